@@ -1,0 +1,279 @@
+//! The maintainer's configuration (section 0 of the requirements).
+//!
+//! One flat TOML table, every key optional. The file is found at `$AGENT_GUARDS_CONFIG`, else
+//! `$XDG_CONFIG_HOME/agent-guards/config.toml`, else `~/.config/agent-guards/config.toml`. A file
+//! that cannot be read or parsed is an error every hook reports on every call; the guards then run
+//! on their defaults, never with everything off.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Every key the suite reads. Keys whose value a binary validates itself (sizes, tables) stay as
+/// raw TOML values here.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Config {
+    /// G5: the maintainer's review helper command.
+    pub review_helper: Option<String>,
+    /// G4: branches protected by default in addition to main/master/develop.
+    pub protected_branches: Vec<String>,
+    /// G6: `"deny"`/`"allow"`, or a table of repository paths to `"allow"`/`"deny"`.
+    pub primary_checkout: Option<toml::Value>,
+    /// G4: API base override.
+    pub github_api: Option<String>,
+    /// G4: total deadline of the rules lookup.
+    pub rules_timeout_ms: Option<u64>,
+    /// M1: tiers only the maintainer may use (default `["fable"]`).
+    pub maintainer_only_tiers: Option<Vec<String>>,
+    /// K5: MCP servers whose tools do not taint.
+    pub trusted_mcp_servers: Vec<String>,
+    /// I5: `"observe"` (default) or `"enforce"`.
+    pub mode: Option<String>,
+    /// I1: default the session's project dir.
+    pub workspace_root: Option<String>,
+    /// I1: restricted paths beyond the baseline.
+    pub restricted_paths: Vec<String>,
+    /// I1: network host allow-list.
+    pub network_allow: Vec<String>,
+    /// E5: `"enforce"` (default) or `"report"`.
+    pub egress_mode: Option<String>,
+    /// E6: extra phrases per phrase family.
+    pub egress_extra_phrases: BTreeMap<String, Vec<String>>,
+    /// C5: task ceiling (`N` or `"max"`).
+    pub tasks_max: Option<toml::Value>,
+    /// C5: memory ceiling (`"N%"`, `"512M"`, bytes, or `"max"`).
+    pub memory_max: Option<toml::Value>,
+    /// Section 0: the watchdog deadline of a hook.
+    pub hook_deadline_ms: Option<u64>,
+}
+
+/// The result of loading: the config to use and what went wrong, if anything.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    pub config: Config,
+    /// Where the file was looked for.
+    pub path: Option<PathBuf>,
+    /// A one-line error when the file exists but could not be used (defaults are in `config`).
+    pub error: Option<String>,
+    /// Keys we do not know (likely typos); reported, not fatal.
+    pub unknown_keys: Vec<String>,
+}
+
+const KNOWN_KEYS: [&str; 18] = [
+    "review_helper",
+    "protected_branches",
+    "primary_checkout",
+    "github_api",
+    "rules_timeout_ms",
+    "maintainer_only_tiers",
+    "trusted_mcp_servers",
+    "mode",
+    "workspace_root",
+    "restricted_paths",
+    "network_allow",
+    "egress_mode",
+    "egress_extra_phrases",
+    "tasks_max",
+    "memory_max",
+    "hook_deadline_ms",
+    // Reserved for the installer's own bookkeeping.
+    "installed_by",
+    "version",
+];
+
+/// Where the config file lives, from an environment lookup.
+pub fn config_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    if let Some(p) = env("AGENT_GUARDS_CONFIG").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    if let Some(x) = env("XDG_CONFIG_HOME").filter(|p| p.starts_with('/')) {
+        return Some(Path::new(&x).join("agent-guards/config.toml"));
+    }
+    env("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| Path::new(&h).join(".config/agent-guards/config.toml"))
+}
+
+/// Files larger than this are not configs; refuse rather than read them.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// Loads the config from the process environment.
+pub fn load() -> Loaded {
+    load_with(&|k| std::env::var(k).ok())
+}
+
+/// Loads the config using `env` for lookups (tests pass their own).
+pub fn load_with(env: &dyn Fn(&str) -> Option<String>) -> Loaded {
+    let path = config_path(env);
+    let Some(p) = path.clone() else {
+        return Loaded::default();
+    };
+    match std::fs::metadata(&p) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Loaded {
+                path,
+                ..Loaded::default()
+            }
+        }
+        Err(e) => return failed(path, format!("cannot read {}: {e}", p.display())),
+        Ok(m) if m.len() > MAX_CONFIG_BYTES => {
+            return failed(path, format!("{} is larger than 1 MiB", p.display()))
+        }
+        Ok(_) => {}
+    }
+    match std::fs::read_to_string(&p) {
+        Ok(text) => {
+            let mut loaded = parse(&text);
+            if let Some(e) = loaded.error.take() {
+                loaded.error = Some(format!("{}: {e}", p.display()));
+            }
+            loaded.path = path;
+            loaded
+        }
+        Err(e) => failed(path, format!("cannot read {}: {e}", p.display())),
+    }
+}
+
+fn failed(path: Option<PathBuf>, error: String) -> Loaded {
+    Loaded {
+        path,
+        error: Some(error),
+        ..Loaded::default()
+    }
+}
+
+/// Parses config text. Errors are one line; the config falls back to defaults whole, so a typo in
+/// one key can never switch another guard off.
+pub fn parse(text: &str) -> Loaded {
+    let table: toml::Table = match text.parse() {
+        Ok(t) => t,
+        Err(e) => return failed(None, format!("invalid TOML: {}", one_line(&e.to_string()))),
+    };
+    let unknown_keys = table
+        .keys()
+        .filter(|k| !KNOWN_KEYS.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    match Config::deserialize(toml::Value::Table(table)) {
+        Ok(config) => Loaded {
+            config,
+            unknown_keys,
+            ..Loaded::default()
+        },
+        Err(e) => failed(
+            None,
+            format!("invalid config: {}", one_line(&e.to_string())),
+        ),
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+impl Loaded {
+    /// A one-line notice for the user when something is wrong with the config.
+    pub fn notice(&self) -> Option<String> {
+        if let Some(e) = &self.error {
+            return Some(format!("agent-guards config error (defaults in use): {e}"));
+        }
+        if !self.unknown_keys.is_empty() {
+            return Some(format!(
+                "agent-guards config: unknown keys ignored: {}",
+                self.unknown_keys.join(", ")
+            ));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let owned: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| {
+            owned
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.clone())
+        }
+    }
+
+    #[test]
+    fn path_precedence() {
+        let e = env_of(&[("AGENT_GUARDS_CONFIG", "/x/c.toml"), ("HOME", "/h")]);
+        assert_eq!(config_path(&e), Some(PathBuf::from("/x/c.toml")));
+        let e = env_of(&[("XDG_CONFIG_HOME", "/xdg"), ("HOME", "/h")]);
+        assert_eq!(
+            config_path(&e),
+            Some(PathBuf::from("/xdg/agent-guards/config.toml"))
+        );
+        let e = env_of(&[("HOME", "/h")]);
+        assert_eq!(
+            config_path(&e),
+            Some(PathBuf::from("/h/.config/agent-guards/config.toml"))
+        );
+    }
+
+    #[test]
+    fn parses_every_key() {
+        let l = parse(
+            r#"
+review_helper = "scripts/reply.sh"
+protected_branches = ["release"]
+primary_checkout = { "/src/a" = "allow" }
+egress_mode = "report"
+egress_extra_phrases = { command_displacement = ["please execute"] }
+tasks_max = 1024
+memory_max = "2G"
+hook_deadline_ms = 1500
+"#,
+        );
+        assert!(l.error.is_none(), "{:?}", l.error);
+        assert_eq!(l.config.protected_branches, vec!["release"]);
+        assert_eq!(l.config.egress_mode.as_deref(), Some("report"));
+        assert_eq!(
+            l.config.egress_extra_phrases["command_displacement"],
+            vec!["please execute"]
+        );
+        assert_eq!(l.config.hook_deadline_ms, Some(1500));
+        assert!(l.notice().is_none());
+    }
+
+    #[test]
+    fn invalid_config_falls_back_to_defaults_and_says_so() {
+        let l = parse("egress_mode = [1");
+        assert!(l.error.as_deref().unwrap().starts_with("invalid TOML"));
+        assert_eq!(l.config, Config::default());
+        let l = parse("protected_branches = \"main\"");
+        assert!(l.error.as_deref().unwrap().starts_with("invalid config"));
+        assert!(l.notice().unwrap().contains("defaults in use"));
+        assert!(!l.notice().unwrap().contains('\n'));
+    }
+
+    #[test]
+    fn unknown_keys_are_reported() {
+        let l = parse("egres_mode = \"report\"");
+        assert!(l.error.is_none());
+        assert_eq!(l.unknown_keys, vec!["egres_mode"]);
+        assert!(l.notice().unwrap().contains("egres_mode"));
+    }
+
+    #[test]
+    fn missing_file_is_not_an_error_but_unreadable_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("none.toml");
+        let ps = p.to_string_lossy().to_string();
+        let l = load_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
+        assert!(l.error.is_none());
+        std::fs::create_dir(&p).unwrap();
+        let l = load_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
+        assert!(l.error.is_some(), "a directory is not a config");
+    }
+}

@@ -1,0 +1,304 @@
+//! Reading and typing the hook payload.
+//!
+//! The payload is read to EOF even when it is too large: a hook that closes stdin early makes the CLI
+//! report EPIPE and fail open. Unknown fields are ignored; every event-specific field is optional so
+//! that a newer or older CLI does not turn into a parse failure.
+
+use serde::Deserialize;
+use serde_json::Value;
+use std::io::Read;
+
+/// Default bound on the payload (section 0: 8 MiB).
+pub const DEFAULT_INPUT_LIMIT: usize = 8 * 1024 * 1024;
+
+/// Why the payload could not be read. Each variant renders as one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    #[error("empty input: expected one JSON object on stdin")]
+    Empty,
+    #[error("input larger than {limit} bytes: drained and not judged")]
+    TooLarge { limit: usize },
+    #[error("input is not valid UTF-8 (byte {valid_up_to})")]
+    NotUtf8 { valid_up_to: usize },
+    #[error("input is not JSON: {0}")]
+    NotJson(String),
+    #[error("input is JSON but not an object")]
+    NotObject,
+    #[error("input has no string field hook_event_name")]
+    MissingEvent,
+    #[error("could not read stdin: {0}")]
+    Io(String),
+}
+
+/// Reads `reader` to EOF, keeping at most `limit` bytes; the rest is drained and discarded.
+pub fn read_bounded<R: Read>(mut reader: R, limit: usize) -> Result<Vec<u8>, InputError> {
+    let mut kept = Vec::with_capacity(limit.min(64 * 1024));
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut overflow = false;
+    loop {
+        match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                if !overflow && kept.len() + n <= limit {
+                    kept.extend_from_slice(&chunk[..n]);
+                } else {
+                    overflow = true;
+                    kept = Vec::new();
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(InputError::Io(e.to_string())),
+        }
+    }
+    if overflow {
+        return Err(InputError::TooLarge { limit });
+    }
+    Ok(kept)
+}
+
+/// The hook events our binaries answer. Anything else is kept by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    PreToolUse,
+    PostToolUse,
+    PostToolUseFailure,
+    Stop,
+    SubagentStop,
+    SessionStart,
+    SessionEnd,
+    UserPromptSubmit,
+    PreModelSwitch,
+    PostModelSwitch,
+    Other(String),
+}
+
+impl Event {
+    pub fn parse(name: &str) -> Event {
+        match name {
+            "PreToolUse" => Event::PreToolUse,
+            "PostToolUse" => Event::PostToolUse,
+            "PostToolUseFailure" => Event::PostToolUseFailure,
+            "Stop" => Event::Stop,
+            "SubagentStop" => Event::SubagentStop,
+            "SessionStart" => Event::SessionStart,
+            "SessionEnd" => Event::SessionEnd,
+            "UserPromptSubmit" => Event::UserPromptSubmit,
+            "PreModelSwitch" => Event::PreModelSwitch,
+            "PostModelSwitch" => Event::PostModelSwitch,
+            other => Event::Other(other.to_string()),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Event::PreToolUse => "PreToolUse",
+            Event::PostToolUse => "PostToolUse",
+            Event::PostToolUseFailure => "PostToolUseFailure",
+            Event::Stop => "Stop",
+            Event::SubagentStop => "SubagentStop",
+            Event::SessionStart => "SessionStart",
+            Event::SessionEnd => "SessionEnd",
+            Event::UserPromptSubmit => "UserPromptSubmit",
+            Event::PreModelSwitch => "PreModelSwitch",
+            Event::PostModelSwitch => "PostModelSwitch",
+            Event::Other(name) => name,
+        }
+    }
+}
+
+/// One hook payload. Fields are those observed on Claude Code 2.1.332 plus the documented ones we use;
+/// `raw` keeps the whole object for rules that need a field we did not type.
+#[derive(Debug, Clone)]
+pub struct HookInput {
+    pub event: Event,
+    pub session_id: Option<String>,
+    pub transcript_path: Option<String>,
+    pub cwd: Option<String>,
+    pub tool_name: Option<String>,
+    pub tool_input: Option<Value>,
+    pub tool_use_id: Option<String>,
+    pub tool_response: Option<Value>,
+    pub stop_hook_active: bool,
+    pub last_assistant_message: Option<String>,
+    pub reason: Option<String>,
+    pub source: Option<String>,
+    pub model: Option<String>,
+    pub prompt: Option<String>,
+    pub agent_id: Option<String>,
+    pub agent_type: Option<String>,
+    pub raw: Value,
+}
+
+#[derive(Deserialize, Default)]
+struct Fields {
+    session_id: Option<String>,
+    transcript_path: Option<String>,
+    cwd: Option<String>,
+    tool_name: Option<String>,
+    tool_input: Option<Value>,
+    tool_use_id: Option<String>,
+    tool_response: Option<Value>,
+    stop_hook_active: Option<bool>,
+    last_assistant_message: Option<String>,
+    reason: Option<String>,
+    source: Option<String>,
+    model: Option<String>,
+    prompt: Option<String>,
+    agent_id: Option<String>,
+    agent_type: Option<String>,
+}
+
+/// Reads a field leniently: a field of an unexpected type reads as absent instead of failing the
+/// whole payload (a CLI that changes one field's type must not silence a guard).
+fn lenient<T: serde::de::DeserializeOwned>(
+    obj: &serde_json::Map<String, Value>,
+    key: &str,
+) -> Option<T> {
+    obj.get(key)
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+}
+
+impl HookInput {
+    /// Types a payload from bytes.
+    pub fn parse(bytes: &[u8]) -> Result<HookInput, InputError> {
+        if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+            return Err(InputError::Empty);
+        }
+        let text = std::str::from_utf8(bytes).map_err(|e| InputError::NotUtf8 {
+            valid_up_to: e.valid_up_to(),
+        })?;
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| InputError::NotJson(e.to_string()))?;
+        Self::from_value(value)
+    }
+
+    /// Types a payload from a parsed JSON value.
+    pub fn from_value(value: Value) -> Result<HookInput, InputError> {
+        let obj = value.as_object().ok_or(InputError::NotObject)?;
+        let event = match obj.get("hook_event_name") {
+            Some(Value::String(s)) if !s.is_empty() => Event::parse(s),
+            _ => return Err(InputError::MissingEvent),
+        };
+        let f = Fields {
+            session_id: lenient(obj, "session_id"),
+            transcript_path: lenient(obj, "transcript_path"),
+            cwd: lenient(obj, "cwd"),
+            tool_name: lenient(obj, "tool_name"),
+            tool_input: obj.get("tool_input").cloned(),
+            tool_use_id: lenient(obj, "tool_use_id"),
+            tool_response: obj.get("tool_response").cloned(),
+            stop_hook_active: lenient(obj, "stop_hook_active"),
+            last_assistant_message: lenient(obj, "last_assistant_message"),
+            reason: lenient(obj, "reason"),
+            source: lenient(obj, "source"),
+            model: lenient(obj, "model"),
+            prompt: lenient(obj, "prompt"),
+            agent_id: lenient(obj, "agent_id"),
+            agent_type: lenient(obj, "agent_type"),
+        };
+        Ok(HookInput {
+            event,
+            session_id: f.session_id,
+            transcript_path: f.transcript_path,
+            cwd: f.cwd,
+            tool_name: f.tool_name,
+            tool_input: f.tool_input,
+            tool_use_id: f.tool_use_id,
+            tool_response: f.tool_response,
+            stop_hook_active: f.stop_hook_active.unwrap_or(false),
+            last_assistant_message: f.last_assistant_message,
+            reason: f.reason,
+            source: f.source,
+            model: f.model,
+            prompt: f.prompt,
+            agent_id: f.agent_id,
+            agent_type: f.agent_type,
+            raw: value,
+        })
+    }
+
+    /// The `command` of a Bash tool call, if this is one.
+    pub fn bash_command(&self) -> Option<&str> {
+        if self.tool_name.as_deref() != Some("Bash") {
+            return None;
+        }
+        self.tool_input.as_ref()?.get("command")?.as_str()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drains_oversized_input_and_reports_it() {
+        let big = vec![b'x'; 3 * 64 * 1024 + 7];
+        let mut cursor = std::io::Cursor::new(big);
+        let err = read_bounded(&mut cursor, 100_000).unwrap_err();
+        assert_eq!(err, InputError::TooLarge { limit: 100_000 });
+        assert_eq!(
+            cursor.position() as usize,
+            3 * 64 * 1024 + 7,
+            "everything was drained"
+        );
+    }
+
+    #[test]
+    fn keeps_input_at_the_limit() {
+        let data = vec![b'a'; 1000];
+        assert_eq!(read_bounded(&data[..], 1000).unwrap().len(), 1000);
+        assert!(read_bounded(&data[..], 999).is_err());
+    }
+
+    #[test]
+    fn classifies_bad_payloads() {
+        assert_eq!(HookInput::parse(b"").unwrap_err(), InputError::Empty);
+        assert_eq!(HookInput::parse(b" \n").unwrap_err(), InputError::Empty);
+        assert!(matches!(
+            HookInput::parse(b"{not json").unwrap_err(),
+            InputError::NotJson(_)
+        ));
+        assert_eq!(
+            HookInput::parse(b"[1,2]").unwrap_err(),
+            InputError::NotObject
+        );
+        assert!(matches!(
+            HookInput::parse(b"{\"a\":\"\xff\"}").unwrap_err(),
+            InputError::NotUtf8 { .. }
+        ));
+        assert_eq!(
+            HookInput::parse(b"{\"session_id\":\"s\"}").unwrap_err(),
+            InputError::MissingEvent
+        );
+        assert_eq!(
+            HookInput::parse(b"{\"hook_event_name\":7}").unwrap_err(),
+            InputError::MissingEvent
+        );
+    }
+
+    #[test]
+    fn ignores_unknown_fields_and_wrong_types() {
+        let p = HookInput::parse(
+            br#"{"hook_event_name":"Stop","stop_hook_active":"yes","novel":{"x":1},"session_id":"abc","cwd":5}"#,
+        )
+        .unwrap();
+        assert_eq!(p.event, Event::Stop);
+        assert!(!p.stop_hook_active, "a non-bool reads as absent");
+        assert_eq!(p.session_id.as_deref(), Some("abc"));
+        assert_eq!(p.cwd, None);
+    }
+
+    #[test]
+    fn bash_command_only_for_bash() {
+        let p = HookInput::parse(
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#,
+        )
+        .unwrap();
+        assert_eq!(p.bash_command(), Some("ls"));
+        let q = HookInput::parse(
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"command":"ls"}}"#,
+        )
+        .unwrap();
+        assert_eq!(q.bash_command(), None);
+    }
+}

@@ -1,0 +1,221 @@
+//! Running a hook: read, judge, answer — exactly once, whatever happens.
+//!
+//! The judge runs on a worker thread with a large stack, under `catch_unwind`. The main thread waits
+//! for its answer until the deadline; if the deadline passes first, the failure answer is printed and
+//! the process exits, so the harness never sees a hang. A panic, an unreadable payload or the deadline
+//! each become a [`FailureCause`] that the binary turns into its deliberate answer (deny where its
+//! requirement fails closed) and a one-line error on stderr.
+
+use crate::answer::{Answer, Emitted};
+use crate::input::{read_bounded, Event, HookInput, InputError};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How a hook binary runs.
+#[derive(Debug, Clone)]
+pub struct HookSpec {
+    /// The binary's name, used at the start of stderr lines.
+    pub name: &'static str,
+    /// Bound on the payload, in bytes.
+    pub input_limit: usize,
+    /// Total run time from process start until an answer must be printed.
+    pub deadline: Duration,
+}
+
+/// Why the judge did not produce its own answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FailureCause {
+    Input(InputError),
+    Panic(String),
+    Deadline(Duration),
+}
+
+impl std::fmt::Display for FailureCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FailureCause::Input(e) => write!(f, "{e}"),
+            FailureCause::Panic(m) => write!(f, "internal error: {m}"),
+            FailureCause::Deadline(d) => write!(f, "no verdict within {} ms", d.as_millis()),
+        }
+    }
+}
+
+/// What is known about the payload when a failure happens after it was parsed.
+#[derive(Debug, Clone, Default)]
+pub struct FailureContext {
+    pub event: Option<Event>,
+    pub tool_name: Option<String>,
+    pub session_id: Option<String>,
+}
+
+static ANSWERED: AtomicBool = AtomicBool::new(false);
+static PANIC_MESSAGE: Mutex<Option<String>> = Mutex::new(None);
+
+/// Prints `emitted` and exits, unless another thread already did; then this thread parks forever
+/// (the winner is exiting the process).
+pub fn emit_and_exit(emitted: &Emitted) -> ! {
+    if ANSWERED
+        .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
+        .is_ok()
+    {
+        let mut out = std::io::stdout().lock();
+        // A write error (closed stdout) leaves nothing better to do than exit.
+        let _ = out.write_all(emitted.stdout.as_bytes());
+        let _ = out.write_all(b"\n");
+        let _ = out.flush();
+        if let Some(err) = &emitted.stderr {
+            let mut e = std::io::stderr().lock();
+            let _ = e.write_all(err.as_bytes());
+            let _ = e.write_all(b"\n");
+            let _ = e.flush();
+        }
+        std::process::exit(emitted.exit_code);
+    }
+    loop {
+        std::thread::park();
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn install_quiet_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".to_string());
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        if let Ok(mut slot) = PANIC_MESSAGE.lock() {
+            *slot = Some(format!("{}{}", one_line(&msg), location));
+        }
+    }));
+}
+
+enum Progress {
+    Parsed(FailureContext),
+    Answered(Answer),
+    Failed(FailureCause),
+}
+
+/// Fault injection for tests of the failure paths: `AGENT_GUARDS_INJECT_FAULT=panic|hang` in the
+/// hook's own environment makes the judge fail that way. It can only produce the failure answer.
+fn injected_fault() -> Option<String> {
+    std::env::var("AGENT_GUARDS_INJECT_FAULT")
+        .ok()
+        .filter(|v| !v.is_empty())
+}
+
+/// Runs a hook and exits. `judge` decides; `on_failure` turns any failure into the deliberate answer.
+pub fn run_hook<J, F>(spec: HookSpec, judge: J, on_failure: F) -> !
+where
+    J: FnOnce(HookInput) -> Answer + Send + 'static,
+    F: Fn(&FailureContext, &FailureCause) -> Answer,
+{
+    let started = Instant::now();
+    install_quiet_panic_hook();
+    let (tx, rx) = mpsc::channel::<Progress>();
+    let limit = spec.input_limit;
+    let worker = std::thread::Builder::new()
+        .name("judge".into())
+        .stack_size(64 * 1024 * 1024)
+        .spawn(move || {
+            let bytes = match read_bounded(std::io::stdin().lock(), limit) {
+                Ok(b) => b,
+                Err(e) => {
+                    let _ = tx.send(Progress::Failed(FailureCause::Input(e)));
+                    return;
+                }
+            };
+            let input = match HookInput::parse(&bytes) {
+                Ok(i) => i,
+                Err(e) => {
+                    let _ = tx.send(Progress::Failed(FailureCause::Input(e)));
+                    return;
+                }
+            };
+            let _ = tx.send(Progress::Parsed(FailureContext {
+                event: Some(input.event.clone()),
+                tool_name: input.tool_name.clone(),
+                session_id: input.session_id.clone(),
+            }));
+            let fault = injected_fault();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                match fault.as_deref() {
+                    Some("panic") => panic!("injected fault"),
+                    Some("hang") => loop {
+                        std::thread::sleep(Duration::from_secs(3600));
+                    },
+                    _ => {}
+                }
+                judge(input)
+            }));
+            let msg = match result {
+                Ok(answer) => Progress::Answered(answer),
+                Err(_) => {
+                    let text = PANIC_MESSAGE
+                        .lock()
+                        .ok()
+                        .and_then(|s| s.clone())
+                        .unwrap_or_else(|| "panic".into());
+                    Progress::Failed(FailureCause::Panic(text))
+                }
+            };
+            let _ = tx.send(msg);
+        });
+    let mut context = FailureContext::default();
+    if worker.is_err() {
+        fail(
+            &spec,
+            &context,
+            FailureCause::Panic("could not start the judge thread".into()),
+            &on_failure,
+        );
+    }
+    loop {
+        let remaining = spec.deadline.saturating_sub(started.elapsed());
+        match rx.recv_timeout(remaining) {
+            Ok(Progress::Parsed(c)) => context = c,
+            Ok(Progress::Answered(answer)) => emit_and_exit(&answer.render()),
+            Ok(Progress::Failed(cause)) => fail(&spec, &context, cause, &on_failure),
+            Err(mpsc::RecvTimeoutError::Timeout) => fail(
+                &spec,
+                &context,
+                FailureCause::Deadline(spec.deadline),
+                &on_failure,
+            ),
+            Err(mpsc::RecvTimeoutError::Disconnected) => fail(
+                &spec,
+                &context,
+                FailureCause::Panic("the judge ended without an answer".into()),
+                &on_failure,
+            ),
+        }
+    }
+}
+
+fn fail<F>(spec: &HookSpec, context: &FailureContext, cause: FailureCause, on_failure: &F) -> !
+where
+    F: Fn(&FailureContext, &FailureCause) -> Answer,
+{
+    // The failure answer itself must not be able to take the process down.
+    let answer =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_failure(context, &cause)))
+            .unwrap_or(Answer::Silent);
+    let mut emitted = answer.render();
+    let line = format!("{}: {}", spec.name, one_line(&cause.to_string()));
+    emitted.stderr = Some(match emitted.stderr.take() {
+        Some(existing) => format!("{line}\n{existing}"),
+        None => line,
+    });
+    emit_and_exit(&emitted)
+}

@@ -1,0 +1,104 @@
+//! K4: coarse feedback to the model.
+//!
+//! The model sees a verb and one short sentence: the requirement id, the refused shape in plain
+//! words and the remedy. Everything else (patterns, tables, lookups) goes to the audit log only.
+
+use crate::disposition::{Disposition, Label};
+
+/// Longest reason the model sees.
+pub const MAX_REASON_CHARS: usize = 400;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    Interrupt,
+    Verify,
+    Fallback,
+}
+
+impl Verb {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Interrupt => "INTERRUPT",
+            Verb::Verify => "VERIFY",
+            Verb::Fallback => "FALLBACK",
+        }
+    }
+}
+
+/// The two strings the model may see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Coarse {
+    pub verb: Verb,
+    pub sentence: String,
+}
+
+/// Maps a disposition and its one sentence to what the model sees. An allow says nothing.
+pub fn coarsen(disposition: &Disposition, sentence: &str) -> Option<Coarse> {
+    let verb = match disposition.label() {
+        Label::Allow => return None,
+        Label::Fallback => Verb::Fallback,
+        Label::Verify => Verb::Verify,
+        Label::Halt | Label::HaltTainted => Verb::Interrupt,
+    };
+    Some(Coarse {
+        verb,
+        sentence: clip_reason(sentence),
+    })
+}
+
+/// Builds a deny reason: `"<ID>: <refused>. <remedy>"`, collapsed to one line and clipped.
+pub fn reason(requirement: &str, refused: &str, remedy: &str) -> String {
+    let refused = refused.trim().trim_end_matches('.');
+    clip_reason(&format!("{requirement}: {refused}. {}", remedy.trim()))
+}
+
+/// Collapses whitespace and clips to [`MAX_REASON_CHARS`] on a character boundary.
+pub fn clip_reason(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= MAX_REASON_CHARS {
+        return one_line;
+    }
+    let mut out: String = one_line.chars().take(MAX_REASON_CHARS - 3).collect();
+    out.push_str("...");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allow_says_nothing() {
+        assert_eq!(coarsen(&Disposition::allow(), "x"), None);
+    }
+
+    #[test]
+    fn verbs_follow_labels() {
+        assert_eq!(
+            coarsen(&Disposition::halt("r"), "s").unwrap().verb,
+            Verb::Interrupt
+        );
+        assert_eq!(
+            coarsen(&Disposition::new(Label::Verify), "s").unwrap().verb,
+            Verb::Verify
+        );
+        assert_eq!(
+            coarsen(&Disposition::allow().tainted(), "s").unwrap().verb,
+            Verb::Interrupt
+        );
+        assert_eq!(Verb::Fallback.as_str(), "FALLBACK");
+    }
+
+    #[test]
+    fn reasons_are_one_short_line() {
+        let r = reason(
+            "G4",
+            "push to a protected branch.\n",
+            "Open a pull request.",
+        );
+        assert_eq!(r, "G4: push to a protected branch. Open a pull request.");
+        let long = reason("E1", &"word ".repeat(200), "Fix it.");
+        assert!(long.chars().count() <= MAX_REASON_CHARS);
+        assert!(long.starts_with("E1: "));
+    }
+}

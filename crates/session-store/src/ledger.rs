@@ -1,0 +1,168 @@
+//! The per-session ledger: one JSON object, updated read-modify-write under an exclusive lock.
+//!
+//! The lock lives on a separate `ledger.lock` file because the ledger itself is replaced by rename
+//! on every write (a crash mid-write leaves the old ledger whole).
+
+use crate::StoreError;
+use serde_json::{Map, Value};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Ledgers larger than this are not ours; they are moved aside rather than parsed.
+const MAX_LEDGER_BYTES: u64 = 16 * 1024 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct Ledger {
+    path: PathBuf,
+}
+
+impl Ledger {
+    pub fn at(path: PathBuf) -> Ledger {
+        Ledger { path }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn lock_path(&self) -> PathBuf {
+        self.path.with_extension("lock")
+    }
+
+    fn open_lock(&self) -> Result<File, StoreError> {
+        if let Some(parent) = self.path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
+        }
+        let lock_path = self.lock_path();
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| StoreError::io(&lock_path, e))
+    }
+
+    /// Reads the ledger under a shared lock. A missing ledger is an empty object.
+    pub fn read(&self) -> Result<Map<String, Value>, StoreError> {
+        let lock = self.open_lock()?;
+        lock.lock_shared()
+            .map_err(|e| StoreError::io(&self.lock_path(), e))?;
+        let result = self.load();
+        let _ = lock.unlock();
+        result.map(|(map, _)| map)
+    }
+
+    /// Applies `change` to the ledger under an exclusive lock and writes the result atomically.
+    /// Returns what `change` returned. A corrupt ledger is moved aside and reported after the
+    /// update, so a damaged file never blocks the hook.
+    pub fn update<T>(
+        &self,
+        change: impl FnOnce(&mut Map<String, Value>) -> T,
+    ) -> Result<T, StoreError> {
+        let lock = self.open_lock()?;
+        lock.lock()
+            .map_err(|e| StoreError::io(&self.lock_path(), e))?;
+        let result = (|| {
+            let (mut map, corrupt) = self.load()?;
+            let out = change(&mut map);
+            self.write_atomically(&map)?;
+            match corrupt {
+                Some(moved_to) => Err(StoreError::Corrupt {
+                    path: self.path.display().to_string(),
+                    moved_to,
+                }),
+                None => Ok(out),
+            }
+        })();
+        let _ = lock.unlock();
+        result
+    }
+
+    /// Loads the ledger; a corrupt one is moved aside and an empty map returned with its new name.
+    fn load(&self) -> Result<(Map<String, Value>, Option<String>), StoreError> {
+        let meta = match std::fs::metadata(&self.path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Map::new(), None)),
+            Err(e) => return Err(StoreError::io(&self.path, e)),
+        };
+        let parsed = if meta.len() > MAX_LEDGER_BYTES {
+            None
+        } else {
+            let text = std::fs::read(&self.path).map_err(|e| StoreError::io(&self.path, e))?;
+            match serde_json::from_slice::<Value>(&text) {
+                Ok(Value::Object(m)) => Some(m),
+                _ => None,
+            }
+        };
+        match parsed {
+            Some(m) => Ok((m, None)),
+            None => {
+                let aside = self
+                    .path
+                    .with_extension(format!("corrupt-{}", std::process::id()));
+                std::fs::rename(&self.path, &aside).map_err(|e| StoreError::io(&self.path, e))?;
+                Ok((Map::new(), Some(aside.display().to_string())))
+            }
+        }
+    }
+
+    fn write_atomically(&self, map: &Map<String, Value>) -> Result<(), StoreError> {
+        let tmp = self
+            .path
+            .with_extension(format!("tmp-{}", std::process::id()));
+        let body = serde_json::to_vec(map).map_err(|e| StoreError::io(&tmp, e.into()))?;
+        let mut f = File::create(&tmp).map_err(|e| StoreError::io(&tmp, e))?;
+        f.write_all(&body).map_err(|e| StoreError::io(&tmp, e))?;
+        f.sync_data().map_err(|e| StoreError::io(&tmp, e))?;
+        std::fs::rename(&tmp, &self.path).map_err(|e| StoreError::io(&self.path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn update_and_read_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = Ledger::at(dir.path().join("s/ledger.json"));
+        assert!(l.read().unwrap().is_empty());
+        l.update(|m| {
+            m.insert("tainted".into(), json!(true));
+        })
+        .unwrap();
+        let n = l
+            .update(|m| {
+                let c = m.get("count").and_then(Value::as_u64).unwrap_or(0) + 1;
+                m.insert("count".into(), json!(c));
+                c
+            })
+            .unwrap();
+        assert_eq!(n, 1);
+        let m = l.read().unwrap();
+        assert_eq!(m["tainted"], json!(true));
+        assert_eq!(m["count"], json!(1));
+    }
+
+    #[test]
+    fn corrupt_ledger_is_moved_aside_and_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.json");
+        std::fs::write(&path, b"{\"half\": ").unwrap();
+        let l = Ledger::at(path.clone());
+        let err = l
+            .update(|m| {
+                m.insert("k".into(), json!(1));
+            })
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt { .. }));
+        assert_eq!(l.read().unwrap()["k"], json!(1), "the update still landed");
+        let aside = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .any(|e| e.file_name().to_string_lossy().contains("corrupt"));
+        assert!(aside, "the damaged file is kept for the maintainer");
+    }
+}

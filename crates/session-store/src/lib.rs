@@ -1,0 +1,41 @@
+//! Where the suite keeps what it learns: one folder per session under the state dir.
+//!
+//! * [`paths`] — the state dir (`$XDG_STATE_HOME/agent-guards`, default `~/.local/state/agent-guards`)
+//!   and safe folder names for session ids;
+//! * [`ledger`] — per-session state (taint, counters, cached lookups, recorded model) updated under an
+//!   exclusive file lock and written new-then-renamed, so concurrent hooks and crashes never corrupt it;
+//! * [`audit`] — the JSON-lines audit log: full evidence for the maintainer, one line per decision,
+//!   appended under a lock so concurrent hooks never interleave lines.
+
+pub mod audit;
+pub mod ledger;
+pub mod paths;
+pub mod time;
+
+pub use audit::AuditLog;
+pub use ledger::Ledger;
+pub use paths::{session_dir_name, state_dir, Session};
+
+/// Errors of the store, each one line.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("no state dir: neither XDG_STATE_HOME nor HOME is set")]
+    NoStateDir,
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not a JSON object; moved aside to {moved_to}")]
+    Corrupt { path: String, moved_to: String },
+}
+
+impl StoreError {
+    pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> StoreError {
+        StoreError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! The state dir and the per-session folders in it.
+
+use crate::StoreError;
+use std::path::{Path, PathBuf};
+
+/// The state dir from an environment lookup: `$XDG_STATE_HOME/agent-guards`, else
+/// `$HOME/.local/state/agent-guards`.
+pub fn state_dir(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, StoreError> {
+    if let Some(x) = env("XDG_STATE_HOME").filter(|x| x.starts_with('/')) {
+        return Ok(Path::new(&x).join("agent-guards"));
+    }
+    env("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| Path::new(&h).join(".local/state/agent-guards"))
+        .ok_or(StoreError::NoStateDir)
+}
+
+/// A folder name for a session id: kept when it is a plain id, else made safe and suffixed with a
+/// hash so that two different ids can never share a folder.
+pub fn session_dir_name(session_id: &str) -> String {
+    let plain = !session_id.is_empty()
+        && session_id.len() <= 128
+        && session_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !session_id.starts_with('-');
+    if plain {
+        return session_id.to_string();
+    }
+    let safe: String = session_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .take(64)
+        .collect();
+    format!("x{safe}-{:016x}", fnv1a(session_id.as_bytes()))
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// One session's folder. Records without a session id go to the `_no-session` folder.
+#[derive(Debug, Clone)]
+pub struct Session {
+    dir: PathBuf,
+}
+
+impl Session {
+    pub fn new(state_dir: &Path, session_id: Option<&str>) -> Session {
+        let name = match session_id {
+            Some(id) if !id.is_empty() => session_dir_name(id),
+            _ => "_no-session".to_string(),
+        };
+        Session {
+            dir: state_dir.join("sessions").join(name),
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn ensure(&self) -> Result<(), StoreError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))
+    }
+
+    pub fn ledger(&self) -> crate::Ledger {
+        crate::Ledger::at(self.dir.join("ledger.json"))
+    }
+
+    pub fn audit(&self) -> crate::AuditLog {
+        crate::AuditLog::at(self.dir.join("audit.jsonl"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_ids_are_kept_and_others_hashed() {
+        assert_eq!(session_dir_name("3f2a-bc_9"), "3f2a-bc_9");
+        let odd = session_dir_name("../../etc");
+        assert!(!odd.contains('/') && !odd.contains(".."), "{odd}");
+        assert_ne!(session_dir_name("a/b"), session_dir_name("a.b"));
+        assert!(session_dir_name("-rf").starts_with('x'));
+    }
+
+    #[test]
+    fn state_dir_follows_xdg() {
+        let env = |k: &str| match k {
+            "XDG_STATE_HOME" => Some("/s".to_string()),
+            "HOME" => Some("/h".to_string()),
+            _ => None,
+        };
+        assert_eq!(state_dir(&env).unwrap(), PathBuf::from("/s/agent-guards"));
+        let env = |k: &str| (k == "HOME").then(|| "/h".to_string());
+        assert_eq!(
+            state_dir(&env).unwrap(),
+            PathBuf::from("/h/.local/state/agent-guards")
+        );
+        assert!(state_dir(&|_| None).is_err());
+    }
+}
