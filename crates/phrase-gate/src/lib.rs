@@ -1,1 +1,14 @@
+//! Phrase families and the gates built from them.
+//!
+//! A *family* is a named list of lower-case phrases. A [`PhraseMatcher`] finds, in one Aho-Corasick
+//! pass over [`normalise`]d text, which phrases of which families occur. A *detector* pairs a
+//! tripwire family with the legitimiser family that excuses it; the [`egress`] gate (requirement E)
+//! is three such detectors. Other binaries (integrity-signals) add their own families here.
 
+pub mod egress;
+pub mod matcher;
+pub mod normalise;
+
+pub use egress::{EgressGate, GateRecord, Row, Status};
+pub use matcher::{Family, PhraseMatcher, Scan};
+pub use normalise::normalise;

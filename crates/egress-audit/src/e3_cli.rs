@@ -1,0 +1,92 @@
+//! E3: the command line — `evaluate` one text, `evaluate-fixtures` over a folder of cases.
+//!
+//! Functions return what to print and the exit code, so tests call them directly and `main` only
+//! prints. Neither output ever contains the evaluated text.
+
+use crate::cases::Case;
+use phrase_gate::{EgressGate, Status};
+use serde_json::json;
+
+/// `evaluate --text T [--json]`: exit 0 green, 1 red.
+pub fn evaluate(gate: &EgressGate, text: &str, as_json: bool) -> (String, i32) {
+    let record = gate.evaluate(text);
+    let code = i32::from(record.status == Status::Red);
+    let out = if as_json {
+        serde_json::to_string_pretty(&record).unwrap_or_else(|_| "{}".into())
+    } else {
+        let mut s = record.status.as_str().to_string();
+        for row in &record.rows {
+            s.push_str(&format!(
+                "\n  {} {}: {}",
+                if row.violation {
+                    "violation"
+                } else {
+                    "excused"
+                },
+                row.diagnostic_id,
+                row.rule
+            ));
+        }
+        s
+    };
+    (out, code)
+}
+
+/// One case's outcome (metadata only).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CaseOutcome {
+    pub case_id: String,
+    pub source: String,
+    pub expected_status: String,
+    pub actual_status: &'static str,
+    pub met: bool,
+}
+
+/// Recomputes every case through the live gate.
+pub fn outcomes(gate: &EgressGate, cases: &[Case]) -> Vec<CaseOutcome> {
+    cases
+        .iter()
+        .map(|c| {
+            let actual = gate.evaluate(&c.text).status.as_str();
+            CaseOutcome {
+                case_id: c.case_id.clone(),
+                source: c.source.clone(),
+                expected_status: c.expected_status.clone(),
+                actual_status: actual,
+                met: actual == c.expected_status,
+            }
+        })
+        .collect()
+}
+
+/// `evaluate-fixtures --input DIR [--json]`: exit 0 when every case met its expectation.
+pub fn evaluate_fixtures(gate: &EgressGate, cases: &[Case], as_json: bool) -> (String, i32) {
+    let results = outcomes(gate, cases);
+    let passed = results.iter().filter(|r| r.met).count();
+    let pass = passed == results.len() && !results.is_empty();
+    let out = if as_json {
+        serde_json::to_string_pretty(&json!({
+            "schema_version": phrase_gate::egress::SCHEMA_VERSION,
+            "gate_id": phrase_gate::egress::GATE_ID,
+            "status": if pass { "pass" } else { "fail" },
+            "case_count": results.len(),
+            "passed_case_count": passed,
+            "cases": results,
+        }))
+        .unwrap_or_else(|_| "{}".into())
+    } else {
+        let mut s = format!(
+            "{}: {passed} of {} cases met",
+            if pass { "pass" } else { "fail" },
+            results.len()
+        );
+        for r in results.iter().filter(|r| !r.met) {
+            s.push_str(&format!(
+                "\n  {} ({}): expected {}, got {}",
+                r.case_id, r.source, r.expected_status, r.actual_status
+            ));
+        }
+        s
+    };
+    (out, if pass { 0 } else { 1 })
+}

@@ -1,0 +1,213 @@
+//! egress-audit: Stop/SubagentStop hook (no arguments, payload on stdin) and CLI.
+
+use egress_audit::{cases, configured_gate, e3_cli, e4_contract, e5_hook};
+use hook_io::{Answer, HookSpec};
+use serde_json::json;
+use std::time::Duration;
+
+const USAGE: &str = "\
+egress-audit: phrase gate over an agent's final message (requirements E1-E6)
+
+usage:
+  egress-audit                         hook mode: Stop/SubagentStop payload on stdin
+  egress-audit evaluate --text T [--json]
+                                       exit 0 green, 1 red
+  egress-audit evaluate-fixtures --input DIR [--json]
+                                       exit 0 when every case meets its expected_status
+  egress-audit --selftest              audit contract over the embedded fixtures (E4)
+  egress-audit --help | --version
+
+config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): egress_mode = \"enforce\"|\"report\",
+egress_extra_phrases = { <family> = [\"phrase\", ...] }, hook_deadline_ms";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match args.first().map(String::as_str) {
+        None => hook_mode(),
+        Some("--help") | Some("-h") => {
+            println!("{USAGE}");
+            0
+        }
+        Some("--version") | Some("-V") => {
+            println!("egress-audit {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        Some("--selftest") => selftest(),
+        Some("evaluate") => evaluate(&args[1..]),
+        Some("evaluate-fixtures") => evaluate_fixtures(&args[1..]),
+        Some(other) => usage_error(&format!("unknown argument {other:?}")),
+    };
+    std::process::exit(code);
+}
+
+fn usage_error(msg: &str) -> i32 {
+    eprintln!("egress-audit: {msg} (see egress-audit --help)");
+    2
+}
+
+/// Parses `--name VALUE` / `--name=VALUE` pairs and bare `--json`.
+fn options(args: &[String], valued: &str) -> Result<(Option<String>, bool), String> {
+    let mut value = None;
+    let mut as_json = false;
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--json" {
+            as_json = true;
+        } else if a == valued {
+            i += 1;
+            value = Some(
+                args.get(i)
+                    .cloned()
+                    .ok_or(format!("{valued} needs a value"))?,
+            );
+        } else if let Some(v) = a.strip_prefix(&format!("{valued}=")) {
+            value = Some(v.to_string());
+        } else {
+            return Err(format!("unexpected argument {a:?}"));
+        }
+        i += 1;
+    }
+    Ok((value, as_json))
+}
+
+fn evaluate(args: &[String]) -> i32 {
+    let (text, as_json) = match options(args, "--text") {
+        Ok((Some(t), j)) => (t, j),
+        Ok((None, _)) => return usage_error("evaluate needs --text"),
+        Err(e) => return usage_error(&e),
+    };
+    let loaded = guard_config::load();
+    let (gate, notice) = configured_gate(&loaded);
+    if let Some(n) = notice {
+        eprintln!("{n}");
+    }
+    let (out, code) = e3_cli::evaluate(&gate, &text, as_json);
+    println!("{out}");
+    code
+}
+
+fn evaluate_fixtures(args: &[String]) -> i32 {
+    let (dir, as_json) = match options(args, "--input") {
+        Ok((Some(d), j)) => (d, j),
+        Ok((None, _)) => return usage_error("evaluate-fixtures needs --input DIR"),
+        Err(e) => return usage_error(&e),
+    };
+    let cases = match cases::load_dir(std::path::Path::new(&dir)) {
+        Ok(c) => c,
+        Err(e) => return usage_error(&e),
+    };
+    let loaded = guard_config::load();
+    let (gate, notice) = configured_gate(&loaded);
+    if let Some(n) = notice {
+        eprintln!("{n}");
+    }
+    let (out, code) = e3_cli::evaluate_fixtures(&gate, &cases, as_json);
+    println!("{out}");
+    code
+}
+
+/// The audit contract runs on the baseline gate: a self-test checks the build, not the config.
+fn selftest() -> i32 {
+    let cases = match cases::embedded_cases() {
+        Ok(c) => c,
+        Err(e) => {
+            println!(
+                "{}",
+                json!({"binary": "egress-audit", "status": "fail", "error": e})
+            );
+            return 1;
+        }
+    };
+    let report = e4_contract::run(&phrase_gate::EgressGate::baseline(), &cases);
+    println!("{}", serde_json::to_string(&report).unwrap_or_default());
+    i32::from(!report.passed())
+}
+
+fn hook_mode() -> i32 {
+    let loaded = guard_config::load();
+    let deadline_ms = loaded
+        .config
+        .hook_deadline_ms
+        .unwrap_or(2000)
+        .clamp(100, 60_000);
+    let state = session_store::state_dir(&|k| std::env::var(k).ok()).ok();
+    let state_for_failure = state.clone();
+    let spec = HookSpec {
+        name: "egress-audit",
+        input_limit: hook_io::DEFAULT_INPUT_LIMIT,
+        deadline: Duration::from_millis(deadline_ms),
+    };
+    hook_io::run_hook(
+        spec,
+        move |input| {
+            let (gate, notice) = configured_gate(&loaded);
+            let mode = e5_hook::Mode::from_config(loaded.config.egress_mode.as_deref());
+            let verdict = e5_hook::judge(&input, &gate, mode, notice);
+            match audit(
+                state.as_deref(),
+                input.session_id.as_deref(),
+                &verdict.audit,
+            ) {
+                Ok(()) => verdict.answer,
+                Err(e) => with_user_note(
+                    verdict.answer,
+                    &format!("egress-audit: audit log not written: {e}"),
+                ),
+            }
+        },
+        move |ctx, cause| {
+            // E5 does not fail closed: blocking a stop on our own failure would loop the agent on a
+            // problem it cannot fix. The user is told and the failure recorded.
+            let record = json!({
+                "binary": "egress-audit",
+                "event": ctx.event.as_ref().map(|e| e.name().to_string()),
+                "session_id": ctx.session_id,
+                "decision": "allow_unjudged",
+                "error": cause.to_string(),
+            });
+            let _ = audit(
+                state_for_failure.as_deref(),
+                ctx.session_id.as_deref(),
+                &record,
+            );
+            Answer::Notice {
+                system_message: format!("egress-audit could not judge this stop: {cause}"),
+            }
+        },
+    )
+}
+
+fn audit(
+    state: Option<&std::path::Path>,
+    session_id: Option<&str>,
+    record: &serde_json::Value,
+) -> Result<(), String> {
+    let state = state.ok_or("no state dir (HOME and XDG_STATE_HOME unset)")?;
+    session_store::Session::new(state, session_id)
+        .audit()
+        .append(record)
+        .map_err(|e| e.to_string())
+}
+
+fn with_user_note(answer: Answer, note: &str) -> Answer {
+    match answer {
+        Answer::Silent => Answer::Notice {
+            system_message: note.to_string(),
+        },
+        Answer::Notice { system_message } => Answer::Notice {
+            system_message: format!("{system_message} {note}"),
+        },
+        Answer::Block {
+            reason,
+            system_message,
+        } => Answer::Block {
+            reason,
+            system_message: Some(match system_message {
+                Some(m) => format!("{m} {note}"),
+                None => note.to_string(),
+            }),
+        },
+        other => other,
+    }
+}

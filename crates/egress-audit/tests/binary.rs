@@ -1,0 +1,330 @@
+//! The real binary, run as a process: hook mode, bad input, the CLI and the self-test.
+
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const EXE: &str = env!("CARGO_BIN_EXE_egress-audit");
+
+struct Home(tempfile::TempDir);
+
+impl Home {
+    fn new() -> Home {
+        Home(tempfile::tempdir().unwrap())
+    }
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+    fn command(&self) -> Command {
+        let mut c = Command::new(EXE);
+        c.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.path())
+            .env("XDG_STATE_HOME", self.path().join("state"))
+            .env("XDG_CONFIG_HOME", self.path().join("config"));
+        c
+    }
+    fn run_hook(&self, stdin: &[u8]) -> Output {
+        self.run_hook_with(stdin, &[])
+    }
+    fn run_hook_with(&self, stdin: &[u8], env: &[(&str, &str)]) -> Output {
+        let mut c = self.command();
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let mut child = c
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin_pipe = child.stdin.take().unwrap();
+        let data = stdin.to_vec();
+        // Write on a thread: the hook may answer before reading everything only on the deadline.
+        let writer = std::thread::spawn(move || {
+            let _ = stdin_pipe.write_all(&data);
+        });
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        out
+    }
+    fn audit_records(&self, session: &str) -> Vec<Value> {
+        let p = self
+            .path()
+            .join("state/agent-guards/sessions")
+            .join(session)
+            .join("audit.jsonl");
+        std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+fn stdout_json(out: &Output) -> Value {
+    let s = String::from_utf8(out.stdout.clone()).unwrap();
+    assert_eq!(s.lines().count(), 1, "exactly one line on stdout: {s:?}");
+    serde_json::from_str(&s).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {s:?}"))
+}
+
+fn stop_payload(text: &str, active: bool) -> Vec<u8> {
+    json!({
+        "session_id": "sess-e5", "transcript_path": "/nonexistent", "cwd": "/tmp",
+        "hook_event_name": "Stop", "stop_hook_active": active,
+        "last_assistant_message": text, "background_tasks": [], "novel_field": {"x": 1}
+    })
+    .to_string()
+    .into_bytes()
+}
+
+#[test]
+fn red_stop_blocks_without_naming_a_phrase() {
+    let home = Home::new();
+    let out = home.run_hook(&stop_payload(
+        "Done. You can run make smoke to verify.",
+        false,
+    ));
+    assert_eq!(out.status.code(), Some(0));
+    let v = stdout_json(&out);
+    assert_eq!(v["decision"], "block");
+    let reason = v["reason"].as_str().unwrap();
+    assert!(reason.starts_with("E5:"));
+    assert!(
+        !phrase_gate::EgressGate::baseline().mentions_tripwire(reason),
+        "{reason}"
+    );
+    let records = home.audit_records("sess-e5");
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0]["decision"], "block");
+    assert_eq!(records[0]["record"]["status"], "red");
+}
+
+#[test]
+fn continuation_still_red_lets_the_stop_happen_and_tells_the_user() {
+    let home = Home::new();
+    let out = home.run_hook(&stop_payload("You can run make smoke to verify.", true));
+    let v = stdout_json(&out);
+    assert!(v.get("decision").is_none(), "{v}");
+    assert!(v["systemMessage"]
+        .as_str()
+        .unwrap()
+        .contains("command_displacement_to_operator"));
+    assert_eq!(
+        home.audit_records("sess-e5")[0]["decision"],
+        "allow_recorded"
+    );
+}
+
+#[test]
+fn green_stop_says_nothing() {
+    let home = Home::new();
+    let out = home.run_hook(&stop_payload(
+        "I ran make smoke; it passed with exit code 0.",
+        false,
+    ));
+    assert_eq!(stdout_json(&out), json!({}));
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn report_mode_from_config_only_records() {
+    let home = Home::new();
+    let cfg = home.path().join("config/agent-guards");
+    std::fs::create_dir_all(&cfg).unwrap();
+    std::fs::write(cfg.join("config.toml"), "egress_mode = \"report\"\n").unwrap();
+    let out = home.run_hook(&stop_payload("You can run make smoke.", false));
+    let v = stdout_json(&out);
+    assert!(v.get("decision").is_none());
+    assert!(v["systemMessage"].as_str().unwrap().contains("report mode"));
+}
+
+#[test]
+fn broken_config_is_reported_on_every_call_and_defaults_apply() {
+    let home = Home::new();
+    let cfg = home.path().join("config/agent-guards");
+    std::fs::create_dir_all(&cfg).unwrap();
+    std::fs::write(cfg.join("config.toml"), "egress_mode = [\n").unwrap();
+    let out = home.run_hook(&stop_payload("You can run make smoke.", false));
+    let v = stdout_json(&out);
+    assert_eq!(v["decision"], "block", "defaults enforce");
+    assert!(v["systemMessage"]
+        .as_str()
+        .unwrap()
+        .contains("config error"));
+}
+
+#[test]
+fn bad_input_gets_one_line_and_a_deliberate_answer() {
+    let nine_mib = vec![b' '; 9 * 1024 * 1024];
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", b"".to_vec()),
+        ("not json", b"this is not json".to_vec()),
+        ("array", b"[1,2,3]".to_vec()),
+        (
+            "invalid utf-8",
+            b"{\"hook_event_name\":\"Stop\",\"x\":\"\xff\xfe\"}".to_vec(),
+        ),
+        ("9 MiB", nine_mib),
+        (
+            "no event",
+            br#"{"session_id":"s","last_assistant_message":"You can run x"}"#.to_vec(),
+        ),
+    ];
+    for (name, input) in cases {
+        let home = Home::new();
+        let out = home.run_hook(&input);
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        let v = stdout_json(&out);
+        assert!(
+            v["systemMessage"]
+                .as_str()
+                .unwrap()
+                .contains("could not judge"),
+            "{name}: {v}"
+        );
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{name}: one line on stderr: {err:?}"
+        );
+        assert!(err.starts_with("egress-audit: "), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}");
+    }
+}
+
+#[test]
+fn injected_panic_and_hang_become_deliberate_answers() {
+    let home = Home::new();
+    let out = home.run_hook_with(
+        &stop_payload("x", false),
+        &[("AGENT_GUARDS_INJECT_FAULT", "panic")],
+    );
+    let v = stdout_json(&out);
+    assert!(v["systemMessage"]
+        .as_str()
+        .unwrap()
+        .contains("internal error"));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+
+    let cfg = home.path().join("config/agent-guards");
+    std::fs::create_dir_all(&cfg).unwrap();
+    std::fs::write(cfg.join("config.toml"), "hook_deadline_ms = 300\n").unwrap();
+    let out = home.run_hook_with(
+        &stop_payload("x", false),
+        &[("AGENT_GUARDS_INJECT_FAULT", "hang")],
+    );
+    let v = stdout_json(&out);
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("no verdict within 300 ms"),
+        "{v}"
+    );
+    let records = home.audit_records("sess-e5");
+    assert_eq!(records.last().unwrap()["decision"], "allow_unjudged");
+}
+
+#[test]
+fn stdin_held_open_still_answers_by_the_deadline() {
+    let home = Home::new();
+    let cfg = home.path().join("config/agent-guards");
+    std::fs::create_dir_all(&cfg).unwrap();
+    std::fs::write(cfg.join("config.toml"), "hook_deadline_ms = 200\n").unwrap();
+    let mut child = home
+        .command()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _held = child.stdin.take();
+    let out = child.wait_with_output().unwrap();
+    let v = stdout_json(&out);
+    assert!(v["systemMessage"]
+        .as_str()
+        .unwrap()
+        .contains("no verdict within 200 ms"));
+}
+
+#[test]
+fn evaluate_cli_exit_codes_and_no_text_in_record() {
+    let home = Home::new();
+    let out = home
+        .command()
+        .args(["evaluate", "--text", "You can run make smoke", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let s = String::from_utf8(out.stdout).unwrap();
+    let v: Value = serde_json::from_str(&s).unwrap();
+    assert_eq!(v["status"], "red");
+    assert!(!s.contains("make smoke"));
+    let out = home
+        .command()
+        .args(["evaluate", "--text=I ran make smoke; exit code 0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let out = home.command().args(["evaluate"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+}
+
+#[test]
+fn evaluate_fixtures_over_the_repository_fixtures() {
+    let home = Home::new();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/egress-audit");
+    let out = home
+        .command()
+        .args(["evaluate-fixtures", "--input", dir, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["case_count"].as_u64().unwrap() >= 6);
+    assert_eq!(v["case_count"], v["passed_case_count"]);
+    assert_eq!(v["status"], "pass");
+}
+
+#[test]
+fn evaluate_fixtures_fails_on_a_broken_case() {
+    let home = Home::new();
+    let dir = home.path().join("cases");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("a.json"),
+        r#"{"case_id":"a","text":"You can run make smoke","expected_status":"green"}"#,
+    )
+    .unwrap();
+    let out = home
+        .command()
+        .args(["evaluate-fixtures", "--input"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    std::fs::write(dir.join("b.json"), "{broken").unwrap();
+    let out = home
+        .command()
+        .args(["evaluate-fixtures", "--input"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("b.json"));
+}
+
+#[test]
+fn selftest_passes_with_a_metadata_only_record() {
+    let home = Home::new();
+    let out = home.command().arg("--selftest").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8(out.stdout).unwrap();
+    let v: Value = serde_json::from_str(&s).unwrap();
+    assert_eq!(v["status"], "pass");
+    assert!(!s.contains("make smoke") && !s.contains("Let me know"));
+}

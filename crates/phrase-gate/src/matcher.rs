@@ -1,0 +1,142 @@
+//! One Aho-Corasick automaton over every phrase of every family.
+//!
+//! Matching is substring membership over normalised text, with overlapping matches so that a
+//! phrase inside a longer phrase is still seen.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use std::collections::BTreeSet;
+
+/// A named list of phrases.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Family {
+    pub id: String,
+    pub phrases: Vec<String>,
+}
+
+impl Family {
+    pub fn new(id: &str, phrases: &[&str]) -> Family {
+        Family {
+            id: id.to_string(),
+            phrases: phrases.iter().map(|p| p.to_string()).collect(),
+        }
+    }
+}
+
+/// The compiled matcher.
+#[derive(Debug, Clone)]
+pub struct PhraseMatcher {
+    families: Vec<Family>,
+    automaton: AhoCorasick,
+    /// For each pattern: (family index, phrase index).
+    owners: Vec<(usize, usize)>,
+}
+
+/// Which phrases of which family matched, by family index; phrases sorted and unique.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    pub matched: Vec<BTreeSet<String>>,
+}
+
+impl Scan {
+    pub fn family(&self, index: usize) -> Vec<String> {
+        self.matched
+            .get(index)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+impl PhraseMatcher {
+    /// Compiles the families. Phrases are normalised like the text they will meet; empty phrases
+    /// are dropped (they would match everything).
+    pub fn new(families: Vec<Family>) -> PhraseMatcher {
+        let families: Vec<Family> = families
+            .into_iter()
+            .map(|f| Family {
+                id: f.id,
+                phrases: f
+                    .phrases
+                    .iter()
+                    .map(|p| crate::normalise(p).into_owned())
+                    .filter(|p| !p.is_empty())
+                    .collect(),
+            })
+            .collect();
+        let mut patterns = Vec::new();
+        let mut owners = Vec::new();
+        for (fi, fam) in families.iter().enumerate() {
+            for (pi, phrase) in fam.phrases.iter().enumerate() {
+                patterns.push(phrase.clone());
+                owners.push((fi, pi));
+            }
+        }
+        let automaton = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::Standard)
+            .build(&patterns)
+            .expect("phrase tables are small; building the automaton cannot exceed its limits");
+        PhraseMatcher {
+            families,
+            automaton,
+            owners,
+        }
+    }
+
+    pub fn families(&self) -> &[Family] {
+        &self.families
+    }
+
+    pub fn family_index(&self, id: &str) -> Option<usize> {
+        self.families.iter().position(|f| f.id == id)
+    }
+
+    /// Scans text that is already normalised.
+    pub fn scan_normalised(&self, text: &str) -> Scan {
+        let mut matched = vec![BTreeSet::new(); self.families.len()];
+        let total = self.owners.len();
+        let mut seen = vec![false; total];
+        let mut distinct = 0;
+        for m in self.automaton.find_overlapping_iter(text) {
+            let p = m.pattern().as_usize();
+            if !seen[p] {
+                seen[p] = true;
+                distinct += 1;
+                let (fi, pi) = self.owners[p];
+                matched[fi].insert(self.families[fi].phrases[pi].clone());
+                if distinct == total {
+                    break;
+                }
+            }
+        }
+        Scan { matched }
+    }
+
+    /// Normalises and scans.
+    pub fn scan(&self, text: &str) -> Scan {
+        self.scan_normalised(&crate::normalise(text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_overlapping_phrases_per_family() {
+        let m = PhraseMatcher::new(vec![
+            Family::new("a", &["run this command", "run this"]),
+            Family::new("b", &["this command"]),
+        ]);
+        let s = m.scan("Please RUN this   command.");
+        assert_eq!(s.family(0), vec!["run this", "run this command"]);
+        assert_eq!(s.family(1), vec!["this command"]);
+        assert_eq!(m.family_index("b"), Some(1));
+    }
+
+    #[test]
+    fn phrases_are_normalised_and_empty_ones_dropped() {
+        let m = PhraseMatcher::new(vec![Family::new("a", &["  My  Mistake ", ""])]);
+        assert_eq!(m.families()[0].phrases, vec!["my mistake"]);
+        assert_eq!(m.scan("it was my mistake").family(0), vec!["my mistake"]);
+        assert!(m.scan("").family(0).is_empty());
+    }
+}
