@@ -18,6 +18,6 @@ pub use cli_locator::{
 pub use model_server::{ModelServer, Script};
 pub use process::{run_bounded, RunOutput};
 pub use project::{settings_json, HookSpec, Project, DEFAULT_HOOK_TIMEOUT_SECS};
-pub use scenario::{CliResult, Outcome, PermissionDenial, Scenario, DEFAULT_RUN_TIMEOUT};
+pub use scenario::{cli_or_skip, CliResult, Outcome, PermissionDenial, Scenario, DEFAULT_RUN_TIMEOUT};
 pub use script::{decide, text, tool, Block, Decider, ModelRequest, Reply, RequestKind, ToolResult, Turn};
 pub use workspace_bin::{bin, workspace_bin, workspace_root};

@@ -63,6 +63,15 @@ impl Project {
         Ok(path)
     }
 
+    /// Where [`crate::Scenario::record_hook`] appends the payloads of `event`.
+    pub fn payload_log(&self, event: &str) -> PathBuf {
+        let safe: String = event
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        self.root.path().join(format!("hook scripts/{safe}.payloads.jsonl"))
+    }
+
     /// Writes `contents` at `relative` inside the project, creating folders.
     pub fn write_file(&self, relative: impl AsRef<Path>, contents: &str) -> std::io::Result<()> {
         let path = self.dir().join(relative);

@@ -14,6 +14,22 @@ use crate::process::run_bounded;
 use crate::project::{HookSpec, Project, DEFAULT_HOOK_TIMEOUT_SECS};
 use crate::script::{ModelRequest, RequestKind, Turn};
 
+/// The CLI, or `None` after printing a loud skip notice; panics when the CLI is required
+/// (`CI=true` or `AGENT_GUARDS_E2E_REQUIRED=1`) but cannot be had.
+pub fn cli_or_skip() -> Option<ClaudeCli> {
+    match claude_cli() {
+        Ok(cli) => Some(cli),
+        Err(reason) if cli_required() => panic!(
+            "e2e-harness: the Claude Code CLI is required (CI=true or \
+             AGENT_GUARDS_E2E_REQUIRED=1) but unavailable: {reason}"
+        ),
+        Err(reason) => {
+            eprintln!("{}", skip_notice(&reason));
+            None
+        }
+    }
+}
+
 /// Default hard bound for one CLI run.
 pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(180);
 
@@ -109,6 +125,17 @@ impl Scenario {
         self.hook(event, matcher, path, &[])
     }
 
+    /// Registers a hook that records every payload the CLI sends for `event` (and answers
+    /// nothing, so it changes no decision); read them with [`Outcome::hook_payloads`].
+    pub fn record_hook(self, event: &str, matcher: Option<&str>) -> Scenario {
+        let log = self.project.payload_log(event);
+        let name = format!("record-{event}.sh");
+        // `cat >>` then a newline: one JSON value per payload, whatever its own formatting.
+        let path = self.script_file(&name, "#!/bin/sh\ncat >> \"$1\"\necho >> \"$1\"\n");
+        let log = log.to_string_lossy().into_owned();
+        self.hook(event, matcher, path, &[&log])
+    }
+
     /// Writes an executable script outside the project and returns its absolute path.
     pub fn script_file(&self, name: &str, body: &str) -> PathBuf {
         self.project
@@ -198,17 +225,7 @@ impl Scenario {
     /// is printed); panics (fails the test) when it is required, or when the run itself fails:
     /// timeout, unparsable JSON result, script overrun or unused turns (unless `lenient`).
     pub fn run(self) -> Option<Outcome> {
-        let cli = match claude_cli() {
-            Ok(cli) => cli,
-            Err(reason) if cli_required() => panic!(
-                "e2e-harness: the Claude Code CLI is required (CI=true or \
-                 AGENT_GUARDS_E2E_REQUIRED=1) but unavailable: {reason}"
-            ),
-            Err(reason) => {
-                eprintln!("{}", skip_notice(&reason));
-                return None;
-            }
-        };
+        let cli = cli_or_skip()?;
         Some(self.run_with(&cli))
     }
 
@@ -394,6 +411,15 @@ impl Outcome {
 
     pub fn home_dir(&self) -> PathBuf {
         self.project.home()
+    }
+
+    /// Payloads recorded by [`Scenario::record_hook`] for `event`, in arrival order.
+    pub fn hook_payloads(&self, event: &str) -> Vec<Value> {
+        let text = std::fs::read_to_string(self.project.payload_log(event)).unwrap_or_default();
+        serde_json::Deserializer::from_str(&text)
+            .into_iter::<Value>()
+            .map_while(Result::ok)
+            .collect()
     }
 }
 
