@@ -23,10 +23,16 @@ printf '%s' '{"decision":"block","reason":"e2e-stop: show the check output befor
 #[test]
 fn bash_tool_result_reaches_the_model() {
     let Some(out) = Scenario::new()
-        .turn(tool("Bash", json!({"command": "echo hi", "description": "Say hi"})))
+        .turn(tool(
+            "Bash",
+            json!({"command": "echo hi", "description": "Say hi"}),
+        ))
         .turn(decide(|req| {
             let said = req.tool_results().first().map(|r| r.text.clone());
-            text(format!("The command printed: {}", said.unwrap_or_default().trim()))
+            text(format!(
+                "The command printed: {}",
+                said.unwrap_or_default().trim()
+            ))
         }))
         .run()
     else {
@@ -49,7 +55,10 @@ fn pre_tool_use_deny_is_enforced_and_its_reason_reaches_the_model() {
         .file("build/keep.txt", "still here")
         .hook_script("PreToolUse", Some("Bash"), "deny.sh", DENY_SCRIPT)
         .record_hook("PreToolUse", Some("Bash"))
-        .turn(tool("Bash", json!({"command": "rm -rf build", "description": "Clean"})))
+        .turn(tool(
+            "Bash",
+            json!({"command": "rm -rf build", "description": "Clean"}),
+        ))
         .turn(text("Understood, I left build/ alone."))
         .run()
     else {
@@ -87,7 +96,10 @@ fn stop_hook_blocking_once_feeds_its_reason_back_then_the_session_ends() {
         .turn(text("All done."))
         .turn(decide(|req| {
             // Answer only if the CLI really fed the hook's reason back.
-            if req.text_since_last_answer().contains("e2e-stop: show the check output") {
+            if req
+                .text_since_last_answer()
+                .contains("e2e-stop: show the check output")
+            {
                 text("Check output: 3 passed.")
             } else {
                 text("no stop feedback seen")
@@ -110,7 +122,10 @@ fn stop_hook_blocking_once_feeds_its_reason_back_then_the_session_ends() {
     assert_eq!(stops[0]["stop_hook_active"], false);
     assert_eq!(stops[0]["last_assistant_message"], "All done.");
     assert_eq!(stops[1]["stop_hook_active"], true);
-    assert_eq!(stops[1]["last_assistant_message"], "Check output: 3 passed.");
+    assert_eq!(
+        stops[1]["last_assistant_message"],
+        "Check output: 3 passed."
+    );
 }
 
 #[test]
@@ -133,7 +148,9 @@ fn subagent_requests_are_answered_from_their_own_script() {
     assert!(sub[0].mentions("Count the files here."));
     let results = out.main_requests()[1].tool_results();
     assert!(
-        results.iter().any(|r| r.text.contains("There are 0 files.")),
+        results
+            .iter()
+            .any(|r| r.text.contains("There are 0 files.")),
         "{results:?}"
     );
 }
@@ -146,7 +163,12 @@ fn a_hook_that_does_not_act_fails_the_strict_run() {
         return;
     };
     let scenario = Scenario::new()
-        .hook_script("Stop", None, "allow.sh", "#!/bin/sh\ncat >/dev/null\nexit 0\n")
+        .hook_script(
+            "Stop",
+            None,
+            "allow.sh",
+            "#!/bin/sh\ncat >/dev/null\nexit 0\n",
+        )
         .turn(text("All done."))
         .turn(text("never asked for"));
     let failed = catch_unwind(AssertUnwindSafe(|| scenario.run_with(&cli)));
@@ -154,5 +176,25 @@ fn a_hook_that_does_not_act_fails_the_strict_run() {
         .err()
         .and_then(|p| p.downcast_ref::<String>().cloned())
         .expect("a run with an unused turn must fail");
-    assert!(message.contains("scripted turns unused (main: 1"), "{message}");
+    assert!(
+        message.contains("scripted turns unused (main: 1"),
+        "{message}"
+    );
+}
+
+#[test]
+fn workspace_binaries_are_built_and_located_through_cargo() {
+    let path = e2e_harness::bin("agent-guards");
+    assert!(path.is_absolute() && path.is_file(), "{}", path.display());
+    assert_eq!(
+        path.file_name().and_then(|n| n.to_str()),
+        Some("agent-guards")
+    );
+    // A second ask in the same process is answered from the cache, same path.
+    assert_eq!(e2e_harness::bin("agent-guards"), path);
+    let ran = std::process::Command::new(&path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the built binary starts");
+    assert!(ran.status.code().is_some(), "exited by a signal: {ran:?}");
 }

@@ -50,8 +50,8 @@ fn locate() -> Result<ClaudeCli, String> {
     if let Some(path) = std::env::var_os("CLAUDE_CODE_BIN").filter(|p| !p.is_empty()) {
         // A maintainer may point at another version on purpose: report it, do not refuse it.
         let path = PathBuf::from(path);
-        let version = cli_version(&path)
-            .map_err(|e| format!("CLAUDE_CODE_BIN={}: {e}", path.display()))?;
+        let version =
+            cli_version(&path).map_err(|e| format!("CLAUDE_CODE_BIN={}: {e}", path.display()))?;
         if !version.starts_with(PINNED_VERSION) {
             eprintln!(
                 "e2e-harness: CLAUDE_CODE_BIN is version {version:?}, scenarios are pinned to \

@@ -383,11 +383,13 @@ mod tests {
             side_text: "Title".into(),
             ..Script::default()
         };
-        script.main.push_back(tool("Bash", json!({"command": "ls"})).into());
-        script.main.push_back(decide(|r| text(format!("saw {}", r.system_text()))));
         script
-            .subagent
-            .push_back(text("sub report").into());
+            .main
+            .push_back(tool("Bash", json!({"command": "ls"})).into());
+        script
+            .main
+            .push_back(decide(|r| text(format!("saw {}", r.system_text()))));
+        script.subagent.push_back(text("sub report").into());
         let server = ModelServer::start(script).unwrap();
         let addr = server.base_url().trim_start_matches("http://").to_owned();
 
@@ -397,7 +399,11 @@ mod tests {
         assert!(body.contains("\"stop_reason\":\"tool_use\""));
 
         // A side request is not a turn.
-        let (_, side) = post(&addr, "/v1/messages", &json!({"stream": false, "messages": []}));
+        let (_, side) = post(
+            &addr,
+            "/v1/messages",
+            &json!({"stream": false, "messages": []}),
+        );
         assert!(side.contains("Title"), "{side}");
 
         let (_, sub) = post(
@@ -453,9 +459,7 @@ mod tests {
     #[test]
     fn a_panicking_closure_is_reported_not_fatal() {
         let mut script = Script::default();
-        script
-            .main
-            .push_back(decide(|_| panic!("closure bug")));
+        script.main.push_back(decide(|_| panic!("closure bug")));
         let server = ModelServer::start(script).unwrap();
         let addr = server.base_url().trim_start_matches("http://").to_owned();
         let (head, _) = post(&addr, "/v1/messages", &main_req(json!({})));

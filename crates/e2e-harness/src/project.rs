@@ -34,7 +34,9 @@ pub struct Project {
 impl Project {
     /// Creates `<tmp>/home` and `<tmp>/project` (with `.claude/`).
     pub fn new() -> std::io::Result<Project> {
-        let root = tempfile::Builder::new().prefix("agent-guards-e2e-").tempdir()?;
+        let root = tempfile::Builder::new()
+            .prefix("agent-guards-e2e-")
+            .tempdir()?;
         fs::create_dir_all(root.path().join("home/.config"))?;
         fs::create_dir_all(root.path().join("home/.local/state"))?;
         fs::create_dir_all(root.path().join("home/.cache"))?;
@@ -69,7 +71,9 @@ impl Project {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        self.root.path().join(format!("hook scripts/{safe}.payloads.jsonl"))
+        self.root
+            .path()
+            .join(format!("hook scripts/{safe}.payloads.jsonl"))
     }
 
     /// Writes `contents` at `relative` inside the project, creating folders.
@@ -105,7 +109,10 @@ impl Project {
             ("XDG_CACHE_HOME".into(), h(".cache")),
             ("ANTHROPIC_BASE_URL".into(), base_url.into()),
             ("ANTHROPIC_API_KEY".into(), "sk-ant-e2e-harness".into()),
-            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(), "1".into()),
+            (
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+                "1".into(),
+            ),
             ("DISABLE_TELEMETRY".into(), "1".into()),
             ("DISABLE_AUTOUPDATER".into(), "1".into()),
             ("LANG".into(), "C.UTF-8".into()),
@@ -225,7 +232,8 @@ mod tests {
             fs::read_to_string(p.dir().join("sub/dir/f.txt")).unwrap(),
             "hello"
         );
-        p.write_settings(&[], &BTreeMap::new(), &Map::new()).unwrap();
+        p.write_settings(&[], &BTreeMap::new(), &Map::new())
+            .unwrap();
         assert_eq!(
             fs::read_to_string(p.dir().join(".claude/settings.json")).unwrap(),
             "{}"

@@ -120,7 +120,13 @@ impl Scenario {
 
     /// Writes `body` as an executable script named `name` and registers it for `event`
     /// (exec form, no args). For hooks written as tiny test programs.
-    pub fn hook_script(self, event: &str, matcher: Option<&str>, name: &str, body: &str) -> Scenario {
+    pub fn hook_script(
+        self,
+        event: &str,
+        matcher: Option<&str>,
+        name: &str,
+        body: &str,
+    ) -> Scenario {
         let path = self.script_file(name, body);
         self.hook(event, matcher, path, &[])
     }
@@ -196,8 +202,7 @@ impl Scenario {
 
     /// Extra CLI arguments, e.g. `["--model", "haiku"]`.
     pub fn cli_args(mut self, args: &[&str]) -> Scenario {
-        self.extra_args
-            .extend(args.iter().map(|a| (*a).to_owned()));
+        self.extra_args.extend(args.iter().map(|a| (*a).to_owned()));
         self
     }
 
@@ -256,6 +261,12 @@ impl Scenario {
         let failures = server.failures();
         let unused = server.unused_turns();
         drop(server);
+        eprintln!(
+            "e2e-harness: claude -p finished ({}) in {:.2?} with {} model requests",
+            out.status_text(),
+            out.elapsed,
+            requests.len()
+        );
         let context = || {
             format!(
                 "\n--- CLI {} after {:?}\n--- stderr:\n{}\n--- stdout:\n{}\n--- requests: {}",
@@ -274,7 +285,10 @@ impl Scenario {
             );
         }
         let result = CliResult::parse(&out.stdout).unwrap_or_else(|e| {
-            panic!("e2e-harness: cannot read the CLI's JSON result: {e}{}", context())
+            panic!(
+                "e2e-harness: cannot read the CLI's JSON result: {e}{}",
+                context()
+            )
         });
         if !failures.is_empty() {
             panic!(
@@ -338,7 +352,11 @@ impl CliResult {
         let raw: Value = stdout
             .lines()
             .rev()
-            .find_map(|l| serde_json::from_str::<Value>(l.trim()).ok().filter(Value::is_object))
+            .find_map(|l| {
+                serde_json::from_str::<Value>(l.trim())
+                    .ok()
+                    .filter(Value::is_object)
+            })
             .ok_or_else(|| "no JSON object on stdout".to_string())?;
         let str_field = |k: &str| raw.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
         let permission_denials = raw

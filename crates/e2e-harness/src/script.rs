@@ -321,7 +321,9 @@ mod tests {
     #[test]
     fn system_text_accepts_string_and_blocks() {
         assert_eq!(request(json!({"system": "s"})).system_text(), "s");
-        let r = request(json!({"system": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}));
+        let r = request(
+            json!({"system": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}),
+        );
         assert_eq!(r.system_text(), "a\nb");
         assert!(r.mentions("b"));
         assert!(!r.mentions("zzz"));

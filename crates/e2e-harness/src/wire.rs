@@ -109,9 +109,7 @@ fn read_line_bounded(
 ) -> io::Result<usize> {
     let budget = MAX_HEAD_BYTES.saturating_sub(*used);
     let mut raw = Vec::new();
-    let n = reader
-        .take(budget as u64 + 1)
-        .read_until(b'\n', &mut raw)?;
+    let n = reader.take(budget as u64 + 1).read_until(b'\n', &mut raw)?;
     *used += n;
     if *used > MAX_HEAD_BYTES {
         return Err(invalid("request head over the limit"));
@@ -175,7 +173,10 @@ pub fn write_response(
 }
 
 fn sse_event(out: &mut String, data: &Value) {
-    let name = data.get("type").and_then(Value::as_str).unwrap_or("message");
+    let name = data
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("message");
     out.push_str("event: ");
     out.push_str(name);
     out.push_str("\ndata: ");
@@ -312,7 +313,10 @@ mod tests {
         assert!(parse(b"GARBAGE\r\n\r\n").is_err());
         assert!(parse(b"GET / HTTP/1.1\r\nContent-Length: nope\r\n\r\n").is_err());
         assert!(parse(b"GET / HTTP/1.1\r\nno colon\r\n\r\n").is_err());
-        let huge = format!("GET / HTTP/1.1\r\nX: {}\r\n\r\n", "a".repeat(MAX_HEAD_BYTES));
+        let huge = format!(
+            "GET / HTTP/1.1\r\nX: {}\r\n\r\n",
+            "a".repeat(MAX_HEAD_BYTES)
+        );
         assert!(parse(huge.as_bytes()).is_err());
         let over = format!(
             "POST / HTTP/1.1\r\nContent-Length: {}\r\n\r\n",

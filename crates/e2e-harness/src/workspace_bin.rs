@@ -88,7 +88,11 @@ fn executable_from_messages(messages: &str, bin: &str) -> Option<PathBuf> {
                 .and_then(Value::as_array)
                 .is_some_and(|k| k.iter().any(|k| k == "bin"))
         })
-        .find_map(|m| m.get("executable").and_then(Value::as_str).map(PathBuf::from))
+        .find_map(|m| {
+            m.get("executable")
+                .and_then(Value::as_str)
+                .map(PathBuf::from)
+        })
 }
 
 #[cfg(test)]
