@@ -139,7 +139,7 @@ fn read_chunked(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
                 }
             }
         }
-        if body.len() + size > MAX_BODY_BYTES {
+        if size > MAX_BODY_BYTES.saturating_sub(body.len()) {
             return Err(invalid("chunked body over the limit"));
         }
         let start = body.len();
@@ -323,6 +323,11 @@ mod tests {
             MAX_BODY_BYTES + 1
         );
         assert!(parse(over.as_bytes()).is_err());
+        let huge_chunk =
+            b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\n";
+        assert!(parse(huge_chunk).is_err());
+        let truncated = b"POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc";
+        assert!(parse(truncated).is_err());
     }
 
     /// Parses an SSE stream back into its data objects, checking each event name matches.
