@@ -198,3 +198,31 @@ fn workspace_binaries_are_built_and_located_through_cargo() {
         .expect("the built binary starts");
     assert!(ran.status.code().is_some(), "exited by a signal: {ran:?}");
 }
+
+#[test]
+fn session_end_hook_report_appears_on_the_cli_stderr() {
+    let Some(out) = Scenario::new()
+        .hook_script(
+            "SessionEnd",
+            None,
+            "report.sh",
+            "#!/bin/sh\ncat >/dev/null\necho 'e2e-sessionend: 2 stray processes swept' >&2\nexit 2\n",
+        )
+        .turn(text("Finished."))
+        .run()
+    else {
+        return;
+    };
+    assert!(
+        out.stderr
+            .contains("e2e-sessionend: 2 stray processes swept"),
+        "stderr: {}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("SessionEnd hook ["),
+        "stderr: {}",
+        out.stderr
+    );
+    assert_eq!(out.result.result, "Finished.");
+}
