@@ -1,7 +1,8 @@
 //! Proves the real-CLI harness (crate `e2e-harness`) with hooks written as tiny test scripts:
 //! a tool result reaching the model, a PreToolUse deny, a Stop hook that blocks once, a
-//! subagent answered from its own script, and the strict check that catches a hook that did
-//! not act. Each scenario skips loudly without the CLI, and fails under `CI=true`.
+//! subagent answered from its own script, a SessionEnd report on stderr, the cargo build of a
+//! workspace binary, and the strict check that catches a hook that did not act. Each scenario
+//! skips loudly without the CLI, and fails under `CI=true` or `AGENT_GUARDS_E2E_REQUIRED=1`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
