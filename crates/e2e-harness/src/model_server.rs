@@ -1,0 +1,480 @@
+//! The scripted "model": an HTTP/1.1 server on 127.0.0.1 (std threads, no mock libraries) that
+//! answers `POST /v1/messages` from a script of turns, records every request, and answers the
+//! CLI's other calls (count_tokens, HEAD probes, unknown paths) without failing the run.
+
+use std::collections::VecDeque;
+use std::io::BufReader;
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::script::{ModelRequest, Reply, RequestKind, Turn};
+use crate::wire::{self, HttpRequest};
+
+/// Marker the CLI puts in a subagent's system prompt.
+const SUBAGENT_MARKER: &str = "cc_is_subagent=true";
+/// How long an idle keep-alive connection may wait for its next request.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The scripts a server answers from.
+#[derive(Default)]
+pub struct Script {
+    pub main: VecDeque<Turn>,
+    pub subagent: VecDeque<Turn>,
+    /// Text answered to side requests (messages requests that carry no tools).
+    pub side_text: String,
+}
+
+#[derive(Default)]
+struct State {
+    script: Script,
+    log: Vec<ModelRequest>,
+    /// Problems found while serving (script overrun, deciding closure panicked); the run fails
+    /// with these after the CLI exits.
+    failures: Vec<String>,
+    next_id: u64,
+}
+
+/// Locks ignoring poison: a panicking deciding closure is caught and reported, so the state is
+/// still consistent.
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A running model server; stops when dropped.
+pub struct ModelServer {
+    addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+    stopping: Arc<AtomicBool>,
+    accept: Option<JoinHandle<()>>,
+}
+
+impl ModelServer {
+    /// Binds 127.0.0.1 on a free port and serves `script`.
+    pub fn start(script: Script) -> std::io::Result<ModelServer> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let addr = listener.local_addr()?;
+        let state = Arc::new(Mutex::new(State {
+            script,
+            ..State::default()
+        }));
+        let stopping = Arc::new(AtomicBool::new(false));
+        let accept = {
+            let (state, stopping) = (state.clone(), stopping.clone());
+            std::thread::Builder::new()
+                .name("e2e-model-accept".into())
+                .spawn(move || accept_loop(listener, state, stopping))?
+        };
+        Ok(ModelServer {
+            addr,
+            state,
+            stopping,
+            accept: Some(accept),
+        })
+    }
+
+    /// `http://127.0.0.1:<port>`, for `ANTHROPIC_BASE_URL`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<ModelRequest> {
+        lock(&self.state).log.clone()
+    }
+
+    /// Problems met while serving (empty when the script fit the run).
+    pub fn failures(&self) -> Vec<String> {
+        lock(&self.state).failures.clone()
+    }
+
+    /// Turns of the main and subagent scripts that were never asked for.
+    pub fn unused_turns(&self) -> (usize, usize) {
+        let s = lock(&self.state);
+        (s.script.main.len(), s.script.subagent.len())
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        // Wake the blocking accept so the thread sees the flag.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        if let Some(accept) = self.accept.take() {
+            let _ = accept.join();
+        }
+    }
+}
+
+fn accept_loop(listener: TcpListener, state: Arc<Mutex<State>>, stopping: Arc<AtomicBool>) {
+    for stream in listener.incoming() {
+        if stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(stream) = stream else { continue };
+        let (state, stopping) = (state.clone(), stopping.clone());
+        // Connection threads are detached: each ends at EOF, on its idle timeout, or on the
+        // next request after the server stopped.
+        let _ = std::thread::Builder::new()
+            .name("e2e-model-conn".into())
+            .spawn(move || serve_connection(stream, &state, &stopping));
+    }
+}
+
+fn serve_connection(stream: TcpStream, state: &Mutex<State>, stopping: &AtomicBool) {
+    let _ = stream.set_read_timeout(Some(IDLE_TIMEOUT));
+    let _ = stream.set_nodelay(true);
+    let Ok(mut writer) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(stream);
+    loop {
+        let request = match wire::read_request(&mut reader) {
+            Ok(Some(request)) => request,
+            Ok(None) => return,
+            Err(e) => {
+                if e.kind() == std::io::ErrorKind::InvalidData {
+                    let _ = wire::write_response(
+                        &mut writer,
+                        "400 Bad Request",
+                        "application/json",
+                        error_body(&e.to_string()).as_bytes(),
+                        false,
+                    );
+                }
+                return;
+            }
+        };
+        if stopping.load(Ordering::SeqCst) {
+            let _ = writer.shutdown(Shutdown::Both);
+            return;
+        }
+        let close = request.wants_close();
+        let response = respond(&request, state);
+        let head_only = request.method.eq_ignore_ascii_case("HEAD");
+        if wire::write_response(
+            &mut writer,
+            response.status,
+            response.content_type,
+            response.body.as_bytes(),
+            head_only,
+        )
+        .is_err()
+            || close
+        {
+            return;
+        }
+    }
+}
+
+struct Response {
+    status: &'static str,
+    content_type: &'static str,
+    body: String,
+}
+
+fn error_body(message: &str) -> String {
+    json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}})
+        .to_string()
+}
+
+fn classify(method: &str, path: &str, body: &Value) -> RequestKind {
+    let route = path.split('?').next().unwrap_or("");
+    if !method.eq_ignore_ascii_case("POST") || route != "/v1/messages" {
+        return RequestKind::Other;
+    }
+    let has_tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty());
+    if !has_tools {
+        return RequestKind::Side;
+    }
+    let probe = ModelRequest {
+        method: method.into(),
+        path: path.into(),
+        body: body.clone(),
+        kind: RequestKind::Other,
+    };
+    if probe.system_text().contains(SUBAGENT_MARKER) {
+        RequestKind::Subagent
+    } else {
+        RequestKind::Main
+    }
+}
+
+fn respond(http: &HttpRequest, state: &Mutex<State>) -> Response {
+    let body: Value = serde_json::from_slice(&http.body).unwrap_or(Value::Null);
+    let kind = classify(&http.method, &http.path, &body);
+    let request = ModelRequest {
+        method: http.method.clone(),
+        path: http.path.clone(),
+        body,
+        kind,
+    };
+    let mut st = lock(state);
+    st.log.push(request.clone());
+
+    let route = request.path.split('?').next().unwrap_or("").to_owned();
+    if kind == RequestKind::Other {
+        return match route.as_str() {
+            "/v1/messages/count_tokens" => Response {
+                status: "200 OK",
+                content_type: "application/json",
+                body: json!({"input_tokens": 100}).to_string(),
+            },
+            _ if request.method.eq_ignore_ascii_case("HEAD")
+                || request.method.eq_ignore_ascii_case("GET") =>
+            {
+                Response {
+                    status: "200 OK",
+                    content_type: "application/json",
+                    body: "{}".into(),
+                }
+            }
+            _ => Response {
+                status: "404 Not Found",
+                content_type: "application/json",
+                body: json!({"type": "error",
+                             "error": {"type": "not_found_error", "message": "e2e-harness"}})
+                .to_string(),
+            },
+        };
+    }
+
+    let reply = match kind {
+        RequestKind::Side => Reply::text(st.script.side_text.clone()),
+        RequestKind::Main | RequestKind::Subagent => {
+            let which = if kind == RequestKind::Main {
+                "main"
+            } else {
+                "subagent"
+            };
+            let next = if kind == RequestKind::Main {
+                st.script.main.pop_front()
+            } else {
+                st.script.subagent.pop_front()
+            };
+            match next {
+                Some(mut turn) => {
+                    // The closure runs under the lock: requests of one session come one at a
+                    // time, and a deciding closure must see a consistent script.
+                    match catch_unwind(AssertUnwindSafe(|| turn.answer(&request))) {
+                        Ok(reply) => reply,
+                        Err(panic) => {
+                            let msg = panic_text(&panic);
+                            st.failures.push(format!(
+                                "a deciding closure of the {which} script panicked: {msg}"
+                            ));
+                            // 400 is not retried, so the CLI stops quickly.
+                            return Response {
+                                status: "400 Bad Request",
+                                content_type: "application/json",
+                                body: error_body("e2e-harness: deciding closure panicked"),
+                            };
+                        }
+                    }
+                }
+                None => {
+                    st.failures.push(format!(
+                        "the {which} script ran out: the CLI asked for one more turn \
+                         (last user text: {:?})",
+                        truncate(&request.text_since_last_answer(), 400)
+                    ));
+                    Reply::text("e2e-harness: script exhausted")
+                }
+            }
+        }
+        RequestKind::Other => unreachable!("answered above"),
+    };
+
+    st.next_id += 1;
+    let message_id = format!("msg_e2e_{}", st.next_id);
+    let tool_ids: Vec<String> = reply
+        .blocks
+        .iter()
+        .filter(|b| matches!(b, crate::script::Block::ToolUse { .. }))
+        .map(|_| {
+            st.next_id += 1;
+            format!("toolu_e2e_{}", st.next_id)
+        })
+        .collect();
+    drop(st);
+    let model = request.model().unwrap_or("claude-e2e").to_owned();
+    let stream = request
+        .body
+        .get("stream")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if stream {
+        Response {
+            status: "200 OK",
+            content_type: "text/event-stream",
+            body: wire::sse_stream(&reply, &model, &message_id, &tool_ids),
+        }
+    } else {
+        Response {
+            status: "200 OK",
+            content_type: "application/json",
+            body: wire::message_json(&reply, &model, &message_id, &tool_ids).to_string(),
+        }
+    }
+}
+
+fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "<non-string panic>".into())
+}
+
+pub(crate) fn truncate(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut cut = max;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &s[..cut]
+}
+
+#[cfg(test)]
+mod tests {
+    //! Drives the server over real loopback sockets with a hand-written HTTP client.
+    use super::*;
+    use crate::script::{decide, text, tool};
+    use std::io::{Read, Write};
+
+    fn post(addr: &str, path: &str, body: &Value) -> (String, String) {
+        let mut s = TcpStream::connect(addr).unwrap();
+        let body = body.to_string();
+        write!(
+            s,
+            "POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut resp = String::new();
+        s.read_to_string(&mut resp).unwrap();
+        let (head, body) = resp.split_once("\r\n\r\n").unwrap();
+        (head.to_owned(), body.to_owned())
+    }
+
+    fn main_req(extra: Value) -> Value {
+        let mut v = json!({"model": "m", "stream": true, "system": "sys",
+                           "tools": [{"name": "Bash"}], "messages": []});
+        if let (Some(obj), Value::Object(extra)) = (v.as_object_mut(), extra) {
+            obj.extend(extra);
+        }
+        v
+    }
+
+    #[test]
+    fn serves_turns_in_order_and_records_requests() {
+        let mut script = Script {
+            side_text: "Title".into(),
+            ..Script::default()
+        };
+        script
+            .main
+            .push_back(tool("Bash", json!({"command": "ls"})).into());
+        script
+            .main
+            .push_back(decide(|r| text(format!("saw {}", r.system_text()))));
+        script.subagent.push_back(text("sub report").into());
+        let server = ModelServer::start(script).unwrap();
+        let addr = server.base_url().trim_start_matches("http://").to_owned();
+
+        let (head, body) = post(&addr, "/v1/messages?beta=true", &main_req(json!({})));
+        assert!(head.contains("text/event-stream"), "{head}");
+        assert!(body.contains("\"name\":\"Bash\""), "{body}");
+        assert!(body.contains("\"stop_reason\":\"tool_use\""));
+
+        // A side request is not a turn.
+        let (_, side) = post(
+            &addr,
+            "/v1/messages",
+            &json!({"stream": false, "messages": []}),
+        );
+        assert!(side.contains("Title"), "{side}");
+
+        let (_, sub) = post(
+            &addr,
+            "/v1/messages",
+            &main_req(json!({"system": [{"type": "text", "text": "x cc_is_subagent=true"}]})),
+        );
+        assert!(sub.contains("sub report"), "{sub}");
+
+        let (_, body) = post(&addr, "/v1/messages", &main_req(json!({"system": "S2"})));
+        assert!(body.contains("saw S2"), "{body}");
+
+        let (_, tokens) = post(&addr, "/v1/messages/count_tokens", &json!({}));
+        assert!(tokens.contains("input_tokens"));
+
+        let kinds: Vec<RequestKind> = server.requests().iter().map(|r| r.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                RequestKind::Main,
+                RequestKind::Side,
+                RequestKind::Subagent,
+                RequestKind::Main,
+                RequestKind::Other
+            ]
+        );
+        assert!(server.failures().is_empty());
+        assert_eq!(server.unused_turns(), (0, 0));
+
+        // One request too many is answered but reported.
+        let (_, over) = post(&addr, "/v1/messages", &main_req(json!({})));
+        assert!(over.contains("script exhausted"));
+        assert_eq!(server.failures().len(), 1);
+    }
+
+    #[test]
+    fn keep_alive_serves_several_requests_and_head_has_no_body() {
+        let server = ModelServer::start(Script::default()).unwrap();
+        let addr = server.base_url().trim_start_matches("http://").to_owned();
+        let mut s = TcpStream::connect(&addr).unwrap();
+        write!(s, "HEAD / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        write!(
+            s,
+            "GET /nothing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut resp = String::new();
+        s.read_to_string(&mut resp).unwrap();
+        assert_eq!(resp.matches("HTTP/1.1 200 OK").count(), 2, "{resp}");
+        assert!(resp.ends_with("{}"), "{resp}");
+    }
+
+    #[test]
+    fn a_panicking_closure_is_reported_not_fatal() {
+        let mut script = Script::default();
+        script.main.push_back(decide(|_| panic!("closure bug")));
+        let server = ModelServer::start(script).unwrap();
+        let addr = server.base_url().trim_start_matches("http://").to_owned();
+        let (head, _) = post(&addr, "/v1/messages", &main_req(json!({})));
+        assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+        assert!(server.failures()[0].contains("closure bug"));
+    }
+
+    #[test]
+    fn garbage_gets_400() {
+        let server = ModelServer::start(Script::default()).unwrap();
+        let addr = server.base_url().trim_start_matches("http://").to_owned();
+        let mut s = TcpStream::connect(&addr).unwrap();
+        s.write_all(b"NOT-HTTP\r\n\r\n").unwrap();
+        let mut resp = String::new();
+        s.read_to_string(&mut resp).unwrap();
+        assert!(resp.starts_with("HTTP/1.1 400"), "{resp}");
+    }
+}
