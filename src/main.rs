@@ -1,7 +1,118 @@
-//! `agent-guards`: the admin binary behind `install.sh` (install, uninstall, report).
-//! The installer issue completes it; for now it prints its usage.
+//! `agent-guards`: the admin binary behind `install.sh` — install, uninstall.
+
+mod install;
+mod registry;
+mod settings_merge;
+
+use std::path::PathBuf;
+
+const USAGE: &str = "\
+agent-guards: install the hook binaries and register them with Claude Code
+
+usage:
+  agent-guards install   [--from DIR] [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
+  agent-guards uninstall [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
+  agent-guards --help | --version
+
+  --from DIR      where the built binaries are (default: this binary's folder)
+  --prefix DIR    install prefix (default ~/.local/share/agent-guards; binaries in DIR/bin)
+  --settings FILE the Claude Code settings file (default ~/.claude/settings.json)
+  --project DIR   use DIR/.claude/settings.json
+  --dry-run       print the change, write nothing";
 
 fn main() {
-    eprintln!("agent-guards: the installer is driven by install.sh; see README.md");
-    std::process::exit(2);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match run(&args) {
+        Ok(lines) => {
+            for l in lines {
+                println!("{l}");
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("agent-guards: {e}");
+            1
+        }
+    };
+    std::process::exit(code);
+}
+
+fn run(args: &[String]) -> Result<Vec<String>, String> {
+    let Some(cmd) = args.first() else {
+        return Err("missing command (see agent-guards --help)".into());
+    };
+    match cmd.as_str() {
+        "--help" | "-h" => return Ok(vec![USAGE.to_string()]),
+        "--version" | "-V" => {
+            return Ok(vec![format!("agent-guards {}", env!("CARGO_PKG_VERSION"))])
+        }
+        "install" | "uninstall" => {}
+        other => {
+            return Err(format!(
+                "unknown command {other:?} (see agent-guards --help)"
+            ))
+        }
+    }
+    let home = std::env::var("HOME")
+        .ok()
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .ok_or("HOME is not set")?;
+    let mut target = install::Target {
+        from: std::env::current_exe()
+            .ok()
+            .and_then(|p| p.parent().map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from(".")),
+        prefix: home.join(".local/share/agent-guards"),
+        settings: home.join(".claude/settings.json"),
+        config: guard_config_path(&home),
+        dry_run: false,
+    };
+    let mut i = 1;
+    while i < args.len() {
+        let flag = args[i].as_str();
+        let mut value = || {
+            i += 1;
+            args.get(i)
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
+        match flag {
+            "--from" => target.from = PathBuf::from(value()?),
+            "--prefix" => target.prefix = PathBuf::from(value()?),
+            "--settings" => target.settings = PathBuf::from(value()?),
+            "--project" => target.settings = PathBuf::from(value()?).join(".claude/settings.json"),
+            "--dry-run" => target.dry_run = true,
+            other => {
+                return Err(format!(
+                    "unknown option {other:?} (see agent-guards --help)"
+                ))
+            }
+        }
+        i += 1;
+    }
+    for p in [&mut target.from, &mut target.prefix, &mut target.settings] {
+        if p.is_relative() {
+            *p = std::env::current_dir()
+                .map_err(|e| e.to_string())?
+                .join(&*p);
+        }
+    }
+    if cmd == "install" {
+        install::install(&target)
+    } else {
+        install::uninstall(&target)
+    }
+}
+
+fn guard_config_path(home: &std::path::Path) -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("AGENT_GUARDS_CONFIG") {
+        if !p.is_empty() {
+            return Some(PathBuf::from(p));
+        }
+    }
+    match std::env::var("XDG_CONFIG_HOME") {
+        Ok(x) if x.starts_with('/') => Some(PathBuf::from(x).join("agent-guards/config.toml")),
+        _ => Some(home.join(".config/agent-guards/config.toml")),
+    }
 }

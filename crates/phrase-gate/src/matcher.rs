@@ -3,7 +3,7 @@
 //! Matching is substring membership over normalised text, with overlapping matches so that a
 //! phrase inside a longer phrase is still seen.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use std::collections::BTreeSet;
 
 /// A named list of phrases.
@@ -72,6 +72,8 @@ impl PhraseMatcher {
         }
         let automaton = AhoCorasickBuilder::new()
             .match_kind(MatchKind::Standard)
+            // A full DFA: the tables are a few hundred states, and the scan runs at every stop.
+            .kind(Some(AhoCorasickKind::DFA))
             .build(&patterns)
             .expect("phrase tables are small; building the automaton cannot exceed its limits");
         PhraseMatcher {

@@ -2,6 +2,8 @@
 //!
 //! Unicode NFKC (full-width letters, ligatures), lower case, curly quotes and apostrophes folded to
 //! ASCII, invisible format characters removed, and every run of white space collapsed to one space.
+//! ASCII bytes take a table-free path; only non-ASCII characters pay for Unicode work, because
+//! final messages are mostly ASCII and the gate runs at every stop.
 
 use std::borrow::Cow;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
@@ -17,47 +19,69 @@ fn fold_char(c: char) -> Option<char> {
     }
 }
 
-/// Normalises `text` for matching. ASCII input takes a fast path with no Unicode tables.
+/// Normalises `text` for matching. Text that is already normal is borrowed, not copied.
 pub fn normalise(text: &str) -> Cow<'_, str> {
-    let ascii = text.is_ascii();
-    if ascii && !needs_ascii_work(text.as_bytes()) {
-        return Cow::Borrowed(text);
+    if text.is_ascii() {
+        if !needs_ascii_work(text.as_bytes()) {
+            return Cow::Borrowed(text);
+        }
+        return Cow::Owned(fold(text));
     }
+    // The quick check only needs the non-ASCII characters: dropping ASCII can only turn a "yes"
+    // into a "maybe" (full normalisation, still correct), never the other way round.
+    if is_nfkc_quick(non_ascii_chars(text)) == IsNormalized::Yes {
+        Cow::Owned(fold(text))
+    } else {
+        let composed: String = text.nfkc().collect();
+        Cow::Owned(fold(&composed))
+    }
+}
+
+/// The non-ASCII characters of `text`, found by bytes (lead bytes of multi-byte sequences) so that
+/// ASCII runs are skipped without decoding.
+fn non_ascii_chars(text: &str) -> impl Iterator<Item = char> + '_ {
+    text.bytes()
+        .enumerate()
+        .filter(|(_, b)| *b >= 0xC0)
+        .filter_map(move |(i, _)| text[i..].chars().next())
+}
+
+/// Lower-cases, folds quotes, drops invisible characters and collapses white space.
+fn fold(text: &str) -> String {
+    let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut pending_space = false;
-    let mut push = |c: char, out: &mut String| {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            if b.is_ascii_whitespace() || b == 0x0b {
+                pending_space = !out.is_empty();
+            } else {
+                if pending_space {
+                    out.push(' ');
+                    pending_space = false;
+                }
+                out.push(b.to_ascii_lowercase() as char);
+            }
+            i += 1;
+            continue;
+        }
+        // `i` is on a char boundary: every ASCII byte is one, and we step whole chars below.
+        let c = text[i..].chars().next().unwrap_or(' ');
+        i += c.len_utf8();
+        let Some(c) = fold_char(c) else { continue };
         if c.is_whitespace() {
             pending_space = !out.is_empty();
-            return;
+            continue;
         }
         if pending_space {
             out.push(' ');
             pending_space = false;
         }
-        for l in c.to_lowercase() {
-            out.push(l);
-        }
-    };
-    if ascii {
-        for c in text.chars() {
-            push(c, &mut out);
-        }
-    } else {
-        let folded = text.chars().filter_map(fold_char);
-        if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
-            for c in folded {
-                push(c, &mut out);
-            }
-        } else {
-            for c in folded.nfkc() {
-                // NFKC can produce curly forms from compatibility characters; fold again.
-                if let Some(c) = fold_char(c) {
-                    push(c, &mut out);
-                }
-            }
-        }
+        out.extend(c.to_lowercase());
     }
-    Cow::Owned(out)
+    out
 }
 
 /// True when ASCII text has an upper-case letter or white space other than single inner spaces.
@@ -67,7 +91,7 @@ fn needs_ascii_work(bytes: &[u8]) -> bool {
         if b.is_ascii_uppercase() {
             return true;
         }
-        if b.is_ascii_whitespace() {
+        if b.is_ascii_whitespace() || b == 0x0b {
             if b != b' ' || prev_space {
                 return true;
             }
@@ -82,6 +106,7 @@ fn needs_ascii_work(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn folds_case_quotes_width_and_space() {
@@ -91,11 +116,32 @@ mod tests {
         assert_eq!(normalise("you\u{00A0}can run"), "you can run");
         assert_eq!(normalise("my mis\u{200B}take"), "my mistake");
         assert_eq!(normalise("  lead and trail  "), "lead and trail");
+        assert_eq!(normalise("cafe\u{0301} OK"), "caf\u{e9} ok");
+        assert_eq!(normalise("ﬁle"), "file");
     }
 
     #[test]
     fn plain_lower_ascii_is_borrowed() {
         assert!(matches!(normalise("already plain text"), Cow::Borrowed(_)));
         assert!(matches!(normalise("two  spaces"), Cow::Owned(_)));
+    }
+
+    /// The reference: the straightforward definition, one char at a time.
+    fn reference(text: &str) -> String {
+        let composed: String = text.nfkc().collect();
+        let folded: String = composed.chars().filter_map(fold_char).collect();
+        folded
+            .split(char::is_whitespace)
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    }
+
+    proptest! {
+        #[test]
+        fn fast_paths_agree_with_the_reference(text in "[ a-zA-Z\u{2019}\u{00A0}\u{200B}\u{0301}\u{FF21}-\u{FF3A}\u{00C0}-\u{00FF}\t\n]{0,40}") {
+            prop_assert_eq!(normalise(&text).into_owned(), reference(&text));
+        }
     }
 }

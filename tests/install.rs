@@ -1,0 +1,182 @@
+//! The installer against temp HOMEs: fresh install, idempotent re-install, merging into settings
+//! that hold other tools' entries, refusal of unparseable files, uninstall, failing self-tests.
+
+use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const ADMIN: &str = env!("CARGO_BIN_EXE_agent-guards");
+
+fn built_bins() -> PathBuf {
+    e2e_harness::bin("egress-audit")
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn admin(home: &Path, args: &[&str]) -> Output {
+    Command::new(ADMIN)
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .output()
+        .unwrap()
+}
+
+fn install(home: &Path, from: &Path) -> Output {
+    admin(home, &["install", "--from", from.to_str().unwrap()])
+}
+
+fn settings(home: &Path) -> PathBuf {
+    home.join(".claude/settings.json")
+}
+
+const OTHERS: &str = r#"{
+  "permissions": {"allow": ["Bash(ls:*)"], "deny": ["Read(./.env)"]},
+  "env": {"FOO": "bar"},
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "/opt/other/stop-hook"}]}],
+    "PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "/opt/lint"}]}]
+  },
+  "statusLine": {"type": "command", "command": "echo hi"}
+}
+"#;
+
+#[test]
+fn fresh_install_then_reinstall_is_a_no_op() {
+    let home = tempfile::tempdir().unwrap();
+    let out = install(home.path(), &built_bins());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bin = home
+        .path()
+        .join(".local/share/agent-guards/bin/egress-audit");
+    assert!(bin.exists());
+    let first = std::fs::read(settings(home.path())).unwrap();
+    let v: Value = serde_json::from_slice(&first).unwrap();
+    assert_eq!(
+        v["hooks"]["Stop"][0]["hooks"][0]["command"],
+        bin.to_str().unwrap()
+    );
+    assert_eq!(
+        v["hooks"]["Stop"][0]["hooks"][0]["args"],
+        serde_json::json!([])
+    );
+    assert!(home
+        .path()
+        .join(".config/agent-guards/config.toml")
+        .exists());
+    let out = install(home.path(), &built_bins());
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::read(settings(home.path())).unwrap(),
+        first,
+        "byte-identical"
+    );
+}
+
+#[test]
+fn install_keeps_other_tools_entries_and_uninstall_restores() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+    std::fs::write(settings(home.path()), OTHERS).unwrap();
+    std::fs::set_permissions(
+        settings(home.path()),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    let out = install(home.path(), &built_bins());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(settings(home.path())).unwrap()).unwrap();
+    let original: Value = serde_json::from_str(OTHERS).unwrap();
+    assert_eq!(v["permissions"], original["permissions"]);
+    assert_eq!(v["env"], original["env"]);
+    assert_eq!(v["statusLine"], original["statusLine"]);
+    assert_eq!(v["hooks"]["PreToolUse"], original["hooks"]["PreToolUse"]);
+    assert_eq!(v["hooks"]["Stop"][0], original["hooks"]["Stop"][0]);
+    let mode = std::fs::metadata(settings(home.path()))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o600, "permissions kept");
+    let backups = std::fs::read_dir(home.path().join(".claude"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains("agent-guards-backup")
+        })
+        .count();
+    assert_eq!(backups, 1);
+    let out = admin(home.path(), &["uninstall"]);
+    assert!(out.status.success());
+    let after: Value =
+        serde_json::from_slice(&std::fs::read(settings(home.path())).unwrap()).unwrap();
+    assert_eq!(after, original, "uninstall removes exactly what we added");
+}
+
+#[test]
+fn unparseable_or_misshapen_settings_are_refused_untouched() {
+    for bad in ["{\"hooks\": ", "[1, 2]", "{\"hooks\": []}", "{\"env\": 3}"] {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+        std::fs::write(settings(home.path()), bad).unwrap();
+        let out = install(home.path(), &built_bins());
+        assert_eq!(out.status.code(), Some(1), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains("left untouched"), "{err}");
+        assert_eq!(std::fs::read_to_string(settings(home.path())).unwrap(), bad);
+        assert!(!home
+            .path()
+            .join(".local/share/agent-guards/bin/egress-audit")
+            .exists());
+    }
+}
+
+#[test]
+fn a_failing_selftest_installs_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let from = home.path().join("broken-build");
+    std::fs::create_dir_all(&from).unwrap();
+    let fake = from.join("egress-audit");
+    std::fs::write(&fake, "#!/bin/sh\necho '{\"status\":\"fail\"}'\nexit 1\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = install(home.path(), &from);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing was installed"));
+    assert!(!settings(home.path()).exists());
+    assert!(!home
+        .path()
+        .join(".local/share/agent-guards/bin/egress-audit")
+        .exists());
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let out = admin(
+        home.path(),
+        &[
+            "install",
+            "--dry-run",
+            "--from",
+            built_bins().to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("would become"));
+    assert!(!settings(home.path()).exists());
+}
