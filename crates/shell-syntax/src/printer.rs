@@ -6,7 +6,7 @@
 //! (substitutions) print below it, indented, labelled with the same `#n`.
 
 use crate::ast::*;
-use crate::view::{CommandView, Invocation};
+use crate::view::{CommandView, Invocation, InvocationKind};
 use crate::Parsed;
 use std::fmt::Write;
 
@@ -25,6 +25,16 @@ pub fn print_view(v: &CommandView) -> String {
     let mut out = String::new();
     for inv in &v.invocations {
         out.push_str(&print_invocation(inv));
+    }
+    for o in &v.origins {
+        let _ = writeln!(
+            out,
+            "origin#{} {:?} launcher=#{} parent={:?} approximate={} text={:?}",
+            o.id, o.kind, o.launcher, o.parent, o.approximate, o.text
+        );
+    }
+    for e in &v.nested_errors {
+        let _ = writeln!(out, "nested error in origin#{}: {}", e.origin, e.error);
     }
     for l in &v.loops {
         let _ = writeln!(
@@ -99,6 +109,16 @@ pub fn print_invocation(inv: &Invocation) -> String {
             .join(", "),
     );
     line("context", inv.context.to_string());
+    line(
+        "origin",
+        inv.origin.iter().map(|o| format!("#{o}")).collect::<Vec<_>>().join(" > "),
+    );
+    if inv.args_incomplete {
+        line("args", "incomplete (more added at run time)".into());
+    }
+    if inv.kind != InvocationKind::Simple {
+        line("kind", format!("{:?}", inv.kind));
+    }
     out
 }
 

@@ -199,17 +199,19 @@ impl<'s, 'b> Parser<'s, 'b> {
                 body,
             }));
         }
+        // bash checks the name only at run time (`for 1x in` parses).
+        if self.peek().is_none_or(is_meta) {
+            return if self.at_eof() {
+                self.err(ErrorKind::UnexpectedEof("a loop variable"))
+            } else {
+                self.unexpected()
+            };
+        }
         let name_start = self.pos;
-        while self
-            .peek()
-            .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-        {
-            self.pos += 1;
-        }
-        let var = self.src[name_start..self.pos].to_string();
-        if var.is_empty() || var.as_bytes()[0].is_ascii_digit() || !self.peek().is_none_or(is_meta) {
-            return self.unexpected();
-        }
+        let name_word = self.word(Mode::Normal)?;
+        let var = name_word
+            .static_value()
+            .unwrap_or_else(|| self.src[name_start..self.pos].to_string());
         self.skip_linebreaks()?;
         let mut items = None;
         if self.eat_reserved("in")? {
@@ -344,9 +346,6 @@ impl<'s, 'b> Parser<'s, 'b> {
             };
             if self.reserved() == Some("]]") {
                 self.pos += 2;
-                if words.is_empty() {
-                    return self.unexpected();
-                }
                 return Ok(words);
             }
             if regex_next && !matches!(c, b'&' | b'|' | b')') {

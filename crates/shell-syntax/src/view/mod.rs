@@ -479,13 +479,6 @@ impl Walker<'_> {
             .collect();
         let argv: Vec<Arg> = s.words.iter().cloned().map(Arg::new).collect();
 
-        if argv.is_empty() {
-            // Assignments alone set shell variables for the rest of the list.
-            for mut e in prefix.clone() {
-                e.source = EnvSource::Shell;
-                scope.env.push(e);
-            }
-        }
         let u = wrappers::unwrap(argv);
         let mut wrappers_list = Vec::new();
         if ctx.time_keyword {
@@ -506,6 +499,14 @@ impl Walker<'_> {
             },
         };
         let mut env = scope.env.clone();
+        if s.words.is_empty() {
+            // Assignments alone set shell variables for the rest of the list.
+            for e in &prefix {
+                let mut e = e.clone();
+                e.source = EnvSource::Shell;
+                scope.env.push(e);
+            }
+        }
         env.extend(prefix);
         env.extend(u.env);
         let mut cds = scope.cds.clone();
