@@ -129,11 +129,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = Session::new(dir.path(), Some("sess-1"));
         assert!(!is_tainted(&s).unwrap());
-        let st = record(&s, &source("https://a.example"), Some("toolu_1"), "2026-12-01T00:00:00.000Z")
-            .unwrap();
+        let st = record(
+            &s,
+            &source("https://a.example"),
+            Some("toolu_1"),
+            "2026-12-01T00:00:00.000Z",
+        )
+        .unwrap();
         assert!(st.tainted);
         assert_eq!(st.count, 1);
-        record(&s, &source("https://b.example"), None, "2026-12-01T00:00:01.000Z").unwrap();
+        record(
+            &s,
+            &source("https://b.example"),
+            None,
+            "2026-12-01T00:00:01.000Z",
+        )
+        .unwrap();
         let st = taint_state(&s).unwrap();
         assert_eq!(st.count, 2);
         let first = st.first.clone().unwrap();
@@ -160,7 +171,10 @@ mod tests {
             record(&s, &source(&format!("u{i}")), None, "t").unwrap();
         }
         let map = s.ledger().read().unwrap();
-        assert_eq!(map[LEDGER_KEY]["evidence"].as_array().unwrap().len(), MAX_EVIDENCE);
+        assert_eq!(
+            map[LEDGER_KEY]["evidence"].as_array().unwrap().len(),
+            MAX_EVIDENCE
+        );
         assert_eq!(map[LEDGER_KEY]["count"], json!(MAX_EVIDENCE + 5));
     }
 

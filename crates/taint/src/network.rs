@@ -107,7 +107,10 @@ fn looks_remote(v: &str) -> bool {
     if v.contains("://") {
         return true;
     }
-    matches!(owner_of_git_url(v), RemoteOwner::Owner(_) | RemoteOwner::Unknown) && v.contains(':')
+    matches!(
+        owner_of_git_url(v),
+        RemoteOwner::Owner(_) | RemoteOwner::Unknown
+    ) && v.contains(':')
 }
 
 /// Why an owner counts as another's, or `None` when it is the maintainer's own.
@@ -123,12 +126,62 @@ fn other_owner(owner: Option<&str>, policy: &TaintPolicy) -> Option<String> {
 
 /// Options of `gh` subcommands that take a separate value (so their value is not a positional).
 const GH_VALUED: &[&str] = &[
-    "-R", "--repo", "-X", "--method", "-H", "--header", "-f", "-F", "--field", "--raw-field",
-    "--input", "-q", "--jq", "-t", "--template", "--hostname", "--cache", "-p", "--preview",
-    "-L", "--limit", "-s", "--state", "-a", "--assignee", "-A", "--author", "-l", "--label",
-    "-B", "--base", "-H", "--head", "-S", "--search", "--json", "-b", "--branch", "-w",
-    "--workflow", "-c", "--commit", "-u", "--user", "-D", "--dir", "-O", "--output", "-e",
-    "--event", "-j", "--job", "-m", "--milestone", "-g", "--pattern",
+    "-R",
+    "--repo",
+    "-X",
+    "--method",
+    "-H",
+    "--header",
+    "-f",
+    "-F",
+    "--field",
+    "--raw-field",
+    "--input",
+    "-q",
+    "--jq",
+    "-t",
+    "--template",
+    "--hostname",
+    "--cache",
+    "-p",
+    "--preview",
+    "-L",
+    "--limit",
+    "-s",
+    "--state",
+    "-a",
+    "--assignee",
+    "-A",
+    "--author",
+    "-l",
+    "--label",
+    "-B",
+    "--base",
+    "-H",
+    "--head",
+    "-S",
+    "--search",
+    "--json",
+    "-b",
+    "--branch",
+    "-w",
+    "--workflow",
+    "-c",
+    "--commit",
+    "-u",
+    "--user",
+    "-D",
+    "--dir",
+    "-O",
+    "--output",
+    "-e",
+    "--event",
+    "-j",
+    "--job",
+    "-m",
+    "--milestone",
+    "-g",
+    "--pattern",
 ];
 
 /// The positional words of a `gh` argv (options and their values removed), and the `-R`
@@ -190,7 +243,9 @@ fn gh_reads_other(inv: &Invocation, policy: &TaintPolicy) -> Option<String> {
     }
     // The target: -R, else GH_REPO, else a repository or URL operand, else the current
     // repository (the maintainer's checkout).
-    let env_repo = inv.env_value("GH_REPO").map(|e| e.value.as_ref().and_then(|a| a.value.as_deref()));
+    let env_repo = inv
+        .env_value("GH_REPO")
+        .map(|e| e.value.as_ref().and_then(|a| a.value.as_deref()));
     let target: Option<Option<&str>> = repo_flag.or(env_repo).or_else(|| {
         positional.get(2).copied().and_then(|p| match p {
             Some(v) if v.contains('/') => Some(Some(v)),
@@ -219,7 +274,10 @@ fn gh_api_reads_other(
         let next = args.get(i + 1).and_then(|a| a.value.as_deref());
         if v == "-X" || v == "--method" {
             method_get = next.is_some_and(|m| m.eq_ignore_ascii_case("GET"));
-        } else if let Some(m) = v.strip_prefix("--method=").or(v.strip_prefix("-X").filter(|m| !m.is_empty())) {
+        } else if let Some(m) = v
+            .strip_prefix("--method=")
+            .or(v.strip_prefix("-X").filter(|m| !m.is_empty()))
+        {
             method_get = m.eq_ignore_ascii_case("GET");
         } else if matches!(v, "-f" | "-F" | "--field" | "--raw-field" | "--input")
             || v.starts_with("-f")
@@ -279,17 +337,47 @@ fn api_path(raw: &str) -> &str {
 
 /// git's global options that take a separate value.
 const GIT_GLOBAL_VALUED: &[&str] = &[
-    "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env",
-    "--exec-path", "--list-cmds",
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--super-prefix",
+    "--config-env",
+    "--exec-path",
+    "--list-cmds",
 ];
 
 /// Options of clone/fetch/pull that take a separate value.
 const GIT_SUB_VALUED: &[&str] = &[
-    "-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference",
-    "--reference-if-able", "--separate-git-dir", "--depth", "--deepen", "--shallow-since",
-    "--shallow-exclude", "-c", "--config", "--filter", "--template", "-j", "--jobs",
-    "--server-option", "--bundle-uri", "--refmap", "--negotiation-tip", "-s", "--strategy",
-    "-X", "--strategy-option", "--recurse-submodules-default",
+    "-o",
+    "--origin",
+    "-b",
+    "--branch",
+    "-u",
+    "--upload-pack",
+    "--reference",
+    "--reference-if-able",
+    "--separate-git-dir",
+    "--depth",
+    "--deepen",
+    "--shallow-since",
+    "--shallow-exclude",
+    "-c",
+    "--config",
+    "--filter",
+    "--template",
+    "-j",
+    "--jobs",
+    "--server-option",
+    "--bundle-uri",
+    "--refmap",
+    "--negotiation-tip",
+    "-s",
+    "--strategy",
+    "-X",
+    "--strategy-option",
+    "--recurse-submodules-default",
 ];
 
 fn git_fetches_other(args: &[Arg], policy: &TaintPolicy) -> Option<String> {
@@ -397,7 +485,9 @@ mod tests {
         assert!(taints("gh api /repos/other/x/contents/README.md"));
         assert!(taints("gh api https://api.github.com/repos/other/x"));
         assert!(taints("gh api search/code?q=x"));
-        assert!(taints("gh api graphql -f query='query { viewer { login } }'"));
+        assert!(taints(
+            "gh api graphql -f query='query { viewer { login } }'"
+        ));
         assert!(taints("gh api \"$URL\""));
         assert!(taints("gh search issues foo"));
         assert!(taints("gh pr view 3 -R other/x"));
@@ -409,17 +499,25 @@ mod tests {
         assert!(!taints("gh api repos/ACME/x"));
         assert!(!taints("gh api repos/{owner}/{repo}/pulls"));
         assert!(!taints("gh api user"));
-        assert!(!taints("gh api repos/other/x/issues -f title=t"), "a POST is a write");
+        assert!(
+            !taints("gh api repos/other/x/issues -f title=t"),
+            "a POST is a write"
+        );
         assert!(taints("gh api -X GET repos/other/x/issues -f state=open"));
         assert!(!taints("gh pr view 3"), "the current repository");
-        assert!(!taints("gh pr create -R other/x -t t -b b"), "a write, not a read");
+        assert!(
+            !taints("gh pr create -R other/x -t t -b b"),
+            "a write, not a read"
+        );
         assert!(!taints("gh repo view acme/x"));
     }
 
     #[test]
     fn git_of_other_owners() {
         assert!(taints("git clone https://github.com/other/x"));
-        assert!(taints("git -C /w clone --depth 1 git@github.com:other/x.git y"));
+        assert!(taints(
+            "git -C /w clone --depth 1 git@github.com:other/x.git y"
+        ));
         assert!(taints("git fetch upstream"));
         assert!(taints("git pull https://github.com/other/x main"));
         assert!(taints("git fetch --all"));

@@ -76,9 +76,18 @@ mod tests {
     #[test]
     fn git_url_spellings() {
         let o = |s: &str| RemoteOwner::Owner(s.to_string());
-        assert_eq!(owner_of_git_url("https://github.com/rust-lang/rust.git"), o("rust-lang"));
-        assert_eq!(owner_of_git_url("http://user@gh.corp:8443/Team/x"), o("Team"));
-        assert_eq!(owner_of_git_url("ssh://git@github.com:22/acme/tools"), o("acme"));
+        assert_eq!(
+            owner_of_git_url("https://github.com/rust-lang/rust.git"),
+            o("rust-lang")
+        );
+        assert_eq!(
+            owner_of_git_url("http://user@gh.corp:8443/Team/x"),
+            o("Team")
+        );
+        assert_eq!(
+            owner_of_git_url("ssh://git@github.com:22/acme/tools"),
+            o("acme")
+        );
         assert_eq!(owner_of_git_url("git@github.com:acme/tools.git"), o("acme"));
         assert_eq!(owner_of_git_url("github.com:acme/tools"), o("acme"));
         assert_eq!(owner_of_git_url("git://host/~alice/x"), o("alice"));
@@ -93,7 +102,10 @@ mod tests {
     #[test]
     fn repo_specs() {
         assert_eq!(owner_of_repo_spec("cli/cli").as_deref(), Some("cli"));
-        assert_eq!(owner_of_repo_spec("ghe.corp/team/x").as_deref(), Some("team"));
+        assert_eq!(
+            owner_of_repo_spec("ghe.corp/team/x").as_deref(),
+            Some("team")
+        );
         assert_eq!(
             owner_of_repo_spec("https://github.com/o/r/pull/3").as_deref(),
             Some("o")

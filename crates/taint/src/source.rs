@@ -96,7 +96,9 @@ pub fn source_of(tool_name: &str, tool_input: &Value, policy: &TaintPolicy) -> O
     match tool_name {
         "WebFetch" => make(
             TaintKind::WebFetch,
-            str_field(tool_input, "url").unwrap_or("<no url>").to_string(),
+            str_field(tool_input, "url")
+                .unwrap_or("<no url>")
+                .to_string(),
         ),
         "WebSearch" => make(
             TaintKind::WebSearch,
@@ -136,8 +138,12 @@ mod tests {
 
     #[test]
     fn web_tools_taint() {
-        let s = source_of("WebFetch", &json!({"url": "https://x.example/p", "prompt": "p"}), &policy())
-            .unwrap();
+        let s = source_of(
+            "WebFetch",
+            &json!({"url": "https://x.example/p", "prompt": "p"}),
+            &policy(),
+        )
+        .unwrap();
         assert_eq!(s.kind, TaintKind::WebFetch);
         assert_eq!(s.detail, "https://x.example/p");
         assert_eq!(s.tool, "WebFetch");
@@ -161,10 +167,27 @@ mod tests {
 
     #[test]
     fn local_tools_do_not_taint() {
-        for tool in ["Read", "Write", "Edit", "Glob", "Grep", "Agent", "Task", "TodoWrite"] {
-            assert!(source_of(tool, &json!({"file_path": "/w/x"}), &policy()).is_none(), "{tool}");
+        for tool in [
+            "Read",
+            "Write",
+            "Edit",
+            "Glob",
+            "Grep",
+            "Agent",
+            "Task",
+            "TodoWrite",
+        ] {
+            assert!(
+                source_of(tool, &json!({"file_path": "/w/x"}), &policy()).is_none(),
+                "{tool}"
+            );
         }
-        assert!(source_of("Bash", &json!({"command": "ls -la && cargo test"}), &policy()).is_none());
+        assert!(source_of(
+            "Bash",
+            &json!({"command": "ls -la && cargo test"}),
+            &policy()
+        )
+        .is_none());
         assert!(source_of("Bash", &json!({}), &policy()).is_none());
     }
 
