@@ -275,7 +275,7 @@ mod tests {
             &project.join(".claude/agents/plain.md"),
             "---\ndescription: d\n---\n",
         );
-        let dirs = AgentDirs::new(&[project.clone()], Some(&home));
+        let dirs = AgentDirs::new(std::slice::from_ref(&project), Some(&home));
         let d = find("rev", &dirs).unwrap();
         assert_eq!(
             (d.scope, d.model.as_deref()),

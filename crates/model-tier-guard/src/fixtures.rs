@@ -98,6 +98,13 @@ impl Layout {
                 std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
             }
         }
+        if let Some(Value::Object(config)) = case.get("config") {
+            // The maintainer's config file, for runs of the real binary (lists of strings only).
+            let dir = self.home.join(".config/agent-guards");
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let text: String = config.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
+            std::fs::write(dir.join("config.toml"), text).map_err(|e| e.to_string())?;
+        }
         if let Some(Value::Object(ledger)) = case.get("ledger") {
             let sid = case.pointer("/payload/session_id").and_then(Value::as_str);
             let session = session_store::Session::new(&self.state.join("agent-guards"), sid);
