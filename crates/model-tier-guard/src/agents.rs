@@ -3,7 +3,7 @@
 //! plugin agent folders (`plugin:name`). Reads are bounded: a few thousand files per folder, the
 //! first 16 KiB of each, three folder levels.
 
-use crate::host::read_prefix;
+use crate::agent_index::Index;
 use std::path::{Path, PathBuf};
 
 const MAX_FILES_PER_ROOT: usize = 4000;
@@ -46,6 +46,8 @@ pub struct AgentDirs {
     pub project: Vec<PathBuf>,
     pub user: Option<PathBuf>,
     pub plugins: Option<PathBuf>,
+    /// Where folder indexes are kept ([`crate::agent_index`]); `None` reads every file.
+    pub index_dir: Option<PathBuf>,
 }
 
 impl AgentDirs {
@@ -63,7 +65,14 @@ impl AgentDirs {
             project,
             user: home.map(|h| h.join(".claude/agents")),
             plugins: home.map(|h| h.join(".claude/plugins")),
+            index_dir: None,
         }
+    }
+
+    /// Keeps folder indexes under `dir`.
+    pub fn with_index(mut self, dir: Option<PathBuf>) -> AgentDirs {
+        self.index_dir = dir;
+        self
     }
 }
 
@@ -128,14 +137,15 @@ pub fn find(subagent_type: &str, dirs: &AgentDirs) -> Option<AgentDef> {
         let root = dirs.plugins.as_deref()?;
         return find_plugin(root, plugin, name, subagent_type);
     }
+    let index = dirs.index_dir.as_deref();
     for root in &dirs.project {
-        if let Some(d) = find_in(root, subagent_type, Scope::Project, MAX_DEPTH) {
+        if let Some(d) = find_in(root, subagent_type, Scope::Project, MAX_DEPTH, index) {
             return Some(d);
         }
     }
     dirs.user
         .as_deref()
-        .and_then(|root| find_in(root, subagent_type, Scope::User, MAX_DEPTH))
+        .and_then(|root| find_in(root, subagent_type, Scope::User, MAX_DEPTH, index))
 }
 
 fn md_files(root: &Path, depth: usize, out: &mut Vec<PathBuf>) {
@@ -152,7 +162,12 @@ fn md_files(root: &Path, depth: usize, out: &mut Vec<PathBuf>) {
         if kind.is_dir() {
             dirs.push(p);
         } else if p.extension().is_some_and(|x| x == "md") {
-            out.push(p);
+            // Only regular files (or links to them): a FIFO named `x.md` would block the read.
+            let regular = kind.is_file()
+                || (kind.is_symlink() && std::fs::metadata(&p).is_ok_and(|m| m.is_file()));
+            if regular {
+                out.push(p);
+            }
         }
     }
     if depth > 1 {
@@ -162,33 +177,92 @@ fn md_files(root: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn find_in(root: &Path, name: &str, scope: Scope, depth: usize) -> Option<AgentDef> {
+fn find_in(
+    root: &Path,
+    name: &str,
+    scope: Scope,
+    depth: usize,
+    index_dir: Option<&Path>,
+) -> Option<AgentDef> {
     let mut files = Vec::new();
     md_files(root, depth, &mut files);
     // The file named after the agent is the likely one: read it first.
     files.sort_by_key(|p| p.file_stem().is_none_or(|s| s != name));
-    for path in files {
-        let Some(text) = read_prefix(&path, MAX_HEAD_BYTES) else {
-            continue;
+    // One buffer for the whole scan: folders of hundreds of definitions are read per dispatch.
+    let mut buf = vec![0u8; MAX_HEAD_BYTES as usize];
+    let mut index: Option<Index> = None;
+    let mut found = None;
+    for (i, path) in files.iter().enumerate() {
+        let named_file = path.file_stem().is_some_and(|s| s == name);
+        let def = match index_dir {
+            // The named file is read directly; the index pays off for the rest of the folder.
+            Some(dir) if !(i == 0 && named_file) => index
+                .get_or_insert_with(|| Index::load(dir, root))
+                .get_or_read(path, || read_definition(path, &mut buf, None)),
+            _ => read_definition(path, &mut buf, Some(name)),
         };
-        let Some(fm) = front_matter(&text) else {
-            continue;
-        };
-        let def_name = fm.name.clone().unwrap_or_else(|| {
-            path.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        });
-        if def_name == name {
-            return Some(AgentDef {
+        if let Some((def_name, model)) = def.filter(|(n, _)| n == name) {
+            found = Some(AgentDef {
                 name: def_name,
-                model: fm.model,
-                path,
+                model,
+                path: path.clone(),
                 scope,
             });
+            break;
         }
     }
-    None
+    if let Some(ix) = index.as_mut() {
+        if found.is_none() {
+            ix.retain(&files);
+        }
+        ix.save();
+    }
+    found
+}
+
+/// A definition's `(name, model)`; the name defaults to the file stem. With `only`, a file
+/// that cannot define that name (not named after it, name not in its head) is skipped unparsed.
+fn read_definition(
+    path: &Path,
+    buf: &mut [u8],
+    only: Option<&str>,
+) -> Option<(String, Option<String>)> {
+    let n = read_head(path, buf)?;
+    let head = &buf[..n];
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned())?;
+    if let Some(name) = only {
+        if stem != name && !contains(head, name.as_bytes()) {
+            return None;
+        }
+    }
+    let fm = front_matter(&String::from_utf8_lossy(head))?;
+    Some((fm.name.unwrap_or(stem), fm.model))
+}
+
+/// Reads the start of a file into `buf` (one `read` for a small regular file).
+fn read_head(path: &Path, buf: &mut [u8]) -> Option<usize> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut filled = 0;
+    while filled < buf.len() {
+        match f.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                // A short read of a regular file is its end.
+                if filled < buf.len() {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some(filled)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 fn find_plugin(root: &Path, plugin: &str, name: &str, full: &str) -> Option<AgentDef> {
@@ -202,7 +276,7 @@ fn find_plugin(root: &Path, plugin: &str, name: &str, full: &str) -> Option<Agen
         let agents = dir.join("agents");
         let in_plugin = dir.components().any(|c| c.as_os_str() == plugin);
         if in_plugin && agents.is_dir() {
-            if let Some(mut d) = find_in(&agents, name, Scope::Plugin, MAX_DEPTH) {
+            if let Some(mut d) = find_in(&agents, name, Scope::Plugin, MAX_DEPTH, None) {
                 d.name = full.to_string();
                 return Some(d);
             }
@@ -286,6 +360,41 @@ mod tests {
         let d = find("plain", &dirs).unwrap();
         assert_eq!(d.model, None, "name from the file stem, no model");
         assert!(find("absent", &dirs).is_none());
+    }
+
+    #[test]
+    fn indexed_scans_see_in_place_edits() {
+        let t = tempfile::tempdir().unwrap();
+        let project = t.path().join("p");
+        let home = t.path().join("h");
+        for i in 0..20 {
+            write(
+                &project.join(format!(".claude/agents/a{i}.md")),
+                &format!("---\nname: a{i}\nmodel: haiku\n---\n"),
+            );
+        }
+        write(
+            &home.join(".claude/agents/u.md"),
+            "---\nname: helper\nmodel: sonnet\n---\n",
+        );
+        let dirs = AgentDirs::new(std::slice::from_ref(&project), Some(&home))
+            .with_index(Some(t.path().join("index")));
+        for _ in 0..2 {
+            let d = find("helper", &dirs).unwrap();
+            assert_eq!((d.scope, d.model.as_deref()), (Scope::User, Some("sonnet")));
+        }
+        assert!(std::fs::read_dir(t.path().join("index")).unwrap().count() >= 1);
+        // A project file rewritten in place to shadow the user's agent is seen at once.
+        std::fs::write(
+            project.join(".claude/agents/a7.md"),
+            "---\nname: helper\nmodel: fable\n---\n",
+        )
+        .unwrap();
+        let d = find("helper", &dirs).unwrap();
+        assert_eq!(
+            (d.scope, d.model.as_deref()),
+            (Scope::Project, Some("fable"))
+        );
     }
 
     #[test]

@@ -105,14 +105,34 @@ fn read_cmdline(path: &Path) -> Option<Vec<String>> {
 }
 
 /// Reads at most `limit` bytes of a file as text (lossy). `None` when it cannot be opened.
+///
+/// Agent folders are scanned on every dispatch, so a small file costs one `read`: the buffer is
+/// sized up front and a short read of a regular file means its end.
 pub fn read_prefix(path: &Path, limit: u64) -> Option<String> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(limit)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    let mut f = std::fs::File::open(path).ok()?;
+    let cap = usize::try_from(limit.min(64 * 1024)).unwrap_or(64 * 1024);
+    let mut buf = vec![0u8; cap];
+    let mut filled = 0;
+    while filled < buf.len() {
+        match f.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                if filled < buf.len() {
+                    // Regular files return everything available up to the request.
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    buf.truncate(filled);
+    if filled == cap && limit > cap as u64 {
+        // A larger file with a larger bound: read the rest, still bounded.
+        f.take(limit - cap as u64).read_to_end(&mut buf).ok()?;
+    }
+    Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
 #[cfg(test)]
@@ -133,6 +153,19 @@ mod tests {
     fn cmdline_of_this_process() {
         let args = read_cmdline(Path::new("/proc/self/cmdline"));
         assert!(args.is_some());
+    }
+
+    #[test]
+    fn bounded_reads() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("f");
+        std::fs::write(&p, "a".repeat(100_000)).unwrap();
+        assert_eq!(read_prefix(&p, 10).unwrap().len(), 10);
+        assert_eq!(read_prefix(&p, 70_000).unwrap().len(), 70_000);
+        assert_eq!(read_prefix(&p, 1 << 20).unwrap().len(), 100_000);
+        std::fs::write(&p, "short").unwrap();
+        assert_eq!(read_prefix(&p, 16 * 1024).unwrap(), "short");
+        assert!(read_prefix(&t.path().join("none"), 10).is_none());
     }
 
     #[test]

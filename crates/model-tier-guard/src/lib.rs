@@ -16,6 +16,7 @@
 //! Rules are pure over typed facts; [`judge`] gathers the facts (ledger, transcript, agent
 //! folders, the CLI's command line) through [`host::Host`] and a [`session_store::Session`].
 
+pub mod agent_index;
 pub mod agents;
 pub mod fixtures;
 pub mod host;
@@ -141,7 +142,7 @@ pub fn judge(mut input: HookInput, ctx: &Ctx) -> Verdict {
                 .as_deref()
                 .filter(|s| !s.is_empty() && *s != "fork")
                 .and_then(|s| agents::find(s, &dirs));
-            let facts = m2_dispatch::DispatchFacts {
+            let mut facts = m2_dispatch::DispatchFacts {
                 call_model: str_of(&tool_input, "model"),
                 subagent_type,
                 definition,
@@ -153,10 +154,18 @@ pub fn judge(mut input: HookInput, ctx: &Ctx) -> Verdict {
                     .host
                     .var("CLAUDE_CODE_SUBAGENT_MODEL_FORCE")
                     .map(str::to_string),
-                main: learn_main(&map),
+                main: None,
                 grant: grant.clone(),
                 taint: TaintState::from_ledger(&map),
             };
+            // The main model (a transcript read) only matters when it may run or be compared.
+            if facts.taint.tainted
+                || m2_dispatch::candidates(&facts)
+                    .iter()
+                    .any(|c| c.inherits_main)
+            {
+                facts.main = learn_main(&map);
+            }
             (m2_dispatch::decide(&facts, &ctx.tiers), Kind::Pre)
         }
         (Event::PreToolUse, "Bash") => {
@@ -367,6 +376,7 @@ fn agent_dirs(ctx: &Ctx, cwd: Option<&str>) -> agents::AgentDirs {
         dirs.push(PathBuf::from(c));
     }
     agents::AgentDirs::new(&dirs, ctx.host.home().as_deref())
+        .with_index(ctx.state_dir.as_ref().map(|s| s.join("agent-index")))
 }
 
 /// Appends the verdict's audit records to the session's audit log.

@@ -68,39 +68,60 @@ pub fn learn(
 
 /// The last model the transcript names for the main thread: an assistant line's
 /// `message.model`, or a `model` attachment's `identity.modelId`, whichever comes last.
+///
+/// The file is read backwards in chunks (the answer is usually in the last few lines), at most
+/// [`TRANSCRIPT_TAIL_BYTES`] in total.
 pub fn from_transcript(path: &Path) -> Option<String> {
+    const CHUNK: u64 = 128 * 1024;
     let mut f = std::fs::File::open(path).ok()?;
     let len = f.metadata().ok()?.len();
-    let start = len.saturating_sub(TRANSCRIPT_TAIL_BYTES);
-    f.seek(SeekFrom::Start(start)).ok()?;
-    let mut bytes = Vec::new();
-    f.take(TRANSCRIPT_TAIL_BYTES).read_to_end(&mut bytes).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    // A cut first line is skipped by failing to parse.
-    for line in text.lines().rev() {
-        // Cheap filter before parsing: most lines are neither.
-        if !(line.contains("\"assistant\"") || line.contains("\"modelId\"")) {
-            continue;
-        }
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            continue;
+    let floor = len.saturating_sub(TRANSCRIPT_TAIL_BYTES);
+    let mut pos = len;
+    // Bytes after `pos` that start a line not yet complete (its head is in an earlier chunk).
+    let mut carry: Vec<u8> = Vec::new();
+    while pos > floor {
+        let start = pos.saturating_sub(CHUNK).max(floor);
+        let mut chunk = vec![0u8; usize::try_from(pos - start).ok()?];
+        f.seek(SeekFrom::Start(start)).ok()?;
+        f.read_exact(&mut chunk).ok()?;
+        chunk.extend_from_slice(&carry);
+        pos = start;
+        // Unless this chunk starts the file (or the bound), its first line may be cut.
+        let (head, complete) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) if pos > 0 => (chunk[..i].to_vec(), &chunk[i + 1..]),
+            _ => (Vec::new(), &chunk[..]),
         };
-        if v.get("isSidechain").and_then(Value::as_bool) == Some(true) {
-            continue;
+        for line in complete.rsplit(|b| *b == b'\n') {
+            if let Some(m) = model_of_line(line) {
+                return Some(m);
+            }
         }
-        let model = match v.get("type").and_then(Value::as_str) {
-            Some("assistant") => v.pointer("/message/model").and_then(Value::as_str),
-            Some("attachment") if v.pointer("/attachment/type") == Some(&json!("model")) => v
-                .pointer("/attachment/identity/modelId")
-                .and_then(Value::as_str),
-            _ => None,
-        };
-        // `<synthetic>` marks messages the CLI made up itself (errors, interruptions).
-        if let Some(m) = model.filter(|m| !m.is_empty() && !m.starts_with('<')) {
-            return Some(m.to_string());
-        }
+        carry = head;
     }
     None
+}
+
+fn model_of_line(line: &[u8]) -> Option<String> {
+    let line = std::str::from_utf8(line).ok()?;
+    // Cheap filter before parsing: most lines are neither.
+    if !(line.contains("\"assistant\"") || line.contains("\"modelId\"")) {
+        return None;
+    }
+    let v = serde_json::from_str::<Value>(line).ok()?;
+    if v.get("isSidechain").and_then(Value::as_bool) == Some(true) {
+        return None;
+    }
+    let model = match v.get("type").and_then(Value::as_str) {
+        Some("assistant") => v.pointer("/message/model").and_then(Value::as_str),
+        Some("attachment") if v.pointer("/attachment/type") == Some(&json!("model")) => v
+            .pointer("/attachment/identity/modelId")
+            .and_then(Value::as_str),
+        _ => None,
+    };
+    // `<synthetic>` marks messages the CLI made up itself (errors, interruptions).
+    model
+        .filter(|m| !m.is_empty() && !m.starts_with('<'))
+        .map(str::to_string)
 }
 
 /// How the CLI was launched: `--model`, else `ANTHROPIC_MODEL`, else settings `model`
@@ -149,6 +170,24 @@ mod tests {
         std::fs::write(&p, lines[0].to_string()).unwrap();
         assert_eq!(from_transcript(&p).as_deref(), Some("claude-fable-5-2"));
         assert_eq!(from_transcript(&t.path().join("none")), None);
+        // The answer behind more than one chunk of later lines, and a line longer than a chunk.
+        let filler = json!({"type": "attachment", "attachment": {"content": "x".repeat(300_000)}});
+        let mut text = lines[1].to_string();
+        for _ in 0..3 {
+            text.push('\n');
+            text.push_str(&filler.to_string());
+        }
+        text.push('\n');
+        std::fs::write(&p, &text).unwrap();
+        assert_eq!(from_transcript(&p).as_deref(), Some("claude-opus-5-5"));
+        // Beyond the bound it is not found (and not read).
+        let mut far = lines[1].to_string();
+        for _ in 0..8 {
+            far.push('\n');
+            far.push_str(&filler.to_string());
+        }
+        std::fs::write(&p, &far).unwrap();
+        assert_eq!(from_transcript(&p), None);
     }
 
     #[test]
