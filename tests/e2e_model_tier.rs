@@ -408,3 +408,80 @@ fn e_without_a_pre_tool_use_guard_the_cli_runs_the_tier_and_m6_reports_it() {
     assert_eq!(post["requirement"], "M6");
     assert!(post["warning"].as_str().unwrap().contains("fable"));
 }
+
+/// The family word of a model id (`claude-haiku-5-5` → `haiku`).
+fn family(model: &str) -> &'static str {
+    ["fable", "opus", "sonnet", "haiku"]
+        .into_iter()
+        .find(|f| model.contains(f))
+        .unwrap_or("unknown")
+}
+
+#[test]
+fn f_m2_resolution_agrees_with_the_cli() {
+    let plain = "---\nname: reviewer\ndescription: Reviews.\n---\nReview.\n";
+    let opus = "---\nname: reviewer\ndescription: Reviews.\nmodel: opus\n---\nReview.\n";
+    let env_haiku = [("CLAUDE_CODE_SUBAGENT_MODEL", "haiku")];
+    let forced = [
+        ("CLAUDE_CODE_SUBAGENT_MODEL", "haiku"),
+        ("CLAUDE_CODE_SUBAGENT_MODEL_FORCE", "1"),
+    ];
+    // (environment, call model, subagent_type, definition, family the CLI 2.1.332 runs)
+    let cases: [(&[(&str, &str)], Option<&str>, Option<&str>, &str, &str); 5] = [
+        (&forced, Some("opus"), Some("reviewer"), plain, "haiku"),
+        (&env_haiku, Some("opus"), Some("reviewer"), plain, "opus"),
+        (&env_haiku, None, Some("reviewer"), plain, "haiku"),
+        (&env_haiku, None, Some("reviewer"), opus, "opus"),
+        (&[], Some("haiku"), None, plain, "haiku"),
+    ];
+    for (env, model, subagent_type, definition, runs_on) in cases {
+        let mut input =
+            json!({"description": "d", "prompt": "Review.", "run_in_background": false});
+        if let Some(m) = model {
+            input["model"] = json!(m);
+        }
+        if let Some(t) = subagent_type {
+            input["subagent_type"] = json!(t);
+        }
+        let mut s = with_guard(Scenario::new())
+            .allowed_tools(&["Bash", "Agent"])
+            .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
+            .file(".claude/agents/reviewer.md", definition);
+        for (k, v) in env {
+            s = s.cli_env(k, v);
+        }
+        let Some(out) = s
+            .turn(tool("Agent", input.clone()))
+            .subagent_turn(text("Reviewed."))
+            .turn(text("Done."))
+            .run()
+        else {
+            return;
+        };
+        let sub = out.subagent_requests();
+        let used = family(sub[0].model().unwrap_or(""));
+        assert_eq!(used, runs_on, "the CLI for {env:?} {input}");
+        let records = audit(&out.home_dir(), &out.result.session_id);
+        let pre = records
+            .iter()
+            .find(|r| r["event"] == "PreToolUse" && r["tool_name"] == "Agent")
+            .unwrap();
+        let ours: Vec<&str> = pre["evidence"]["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["family"].as_str().unwrap_or("?"))
+            .collect();
+        assert!(
+            ours.contains(&used),
+            "M2 resolved {ours:?} where the CLI ran {used} for {env:?} {input}"
+        );
+        if subagent_type.is_some() {
+            assert_eq!(
+                ours,
+                vec![used],
+                "one candidate for a named agent: {env:?} {input}"
+            );
+        }
+    }
+}
