@@ -400,10 +400,11 @@ impl<'s, 'b> Parser<'s, 'b> {
         loop {
             self.tick()?;
             match self.reserved() {
-                Some("time") if time.is_none() && negations == 0 => {
+                Some("time") => {
+                    // bash accepts `time time cmd` and `! time cmd`.
                     self.pos += 4;
                     self.skip_blanks()?;
-                    let mut posix = false;
+                    let mut posix = time.is_some_and(|t: TimeFlags| t.posix);
                     if self.starts_with("-p") && self.peek_at(2).is_none_or(is_meta) {
                         self.pos += 2;
                         posix = true;
@@ -458,11 +459,10 @@ impl<'s, 'b> Parser<'s, 'b> {
         })
     }
 
+    /// Whether a bare `!` or `time` may end here (bash rejects `! &`, `time || x`).
     fn at_pipeline_end(&self) -> bool {
         match self.peek() {
-            None | Some(b'\n') => true,
-            Some(b';') | Some(b'&') | Some(b')') => true,
-            Some(b'|') => self.peek_at(1) == Some(b'|'),
+            None | Some(b'\n') | Some(b';') | Some(b')') => true,
             _ => self.reserved().is_some_and(|r| CLOSERS.contains(&r)),
         }
     }
@@ -486,7 +486,9 @@ impl<'s, 'b> Parser<'s, 'b> {
         match self.reserved() {
             Some("function") => return self.function_keyword(start),
             Some("coproc") => return self.coproc(start),
-            Some(r) if CLOSERS.contains(&r) || r == "]]" => return self.unexpected(),
+            Some(r) if CLOSERS.contains(&r) || matches!(r, "]]" | "in" | "!") => {
+                return self.unexpected()
+            }
             _ => {}
         }
         match self.peek() {
@@ -744,6 +746,16 @@ impl<'s, 'b> Parser<'s, 'b> {
                 return self.unexpected()
             }
             _ => {}
+        }
+        // `>2>&1`: a number right before a redirection operator is that operator's fd, so
+        // it cannot be this one's target.
+        let digits = self.b[self.pos..self.end]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        let dup = matches!(op, RedirOp::DupIn | RedirOp::DupOut);
+        if !dup && digits > 0 && matches!(self.peek_at(digits), Some(b'<') | Some(b'>')) {
+            return self.unexpected();
         }
         let target = self.word(word::Mode::Normal)?;
         if target.parts.is_empty() {

@@ -253,8 +253,18 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
         if guard > 10_000 {
             return None;
         }
-        let v = args[i].value.clone()?;
         let span = args[i].word.span;
+        let Some(v) = args[i].value.clone() else {
+            // `NAME="$x"`: an assignment with a run-time value.
+            let name = dynamic_assignment_name(&args[i].word)?;
+            u.env.push(EnvVar {
+                name,
+                value: None,
+                source: EnvSource::EnvCommand,
+            });
+            i += 1;
+            continue;
+        };
         if v == "--" {
             i += 1;
             break;
@@ -337,6 +347,17 @@ fn unwrap_flock(rest: &[Arg], u: &mut Unwrapped) -> Option<usize> {
         return None;
     }
     Some(after_file)
+}
+
+/// For a dynamic word written `NAME=...`: the name.
+fn dynamic_assignment_name(w: &crate::ast::Word) -> Option<String> {
+    match w.parts.first() {
+        Some(crate::ast::WordPart::Literal(l)) => {
+            let (name, _) = l.split_once('=')?;
+            is_name(name).then(|| name.to_string())
+        }
+        _ => None,
+    }
 }
 
 fn is_name(s: &str) -> bool {
