@@ -540,12 +540,11 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             let w = self.word(word::Mode::Normal)?;
             if cmd.words.is_empty() {
-                decl = w.static_value().is_some_and(|n| {
-                    matches!(
-                        n.as_str(),
-                        "declare" | "typeset" | "local" | "export" | "readonly"
-                    )
-                });
+                decl = matches!(
+                    w.parts.as_slice(),
+                    [WordPart::Literal(n)]
+                        if matches!(n.as_str(), "declare" | "typeset" | "local" | "export" | "readonly")
+                );
             }
             cmd.words.push(w);
         }
@@ -566,7 +565,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         if e == self.pos || self.b[self.pos].is_ascii_digit() {
             return Ok(None);
         }
-        let name = self.src[self.pos..e].to_string();
+        let name_end = e;
         let mut index = None;
         let mut p = e;
         if p < self.end && self.b[p] == b'[' {
@@ -581,6 +580,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         if !(append || (p < self.end && self.b[p] == b'=')) {
             return Ok(None);
         }
+        let name = self.src[self.pos..name_end].to_string();
         self.pos = p + if append { 2 } else { 1 };
         let value = if self.peek() == Some(b'(') {
             AssignValue::Array(self.array_elements()?)
@@ -775,6 +775,18 @@ impl<'s, 'b> Parser<'s, 'b> {
         }))
     }
 }
+
+/// Bytes at which the literal fast path in [`Parser::word`] stops to look closer.
+pub(crate) static WORD_SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let special = b" \t\n;&|()<>\\'\"$`*?[{~+@!}:/]=,";
+    let mut i = 0;
+    while i < special.len() {
+        t[special[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 /// Bytes that end an unquoted word.
 pub(crate) fn is_meta(c: u8) -> bool {

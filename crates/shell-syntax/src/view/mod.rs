@@ -14,6 +14,7 @@ pub use types::*;
 pub use wrappers::{is_shell, normalise_program};
 
 use crate::ast::*;
+use std::rc::Rc;
 use crate::Parsed;
 
 /// The command view of a parse, with default options.
@@ -78,7 +79,8 @@ impl Scope {
 #[derive(Clone, Default)]
 struct Ctx {
     context: Context,
-    redirects: Vec<AppliedRedirect>,
+    /// Shared: cloned for every construct, extended only by constructs with redirections.
+    redirects: Rc<Vec<AppliedRedirect>>,
     origin: Vec<usize>,
     /// Wrappers imposed by a `time` keyword on the pipeline.
     time_keyword: bool,
@@ -186,7 +188,7 @@ impl Walker<'_> {
                 let mut c = ctx.clone();
                 c.context.function = Some(f.name.clone());
                 let rs = self.applied(&f.redirects, scope, &c, RedirSource::Enclosing);
-                c.redirects.extend(rs);
+                extend_redirects(&mut c, rs);
                 let mut sub = scope.clone();
                 self.compound(&f.body, &mut sub, &c);
             }
@@ -204,7 +206,7 @@ impl Walker<'_> {
     fn compound(&mut self, cc: &CompoundCommand, scope: &mut Scope, ctx: &Ctx) {
         let mut c = ctx.clone();
         let rs = self.applied(&cc.redirects, scope, ctx, RedirSource::Enclosing);
-        c.redirects.extend(rs.iter().cloned());
+        extend_redirects(&mut c, rs.clone());
         c.and_or_level = ctx.and_or_level;
         match &cc.kind {
             CompoundKind::Brace(l) => self.list(l, scope, &c),
@@ -794,15 +796,17 @@ impl Walker<'_> {
         c.time_keyword = false;
         c.and_or_level = ctx.and_or_level + 1;
         c.context.pipeline = None;
-        c.redirects = launcher
-            .redirects
-            .iter()
-            .cloned()
-            .map(|mut r| {
-                r.source = RedirSource::Launcher;
-                r
-            })
-            .collect();
+        c.redirects = Rc::new(
+            launcher
+                .redirects
+                .iter()
+                .cloned()
+                .map(|mut r| {
+                    r.source = RedirSource::Launcher;
+                    r
+                })
+                .collect(),
+        );
         // The launcher's environment and directory are inherited.
         let mut sub = Scope {
             cds: launcher.cds.clone(),
@@ -916,6 +920,14 @@ impl Walker<'_> {
             }
             _ => {}
         }
+    }
+}
+
+fn extend_redirects(c: &mut Ctx, rs: Vec<AppliedRedirect>) {
+    if !rs.is_empty() {
+        let mut v = (*c.redirects).clone();
+        v.extend(rs);
+        c.redirects = Rc::new(v);
     }
 }
 
