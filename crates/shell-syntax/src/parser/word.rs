@@ -152,7 +152,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     let s = self.pos;
                     self.pos += 1;
                     while let Some(c) = self.peek() {
-                        if is_meta(c) || b"\\'\"$`*?[{~+@!}:/]=,|".contains(&c) {
+                        if super::WORD_SPECIAL[c as usize] {
                             break;
                         }
                         self.pos += 1;

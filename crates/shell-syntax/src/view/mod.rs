@@ -14,6 +14,7 @@ pub use types::*;
 pub use wrappers::{is_shell, normalise_program};
 
 use crate::ast::*;
+use std::rc::Rc;
 use crate::Parsed;
 
 /// The command view of a parse, with default options.
@@ -41,13 +42,45 @@ struct Scope {
     cds: Vec<CdStep>,
     env: Vec<EnvVar>,
     exec_redirects: Vec<AppliedRedirect>,
+    truncated: bool,
+}
+
+impl Scope {
+    fn push_env(&mut self, e: EnvVar) {
+        // The newest entry for a name is its current state.
+        self.env.retain(|old| old.name != e.name);
+        self.env.push(e);
+        if self.env.len() > MAX_SCOPE_ENTRIES {
+            self.env.remove(0);
+            self.truncated = true;
+        }
+    }
+    fn push_cd(&mut self, c: CdStep) {
+        self.cds.push(c);
+        if self.cds.len() > MAX_SCOPE_ENTRIES {
+            self.cds.remove(0);
+            self.truncated = true;
+        }
+    }
+    fn push_exec_redirect(&mut self, r: AppliedRedirect) {
+        // A later `exec` redirection of the same fd replaces the earlier one.
+        if r.fd.is_some() {
+            self.exec_redirects.retain(|old| old.fd != r.fd);
+        }
+        self.exec_redirects.push(r);
+        if self.exec_redirects.len() > MAX_SCOPE_ENTRIES {
+            self.exec_redirects.remove(0);
+            self.truncated = true;
+        }
+    }
 }
 
 /// What an enclosing construct imposes on the commands inside it.
 #[derive(Clone, Default)]
 struct Ctx {
     context: Context,
-    redirects: Vec<AppliedRedirect>,
+    /// Shared: cloned for every construct, extended only by constructs with redirections.
+    redirects: Rc<Vec<AppliedRedirect>>,
     origin: Vec<usize>,
     /// Wrappers imposed by a `time` keyword on the pipeline.
     time_keyword: bool,
@@ -100,22 +133,19 @@ impl Walker<'_> {
         let pipes: Vec<&Pipeline> = std::iter::once(&ao.first)
             .chain(ao.rest.iter().map(|(_, p)| p))
             .collect();
+        let ops: std::sync::Arc<[(AndOrOp, Option<Vec<Arg>>)]> = ao
+            .rest
+            .iter()
+            .map(|(op, p)| (*op, simple_argv(p)))
+            .collect();
         for (i, p) in pipes.iter().enumerate() {
             let mut c = ctx.clone();
-            let before = if i == 0 { None } else { Some(ao.rest[i - 1].0) };
-            let following: Vec<(AndOrOp, Option<Vec<Arg>>)> = ao.rest[i..]
-                .iter()
-                .map(|(op, p)| (*op, simple_argv(p)))
-                .collect();
-            if before.is_some() || !following.is_empty() {
-                c.context.and_or.insert(
-                    0,
-                    AndOrLink {
-                        level: ctx.and_or_level,
-                        before,
-                        following,
-                    },
-                );
+            if !ops.is_empty() {
+                c.context.and_or.push(AndOrLink {
+                    level: ctx.and_or_level,
+                    position: i,
+                    ops: ops.clone(),
+                });
             }
             c.and_or_level = ctx.and_or_level + 1;
             self.pipeline(p, scope, &c);
@@ -158,7 +188,7 @@ impl Walker<'_> {
                 let mut c = ctx.clone();
                 c.context.function = Some(f.name.clone());
                 let rs = self.applied(&f.redirects, scope, &c, RedirSource::Enclosing);
-                c.redirects.extend(rs);
+                extend_redirects(&mut c, rs);
                 let mut sub = scope.clone();
                 self.compound(&f.body, &mut sub, &c);
             }
@@ -176,7 +206,7 @@ impl Walker<'_> {
     fn compound(&mut self, cc: &CompoundCommand, scope: &mut Scope, ctx: &Ctx) {
         let mut c = ctx.clone();
         let rs = self.applied(&cc.redirects, scope, ctx, RedirSource::Enclosing);
-        c.redirects.extend(rs.iter().cloned());
+        extend_redirects(&mut c, rs.clone());
         c.and_or_level = ctx.and_or_level;
         match &cc.kind {
             CompoundKind::Brace(l) => self.list(l, scope, &c),
@@ -413,6 +443,7 @@ impl Walker<'_> {
             origin: ctx.origin.clone(),
             span,
             args_incomplete: false,
+            scope_truncated: scope.truncated,
         };
         self.push(inv);
     }
@@ -504,7 +535,7 @@ impl Walker<'_> {
             for e in &prefix {
                 let mut e = e.clone();
                 e.source = EnvSource::Shell;
-                scope.env.push(e);
+                scope.push_env(e);
             }
         }
         env.extend(prefix);
@@ -529,6 +560,7 @@ impl Walker<'_> {
             origin: ctx.origin.clone(),
             span: s.span,
             args_incomplete: u.args_incomplete,
+            scope_truncated: scope.truncated,
         };
         let idx = self.push(inv);
         if idx == usize::MAX {
@@ -592,6 +624,7 @@ impl Walker<'_> {
             origin: base.origin.clone(),
             span: base.span,
             args_incomplete: plus || u.args_incomplete,
+            scope_truncated: base.scope_truncated,
         };
         self.push(inv);
     }
@@ -763,20 +796,23 @@ impl Walker<'_> {
         c.time_keyword = false;
         c.and_or_level = ctx.and_or_level + 1;
         c.context.pipeline = None;
-        c.redirects = launcher
-            .redirects
-            .iter()
-            .cloned()
-            .map(|mut r| {
-                r.source = RedirSource::Launcher;
-                r
-            })
-            .collect();
+        c.redirects = Rc::new(
+            launcher
+                .redirects
+                .iter()
+                .cloned()
+                .map(|mut r| {
+                    r.source = RedirSource::Launcher;
+                    r
+                })
+                .collect(),
+        );
         // The launcher's environment and directory are inherited.
         let mut sub = Scope {
             cds: launcher.cds.clone(),
             env: launcher.env.clone(),
             exec_redirects: Vec::new(),
+            truncated: launcher.scope_truncated,
         };
         self.list(&parsed.script.body, &mut sub, &c);
     }
@@ -813,9 +849,9 @@ impl Walker<'_> {
                         target: Some((*a).clone()),
                     },
                 };
-                scope.cds.push(step);
+                scope.push_cd(step);
             }
-            "popd" => scope.cds.push(CdStep {
+            "popd" => scope.push_cd(CdStep {
                 kind: CdKind::Popd,
                 target: None,
             }),
@@ -844,7 +880,7 @@ impl Walker<'_> {
                             .find(|e| e.name == n)
                             .and_then(|e| e.value.clone()),
                     };
-                    scope.env.push(EnvVar {
+                    scope.push_env(EnvVar {
                         name: n.to_string(),
                         value,
                         source: if exporting {
@@ -859,7 +895,7 @@ impl Walker<'_> {
             "unset" => {
                 for a in &inv.args {
                     if let Some(v) = a.value.as_deref().filter(|v| !v.starts_with('-')) {
-                        scope.env.push(EnvVar {
+                        scope.push_env(EnvVar {
                             name: v.to_string(),
                             value: None,
                             source: EnvSource::Unset,
@@ -878,10 +914,20 @@ impl Walker<'_> {
                         r
                     })
                     .collect();
-                scope.exec_redirects.extend(own);
+                for r in own {
+                    scope.push_exec_redirect(r);
+                }
             }
             _ => {}
         }
+    }
+}
+
+fn extend_redirects(c: &mut Ctx, rs: Vec<AppliedRedirect>) {
+    if !rs.is_empty() {
+        let mut v = (*c.redirects).clone();
+        v.extend(rs);
+        c.redirects = Rc::new(v);
     }
 }
 
