@@ -71,6 +71,22 @@ fn agent_call(model: Option<&str>) -> Value {
     input
 }
 
+/// A final turn that repeats the tool result it got (where a deny reason arrives).
+fn echo_result() -> e2e_harness::Turn {
+    decide(|req| {
+        let r = &req.tool_results()[0];
+        text(format!("error={} {}", r.is_error, r.text))
+    })
+}
+
+/// The audit record of `event` for `tool`.
+fn record<'a>(records: &'a [Value], event: &str, tool: &str) -> &'a Value {
+    records
+        .iter()
+        .find(|r| r["event"] == event && r["tool_name"] == tool)
+        .unwrap_or_else(|| panic!("no {event} {tool} record in {records:?}"))
+}
+
 const REVIEWER: &str =
     "---\nname: reviewer\ndescription: Reviews changes.\n---\nReview the change.\n";
 
@@ -80,10 +96,7 @@ fn a_agent_call_on_the_tier_is_denied_with_our_reason() {
         .allowed_tools(&["Bash", "Agent"])
         .file(".claude/agents/reviewer.md", REVIEWER)
         .turn(tool("Agent", agent_call(Some("fable"))))
-        .turn(decide(|req| {
-            let r = &req.tool_results()[0];
-            text(format!("denied={} {}", r.is_error, r.text))
-        }))
+        .turn(echo_result())
         .run()
     else {
         return;
@@ -137,15 +150,9 @@ fn b_agent_call_on_haiku_runs() {
         out.result.result
     );
     let records = audit(&out.home_dir(), &out.result.session_id);
-    let pre = records
-        .iter()
-        .find(|r| r["event"] == "PreToolUse" && r["tool_name"] == "Agent")
-        .unwrap();
+    let pre = record(&records, "PreToolUse", "Agent");
     assert_eq!(pre["decision"], "allow");
-    let post = records
-        .iter()
-        .find(|r| r["event"] == "PostToolUse" && r["tool_name"] == "Agent")
-        .unwrap();
+    let post = record(&records, "PostToolUse", "Agent");
     assert_eq!(
         post["decision"], "allow",
         "M6 saw a permitted model: {post}"
@@ -349,10 +356,7 @@ fn d_webfetch_taints_and_escalation_is_denied() {
             assert!(!r.is_error, "the fetch worked: {}", r.text);
             tool("Agent", agent_call(Some("opus")))
         }))
-        .turn(decide(|req| {
-            let r = &req.tool_results()[0];
-            text(format!("denied={} {}", r.is_error, r.text))
-        }))
+        .turn(echo_result())
         .run()
     else {
         return;
@@ -427,7 +431,14 @@ fn f_m2_resolution_agrees_with_the_cli() {
         ("CLAUDE_CODE_SUBAGENT_MODEL_FORCE", "1"),
     ];
     // (environment, call model, subagent_type, definition, family the CLI 2.1.332 runs)
-    let cases: [(&[(&str, &str)], Option<&str>, Option<&str>, &str, &str); 5] = [
+    type Case<'a> = (
+        &'a [(&'a str, &'a str)],
+        Option<&'a str>,
+        Option<&'a str>,
+        &'a str,
+        &'a str,
+    );
+    let cases: [Case; 5] = [
         (&forced, Some("opus"), Some("reviewer"), plain, "haiku"),
         (&env_haiku, Some("opus"), Some("reviewer"), plain, "opus"),
         (&env_haiku, None, Some("reviewer"), plain, "haiku"),
@@ -462,10 +473,7 @@ fn f_m2_resolution_agrees_with_the_cli() {
         let used = family(sub[0].model().unwrap_or(""));
         assert_eq!(used, runs_on, "the CLI for {env:?} {input}");
         let records = audit(&out.home_dir(), &out.result.session_id);
-        let pre = records
-            .iter()
-            .find(|r| r["event"] == "PreToolUse" && r["tool_name"] == "Agent")
-            .unwrap();
+        let pre = record(&records, "PreToolUse", "Agent");
         let ours: Vec<&str> = pre["evidence"]["candidates"]
             .as_array()
             .unwrap()

@@ -27,15 +27,6 @@ pub struct Index {
     dirty: bool,
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
 fn stamp(path: &Path) -> Option<[i64; 5]> {
     let m = std::fs::metadata(path).ok()?;
     if !m.is_file() {
@@ -55,8 +46,9 @@ fn stamp(path: &Path) -> Option<[i64; 5]> {
 impl Index {
     /// The index of `root`, kept under `cache_dir` (empty when missing or unreadable).
     pub fn load(cache_dir: &Path, root: &Path) -> Index {
-        let key = fnv1a(root.as_os_str().as_encoded_bytes());
-        let path = cache_dir.join(format!("{key:016x}.json"));
+        // A safe, collision-free file name for the folder's path (hashed when not plain).
+        let name = session_store::session_dir_name(&root.to_string_lossy());
+        let path = cache_dir.join(format!("{name}.json"));
         let entries = read_prefix(&path, MAX_INDEX_BYTES)
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default();

@@ -4,6 +4,7 @@
 //! first 16 KiB of each, three folder levels.
 
 use crate::agent_index::Index;
+use crate::host::read_head;
 use std::path::{Path, PathBuf};
 
 const MAX_FILES_PER_ROOT: usize = 4000;
@@ -227,7 +228,7 @@ fn read_definition(
     buf: &mut [u8],
     only: Option<&str>,
 ) -> Option<(String, Option<String>)> {
-    let n = read_head(path, buf)?;
+    let (_, n) = read_head(path, buf)?;
     let head = &buf[..n];
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned())?;
     if let Some(name) = only {
@@ -237,28 +238,6 @@ fn read_definition(
     }
     let fm = front_matter(&String::from_utf8_lossy(head))?;
     Some((fm.name.unwrap_or(stem), fm.model))
-}
-
-/// Reads the start of a file into `buf` (one `read` for a small regular file).
-fn read_head(path: &Path, buf: &mut [u8]) -> Option<usize> {
-    use std::io::Read;
-    let mut f = std::fs::File::open(path).ok()?;
-    let mut filled = 0;
-    while filled < buf.len() {
-        match f.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => {
-                filled += n;
-                // A short read of a regular file is its end.
-                if filled < buf.len() {
-                    break;
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return None,
-        }
-    }
-    Some(filled)
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {

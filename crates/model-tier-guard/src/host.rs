@@ -105,13 +105,24 @@ fn read_cmdline(path: &Path) -> Option<Vec<String>> {
 }
 
 /// Reads at most `limit` bytes of a file as text (lossy). `None` when it cannot be opened.
-///
-/// Agent folders are scanned on every dispatch, so a small file costs one `read`: the buffer is
-/// sized up front and a short read of a regular file means its end.
 pub fn read_prefix(path: &Path, limit: u64) -> Option<String> {
-    let mut f = std::fs::File::open(path).ok()?;
     let cap = usize::try_from(limit.min(64 * 1024)).unwrap_or(64 * 1024);
     let mut buf = vec![0u8; cap];
+    let (file, filled) = read_head(path, &mut buf)?;
+    buf.truncate(filled);
+    if filled == cap && limit > cap as u64 {
+        // A larger file with a larger bound: read the rest, still bounded.
+        file.take(limit - cap as u64).read_to_end(&mut buf).ok()?;
+    }
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// Reads the start of a file into `buf` and returns the open file and the bytes read.
+///
+/// Agent folders are scanned on every dispatch, so a small file costs one `read`: a short read
+/// of a regular file means its end.
+pub fn read_head(path: &Path, buf: &mut [u8]) -> Option<(std::fs::File, usize)> {
+    let mut f = std::fs::File::open(path).ok()?;
     let mut filled = 0;
     while filled < buf.len() {
         match f.read(&mut buf[filled..]) {
@@ -119,7 +130,6 @@ pub fn read_prefix(path: &Path, limit: u64) -> Option<String> {
             Ok(n) => {
                 filled += n;
                 if filled < buf.len() {
-                    // Regular files return everything available up to the request.
                     break;
                 }
             }
@@ -127,12 +137,7 @@ pub fn read_prefix(path: &Path, limit: u64) -> Option<String> {
             Err(_) => return None,
         }
     }
-    buf.truncate(filled);
-    if filled == cap && limit > cap as u64 {
-        // A larger file with a larger bound: read the rest, still bounded.
-        f.take(limit - cap as u64).read_to_end(&mut buf).ok()?;
-    }
-    Some(String::from_utf8_lossy(&buf).into_owned())
+    Some((f, filled))
 }
 
 #[cfg(test)]
