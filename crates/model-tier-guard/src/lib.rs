@@ -101,187 +101,261 @@ fn is_agent_tool(name: &str) -> bool {
     matches!(name, "Agent" | "Task")
 }
 
+/// One call being judged: the payload (authority stripped), its session and what went wrong
+/// with the store along the way.
+struct Call<'a> {
+    input: &'a HookInput,
+    ctx: &'a Ctx,
+    session: Option<Session>,
+    tool: String,
+    tool_input: Value,
+    grant: safety_kernel::Grant,
+    store_errors: Vec<String>,
+}
+
+impl Call<'_> {
+    /// The session ledger. One that cannot be read counts as tainted: a lost taint must not
+    /// let a session escalate.
+    fn ledger(&mut self) -> Map<String, Value> {
+        let Some(s) = &self.session else {
+            return Map::new();
+        };
+        match s.ledger().read() {
+            Ok(m) => m,
+            Err(e) => {
+                self.store_errors.push(e.to_string());
+                let mut m = Map::new();
+                m.insert(
+                    taint::LEDGER_KEY.into(),
+                    json!({"tainted": true, "count": 1}),
+                );
+                m
+            }
+        }
+    }
+
+    fn learn_main(&self, map: &Map<String, Value>) -> Option<main_model::MainModel> {
+        let project = self.ctx.host.project_dir(self.input.cwd.as_deref());
+        main_model::learn(
+            map,
+            self.input.transcript_path.as_deref(),
+            &self.ctx.host,
+            project.as_deref(),
+        )
+    }
+
+    fn agent_dirs(&self) -> agents::AgentDirs {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        if let Some(p) = self
+            .ctx
+            .host
+            .var("CLAUDE_PROJECT_DIR")
+            .filter(|p| p.starts_with('/'))
+        {
+            dirs.push(PathBuf::from(p));
+        }
+        if let Some(c) = self.input.cwd.as_deref().filter(|c| c.starts_with('/')) {
+            dirs.push(PathBuf::from(c));
+        }
+        agents::AgentDirs::new(&dirs, self.ctx.host.home().as_deref())
+            .with_index(self.ctx.state_dir.as_ref().map(|s| s.join("agent-index")))
+    }
+
+    fn str_input(&self, key: &str) -> Option<String> {
+        self.tool_input
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    }
+
+    /// M2: PreToolUse Agent/Task.
+    fn dispatch(&mut self) -> Finding {
+        let map = self.ledger();
+        let subagent_type = self.str_input("subagent_type");
+        let definition = subagent_type
+            .as_deref()
+            .filter(|s| !s.is_empty() && *s != "fork")
+            .and_then(|s| agents::find(s, &self.agent_dirs()));
+        let host = &self.ctx.host;
+        let mut facts = m2_dispatch::DispatchFacts {
+            call_model: self.str_input("model"),
+            subagent_type,
+            definition,
+            env_model: host.var("CLAUDE_CODE_SUBAGENT_MODEL").map(str::to_string),
+            env_force: host
+                .var("CLAUDE_CODE_SUBAGENT_MODEL_FORCE")
+                .map(str::to_string),
+            main: None,
+            grant: self.grant.clone(),
+            taint: TaintState::from_ledger(&map),
+        };
+        // The main model (a transcript read) only matters when it may run or be compared.
+        if facts.taint.tainted
+            || m2_dispatch::candidates(&facts)
+                .iter()
+                .any(|c| c.inherits_main)
+        {
+            facts.main = self.learn_main(&map);
+        }
+        m2_dispatch::decide(&facts, &self.ctx.tiers)
+    }
+
+    /// M3: PreToolUse Bash.
+    fn nested_launch(&self) -> Finding {
+        let command = self.str_input("command").unwrap_or_default();
+        let cwd = self.input.cwd.as_deref().map(std::path::Path::new);
+        let reqs = m3_launch::requested_models(&command, cwd, &self.agent_dirs());
+        m3_session::judge_requests("a nested agent launch", &reqs, &self.ctx.tiers, &self.grant)
+    }
+
+    /// M3: PreToolUse Write/Edit.
+    fn file_write(&self) -> Finding {
+        let path = self.str_input("file_path").unwrap_or_default();
+        let reqs = match m3_files::kind_of(&path) {
+            Some(kind) => m3_files::text_after(&self.tool, &self.tool_input)
+                .map(|t| m3_files::requested_models(kind, &t))
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let what = "a file that sets a model";
+        let mut f = m3_session::judge_requests(what, &reqs, &self.ctx.tiers, &self.grant);
+        f.evidence["file_path"] = json!(path);
+        f
+    }
+
+    /// M3: SessionStart `model` / PostModelSwitch `to_model` into the ledger.
+    fn record_main_model(&mut self) -> Finding {
+        let model = match self.input.event {
+            Event::SessionStart => self.input.model.clone(),
+            _ => self
+                .input
+                .raw
+                .get("to_model")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        };
+        let source = self.input.event.name().to_string();
+        if let (Some(m), Some(s)) = (model.as_deref().filter(|m| !m.is_empty()), &self.session) {
+            let entry = main_model::ledger_value(m, &source, &self.ctx.now);
+            if let Err(e) = s.ledger().update(|map| {
+                map.insert(main_model::LEDGER_KEY.into(), entry);
+            }) {
+                self.store_errors.push(e.to_string());
+            }
+        }
+        Finding {
+            requirement: "M3",
+            deny: None,
+            warning: None,
+            evidence: json!({"recorded_main_model": model, "source": source}),
+        }
+    }
+
+    /// M6: PostToolUse Agent/Task.
+    fn verify_after(&mut self) -> Finding {
+        let map = self.ledger();
+        let response = self.input.tool_response.clone().unwrap_or(Value::Null);
+        m6_verify::verify(
+            &response,
+            self.learn_main(&map).as_ref(),
+            &TaintState::from_ledger(&map),
+            &self.ctx.tiers,
+            &self.grant,
+        )
+    }
+
+    /// K5: PostToolUse of any other tool. `None` when the tool does not taint.
+    fn record_taint(&mut self) -> Option<Finding> {
+        let own = self
+            .input
+            .cwd
+            .as_deref()
+            .and_then(|c| m5_taint::origin_owner(std::path::Path::new(c)));
+        let policy = TaintPolicy::new(self.ctx.trusted_mcp_servers.clone(), own);
+        let src = taint::source_of(&self.tool, &self.tool_input, &policy)?;
+        if let Some(s) = &self.session {
+            let id = self.input.tool_use_id.as_deref();
+            if let Err(e) = taint::record(s, &src, id, &self.ctx.now) {
+                self.store_errors.push(e.to_string());
+            }
+        }
+        Some(Finding {
+            requirement: "K5",
+            deny: None,
+            warning: None,
+            evidence: json!({"taint_source": {"kind": src.kind.as_str(), "tool": src.tool, "detail": src.detail}}),
+        })
+    }
+}
+
 /// Judges one payload.
 pub fn judge(mut input: HookInput, ctx: &Ctx) -> Verdict {
-    let session = ctx
-        .state_dir
-        .as_deref()
-        .map(|s| Session::new(s, input.session_id.as_deref()));
     // K3: authority the model writes into a tool input is removed before any rule reads it.
     let stripped = input
         .tool_input
         .as_mut()
         .map(safety_kernel::strip_asserted_authority)
         .unwrap_or_default();
-    let tool = input.tool_name.clone().unwrap_or_default();
-    let tool_input = input.tool_input.clone().unwrap_or(Value::Null);
-    let mut store_errors: Vec<String> = Vec::new();
-    let ledger = || -> Map<String, Value> {
-        session
-            .as_ref()
-            .and_then(|s| s.ledger().read().ok())
-            .unwrap_or_default()
+    let mut call = Call {
+        session: ctx
+            .state_dir
+            .as_deref()
+            .map(|s| Session::new(s, input.session_id.as_deref())),
+        tool: input.tool_name.clone().unwrap_or_default(),
+        tool_input: input.tool_input.clone().unwrap_or(Value::Null),
+        grant: ctx.host.grant(),
+        store_errors: Vec::new(),
+        input: &input,
+        ctx,
     };
-    let project = ctx.host.project_dir(input.cwd.as_deref());
-    let learn_main = |map: &Map<String, Value>| {
-        main_model::learn(
-            map,
-            input.transcript_path.as_deref(),
-            &ctx.host,
-            project.as_deref(),
-        )
-    };
-    let grant = ctx.host.grant();
-
-    let (finding, kind) = match (&input.event, tool.as_str()) {
-        (Event::PreToolUse, t) if is_agent_tool(t) => {
-            let map = ledger();
-            let subagent_type = str_of(&tool_input, "subagent_type");
-            let dirs = agent_dirs(ctx, input.cwd.as_deref());
-            let definition = subagent_type
-                .as_deref()
-                .filter(|s| !s.is_empty() && *s != "fork")
-                .and_then(|s| agents::find(s, &dirs));
-            let mut facts = m2_dispatch::DispatchFacts {
-                call_model: str_of(&tool_input, "model"),
-                subagent_type,
-                definition,
-                env_model: ctx
-                    .host
-                    .var("CLAUDE_CODE_SUBAGENT_MODEL")
-                    .map(str::to_string),
-                env_force: ctx
-                    .host
-                    .var("CLAUDE_CODE_SUBAGENT_MODEL_FORCE")
-                    .map(str::to_string),
-                main: None,
-                grant: grant.clone(),
-                taint: TaintState::from_ledger(&map),
-            };
-            // The main model (a transcript read) only matters when it may run or be compared.
-            if facts.taint.tainted
-                || m2_dispatch::candidates(&facts)
-                    .iter()
-                    .any(|c| c.inherits_main)
-            {
-                facts.main = learn_main(&map);
-            }
-            (m2_dispatch::decide(&facts, &ctx.tiers), Kind::Pre)
-        }
-        (Event::PreToolUse, "Bash") => {
-            let command = str_of(&tool_input, "command").unwrap_or_default();
-            let dirs = agent_dirs(ctx, input.cwd.as_deref());
-            let cwd = input.cwd.as_deref().map(std::path::Path::new);
-            let reqs = m3_launch::requested_models(&command, cwd, &dirs);
-            (
-                m3_session::judge_requests("a nested agent launch", &reqs, &ctx.tiers, &grant),
-                Kind::Pre,
-            )
-        }
-        (Event::PreToolUse, "Write" | "Edit") => {
-            let path = str_of(&tool_input, "file_path").unwrap_or_default();
-            let reqs = match m3_files::kind_of(&path) {
-                Some(kind) => m3_files::text_after(&tool, &tool_input)
-                    .map(|t| m3_files::requested_models(kind, &t))
-                    .unwrap_or_default(),
-                None => Vec::new(),
-            };
-            let what = "a file that sets a model";
-            let mut f = m3_session::judge_requests(what, &reqs, &ctx.tiers, &grant);
-            f.evidence["file_path"] = json!(path);
-            (f, Kind::Pre)
-        }
+    let tool = call.tool.clone();
+    let judged = match (&input.event, tool.as_str()) {
+        (Event::PreToolUse, t) if is_agent_tool(t) => Some((call.dispatch(), Kind::Pre)),
+        (Event::PreToolUse, "Bash") => Some((call.nested_launch(), Kind::Pre)),
+        (Event::PreToolUse, "Write" | "Edit") => Some((call.file_write(), Kind::Pre)),
         (Event::PreModelSwitch, _) => {
             let raw = &input.raw;
             let f = m3_session::switch(
                 raw.get("requested_model").and_then(Value::as_str),
                 raw.get("to_model").and_then(Value::as_str),
                 &ctx.tiers,
-                &grant,
+                &call.grant,
             );
-            (f, Kind::Switch)
+            Some((f, Kind::Switch))
         }
         (Event::UserPromptSubmit, _) => {
-            let main = learn_main(&ledger());
-            (
-                m3_session::prompt(main.as_ref(), &ctx.tiers, &grant),
-                Kind::Prompt,
-            )
+            let map = call.ledger();
+            let main = call.learn_main(&map);
+            let f = m3_session::prompt(main.as_ref(), &ctx.tiers, &call.grant);
+            Some((f, Kind::Prompt))
         }
         (Event::SessionStart | Event::PostModelSwitch, _) => {
-            let model = match input.event {
-                Event::SessionStart => input.model.clone(),
-                _ => input
-                    .raw
-                    .get("to_model")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-            };
-            let source = input.event.name().to_string();
-            if let (Some(m), Some(s)) = (model.as_deref().filter(|m| !m.is_empty()), &session) {
-                let entry = main_model::ledger_value(m, &source, &ctx.now);
-                if let Err(e) = s.ledger().update(|map| {
-                    map.insert(main_model::LEDGER_KEY.into(), entry);
-                }) {
-                    store_errors.push(e.to_string());
-                }
-            }
-            let f = Finding {
-                requirement: "M3",
-                deny: None,
-                warning: None,
-                evidence: json!({"recorded_main_model": model, "source": source}),
-            };
-            (f, Kind::Record)
+            Some((call.record_main_model(), Kind::Record))
         }
-        (Event::PostToolUse, t) if is_agent_tool(t) => {
-            let map = ledger();
-            let response = input.tool_response.clone().unwrap_or(Value::Null);
-            let f = m6_verify::verify(
-                &response,
-                learn_main(&map).as_ref(),
-                &TaintState::from_ledger(&map),
-                &ctx.tiers,
-                &grant,
-            );
-            (f, Kind::Post)
-        }
-        (Event::PostToolUse, t) => {
-            let own = input
-                .cwd
-                .as_deref()
-                .and_then(|c| m5_taint::origin_owner(std::path::Path::new(c)));
-            let policy = TaintPolicy::new(ctx.trusted_mcp_servers.clone(), own);
-            let source = taint::source_of(t, &tool_input, &policy);
-            let mut evidence = json!({"taint_source": null});
-            if let (Some(src), Some(s)) = (&source, &session) {
-                evidence = json!({"taint_source": {"kind": src.kind.as_str(), "tool": src.tool, "detail": src.detail}});
-                if let Err(e) = taint::record(s, src, input.tool_use_id.as_deref(), &ctx.now) {
-                    store_errors.push(e.to_string());
-                }
-            }
-            let f = Finding {
-                requirement: "K5",
-                deny: None,
-                warning: None,
-                evidence,
-            };
-            // Only sources are worth a record; other tools pass silently.
-            if source.is_none() {
-                return Verdict {
-                    answer: silent_or_notice(ctx.config_notice.clone()),
-                    audit: Vec::new(),
-                };
-            }
-            (f, Kind::Record)
-        }
-        _ => {
-            return Verdict {
-                answer: silent_or_notice(ctx.config_notice.clone()),
-                audit: Vec::new(),
-            }
-        }
+        (Event::PostToolUse, t) if is_agent_tool(t) => Some((call.verify_after(), Kind::Post)),
+        (Event::PostToolUse, _) => call.record_taint().map(|f| (f, Kind::Record)),
+        _ => None,
     };
+    let store_errors = std::mem::take(&mut call.store_errors);
+    let Some((finding, kind)) = judged else {
+        // Not ours to judge (or a tool that does not taint): nothing to record.
+        return Verdict {
+            answer: silent_or_notice(ctx.config_notice.clone()),
+            audit: Vec::new(),
+        };
+    };
+    verdict(&input, ctx, finding, kind, &stripped, &store_errors)
+}
+
+/// The answer and the audit record for a finding.
+fn verdict(
+    input: &HookInput,
+    ctx: &Ctx,
+    finding: Finding,
+    kind: Kind,
+    stripped: &[safety_kernel::StrippedField],
+    store_errors: &[String],
+) -> Verdict {
     let decision = match (&finding.deny, kind) {
         (Some(_), Kind::Prompt) => "block",
         (Some(_), _) => "deny",
@@ -316,7 +390,7 @@ pub fn judge(mut input: HookInput, ctx: &Ctx) -> Verdict {
     if let Some(n) = &ctx.config_notice {
         user_notes.push(n.clone());
     }
-    for e in &store_errors {
+    for e in store_errors {
         user_notes.push(format!("model-tier-guard: session ledger not updated: {e}"));
     }
     let message = (!user_notes.is_empty()).then(|| user_notes.join(" "));
@@ -357,26 +431,6 @@ fn silent_or_notice(message: Option<String>) -> Answer {
         Some(m) => Answer::Notice { system_message: m },
         None => Answer::Silent,
     }
-}
-
-fn str_of(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
-fn agent_dirs(ctx: &Ctx, cwd: Option<&str>) -> agents::AgentDirs {
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    if let Some(p) = ctx
-        .host
-        .var("CLAUDE_PROJECT_DIR")
-        .filter(|p| p.starts_with('/'))
-    {
-        dirs.push(PathBuf::from(p));
-    }
-    if let Some(c) = cwd.filter(|c| c.starts_with('/')) {
-        dirs.push(PathBuf::from(c));
-    }
-    agents::AgentDirs::new(&dirs, ctx.host.home().as_deref())
-        .with_index(ctx.state_dir.as_ref().map(|s| s.join("agent-index")))
 }
 
 /// Appends the verdict's audit records to the session's audit log.

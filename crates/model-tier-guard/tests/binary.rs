@@ -242,3 +242,28 @@ fn the_checker_catches_a_wrong_expectation() {
         r.problems
     );
 }
+
+#[test]
+fn an_unreadable_ledger_counts_as_tainted() {
+    let scratch = Scratch::new("ledger").unwrap();
+    let layout = Layout::under(scratch.path());
+    let case = json!({"files": {
+        "{project}/t.jsonl": "{\"type\":\"assistant\",\"message\":{\"model\":\"claude-sonnet-5-5\"}}\n",
+    }});
+    layout.prepare(&case).unwrap();
+    // A ledger that cannot be read (here: a folder where the file should be).
+    std::fs::create_dir_all(layout.state.join("agent-guards/sessions/s-bad/ledger.json")).unwrap();
+    let project = layout.project.display().to_string();
+    let agent = json!({
+        "hook_event_name": "PreToolUse", "session_id": "s-bad", "cwd": project,
+        "transcript_path": format!("{project}/t.jsonl"), "tool_name": "Agent",
+        "tool_input": {"description": "d", "prompt": "p", "subagent_type": "general-purpose", "model": "opus"}
+    });
+    let v = stdout_json(&run(&layout.env(&json!({})), agent.to_string().as_bytes()));
+    let r = refusal(&v).expect("escalation refused when the taint cannot be read");
+    assert!(r.starts_with("M5:"), "{r}");
+    assert!(
+        v["systemMessage"].as_str().unwrap().contains("ledger"),
+        "{v}"
+    );
+}
