@@ -201,11 +201,29 @@ impl Call<'_> {
     }
 
     /// M3: PreToolUse Bash.
-    fn nested_launch(&self) -> Finding {
+    fn nested_launch(&mut self) -> Finding {
         let command = self.str_input("command").unwrap_or_default();
         let cwd = self.input.cwd.as_deref().map(std::path::Path::new);
         let reqs = m3_launch::requested_models(&command, cwd, &self.agent_dirs());
-        m3_session::judge_requests("a nested agent launch", &reqs, &self.ctx.tiers, &self.grant)
+        let mut f = m3_session::judge_requests(
+            "a nested agent launch",
+            &reqs,
+            &self.ctx.tiers,
+            &self.grant,
+        );
+        if f.deny.is_none() && !reqs.is_empty() {
+            let map = self.ledger();
+            let taint = TaintState::from_ledger(&map);
+            if taint.tainted {
+                let main = self.learn_main(&map);
+                if let Some(r) = m3_session::launch_escalation(&reqs, main.as_ref(), true) {
+                    f.requirement = "M5";
+                    f.deny = Some(r);
+                    f.evidence["taint_first"] = taint.first.unwrap_or(Value::Null);
+                }
+            }
+        }
+        f
     }
 
     /// M3: PreToolUse Write/Edit.

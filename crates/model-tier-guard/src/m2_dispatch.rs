@@ -127,6 +127,11 @@ fn main_rank(main: &MainModel) -> u8 {
     }
 }
 
+/// M5: whether running on `family` is above the main model (an unknown main model: always).
+pub fn escalates(family: &Family, main: Option<&MainModel>) -> bool {
+    main.is_none_or(|m| family.rank() > main_rank(m))
+}
+
 /// Decides a dispatch.
 pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
     let cands = candidates(f);
@@ -177,29 +182,23 @@ pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
             ));
             continue;
         }
-        if f.taint.tainted && !c.inherits_main {
-            let escalates = match &f.main {
-                Some(m) => family.rank() > main_rank(m),
-                None => true,
-            };
-            if escalates {
-                let main_name = f
-                    .main
-                    .as_ref()
-                    .map(|m| format!("{:?}", m.model))
-                    .unwrap_or_else(|| "unknown".into());
-                violations.push((
+        if f.taint.tainted && !c.inherits_main && escalates(&family, f.main.as_ref()) {
+            let main_name = f
+                .main
+                .as_ref()
+                .map(|m| format!("{:?}", m.model))
+                .unwrap_or_else(|| "unknown".into());
+            violations.push((
+                "M5",
+                reason(
                     "M5",
-                    reason(
-                        "M5",
-                        &format!(
-                            "this session has read untrusted content, so it may not dispatch above its main model ({main_name}); {} was asked",
-                            describe(model, &family)
-                        ),
-                        "Dispatch without a model to inherit the main model, or name the main model's tier or a lower one.",
+                    &format!(
+                        "this session has read untrusted content, so it may not dispatch above its main model ({main_name}); {} was asked",
+                        describe(model, &family)
                     ),
-                ));
-            }
+                    "Dispatch without a model to inherit the main model, or name the main model's tier or a lower one.",
+                ),
+            ));
         }
     }
     let evidence = json!({

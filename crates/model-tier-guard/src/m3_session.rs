@@ -57,6 +57,31 @@ pub fn judge_requests(
     finding
 }
 
+/// M5 for nested launches: in a tainted session, a launch above the main model is refused,
+/// granted or not (a model decided at run time counts as above).
+pub fn launch_escalation(
+    requests: &[Requested],
+    main: Option<&MainModel>,
+    tainted: bool,
+) -> Option<String> {
+    if !tainted {
+        return None;
+    }
+    let above = requests.iter().find(|r| match r.model.as_deref() {
+        Some(m) => crate::m2_dispatch::escalates(&Family::of(m), main),
+        None => true,
+    })?;
+    let main_name = main.map_or_else(|| "unknown".to_string(), |m| format!("{:?}", m.model));
+    Some(reason(
+        "M5",
+        &format!(
+            "this session has read untrusted content, so it may not start another agent above its main model ({main_name}); {} was asked",
+            above.model.as_deref().map_or_else(|| "a model decided at run time".to_string(), |m| format!("{m:?}"))
+        ),
+        "Launch it without a model, or on the main model's tier or a lower one.",
+    ))
+}
+
 /// PreModelSwitch: `requested_model` and `to_model`.
 pub fn switch(
     requested: Option<&str>,
@@ -166,6 +191,27 @@ mod tests {
         let f = prompt(Some(&m("custom")), &t, &Grant::NotSet);
         assert!(f.deny.is_none() && f.warning.is_some());
         assert!(prompt(None, &t, &Grant::NotSet).deny.is_none());
+    }
+
+    #[test]
+    fn tainted_launches_may_not_escalate() {
+        let main = MainModel {
+            model: "claude-sonnet-5".into(),
+            source: "t".into(),
+        };
+        let r = |m: Option<&str>| {
+            vec![Requested {
+                model: m.map(Into::into),
+                source: "--model".into(),
+            }]
+        };
+        assert!(launch_escalation(&r(Some("opus")), Some(&main), true)
+            .unwrap()
+            .starts_with("M5:"));
+        assert!(launch_escalation(&r(Some("opus")), Some(&main), false).is_none());
+        assert!(launch_escalation(&r(Some("haiku")), Some(&main), true).is_none());
+        assert!(launch_escalation(&r(None), Some(&main), true).is_some());
+        assert!(launch_escalation(&[], None, true).is_none());
     }
 
     #[test]
