@@ -14,7 +14,7 @@ pub mod hosts;
 pub mod live;
 pub mod remote;
 #[cfg(feature = "test-support")]
-pub mod test_server;
+pub mod test_support;
 pub mod token;
 pub mod verdict;
 

@@ -1,8 +1,11 @@
-//! A real HTTP/1.1 server on 127.0.0.1 for tests (feature `test-support`): it serves GitHub's
-//! rules endpoint shapes from routes the test sets, records every request (raw target and
-//! headers), and can delay, fail with any status, send a bad body, close without answering,
-//! or hang (accept and never answer). Each connection gets its own thread, so a hanging
-//! answer does not block the next request. No mock library: reqwest talks to a real socket.
+//! Test support (feature `test-support`), for this crate's tests and gh-write-guard's.
+//!
+//! [`TestServer`] is a real HTTP/1.1 server on 127.0.0.1: it serves GitHub's rules endpoint
+//! shapes from routes the test sets, records every request (raw target and headers), and can
+//! delay, fail with any status, send a bad body, close without answering, or hang (accept and
+//! never answer). Each connection gets its own thread, so a hanging answer does not block the
+//! next request. No mock library: reqwest talks to a real socket. [`ManualClock`] moves TTL
+//! time by hand.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -352,5 +355,36 @@ fn reason(status: u16) -> &'static str {
         502 => "Bad Gateway",
         503 => "Service Unavailable",
         _ => "Status",
+    }
+}
+
+/// A clock the test sets by hand, for TTL behaviour without sleeping.
+#[derive(Debug, Default)]
+pub struct ManualClock {
+    now_ms: std::sync::atomic::AtomicU64,
+}
+
+impl ManualClock {
+    pub fn at(now_ms: u64) -> Self {
+        ManualClock {
+            now_ms: std::sync::atomic::AtomicU64::new(now_ms),
+        }
+    }
+
+    pub fn advance(&self, by: Duration) {
+        let ms = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
+        self.now_ms.fetch_add(ms, Ordering::SeqCst);
+    }
+}
+
+impl crate::cache::Clock for ManualClock {
+    fn now_ms(&self) -> u64 {
+        self.now_ms.load(Ordering::SeqCst)
+    }
+}
+
+impl crate::cache::Clock for &ManualClock {
+    fn now_ms(&self) -> u64 {
+        self.now_ms.load(Ordering::SeqCst)
     }
 }
