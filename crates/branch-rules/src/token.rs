@@ -178,15 +178,16 @@ pub fn gh_auth_token(
         .map_err(|e| GhOutcome::Failed(format!("could not start gh: {e}")))?;
     let pid = child.id();
     let stdout = child.stdout.take();
-    // Read on a helper thread: a child that never closes stdout must not block us past the
-    // deadline. The thread ends when the pipe closes (at the latest when the group is killed).
+    // Read the first line on a helper thread: a child (or grandchild) that keeps stdout open
+    // must not block us past the deadline, and the token is the first line.
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let mut buf = Vec::new();
+        let mut line = Vec::new();
         if let Some(out) = stdout {
-            let _ = out.take(GH_OUTPUT_LIMIT).read_to_end(&mut buf);
+            let mut reader = std::io::BufReader::new(out.take(GH_OUTPUT_LIMIT));
+            let _ = std::io::BufRead::read_until(&mut reader, b'\n', &mut line);
         }
-        let _ = tx.send(buf);
+        let _ = tx.send(line);
     });
 
     let status = loop {
@@ -207,16 +208,13 @@ pub fn gh_auth_token(
         }
         std::thread::sleep((deadline - elapsed).min(Duration::from_millis(5)));
     };
-    // gh has exited; whatever it printed is in the pipe (unless a grandchild keeps it open, in
-    // which case we wait only until the deadline).
+    // gh has exited: its first line is in the pipe, or arrives before the deadline.
     let remaining = deadline.saturating_sub(started.elapsed());
-    let output = match rx.recv_timeout(remaining.max(Duration::from_millis(50))) {
-        Ok(bytes) => bytes,
-        Err(_) => {
-            kill_group(pid);
-            return Err(GhOutcome::TimedOut);
-        }
-    };
+    let output = rx.recv_timeout(remaining.max(Duration::from_millis(50)));
+    // Anything gh left running in its group is ours to end (gh itself was just reaped, so its
+    // pid cannot have been reused yet).
+    kill_group(pid);
+    let output = output.map_err(|_| GhOutcome::TimedOut)?;
     if !status.success() {
         return Err(GhOutcome::NoToken {
             status: status.code(),
