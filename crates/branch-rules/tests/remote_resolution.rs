@@ -276,3 +276,76 @@ fn discover_from_a_subdirectory() {
     let outside = tempfile::tempdir().expect("tmp");
     assert!(branch_rules::remote::discover(outside.path()).is_err());
 }
+
+/// ssh aliases: what our reader says ssh connects to equals what `ssh -G` (ssh's own config
+/// evaluation, no connection made) reports, and a remote through such an alias is GitHub.
+#[test]
+fn ssh_aliases_agree_with_ssh_and_lead_to_github() {
+    use branch_rules::remote::SshAliases;
+    let fx = Fixture::new();
+    let dir = fx.dir.path();
+    let included = dir.join("gh-hosts.conf");
+    std::fs::write(&included, "Host inc-gh\n  HostName github.com\n").expect("write");
+    let config = dir.join("ssh_config");
+    std::fs::write(
+        &config,
+        format!(
+            "Include {}\n\
+             Host work-gh gh-*\n  HostName github.com\n  User git\n\
+             Host gh-other\n  HostName other.example\n\
+             Match originalhost corp\n  HostName ghe.example.com\n\
+             Host *.lan !printer.lan\n  HostName %h.example\n",
+            included.display()
+        ),
+    )
+    .expect("write");
+    let aliases = SshAliases::load(std::slice::from_ref(&config), Some(dir));
+    let ssh_says = |alias: &str| -> Option<String> {
+        let out = std::process::Command::new("ssh")
+            .args(["-G", "-F"])
+            .arg(&config)
+            .arg(alias)
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("hostname ").map(str::to_string))
+    };
+    let cases = [
+        ("work-gh", "github.com"),
+        ("gh-anything", "github.com"),
+        ("gh-other", "github.com"),
+        ("inc-gh", "github.com"),
+        ("corp", "ghe.example.com"),
+        ("box.lan", "box.lan.example"),
+        ("printer.lan", "printer.lan"),
+        ("plain.example", "plain.example"),
+    ];
+    let have_ssh = ssh_says("work-gh").is_some();
+    if !have_ssh {
+        eprintln!("ssh not installed: checking against ssh_config(5) expectations only");
+    }
+    for (alias, expected) in cases {
+        let ours = aliases
+            .hostname_for(alias)
+            .unwrap_or_else(|| alias.to_string());
+        assert_eq!(ours, expected, "alias {alias}");
+        if have_ssh {
+            assert_eq!(ssh_says(alias).as_deref(), Some(expected), "ssh -G {alias}");
+        }
+    }
+
+    fx.git(&["remote", "add", "origin", "git@work-gh:octo/hello.git"]);
+    let hosts = GitHubHosts::new(["ghe.example.com"]).with_ssh_aliases(aliases);
+    let repo = fx.repo();
+    assert_eq!(
+        push_destinations(&repo, "origin", &hosts).expect("resolve"),
+        vec![slug("github.com", "octo", "hello")]
+    );
+    // Without the aliases, the same remote is an unknown host.
+    assert!(matches!(
+        push_destinations(&repo, "origin", &GitHubHosts::new(["ghe.example.com"]))
+            .expect("resolve")[..],
+        [Destination::OtherHost { .. }]
+    ));
+}

@@ -4,9 +4,11 @@
 //! push given no refspec (`push_target`).
 
 mod push_target;
+mod ssh_alias;
 mod url;
 
 pub use push_target::{default_push, DefaultPush, PushTarget};
+pub use ssh_alias::SshAliases;
 pub use url::{classify_url, owner_repo, parse_url, repo_slug, Destination, RepoSlug, UrlLocation};
 
 use crate::hosts::GitHubHosts;
