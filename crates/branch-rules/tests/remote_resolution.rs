@@ -42,41 +42,48 @@ fn assert_same_as_git(fx: &Fixture, remote: &str) {
 fn url_forms_resolve_to_host_owner_repo() {
     let fx = Fixture::new();
     let hosts = GitHubHosts::new(["ghe.example.com"]);
-    let cases: Vec<(&str, String, Destination)> = vec![
+    // (remote name, URL, the repository it names on a GitHub host, if any)
+    let cases = [
         (
             "https",
-            "https://github.com/octo/hello.git".into(),
-            slug("github.com", "octo", "hello"),
+            "https://github.com/octo/hello.git",
+            Some(("github.com", "octo", "hello")),
         ),
         (
             "scp",
-            "git@github.com:octo/hello.git".into(),
-            slug("github.com", "octo", "hello"),
+            "git@github.com:octo/hello.git",
+            Some(("github.com", "octo", "hello")),
         ),
         (
             "sshport",
-            "ssh://git@ssh.github.com:443/Octo/Hello".into(),
-            slug("github.com", "Octo", "Hello"),
+            "ssh://git@ssh.github.com:443/Octo/Hello",
+            Some(("github.com", "Octo", "Hello")),
         ),
         (
             "ent",
-            "https://ghe.example.com/team/svc.git".into(),
-            slug("ghe.example.com", "team", "svc"),
+            "https://ghe.example.com/team/svc.git",
+            Some(("ghe.example.com", "team", "svc")),
         ),
         (
             "entssh",
-            "git@ghe.example.com:team/svc.git".into(),
-            slug("ghe.example.com", "team", "svc"),
+            "git@ghe.example.com:team/svc.git",
+            Some(("ghe.example.com", "team", "svc")),
         ),
-        (
-            "gitlab",
-            "git@gitlab.com:octo/hello.git".into(),
-            Destination::OtherHost {
-                host: "gitlab.com".into(),
-                url: "git@gitlab.com:octo/hello.git".into(),
-            },
-        ),
+        ("gitlab", "git@gitlab.com:octo/hello.git", None),
     ];
+    let cases: Vec<(&str, &str, Destination)> = cases
+        .into_iter()
+        .map(|(name, url, github)| {
+            let expected = match github {
+                Some((h, o, r)) => slug(h, o, r),
+                None => Destination::OtherHost {
+                    host: "gitlab.com".into(),
+                    url: url.into(),
+                },
+            };
+            (name, url, expected)
+        })
+        .collect();
     for (name, url, _) in &cases {
         fx.git(&["remote", "add", name, url]);
     }
