@@ -356,3 +356,75 @@ fn ssh_aliases_agree_with_ssh_and_lead_to_github() {
         [Destination::OtherHost { .. }]
     ));
 }
+
+/// `git -c ...` overrides change where a push goes; with the same overrides we agree with git.
+#[test]
+fn command_line_config_overrides_are_applied_as_git_applies_them() {
+    use branch_rules::remote::{push_destinations_with, remote_urls_with, ConfigOverrides};
+    let fx = Fixture::new();
+    let hosts = GitHubHosts::github_com_only();
+    fx.git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://github.com/octo/hello.git",
+    ]);
+    let pairs = [
+        ("remote.origin.pushurl", "git@github.com:stranger/x.git"),
+        ("Remote.origin.PUSHURL", "gh:other/y"),
+        ("url.git@github.com:.insteadOf", "gh:"),
+    ];
+    let overrides = ConfigOverrides::from_pairs(pairs);
+    let mut git_args: Vec<String> = Vec::new();
+    for (k, v) in pairs {
+        git_args.push("-c".into());
+        git_args.push(format!("{k}={v}"));
+    }
+    let with_c = |rest: &[&str]| -> String {
+        let mut args: Vec<&str> = git_args.iter().map(String::as_str).collect();
+        args.extend(rest);
+        fx.git(&args)
+    };
+    let repo = fx.repo();
+    let ours = remote_urls_with(&repo, "origin", &overrides).expect("urls");
+    assert_eq!(
+        ours.push,
+        lines(&with_c(&["remote", "get-url", "--push", "--all", "origin"]))
+    );
+    assert_eq!(
+        push_destinations_with(&repo, "origin", &hosts, &overrides).expect("resolve"),
+        vec![
+            slug("github.com", "stranger", "x"),
+            slug("github.com", "other", "y")
+        ]
+    );
+    // Without the overrides the files alone decide.
+    assert_eq!(
+        push_destinations(&repo, "origin", &hosts).expect("resolve"),
+        vec![slug("github.com", "octo", "hello")]
+    );
+
+    // A -c pushInsteadOf that git really pushes through, into a local bare repository.
+    let sinks = fx.dir.path().join("sinks");
+    let sink = sinks.join("hello.git");
+    std::fs::create_dir_all(&sink).expect("mkdir");
+    common::git(&sink, &["init", "-q", "--bare"]);
+    let key = format!("url.{}/.pushInsteadOf", sinks.display());
+    let overrides = ConfigOverrides::from_pairs([(key.as_str(), "https://github.com/octo/")]);
+    assert_eq!(
+        push_destinations_with(&repo, "origin", &hosts, &overrides).expect("resolve"),
+        vec![Destination::Local {
+            url: sink.display().to_string()
+        }]
+    );
+    fx.git(&[
+        "-c",
+        &format!("{key}=https://github.com/octo/"),
+        "push",
+        "-q",
+        "origin",
+        "HEAD:refs/heads/landed",
+    ]);
+    let landed = common::git(&sink, &["branch", "--list", "landed"]);
+    assert!(landed.contains("landed"));
+}
