@@ -9,6 +9,10 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// Key set in a ledger that replaced a damaged one: its value is where the damaged file went.
+/// State recorded before the damage (taint among it) may be lost, so readers fail closed on it.
+pub const RECOVERED_KEY: &str = "recovered_from_damaged_ledger";
+
 /// Ledgers larger than this are not ours; they are moved aside rather than parsed.
 const MAX_LEDGER_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -43,14 +47,22 @@ impl Ledger {
             .map_err(|e| StoreError::io(&lock_path, e))
     }
 
-    /// Reads the ledger under a shared lock. A missing ledger is an empty object.
+    /// Reads the ledger under a shared lock. A missing ledger is an empty object. A damaged one is
+    /// an error (left in place for the next update to move aside), never a silent empty map: a
+    /// reader deciding on taint must be able to fail closed.
     pub fn read(&self) -> Result<Map<String, Value>, StoreError> {
         let lock = self.open_lock()?;
         lock.lock_shared()
             .map_err(|e| StoreError::io(&self.lock_path(), e))?;
-        let result = self.load();
+        let result = self.parse_current();
         let _ = lock.unlock();
-        result.map(|(map, _)| map)
+        match result? {
+            Some(map) => Ok(map),
+            None => Err(StoreError::Corrupt {
+                path: self.path.display().to_string(),
+                moved_to: "(left in place)".into(),
+            }),
+        }
     }
 
     /// Applies `change` to the ledger under an exclusive lock and writes the result atomically.
@@ -79,11 +91,11 @@ impl Ledger {
         result
     }
 
-    /// Loads the ledger; a corrupt one is moved aside and an empty map returned with its new name.
-    fn load(&self) -> Result<(Map<String, Value>, Option<String>), StoreError> {
+    /// The current ledger: `Some(map)` (empty when absent), `None` when the file is damaged.
+    fn parse_current(&self) -> Result<Option<Map<String, Value>>, StoreError> {
         let meta = match std::fs::metadata(&self.path) {
             Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Map::new(), None)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(Map::new())),
             Err(e) => return Err(StoreError::io(&self.path, e)),
         };
         let parsed = if meta.len() > MAX_LEDGER_BYTES {
@@ -95,14 +107,23 @@ impl Ledger {
                 _ => None,
             }
         };
-        match parsed {
+        Ok(parsed)
+    }
+
+    /// Loads the ledger for an update. A damaged one is moved aside and replaced by a map that
+    /// records where it went ([`RECOVERED_KEY`]), so readers know state may have been lost.
+    fn load(&self) -> Result<(Map<String, Value>, Option<String>), StoreError> {
+        match self.parse_current()? {
             Some(m) => Ok((m, None)),
             None => {
                 let aside = self
                     .path
                     .with_extension(format!("corrupt-{}", std::process::id()));
                 std::fs::rename(&self.path, &aside).map_err(|e| StoreError::io(&self.path, e))?;
-                Ok((Map::new(), Some(aside.display().to_string())))
+                let moved = aside.display().to_string();
+                let mut fresh = Map::new();
+                fresh.insert(RECOVERED_KEY.into(), Value::String(moved.clone()));
+                Ok((fresh, Some(moved)))
             }
         }
     }
@@ -147,6 +168,16 @@ mod tests {
     }
 
     #[test]
+    fn reading_a_damaged_ledger_is_an_error_not_an_empty_map() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.json");
+        std::fs::write(&path, b"[1,2]").unwrap();
+        let l = Ledger::at(path.clone());
+        assert!(matches!(l.read(), Err(StoreError::Corrupt { .. })));
+        assert!(path.exists(), "left in place");
+    }
+
+    #[test]
     fn corrupt_ledger_is_moved_aside_and_reported() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ledger.json");
@@ -158,7 +189,9 @@ mod tests {
             })
             .unwrap_err();
         assert!(matches!(err, StoreError::Corrupt { .. }));
-        assert_eq!(l.read().unwrap()["k"], json!(1), "the update still landed");
+        let after = l.read().unwrap();
+        assert_eq!(after["k"], json!(1), "the update still landed");
+        assert!(after[RECOVERED_KEY].as_str().unwrap().contains("corrupt"));
         let aside = std::fs::read_dir(dir.path())
             .unwrap()
             .filter_map(|e| e.ok())

@@ -13,7 +13,7 @@ pub mod paths;
 pub mod time;
 
 pub use audit::AuditLog;
-pub use ledger::Ledger;
+pub use ledger::{Ledger, RECOVERED_KEY};
 pub use paths::{session_dir_name, state_dir, Session};
 
 /// Errors of the store, each one line.
@@ -27,7 +27,7 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}: not a JSON object; moved aside to {moved_to}")]
+    #[error("{path}: damaged ledger (not a JSON object); moved aside to {moved_to}")]
     Corrupt { path: String, moved_to: String },
 }
 

@@ -29,6 +29,19 @@ impl TaintState {
     /// The state held in a ledger map. Any `taint` value that is not a well-formed record but
     /// is present still reads as tainted: a damaged entry must not untaint a session.
     pub fn from_ledger(map: &Map<String, Value>) -> TaintState {
+        // A ledger rebuilt after damage may have lost a recorded taint: fail closed.
+        if let Some(Value::String(moved)) = map.get(session_store::RECOVERED_KEY) {
+            if map.get(LEDGER_KEY).is_none() {
+                return TaintState {
+                    tainted: true,
+                    count: 1,
+                    first: Some(serde_json::json!({
+                        "tool": "ledger",
+                        "detail": format!("the session ledger was damaged (kept at {moved}); earlier taint may be lost"),
+                    })),
+                };
+            }
+        }
         let Some(entry) = map.get(LEDGER_KEY) else {
             return TaintState {
                 tainted: false,
@@ -122,6 +135,22 @@ mod tests {
             tool: "WebFetch".into(),
             detail: detail.into(),
         }
+    }
+
+    #[test]
+    fn a_ledger_rebuilt_after_damage_reads_as_tainted() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Session::new(dir.path(), Some("sess-d"));
+        s.ensure().unwrap();
+        std::fs::write(s.dir().join("ledger.json"), b"{broken").unwrap();
+        assert!(is_tainted(&s).is_err(), "a damaged ledger is an error");
+        let _ = s.ledger().update(|m| {
+            m.insert("counter".into(), Value::from(1));
+        });
+        assert!(
+            is_tainted(&s).unwrap(),
+            "state may have been lost: fail closed"
+        );
     }
 
     #[test]
