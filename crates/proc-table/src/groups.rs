@@ -23,7 +23,8 @@ mod tests {
 
     #[test]
     fn finds_the_group_on_v1_and_v2() {
-        let v1 = "8:pids:/agent-guards/session-abc/cmd-1\n4:memory:/x/agent-guards/session-abc/cmd-1\n";
+        let v1 =
+            "8:pids:/agent-guards/session-abc/cmd-1\n4:memory:/x/agent-guards/session-abc/cmd-1\n";
         assert_eq!(
             containment_group(v1).as_deref(),
             Some("/agent-guards/session-abc/cmd-1")
