@@ -13,18 +13,21 @@ const ENVIRON_BYTES: usize = 1024 * 1024;
 const CMDLINE_BYTES: usize = 4096;
 
 /// What a process's environment says about Claude Code sessions.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct EnvMarker {
     /// `CLAUDE_CODE_SESSION_ID`, when set.
     pub session_id: Option<String>,
     /// `CLAUDE_CODE_CHILD_SESSION=1` (set for tool commands and hooks, not for MCP servers).
     pub child_session: bool,
+    /// `AI_AGENT` ends in `_harness`: a hook process the CLI runs (2.1.332 and later).
+    pub harness: bool,
     /// False when the environment could not be read (another user, a kernel thread, a zombie).
     pub readable: bool,
 }
 
 /// One process.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProcEntry {
     pub pid: i32,
     pub ppid: i32,
@@ -32,11 +35,13 @@ pub struct ProcEntry {
     pub sid: i32,
     pub uid: u32,
     /// Seconds since the process started.
+    #[serde(default)]
     pub age_secs: u64,
     /// The short name from `stat` (`comm`).
     pub comm: String,
     /// The command line with NULs as spaces, at most [`CMDLINE_CHARS`] characters.
     pub cmdline: String,
+    #[serde(default)]
     pub env: EnvMarker,
 }
 
@@ -48,6 +53,8 @@ pub struct TableRead {
     pub other_users: usize,
     /// Processes of our user whose environment could not be read (cleared, zombie, raced).
     pub env_unreadable: usize,
+    /// The deadline passed before the whole table was read.
+    pub truncated: bool,
 }
 
 fn read_capped(path: &Path, cap: usize) -> std::io::Result<Vec<u8>> {
@@ -101,6 +108,8 @@ pub fn parse_environ(bytes: &[u8]) -> EnvMarker {
             marker.session_id = Some(String::from_utf8_lossy(v).into_owned());
         } else if var == b"CLAUDE_CODE_CHILD_SESSION=1" {
             marker.child_session = true;
+        } else if var.starts_with(b"AI_AGENT=") && var.ends_with(b"_harness") {
+            marker.harness = true;
         }
     }
     marker
@@ -157,11 +166,20 @@ pub fn read_entry(proc_root: &Path, pid: i32, with_env: bool, uptime: f64) -> Op
 }
 
 /// Reads every process under `proc_root`. Environments are read only for processes owned by
-/// `env_uid`; the others are counted (S4: we cannot see into them).
-pub fn read_table(proc_root: &Path, env_uid: u32) -> std::io::Result<TableRead> {
+/// `env_uid`; the others are counted (S4: we cannot see into them). Stops at `deadline`, marking
+/// the read as truncated.
+pub fn read_table(
+    proc_root: &Path,
+    env_uid: u32,
+    deadline: Option<std::time::Instant>,
+) -> std::io::Result<TableRead> {
     let uptime = uptime_secs(proc_root).unwrap_or(0.0);
     let mut read = TableRead::default();
     for dirent in std::fs::read_dir(proc_root)? {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            read.truncated = true;
+            break;
+        }
         let Ok(dirent) = dirent else { continue };
         let Some(pid) = dirent
             .file_name()
@@ -203,7 +221,8 @@ mod tests {
     fn reads_markers_exactly() {
         let m = parse_environ(b"A=1\0CLAUDE_CODE_SESSION_ID=abc\0CLAUDE_CODE_CHILD_SESSION=1\0");
         assert_eq!(m.session_id.as_deref(), Some("abc"));
-        assert!(m.child_session && m.readable);
+        assert!(m.child_session && m.readable && !m.harness);
+        assert!(parse_environ(b"AI_AGENT=claude-code_2-1-332_harness\0").harness);
         let m = parse_environ(b"XCLAUDE_CODE_SESSION_ID=abc\0CLAUDE_CODE_CHILD_SESSION=10\0");
         assert_eq!(m.session_id, None);
         assert!(!m.child_session);
@@ -224,7 +243,7 @@ mod tests {
         let e = read_entry(Path::new("/proc"), me, true, up).unwrap();
         assert_eq!(e.pid, me);
         assert!(e.env.readable);
-        let table = read_table(Path::new("/proc"), e.uid).unwrap();
+        let table = read_table(Path::new("/proc"), e.uid, None).unwrap();
         assert!(table.entries.iter().any(|x| x.pid == me));
     }
 }
