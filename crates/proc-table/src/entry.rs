@@ -193,9 +193,11 @@ pub fn read_table(
         let Some(entry) = read_entry(proc_root, pid, with_env, uptime) else {
             continue;
         };
+        // Kernel threads (kthreadd and its children) have no environment to read.
+        let kernel_thread = entry.pid == 2 || entry.ppid == 2;
         if entry.uid != env_uid {
             read.other_users += 1;
-        } else if !entry.env.readable {
+        } else if !entry.env.readable && !kernel_thread {
             read.env_unreadable += 1;
         }
         read.entries.push(entry);
