@@ -119,10 +119,21 @@ pub fn enter(
                     mem.set_memswap_limit(limit)
                         .map_err(|e| err("cannot set memsw limit in", &mem_leaf, e))?;
                 }
-                pids.add_task_by_tgid(&task)
-                    .map_err(|e| err("cannot enter", &pids_leaf, e))?;
-                mem.add_task_by_tgid(&task)
-                    .map_err(|e| err("cannot enter", &mem_leaf, e))?;
+                if pid == std::process::id() {
+                    // Ourselves, single-threaded: `0` in `tasks` moves the calling thread, which
+                    // the kernel does without the global threadgroup lock and its RCU grace
+                    // period (milliseconds per move through `cgroup.procs`; see the README).
+                    let me = CgroupPid::from(0u64);
+                    pids.add_task(&me)
+                        .map_err(|e| err("cannot enter", &pids_leaf, e))?;
+                    mem.add_task(&me)
+                        .map_err(|e| err("cannot enter", &mem_leaf, e))?;
+                } else {
+                    pids.add_task_by_tgid(&task)
+                        .map_err(|e| err("cannot enter", &pids_leaf, e))?;
+                    mem.add_task_by_tgid(&task)
+                        .map_err(|e| err("cannot enter", &mem_leaf, e))?;
+                }
                 Ok(vec![pids_leaf.clone(), mem_leaf.clone()])
             })();
             if result.is_err() {
