@@ -144,6 +144,10 @@ fn memory_hog_is_killed_at_the_memory_ceiling() {
         let limit = std::fs::read_to_string(cmd.join("memory.limit_in_bytes")).unwrap();
         assert_eq!(limit.trim(), (256u64 << 20).to_string());
     }
+    // The killed shell's pipeline (head, tr, the substitution subshell) exits on its own.
+    for g in s.command_groups() {
+        assert!(wait_for(Duration::from_secs(5), || procs(&g).is_empty()));
+    }
     let (code, report) = s.session_end();
     assert_eq!(code, 0, "nothing left to stop: {report}");
     for d in s.dirs() {
