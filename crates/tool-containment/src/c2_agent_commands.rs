@@ -19,7 +19,7 @@ fn has_snapshot_start(script: &str) -> bool {
     let Some(rest) = script.trim_start().strip_prefix("source ") else {
         return false;
     };
-    let first = rest.trim_start().split_whitespace().next().unwrap_or("");
+    let first = rest.split_whitespace().next().unwrap_or("");
     first.contains("shell-snapshots/snapshot-")
 }
 
