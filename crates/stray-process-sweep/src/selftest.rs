@@ -46,25 +46,10 @@ pub fn check(case: &Value) -> Result<(), String> {
 
 /// Replays every fixture; returns the record and whether all passed.
 pub fn run() -> (Value, bool) {
-    let mut failed = Vec::new();
-    for (name, text) in FIXTURES {
-        let result = serde_json::from_str::<Value>(text)
-            .map_err(|e| format!("not JSON: {e}"))
-            .and_then(|case| check(&case));
-        if let Err(why) = result {
-            failed.push(json!({"case": name, "why": why}));
-        }
-    }
-    let ok = failed.is_empty() && !FIXTURES.is_empty();
-    (
-        json!({
-            "binary": "stray-process-sweep",
-            "version": env!("CARGO_PKG_VERSION"),
-            "cases": FIXTURES.len(),
-            "passed": FIXTURES.len() - failed.len(),
-            "failed": failed,
-            "result": if ok { "pass" } else { "fail" },
-        }),
-        ok,
+    hook_replay::replay(
+        "stray-process-sweep",
+        env!("CARGO_PKG_VERSION"),
+        FIXTURES,
+        |_, case| check(case),
     )
 }

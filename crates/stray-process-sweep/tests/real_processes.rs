@@ -3,7 +3,6 @@
 //! carrying the session's marker, a child sharing the agent's session and an MCP-like child
 //! without the marker. The sweep must report exactly the first two and kill nothing.
 
-use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -117,27 +116,12 @@ impl Scene {
             .env("CLAUDE_PROJECT_DIR", self.project())
             .env("CLAUDE_CODE_SESSION_ID", &self.session)
             .env("CLAUDE_CODE_CHILD_SESSION", "1")
-            .env("AI_AGENT", "claude-code_2-1-332_harness")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .env("AI_AGENT", "claude-code_2-1-332_harness");
         match claude_pid {
             Some(p) => c.env("CLAUDE_PID", p.to_string()),
             None => c.env_remove("CLAUDE_PID"),
         };
-        let mut child = c.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        hook_replay::run_with_payload(c, &payload).unwrap()
     }
 
     fn end(&self, claude_pid: Option<i32>) -> (i32, String) {

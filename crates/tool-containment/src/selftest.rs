@@ -146,31 +146,16 @@ fn check_c5(case: &Value) -> Result<(), String> {
 
 /// Replays every fixture; returns the record and whether all passed.
 pub fn run() -> (Value, bool) {
-    let mut failed = Vec::new();
-    for (name, text) in FIXTURES {
-        let result = serde_json::from_str::<Value>(text)
-            .map_err(|e| format!("not JSON: {e}"))
-            .and_then(|case| match name.split('/').next() {
-                Some("C1") => check_c1(&case),
-                Some("C2") => check_c2(&case),
-                Some("C4") => check_c4(&case),
-                Some("C5") => check_c5(&case),
-                _ => Err("no checker for this folder".into()),
-            });
-        if let Err(why) = result {
-            failed.push(json!({"case": name, "why": why}));
-        }
-    }
-    let ok = failed.is_empty() && !FIXTURES.is_empty();
-    (
-        json!({
-            "binary": "tool-containment",
-            "version": env!("CARGO_PKG_VERSION"),
-            "cases": FIXTURES.len(),
-            "passed": FIXTURES.len() - failed.len(),
-            "failed": failed,
-            "result": if ok { "pass" } else { "fail" },
-        }),
-        ok,
+    hook_replay::replay(
+        "tool-containment",
+        env!("CARGO_PKG_VERSION"),
+        FIXTURES,
+        |name, case| match name.split('/').next() {
+            Some("C1") => check_c1(case),
+            Some("C2") => check_c2(case),
+            Some("C4") => check_c4(case),
+            Some("C5") => check_c5(case),
+            _ => Err("no checker for this folder".into()),
+        },
     )
 }

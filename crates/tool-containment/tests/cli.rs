@@ -7,16 +7,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_tool-containment");
 
 #[test]
 fn selftest_replays_every_fixture_and_passes() {
-    let out = Command::new(BIN).arg("--selftest").output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["result"], "pass");
-    assert!(v["cases"].as_u64().unwrap() >= 30);
-    assert_eq!(v["cases"], v["passed"]);
+    hook_replay::assert_selftest_passes(BIN, 30);
 }
 
 #[test]

@@ -94,32 +94,17 @@ impl TestSession {
 
     /// Runs the SessionEnd mode; returns (exit code, stderr).
     pub fn session_end(&self) -> (i32, String) {
-        use std::io::Write;
-        let mut child = Command::new(BIN)
-            .env("HOME", self.home.path())
+        let mut c = Command::new(BIN);
+        c.env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.home.path().join("config"))
-            .env("XDG_STATE_HOME", self.home.path().join("state"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+            .env("XDG_STATE_HOME", self.home.path().join("state"));
         let payload = serde_json::json!({
             "hook_event_name": "SessionEnd",
             "session_id": self.id,
             "reason": "other",
         });
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let (code, _, err) = hook_replay::run_with_payload(c, &payload).unwrap();
+        (code, err)
     }
 }
 
