@@ -73,6 +73,13 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn main() {
+    // Whole-process figures scale with load; print it beside them.
+    println!(
+        "load average: {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
     let table = synthetic(5000);
     let query = Query {
         session_id: "S".into(),

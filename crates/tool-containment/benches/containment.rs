@@ -61,6 +61,13 @@ fn session_end(home: &std::path::Path, session: &str) -> (Duration, i32) {
 }
 
 fn main() {
+    // Whole-process figures scale with load; print it beside them.
+    println!(
+        "load average: {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
     let home = tempfile::tempdir().unwrap();
     let session = format!("bench-{}", std::process::id());
     let script = tool_call("true");
