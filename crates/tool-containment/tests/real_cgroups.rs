@@ -220,8 +220,14 @@ fn background_commands_keep_their_ceiling_and_session_end_stops_and_reports_them
 fn without_a_usable_backend_the_command_runs_unbounded_with_one_notice() {
     // An unprivileged user may write no cgroup here and has no user manager: no backend.
     let s = TestSession::new("nobackend");
+    // A copy that uid 65534 can run even when the checkout sits under a private home.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = dir.path().join("tool-containment");
+    std::fs::copy(BIN, &bin).unwrap();
     let out = s
-        .prefix(&tool_call("cat /proc/self/cgroup; echo ran"))
+        .prefix_with(&bin, &tool_call("cat /proc/self/cgroup; echo ran"))
         .current_dir("/")
         .uid(65534)
         .gid(65534)
@@ -238,7 +244,7 @@ fn without_a_usable_backend_the_command_runs_unbounded_with_one_notice() {
         1,
         "{stderr}"
     );
-    let report = std::process::Command::new(BIN)
+    let report = std::process::Command::new(&bin)
         .arg("--report")
         .env("HOME", s.home.path())
         .uid(65534)

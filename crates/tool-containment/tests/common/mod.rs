@@ -80,7 +80,12 @@ impl TestSession {
 
     /// A prefix invocation with this session's environment.
     pub fn prefix(&self, script: &str) -> Command {
-        let mut c = Command::new(BIN);
+        self.prefix_with(Path::new(BIN), script)
+    }
+
+    /// A prefix invocation of the binary at `bin` (a copy, for tests that change user).
+    pub fn prefix_with(&self, bin: &Path, script: &str) -> Command {
+        let mut c = Command::new(bin);
         c.arg(script)
             .env("CLAUDE_CODE_SESSION_ID", &self.id)
             .env("HOME", self.home.path())
