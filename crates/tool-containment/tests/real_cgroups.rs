@@ -199,7 +199,11 @@ fn background_commands_keep_their_ceiling_and_session_end_stops_and_reports_them
     assert_eq!(groups.len(), 3);
     let mut sleepers = Vec::new();
     for g in &groups {
-        assert!(wait_for(Duration::from_secs(3), || !procs(g).is_empty()));
+        // A backgrounded job is a forked shell until it execs: wait for the sleep itself.
+        assert!(wait_for(Duration::from_secs(5), || {
+            let p = procs(g);
+            !p.is_empty() && p.iter().all(|pid| cmdline(*pid).starts_with("sleep 30"))
+        }));
         for pid in procs(g) {
             let cmd = cmdline(pid);
             assert!(cmd.starts_with("sleep 30"), "{cmd}");
