@@ -108,3 +108,24 @@ mod tests {
         assert_eq!((code, out.as_str(), err.trim()), (3, r#"{"a":1}"#, "err"));
     }
 }
+
+/// Helpers for the benchmarks' printed figures.
+pub mod timing {
+    use std::time::Duration;
+
+    /// The median of `samples` (zero for none).
+    pub fn median(mut samples: Vec<Duration>) -> Duration {
+        samples.sort();
+        samples.get(samples.len() / 2).copied().unwrap_or_default()
+    }
+
+    /// Prints the load average: whole-process figures scale with it, so it goes beside them.
+    pub fn print_load_average() {
+        println!(
+            "load average: {}",
+            std::fs::read_to_string("/proc/loadavg")
+                .unwrap_or_default()
+                .trim()
+        );
+    }
+}

@@ -6,6 +6,7 @@
 //! 2. a full sweep over this machine's real `/proc` (read, discover, report), in-process;
 //! 3. the whole binary answering a SessionEnd payload (process start to exit).
 
+use hook_replay::timing::{median, print_load_average};
 use proc_table::{EnvMarker, ProcEntry};
 use std::io::Write;
 use std::path::Path;
@@ -63,23 +64,12 @@ fn synthetic(n: i32) -> Vec<ProcEntry> {
     t
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
 fn main() {
-    // Whole-process figures scale with load; print it beside them.
-    println!(
-        "load average: {}",
-        std::fs::read_to_string("/proc/loadavg")
-            .unwrap_or_default()
-            .trim()
-    );
+    print_load_average();
     let table = synthetic(5000);
     let query = Query {
         session_id: "S".into(),

@@ -7,6 +7,7 @@
 //!
 //! Needs a cgroup backend (root on v1 or v2); groups carry a unique session name and are removed.
 
+use hook_replay::timing::{median, print_load_average};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -18,11 +19,6 @@ fn tool_call(command: &str) -> String {
         "source /nonexistent/.claude/shell-snapshots/snapshot-bash-0-bench.sh 2>/dev/null || true && eval '{command}' < /dev/null && pwd -P >| /tmp/claude-bench-{}-cwd",
         std::process::id()
     )
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 fn time_run(mut c: Command) -> Duration {
@@ -61,13 +57,7 @@ fn session_end(home: &std::path::Path, session: &str) -> (Duration, i32) {
 }
 
 fn main() {
-    // Whole-process figures scale with load; print it beside them.
-    println!(
-        "load average: {}",
-        std::fs::read_to_string("/proc/loadavg")
-            .unwrap_or_default()
-            .trim()
-    );
+    print_load_average();
     let home = tempfile::tempdir().unwrap();
     let session = format!("bench-{}", std::process::id());
     let script = tool_call("true");
