@@ -1,0 +1,18 @@
+//! The process table as the two process-facing binaries need it.
+//!
+//! * [`entry`] — one process: ids, owner, age, command line, and the Claude Code environment marker
+//!   (`CLAUDE_CODE_SESSION_ID`, `CLAUDE_CODE_CHILD_SESSION`) read straight from `/proc/<pid>/environ`;
+//! * [`age`] — ages as people read them (`59s`, `1m30s`, `4h12m`);
+//! * [`groups`] — how a containment group shows up in `/proc/<pid>/cgroup`, so the sweep can say
+//!   whether a survivor is bounded and tool-containment can name what it stopped.
+//!
+//! Reads are bounded (command lines and environments are capped) and a process that vanishes
+//! mid-read is skipped, never an error: the table changes while we read it.
+
+pub mod age;
+pub mod entry;
+pub mod groups;
+
+pub use age::format_age;
+pub use entry::{read_entry, read_table, EnvMarker, ProcEntry, TableRead, CMDLINE_CHARS};
+pub use groups::{containment_group, CONTAINMENT_ROOT};

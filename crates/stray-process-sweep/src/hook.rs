@@ -1,0 +1,108 @@
+//! The hook events: SessionEnd sweeps and reports; SessionStart repeats an unread report.
+
+use crate::s1_discovery::Query;
+use crate::s3_delivery::{start_message, store, take_unread};
+use crate::sweep::{sweep, Request};
+use hook_io::{Answer, Event, HookInput, HookSpec};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Inside the CLI's default 1.5 s SessionEnd budget, with room to print.
+pub const DEADLINE: Duration = Duration::from_millis(1400);
+/// The table read stops this long before the deadline.
+const READ_MARGIN: Duration = Duration::from_millis(400);
+
+fn env(k: &str) -> Option<String> {
+    std::env::var(k).ok()
+}
+
+/// The project a report belongs to: `CLAUDE_PROJECT_DIR`, else the payload's `cwd`.
+fn project(input: &HookInput) -> Option<String> {
+    env("CLAUDE_PROJECT_DIR")
+        .filter(|p| !p.is_empty())
+        .or_else(|| input.cwd.clone())
+}
+
+/// Judges one payload.
+pub fn judge(input: HookInput, started: Instant) -> Answer {
+    match input.event {
+        Event::SessionEnd => session_end(&input, started),
+        Event::SessionStart => session_start(&input),
+        _ => Answer::Silent,
+    }
+}
+
+fn session_end(input: &HookInput, started: Instant) -> Answer {
+    let session_id = input
+        .session_id
+        .clone()
+        .or_else(|| env("CLAUDE_CODE_SESSION_ID"))
+        .unwrap_or_default();
+    let req = Request {
+        query: Query {
+            session_id,
+            reason: input.reason.clone(),
+            self_pid: std::process::id() as i32,
+            uid: nix::unistd::geteuid().as_raw(),
+        },
+        claude_pid: env("CLAUDE_PID").and_then(|p| p.trim().parse().ok()),
+        project: project(input),
+        deadline: started + DEADLINE.saturating_sub(READ_MARGIN),
+    };
+    let mut report = sweep(Path::new("/proc"), &req);
+    if report.text.is_empty() {
+        return Answer::Silent;
+    }
+    match session_store::state_dir(&env) {
+        Ok(dir) => {
+            if let Err(e) = store(&dir, &report) {
+                report.text.push_str(&format!(
+                    "\nstray-process-sweep (S3): could not store the JSON copy: {e}"
+                ));
+            }
+        }
+        Err(e) => report
+            .text
+            .push_str(&format!("\nstray-process-sweep (S3): no state dir: {e}")),
+    }
+    Answer::Report { text: report.text }
+}
+
+fn session_start(input: &HookInput) -> Answer {
+    let Some(project) = project(input) else {
+        return Answer::Silent;
+    };
+    let Ok(dir) = session_store::state_dir(&env) else {
+        return Answer::Silent;
+    };
+    match take_unread(&dir, &project) {
+        Ok(Some(report)) => Answer::Notice {
+            system_message: start_message(&report),
+        },
+        Ok(None) => Answer::Silent,
+        Err(e) => Answer::Notice {
+            system_message: format!(
+                "stray-process-sweep: could not read the last session's report: {e}"
+            ),
+        },
+    }
+}
+
+/// Runs the hook and exits.
+pub fn run() -> ! {
+    let started = Instant::now();
+    hook_io::run_hook(
+        HookSpec {
+            name: "stray-process-sweep",
+            input_limit: hook_io::DEFAULT_INPUT_LIMIT,
+            deadline: DEADLINE,
+        },
+        move |input| judge(input, started),
+        |ctx, cause| match ctx.event {
+            Some(Event::SessionStart) => Answer::Silent,
+            _ => Answer::Report {
+                text: format!("stray-process-sweep (S3) COULD NOT COMPLETE: {cause}"),
+            },
+        },
+    )
+}

@@ -1,0 +1,35 @@
+//! stray-process-sweep: SessionEnd (sweep and report) and SessionStart (repeat an unread report).
+
+const HELP: &str = "\
+stray-process-sweep — report processes that outlived a Claude Code session; never kills
+
+USAGE:
+  stray-process-sweep              hook mode: a SessionEnd or SessionStart payload on stdin
+  stray-process-sweep --selftest   replay the embedded fixtures, print a JSON record
+  stray-process-sweep --help | --version
+
+SessionEnd: report to stderr with exit 2, JSON copy under $XDG_STATE_HOME/agent-guards/.
+SessionStart: an unread report of the same project is shown once as systemMessage.";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [] => stray_process_sweep::hook::run(),
+        ["--selftest"] => {
+            let (record, ok) = stray_process_sweep::selftest::run();
+            println!("{record}");
+            std::process::exit(i32::from(!ok));
+        }
+        ["--help"] | ["-h"] => println!("{HELP}"),
+        ["--version"] | ["-V"] => println!("stray-process-sweep {}", env!("CARGO_PKG_VERSION")),
+        _ => {
+            eprintln!("stray-process-sweep: unexpected arguments\n\n{HELP}");
+            std::process::exit(2);
+        }
+    }
+}

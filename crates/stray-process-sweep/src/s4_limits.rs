@@ -1,0 +1,25 @@
+//! S4: honest limits — what the sweep could not see.
+
+use proc_table::TableRead;
+
+/// One line per blind spot of this sweep.
+pub fn limits(read: &TableRead) -> Vec<String> {
+    let mut out = Vec::new();
+    if read.other_users > 0 {
+        out.push(format!(
+            "{} process(es) of other users (their environment is not read)",
+            read.other_users
+        ));
+    }
+    if read.env_unreadable > 0 {
+        out.push(format!(
+            "{} process(es) of this user whose environment could not be read (zombies, kernel threads, raced exits)",
+            read.env_unreadable
+        ));
+    }
+    out.push(
+        "processes that cleared or replaced their environment and left the agent's process tree"
+            .into(),
+    );
+    out
+}

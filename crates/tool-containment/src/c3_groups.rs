@@ -1,0 +1,305 @@
+//! C3: a group per command, named for the session.
+//!
+//! Layout: `<anchor>/agent-guards/session-<id>/cmd-<pid>-<nanos>`, where `<anchor>` is the
+//! caller's own cgroup on v1 (per controller) and the v2 anchor of [`crate::c4_backends`]. Each
+//! command group carries `pids.max` and the memory ceiling (`memory.max` + `memory.swap.max=0` on
+//! v2; `memory.limit_in_bytes` + `memory.memsw.limit_in_bytes` on v1 where swap accounting
+//! exists). The prefix moves itself into the group before it `exec`s the shell, so the command
+//! and everything it forks, backgrounds or `setsid`s stay under the ceilings after the shell exits.
+//!
+//! The cgroup work goes through cgroups-rs controllers (`create`, `set_pid_max`, `set_limit`,
+//! `set_memswap_limit`, `add_task_by_tgid`); the v2 `cgroup.subtree_control` writes on the
+//! parents are direct (cgroups-rs only enables controllers inside its own `Cgroup::create`, which
+//! checks them against a fixed `/sys/fs/cgroup` root — see the crate README).
+
+use crate::c4_backends::Backend;
+use crate::c5_ceilings::{Ceilings, Memory, Tasks};
+use cgroups_rs::fs::memory::MemController;
+use cgroups_rs::fs::pid::PidController;
+use cgroups_rs::fs::{Controller, MaxValue};
+use cgroups_rs::CgroupPid;
+use proc_table::CONTAINMENT_ROOT;
+use std::path::{Path, PathBuf};
+
+/// The session group's folder name: `session-<id>`, the id made safe the way the state dir does.
+pub fn session_group_name(session_id: Option<&str>) -> String {
+    match session_id.filter(|s| !s.is_empty()) {
+        Some(id) => format!("session-{}", session_store::session_dir_name(id)),
+        None => "session-_no-session".to_string(),
+    }
+}
+
+/// A command group's folder name, unique per command: the prefix's pid plus the clock, so a
+/// reused pid later in the session never joins an older group.
+pub fn command_group_name(pid: u32, nanos: u128) -> String {
+    format!("cmd-{pid}-{:x}", nanos % (1u128 << 64))
+}
+
+/// The session's group directories for a backend (one per hierarchy).
+pub fn session_dirs(backend: &Backend, session_group: &str) -> Vec<PathBuf> {
+    match backend {
+        Backend::V2 { anchor, .. } => vec![anchor.join(CONTAINMENT_ROOT).join(session_group)],
+        Backend::V1(d) => vec![
+            d.pids.join(CONTAINMENT_ROOT).join(session_group),
+            d.memory.join(CONTAINMENT_ROOT).join(session_group),
+        ],
+        Backend::Systemd { .. } | Backend::None { .. } => Vec::new(),
+    }
+}
+
+fn err(what: &str, path: &Path, e: impl std::fmt::Display) -> String {
+    format!("{what} {}: {e}", path.display())
+}
+
+fn tasks_value(t: Tasks) -> MaxValue {
+    match t {
+        Tasks::Max => MaxValue::Max,
+        Tasks::Limit(n) => MaxValue::Value(n.min(i64::MAX as u64) as i64),
+    }
+}
+
+fn memory_value(m: Memory) -> i64 {
+    match m {
+        Memory::Max => -1,
+        Memory::Bytes(b) => b.min(i64::MAX as u64) as i64,
+    }
+}
+
+/// Enables `pids` and `memory` for the children of `dir` (v2), unless already on.
+fn enable_v2_controllers(dir: &Path) -> Result<(), String> {
+    let file = dir.join("cgroup.subtree_control");
+    let current = std::fs::read_to_string(&file).unwrap_or_default();
+    let words: Vec<&str> = current.split_whitespace().collect();
+    if words.contains(&"pids") && words.contains(&"memory") {
+        return Ok(());
+    }
+    std::fs::write(&file, "+pids +memory").map_err(|e| err("cannot enable controllers in", dir, e))
+}
+
+fn mkdir(dir: &Path) -> Result<(), String> {
+    match std::fs::create_dir(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(err("cannot create", dir, e)),
+    }
+}
+
+/// Creates the command group `cmd` under the session group, sets the ceilings and moves `pid`
+/// into it. Returns the leaf directories. On failure, the leaves it created are removed again.
+pub fn enter(
+    backend: &Backend,
+    session_group: &str,
+    cmd: &str,
+    ceilings: &Ceilings,
+    pid: u32,
+) -> Result<Vec<PathBuf>, String> {
+    let task = CgroupPid::from(u64::from(pid));
+    match backend {
+        Backend::V1(d) => {
+            let pids_leaf = d.pids.join(CONTAINMENT_ROOT).join(session_group).join(cmd);
+            let mem_leaf = d
+                .memory
+                .join(CONTAINMENT_ROOT)
+                .join(session_group)
+                .join(cmd);
+            let pids = PidController::new(pids_leaf.clone(), d.pids_mount.clone(), false);
+            let mem = MemController::new(mem_leaf.clone(), d.memory_mount.clone(), false);
+            let result = (|| {
+                pids.create()
+                    .map_err(|e| err("cannot create", &pids_leaf, e))?;
+                mem.create()
+                    .map_err(|e| err("cannot create", &mem_leaf, e))?;
+                pids.set_pid_max(tasks_value(ceilings.tasks))
+                    .map_err(|e| err("cannot set pids.max in", &pids_leaf, e))?;
+                let limit = memory_value(ceilings.memory);
+                mem.set_limit(limit)
+                    .map_err(|e| err("cannot set the memory limit in", &mem_leaf, e))?;
+                // Swap off where the host allows: memsw exists only with swap accounting.
+                if mem_leaf.join("memory.memsw.limit_in_bytes").exists() {
+                    mem.set_memswap_limit(limit)
+                        .map_err(|e| err("cannot set memsw limit in", &mem_leaf, e))?;
+                }
+                if pid == std::process::id() {
+                    // Ourselves, single-threaded: `0` in `tasks` moves the calling thread, which
+                    // the kernel does without the global threadgroup lock and its RCU grace
+                    // period (milliseconds per move through `cgroup.procs`; see the README).
+                    let me = CgroupPid::from(0u64);
+                    pids.add_task(&me)
+                        .map_err(|e| err("cannot enter", &pids_leaf, e))?;
+                    mem.add_task(&me)
+                        .map_err(|e| err("cannot enter", &mem_leaf, e))?;
+                } else {
+                    pids.add_task_by_tgid(&task)
+                        .map_err(|e| err("cannot enter", &pids_leaf, e))?;
+                    mem.add_task_by_tgid(&task)
+                        .map_err(|e| err("cannot enter", &mem_leaf, e))?;
+                }
+                Ok(vec![pids_leaf.clone(), mem_leaf.clone()])
+            })();
+            if result.is_err() {
+                let _ = std::fs::remove_dir(&pids_leaf);
+                let _ = std::fs::remove_dir(&mem_leaf);
+            }
+            result
+        }
+        Backend::V2 { mount, anchor } => {
+            let root = anchor.join(CONTAINMENT_ROOT);
+            let session = root.join(session_group);
+            let leaf = session.join(cmd);
+            let result = (|| {
+                if !session.is_dir() {
+                    enable_v2_controllers(anchor)?;
+                    mkdir(&root)?;
+                    enable_v2_controllers(&root)?;
+                    mkdir(&session)?;
+                }
+                enable_v2_controllers(&session)?;
+                let pids = PidController::new(leaf.clone(), mount.clone(), true);
+                let mem = MemController::new(leaf.clone(), mount.clone(), true);
+                pids.create().map_err(|e| err("cannot create", &leaf, e))?;
+                pids.set_pid_max(tasks_value(ceilings.tasks))
+                    .map_err(|e| err("cannot set pids.max in", &leaf, e))?;
+                mem.set_limit(memory_value(ceilings.memory))
+                    .map_err(|e| err("cannot set memory.max in", &leaf, e))?;
+                if leaf.join("memory.swap.max").exists() {
+                    mem.set_memswap_limit(0)
+                        .map_err(|e| err("cannot set memory.swap.max in", &leaf, e))?;
+                }
+                pids.add_task_by_tgid(&task)
+                    .map_err(|e| err("cannot enter", &leaf, e))?;
+                Ok(vec![leaf.clone()])
+            })();
+            if result.is_err() {
+                let _ = std::fs::remove_dir(&leaf);
+            }
+            result
+        }
+        Backend::Systemd { .. } | Backend::None { .. } => {
+            Err(format!("{} has no directory to enter", backend.name()))
+        }
+    }
+}
+
+/// The systemd unit names for a session: its slice and one scope per command. systemd reads `-`
+/// in a slice name as nesting, so the session id's dashes become underscores.
+pub fn systemd_slice(session_group: &str) -> String {
+    format!("agent_guards_{}.slice", session_group.replace('-', "_"))
+}
+
+/// The `systemd-run` invocation for one command: arguments and the extra environment. The script
+/// travels in the environment, never in argv, so systemd cannot expand `${...}` in it; the scope
+/// runs this binary again with [`crate::c1_invocation::RUN_FROM_ENV_FLAG`], which execs the shell.
+pub fn systemd_run_invocation(
+    self_exe: &Path,
+    shell: &str,
+    script: &str,
+    session_group: &str,
+    cmd: &str,
+    ceilings: &Ceilings,
+) -> (Vec<String>, Vec<(String, String)>) {
+    let tasks = match ceilings.tasks {
+        Tasks::Max => "infinity".to_string(),
+        Tasks::Limit(n) => n.to_string(),
+    };
+    let memory = match ceilings.memory {
+        Memory::Max => "infinity".to_string(),
+        Memory::Bytes(b) => b.to_string(),
+    };
+    let args = vec![
+        "--user".to_string(),
+        "--scope".to_string(),
+        "--quiet".to_string(),
+        "--collect".to_string(),
+        format!("--slice={}", systemd_slice(session_group)),
+        format!("--unit=agent_guards_{}", cmd.replace('-', "_")),
+        "-p".to_string(),
+        format!("TasksMax={tasks}"),
+        "-p".to_string(),
+        format!("MemoryMax={memory}"),
+        "-p".to_string(),
+        "MemorySwapMax=0".to_string(),
+        "--".to_string(),
+        self_exe.display().to_string(),
+        crate::c1_invocation::RUN_FROM_ENV_FLAG.to_string(),
+    ];
+    let env = vec![
+        (
+            crate::c1_invocation::SCRIPT_ENV.to_string(),
+            script.to_string(),
+        ),
+        (
+            crate::c1_invocation::SHELL_ENV.to_string(),
+            shell.to_string(),
+        ),
+    ];
+    (args, env)
+}
+
+/// `systemctl --user stop <slice>`: the SessionEnd stop for the systemd backend.
+pub fn systemd_stop_args(session_group: &str) -> Vec<String> {
+    vec!["--user".into(), "stop".into(), systemd_slice(session_group)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ceilings(tasks: Tasks, memory: Memory) -> Ceilings {
+        Ceilings {
+            tasks,
+            memory,
+            notices: vec![],
+        }
+    }
+
+    #[test]
+    fn names_are_safe_and_unique() {
+        assert_eq!(session_group_name(Some("3f2a-bc")), "session-3f2a-bc");
+        assert_eq!(session_group_name(None), "session-_no-session");
+        let odd = session_group_name(Some("../x"));
+        assert!(!odd.contains('/') && !odd.contains(".."));
+        assert_ne!(command_group_name(7, 1), command_group_name(7, 2));
+    }
+
+    #[test]
+    fn systemd_run_keeps_the_script_out_of_argv() {
+        let script = "echo ${HOME} $(id) 'q'";
+        let (args, env) = systemd_run_invocation(
+            Path::new("/opt/ag/tool-containment"),
+            "bash",
+            script,
+            "session-ab-cd",
+            "cmd-12-ff",
+            &ceilings(Tasks::Limit(4096), Memory::Bytes(1 << 30)),
+        );
+        assert!(args.iter().all(|a| !a.contains("${HOME}")));
+        assert_eq!(&args[..4], ["--user", "--scope", "--quiet", "--collect"]);
+        assert!(args.contains(&"--slice=agent_guards_session_ab_cd.slice".to_string()));
+        assert!(args.contains(&"TasksMax=4096".to_string()));
+        assert!(args.contains(&"MemoryMax=1073741824".to_string()));
+        assert!(args.contains(&"MemorySwapMax=0".to_string()));
+        let tail: Vec<&str> = args[args.len() - 3..].iter().map(String::as_str).collect();
+        assert_eq!(tail, ["--", "/opt/ag/tool-containment", "--run-from-env"]);
+        assert_eq!(
+            env,
+            vec![
+                ("AGENT_CONTAINMENT_SCRIPT".to_string(), script.to_string()),
+                ("AGENT_CONTAINMENT_SHELL".to_string(), "bash".to_string())
+            ]
+        );
+        let (args, _) = systemd_run_invocation(
+            Path::new("/x"),
+            "zsh",
+            "ls",
+            "session-s",
+            "cmd-1-1",
+            &ceilings(Tasks::Max, Memory::Max),
+        );
+        assert!(args.contains(&"TasksMax=infinity".to_string()));
+        assert!(args.contains(&"MemoryMax=infinity".to_string()));
+        assert_eq!(
+            systemd_stop_args("session-ab-cd"),
+            ["--user", "stop", "agent_guards_session_ab_cd.slice"]
+        );
+    }
+}

@@ -1,0 +1,46 @@
+//! tool-containment: `CLAUDE_CODE_SHELL_PREFIX` wrapper (one argument) and SessionEnd hook (none).
+
+use tool_containment::c1_invocation::{parse_args, Mode};
+use tool_containment::modes;
+
+const HELP: &str = "\
+tool-containment — bound every agent command (task and memory ceilings), stop leftovers at session end
+
+USAGE:
+  tool-containment '<script>'   prefix mode (CLAUDE_CODE_SHELL_PREFIX): run the script with the
+                                CLI's shell, inside a per-command cgroup when it is an agent command
+  tool-containment              SessionEnd hook: read the payload on stdin, stop and report
+  tool-containment --report     which backend this host offers, and why not when none
+  tool-containment --selftest   replay the embedded fixtures, print a JSON record
+  tool-containment --help | --version
+
+Ceilings: AGENT_CONTAINMENT_TASKS_MAX / AGENT_CONTAINMENT_MEMORY_MAX, or tasks_max / memory_max in
+~/.config/agent-guards/config.toml (defaults 4096 tasks, 25% of RAM).";
+
+fn main() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let code = match parse_args(&args) {
+        Mode::Prefix(script) => modes::run_prefix(&script),
+        Mode::SessionEnd => modes::run_session_end(),
+        Mode::Report => modes::run_report(),
+        Mode::RunFromEnv => modes::run_from_env(),
+        Mode::Selftest => {
+            let (record, ok) = tool_containment::selftest::run();
+            println!("{record}");
+            i32::from(!ok)
+        }
+        Mode::Help => {
+            println!("{HELP}");
+            0
+        }
+        Mode::Version => {
+            println!("tool-containment {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        Mode::Usage(why) => {
+            eprintln!("tool-containment: {why}\n\n{HELP}");
+            2
+        }
+    };
+    std::process::exit(code);
+}

@@ -1,0 +1,40 @@
+//! The binary's own surface: `--selftest` replays the embedded fixtures, `--help`, `--version`,
+//! usage errors.
+
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_tool-containment");
+
+#[test]
+fn selftest_replays_every_fixture_and_passes() {
+    hook_replay::assert_selftest_passes(BIN, 30);
+}
+
+#[test]
+fn help_version_and_usage() {
+    let help = Command::new(BIN).arg("--help").output().unwrap();
+    assert!(help.status.success());
+    assert!(String::from_utf8_lossy(&help.stdout).contains("CLAUDE_CODE_SHELL_PREFIX"));
+    let version = Command::new(BIN).arg("--version").output().unwrap();
+    assert!(String::from_utf8_lossy(&version.stdout).starts_with("tool-containment 0."));
+    let usage = Command::new(BIN).args(["a", "b"]).output().unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+}
+
+#[test]
+fn session_end_with_unreadable_input_reports_loudly() {
+    use std::io::Write;
+    let home = tempfile::tempdir().unwrap();
+    let mut child = Command::new(BIN)
+        .env("HOME", home.path())
+        .env("XDG_STATE_HOME", home.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"{not json").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("FAILED"));
+}

@@ -1,0 +1,163 @@
+//! Shared parts of the real-cgroup tests: a unique session per test, the CLI's wrapper shape, and
+//! a guard that stops and removes the session's groups even when the test fails.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use tool_containment::c3_groups::{session_dirs, session_group_name};
+use tool_containment::c4_backends::{choose, probe, Backend};
+use tool_containment::c7_session_end::stop_session;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_tool-containment");
+
+/// The CLI's Bash tool wrapper around `command` (the shape C2 recognises).
+pub fn tool_call(command: &str) -> String {
+    let quoted = command.replace('\'', r"'\''");
+    format!(
+        "source /nonexistent/.claude/shell-snapshots/snapshot-bash-0-test.sh 2>/dev/null || true && eval '{quoted}' < /dev/null && pwd -P >| /tmp/claude-test-{}-cwd",
+        std::process::id()
+    )
+}
+
+/// The backend this machine offers the test process (same as the binary will find).
+pub fn backend() -> Backend {
+    let b = choose(&probe(
+        Path::new("/proc/self"),
+        nix::unistd::geteuid().as_raw(),
+        &|k| std::env::var(k).ok(),
+    ));
+    assert!(
+        matches!(b, Backend::V1(_) | Backend::V2 { .. }),
+        "these tests need a cgroup backend (run as root on cgroup v1 or v2): {b:?}"
+    );
+    b
+}
+
+/// One test's session: unique id, private HOME/XDG dirs, cleanup on drop.
+pub struct TestSession {
+    pub id: String,
+    pub home: tempfile::TempDir,
+    pub backend: Backend,
+}
+
+impl TestSession {
+    pub fn new(tag: &str) -> TestSession {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        TestSession {
+            id: format!("test-{tag}-{}-{nanos:x}", std::process::id()),
+            home: tempfile::tempdir().unwrap(),
+            backend: backend(),
+        }
+    }
+
+    pub fn group(&self) -> String {
+        session_group_name(Some(&self.id))
+    }
+
+    /// The session group's directories (one per hierarchy).
+    pub fn dirs(&self) -> Vec<PathBuf> {
+        session_dirs(&self.backend, &self.group())
+    }
+
+    /// The command groups currently under the session (first hierarchy).
+    pub fn command_groups(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = std::fs::read_dir(&self.dirs()[0])
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.is_dir())
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.sort();
+        out
+    }
+
+    /// A prefix invocation with this session's environment.
+    pub fn prefix(&self, script: &str) -> Command {
+        self.prefix_with(Path::new(BIN), script)
+    }
+
+    /// A prefix invocation of the binary at `bin` (a copy, for tests that change user).
+    pub fn prefix_with(&self, bin: &Path, script: &str) -> Command {
+        let mut c = Command::new(bin);
+        c.arg(script)
+            .env("CLAUDE_CODE_SESSION_ID", &self.id)
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path().join("config"))
+            .env("XDG_STATE_HOME", self.home.path().join("state"))
+            .env_remove("AI_AGENT")
+            .env_remove("AGENT_GUARDS_CONFIG")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Runs the SessionEnd mode; returns (exit code, stderr).
+    pub fn session_end(&self) -> (i32, String) {
+        let mut c = Command::new(BIN);
+        c.env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path().join("config"))
+            .env("XDG_STATE_HOME", self.home.path().join("state"));
+        let payload = serde_json::json!({
+            "hook_event_name": "SessionEnd",
+            "session_id": self.id,
+            "reason": "other",
+        });
+        let (code, _, err) = hook_replay::run_with_payload(c, &payload).unwrap();
+        (code, err)
+    }
+}
+
+impl Drop for TestSession {
+    fn drop(&mut self) {
+        // Also on failure: stop whatever the test left and remove the groups.
+        let _ = stop_session(
+            &self.backend,
+            &self.group(),
+            Instant::now() + Duration::from_secs(5),
+        );
+    }
+}
+
+/// Pids listed in a group's `cgroup.procs`.
+pub fn procs(dir: &Path) -> Vec<i32> {
+    std::fs::read_to_string(dir.join("cgroup.procs"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+pub fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s.contains(") Z "))
+        .unwrap_or(false)
+}
+
+pub fn cmdline(pid: i32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| {
+            String::from_utf8_lossy(&b)
+                .replace('\0', " ")
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
+/// Polls `cond` every 20 ms until it holds or `limit` passes.
+pub fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + limit;
+    while Instant::now() < end {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    cond()
+}
