@@ -3,7 +3,7 @@
 //! Nothing is installed unless every staged binary passes its own `--selftest`; the settings file
 //! is merged (never clobbered), backed up, and replaced atomically with its permissions kept.
 
-use crate::registry::{BINARIES, REGISTRATIONS};
+use crate::registry::{BINARIES, REGISTRATIONS, SHELL_PREFIX_BINARY};
 use crate::settings_merge;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -60,12 +60,45 @@ pub fn selftest(binary: &Path, scratch: &Path) -> Result<()> {
 /// Installs. Prints what it did; returns an error (nothing changed) on any refusal.
 pub fn install(t: &Target) -> Result<Vec<String>> {
     let mut log = Vec::new();
-    // Read and merge the settings first: a file we cannot parse stops everything.
+    // Read the settings first: a file we cannot parse stops everything before anything moves.
     let (before, mut settings) = read_settings(&t.settings)?;
     let bin_dir = t.bin_dir();
+    // Staging sits in the prefix so the final move is a rename on one file system; a dry run
+    // stages in the temp dir and creates nothing in the prefix.
+    let staging_parent = if t.dry_run {
+        std::env::temp_dir()
+    } else {
+        std::fs::create_dir_all(&t.prefix).map_err(|e| io_err(&t.prefix, e))?;
+        t.prefix.clone()
+    };
+    let staging = staging_parent.join(format!(".agent-guards-staging-{}", std::process::id()));
+    // Self-tests run on the staged copies, also for a dry run: what would happen includes whether
+    // containment works on this host.
+    let backend = match stage_and_test(t, &staging) {
+        Ok(()) => containment_backend(&staging.join(SHELL_PREFIX_BINARY)),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(format!("{e}; nothing was installed"));
+        }
+    };
     settings_merge::install(&mut settings, REGISTRATIONS, &bin_dir);
+    let prefix = backend
+        .as_ref()
+        .ok()
+        .map(|_| bin_dir.join(SHELL_PREFIX_BINARY));
+    if let Some(note) = settings_merge::set_shell_prefix(&mut settings, &bin_dir, prefix.as_deref())
+    {
+        log.push(note);
+    }
+    log.push(match &backend {
+        Ok(name) => format!("containment backend: {name}; CLAUDE_CODE_SHELL_PREFIX registered"),
+        Err(why) => format!(
+            "containment: no usable backend ({why}); commands run without ceilings, the prefix is not registered"
+        ),
+    });
     let after = settings_merge::render(&settings);
     if t.dry_run {
+        let _ = std::fs::remove_dir_all(&staging);
         log.push(format!(
             "would install {} into {}",
             BINARIES.join(", "),
@@ -75,12 +108,6 @@ pub fn install(t: &Target) -> Result<Vec<String>> {
         return Ok(log);
     }
     std::fs::create_dir_all(&bin_dir).map_err(|e| io_err(&bin_dir, e))?;
-    let staging = t.prefix.join(format!(".staging-{}", std::process::id()));
-    let result = stage_and_test(t, &staging);
-    if let Err(e) = result {
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(format!("{e}; nothing was installed"));
-    }
     for name in BINARIES {
         let dest = bin_dir.join(name);
         std::fs::rename(staging.join(name), &dest).map_err(|e| io_err(&dest, e))?;
@@ -107,6 +134,7 @@ pub fn uninstall(t: &Target) -> Result<Vec<String>> {
         )]);
     }
     settings_merge::remove_ours(&mut settings, &t.bin_dir());
+    settings_merge::set_shell_prefix(&mut settings, &t.bin_dir(), None);
     let after = settings_merge::render(&settings);
     if t.dry_run {
         return Ok(vec![describe_change(
@@ -120,6 +148,26 @@ pub fn uninstall(t: &Target) -> Result<Vec<String>> {
         before.as_deref(),
         &after,
     )?])
+}
+
+/// The containment backend the staged `tool-containment --report` names, or why there is none.
+fn containment_backend(binary: &Path) -> std::result::Result<String, String> {
+    let out = crate::report::run_bounded(
+        Command::new(binary).arg("--report"),
+        std::time::Duration::from_secs(5),
+    )
+    .ok_or("tool-containment --report did not answer within 5 s")?;
+    let first = out.1.lines().next().unwrap_or_default().to_string();
+    match first.strip_prefix("tool-containment backend: ") {
+        Some("none") | None => Err(out
+            .1
+            .lines()
+            .find(|l| l.contains("WITHOUT ceilings"))
+            .unwrap_or(&first)
+            .trim()
+            .to_string()),
+        Some(name) => Ok(name.to_string()),
+    }
 }
 
 fn stage_and_test(t: &Target, staging: &Path) -> Result<()> {
@@ -217,4 +265,11 @@ pub const DEFAULT_CONFIG: &str = r#"# agent-guards configuration. Every key is o
 # egress_extra_phrases = { command_displacement = [], execution_receipt = [] }
 # Watchdog deadline of a hook, in milliseconds.
 # hook_deadline_ms = 2000
+# model-tier-guard (M1): model families only the maintainer may use.
+# maintainer_only_tiers = ["fable"]
+# Taint (K5): MCP servers whose tools do not taint the session.
+# trusted_mcp_servers = []
+# tool-containment (C5): ceilings per command ("max" for none).
+# tasks_max = 4096
+# memory_max = "25%"
 "#;

@@ -15,22 +15,68 @@ pub struct Registration {
 }
 
 /// The binaries the installer stages and self-tests, in install order.
-pub const BINARIES: &[&str] = &["egress-audit"];
+pub const BINARIES: &[&str] = &[
+    "egress-audit",
+    "model-tier-guard",
+    "tool-containment",
+    "stray-process-sweep",
+];
+
+/// The binary that is also `CLAUDE_CODE_SHELL_PREFIX` where a containment backend works.
+pub const SHELL_PREFIX_BINARY: &str = "tool-containment";
+
+/// SessionEnd hooks share 1.5 s unless a settings file declares more; ours need more on a busy host.
+const SESSION_END_TIMEOUT: Option<u64> = Some(30);
+
+const fn reg(
+    binary: &'static str,
+    event: &'static str,
+    matcher: Option<&'static str>,
+    timeout: Option<u64>,
+) -> Registration {
+    Registration {
+        binary,
+        event,
+        matcher,
+        args: &[],
+        timeout,
+    }
+}
 
 /// The hooks registered today.
 pub const REGISTRATIONS: &[Registration] = &[
-    Registration {
-        binary: "egress-audit",
-        event: "Stop",
-        matcher: None,
-        args: &[],
-        timeout: Some(10),
-    },
-    Registration {
-        binary: "egress-audit",
-        event: "SubagentStop",
-        matcher: None,
-        args: &[],
-        timeout: Some(10),
-    },
+    reg("egress-audit", "Stop", None, Some(10)),
+    reg("egress-audit", "SubagentStop", None, Some(10)),
+    reg(
+        "model-tier-guard",
+        "PreToolUse",
+        Some("Agent|Task"),
+        Some(10),
+    ),
+    reg("model-tier-guard", "PreToolUse", Some("Bash"), Some(10)),
+    reg(
+        "model-tier-guard",
+        "PreToolUse",
+        Some("Write|Edit"),
+        Some(10),
+    ),
+    // PreModelSwitch: a timeout blocks the switch, so the CLI's default (30 s) stays.
+    reg("model-tier-guard", "PreModelSwitch", None, None),
+    reg("model-tier-guard", "UserPromptSubmit", None, Some(10)),
+    reg("model-tier-guard", "SessionStart", None, Some(10)),
+    reg("model-tier-guard", "PostModelSwitch", None, Some(10)),
+    reg(
+        "model-tier-guard",
+        "PostToolUse",
+        Some("Agent|Task|WebFetch|WebSearch|Bash|mcp__.*|ListMcpResourcesTool|ReadMcpResourceTool"),
+        Some(10),
+    ),
+    reg("tool-containment", "SessionEnd", None, SESSION_END_TIMEOUT),
+    reg(
+        "stray-process-sweep",
+        "SessionEnd",
+        None,
+        SESSION_END_TIMEOUT,
+    ),
+    reg("stray-process-sweep", "SessionStart", None, Some(10)),
 ];

@@ -153,6 +153,46 @@ pub fn install(settings: &mut Map<String, Value>, regs: &[Registration], bin_dir
     }
 }
 
+/// Sets `env.CLAUDE_CODE_SHELL_PREFIX` to `prefix` (`Some`) or removes ours (`None`). A prefix
+/// the user set to something else is never touched; the returned note says so.
+pub fn set_shell_prefix(
+    settings: &mut Map<String, Value>,
+    bin_dir: &Path,
+    prefix: Option<&Path>,
+) -> Option<String> {
+    const KEY: &str = "CLAUDE_CODE_SHELL_PREFIX";
+    let current = settings
+        .get("env")
+        .and_then(|e| e.get(KEY))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let ours = |v: &str| is_ours(&json!({"command": v}), bin_dir);
+    match (current.as_deref(), prefix) {
+        (Some(v), _) if !ours(v) => Some(format!(
+            "env.{KEY} is set to {v:?} by someone else; left as it is (containment not registered)"
+        )),
+        (_, Some(p)) => {
+            let env = settings
+                .entry("env")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(env) = env {
+                env.insert(KEY.into(), json!(p.to_string_lossy()));
+            }
+            None
+        }
+        (Some(_), None) => {
+            if let Some(Value::Object(env)) = settings.get_mut("env") {
+                env.remove(KEY);
+                if env.is_empty() {
+                    settings.remove("env");
+                }
+            }
+            None
+        }
+        (None, None) => None,
+    }
+}
+
 /// Renders settings the way we write them: two-space JSON and a final newline.
 pub fn render(settings: &Map<String, Value>) -> String {
     let mut s = serde_json::to_string_pretty(settings).unwrap_or_else(|_| "{}".into());

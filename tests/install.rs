@@ -99,9 +99,18 @@ fn install_keeps_other_tools_entries_and_uninstall_restores() {
     let v: Value = serde_json::from_slice(&std::fs::read(settings(home.path())).unwrap()).unwrap();
     let original: Value = serde_json::from_str(OTHERS).unwrap();
     assert_eq!(v["permissions"], original["permissions"]);
-    assert_eq!(v["env"], original["env"]);
+    assert_eq!(v["env"]["FOO"], original["env"]["FOO"]);
+    // This host (root, cgroup v1) has a containment backend, so the prefix is ours.
+    let bin_dir = home.path().join(".local/share/agent-guards/bin");
+    assert_eq!(
+        v["env"]["CLAUDE_CODE_SHELL_PREFIX"],
+        bin_dir.join("tool-containment").to_str().unwrap()
+    );
     assert_eq!(v["statusLine"], original["statusLine"]);
-    assert_eq!(v["hooks"]["PreToolUse"], original["hooks"]["PreToolUse"]);
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0],
+        original["hooks"]["PreToolUse"][0]
+    );
     assert_eq!(v["hooks"]["Stop"][0], original["hooks"]["Stop"][0]);
     let mode = std::fs::metadata(settings(home.path()))
         .unwrap()
@@ -179,6 +188,10 @@ fn dry_run_writes_nothing() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("would become"));
     assert!(!settings(home.path()).exists());
+    assert!(
+        !home.path().join(".local").exists(),
+        "a dry run creates nothing"
+    );
 }
 
 #[test]
@@ -229,4 +242,20 @@ fn report_names_drift() {
     let before = std::fs::read(&path).unwrap();
     report(home.path());
     assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+#[test]
+fn a_shell_prefix_set_by_someone_else_is_left_alone() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+    let theirs = r#"{"env": {"CLAUDE_CODE_SHELL_PREFIX": "/opt/their-wrapper"}}"#;
+    std::fs::write(settings(home.path()), theirs).unwrap();
+    let out = install(home.path(), &built_bins());
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("left as it is"));
+    let v: Value = serde_json::from_slice(&std::fs::read(settings(home.path())).unwrap()).unwrap();
+    assert_eq!(v["env"]["CLAUDE_CODE_SHELL_PREFIX"], "/opt/their-wrapper");
+    assert!(admin(home.path(), &["uninstall"]).status.success());
+    let v: Value = serde_json::from_slice(&std::fs::read(settings(home.path())).unwrap()).unwrap();
+    assert_eq!(v, serde_json::from_str::<Value>(theirs).unwrap());
 }

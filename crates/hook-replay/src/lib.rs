@@ -35,7 +35,7 @@ pub fn replay(
             "cases": fixtures.len(),
             "passed": fixtures.len() - failed.len(),
             "failed": failed,
-            "result": if ok { "pass" } else { "fail" },
+            "status": if ok { "pass" } else { "fail" },
         }),
         ok,
     )
@@ -72,7 +72,7 @@ pub fn assert_selftest_passes(bin: &str, min_cases: u64) -> Value {
         .expect("the binary starts");
     let record: Value = serde_json::from_slice(&out.stdout).expect("the record is JSON");
     assert!(out.status.success(), "{record}");
-    assert_eq!(record["result"], "pass", "{record}");
+    assert_eq!(record["status"], "pass", "{record}");
     assert!(
         record["cases"].as_u64().unwrap_or(0) >= min_cases,
         "{record}"
