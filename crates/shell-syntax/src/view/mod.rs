@@ -139,7 +139,11 @@ impl Walker<'_> {
                 });
                 // Each element of a multi-command pipeline runs in a subshell.
                 let mut sub = scope.clone();
-                let prev = if i > 0 { Some(&p.commands[i - 1].command) } else { None };
+                let prev = if i > 0 {
+                    Some(&p.commands[i - 1].command)
+                } else {
+                    None
+                };
                 self.command(&e.command, &mut sub, &ec, prev);
             } else {
                 self.command(&e.command, scope, &ec, None);
@@ -235,7 +239,11 @@ impl Walker<'_> {
                 self.list(&f.body, scope, &body_ctx);
             }
             CompoundKind::ArithFor(f) => {
-                let texts = [f.init.raw.clone(), f.condition.raw.clone(), f.step.raw.clone()];
+                let texts = [
+                    f.init.raw.clone(),
+                    f.condition.raw.clone(),
+                    f.step.raw.clone(),
+                ];
                 let id = self.new_loop(LoopKind::ArithFor, cc.span, rs, Some(texts), &c);
                 let mut cond_ctx = c.clone();
                 cond_ctx.context.loops.push(LoopRef {
@@ -280,7 +288,14 @@ impl Walker<'_> {
                         None
                     },
                 };
-                self.emit_pseudo("((", InvocationKind::ArithCommand, vec![arg], cc.span, scope, &c);
+                self.emit_pseudo(
+                    "((",
+                    InvocationKind::ArithCommand,
+                    vec![arg],
+                    cc.span,
+                    scope,
+                    &c,
+                );
             }
         }
     }
@@ -647,10 +662,18 @@ impl Walker<'_> {
             return;
         }
         // Script from the shell's own stdin redirection (the last one wins).
-        let stdin = own
-            .iter()
-            .rev()
-            .find(|r| r.fd == Some(0) && matches!(r.op, RedirOp::Heredoc | RedirOp::HeredocStrip | RedirOp::HereString | RedirOp::In | RedirOp::DupIn | RedirOp::ReadWrite));
+        let stdin = own.iter().rev().find(|r| {
+            r.fd == Some(0)
+                && matches!(
+                    r.op,
+                    RedirOp::Heredoc
+                        | RedirOp::HeredocStrip
+                        | RedirOp::HereString
+                        | RedirOp::In
+                        | RedirOp::DupIn
+                        | RedirOp::ReadWrite
+                )
+        });
         if let Some(r) = stdin {
             match (&r.heredoc, r.op) {
                 (Some(h), _) => {
@@ -672,7 +695,9 @@ impl Walker<'_> {
             return;
         }
         // Script from the previous pipeline element: `cat <<EOF | sh`, `echo 'x' | bash`.
-        let Some(Command::Simple(p)) = prev else { return };
+        let Some(Command::Simple(p)) = prev else {
+            return;
+        };
         let pargv: Vec<Arg> = p.words.iter().cloned().map(Arg::new).collect();
         let pname = pargv
             .first()
@@ -692,7 +717,9 @@ impl Walker<'_> {
             Some("echo") => {
                 let rest: Vec<Arg> = pargv[1..]
                     .iter()
-                    .skip_while(|a| matches!(a.value.as_deref(), Some("-n") | Some("-e") | Some("-E")))
+                    .skip_while(|a| {
+                        matches!(a.value.as_deref(), Some("-n") | Some("-e") | Some("-E"))
+                    })
                     .cloned()
                     .collect();
                 (!rest.is_empty()).then_some(rest)
@@ -809,7 +836,11 @@ impl Walker<'_> {
                         target: None,
                     },
                     Some(a) => CdStep {
-                        kind: if name == "cd" { CdKind::Cd } else { CdKind::Pushd },
+                        kind: if name == "cd" {
+                            CdKind::Cd
+                        } else {
+                            CdKind::Pushd
+                        },
                         target: Some((*a).clone()),
                     },
                 };
@@ -827,7 +858,9 @@ impl Walker<'_> {
                             .is_some_and(|v| v.starts_with('-') && v.contains('x'))
                     });
                 for a in &inv.args {
-                    let Some(v) = a.value.as_deref() else { continue };
+                    let Some(v) = a.value.as_deref() else {
+                        continue;
+                    };
                     if v.starts_with('-') {
                         continue;
                     }

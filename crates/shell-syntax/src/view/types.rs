@@ -393,7 +393,10 @@ impl fmt::Display for AndOrLink {
                 Some(argv) => write!(
                     f,
                     "[{}]",
-                    argv.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")
+                    argv.iter()
+                        .map(|a| a.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 )?,
                 None => write!(f, "<compound>")?,
             }
