@@ -425,9 +425,11 @@ mod tests {
     use crate::bash_facts::{analyse, Env};
 
     fn settings() -> Settings {
-        let mut config = guard_config::Config::default();
-        config.restricted_paths = vec!["secret-tests".into()];
-        config.network_allow = vec!["pypi.org".into()];
+        let config = guard_config::Config {
+            restricted_paths: vec!["secret-tests".into()],
+            network_allow: vec!["pypi.org".into()],
+            ..Default::default()
+        };
         Settings::new(
             &config,
             Some("/work/proj"),

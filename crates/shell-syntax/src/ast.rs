@@ -292,7 +292,10 @@ impl Redirect {
             return Some(fd);
         }
         match self.op {
-            RedirOp::Out | RedirOp::Append | RedirOp::Clobber | RedirOp::DupOut => Some(1),
+            RedirOp::Out
+            | RedirOp::Append
+            | RedirOp::Clobber
+            | RedirOp::DupOut => Some(1),
             RedirOp::OutErr | RedirOp::AppendOutErr => None,
             _ => Some(0),
         }
@@ -459,7 +462,11 @@ pub struct ParamExp {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParamOp {
     /// `-`, `=`, `?`, `+` with optional leading `:`.
-    Default { colon: bool, kind: char, word: Word },
+    Default {
+        colon: bool,
+        kind: char,
+        word: Word,
+    },
     /// `#pat` / `##pat`
     RemovePrefix { longest: bool, pattern: Word },
     /// `%pat` / `%%pat`
@@ -471,7 +478,10 @@ pub enum ParamOp {
         replacement: Option<Word>,
     },
     /// `:offset[:length]`
-    Substring { offset: Word, length: Option<Word> },
+    Substring {
+        offset: Word,
+        length: Option<Word>,
+    },
     /// `^`, `^^`, `,`, `,,` with optional pattern.
     Case { op: String, pattern: Word },
     /// `@Q`, `@E`, ... : the operator letter.

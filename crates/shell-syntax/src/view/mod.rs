@@ -41,6 +41,37 @@ struct Scope {
     cds: Vec<CdStep>,
     env: Vec<EnvVar>,
     exec_redirects: Vec<AppliedRedirect>,
+    truncated: bool,
+}
+
+impl Scope {
+    fn push_env(&mut self, e: EnvVar) {
+        // The newest entry for a name is its current state.
+        self.env.retain(|old| old.name != e.name);
+        self.env.push(e);
+        if self.env.len() > MAX_SCOPE_ENTRIES {
+            self.env.remove(0);
+            self.truncated = true;
+        }
+    }
+    fn push_cd(&mut self, c: CdStep) {
+        self.cds.push(c);
+        if self.cds.len() > MAX_SCOPE_ENTRIES {
+            self.cds.remove(0);
+            self.truncated = true;
+        }
+    }
+    fn push_exec_redirect(&mut self, r: AppliedRedirect) {
+        // A later `exec` redirection of the same fd replaces the earlier one.
+        if r.fd.is_some() {
+            self.exec_redirects.retain(|old| old.fd != r.fd);
+        }
+        self.exec_redirects.push(r);
+        if self.exec_redirects.len() > MAX_SCOPE_ENTRIES {
+            self.exec_redirects.remove(0);
+            self.truncated = true;
+        }
+    }
 }
 
 /// What an enclosing construct imposes on the commands inside it.
@@ -100,22 +131,19 @@ impl Walker<'_> {
         let pipes: Vec<&Pipeline> = std::iter::once(&ao.first)
             .chain(ao.rest.iter().map(|(_, p)| p))
             .collect();
+        let ops: std::sync::Arc<[(AndOrOp, Option<Vec<Arg>>)]> = ao
+            .rest
+            .iter()
+            .map(|(op, p)| (*op, simple_argv(p)))
+            .collect();
         for (i, p) in pipes.iter().enumerate() {
             let mut c = ctx.clone();
-            let before = if i == 0 { None } else { Some(ao.rest[i - 1].0) };
-            let following: Vec<(AndOrOp, Option<Vec<Arg>>)> = ao.rest[i..]
-                .iter()
-                .map(|(op, p)| (*op, simple_argv(p)))
-                .collect();
-            if before.is_some() || !following.is_empty() {
-                c.context.and_or.insert(
-                    0,
-                    AndOrLink {
-                        level: ctx.and_or_level,
-                        before,
-                        following,
-                    },
-                );
+            if !ops.is_empty() {
+                c.context.and_or.push(AndOrLink {
+                    level: ctx.and_or_level,
+                    position: i,
+                    ops: ops.clone(),
+                });
             }
             c.and_or_level = ctx.and_or_level + 1;
             self.pipeline(p, scope, &c);
@@ -139,11 +167,7 @@ impl Walker<'_> {
                 });
                 // Each element of a multi-command pipeline runs in a subshell.
                 let mut sub = scope.clone();
-                let prev = if i > 0 {
-                    Some(&p.commands[i - 1].command)
-                } else {
-                    None
-                };
+                let prev = if i > 0 { Some(&p.commands[i - 1].command) } else { None };
                 self.command(&e.command, &mut sub, &ec, prev);
             } else {
                 self.command(&e.command, scope, &ec, None);
@@ -239,11 +263,7 @@ impl Walker<'_> {
                 self.list(&f.body, scope, &body_ctx);
             }
             CompoundKind::ArithFor(f) => {
-                let texts = [
-                    f.init.raw.clone(),
-                    f.condition.raw.clone(),
-                    f.step.raw.clone(),
-                ];
+                let texts = [f.init.raw.clone(), f.condition.raw.clone(), f.step.raw.clone()];
                 let id = self.new_loop(LoopKind::ArithFor, cc.span, rs, Some(texts), &c);
                 let mut cond_ctx = c.clone();
                 cond_ctx.context.loops.push(LoopRef {
@@ -288,14 +308,7 @@ impl Walker<'_> {
                         None
                     },
                 };
-                self.emit_pseudo(
-                    "((",
-                    InvocationKind::ArithCommand,
-                    vec![arg],
-                    cc.span,
-                    scope,
-                    &c,
-                );
+                self.emit_pseudo("((", InvocationKind::ArithCommand, vec![arg], cc.span, scope, &c);
             }
         }
     }
@@ -428,6 +441,7 @@ impl Walker<'_> {
             origin: ctx.origin.clone(),
             span,
             args_incomplete: false,
+            scope_truncated: scope.truncated,
         };
         self.push(inv);
     }
@@ -519,7 +533,7 @@ impl Walker<'_> {
             for e in &prefix {
                 let mut e = e.clone();
                 e.source = EnvSource::Shell;
-                scope.env.push(e);
+                scope.push_env(e);
             }
         }
         env.extend(prefix);
@@ -544,6 +558,7 @@ impl Walker<'_> {
             origin: ctx.origin.clone(),
             span: s.span,
             args_incomplete: u.args_incomplete,
+            scope_truncated: scope.truncated,
         };
         let idx = self.push(inv);
         if idx == usize::MAX {
@@ -607,6 +622,7 @@ impl Walker<'_> {
             origin: base.origin.clone(),
             span: base.span,
             args_incomplete: plus || u.args_incomplete,
+            scope_truncated: base.scope_truncated,
         };
         self.push(inv);
     }
@@ -662,18 +678,10 @@ impl Walker<'_> {
             return;
         }
         // Script from the shell's own stdin redirection (the last one wins).
-        let stdin = own.iter().rev().find(|r| {
-            r.fd == Some(0)
-                && matches!(
-                    r.op,
-                    RedirOp::Heredoc
-                        | RedirOp::HeredocStrip
-                        | RedirOp::HereString
-                        | RedirOp::In
-                        | RedirOp::DupIn
-                        | RedirOp::ReadWrite
-                )
-        });
+        let stdin = own
+            .iter()
+            .rev()
+            .find(|r| r.fd == Some(0) && matches!(r.op, RedirOp::Heredoc | RedirOp::HeredocStrip | RedirOp::HereString | RedirOp::In | RedirOp::DupIn | RedirOp::ReadWrite));
         if let Some(r) = stdin {
             match (&r.heredoc, r.op) {
                 (Some(h), _) => {
@@ -695,9 +703,7 @@ impl Walker<'_> {
             return;
         }
         // Script from the previous pipeline element: `cat <<EOF | sh`, `echo 'x' | bash`.
-        let Some(Command::Simple(p)) = prev else {
-            return;
-        };
+        let Some(Command::Simple(p)) = prev else { return };
         let pargv: Vec<Arg> = p.words.iter().cloned().map(Arg::new).collect();
         let pname = pargv
             .first()
@@ -717,9 +723,7 @@ impl Walker<'_> {
             Some("echo") => {
                 let rest: Vec<Arg> = pargv[1..]
                     .iter()
-                    .skip_while(|a| {
-                        matches!(a.value.as_deref(), Some("-n") | Some("-e") | Some("-E"))
-                    })
+                    .skip_while(|a| matches!(a.value.as_deref(), Some("-n") | Some("-e") | Some("-E")))
                     .cloned()
                     .collect();
                 (!rest.is_empty()).then_some(rest)
@@ -804,6 +808,7 @@ impl Walker<'_> {
             cds: launcher.cds.clone(),
             env: launcher.env.clone(),
             exec_redirects: Vec::new(),
+            truncated: launcher.scope_truncated,
         };
         self.list(&parsed.script.body, &mut sub, &c);
     }
@@ -836,17 +841,13 @@ impl Walker<'_> {
                         target: None,
                     },
                     Some(a) => CdStep {
-                        kind: if name == "cd" {
-                            CdKind::Cd
-                        } else {
-                            CdKind::Pushd
-                        },
+                        kind: if name == "cd" { CdKind::Cd } else { CdKind::Pushd },
                         target: Some((*a).clone()),
                     },
                 };
-                scope.cds.push(step);
+                scope.push_cd(step);
             }
-            "popd" => scope.cds.push(CdStep {
+            "popd" => scope.push_cd(CdStep {
                 kind: CdKind::Popd,
                 target: None,
             }),
@@ -858,9 +859,7 @@ impl Walker<'_> {
                             .is_some_and(|v| v.starts_with('-') && v.contains('x'))
                     });
                 for a in &inv.args {
-                    let Some(v) = a.value.as_deref() else {
-                        continue;
-                    };
+                    let Some(v) = a.value.as_deref() else { continue };
                     if v.starts_with('-') {
                         continue;
                     }
@@ -877,7 +876,7 @@ impl Walker<'_> {
                             .find(|e| e.name == n)
                             .and_then(|e| e.value.clone()),
                     };
-                    scope.env.push(EnvVar {
+                    scope.push_env(EnvVar {
                         name: n.to_string(),
                         value,
                         source: if exporting {
@@ -892,7 +891,7 @@ impl Walker<'_> {
             "unset" => {
                 for a in &inv.args {
                     if let Some(v) = a.value.as_deref().filter(|v| !v.starts_with('-')) {
-                        scope.env.push(EnvVar {
+                        scope.push_env(EnvVar {
                             name: v.to_string(),
                             value: None,
                             source: EnvSource::Unset,
@@ -911,7 +910,9 @@ impl Walker<'_> {
                         r
                     })
                     .collect();
-                scope.exec_redirects.extend(own);
+                for r in own {
+                    scope.push_exec_redirect(r);
+                }
             }
             _ => {}
         }
