@@ -2,6 +2,7 @@
 
 mod install;
 mod registry;
+mod report;
 mod settings_merge;
 
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ agent-guards: install the hook binaries and register them with Claude Code
 usage:
   agent-guards install   [--from DIR] [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
   agent-guards uninstall [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
+  agent-guards report    [--prefix DIR] [--settings FILE | --project DIR] [--json]
   agent-guards --help | --version
 
   --from DIR      where the built binaries are (default: this binary's folder)
@@ -46,7 +48,7 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
         "--version" | "-V" => {
             return Ok(vec![format!("agent-guards {}", env!("CARGO_PKG_VERSION"))])
         }
-        "install" | "uninstall" => {}
+        "install" | "uninstall" | "report" => {}
         other => {
             return Err(format!(
                 "unknown command {other:?} (see agent-guards --help)"
@@ -68,6 +70,7 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
         config: guard_config_path(&home),
         dry_run: false,
     };
+    let mut as_json = false;
     let mut i = 1;
     while i < args.len() {
         let flag = args[i].as_str();
@@ -83,6 +86,7 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             "--settings" => target.settings = PathBuf::from(value()?),
             "--project" => target.settings = PathBuf::from(value()?).join(".claude/settings.json"),
             "--dry-run" => target.dry_run = true,
+            "--json" if cmd == "report" => as_json = true,
             other => {
                 return Err(format!(
                     "unknown option {other:?} (see agent-guards --help)"
@@ -98,10 +102,22 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
                 .join(&*p);
         }
     }
-    if cmd == "install" {
-        install::install(&target)
-    } else {
-        install::uninstall(&target)
+    match cmd.as_str() {
+        "install" => install::install(&target),
+        "uninstall" => install::uninstall(&target),
+        _ => {
+            let state_dir = session_store::state_dir(&|k| std::env::var(k).ok()).ok();
+            let r = report::build(&report::Where {
+                prefix: target.prefix.clone(),
+                settings: target.settings.clone(),
+                state_dir,
+            });
+            Ok(if as_json {
+                vec![serde_json::to_string_pretty(&r).unwrap_or_default()]
+            } else {
+                report::render(&r)
+            })
+        }
     }
 }
 

@@ -75,7 +75,8 @@ pub fn is_ours(handler: &Value, bin_dir: &Path) -> bool {
             .is_some_and(|n| BINARIES.contains(&n))
 }
 
-fn handler(reg: &Registration, bin_dir: &Path) -> Value {
+/// The handler we register for `reg`.
+pub fn handler(reg: &Registration, bin_dir: &Path) -> Value {
     let mut h = json!({
         "type": "command",
         "command": bin_dir.join(reg.binary).to_string_lossy(),

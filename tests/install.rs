@@ -180,3 +180,53 @@ fn dry_run_writes_nothing() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("would become"));
     assert!(!settings(home.path()).exists());
 }
+
+#[test]
+fn report_names_drift() {
+    let home = tempfile::tempdir().unwrap();
+    assert!(install(home.path(), &built_bins()).status.success());
+    let report = |home: &Path| -> Value {
+        let out = admin(home, &["report", "--json"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let state_of = |r: &Value, event: &str| -> String {
+        r["settings"]["registrations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["event"] == event)
+            .unwrap()["state"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let r = report(home.path());
+    assert_eq!(state_of(&r, "Stop"), "ok");
+    assert_eq!(r["binaries"][0]["installed"], true);
+    assert!(r["binaries"][0]["version"]
+        .as_str()
+        .unwrap()
+        .starts_with("egress-audit "));
+    // Edit one entry, duplicate another, and look again.
+    let path = settings(home.path());
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    v["hooks"]["Stop"][0]["hooks"][0]["args"] = serde_json::json!(["--changed"]);
+    let dup = v["hooks"]["SubagentStop"][0].clone();
+    v["hooks"]["SubagentStop"].as_array_mut().unwrap().push(dup);
+    std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+    let r = report(home.path());
+    assert_eq!(state_of(&r, "Stop"), "edited");
+    assert_eq!(state_of(&r, "SubagentStop"), "duplicated");
+    v["hooks"].as_object_mut().unwrap().remove("Stop");
+    std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+    assert_eq!(state_of(&report(home.path()), "Stop"), "missing");
+    // The report is read-only.
+    let before = std::fs::read(&path).unwrap();
+    report(home.path());
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}

@@ -25,6 +25,10 @@ fn text_of(sentence: &str) -> String {
 }
 
 fn main() {
+    let build = median_ms(50, || {
+        std::hint::black_box(EgressGate::baseline());
+    });
+    println!("gate construction: median {build:.3} ms");
     let gate = EgressGate::baseline();
     let ascii =
         text_of("The build finished and the report lists every changed file with its size. ");

@@ -5,6 +5,11 @@
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+/// Texts longer than this are scanned with a full DFA, built on first need: its build costs more
+/// than a short text's whole scan, its scan is twice as fast on long ones.
+const DFA_THRESHOLD: usize = 128 * 1024;
 
 /// A named list of phrases.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +32,8 @@ impl Family {
 pub struct PhraseMatcher {
     families: Vec<Family>,
     automaton: AhoCorasick,
+    patterns: Vec<String>,
+    dfa: OnceLock<Option<AhoCorasick>>,
     /// For each pattern: (family index, phrase index).
     owners: Vec<(usize, usize)>,
 }
@@ -70,15 +77,14 @@ impl PhraseMatcher {
                 owners.push((fi, pi));
             }
         }
-        let automaton = AhoCorasickBuilder::new()
-            .match_kind(MatchKind::Standard)
-            // A full DFA: the tables are a few hundred states, and the scan runs at every stop.
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&patterns)
+        // A contiguous NFA: a tenth of a full DFA's build cost, which every hook process pays once.
+        let automaton = build(&patterns, AhoCorasickKind::ContiguousNFA)
             .expect("phrase tables are small; building the automaton cannot exceed its limits");
         PhraseMatcher {
             families,
             automaton,
+            patterns,
+            dfa: OnceLock::new(),
             owners,
         }
     }
@@ -97,7 +103,15 @@ impl PhraseMatcher {
         let total = self.owners.len();
         let mut seen = vec![false; total];
         let mut distinct = 0;
-        for m in self.automaton.find_overlapping_iter(text) {
+        let automaton = if text.len() > DFA_THRESHOLD {
+            self.dfa
+                .get_or_init(|| build(&self.patterns, AhoCorasickKind::DFA))
+                .as_ref()
+                .unwrap_or(&self.automaton)
+        } else {
+            &self.automaton
+        };
+        for m in automaton.find_overlapping_iter(text) {
             let p = m.pattern().as_usize();
             if !seen[p] {
                 seen[p] = true;
@@ -118,6 +132,14 @@ impl PhraseMatcher {
     }
 }
 
+fn build(patterns: &[String], kind: AhoCorasickKind) -> Option<AhoCorasick> {
+    AhoCorasickBuilder::new()
+        .match_kind(MatchKind::Standard)
+        .kind(Some(kind))
+        .build(patterns)
+        .ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +154,18 @@ mod tests {
         assert_eq!(s.family(0), vec!["run this", "run this command"]);
         assert_eq!(s.family(1), vec!["this command"]);
         assert_eq!(m.family_index("b"), Some(1));
+    }
+
+    #[test]
+    fn long_texts_take_the_dfa_and_agree() {
+        let m = PhraseMatcher::new(vec![Family::new("a", &["you can run", "can r"])]);
+        let mut long = "x".repeat(DFA_THRESHOLD + 10);
+        long.push_str(" you can run");
+        assert_eq!(m.scan(&long).family(0), vec!["can r", "you can run"]);
+        assert_eq!(
+            m.scan("you can run").family(0),
+            vec!["can r", "you can run"]
+        );
     }
 
     #[test]

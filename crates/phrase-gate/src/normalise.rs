@@ -22,10 +22,15 @@ fn fold_char(c: char) -> Option<char> {
 /// Normalises `text` for matching. Text that is already normal is borrowed, not copied.
 pub fn normalise(text: &str) -> Cow<'_, str> {
     if text.is_ascii() {
-        if !needs_ascii_work(text.as_bytes()) {
-            return Cow::Borrowed(text);
-        }
-        return Cow::Owned(fold(text));
+        let bytes = text.as_bytes();
+        let upper = bytes.iter().any(u8::is_ascii_uppercase);
+        let spaces = needs_space_work(bytes);
+        return match (upper, spaces) {
+            (false, false) => Cow::Borrowed(text),
+            // The common case: a vectorised lower-casing copy and nothing else.
+            (true, false) => Cow::Owned(text.to_ascii_lowercase()),
+            _ => Cow::Owned(collapse_ascii_space(text.to_ascii_lowercase())),
+        };
     }
     // The quick check only needs the non-ASCII characters: dropping ASCII can only turn a "yes"
     // into a "maybe" (full normalisation, still correct), never the other way round.
@@ -47,22 +52,26 @@ fn non_ascii_chars(text: &str) -> impl Iterator<Item = char> + '_ {
 }
 
 /// Lower-cases, folds quotes, drops invisible characters and collapses white space.
+///
+/// Works on bytes: ASCII bytes are copied (lower-cased) without decoding, and only the lead byte of
+/// a multi-byte character starts a decode, so the common all-ASCII message costs a few
+/// instructions per byte.
 fn fold(text: &str) -> String {
     let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
     let mut pending_space = false;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
         if b < 0x80 {
-            if b.is_ascii_whitespace() || b == 0x0b {
+            if matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
                 pending_space = !out.is_empty();
             } else {
                 if pending_space {
-                    out.push(' ');
+                    out.push(b' ');
                     pending_space = false;
                 }
-                out.push(b.to_ascii_lowercase() as char);
+                out.push(b.to_ascii_lowercase());
             }
             i += 1;
             continue;
@@ -76,21 +85,46 @@ fn fold(text: &str) -> String {
             continue;
         }
         if pending_space {
-            out.push(' ');
+            out.push(b' ');
             pending_space = false;
         }
-        out.extend(c.to_lowercase());
+        let mut buf = [0u8; 4];
+        for l in c.to_lowercase() {
+            out.extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
+        }
     }
-    out
+    // Only whole UTF-8 sequences were pushed, so this cannot fail; the fallback keeps it total.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-/// True when ASCII text has an upper-case letter or white space other than single inner spaces.
-fn needs_ascii_work(bytes: &[u8]) -> bool {
+/// Collapses every run of ASCII white space to one space and trims both ends, in place.
+fn collapse_ascii_space(text: String) -> String {
+    let mut v = text.into_bytes();
+    let mut w = 0;
+    let mut pending = false;
+    for r in 0..v.len() {
+        let b = v[r];
+        if b.is_ascii_whitespace() || b == 0x0b {
+            pending = w > 0;
+        } else {
+            if pending {
+                v[w] = b' ';
+                w += 1;
+                pending = false;
+            }
+            v[w] = b;
+            w += 1;
+        }
+    }
+    v.truncate(w);
+    // ASCII in, ASCII out.
+    String::from_utf8(v).unwrap_or_default()
+}
+
+/// True when ASCII text has white space other than single inner spaces.
+fn needs_space_work(bytes: &[u8]) -> bool {
     let mut prev_space = true;
     for &b in bytes {
-        if b.is_ascii_uppercase() {
-            return true;
-        }
         if b.is_ascii_whitespace() || b == 0x0b {
             if b != b' ' || prev_space {
                 return true;

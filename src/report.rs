@@ -1,0 +1,234 @@
+//! The installation report (`agent-guards report`): read-only.
+//!
+//! What is installed and in which version, what is registered where and how it drifted from what
+//! the installer wrote (missing, edited, duplicated entries), whether containment works on this
+//! host, whether a GitHub token is available for live branch rules, and the state dir's size.
+
+use crate::registry::{Registration, BINARIES, REGISTRATIONS};
+use crate::settings_merge;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs a command with a deadline; `None` when it could not run or did not finish in time.
+pub fn run_bounded(cmd: &mut Command, deadline: Duration) -> Option<(i32, String)> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                let mut out = String::new();
+                if let Some(mut s) = child.stdout.take() {
+                    use std::io::Read;
+                    let _ = s.by_ref().take(1 << 20).read_to_string(&mut out);
+                }
+                return Some((status.code().unwrap_or(-1), out));
+            }
+            Ok(None) if start.elapsed() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
+/// The state of one expected registration in a settings file.
+pub fn registration_state(settings: &Value, reg: &Registration, bin_dir: &Path) -> &'static str {
+    let command = bin_dir.join(reg.binary).to_string_lossy().to_string();
+    let mut exact = 0;
+    let mut edited = 0;
+    if let Some(groups) = settings
+        .pointer(&format!("/hooks/{}", reg.event))
+        .and_then(Value::as_array)
+    {
+        for g in groups {
+            let same_matcher = g.get("matcher").and_then(Value::as_str) == reg.matcher;
+            for h in g
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if h.get("command").and_then(Value::as_str) != Some(command.as_str()) {
+                    continue;
+                }
+                let expected = settings_merge::handler(reg, bin_dir);
+                if same_matcher && *h == expected {
+                    exact += 1;
+                } else if same_matcher {
+                    edited += 1;
+                }
+            }
+        }
+    }
+    match (exact, edited) {
+        (1, 0) => "ok",
+        (0, 0) => "missing",
+        (0, _) => "edited",
+        _ => "duplicated",
+    }
+}
+
+fn dir_size(dir: &Path, budget: &mut usize) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut total = 0;
+    for e in entries.flatten() {
+        if *budget == 0 {
+            break;
+        }
+        *budget -= 1;
+        let Ok(meta) = e.metadata() else { continue };
+        if meta.is_dir() {
+            total += dir_size(&e.path(), budget);
+        } else {
+            total += meta.len();
+        }
+    }
+    total
+}
+
+/// Everything the report needs to know about where to look.
+pub struct Where {
+    pub prefix: PathBuf,
+    pub settings: PathBuf,
+    pub state_dir: Option<PathBuf>,
+}
+
+/// Builds the report as JSON.
+pub fn build(w: &Where) -> Value {
+    let bin_dir = w.prefix.join("bin");
+    let binaries: Vec<Value> = BINARIES
+        .iter()
+        .map(|name| {
+            let path = bin_dir.join(name);
+            let version = path
+                .exists()
+                .then(|| run_bounded(Command::new(&path).arg("--version"), Duration::from_secs(2)))
+                .flatten()
+                .map(|(_, out)| out.trim().to_string());
+            json!({"name": name, "path": path, "installed": path.exists(), "version": version})
+        })
+        .collect();
+    let settings_text = std::fs::read_to_string(&w.settings).ok();
+    let settings_value = settings_text
+        .as_deref()
+        .map(settings_merge::parse)
+        .map(|r| r.map(Value::Object));
+    let (settings_status, registrations) = match &settings_value {
+        None => ("absent".to_string(), Vec::new()),
+        Some(Err(e)) => (format!("unreadable: {e}"), Vec::new()),
+        Some(Ok(v)) => (
+            "ok".to_string(),
+            REGISTRATIONS
+                .iter()
+                .map(|r| {
+                    json!({
+                        "binary": r.binary, "event": r.event, "matcher": r.matcher,
+                        "state": registration_state(v, r, &bin_dir),
+                    })
+                })
+                .collect(),
+        ),
+    };
+    let containment = {
+        let tc = bin_dir.join("tool-containment");
+        if tc.exists() {
+            match run_bounded(Command::new(&tc).arg("--report"), Duration::from_secs(5)) {
+                Some((code, out)) => json!({"exit": code, "report": out.trim()}),
+                None => json!({"error": "tool-containment --report did not answer within 5 s"}),
+            }
+        } else {
+            json!({"error": "tool-containment is not installed"})
+        }
+    };
+    let token = ["GH_TOKEN", "GITHUB_TOKEN"]
+        .iter()
+        .find(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
+        .map(|k| format!("from {k}"))
+        .or_else(|| {
+            run_bounded(
+                Command::new("gh").args(["auth", "token", "--hostname", "github.com"]),
+                Duration::from_secs(3),
+            )
+            .filter(|(code, out)| *code == 0 && !out.trim().is_empty())
+            .map(|_| "from gh auth token".to_string())
+        });
+    let state_size = w.state_dir.as_ref().map(|d| {
+        let mut budget = 100_000;
+        dir_size(d, &mut budget)
+    });
+    json!({
+        "prefix": w.prefix,
+        "binaries": binaries,
+        "settings": {"path": w.settings, "status": settings_status, "registrations": registrations},
+        "containment": containment,
+        "github_token": token.unwrap_or_else(|| "none (live branch rules only for public repositories)".into()),
+        "state_dir": {"path": w.state_dir, "bytes": state_size},
+    })
+}
+
+/// Renders the report for a person.
+pub fn render(r: &Value) -> Vec<String> {
+    let mut out = vec![format!(
+        "agent-guards installation report (prefix {})",
+        r["prefix"].as_str().unwrap_or("?")
+    )];
+    out.push("binaries:".into());
+    for b in r["binaries"].as_array().into_iter().flatten() {
+        out.push(format!(
+            "  {:<20} {}",
+            b["name"].as_str().unwrap_or("?"),
+            if b["installed"] == true {
+                b["version"]
+                    .as_str()
+                    .unwrap_or("installed, --version did not answer")
+                    .to_string()
+            } else {
+                "NOT INSTALLED".into()
+            }
+        ));
+    }
+    out.push(format!(
+        "settings {}: {}",
+        r["settings"]["path"].as_str().unwrap_or("?"),
+        r["settings"]["status"].as_str().unwrap_or("?")
+    ));
+    for reg in r["settings"]["registrations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        out.push(format!(
+            "  {:<12} {:<14} {:<20} {}",
+            reg["event"].as_str().unwrap_or("?"),
+            reg["matcher"].as_str().unwrap_or("*"),
+            reg["binary"].as_str().unwrap_or("?"),
+            reg["state"].as_str().unwrap_or("?")
+        ));
+    }
+    let c = &r["containment"];
+    out.push(format!(
+        "containment: {}",
+        c["report"].as_str().or(c["error"].as_str()).unwrap_or("?")
+    ));
+    out.push(format!(
+        "github token: {}",
+        r["github_token"].as_str().unwrap_or("?")
+    ));
+    out.push(format!(
+        "state dir {}: {} bytes",
+        r["state_dir"]["path"].as_str().unwrap_or("(none)"),
+        r["state_dir"]["bytes"].as_u64().unwrap_or(0)
+    ));
+    out
+}
