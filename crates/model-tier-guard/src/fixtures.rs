@@ -1,0 +1,341 @@
+//! Fixture cases (`fixtures/model-tier-guard/M*/**.json`), embedded for `--selftest`, and the
+//! runner that replays one through [`crate::judge`] in a scratch HOME, project and state dir.
+//!
+//! A case: `{case_id, requirement, description, payload, env?, launch_args?, config?, files?,
+//! ledger?, expect: {decision, requirement?, reason_contains?, reason_excludes?, tainted?,
+//! main_model?}}`. Strings may use `{home}`, `{project}` and `{state}` for the scratch folders;
+//! `files` maps paths to contents (the agent folders of a case). `decision` is the audit
+//! decision (`deny`, `block`, `allow`, `record`, `critical`) or `silent` when nothing is recorded.
+
+use crate::host::Host;
+use crate::m1_tiers::TierPolicy;
+use crate::{judge, Ctx};
+use hook_io::HookInput;
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+
+/// The fixtures compiled into the binary.
+pub mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded_fixtures.rs"));
+}
+
+/// A scratch folder removed on drop.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new(tag: &str) -> std::io::Result<Scratch> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "model-tier-guard-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::create_dir_all(&p)?;
+        Ok(Scratch(p))
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The scratch layout of one case.
+pub struct Layout {
+    pub home: PathBuf,
+    pub project: PathBuf,
+    pub state: PathBuf,
+}
+
+impl Layout {
+    pub fn under(root: &Path) -> Layout {
+        Layout {
+            home: root.join("home"),
+            project: root.join("project"),
+            state: root.join("state"),
+        }
+    }
+
+    pub fn fill(&self, text: &str) -> String {
+        text.replace("{home}", &self.home.display().to_string())
+            .replace("{project}", &self.project.display().to_string())
+            .replace("{state}", &self.state.display().to_string())
+    }
+
+    pub fn fill_value(&self, v: &Value) -> Value {
+        match v {
+            Value::String(s) => Value::String(self.fill(s)),
+            Value::Array(a) => Value::Array(a.iter().map(|x| self.fill_value(x)).collect()),
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .map(|(k, x)| (self.fill(k), self.fill_value(x)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    /// Creates the folders, the case's files and its initial ledger.
+    pub fn prepare(&self, case: &Value) -> Result<(), String> {
+        for d in [&self.home, &self.project, &self.state] {
+            std::fs::create_dir_all(d).map_err(|e| e.to_string())?;
+        }
+        if let Some(files) = case.get("files").and_then(Value::as_object) {
+            for (path, body) in files {
+                let p = PathBuf::from(self.fill(path));
+                if let Some(parent) = p.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+                }
+                let text = match body {
+                    Value::String(s) => self.fill(s),
+                    other => self.fill_value(other).to_string(),
+                };
+                std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+            }
+        }
+        if let Some(Value::Object(config)) = case.get("config") {
+            // The maintainer's config file, for runs of the real binary (lists of strings only).
+            let dir = self.home.join(".config/agent-guards");
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let text: String = config.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
+            std::fs::write(dir.join("config.toml"), text).map_err(|e| e.to_string())?;
+        }
+        if let Some(Value::Object(ledger)) = case.get("ledger") {
+            let sid = case.pointer("/payload/session_id").and_then(Value::as_str);
+            let session = session_store::Session::new(&self.state.join("agent-guards"), sid);
+            let filled = self.fill_value(&Value::Object(ledger.clone()));
+            session
+                .ledger()
+                .update(|m| {
+                    if let Value::Object(f) = filled {
+                        m.extend(f);
+                    }
+                })
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// The case's environment, with the scratch HOME and state dir.
+    pub fn env(&self, case: &Value) -> Vec<(String, String)> {
+        let mut env = vec![
+            ("HOME".to_string(), self.home.display().to_string()),
+            (
+                "XDG_STATE_HOME".to_string(),
+                self.state.display().to_string(),
+            ),
+            (
+                "XDG_CONFIG_HOME".to_string(),
+                self.home.join(".config").display().to_string(),
+            ),
+        ];
+        if let Some(extra) = case.get("env").and_then(Value::as_object) {
+            for (k, v) in extra {
+                env.push((k.clone(), self.fill(v.as_str().unwrap_or_default())));
+            }
+        }
+        env
+    }
+}
+
+/// One case's result.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    pub case_id: String,
+    pub passed: bool,
+    pub problems: Vec<String>,
+}
+
+/// Checks what a run produced against the case's `expect`.
+pub fn check(
+    case: &Value,
+    decision: &str,
+    reason: Option<&str>,
+    ledger: &Map<String, Value>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let expect = case.get("expect").cloned().unwrap_or(json!({}));
+    if let Some(want) = expect.get("decision").and_then(Value::as_str) {
+        if want != decision {
+            problems.push(format!("decision {decision:?}, expected {want:?}"));
+        }
+    }
+    let r = reason.unwrap_or("");
+    for s in expect
+        .get("reason_contains")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !r.contains(s) {
+            problems.push(format!("reason lacks {s:?}: {r:?}"));
+        }
+    }
+    for s in expect
+        .get("reason_excludes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if r.contains(s) {
+            problems.push(format!("reason contains {s:?}: {r:?}"));
+        }
+    }
+    if r.chars().count() > safety_kernel::MAX_REASON_CHARS {
+        problems.push("reason longer than the K4 bound".into());
+    }
+    if let Some(want) = expect.get("tainted").and_then(Value::as_bool) {
+        let got = taint::TaintState::from_ledger(ledger).tainted;
+        if got != want {
+            problems.push(format!("tainted {got}, expected {want}"));
+        }
+    }
+    if let Some(want) = expect.get("main_model").and_then(Value::as_str) {
+        let got = ledger
+            .get(crate::main_model::LEDGER_KEY)
+            .and_then(|e| e.get("model"))
+            .and_then(Value::as_str);
+        if got != Some(want) {
+            problems.push(format!("ledger main model {got:?}, expected {want:?}"));
+        }
+    }
+    problems
+}
+
+/// Replays a case in-process.
+pub fn run_case(case: &Value) -> CaseResult {
+    let case_id = case
+        .get("case_id")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_string();
+    let fail = |p: String| CaseResult {
+        case_id: case_id.clone(),
+        passed: false,
+        problems: vec![p],
+    };
+    let scratch = match Scratch::new("case") {
+        Ok(s) => s,
+        Err(e) => return fail(format!("scratch dir: {e}")),
+    };
+    let layout = Layout::under(scratch.path());
+    if let Err(e) = layout.prepare(case) {
+        return fail(format!("prepare: {e}"));
+    }
+    let payload = layout.fill_value(case.get("payload").unwrap_or(&Value::Null));
+    let input = match HookInput::from_value(payload) {
+        Ok(i) => i,
+        Err(e) => return fail(format!("payload: {e}")),
+    };
+    let session_id = input.session_id.clone();
+    let host = Host {
+        env: layout.env(case).into_iter().collect(),
+        launch_args: case.get("launch_args").and_then(|a| {
+            a.as_array().map(|v| {
+                v.iter()
+                    .filter_map(Value::as_str)
+                    .map(|s| layout.fill(s))
+                    .collect()
+            })
+        }),
+    };
+    let config = case.get("config");
+    let tiers_cfg: Option<Vec<String>> = config
+        .and_then(|c| c.get("maintainer_only_tiers"))
+        .and_then(|v| serde_json::from_value(v.clone()).ok());
+    let ctx = Ctx {
+        host,
+        tiers: TierPolicy::from_config(tiers_cfg.as_deref()),
+        trusted_mcp_servers: config
+            .and_then(|c| c.get("trusted_mcp_servers"))
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default(),
+        state_dir: Some(layout.state.join("agent-guards")),
+        now: "2026-12-01T00:00:00.000Z".into(),
+        config_notice: None,
+    };
+    let verdict = judge(input, &ctx);
+    let decision = verdict
+        .audit
+        .first()
+        .and_then(|r| r.get("decision"))
+        .and_then(Value::as_str)
+        .unwrap_or("silent")
+        .to_string();
+    let reason = verdict
+        .audit
+        .first()
+        .and_then(|r| r.get("reason"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let ledger =
+        session_store::Session::new(&layout.state.join("agent-guards"), session_id.as_deref())
+            .ledger()
+            .read()
+            .unwrap_or_default();
+    let problems = check(case, &decision, reason.as_deref(), &ledger);
+    CaseResult {
+        case_id,
+        passed: problems.is_empty(),
+        problems,
+    }
+}
+
+/// The embedded cases: (path, parsed case).
+pub fn embedded_cases() -> Result<Vec<(String, Value)>, String> {
+    embedded::EMBEDDED
+        .iter()
+        .map(|(path, text)| {
+            serde_json::from_str(text)
+                .map(|v| (path.to_string(), v))
+                .map_err(|e| format!("{path}: {e}"))
+        })
+        .collect()
+}
+
+/// `--selftest`: every embedded case, and at least one per requirement M1–M6.
+pub fn selftest() -> (bool, Value) {
+    let cases = match embedded_cases() {
+        Ok(c) => c,
+        Err(e) => {
+            return (
+                false,
+                json!({"binary": "model-tier-guard", "status": "fail", "error": e}),
+            )
+        }
+    };
+    let mut failures = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (path, case) in &cases {
+        if let Some(top) = path.split('/').next() {
+            seen.insert(top.to_string());
+        }
+        let r = run_case(case);
+        if !r.passed {
+            failures.push(json!({"case": path, "case_id": r.case_id, "problems": r.problems}));
+        }
+    }
+    let missing: Vec<String> = ["M1", "M2", "M3", "M4", "M5", "M6"]
+        .iter()
+        .filter(|m| !seen.contains(**m))
+        .map(|m| m.to_string())
+        .collect();
+    let passed = failures.is_empty() && missing.is_empty() && !cases.is_empty();
+    (
+        passed,
+        json!({
+            "binary": "model-tier-guard",
+            "status": if passed { "pass" } else { "fail" },
+            "case_count": cases.len(),
+            "failed": failures,
+            "requirements_without_fixtures": missing,
+        }),
+    )
+}

@@ -1,0 +1,389 @@
+//! M2 (with M1 and M5): a subagent dispatch (PreToolUse `Agent` / `Task`).
+//!
+//! Resolves the model the subagent would really run on, in the CLI's order (2.1.251+):
+//! `CLAUDE_CODE_SUBAGENT_MODEL_FORCE` set → `CLAUDE_CODE_SUBAGENT_MODEL`; else the call's `model`;
+//! else the definition's `model:` (`inherit` = the main model); else `CLAUDE_CODE_SUBAGENT_MODEL`;
+//! else the main model. A call that may be a fork (no `subagent_type`, or `fork`) is judged on
+//! the main model *and* on any model it names, since either may be what runs. Each candidate is
+//! then checked: maintainer-only tier without the grant (M2), a main model that cannot be learned
+//! (M1), and escalation above the main model in a tainted session (M5, granted or not).
+
+use crate::agents::AgentDef;
+use crate::m1_tiers::{describe, Family, TierPolicy};
+use crate::main_model::MainModel;
+use crate::Finding;
+use safety_kernel::{denial_switch, feedback::reason, Grant};
+use serde_json::{json, Value};
+use taint::TaintState;
+
+/// What the hook learned for one dispatch.
+#[derive(Debug, Clone)]
+pub struct DispatchFacts {
+    /// The call's `model`, if any.
+    pub call_model: Option<String>,
+    /// The call's `subagent_type`, if any.
+    pub subagent_type: Option<String>,
+    /// The definition the CLI would use for `subagent_type`.
+    pub definition: Option<AgentDef>,
+    /// `CLAUDE_CODE_SUBAGENT_MODEL`.
+    pub env_model: Option<String>,
+    /// `CLAUDE_CODE_SUBAGENT_MODEL_FORCE` as written.
+    pub env_force: Option<String>,
+    pub main: Option<MainModel>,
+    pub grant: Grant,
+    pub taint: TaintState,
+}
+
+/// One model the subagent may run on, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// `None`: the main model, which could not be learned.
+    pub model: Option<String>,
+    pub source: String,
+    pub inherits_main: bool,
+}
+
+fn explicit(model: &str, source: impl Into<String>) -> Candidate {
+    Candidate {
+        model: Some(model.to_string()),
+        source: source.into(),
+        inherits_main: false,
+    }
+}
+
+fn main_candidate(main: &Option<MainModel>, why: &str) -> Candidate {
+    Candidate {
+        model: main.as_ref().map(|m| m.model.clone()),
+        source: match main {
+            Some(m) => format!("{why}: the main model (from {})", m.source),
+            None => format!("{why}: the main model"),
+        },
+        inherits_main: true,
+    }
+}
+
+/// Every model the subagent may run on.
+pub fn candidates(f: &DispatchFacts) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    let may_fork = matches!(f.subagent_type.as_deref(), None | Some("") | Some("fork"));
+    if may_fork {
+        out.push(main_candidate(&f.main, "a fork inherits"));
+    }
+    let forced = denial_switch(f.env_force.as_deref());
+    if let (true, Some(m)) = (forced, f.env_model.as_deref()) {
+        out.push(explicit(m, "CLAUDE_CODE_SUBAGENT_MODEL (forced)"));
+        // A value the CLI may not read as "on" leaves the normal order in play too.
+        if safety_kernel::grant(f.env_force.as_deref()).is_granted() {
+            return out;
+        }
+    }
+    if f.subagent_type.as_deref() == Some("fork") {
+        return out;
+    }
+    if let Some(m) = f.call_model.as_deref().filter(|m| !m.is_empty()) {
+        out.push(explicit(m, "the call's model"));
+        return out;
+    }
+    if let Some(def) = &f.definition {
+        match def.model.as_deref() {
+            Some(m) if m.eq_ignore_ascii_case("inherit") => {
+                if !may_fork {
+                    out.push(main_candidate(&f.main, "the definition says inherit"));
+                }
+                return out;
+            }
+            Some(m) => {
+                out.push(explicit(
+                    m,
+                    format!(
+                        "the {} definition {}",
+                        def.scope.as_str(),
+                        def.path.display()
+                    ),
+                ));
+                return out;
+            }
+            None => {}
+        }
+    }
+    if let Some(m) = f.env_model.as_deref() {
+        out.push(explicit(m, "CLAUDE_CODE_SUBAGENT_MODEL"));
+        return out;
+    }
+    if !may_fork {
+        out.push(main_candidate(&f.main, "no model named"));
+    }
+    out
+}
+
+/// Rank of the main model for escalation: an unknown family ranks lowest, so that a tainted
+/// session with an unknown main model may only inherit it.
+fn main_rank(main: &MainModel) -> u8 {
+    let f = Family::of(&main.model);
+    if f.is_known() {
+        f.rank()
+    } else {
+        0
+    }
+}
+
+/// Decides a dispatch.
+pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
+    let cands = candidates(f);
+    let granted = f.grant.is_granted();
+    let note = f.grant.note(crate::host::GRANT_VAR);
+    let mut violations: Vec<(&'static str, String)> = Vec::new();
+    let mut warning = None;
+    for c in &cands {
+        let Some(model) = c.model.as_deref() else {
+            violations.push((
+                "M1",
+                reason(
+                    "M1",
+                    "this dispatch would inherit the session's main model, which could not be learned",
+                    &format!(
+                        "Name an explicit model in the Agent call (one of {}).",
+                        tiers.permitted()
+                    ),
+                ),
+            ));
+            continue;
+        };
+        let family = Family::of(model);
+        if c.inherits_main && !family.is_known() {
+            warning = Some(format!(
+                "model-tier-guard: the main model {model:?} is of no known family; subagents inherit it"
+            ));
+        } else if tiers.is_restricted(&family) && !granted {
+            let mut remedy = format!(
+                "Dispatch on a permitted tier instead ({}); only the maintainer can grant {} in the session's launch environment.",
+                tiers.permitted(),
+                restricted_label(tiers, &family)
+            );
+            if let Some(n) = &note {
+                remedy.push_str(&format!(" {n}."));
+            }
+            violations.push((
+                "M2",
+                reason(
+                    "M2",
+                    &format!(
+                        "this Agent call would run the subagent on {}, a maintainer-only tier ({})",
+                        describe(model, &family),
+                        c.source
+                    ),
+                    &remedy,
+                ),
+            ));
+            continue;
+        }
+        if f.taint.tainted && !c.inherits_main {
+            let escalates = match &f.main {
+                Some(m) => family.rank() > main_rank(m),
+                None => true,
+            };
+            if escalates {
+                let main_name = f
+                    .main
+                    .as_ref()
+                    .map(|m| format!("{:?}", m.model))
+                    .unwrap_or_else(|| "unknown".into());
+                violations.push((
+                    "M5",
+                    reason(
+                        "M5",
+                        &format!(
+                            "this session has read untrusted content, so it may not dispatch above its main model ({main_name}); {} was asked",
+                            describe(model, &family)
+                        ),
+                        "Dispatch without a model to inherit the main model, or name the main model's tier or a lower one.",
+                    ),
+                ));
+            }
+        }
+    }
+    let evidence = json!({
+        "candidates": cands.iter().map(|c| json!({
+            "model": c.model, "source": c.source, "inherits_main": c.inherits_main,
+            "family": c.model.as_deref().map(|m| Family::of(m).name().to_string()),
+        })).collect::<Vec<Value>>(),
+        "call_model": f.call_model,
+        "subagent_type": f.subagent_type,
+        "definition": f.definition.as_ref().map(|d| json!({
+            "name": d.name, "model": d.model, "path": d.path.display().to_string(), "scope": d.scope.as_str()
+        })),
+        "main_model": f.main.as_ref().map(|m| json!({"model": m.model, "source": m.source})),
+        "granted": granted,
+        "grant_note": note,
+        "tainted": f.taint.tainted,
+        "taint_first": f.taint.first,
+        "violations": violations.iter().map(|(r, _)| *r).collect::<Vec<_>>(),
+    });
+    // The tier itself first, then escalation, then the unknown main model.
+    let order = ["M2", "M5", "M1"];
+    let first = order
+        .iter()
+        .find_map(|id| violations.iter().find(|(r, _)| r == id));
+    Finding {
+        requirement: first.map(|(r, _)| *r).unwrap_or("M2"),
+        deny: first.map(|(_, reason)| reason.clone()),
+        warning,
+        evidence,
+    }
+}
+
+fn restricted_label(tiers: &TierPolicy, family: &Family) -> String {
+    if family.is_known() {
+        family.name().to_string()
+    } else {
+        let names = tiers.restricted_names();
+        if names.is_empty() {
+            "unknown model families".into()
+        } else {
+            format!("{names} or unknown model families")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::Scope;
+    use std::path::PathBuf;
+
+    fn facts() -> DispatchFacts {
+        DispatchFacts {
+            call_model: None,
+            subagent_type: Some("rev".into()),
+            definition: None,
+            env_model: None,
+            env_force: None,
+            main: Some(MainModel {
+                model: "claude-opus-5-5".into(),
+                source: "transcript".into(),
+            }),
+            grant: Grant::NotSet,
+            taint: TaintState {
+                tainted: false,
+                count: 0,
+                first: None,
+            },
+        }
+    }
+
+    fn def(model: Option<&str>) -> Option<AgentDef> {
+        Some(AgentDef {
+            name: "rev".into(),
+            model: model.map(Into::into),
+            path: PathBuf::from("/p/.claude/agents/rev.md"),
+            scope: Scope::Project,
+        })
+    }
+
+    fn models(f: &DispatchFacts) -> Vec<Option<String>> {
+        candidates(f).into_iter().map(|c| c.model).collect()
+    }
+
+    #[test]
+    fn resolution_order() {
+        let mut f = facts();
+        assert_eq!(models(&f), vec![Some("claude-opus-5-5".into())]);
+        f.env_model = Some("sonnet".into());
+        assert_eq!(models(&f), vec![Some("sonnet".into())]);
+        f.definition = def(Some("haiku"));
+        assert_eq!(models(&f), vec![Some("haiku".into())]);
+        f.call_model = Some("fable".into());
+        assert_eq!(models(&f), vec![Some("fable".into())]);
+        f.env_force = Some("1".into());
+        assert_eq!(models(&f), vec![Some("sonnet".into())]);
+        f.env_force = Some("maybe".into());
+        assert_eq!(
+            models(&f),
+            vec![Some("sonnet".into()), Some("fable".into())]
+        );
+        let mut f = facts();
+        f.definition = def(Some("inherit"));
+        f.env_model = Some("haiku".into());
+        assert_eq!(models(&f), vec![Some("claude-opus-5-5".into())]);
+    }
+
+    #[test]
+    fn forks_are_judged_on_the_main_model_and_what_they_name() {
+        let mut f = facts();
+        f.subagent_type = None;
+        f.call_model = Some("haiku".into());
+        assert_eq!(
+            models(&f),
+            vec![Some("claude-opus-5-5".into()), Some("haiku".into())]
+        );
+        f.subagent_type = Some("fork".into());
+        assert_eq!(models(&f), vec![Some("claude-opus-5-5".into())]);
+    }
+
+    #[test]
+    fn tier_grant_and_unknown_families() {
+        let tiers = TierPolicy::default();
+        let mut f = facts();
+        f.call_model = Some("fable".into());
+        let d = decide(&f, &tiers);
+        assert_eq!(d.requirement, "M2");
+        let r = d.deny.unwrap();
+        assert!(r.contains("haiku, sonnet, opus"), "{r}");
+        f.grant = Grant::Granted;
+        assert!(decide(&f, &tiers).deny.is_none());
+        f.grant = Grant::Unrecognised("tru".into());
+        let r = decide(&f, &tiers).deny.unwrap();
+        assert!(r.contains("not recognised"), "{r}");
+        f.grant = Grant::NotSet;
+        f.call_model = Some("gpt-9".into());
+        let r = decide(&f, &tiers).deny.unwrap();
+        assert!(r.contains("no known model family"), "{r}");
+        f.call_model = Some("haiku".into());
+        assert!(decide(&f, &tiers).deny.is_none());
+    }
+
+    #[test]
+    fn unknown_main_model_denies_an_inheriting_dispatch() {
+        let tiers = TierPolicy::default();
+        let mut f = facts();
+        f.main = None;
+        let d = decide(&f, &tiers);
+        assert_eq!(d.requirement, "M1");
+        assert!(d.deny.unwrap().contains("explicit model"));
+        f.call_model = Some("sonnet".into());
+        assert!(decide(&f, &tiers).deny.is_none());
+        // A main model of no known family is the launcher's choice: allowed, with a warning.
+        let mut f = facts();
+        f.main = Some(MainModel {
+            model: "custom-x".into(),
+            source: "t".into(),
+        });
+        let d = decide(&f, &tiers);
+        assert!(d.deny.is_none());
+        assert!(d.warning.is_some());
+    }
+
+    #[test]
+    fn taint_forbids_escalation_even_with_the_grant() {
+        let tiers = TierPolicy::default();
+        let mut f = facts();
+        f.taint.tainted = true;
+        f.grant = Grant::Granted;
+        f.call_model = Some("fable".into());
+        let d = decide(&f, &tiers);
+        assert_eq!(d.requirement, "M5");
+        f.call_model = Some("opus".into());
+        assert!(decide(&f, &tiers).deny.is_none(), "same tier is fine");
+        f.call_model = Some("haiku".into());
+        assert!(decide(&f, &tiers).deny.is_none());
+        f.call_model = None;
+        assert!(decide(&f, &tiers).deny.is_none(), "inheriting is fine");
+        f.main = None;
+        f.call_model = Some("haiku".into());
+        assert_eq!(
+            decide(&f, &tiers).requirement,
+            "M5",
+            "main unknown: no escalation judged safe"
+        );
+    }
+}

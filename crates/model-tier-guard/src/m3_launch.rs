@@ -1,0 +1,318 @@
+//! M3: other ways to reach the tier — a Bash command that starts another agent on it.
+//!
+//! Every command bash would run is visited (`shell-syntax`: substitutions, `bash -c`, `eval`,
+//! wrappers). For each `claude` launch (also `npx`/`bunx @anthropic-ai/claude-code`), the models
+//! it names are collected: `--model`, `--fallback-model`, `--agent` (the definition's model),
+//! `--settings` (inline JSON or a file), `--agents` JSON, and the model variables in its
+//! environment (prefix assignments, `env`, earlier `export`s). A value decided at run time is
+//! unknown, which counts as the maintainer-only tier.
+
+use crate::agents::{self, AgentDirs};
+use crate::host::read_prefix;
+use serde_json::Value;
+use shell_syntax::view::{Arg, EnvSource, Invocation};
+use std::path::Path;
+
+/// Environment variables that choose a model for a launched CLI or its subagents.
+pub const MODEL_VARS: &[&str] = &[
+    "ANTHROPIC_MODEL",
+    "ANTHROPIC_DEFAULT_OPUS_MODEL",
+    "ANTHROPIC_DEFAULT_SONNET_MODEL",
+    "ANTHROPIC_DEFAULT_HAIKU_MODEL",
+    "ANTHROPIC_DEFAULT_FABLE_MODEL",
+    "ANTHROPIC_SMALL_FAST_MODEL",
+    "CLAUDE_CODE_SUBAGENT_MODEL",
+];
+
+const SETTINGS_FILE_MAX: u64 = 1024 * 1024;
+
+/// A model a command asks for. `model: None` when it is decided at run time or unreadable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requested {
+    pub model: Option<String>,
+    pub source: String,
+}
+
+fn req(model: Option<&str>, source: impl Into<String>) -> Requested {
+    Requested {
+        model: model.map(str::to_string),
+        source: source.into(),
+    }
+}
+
+/// Models set by a settings object: `model`, and the model variables of its `env`.
+pub fn settings_models(v: &Value, origin: &str) -> Vec<Requested> {
+    let mut out = Vec::new();
+    for key in ["model", "fallbackModel"] {
+        if let Some(m) = v.get(key) {
+            out.push(req(m.as_str(), format!("{origin} {key}")));
+        }
+    }
+    if let Some(env) = v.get("env").and_then(Value::as_object) {
+        for var in MODEL_VARS {
+            if let Some(m) = env.get(*var) {
+                out.push(req(m.as_str(), format!("{origin} env {var}")));
+            }
+        }
+    }
+    out
+}
+
+/// Models of an `--agents` JSON object (`{name: {model, ...}}`).
+fn agents_json_models(text: &str) -> Vec<Requested> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => map
+            .iter()
+            .filter_map(|(name, def)| {
+                let m = def.get("model")?;
+                let model = m.as_str().filter(|m| !m.eq_ignore_ascii_case("inherit"));
+                if m.as_str().is_some() && model.is_none() {
+                    return None;
+                }
+                Some(req(model, format!("--agents definition {name:?}")))
+            })
+            .collect(),
+        _ => vec![req(None, "--agents JSON that could not be read")],
+    }
+}
+
+/// The argv after the program when `inv` launches the Claude Code CLI.
+fn claude_args(inv: &Invocation) -> Option<&[Arg]> {
+    let name = inv.name()?;
+    if name == "claude" || name == "claude-code" {
+        return Some(&inv.args);
+    }
+    if matches!(name, "npx" | "bunx" | "pnpx" | "pnpm" | "yarn") {
+        let i = inv.args.iter().position(|a| {
+            a.value
+                .as_deref()
+                .is_some_and(|v| v.starts_with("@anthropic-ai/claude-code"))
+        })?;
+        return Some(&inv.args[i + 1..]);
+    }
+    None
+}
+
+/// Every model the command's nested launches ask for.
+pub fn requested_models(command: &str, cwd: Option<&Path>, dirs: &AgentDirs) -> Vec<Requested> {
+    let parsed = shell_syntax::parse(command);
+    let view = shell_syntax::commands(&parsed);
+    let mut out = Vec::new();
+    for inv in &view.invocations {
+        let Some(args) = claude_args(inv) else {
+            continue;
+        };
+        launch_models(inv, args, cwd, dirs, &mut out);
+    }
+    let unparsed = parsed
+        .error
+        .as_ref()
+        .and_then(|e| command.get(e.unparsed_from..))
+        .unwrap_or("");
+    if unparsed.contains("claude") || (view.error.is_some() && command.contains("claude")) {
+        out.push(req(
+            None,
+            "a claude launch in text that could not be parsed",
+        ));
+    }
+    out
+}
+
+fn launch_models(
+    inv: &Invocation,
+    args: &[Arg],
+    cwd: Option<&Path>,
+    dirs: &AgentDirs,
+    out: &mut Vec<Requested>,
+) {
+    for var in MODEL_VARS {
+        if let Some(e) = inv.env_value(var) {
+            if e.source == EnvSource::Unset {
+                continue;
+            }
+            out.push(req(
+                e.value.as_ref().and_then(|a| a.value.as_deref()),
+                format!("{var} in the launch environment"),
+            ));
+        }
+    }
+    let mut i = 0;
+    while i < args.len() {
+        let Some(word) = args[i].value.as_deref() else {
+            i += 1;
+            continue;
+        };
+        let (flag, inline) = match word.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v)),
+            _ => (word, None),
+        };
+        let takes_value = matches!(
+            flag,
+            "--model" | "--fallback-model" | "--settings" | "--agents" | "--agent"
+        );
+        if !takes_value {
+            i += 1;
+            continue;
+        }
+        let value: Option<&str> = match inline {
+            Some(v) => Some(v),
+            None => {
+                i += 1;
+                args.get(i).and_then(|a| a.value.as_deref())
+            }
+        };
+        match flag {
+            "--model" | "--fallback-model" => out.push(req(value, flag)),
+            "--agents" => match value {
+                Some(v) => out.extend(agents_json_models(v)),
+                None => out.push(req(None, "--agents decided at run time")),
+            },
+            "--agent" => {
+                if let Some(def) = value.and_then(|v| agents::find(v, dirs)) {
+                    if let Some(m) = def
+                        .model
+                        .as_deref()
+                        .filter(|m| !m.eq_ignore_ascii_case("inherit"))
+                    {
+                        out.push(req(
+                            Some(m),
+                            format!("--agent {} ({})", def.name, def.path.display()),
+                        ));
+                    }
+                } else if value.is_none() {
+                    out.push(req(None, "--agent decided at run time"));
+                }
+            }
+            _ => out.extend(settings_arg(value, cwd)),
+        }
+        i += 1;
+    }
+}
+
+/// `--settings` takes inline JSON or a file path.
+fn settings_arg(value: Option<&str>, cwd: Option<&Path>) -> Vec<Requested> {
+    let Some(v) = value else {
+        return vec![req(None, "--settings decided at run time")];
+    };
+    let text = if v.trim_start().starts_with('{') {
+        Some(v.to_string())
+    } else {
+        let p = Path::new(v);
+        let p = match cwd {
+            Some(c) if p.is_relative() => c.join(p),
+            _ => p.to_path_buf(),
+        };
+        read_prefix(&p, SETTINGS_FILE_MAX)
+    };
+    match text.and_then(|t| serde_json::from_str::<Value>(&t).ok()) {
+        Some(json) => settings_models(&json, "--settings"),
+        None => vec![req(
+            None,
+            format!("--settings {v:?} that could not be read"),
+        )],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn models(cmd: &str) -> Vec<Option<String>> {
+        requested_models(cmd, None, &AgentDirs::default())
+            .into_iter()
+            .map(|r| r.model)
+            .collect()
+    }
+
+    #[test]
+    fn flags_env_and_json() {
+        assert_eq!(
+            models("claude -p hi --model fable"),
+            vec![Some("fable".into())]
+        );
+        assert_eq!(
+            models("claude --model=opus -p x"),
+            vec![Some("opus".into())]
+        );
+        assert_eq!(
+            models("ANTHROPIC_MODEL=claude-fable-5 claude -p x"),
+            vec![Some("claude-fable-5".into())]
+        );
+        assert_eq!(
+            models("export ANTHROPIC_MODEL=fable; claude -p x"),
+            vec![Some("fable".into())]
+        );
+        assert_eq!(
+            models("env CLAUDE_CODE_SUBAGENT_MODEL=fable claude -p x"),
+            vec![Some("fable".into())]
+        );
+        assert_eq!(
+            models(
+                r#"claude --settings '{"model":"fable","env":{"ANTHROPIC_DEFAULT_OPUS_MODEL":"claude-fable-5"}}' -p x"#
+            ),
+            vec![Some("fable".into()), Some("claude-fable-5".into())]
+        );
+        assert_eq!(
+            models(
+                r#"claude --agents '{"r":{"description":"d","prompt":"p","model":"fable"},"s":{"model":"inherit"}}' -p x"#
+            ),
+            vec![Some("fable".into())]
+        );
+        assert_eq!(models("claude --model \"$M\" -p x"), vec![None]);
+        assert_eq!(models("claude --agents '{bad' -p x"), vec![None]);
+        assert_eq!(
+            models("claude --settings /nonexistent/s.json -p x"),
+            vec![None]
+        );
+    }
+
+    #[test]
+    fn nested_and_wrapped_launches() {
+        assert_eq!(
+            models("bash -c 'claude -p x --model fable'"),
+            vec![Some("fable".into())]
+        );
+        assert_eq!(
+            models("out=$(timeout 60 claude --model fable -p x)"),
+            vec![Some("fable".into())]
+        );
+        assert_eq!(
+            models("npx @anthropic-ai/claude-code@latest --model fable"),
+            vec![Some("fable".into())]
+        );
+        assert_eq!(
+            models("/usr/local/bin/claude --fallback-model fable -p x"),
+            vec![Some("fable".into())]
+        );
+    }
+
+    #[test]
+    fn mentions_and_plain_launches_ask_for_nothing() {
+        assert!(models("echo claude --model fable").is_empty());
+        assert!(models("claude -p 'summarise'").is_empty());
+        assert!(models("grep -r 'claude --model' docs").is_empty());
+        assert!(models("env -u ANTHROPIC_MODEL claude -p x").is_empty());
+    }
+
+    #[test]
+    fn settings_file_and_agent_definitions() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("s.json"), r#"{"model":"haiku"}"#).unwrap();
+        let dirs = AgentDirs::new(&[t.path().to_path_buf()], None);
+        std::fs::create_dir_all(t.path().join(".claude/agents")).unwrap();
+        std::fs::write(
+            t.path().join(".claude/agents/deep.md"),
+            "---\nname: deep\nmodel: fable\n---\n",
+        )
+        .unwrap();
+        let got: Vec<_> = requested_models(
+            "claude --settings s.json --agent deep -p x",
+            Some(t.path()),
+            &dirs,
+        )
+        .into_iter()
+        .map(|r| r.model)
+        .collect();
+        assert_eq!(got, vec![Some("haiku".into()), Some("fable".into())]);
+    }
+}

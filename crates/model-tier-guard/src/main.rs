@@ -1,0 +1,124 @@
+//! model-tier-guard: hook mode (payload on stdin; the event decides the rule), `--selftest`,
+//! `--help`, `--version`.
+
+use hook_io::HookSpec;
+use model_tier_guard::{failure_answer, fixtures, judge, write_audit, Ctx};
+use serde_json::json;
+use std::time::Duration;
+
+const USAGE: &str = "\
+model-tier-guard: keeps the maintainer-only model tier out of the agent's reach (M1-M6) and
+records taint at the source (K5)
+
+usage:
+  model-tier-guard               hook mode: one payload on stdin. Register for
+                                 PreToolUse Agent|Task, Bash, Write|Edit; PreModelSwitch;
+                                 UserPromptSubmit; SessionStart; PostModelSwitch;
+                                 PostToolUse Agent|Task|WebFetch|WebSearch|Bash|mcp__.*
+  model-tier-guard --selftest    replay the embedded fixtures (exit 0 pass, 1 fail)
+  model-tier-guard --help | --version
+
+grant:  MODEL_TIER_GUARD_ALLOW=1|true|yes|on in the session's launch environment
+config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): maintainer_only_tiers
+        (default [\"fable\"]), trusted_mcp_servers, hook_deadline_ms (default 2000)";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match args.first().map(String::as_str) {
+        None => hook_mode(),
+        Some("--help") | Some("-h") => {
+            println!("{USAGE}");
+            0
+        }
+        Some("--version") | Some("-V") => {
+            println!("model-tier-guard {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        Some("--selftest") => {
+            let (passed, report) = fixtures::selftest();
+            println!("{report}");
+            i32::from(!passed)
+        }
+        Some(other) => {
+            eprintln!("model-tier-guard: unknown argument {other:?} (see model-tier-guard --help)");
+            2
+        }
+    };
+    std::process::exit(code);
+}
+
+fn hook_mode() -> i32 {
+    let ctx = Ctx::from_process();
+    let deadline_ms = guard_config::load()
+        .config
+        .hook_deadline_ms
+        .unwrap_or(2000)
+        .clamp(100, 60_000);
+    let spec = HookSpec {
+        name: "model-tier-guard",
+        input_limit: hook_io::DEFAULT_INPUT_LIMIT,
+        deadline: Duration::from_millis(deadline_ms),
+    };
+    let failure_ctx = ctx.clone();
+    hook_io::run_hook(
+        spec,
+        move |input| {
+            let session_id = input.session_id.clone();
+            let verdict = judge(input, &ctx);
+            match write_audit(&ctx, session_id.as_deref(), &verdict.audit) {
+                Ok(()) => verdict.answer,
+                // The decision stands; the user learns the evidence was not kept.
+                Err(e) => with_note(
+                    verdict.answer,
+                    &format!("model-tier-guard: audit log not written: {e}"),
+                ),
+            }
+        },
+        move |fctx, cause| {
+            let record = json!({
+                "binary": "model-tier-guard",
+                "event": fctx.event.as_ref().map(|e| e.name().to_string()),
+                "tool_name": fctx.tool_name,
+                "session_id": fctx.session_id,
+                "decision": "failure",
+                "error": cause.to_string(),
+            });
+            let _ = write_audit(&failure_ctx, fctx.session_id.as_deref(), &[record]);
+            failure_answer(
+                fctx.event.as_ref(),
+                fctx.tool_name.as_deref(),
+                &cause.to_string(),
+            )
+        },
+    )
+}
+
+fn with_note(answer: hook_io::Answer, note: &str) -> hook_io::Answer {
+    use hook_io::Answer;
+    let add = |m: Option<String>| Some(m.map_or(note.to_string(), |m| format!("{m} {note}")));
+    match answer {
+        Answer::Silent => Answer::Notice {
+            system_message: note.to_string(),
+        },
+        Answer::Notice { system_message } => Answer::Notice {
+            system_message: format!("{system_message} {note}"),
+        },
+        Answer::Deny {
+            event,
+            reason,
+            system_message,
+        } => Answer::Deny {
+            event,
+            reason,
+            system_message: add(system_message),
+        },
+        Answer::Block {
+            reason,
+            system_message,
+        } => Answer::Block {
+            reason,
+            system_message: add(system_message),
+        },
+        other => other,
+    }
+}
