@@ -253,12 +253,13 @@ fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
 
     let hits = tamper_hits(&call, &deps.protected, deps.home.as_deref(), facts.as_ref());
     let mut signals: Vec<Signal> = hits.iter().map(|h| tamper_signal(h, &call)).collect();
+    let memory = durable_memory_write(&call, deps, facts.as_ref(), input.session_id.as_deref());
 
     let settings = deps.settings(input.cwd.as_deref());
     let path_signals = i1_signals::path_signals(&call, &settings, facts.as_ref());
     let would_deny = !hits.is_empty() || path_signals.iter().any(|s| deps.mode.denies(s.kind));
     let network = i1_signals::network_signals(&call, &settings, facts.as_ref(), "pending");
-    let deny = would_deny || network.iter().any(|s| deps.mode.denies(s.kind));
+    let deny = would_deny || memory.is_some() || network.iter().any(|s| deps.mode.denies(s.kind));
     let decision = if deny { "blocked" } else { "allowed" };
     signals.extend(path_signals);
     signals.extend(network.into_iter().map(|mut s| {
@@ -293,6 +294,7 @@ fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
         "requirement": if hits.is_empty() { "I1" } else { "I3" },
         "decision": if deny { "deny" } else { "allow" },
         "tamper": hits.iter().map(|h| json!({"path": h.path, "protects": h.what, "how": h.how})).collect::<Vec<_>>(),
+        "durable_memory_while_tainted": memory.as_ref().map(|(p, t)| json!({"path": p, "taint": t})),
         "stripped_fields": stripped.iter().map(|s| s.path.clone()).collect::<Vec<_>>(),
         "bash_incomplete": facts.as_ref().and_then(|f| f.incomplete.clone()),
         "ledger_error": run_error,
@@ -306,6 +308,16 @@ fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
                 "Guard settings, binaries, config and logs are changed only by the maintainer; leave them as they are and carry on with the task, or ask the maintainer.",
             ),
             system_message: Some(format!("integrity-signals denied a write to {} ({}).", h.what, h.path)),
+        }
+    } else if let Some((path, _)) = &memory {
+        Answer::Deny {
+            event: "PreToolUse".into(),
+            reason: safety_kernel::feedback::reason(
+                "I3",
+                &format!("this session read untrusted external content, so it may not write durable memory ({path})"),
+                "Finish the task without changing memory or agent files; the maintainer can record what is worth keeping.",
+            ),
+            system_message: Some(format!("integrity-signals denied a durable-memory write in a tainted session ({path}).")),
         }
     } else if deny {
         let first = signals
@@ -334,6 +346,62 @@ fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
         signals,
         audit,
     }
+}
+
+/// A write to durable memory in a tainted session (K5, I3): the path and the taint summary. The
+/// ledger is read only when the call writes durable memory at all.
+fn durable_memory_write(
+    call: &Call,
+    deps: &Deps,
+    facts: Option<&BashFacts>,
+    session: Option<&str>,
+) -> Option<(String, String)> {
+    let mut targets: Vec<PathBuf> = i1_signals::tool_paths(call, deps.home.as_deref())
+        .into_iter()
+        .filter(|(_, a, _)| matches!(a, Access::Write { .. }))
+        .map(|(p, _, _)| p)
+        .collect();
+    if let Some(f) = facts {
+        targets.extend(
+            f.paths
+                .iter()
+                .filter(|u| !matches!(u.access, Access::Read))
+                .filter_map(|u| u.path.clone().or_else(|| Some(PathBuf::from(&u.text)))),
+        );
+    }
+    let path = targets
+        .into_iter()
+        .find(|p| crate::i3_tamper::is_durable_memory(p))?;
+    let store = deps.store.as_ref().ok()?;
+    let state = taint::taint_state(&store.session(session)).ok()?;
+    state
+        .tainted
+        .then(|| (path.display().to_string(), state.summary()))
+}
+
+/// Records taint at the source (K5) for a completed call: the type of the call decides, never
+/// what it returned.
+fn record_taint(input: &HookInput, deps: &Deps) -> Result<Option<String>, String> {
+    let (Some(tool), Ok(store)) = (input.tool_name.as_deref(), &deps.store) else {
+        return Ok(None);
+    };
+    let tool_input = input.tool_input.clone().unwrap_or(json!({}));
+    let own = input
+        .cwd
+        .as_deref()
+        .and_then(|c| taint::origin_owner(Path::new(c)));
+    let policy = taint::TaintPolicy::new(deps.config.trusted_mcp_servers.clone(), own);
+    let Some(source) = taint::source_of(tool, &tool_input, &policy) else {
+        return Ok(None);
+    };
+    taint::record(
+        &store.session(input.session_id.as_deref()),
+        &source,
+        input.tool_use_id.as_deref(),
+        &now_text(),
+    )
+    .map(|_| Some(format!("{} ({})", source.kind.as_str(), source.detail)))
+    .map_err(|e| e.to_string())
 }
 
 /// The output text and error flag of a tool result.
@@ -371,10 +439,14 @@ fn result_text(input: &HookInput) -> (String, bool) {
 }
 
 fn post_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
+    let taint_audit = match record_taint(input, deps) {
+        Ok(t) => json!({"taint_source": t}),
+        Err(e) => json!({"taint_error": e}),
+    };
     let silent = |why: &str| Verdict {
         answer: Answer::Silent,
         signals: Vec::new(),
-        audit: json!({"decision": "recorded", "why": why}),
+        audit: json!({"decision": "recorded", "why": why, "taint": taint_audit}),
     };
     if input.tool_name.as_deref() != Some("Bash") {
         return silent("not a Bash result");
@@ -424,6 +496,7 @@ fn post_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
             "failed": result.failed,
             "exit_code": result.exit_code,
             "ledger_error": ledger_error,
+            "taint": taint_audit,
         }),
     }
 }
