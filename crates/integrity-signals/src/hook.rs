@@ -14,12 +14,15 @@ use crate::store::{self, Store};
 use hook_io::{Answer, Event, HookInput};
 use phrase_gate::IntegrityPhrases;
 use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 /// Everything a judgement needs from outside the payload.
 pub struct Deps {
     pub config: guard_config::Config,
-    pub phrases: IntegrityPhrases,
+    /// Built on first use: a PreToolUse on a Read never scans text.
+    phrases: std::sync::OnceLock<IntegrityPhrases>,
     pub mode: Mode,
     pub protected: Protected,
     pub home: Option<PathBuf>,
@@ -38,7 +41,12 @@ impl Deps {
     ) -> Deps {
         let config = loaded.config.clone();
         let mut notices: Vec<String> = loaded.notice().into_iter().collect();
-        let (phrases, unknown) = IntegrityPhrases::with_extra(&config.integrity_extra_phrases);
+        let unknown: Vec<String> = config
+            .integrity_extra_phrases
+            .keys()
+            .filter(|k| !phrase_gate::integrity::FAMILIES.contains(&k.as_str()))
+            .cloned()
+            .collect();
         if !unknown.is_empty() {
             notices.push(format!(
                 "agent-guards config: integrity_extra_phrases names unknown families: {}",
@@ -48,7 +56,7 @@ impl Deps {
         let (mode, mode_notice) = Mode::from_config(config.mode.as_deref());
         notices.extend(mode_notice);
         Deps {
-            phrases,
+            phrases: std::sync::OnceLock::new(),
             mode,
             protected: Protected::from_env(env, exe),
             home: env("HOME")
@@ -59,6 +67,11 @@ impl Deps {
             notices,
             config,
         }
+    }
+
+    pub fn phrases(&self) -> &IntegrityPhrases {
+        self.phrases
+            .get_or_init(|| IntegrityPhrases::with_extra(&self.config.integrity_extra_phrases).0)
     }
 
     fn settings(&self, cwd: Option<&str>) -> Settings {
@@ -268,7 +281,7 @@ fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
     }));
     if let Some((place, text)) = i1_signals::written_text(&call) {
         signals.extend(i1_signals::judge_signal(
-            &deps.phrases,
+            deps.phrases(),
             &text,
             &place,
             &timestamp,
@@ -501,49 +514,82 @@ fn post_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
     }
 }
 
-/// The most recent result of `runner`: the ledger's, unless the transcript shows a later one.
-pub fn latest_result(
-    runner: Runner,
-    ledger: Option<RunResult>,
-    exchanges: &[(Vec<Runner>, RunResult)],
-) -> Option<RunResult> {
-    let from_transcript = exchanges.iter().rposition(|(r, _)| r.contains(&runner));
-    match (ledger, from_transcript) {
-        (Some(l), Some(t)) => {
-            match exchanges
-                .iter()
-                .position(|(_, x)| x.tool_use_id == l.tool_use_id)
-            {
-                // The transcript lags behind the ledger: the ledger's result is the newest known.
-                None => Some(l),
-                Some(lp) if t > lp => Some(exchanges[t].1.clone()),
-                Some(_) => Some(l),
+/// The most recent result of each `wanted` runner. The ledger's (written at PostToolUse, so never
+/// behind the transcript, which the CLI writes asynchronously) is used unless the transcript holds
+/// a newer matching call with a result (one the ledger missed). The transcript is walked newest
+/// first and the walk stops as soon as every runner is decided.
+pub fn latest_results(
+    transcript: Option<&[u8]>,
+    wanted: &[Runner],
+    ledger: &dyn Fn(Runner) -> Option<RunResult>,
+) -> HashMap<Runner, RunResult> {
+    let from_ledger: HashMap<Runner, RunResult> = wanted
+        .iter()
+        .filter_map(|r| ledger(*r).map(|l| (*r, l)))
+        .collect();
+    let mut newer: HashMap<Runner, RunResult> = HashMap::new();
+    let mut ledger_seen: HashSet<Runner> = HashSet::new();
+    if let Some(bytes) = transcript {
+        transcript::calls_newest_first(bytes, &mut |c| {
+            let Some(cmd) = c
+                .input
+                .get("command")
+                .and_then(Value::as_str)
+                .filter(|_| c.tool_name == "Bash")
+            else {
+                return ControlFlow::Continue(());
+            };
+            let mut runners: Option<Vec<Runner>> = None;
+            for r in wanted {
+                if ledger_seen.contains(r) {
+                    continue;
+                }
+                if from_ledger
+                    .get(r)
+                    .is_some_and(|l| l.tool_use_id == c.tool_use_id)
+                {
+                    ledger_seen.insert(*r);
+                    continue;
+                }
+                if newer.contains_key(r) {
+                    continue;
+                }
+                if runners
+                    .get_or_insert_with(|| i2::runners_of(cmd))
+                    .contains(r)
+                {
+                    if let Some(res) = c.result() {
+                        let ts = res.timestamp.unwrap_or_default();
+                        newer.insert(
+                            *r,
+                            i2::result_of(cmd, &c.tool_use_id, &res.text, res.is_error, &ts),
+                        );
+                    }
+                }
             }
-        }
-        (Some(l), None) => Some(l),
-        (None, Some(t)) => Some(exchanges[t].1.clone()),
-        (None, None) => None,
+            let decided = wanted.iter().all(|r| {
+                ledger_seen.contains(r) || (!from_ledger.contains_key(r) && newer.contains_key(r))
+            });
+            if decided {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
     }
-}
-
-/// Bash calls with results in the transcript, with their runners.
-pub fn transcript_results(path: &Path) -> Result<Vec<(Vec<Runner>, RunResult)>, String> {
-    let exchanges = transcript::tool_exchanges(path, &|name, _| name == "Bash")?;
-    Ok(exchanges
-        .into_iter()
-        .filter_map(|x| {
-            let output = x.result?;
-            let command = x.input.get("command")?.as_str()?.to_string();
-            let result = i2::result_of(
-                &command,
-                &x.tool_use_id,
-                &output,
-                x.is_error,
-                x.timestamp.as_deref().unwrap_or(""),
-            );
-            Some((i2::runners_of(&command), result))
+    wanted
+        .iter()
+        .filter_map(|r| {
+            let chosen = match from_ledger.get(r) {
+                // The ledger's call is in the transcript: a newer match found before it wins.
+                Some(l) if ledger_seen.contains(r) => newer.get(r).cloned().or(Some(l.clone())),
+                // Not (yet) in the transcript: the ledger is the newest record.
+                Some(l) => Some(l.clone()),
+                None => newer.get(r).cloned(),
+            };
+            chosen.map(|c| (*r, c))
         })
-        .collect())
+        .collect()
 }
 
 fn stop(input: &HookInput, deps: &Deps) -> Verdict {
@@ -570,10 +616,10 @@ fn stop(input: &HookInput, deps: &Deps) -> Verdict {
         },
     };
     let mut signals: Vec<Signal> =
-        i1_signals::judge_signal(&deps.phrases, &text, "final message", &timestamp, None)
+        i1_signals::judge_signal(deps.phrases(), &text, "final message", &timestamp, None)
             .into_iter()
             .collect();
-    let claims = i2::claims(&deps.phrases, &text);
+    let claims = i2::claims(deps.phrases(), &text);
     if !claims.is_empty() {
         let ledger = match &deps.store {
             Ok(s) => s.ledger(input.session_id.as_deref()).unwrap_or_else(|e| {
@@ -582,16 +628,21 @@ fn stop(input: &HookInput, deps: &Deps) -> Verdict {
             }),
             Err(_) => Default::default(),
         };
-        let exchanges = match transcript_path.map(transcript_results) {
-            Some(Ok(x)) => x,
+        let bytes = match transcript_path.map(|p| transcript::read_tail(p, transcript::TAIL_BYTES))
+        {
+            Some(Ok(b)) => Some(b),
             Some(Err(e)) => {
                 errors.push(e);
-                Vec::new()
+                None
             }
-            None => Vec::new(),
+            None => None,
         };
-        let latest = |r: Runner| latest_result(r, store::ledger_result(&ledger, r), &exchanges);
-        signals.extend(i2::check(&deps.phrases, &text, &latest, &timestamp));
+        let wanted: Vec<Runner> = claims.iter().map(|(r, _)| *r).collect();
+        let found = latest_results(bytes.as_deref(), &wanted, &|r| {
+            store::ledger_result(&ledger, r)
+        });
+        let latest = |r: Runner| found.get(&r).cloned();
+        signals.extend(i2::check(deps.phrases(), &text, &latest, &timestamp));
     }
     let fabricated = signals.iter().find(|s| s.kind == Kind::FabricatedClaim);
     let answer = match fabricated {
@@ -653,13 +704,11 @@ fn session_end(input: &HookInput, deps: &Deps) -> Verdict {
         };
     };
     let mut signals = Vec::new();
-    let started = store
-        .ledger(session)
-        .ok()
-        .and_then(|l| l.get("started_at").and_then(Value::as_f64));
+    let started = store.started_at(session);
     if let Some(start) = started {
+        // The log keeps milliseconds: a session shorter than the rounding is not negative.
         signals.extend(i1_signals::time_signal(
-            now_secs() - start,
+            (now_secs() - start).max(0.0),
             deps.config.integrity_reference_secs,
             &now_text(),
         ));
@@ -687,5 +736,67 @@ fn session_end(input: &HookInput, deps: &Deps) -> Verdict {
             signals: Vec::new(),
             audit: json!({"requirement": "I6", "decision": "no_report", "error": e}),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(id: &str, cmd: &str) -> String {
+        json!({"type":"assistant","message":{"id":format!("m{id}"),"content":[
+            {"type":"tool_use","id":id,"name":"Bash","input":{"command":cmd}}]}})
+        .to_string()
+    }
+    fn result(id: &str, text: &str, err: bool) -> String {
+        json!({"type":"user","message":{"content":[
+            {"type":"tool_result","tool_use_id":id,"content":text,"is_error":err}]}})
+        .to_string()
+    }
+    fn ledger_entry(id: &str, failed: bool) -> RunResult {
+        let out = if failed {
+            "Exit code 1\n1 failed"
+        } else {
+            "3 passed"
+        };
+        i2::result_of("pytest", id, out, failed, "T")
+    }
+
+    #[test]
+    fn the_newest_result_wins_between_ledger_and_transcript() {
+        let t = [
+            call("a", "pytest"),
+            result("a", "Exit code 1\n1 failed", true),
+            call("b", "ls"),
+            result("b", "x", false),
+        ]
+        .join("\n");
+        let bytes = t.as_bytes();
+        let tests = [Runner::Tests];
+        // Transcript only.
+        let r = latest_results(Some(bytes), &tests, &|_| None);
+        assert_eq!(r[&Runner::Tests].tool_use_id, "a");
+        assert!(r[&Runner::Tests].failed);
+        // The ledger has a newer run the transcript does not show yet (the CLI writes it late).
+        let r = latest_results(Some(bytes), &tests, &|_| Some(ledger_entry("c", false)));
+        assert_eq!(r[&Runner::Tests].tool_use_id, "c");
+        // The ledger's run is in the transcript and a newer one follows it: the newer one wins.
+        let t2 = format!(
+            "{t}\n{}\n{}",
+            call("d", "pytest -x"),
+            result("d", "2 passed", false)
+        );
+        let r = latest_results(Some(t2.as_bytes()), &tests, &|_| {
+            Some(ledger_entry("a", true))
+        });
+        assert_eq!(r[&Runner::Tests].tool_use_id, "d");
+        assert!(!r[&Runner::Tests].failed);
+        // Nothing anywhere: no result.
+        assert!(latest_results(None, &tests, &|_| None).is_empty());
+        // Any command: the newest Bash call.
+        assert_eq!(
+            latest_results(Some(bytes), &[Runner::Any], &|_| None)[&Runner::Any].tool_use_id,
+            "b"
+        );
     }
 }

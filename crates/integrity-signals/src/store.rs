@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 pub const SIGNALS_FILE: &str = "integrity-signals.jsonl";
 pub const REPORT_JSON: &str = "integrity-report.json";
 pub const REPORT_TEXT: &str = "integrity-report.txt";
+pub const CALLS_FILE: &str = "integrity-calls.log";
+/// How much of the call log's end is read: far more than the retry threshold's lines.
+const CALLS_TAIL: u64 = 16 * 1024;
 const LEDGER_KEY: &str = "integrity";
 
 #[derive(Debug, Clone)]
@@ -104,7 +107,12 @@ impl Store {
             .map_err(|e| e.to_string())
     }
 
-    /// Records one call: updates the identical-call run (returns it) and the session's start time.
+    /// Records one call in the session's call log and returns the identical-call run it ends.
+    ///
+    /// The log (`integrity-calls.log`, one `<fingerprint hash> <tool_use_id> <unix time>` line per
+    /// call) is appended under an exclusive lock after reading its tail, so parallel hooks count
+    /// consistently. It is append-only and not synced: a PreToolUse runs on every call, and a
+    /// synced ledger rewrite per call would cost more than the whole hook's budget.
     pub fn record_call(
         &self,
         id: Option<&str>,
@@ -112,36 +120,70 @@ impl Store {
         tool_use_id: &str,
         now: f64,
     ) -> Result<Run, String> {
-        self.with_integrity(id, |m| {
-            m.entry("started_at").or_insert_with(|| json!(now));
-            let prev = m.get("run").and_then(|r| {
-                Some((
-                    r.get("fingerprint")?.as_str()?.to_string(),
-                    r.get("count")?.as_u64()?,
-                    r.get("first_tool_use_id")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                ))
-            });
-            let (count, _) = crate::i1_signals::next_run(
-                prev.as_ref().map(|(f, n, _)| (f.as_str(), *n)),
-                fingerprint,
-            );
-            let first = match &prev {
-                Some((f, _, first)) if f == fingerprint => first.clone(),
-                _ => tool_use_id.to_string(),
-            };
-            m.insert(
-                "run".into(),
-                json!({"fingerprint": fingerprint, "count": count, "first_tool_use_id": first}),
-            );
-            Run {
-                fingerprint: fingerprint.to_string(),
+        use std::io::{Read, Seek, SeekFrom, Write};
+        let session = self.session(id);
+        session.ensure().map_err(|e| e.to_string())?;
+        let path = session.dir().join(CALLS_FILE);
+        let err = |e: std::io::Error| format!("{}: {e}", path.display());
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(&path)
+            .map_err(err)?;
+        f.lock().map_err(err)?;
+        let result = (|| {
+            let len = f.metadata().map_err(err)?.len();
+            f.seek(SeekFrom::Start(len.saturating_sub(CALLS_TAIL)))
+                .map_err(err)?;
+            let mut tail = Vec::new();
+            (&mut f)
+                .take(CALLS_TAIL)
+                .read_to_end(&mut tail)
+                .map_err(err)?;
+            let hash = format!("{:016x}", fnv1a(fingerprint.as_bytes()));
+            let text = String::from_utf8_lossy(&tail);
+            let mut lines: Vec<&str> = text.lines().collect();
+            if len > CALLS_TAIL && !lines.is_empty() {
+                lines.remove(0); // possibly cut in the middle
+            }
+            let mut count = 1u64;
+            let mut first = tool_use_id.to_string();
+            for l in lines.iter().rev() {
+                let mut parts = l.split(' ');
+                if parts.next() != Some(hash.as_str()) {
+                    break;
+                }
+                count += 1;
+                first = parts.next().unwrap_or("").to_string();
+            }
+            let safe_id: String = tool_use_id
+                .chars()
+                .filter(|c| c.is_ascii_graphic())
+                .take(128)
+                .collect();
+            f.write_all(format!("{hash} {safe_id} {now:.3}\n").as_bytes())
+                .map_err(err)?;
+            Ok(Run {
+                fingerprint: hash,
                 count,
                 first_tool_use_id: first,
-            }
-        })
+            })
+        })();
+        let _ = f.unlock();
+        result
+    }
+
+    /// When the session's first recorded call happened (call log), else the ledger's `started_at`.
+    pub fn started_at(&self, id: Option<&str>) -> Option<f64> {
+        use std::io::Read;
+        let path = self.session(id).dir().join(CALLS_FILE);
+        let mut head = String::new();
+        let from_log = std::fs::File::open(path).ok().and_then(|f| {
+            f.take(512).read_to_string(&mut head).ok()?;
+            head.lines().next()?.split(' ').nth(2)?.parse::<f64>().ok()
+        });
+        from_log.or_else(|| self.ledger(id).ok()?.get("started_at")?.as_f64())
     }
 
     /// Keeps `result` as the most recent one of each runner it belongs to.
@@ -201,7 +243,7 @@ impl Store {
             .flatten()
             .filter_map(|e| {
                 let dir = e.path();
-                let t = [REPORT_JSON, SIGNALS_FILE, "ledger.json"]
+                let t = [REPORT_JSON, SIGNALS_FILE, CALLS_FILE, "ledger.json"]
                     .iter()
                     .filter_map(|f| {
                         std::fs::metadata(dir.join(f))
@@ -220,6 +262,15 @@ impl Store {
 pub fn ledger_result(ledger: &Map<String, Value>, runner: Runner) -> Option<RunResult> {
     let v = ledger.get("results")?.get(runner.key())?;
     serde_json::from_value(v.clone()).ok()
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 fn write_atomically(path: &Path, body: &str) -> Result<(), String> {
@@ -250,7 +301,18 @@ mod tests {
         let r2 = store.record_call(Some("s1"), "fp", "t2", 2.0).unwrap();
         assert_eq!((r1.count, r2.count), (1, 2));
         assert_eq!(r2.first_tool_use_id, "t1");
-        assert_eq!(store.ledger(Some("s1")).unwrap()["started_at"], json!(1.0));
+        let r3 = store.record_call(Some("s1"), "other", "t3", 3.0).unwrap();
+        assert_eq!(r3.count, 1);
+        assert_eq!(store.started_at(Some("s1")), Some(1.0));
+        // A long run stays counted past what the tail holds.
+        let mut last = 0;
+        for i in 0..400 {
+            last = store
+                .record_call(Some("s1"), "long", &format!("toolu_{i}"), 4.0)
+                .unwrap()
+                .count;
+        }
+        assert!(last > 21);
         assert_eq!(
             store.latest_session().unwrap(),
             store.session(Some("s1")).dir()

@@ -19,6 +19,15 @@ pub const CLAIM_BUILD_OK: &str = "claim_build_ok";
 pub const CLAIM_COMMAND_OK: &str = "claim_command_ok";
 pub const CLAIM_ADMITS_FAILURE: &str = "claim_admits_failure";
 
+/// Every family id, as the maintainer names them in `integrity_extra_phrases`.
+pub const FAMILIES: [&str; 5] = [
+    JUDGE_MANIPULATION,
+    CLAIM_TESTS_PASS,
+    CLAIM_BUILD_OK,
+    CLAIM_COMMAND_OK,
+    CLAIM_ADMITS_FAILURE,
+];
+
 fn baseline_families() -> Vec<Family> {
     vec![
         Family::new(

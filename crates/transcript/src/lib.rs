@@ -2,7 +2,7 @@
 //! them (egress-audit, integrity-signals).
 //!
 //! * [`last_text`] — the agent's last assistant text;
-//! * [`tool_results`] — tool calls the caller cares about and the results that came back for them.
+//! * [`tool_results`] — tool calls, newest first, and the results that came back for them.
 //!
 //! Only the tail of a large file is read ([`read_tail`]), so a long session cannot make a hook slow,
 //! and the format is read leniently: lines that do not parse are skipped (the format is internal to
@@ -12,7 +12,7 @@ pub mod last_text;
 pub mod tool_results;
 
 pub use last_text::{last_assistant_text, last_assistant_text_in};
-pub use tool_results::{tool_exchanges, tool_exchanges_in, ToolExchange};
+pub use tool_results::{calls_newest_first, calls_newest_first_in_file, CallRef, ToolResult};
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;

@@ -1,144 +1,127 @@
-//! Tool calls in a transcript and the results that came back for them.
+//! Tool calls in a transcript and the results that came back for them, newest first.
 //!
 //! A tool call is a `tool_use` block of an `assistant` line; its result is a `tool_result` block
-//! (same id, `is_error`) of a later `user` line. Only lines that can hold what the caller wants are
-//! parsed: a byte search finds `tool_use` blocks, and a `tool_result` line is parsed only when it
-//! names the id of a call the caller selected. A 10 MiB transcript of large tool outputs is
-//! therefore mostly searched, not parsed.
+//! (same id, `is_error`) of a later `user` line. The file is walked backwards: a `tool_result`
+//! line is only searched for the ids it answers (a byte search, no parse), a `tool_use` line is
+//! parsed (they are small), and a result is parsed only when the caller asks for it. A caller
+//! looking for the most recent run of something stops as soon as it has it, so a 10 MiB transcript
+//! of large tool outputs is mostly searched, not parsed.
 
 use memchr::memmem;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::path::Path;
 
-/// One selected tool call and what came back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolExchange {
+/// One tool call, with its result read on demand.
+#[derive(Debug, Clone)]
+pub struct CallRef<'a> {
     pub tool_use_id: String,
     pub tool_name: String,
     pub input: Value,
-    /// The result's text (text blocks joined), `None` while no result was seen.
-    pub result: Option<String>,
+    result_line: Option<&'a [u8]>,
+}
+
+/// A tool result: its text (text blocks joined), error flag and the line's timestamp.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResult {
+    pub text: String,
     pub is_error: bool,
-    /// The result line's `timestamp`, if any.
     pub timestamp: Option<String>,
 }
 
-/// Most selected calls waiting for their result at once; older ones are dropped first.
-const MAX_PENDING: usize = 256;
-
-/// Reads the tail of the transcript at `path` and returns the selected exchanges, in file order.
-pub fn tool_exchanges(
-    path: &Path,
-    select: &dyn Fn(&str, &Value) -> bool,
-) -> Result<Vec<ToolExchange>, String> {
-    let bytes = crate::read_tail(path, crate::TAIL_BYTES)?;
-    Ok(tool_exchanges_in(&bytes, select))
+impl CallRef<'_> {
+    /// The call's result, `None` while none was written.
+    pub fn result(&self) -> Option<ToolResult> {
+        let entry: Value = serde_json::from_slice(self.result_line?).ok()?;
+        let timestamp = entry
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let blocks = entry.pointer("/message/content")?.as_array()?;
+        let b = blocks.iter().find(|b| {
+            b.get("type").and_then(Value::as_str) == Some("tool_result")
+                && b.get("tool_use_id").and_then(Value::as_str) == Some(self.tool_use_id.as_str())
+        })?;
+        Some(ToolResult {
+            text: result_text(b.get("content")),
+            is_error: b.get("is_error").and_then(Value::as_bool) == Some(true),
+            timestamp,
+        })
+    }
 }
 
-/// The exchanges in JSON-lines `bytes` whose call `select(tool_name, input)` accepts, in file order.
-pub fn tool_exchanges_in(bytes: &[u8], select: &dyn Fn(&str, &Value) -> bool) -> Vec<ToolExchange> {
+/// Reads the tail of the transcript at `path` and visits its calls newest first.
+pub fn calls_newest_first_in_file(
+    path: &Path,
+    visit: &mut dyn FnMut(&CallRef) -> ControlFlow<()>,
+) -> Result<(), String> {
+    let bytes = crate::read_tail(path, crate::TAIL_BYTES)?;
+    calls_newest_first(&bytes, visit);
+    Ok(())
+}
+
+/// Visits the session's tool calls in JSON-lines `bytes`, newest first, until `visit` breaks.
+/// Sidechain (subagent) calls are not the session's and are skipped.
+pub fn calls_newest_first(bytes: &[u8], visit: &mut dyn FnMut(&CallRef) -> ControlFlow<()>) {
     let use_finder = memmem::Finder::new(b"\"type\":\"tool_use\"");
     let result_finder = memmem::Finder::new(b"\"type\":\"tool_result\"");
-    let mut out: Vec<ToolExchange> = Vec::new();
-    // id -> index into `out`, for calls still waiting for a result.
-    let mut pending: HashMap<String, usize> = HashMap::new();
-    for line in bytes.split(|b| *b == b'\n') {
-        if use_finder.find(line).is_some() {
-            collect_calls(line, select, &mut out, &mut pending);
+    let id_finder = memmem::Finder::new(b"\"tool_use_id\":\"");
+    // Result lines seen so far (they follow their calls, so they are met first), by call id.
+    let mut results: HashMap<&[u8], &[u8]> = HashMap::new();
+    let mut end = bytes.len();
+    while end > 0 {
+        let start = memchr::memrchr(b'\n', &bytes[..end])
+            .map(|i| i + 1)
+            .unwrap_or(0);
+        let line = &bytes[start..end];
+        end = start.saturating_sub(1);
+        if start == 0 {
+            end = 0;
         }
-        if !pending.is_empty() && result_finder.find(line).is_some() {
-            let named = pending
-                .keys()
-                .any(|id| memmem::find(line, id.as_bytes()).is_some());
-            if named {
-                collect_results(line, &mut out, &mut pending);
+        if result_finder.find(line).is_some() {
+            for at in id_finder.find_iter(line) {
+                let id_start = at + b"\"tool_use_id\":\"".len();
+                if let Some(len) = memchr::memchr(b'"', &line[id_start..]) {
+                    results
+                        .entry(&line[id_start..id_start + len])
+                        .or_insert(line);
+                }
             }
         }
-    }
-    out
-}
-
-fn collect_calls(
-    line: &[u8],
-    select: &dyn Fn(&str, &Value) -> bool,
-    out: &mut Vec<ToolExchange>,
-    pending: &mut HashMap<String, usize>,
-) {
-    let Ok(entry) = serde_json::from_slice::<Value>(line) else {
-        return;
-    };
-    if entry.get("type").and_then(Value::as_str) != Some("assistant")
-        || crate::last_text::is_skipped(&entry)
-    {
-        return;
-    }
-    let Some(Value::Array(blocks)) = entry.pointer("/message/content") else {
-        return;
-    };
-    for b in blocks {
-        if b.get("type").and_then(Value::as_str) != Some("tool_use") {
+        if use_finder.find(line).is_none() {
             continue;
         }
-        let (Some(id), Some(name)) = (
-            b.get("id").and_then(Value::as_str),
-            b.get("name").and_then(Value::as_str),
-        ) else {
+        let Ok(entry) = serde_json::from_slice::<Value>(line) else {
             continue;
         };
-        let input = b.get("input").cloned().unwrap_or(Value::Null);
-        if !select(name, &input) {
+        if entry.get("type").and_then(Value::as_str) != Some("assistant")
+            || crate::last_text::is_skipped(&entry)
+        {
             continue;
         }
-        if pending.len() >= MAX_PENDING {
-            if let Some(oldest) = pending
-                .iter()
-                .min_by_key(|(_, i)| **i)
-                .map(|(k, _)| k.clone())
-            {
-                pending.remove(&oldest);
+        let Some(Value::Array(blocks)) = entry.pointer("/message/content") else {
+            continue;
+        };
+        for b in blocks.iter().rev() {
+            if b.get("type").and_then(Value::as_str) != Some("tool_use") {
+                continue;
             }
-        }
-        pending.insert(id.to_string(), out.len());
-        out.push(ToolExchange {
-            tool_use_id: id.to_string(),
-            tool_name: name.to_string(),
-            input,
-            result: None,
-            is_error: false,
-            timestamp: None,
-        });
-    }
-}
-
-fn collect_results(line: &[u8], out: &mut [ToolExchange], pending: &mut HashMap<String, usize>) {
-    let Ok(entry) = serde_json::from_slice::<Value>(line) else {
-        return;
-    };
-    if entry.get("type").and_then(Value::as_str) != Some("user") {
-        return;
-    }
-    let Some(Value::Array(blocks)) = entry.pointer("/message/content") else {
-        return;
-    };
-    let timestamp = entry
-        .get("timestamp")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    for b in blocks {
-        if b.get("type").and_then(Value::as_str) != Some("tool_result") {
-            continue;
-        }
-        let Some(id) = b.get("tool_use_id").and_then(Value::as_str) else {
-            continue;
-        };
-        let Some(index) = pending.remove(id) else {
-            continue;
-        };
-        if let Some(x) = out.get_mut(index) {
-            x.result = Some(result_text(b.get("content")));
-            x.is_error = b.get("is_error").and_then(Value::as_bool) == Some(true);
-            x.timestamp = timestamp.clone();
+            let (Some(id), Some(name)) = (
+                b.get("id").and_then(Value::as_str),
+                b.get("name").and_then(Value::as_str),
+            ) else {
+                continue;
+            };
+            let call = CallRef {
+                tool_use_id: id.to_string(),
+                tool_name: name.to_string(),
+                input: b.get("input").cloned().unwrap_or(Value::Null),
+                result_line: results.get(id.as_bytes()).copied(),
+            };
+            if visit(&call).is_break() {
+                return;
+            }
         }
     }
 }
@@ -171,46 +154,51 @@ mod tests {
         .to_string()
     }
 
+    fn all(t: &str) -> Vec<(String, Option<ToolResult>)> {
+        let mut out = Vec::new();
+        calls_newest_first(t.as_bytes(), &mut |c| {
+            out.push((c.tool_use_id.clone(), c.result()));
+            ControlFlow::Continue(())
+        });
+        out
+    }
+
     #[test]
-    fn pairs_selected_calls_with_their_results() {
+    fn newest_first_with_results_on_demand() {
         let t = [
             call("a", "cargo test"),
             result("a", "Exit code 101\ntest result: FAILED", true),
             call("b", "ls"),
-            result("b", "x", false),
-            call("c", "cargo test"),
-            json!({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"c",
-                "content":[{"type":"text","text":"ok"}]}]}})
+            json!({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"b",
+                "content":[{"type":"text","text":"x"},{"type":"text","text":"y"}]}]}})
             .to_string(),
-            call("d", "cargo test"),
             "garbage line".to_string(),
+            call("c", "cargo test"),
         ]
         .join("\n");
-        let tests = |name: &str, input: &Value| {
-            name == "Bash"
-                && input["command"]
-                    .as_str()
-                    .is_some_and(|c| c.contains("test"))
-        };
-        let x = tool_exchanges_in(t.as_bytes(), &tests);
-        assert_eq!(x.len(), 3);
-        assert_eq!(
-            x[0].result.as_deref(),
-            Some("Exit code 101\ntest result: FAILED")
-        );
-        assert!(x[0].is_error);
-        assert_eq!(x[0].timestamp.as_deref(), Some("2026-12-01T00:00:00Z"));
-        assert_eq!(x[1].result.as_deref(), Some("ok"));
-        assert!(!x[1].is_error);
-        assert_eq!(x[2].result, None, "no result yet");
+        let x = all(&t);
+        let ids: Vec<&str> = x.iter().map(|(i, _)| i.as_str()).collect();
+        assert_eq!(ids, vec!["c", "b", "a"]);
+        assert_eq!(x[0].1, None, "no result yet");
+        assert_eq!(x[1].1.as_ref().unwrap().text, "x\ny");
+        let a = x[2].1.as_ref().unwrap();
+        assert!(a.is_error);
+        assert_eq!(a.text, "Exit code 101\ntest result: FAILED");
+        assert_eq!(a.timestamp.as_deref(), Some("2026-12-01T00:00:00Z"));
     }
 
     #[test]
-    fn sidechain_calls_are_not_the_session_s() {
+    fn stops_when_asked_and_skips_sidechains() {
         let side = json!({"type":"assistant","isSidechain":true,"message":{"content":[
             {"type":"tool_use","id":"s","name":"Bash","input":{"command":"cargo test"}}]}})
         .to_string();
-        let t = [side, result("s", "ok", false)].join("\n");
-        assert!(tool_exchanges_in(t.as_bytes(), &|_, _| true).is_empty());
+        let t = [call("a", "x"), call("b", "y"), side].join("\n");
+        let mut seen = Vec::new();
+        calls_newest_first(t.as_bytes(), &mut |c| {
+            seen.push(c.tool_use_id.clone());
+            ControlFlow::Break(())
+        });
+        assert_eq!(seen, vec!["b"]);
+        assert!(all("").is_empty());
     }
 }
