@@ -57,9 +57,11 @@ fn bench(c: &mut Criterion) {
     for mib in [1usize, 4] {
         let src = script(mib << 20);
         g.throughput(Throughput::Bytes(src.len() as u64));
-        g.bench_with_input(BenchmarkId::new("parse", format!("{mib}MiB")), &src, |b, s| {
-            b.iter(|| black_box(shell_syntax::parse(s)))
-        });
+        g.bench_with_input(
+            BenchmarkId::new("parse", format!("{mib}MiB")),
+            &src,
+            |b, s| b.iter(|| black_box(shell_syntax::parse(s))),
+        );
         g.bench_with_input(
             BenchmarkId::new("parse_and_view", format!("{mib}MiB")),
             &src,

@@ -278,7 +278,11 @@ fn bash_argvs(script: &str) -> Vec<Vec<String>> {
 
 fn our_argvs(script: &str) -> Vec<Vec<String>> {
     let parsed = shell_syntax::parse(script);
-    assert!(parsed.error.is_none(), "we reject {script:?}: {:?}", parsed.error);
+    assert!(
+        parsed.error.is_none(),
+        "we reject {script:?}: {:?}",
+        parsed.error
+    );
     let view = shell_syntax::commands(&parsed);
     assert!(view.error.is_none(), "view error {:?}", view.error);
     view.invocations
@@ -347,11 +351,59 @@ proptest! {
 /// (bash rejects `[[ a b ]]` at parse time; we accept it and leave it to the rules).
 fn token() -> impl Strategy<Value = &'static str> {
     prop::sample::select(vec![
-        "echo a ", "x ", "'q' ", "\"d\" ", "; ", ";; ", "& ", "&& ", "|| ", "| ", "|& ", "\n",
-        "( ", ") ", "{ ", "} ", "if ", "then ", "elif ", "else ", "fi ", "while ", "until ",
-        "do ", "done ", "for i in 1 ", "for ((;;)) ", "case x in ", "esac ", "a) ", "in ",
-        "! ", "time ", "> f ", "< f ", "2>&1 ", ">", "<<< w ", "$(", "$( echo ) ", "`echo` ",
-        "[[ -n x ]] ", "(( 1 )) ", "f() ", "function g ", "a=1 ",
-        "arr=(1 2) ", "${x} ", "${x:-y} ", "# c\n", " \\\n", "'", "\"", "select s in a ",
+        "echo a ",
+        "x ",
+        "'q' ",
+        "\"d\" ",
+        "; ",
+        ";; ",
+        "& ",
+        "&& ",
+        "|| ",
+        "| ",
+        "|& ",
+        "\n",
+        "( ",
+        ") ",
+        "{ ",
+        "} ",
+        "if ",
+        "then ",
+        "elif ",
+        "else ",
+        "fi ",
+        "while ",
+        "until ",
+        "do ",
+        "done ",
+        "for i in 1 ",
+        "for ((;;)) ",
+        "case x in ",
+        "esac ",
+        "a) ",
+        "in ",
+        "! ",
+        "time ",
+        "> f ",
+        "< f ",
+        "2>&1 ",
+        ">",
+        "<<< w ",
+        "$(",
+        "$( echo ) ",
+        "`echo` ",
+        "[[ -n x ]] ",
+        "(( 1 )) ",
+        "f() ",
+        "function g ",
+        "a=1 ",
+        "arr=(1 2) ",
+        "${x} ",
+        "${x:-y} ",
+        "# c\n",
+        " \\\n",
+        "'",
+        "\"",
+        "select s in a ",
     ])
 }

@@ -145,7 +145,9 @@ impl<'s, 'b> Parser<'s, 'b> {
     /// A short rendering of the token at the cursor, for error messages.
     fn token_text(&self) -> Option<String> {
         let c = self.peek()?;
-        for op in [";;&", ";;", ";&", "&&", "||", "|&", "&>", ">>", "<<", "((", "))"] {
+        for op in [
+            ";;&", ";;", ";&", "&&", "||", "|&", "&>", ">>", "<<", "((", "))",
+        ] {
             if self.starts_with(op) {
                 return Some(op.to_string());
             }
@@ -296,11 +298,15 @@ impl<'s, 'b> Parser<'s, 'b> {
                 unparsed_from,
             }
         });
-        let span = Span::new(0, if err.is_some() { unparsed_from } else { self.end });
-        let body = List {
-            span,
-            items,
-        };
+        let span = Span::new(
+            0,
+            if err.is_some() {
+                unparsed_from
+            } else {
+                self.end
+            },
+        );
+        let body = List { span, items };
         (Script { body, span }, err)
     }
 
@@ -514,7 +520,9 @@ impl<'s, 'b> Parser<'s, 'b> {
                     let is_name = cmd.assignments.is_empty()
                         && cmd.redirects.is_empty()
                         && cmd.words.len() == 1
-                        && cmd.words[0].static_value().is_some_and(|n| valid_funcname(&n));
+                        && cmd.words[0]
+                            .static_value()
+                            .is_some_and(|n| valid_funcname(&n));
                     if is_name {
                         let name = cmd.words[0].static_value().unwrap_or_default();
                         return self.function_parens(start, name, false);
@@ -742,7 +750,9 @@ impl<'s, 'b> Parser<'s, 'b> {
         self.skip_blanks()?;
         match self.peek() {
             None => return self.err(ErrorKind::UnexpectedEof("a redirection target")),
-            Some(c) if is_meta(c) && !(matches!(c, b'<' | b'>') && self.peek_at(1) == Some(b'(')) => {
+            Some(c)
+                if is_meta(c) && !(matches!(c, b'<' | b'>') && self.peek_at(1) == Some(b'(')) =>
+            {
                 return self.unexpected()
             }
             _ => {}
@@ -797,7 +807,5 @@ pub(crate) fn is_meta(c: u8) -> bool {
 }
 
 fn valid_funcname(n: &str) -> bool {
-    !n.is_empty()
-        && !n.contains(['$', '`', '\'', '"', '/'])
-        && !CLOSERS.contains(&n)
+    !n.is_empty() && !n.contains(['$', '`', '\'', '"', '/']) && !CLOSERS.contains(&n)
 }

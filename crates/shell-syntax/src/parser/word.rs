@@ -170,7 +170,9 @@ impl<'s, 'b> Parser<'s, 'b> {
 
     fn word_ends(&self, c: u8, mode: Mode, depth: &mut usize) -> bool {
         match mode {
-            Mode::Normal => is_meta(c) && !(matches!(c, b'<' | b'>') && self.peek_at(1) == Some(b'(')),
+            Mode::Normal => {
+                is_meta(c) && !(matches!(c, b'<' | b'>') && self.peek_at(1) == Some(b'('))
+            }
             Mode::Assign | Mode::Pattern | Mode::Test => is_meta(c),
             Mode::Regex => match c {
                 b'(' => {
@@ -510,7 +512,9 @@ impl<'s, 'b> Parser<'s, 'b> {
         {
             p.length = true;
             self.pos += 1;
-        } else if self.peek() == Some(b'!') && self.peek_at(1).is_some_and(|c| name_char(c) || special(c)) {
+        } else if self.peek() == Some(b'!')
+            && self.peek_at(1).is_some_and(|c| name_char(c) || special(c))
+        {
             p.indirect = true;
             self.pos += 1;
         }

@@ -14,8 +14,8 @@ pub use types::*;
 pub use wrappers::{is_shell, normalise_program};
 
 use crate::ast::*;
-use std::rc::Rc;
 use crate::Parsed;
+use std::rc::Rc;
 
 /// The command view of a parse, with default options.
 pub fn commands(parsed: &Parsed) -> CommandView {
@@ -169,7 +169,11 @@ impl Walker<'_> {
                 });
                 // Each element of a multi-command pipeline runs in a subshell.
                 let mut sub = scope.clone();
-                let prev = if i > 0 { Some(&p.commands[i - 1].command) } else { None };
+                let prev = if i > 0 {
+                    Some(&p.commands[i - 1].command)
+                } else {
+                    None
+                };
                 self.command(&e.command, &mut sub, &ec, prev);
             } else {
                 self.command(&e.command, scope, &ec, None);
@@ -265,7 +269,11 @@ impl Walker<'_> {
                 self.list(&f.body, scope, &body_ctx);
             }
             CompoundKind::ArithFor(f) => {
-                let texts = [f.init.raw.clone(), f.condition.raw.clone(), f.step.raw.clone()];
+                let texts = [
+                    f.init.raw.clone(),
+                    f.condition.raw.clone(),
+                    f.step.raw.clone(),
+                ];
                 let id = self.new_loop(LoopKind::ArithFor, cc.span, rs, Some(texts), &c);
                 let mut cond_ctx = c.clone();
                 cond_ctx.context.loops.push(LoopRef {
@@ -310,7 +318,14 @@ impl Walker<'_> {
                         None
                     },
                 };
-                self.emit_pseudo("((", InvocationKind::ArithCommand, vec![arg], cc.span, scope, &c);
+                self.emit_pseudo(
+                    "((",
+                    InvocationKind::ArithCommand,
+                    vec![arg],
+                    cc.span,
+                    scope,
+                    &c,
+                );
             }
         }
     }
@@ -575,10 +590,10 @@ impl Walker<'_> {
         }
         // Nested scripts this command runs.
         if let Some((kind, words)) = u.shell_string {
-            self.nested_from_args(idx, kind, &words, scope, ctx);
+            self.nested_from_args(idx, kind, &words, ctx);
         }
         if let Some(n) = name.as_deref() {
-            self.nested_for_program(idx, n, &own_redirects, prev, scope, ctx);
+            self.nested_for_program(idx, n, &own_redirects, prev, ctx);
         }
         self.update_scope(idx, scope);
     }
@@ -636,14 +651,12 @@ impl Walker<'_> {
         name: &str,
         own: &[AppliedRedirect],
         prev: Option<&Command>,
-        scope: &Scope,
         ctx: &Ctx,
     ) {
-        let _ = scope;
         let args = self.out.invocations[idx].args.clone();
         if name == "eval" {
             if !args.is_empty() {
-                self.nested_from_args(idx, OriginKind::Eval, &args, scope, ctx);
+                self.nested_from_args(idx, OriginKind::Eval, &args, ctx);
             }
             return;
         }
@@ -656,7 +669,7 @@ impl Walker<'_> {
                     let kind = OriginKind::OtherShellString {
                         program: "su".into(),
                     };
-                    self.nested_from_args(idx, kind, std::slice::from_ref(cmd), scope, ctx);
+                    self.nested_from_args(idx, kind, std::slice::from_ref(cmd), ctx);
                 }
             }
             return;
@@ -670,7 +683,7 @@ impl Walker<'_> {
                     shell: name.to_string(),
                 };
                 let cmd = cmd.clone();
-                self.nested_from_args(idx, kind, std::slice::from_ref(&cmd), scope, ctx);
+                self.nested_from_args(idx, kind, std::slice::from_ref(&cmd), ctx);
                 return;
             }
             Ok(None) => {}
@@ -680,10 +693,18 @@ impl Walker<'_> {
             return;
         }
         // Script from the shell's own stdin redirection (the last one wins).
-        let stdin = own
-            .iter()
-            .rev()
-            .find(|r| r.fd == Some(0) && matches!(r.op, RedirOp::Heredoc | RedirOp::HeredocStrip | RedirOp::HereString | RedirOp::In | RedirOp::DupIn | RedirOp::ReadWrite));
+        let stdin = own.iter().rev().find(|r| {
+            r.fd == Some(0)
+                && matches!(
+                    r.op,
+                    RedirOp::Heredoc
+                        | RedirOp::HeredocStrip
+                        | RedirOp::HereString
+                        | RedirOp::In
+                        | RedirOp::DupIn
+                        | RedirOp::ReadWrite
+                )
+        });
         if let Some(r) = stdin {
             match (&r.heredoc, r.op) {
                 (Some(h), _) => {
@@ -691,21 +712,23 @@ impl Walker<'_> {
                         shell: name.to_string(),
                     };
                     let body = Arg::new(h.body.clone());
-                    self.nested_from_args(idx, kind, &[body], scope, ctx);
+                    self.nested_from_args(idx, kind, &[body], ctx);
                 }
                 (None, RedirOp::HereString) => {
                     let kind = OriginKind::ShellHereString {
                         shell: name.to_string(),
                     };
                     let t = r.target.clone();
-                    self.nested_from_args(idx, kind, &[t], scope, ctx);
+                    self.nested_from_args(idx, kind, &[t], ctx);
                 }
                 _ => {}
             }
             return;
         }
         // Script from the previous pipeline element: `cat <<EOF | sh`, `echo 'x' | bash`.
-        let Some(Command::Simple(p)) = prev else { return };
+        let Some(Command::Simple(p)) = prev else {
+            return;
+        };
         let pargv: Vec<Arg> = p.words.iter().cloned().map(Arg::new).collect();
         let pname = pargv
             .first()
@@ -725,7 +748,9 @@ impl Walker<'_> {
             Some("echo") => {
                 let rest: Vec<Arg> = pargv[1..]
                     .iter()
-                    .skip_while(|a| matches!(a.value.as_deref(), Some("-n") | Some("-e") | Some("-E")))
+                    .skip_while(|a| {
+                        matches!(a.value.as_deref(), Some("-n") | Some("-e") | Some("-E"))
+                    })
                     .cloned()
                     .collect();
                 (!rest.is_empty()).then_some(rest)
@@ -737,19 +762,12 @@ impl Walker<'_> {
             let kind = OriginKind::ShellPipe {
                 shell: name.to_string(),
             };
-            self.nested_from_args(idx, kind, &t, scope, ctx);
+            self.nested_from_args(idx, kind, &t, ctx);
         }
     }
 
     /// Parse the words (joined with spaces) as a script run by invocation `idx`, and walk it.
-    fn nested_from_args(
-        &mut self,
-        idx: usize,
-        kind: OriginKind,
-        words: &[Arg],
-        scope: &Scope,
-        ctx: &Ctx,
-    ) {
+    fn nested_from_args(&mut self, idx: usize, kind: OriginKind, words: &[Arg], ctx: &Ctx) {
         if self.out.error.is_some() {
             return;
         }
@@ -845,7 +863,11 @@ impl Walker<'_> {
                         target: None,
                     },
                     Some(a) => CdStep {
-                        kind: if name == "cd" { CdKind::Cd } else { CdKind::Pushd },
+                        kind: if name == "cd" {
+                            CdKind::Cd
+                        } else {
+                            CdKind::Pushd
+                        },
                         target: Some((*a).clone()),
                     },
                 };
@@ -863,7 +885,9 @@ impl Walker<'_> {
                             .is_some_and(|v| v.starts_with('-') && v.contains('x'))
                     });
                 for a in &inv.args {
-                    let Some(v) = a.value.as_deref() else { continue };
+                    let Some(v) = a.value.as_deref() else {
+                        continue;
+                    };
                     if v.starts_with('-') {
                         continue;
                     }
