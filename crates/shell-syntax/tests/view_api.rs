@@ -32,7 +32,10 @@ fn or_true_tail_of_an_enclosing_group_reaches_the_write() {
     let next = tails[0].1.as_ref().expect("simple command");
     assert_eq!(next[0].value.as_deref(), Some("true"));
     let r = &gh.redirects[0];
-    assert_eq!((r.fd, r.op, r.source), (Some(2), RedirOp::Out, RedirSource::Enclosing));
+    assert_eq!(
+        (r.fd, r.op, r.source),
+        (Some(2), RedirOp::Out, RedirSource::Enclosing)
+    );
     assert_eq!(r.target.value.as_deref(), Some("/dev/null"));
     assert_eq!(gh.cds.len(), 1);
 }
@@ -54,13 +57,24 @@ fn exec_redirections_apply_to_later_commands_only() {
 #[test]
 fn cds_follow_bash_scoping() {
     let v = view("cd /a && (cd /b; git reset --hard) ; git add . | cat; cd /c & git commit");
-    let resets: Vec<_> = v.invocations.iter().filter(|i| i.name() == Some("git")).collect();
+    let resets: Vec<_> = v
+        .invocations
+        .iter()
+        .filter(|i| i.name() == Some("git"))
+        .collect();
     let targets = |i: &Invocation| -> Vec<String> {
-        i.cds.iter().filter_map(|c| c.target.as_ref()?.value.clone()).collect()
+        i.cds
+            .iter()
+            .filter_map(|c| c.target.as_ref()?.value.clone())
+            .collect()
     };
     assert_eq!(targets(resets[0]), ["/a", "/b"]);
     assert_eq!(targets(resets[1]), ["/a"]);
-    assert_eq!(targets(resets[2]), ["/a"], "cd in a background job does not leak");
+    assert_eq!(
+        targets(resets[2]),
+        ["/a"],
+        "cd in a background job does not leak"
+    );
 }
 
 #[test]
@@ -76,9 +90,18 @@ fn cds_reach_into_shell_c_and_env_chdir() {
 fn exported_variables_and_prefixes_reach_the_command() {
     let v = view("export GH_REPO=a/b; GIT_DIR=/g env -u X GH_TOKEN=t gh pr create");
     let gh = find(&v, "gh");
-    assert_eq!(gh.env_value("GH_REPO").map(|e| e.source), Some(EnvSource::Export));
-    assert_eq!(gh.env_value("GIT_DIR").map(|e| e.source), Some(EnvSource::Prefix));
-    assert_eq!(gh.env_value("GH_TOKEN").map(|e| e.source), Some(EnvSource::EnvCommand));
+    assert_eq!(
+        gh.env_value("GH_REPO").map(|e| e.source),
+        Some(EnvSource::Export)
+    );
+    assert_eq!(
+        gh.env_value("GIT_DIR").map(|e| e.source),
+        Some(EnvSource::Prefix)
+    );
+    assert_eq!(
+        gh.env_value("GH_TOKEN").map(|e| e.source),
+        Some(EnvSource::EnvCommand)
+    );
     assert_eq!(gh.env_value("X").map(|e| e.source), Some(EnvSource::Unset));
 }
 
@@ -92,7 +115,12 @@ fn wait_loop_inside_timeout_shell_c() {
     assert_eq!(sleep.name(), Some("sleep"));
     assert_eq!(sleep.context.loops[0].part, LoopPart::Body);
     let frame = &v.origins[l.origin.expect("in -c script")];
-    assert_eq!(frame.kind, OriginKind::ShellC { shell: "bash".into() });
+    assert_eq!(
+        frame.kind,
+        OriginKind::ShellC {
+            shell: "bash".into()
+        }
+    );
     let launcher = &v.invocations[frame.launcher];
     assert_eq!(launcher.wrappers[0].name, "timeout");
     assert_eq!(launcher.wrappers[0].args[0].value.as_deref(), Some("600"));
@@ -123,7 +151,10 @@ fn counter_bound_is_visible_in_the_condition() {
 fn while_read_from_a_file_has_its_redirect() {
     let v = view("while read -r l; do sleep 1; done < list.txt");
     let r = &v.loops[0].redirects[0];
-    assert_eq!((r.op, r.target.value.as_deref()), (RedirOp::In, Some("list.txt")));
+    assert_eq!(
+        (r.op, r.target.value.as_deref()),
+        (RedirOp::In, Some("list.txt"))
+    );
 }
 
 #[test]
@@ -149,7 +180,10 @@ fn dynamic_program_and_dynamic_script() {
 #[test]
 fn arguments_that_name_programs_are_not_invocations() {
     let v = view("echo git reset --hard; grep 'gh pr merge' f; printf '%s' 'git push'");
-    assert!(v.invocations.iter().all(|i| i.name() != Some("git") && i.name() != Some("gh")));
+    assert!(v
+        .invocations
+        .iter()
+        .all(|i| i.name() != Some("git") && i.name() != Some("gh")));
 }
 
 #[test]
