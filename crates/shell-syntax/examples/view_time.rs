@@ -2,7 +2,9 @@
 use std::io::Read;
 fn main() {
     let mut s = String::new();
-    std::io::stdin().read_to_string(&mut s).expect("utf-8 input");
+    std::io::stdin()
+        .read_to_string(&mut s)
+        .expect("utf-8 input");
     let t = std::time::Instant::now();
     let p = shell_syntax::parse(&s);
     let t1 = t.elapsed();

@@ -77,7 +77,13 @@ fn ten_thousand_levels_error_out() {
 
 #[test]
 fn hundred_thousand_levels_error_out() {
-    for (open, close) in [("( ", " )"), ("$(", ")"), ("{ ", ";}"), ("\"$(", ")\""), ("if true; then ", "; fi")] {
+    for (open, close) in [
+        ("( ", " )"),
+        ("$(", ")"),
+        ("{ ", ";}"),
+        ("\"$(", ")\""),
+        ("if true; then ", "; fi"),
+    ] {
         assert_too_deep(&nested(open, close, 100_000));
     }
 }
@@ -97,7 +103,10 @@ fn nested_escaped_backticks_error_out() {
             ..Limits::default()
         },
     );
-    assert!(matches!(p.error.map(|e| e.kind), Some(ErrorKind::TooDeep { .. })));
+    assert!(matches!(
+        p.error.map(|e| e.kind),
+        Some(ErrorKind::TooDeep { .. })
+    ));
 }
 
 #[test]
@@ -185,11 +194,21 @@ fn eval_bomb_is_bounded() {
     // eval of eval of ... with growing text stays within the nested-bytes budget.
     let mut s = "eval x".to_string();
     for _ in 0..8 {
-        s = format!("eval {} \\; {}", shell_words::quote(&s), shell_words::quote(&s));
+        s = format!(
+            "eval {} \\; {}",
+            shell_words::quote(&s),
+            shell_words::quote(&s)
+        );
     }
     let p = parse(&s);
     assert!(p.error.is_none());
     let v = commands(&p);
     // Every level was visited (2^8 innermost `eval x`s), within the budgets.
-    assert!(v.invocations.iter().filter(|i| i.name() == Some("x")).count() >= 256);
+    assert!(
+        v.invocations
+            .iter()
+            .filter(|i| i.name() == Some("x"))
+            .count()
+            >= 256
+    );
 }

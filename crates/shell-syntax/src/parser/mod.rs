@@ -8,6 +8,7 @@
 
 mod compound;
 mod heredoc;
+mod param;
 mod word;
 
 use crate::ast::*;
@@ -145,7 +146,9 @@ impl<'s, 'b> Parser<'s, 'b> {
     /// A short rendering of the token at the cursor, for error messages.
     fn token_text(&self) -> Option<String> {
         let c = self.peek()?;
-        for op in [";;&", ";;", ";&", "&&", "||", "|&", "&>", ">>", "<<", "((", "))"] {
+        for op in [
+            ";;&", ";;", ";&", "&&", "||", "|&", "&>", ">>", "<<", "((", "))",
+        ] {
             if self.starts_with(op) {
                 return Some(op.to_string());
             }
@@ -296,11 +299,15 @@ impl<'s, 'b> Parser<'s, 'b> {
                 unparsed_from,
             }
         });
-        let span = Span::new(0, if err.is_some() { unparsed_from } else { self.end });
-        let body = List {
-            span,
-            items,
-        };
+        let span = Span::new(
+            0,
+            if err.is_some() {
+                unparsed_from
+            } else {
+                self.end
+            },
+        );
+        let body = List { span, items };
         (Script { body, span }, err)
     }
 
@@ -400,10 +407,11 @@ impl<'s, 'b> Parser<'s, 'b> {
         loop {
             self.tick()?;
             match self.reserved() {
-                Some("time") if time.is_none() && negations == 0 => {
+                Some("time") => {
+                    // bash accepts `time time cmd` and `! time cmd`.
                     self.pos += 4;
                     self.skip_blanks()?;
-                    let mut posix = false;
+                    let mut posix = time.is_some_and(|t: TimeFlags| t.posix);
                     if self.starts_with("-p") && self.peek_at(2).is_none_or(is_meta) {
                         self.pos += 2;
                         posix = true;
@@ -458,11 +466,10 @@ impl<'s, 'b> Parser<'s, 'b> {
         })
     }
 
+    /// Whether a bare `!` or `time` may end here (bash rejects `! &`, `time || x`).
     fn at_pipeline_end(&self) -> bool {
         match self.peek() {
-            None | Some(b'\n') => true,
-            Some(b';') | Some(b'&') | Some(b')') => true,
-            Some(b'|') => self.peek_at(1) == Some(b'|'),
+            None | Some(b'\n') | Some(b';') | Some(b')') => true,
             _ => self.reserved().is_some_and(|r| CLOSERS.contains(&r)),
         }
     }
@@ -486,7 +493,9 @@ impl<'s, 'b> Parser<'s, 'b> {
         match self.reserved() {
             Some("function") => return self.function_keyword(start),
             Some("coproc") => return self.coproc(start),
-            Some(r) if CLOSERS.contains(&r) || r == "]]" => return self.unexpected(),
+            Some(r) if CLOSERS.contains(&r) || matches!(r, "]]" | "in" | "!") => {
+                return self.unexpected()
+            }
             _ => {}
         }
         match self.peek() {
@@ -512,7 +521,9 @@ impl<'s, 'b> Parser<'s, 'b> {
                     let is_name = cmd.assignments.is_empty()
                         && cmd.redirects.is_empty()
                         && cmd.words.len() == 1
-                        && cmd.words[0].static_value().is_some_and(|n| valid_funcname(&n));
+                        && cmd.words[0]
+                            .static_value()
+                            .is_some_and(|n| valid_funcname(&n));
                     if is_name {
                         let name = cmd.words[0].static_value().unwrap_or_default();
                         return self.function_parens(start, name, false);
@@ -538,12 +549,11 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             let w = self.word(word::Mode::Normal)?;
             if cmd.words.is_empty() {
-                decl = w.static_value().is_some_and(|n| {
-                    matches!(
-                        n.as_str(),
-                        "declare" | "typeset" | "local" | "export" | "readonly"
-                    )
-                });
+                decl = matches!(
+                    w.parts.as_slice(),
+                    [WordPart::Literal(n)]
+                        if matches!(n.as_str(), "declare" | "typeset" | "local" | "export" | "readonly")
+                );
             }
             cmd.words.push(w);
         }
@@ -564,7 +574,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         if e == self.pos || self.b[self.pos].is_ascii_digit() {
             return Ok(None);
         }
-        let name = self.src[self.pos..e].to_string();
+        let name_end = e;
         let mut index = None;
         let mut p = e;
         if p < self.end && self.b[p] == b'[' {
@@ -579,6 +589,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         if !(append || (p < self.end && self.b[p] == b'=')) {
             return Ok(None);
         }
+        let name = self.src[self.pos..name_end].to_string();
         self.pos = p + if append { 2 } else { 1 };
         let value = if self.peek() == Some(b'(') {
             AssignValue::Array(self.array_elements()?)
@@ -740,10 +751,22 @@ impl<'s, 'b> Parser<'s, 'b> {
         self.skip_blanks()?;
         match self.peek() {
             None => return self.err(ErrorKind::UnexpectedEof("a redirection target")),
-            Some(c) if is_meta(c) && !(matches!(c, b'<' | b'>') && self.peek_at(1) == Some(b'(')) => {
+            Some(c)
+                if is_meta(c) && !(matches!(c, b'<' | b'>') && self.peek_at(1) == Some(b'(')) =>
+            {
                 return self.unexpected()
             }
             _ => {}
+        }
+        // `>2>&1`: a number right before a redirection operator is that operator's fd, so
+        // it cannot be this one's target.
+        let digits = self.b[self.pos..self.end]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        let dup = matches!(op, RedirOp::DupIn | RedirOp::DupOut);
+        if !dup && digits > 0 && matches!(self.peek_at(digits), Some(b'<') | Some(b'>')) {
+            return self.unexpected();
         }
         let target = self.word(word::Mode::Normal)?;
         if target.parts.is_empty() {
@@ -764,6 +787,18 @@ impl<'s, 'b> Parser<'s, 'b> {
     }
 }
 
+/// Bytes at which the literal fast path in [`Parser::word`] stops to look closer.
+pub(crate) static WORD_SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let special = b" \t\n;&|()<>\\'\"$`*?[{~+@!}:/]=,";
+    let mut i = 0;
+    while i < special.len() {
+        t[special[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// Bytes that end an unquoted word.
 pub(crate) fn is_meta(c: u8) -> bool {
     matches!(
@@ -773,7 +808,5 @@ pub(crate) fn is_meta(c: u8) -> bool {
 }
 
 fn valid_funcname(n: &str) -> bool {
-    !n.is_empty()
-        && !n.contains(['$', '`', '\'', '"', '/'])
-        && !CLOSERS.contains(&n)
+    !n.is_empty() && !n.contains(['$', '`', '\'', '"', '/']) && !CLOSERS.contains(&n)
 }

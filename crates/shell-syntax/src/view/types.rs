@@ -391,7 +391,10 @@ pub struct AndOrLink {
 impl AndOrLink {
     /// Operator just before the pipeline, if any.
     pub fn before(&self) -> Option<AndOrOp> {
-        self.position.checked_sub(1).and_then(|i| self.ops.get(i)).map(|(op, _)| *op)
+        self.position
+            .checked_sub(1)
+            .and_then(|i| self.ops.get(i))
+            .map(|(op, _)| *op)
     }
     /// Operators after the pipeline, in order, each with the next pipeline's argv.
     pub fn following(&self) -> &[(AndOrOp, Option<Vec<Arg>>)] {
@@ -411,7 +414,10 @@ impl fmt::Display for AndOrLink {
                 Some(argv) => write!(
                     f,
                     "[{}]",
-                    argv.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")
+                    argv.iter()
+                        .map(|a| a.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 )?,
                 None => write!(f, "<compound>")?,
             }

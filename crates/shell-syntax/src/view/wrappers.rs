@@ -32,7 +32,17 @@ pub fn normalise_program(raw: &str) -> String {
 pub fn is_shell(name: &str) -> bool {
     matches!(
         name,
-        "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "yash" | "posh" | "fish" | "rbash"
+        "bash"
+            | "sh"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "mksh"
+            | "ash"
+            | "yash"
+            | "posh"
+            | "fish"
+            | "rbash"
     )
 }
 
@@ -61,10 +71,28 @@ fn opts_for(name: &str) -> Option<Opts> {
         "sudo" => o(
             "ugCDhprtTUR",
             &[
-                "--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role",
-                "--type", "--command-timeout", "--other-user",
+                "--user",
+                "--group",
+                "--close-from",
+                "--chdir",
+                "--host",
+                "--prompt",
+                "--role",
+                "--type",
+                "--command-timeout",
+                "--other-user",
             ],
-            &["-e", "--edit", "-l", "--list", "-v", "--validate", "-K", "-V", "--version"],
+            &[
+                "-e",
+                "--edit",
+                "-l",
+                "--list",
+                "-v",
+                "--validate",
+                "-K",
+                "-V",
+                "--version",
+            ],
             0,
         ),
         "doas" => o("uC", &[], &[], 0),
@@ -72,7 +100,12 @@ fn opts_for(name: &str) -> Option<Opts> {
         "builtin" | "nohup" => o("", &[], &[], 0),
         "exec" => o("a", &[], &[], 0),
         "nice" => o("n", &["--adjustment"], &[], 0),
-        "ionice" => o("cn", &["--class", "--classdata"], &["-p", "-P", "-u", "--pid", "--pgid", "--uid"], 0),
+        "ionice" => o(
+            "cn",
+            &["--class", "--classdata"],
+            &["-p", "-P", "-u", "--pid", "--pgid", "--uid"],
+            0,
+        ),
         "timeout" | "gtimeout" => o("ks", &["--kill-after", "--signal"], &[], 1),
         "time" => o("fo", &["--format", "--output"], &[], 0),
         "stdbuf" => o("ioe", &["--input", "--output", "--error"], &[], 0),
@@ -86,7 +119,14 @@ fn opts_for(name: &str) -> Option<Opts> {
         "taskset" => o("", &[], &["-p", "--pid"], 1),
         "xargs" => o(
             "adEILnPs",
-            &["--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"],
+            &[
+                "--arg-file",
+                "--delimiter",
+                "--max-args",
+                "--max-procs",
+                "--max-chars",
+                "--process-slot-var",
+            ],
             &[],
             0,
         ),
@@ -166,7 +206,9 @@ pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
             return u;
         }
         let first = &argv[start];
-        let Some(raw) = first.value.as_deref() else { break };
+        let Some(raw) = first.value.as_deref() else {
+            break;
+        };
         let name = normalise_program(raw);
         let rest = &argv[start + 1..];
         let step: Option<(usize, Option<Vec<Arg>>)> = match name.as_str() {
@@ -253,8 +295,18 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
         if guard > 10_000 {
             return None;
         }
-        let v = args[i].value.clone()?;
         let span = args[i].word.span;
+        let Some(v) = args[i].value.clone() else {
+            // `NAME="$x"`: an assignment with a run-time value.
+            let name = dynamic_assignment_name(&args[i].word)?;
+            u.env.push(EnvVar {
+                name,
+                value: None,
+                source: EnvSource::EnvCommand,
+            });
+            i += 1;
+            continue;
+        };
         if v == "--" {
             i += 1;
             break;
@@ -339,6 +391,17 @@ fn unwrap_flock(rest: &[Arg], u: &mut Unwrapped) -> Option<usize> {
     Some(after_file)
 }
 
+/// For a dynamic word written `NAME=...`: the name.
+fn dynamic_assignment_name(w: &crate::ast::Word) -> Option<String> {
+    match w.parts.first() {
+        Some(crate::ast::WordPart::Literal(l)) => {
+            let (name, _) = l.split_once('=')?;
+            is_name(name).then(|| name.to_string())
+        }
+        _ => None,
+    }
+}
+
 fn is_name(s: &str) -> bool {
     let mut b = s.bytes();
     matches!(b.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
@@ -364,7 +427,11 @@ pub(crate) fn find_execs(args: &[Arg]) -> Vec<(Vec<Arg>, bool)> {
         while i < args.len() {
             match args[i].value.as_deref() {
                 Some(";") => break,
-                Some("+") if cmd.last().is_some_and(|a: &Arg| a.value.as_deref() == Some("{}")) => {
+                Some("+")
+                    if cmd
+                        .last()
+                        .is_some_and(|a: &Arg| a.value.as_deref() == Some("{}")) =>
+                {
                     plus = true;
                     break;
                 }
