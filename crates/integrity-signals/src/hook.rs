@@ -137,7 +137,7 @@ pub fn run(input: &HookInput, deps: &Deps) -> Verdict {
             .map(|p| format!("integrity-signals: {p}")),
     );
     if !notes.is_empty() {
-        v.answer = with_note(v.answer, &notes.join(" "));
+        v.answer = v.answer.with_user_note(&notes.join(" "));
     }
     v
 }
@@ -147,43 +147,6 @@ fn merge(into: &mut Value, from: &Value) {
         for (k, val) in b {
             a.insert(k.clone(), val.clone());
         }
-    }
-}
-
-fn with_note(answer: Answer, note: &str) -> Answer {
-    let join = |m: Option<String>| {
-        Some(match m {
-            Some(m) => format!("{m} {note}"),
-            None => note.to_string(),
-        })
-    };
-    match answer {
-        Answer::Silent => Answer::Notice {
-            system_message: note.to_string(),
-        },
-        Answer::Notice { system_message } => Answer::Notice {
-            system_message: format!("{system_message} {note}"),
-        },
-        Answer::Deny {
-            event,
-            reason,
-            system_message,
-        } => Answer::Deny {
-            event,
-            reason,
-            system_message: join(system_message),
-        },
-        Answer::Block {
-            reason,
-            system_message,
-        } => Answer::Block {
-            reason,
-            system_message: join(system_message),
-        },
-        Answer::Report { text } => Answer::Report {
-            text: format!("{text}\n{note}"),
-        },
-        other => other,
     }
 }
 

@@ -203,13 +203,7 @@ impl IntegrityPhrases {
     /// The baseline plus the maintainer's phrases per family; unknown family names are returned.
     pub fn with_extra(extra: &BTreeMap<String, Vec<String>>) -> (IntegrityPhrases, Vec<String>) {
         let mut families = baseline_families();
-        let mut unknown = Vec::new();
-        for (name, phrases) in extra {
-            match families.iter_mut().find(|f| f.id == *name) {
-                Some(f) => f.phrases.extend(phrases.iter().cloned()),
-                None => unknown.push(name.clone()),
-            }
-        }
+        let unknown = crate::matcher::extend_families(&mut families, extra);
         (
             IntegrityPhrases {
                 matcher: PhraseMatcher::new(families),
