@@ -4,9 +4,9 @@
 
 use integrity_signals::i2_fabricated_claims::Runner;
 use serde_json::json;
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::time::Instant;
+
+mod support;
 
 /// A transcript of ~10 MiB: many Bash calls with large outputs, a failing test run near the end.
 fn transcript() -> String {
@@ -49,11 +49,11 @@ fn main() {
         assert!(found[&Runner::Tests].failed);
         samples.push(start.elapsed().as_secs_f64() * 1000.0);
     }
-    samples.sort_by(|a, b| a.total_cmp(b));
+    let (median, max) = support::stats(&mut samples, 1.0);
     println!(
         "transcript scan {mib:.1} MiB (in process): median {:.1} ms, max {:.1} ms over {} runs",
-        samples[samples.len() / 2],
-        samples[samples.len() - 1],
+        median,
+        max,
         samples.len()
     );
 
@@ -64,31 +64,19 @@ fn main() {
         .to_string();
     let mut samples = Vec::new();
     for _ in 0..30 {
-        let start = Instant::now();
-        let mut child = Command::new(exe)
-            .env_clear()
-            .env("HOME", &dir)
-            .env("XDG_STATE_HOME", dir.join("state"))
-            .env("XDG_CONFIG_HOME", dir.join("config"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(payload.as_bytes())
-            .expect("write");
-        let out = child.wait_with_output().expect("wait");
+        let env = [
+            ("HOME", dir.as_path()),
+            ("XDG_STATE_HOME", &dir.join("state")),
+            ("XDG_CONFIG_HOME", &dir.join("config")),
+        ];
+        let (ms, out) = support::time_hook(exe, &env, &payload);
         assert!(
             String::from_utf8_lossy(&out.stdout).contains("I2"),
             "the claim was caught"
         );
-        samples.push(start.elapsed().as_secs_f64() * 1000.0);
+        samples.push(ms);
     }
-    samples.sort_by(|a, b| a.total_cmp(b));
-    println!("Stop over a {mib:.1} MiB transcript (whole process): median {:.1} ms, max {:.1} ms over {} runs", samples[samples.len() / 2], samples[samples.len() - 1], samples.len());
+    let (median, max) = support::stats(&mut samples, 1.0);
+    println!("Stop over a {mib:.1} MiB transcript (whole process): median {median:.1} ms, max {max:.1} ms over {} runs", samples.len());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,9 +1,7 @@
 //! The whole process answering a PreToolUse on a Read (target: median under 2 ms), and a Bash
 //! call for comparison. `cargo bench -p integrity-signals --bench whole_process`
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-use std::time::Instant;
+mod support;
 
 fn main() {
     let exe = env!("CARGO_BIN_EXE_integrity-signals");
@@ -30,32 +28,17 @@ fn main() {
                 "transcript_path": "/nonexistent", "permission_mode": "default"
             })
             .to_string();
-            let start = Instant::now();
-            let mut child = Command::new(exe)
-                .env_clear()
-                .env("HOME", &home)
-                .env("XDG_STATE_HOME", home.join("state"))
-                .env("XDG_CONFIG_HOME", home.join("config"))
-                .env("CLAUDE_PROJECT_DIR", &project)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn");
-            child
-                .stdin
-                .take()
-                .expect("stdin")
-                .write_all(payload.as_bytes())
-                .expect("write");
-            child.wait().expect("wait");
-            samples.push(start.elapsed().as_secs_f64() * 1000.0);
+            let env = [
+                ("HOME", home.as_path()),
+                ("XDG_STATE_HOME", &home.join("state")),
+                ("XDG_CONFIG_HOME", &home.join("config")),
+                ("CLAUDE_PROJECT_DIR", project.as_path()),
+            ];
+            samples.push(support::time_hook(exe, &env, &payload).0);
         }
-        samples.sort_by(|a, b| a.total_cmp(b));
+        let (median, p90) = support::stats(&mut samples, 0.9);
         println!(
-            "integrity-signals PreToolUse {name}: median {:.2} ms, p90 {:.2} ms over {} runs",
-            samples[samples.len() / 2],
-            samples[samples.len() * 9 / 10],
+            "integrity-signals PreToolUse {name}: median {median:.2} ms, p90 {p90:.2} ms over {} runs",
             samples.len()
         );
     }
