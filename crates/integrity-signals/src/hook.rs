@@ -242,7 +242,7 @@ fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
         s.evidence.insert("decision".into(), json!(decision));
         s
     }));
-    if let Some((place, text)) = i1_signals::written_text(&call) {
+    if let Some((place, text)) = i1_signals::written_text(&call, facts.as_ref()) {
         signals.extend(i1_signals::judge_signal(
             deps.phrases(),
             &text,
