@@ -587,7 +587,15 @@ fn classify(program: &str, words: &[Option<(String, bool)>]) -> Vec<(usize, Acce
             &["-c", "-e", "-E", "-r", "--eval", "-p", "-m", "-M", "-I"],
             Access::Names,
         ),
-        _ => (0..words.len()).map(|i| (i, Access::Names)).collect(),
+        // Unknown programs: every word that is not an option may be a path (`--file=x` names x).
+        _ => (0..words.len())
+            .filter(|i| {
+                words[*i].as_ref().is_some_and(|(t, _)| {
+                    !t.starts_with('-') || (t.starts_with("--") && t.contains('='))
+                })
+            })
+            .map(|i| (i, Access::Names))
+            .collect(),
     }
 }
 
@@ -671,6 +679,63 @@ fn inline_scripts(
                 program: program.to_string(),
                 text,
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn env() -> Env<'static> {
+        Env {
+            cwd: Some(Path::new("/work/proj")),
+            home: Some(Path::new("/home/u")),
+        }
+    }
+
+    #[test]
+    fn writes_reads_and_names_after_cd_and_home() {
+        let f = analyse("cd ~/x && cat a.txt > out/b.txt; HOME=/h2 rm ~/y", &env());
+        let got: Vec<(String, Access)> = f
+            .paths
+            .iter()
+            .map(|u| (u.path.as_ref().unwrap().display().to_string(), u.access))
+            .collect();
+        assert!(
+            got.contains(&("/home/u/x/a.txt".into(), Access::Read)),
+            "{got:?}"
+        );
+        assert!(got.contains(&(
+            "/home/u/x/out/b.txt".into(),
+            Access::Write { destructive: false }
+        )));
+        assert!(
+            got.contains(&("/h2/y".into(), Access::Write { destructive: true })),
+            "{got:?}"
+        );
+        let f = analyse(
+            "python3 -c 'print(1)' && node -e \"fetch('https://x.example/a')\"",
+            &env(),
+        );
+        assert_eq!(f.scripts.len(), 2);
+        assert_eq!(f.destinations[0].host, "x.example");
+        let f = analyse("cd \"$(mktemp -d)\" && echo hi > a", &env());
+        assert_eq!(
+            f.paths[0].path, None,
+            "a cd decided at run time leaves the path relative"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_on_arbitrary_commands(cmd in "[ -~\\n\u{e9}\u{2019}]{0,120}") {
+            let f = analyse(&cmd, &env());
+            let p = crate::i3_tamper::Protected::from_env(&|k| (k == "HOME").then(|| "/home/u".to_string()), None);
+            let _ = p.bash_hits(&f);
+            let _ = crate::i2_fabricated_claims::runners_of(&cmd);
+            let _ = crate::i2_fabricated_claims::output_failed(&cmd, true);
         }
     }
 }
