@@ -8,7 +8,8 @@ pub mod cases;
 pub mod e3_cli;
 pub mod e4_contract;
 pub mod e5_hook;
-pub mod transcript;
+/// Transcript reading is shared with integrity-signals (one implementation).
+pub use transcript;
 
 /// The gate as the maintainer configured it, and a notice when the config had a problem.
 pub fn configured_gate(config: &guard_config::Loaded) -> (phrase_gate::EgressGate, Option<String>) {

@@ -150,10 +150,9 @@ fn hook_mode() -> i32 {
                 &verdict.audit,
             ) {
                 Ok(()) => verdict.answer,
-                Err(e) => with_user_note(
-                    verdict.answer,
-                    &format!("egress-audit: audit log not written: {e}"),
-                ),
+                Err(e) => verdict
+                    .answer
+                    .with_user_note(&format!("egress-audit: audit log not written: {e}")),
             }
         },
         move |ctx, cause| {
@@ -188,26 +187,4 @@ fn audit(
         .audit()
         .append(record)
         .map_err(|e| e.to_string())
-}
-
-fn with_user_note(answer: Answer, note: &str) -> Answer {
-    match answer {
-        Answer::Silent => Answer::Notice {
-            system_message: note.to_string(),
-        },
-        Answer::Notice { system_message } => Answer::Notice {
-            system_message: format!("{system_message} {note}"),
-        },
-        Answer::Block {
-            reason,
-            system_message,
-        } => Answer::Block {
-            reason,
-            system_message: Some(match system_message {
-                Some(m) => format!("{m} {note}"),
-                None => note.to_string(),
-            }),
-        },
-        other => other,
-    }
 }

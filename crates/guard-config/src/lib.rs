@@ -46,6 +46,10 @@ pub struct Config {
     pub memory_max: Option<toml::Value>,
     /// Section 0: the watchdog deadline of a hook.
     pub hook_deadline_ms: Option<u64>,
+    /// I1/I2: extra phrases per integrity phrase family (`judge_manipulation`, `claim_*`).
+    pub integrity_extra_phrases: BTreeMap<String, Vec<String>>,
+    /// I1: calibrated reference time of a run, in seconds (time-manipulation signal).
+    pub integrity_reference_secs: Option<u64>,
 }
 
 /// The result of loading: the config to use and what went wrong, if anything.
@@ -60,7 +64,7 @@ pub struct Loaded {
     pub unknown_keys: Vec<String>,
 }
 
-const KNOWN_KEYS: [&str; 18] = [
+const KNOWN_KEYS: [&str; 20] = [
     "review_helper",
     "protected_branches",
     "primary_checkout",
@@ -77,6 +81,8 @@ const KNOWN_KEYS: [&str; 18] = [
     "tasks_max",
     "memory_max",
     "hook_deadline_ms",
+    "integrity_extra_phrases",
+    "integrity_reference_secs",
     // Reserved for the installer's own bookkeeping.
     "installed_by",
     "version",

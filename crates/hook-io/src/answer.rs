@@ -117,6 +117,49 @@ impl Answer {
         }
     }
 
+    /// The same answer with `note` added for the user (a config problem, a record not written):
+    /// appended to the `systemMessage`, or to a SessionEnd report's text; a silent answer becomes
+    /// a notice. The decision itself never changes.
+    pub fn with_user_note(self, note: &str) -> Answer {
+        let add = |m: Option<String>| Some(m.map_or(note.to_string(), |m| format!("{m} {note}")));
+        match self {
+            Answer::Silent => Answer::Notice {
+                system_message: note.to_string(),
+            },
+            Answer::Notice { system_message } => Answer::Notice {
+                system_message: format!("{system_message} {note}"),
+            },
+            Answer::Deny {
+                event,
+                reason,
+                system_message,
+            } => Answer::Deny {
+                event,
+                reason,
+                system_message: add(system_message),
+            },
+            Answer::Block {
+                reason,
+                system_message,
+            } => Answer::Block {
+                reason,
+                system_message: add(system_message),
+            },
+            Answer::Context {
+                event,
+                additional_context,
+                system_message,
+            } => Answer::Context {
+                event,
+                additional_context,
+                system_message: add(system_message),
+            },
+            Answer::Report { text } => Answer::Report {
+                text: format!("{text}\n{note}"),
+            },
+        }
+    }
+
     /// True when the answer refuses or blocks something.
     pub fn is_refusal(&self) -> bool {
         matches!(self, Answer::Deny { .. } | Answer::Block { .. })
@@ -173,6 +216,33 @@ mod tests {
         assert_eq!(r.exit_code, 2);
         assert_eq!(r.stderr.as_deref(), Some("stray"));
         assert_eq!(r.stdout, "{}");
+    }
+
+    #[test]
+    fn user_notes_never_change_the_decision() {
+        let deny = Answer::Deny {
+            event: "PreToolUse".into(),
+            reason: "r".into(),
+            system_message: None,
+        }
+        .with_user_note("n");
+        assert!(deny.is_refusal());
+        assert_eq!(
+            deny.render().stdout,
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"r"},"systemMessage":"n"}"#
+        );
+        assert_eq!(
+            Answer::Silent.with_user_note("n"),
+            Answer::Notice {
+                system_message: "n".into()
+            }
+        );
+        assert_eq!(
+            Answer::Report { text: "t".into() }.with_user_note("n"),
+            Answer::Report {
+                text: "t\nn".into()
+            }
+        );
     }
 
     #[test]

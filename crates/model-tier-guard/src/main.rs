@@ -68,10 +68,9 @@ fn hook_mode() -> i32 {
             match write_audit(&ctx, session_id.as_deref(), &verdict.audit) {
                 Ok(()) => verdict.answer,
                 // The decision stands; the user learns the evidence was not kept.
-                Err(e) => with_note(
-                    verdict.answer,
-                    &format!("model-tier-guard: audit log not written: {e}"),
-                ),
+                Err(e) => verdict
+                    .answer
+                    .with_user_note(&format!("model-tier-guard: audit log not written: {e}")),
             }
         },
         move |fctx, cause| {
@@ -91,34 +90,4 @@ fn hook_mode() -> i32 {
             )
         },
     )
-}
-
-fn with_note(answer: hook_io::Answer, note: &str) -> hook_io::Answer {
-    use hook_io::Answer;
-    let add = |m: Option<String>| Some(m.map_or(note.to_string(), |m| format!("{m} {note}")));
-    match answer {
-        Answer::Silent => Answer::Notice {
-            system_message: note.to_string(),
-        },
-        Answer::Notice { system_message } => Answer::Notice {
-            system_message: format!("{system_message} {note}"),
-        },
-        Answer::Deny {
-            event,
-            reason,
-            system_message,
-        } => Answer::Deny {
-            event,
-            reason,
-            system_message: add(system_message),
-        },
-        Answer::Block {
-            reason,
-            system_message,
-        } => Answer::Block {
-            reason,
-            system_message: add(system_message),
-        },
-        other => other,
-    }
 }

@@ -207,13 +207,7 @@ impl EgressGate {
     /// not ours (reported to the maintainer; their phrases are not used).
     pub fn with_extra(extra: &BTreeMap<String, Vec<String>>) -> (EgressGate, Vec<String>) {
         let mut families = baseline_families();
-        let mut unknown = Vec::new();
-        for (name, phrases) in extra {
-            match families.iter_mut().find(|f| f.id == *name) {
-                Some(f) => f.phrases.extend(phrases.iter().cloned()),
-                None => unknown.push(name.clone()),
-            }
-        }
+        let unknown = crate::matcher::extend_families(&mut families, extra);
         (
             EgressGate {
                 matcher: PhraseMatcher::new(families),

@@ -3,12 +3,14 @@
 //! A *family* is a named list of lower-case phrases. A [`PhraseMatcher`] finds, in one Aho-Corasick
 //! pass over [`normalise`]d text, which phrases of which families occur. A *detector* pairs a
 //! tripwire family with the legitimiser family that excuses it; the [`egress`] gate (requirement E)
-//! is three such detectors. Other binaries (integrity-signals) add their own families here.
+//! is three such detectors; the [`integrity`] tables (requirements I1, I2) serve integrity-signals.
 
 pub mod egress;
+pub mod integrity;
 pub mod matcher;
 pub mod normalise;
 
 pub use egress::{EgressGate, GateRecord, Row, Status};
+pub use integrity::{IntegrityPhrases, IntegrityScan};
 pub use matcher::{Family, PhraseMatcher, Scan};
 pub use normalise::normalise;

@@ -27,6 +27,22 @@ impl Family {
     }
 }
 
+/// Adds the maintainer's phrases (config, by family id) to the families they name; returns the
+/// names that match no family, for the maintainer to hear about.
+pub fn extend_families(
+    families: &mut [Family],
+    extra: &std::collections::BTreeMap<String, Vec<String>>,
+) -> Vec<String> {
+    let mut unknown = Vec::new();
+    for (name, phrases) in extra {
+        match families.iter_mut().find(|f| f.id == *name) {
+            Some(f) => f.phrases.extend(phrases.iter().cloned()),
+            None => unknown.push(name.clone()),
+        }
+    }
+    unknown
+}
+
 /// The compiled matcher.
 #[derive(Debug, Clone)]
 pub struct PhraseMatcher {

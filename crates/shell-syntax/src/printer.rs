@@ -177,7 +177,7 @@ impl Printer {
             self.command(&p.commands[0].command, d, tag);
             return;
         }
-        self.line(d, &format!("pipeline {head}{tag}").trim_end().to_string());
+        self.line(d, format!("pipeline {head}{tag}").trim_end());
         for e in &p.commands {
             self.command(&e.command, d + 1, if e.pipe_stderr { "|&" } else { "" });
         }
@@ -323,7 +323,7 @@ impl Printer {
                         CaseTerminator::Continue => ";;&",
                         CaseTerminator::None => "",
                     };
-                    self.line(d + 1, &format!("arm {pats} {t}").trim_end().to_string());
+                    self.line(d + 1, format!("arm {pats} {t}").trim_end());
                     self.list(&arm.body, d + 2);
                 }
             }

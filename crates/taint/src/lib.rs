@@ -23,9 +23,11 @@
 
 mod ledger;
 mod network;
+mod origin;
 mod owner;
 mod source;
 
 pub use ledger::{is_tainted, record, taint_state, TaintState, LEDGER_KEY, MAX_EVIDENCE};
+pub use origin::origin_owner;
 pub use owner::{owner_of_git_url, owner_of_repo_spec, RemoteOwner};
 pub use source::{source_of, TaintKind, TaintPolicy, TaintSource};

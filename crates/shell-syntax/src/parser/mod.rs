@@ -8,6 +8,7 @@
 
 mod compound;
 mod heredoc;
+mod param;
 mod word;
 
 use crate::ast::*;

@@ -1,37 +1,20 @@
-//! The agent's last assistant text from a transcript (E5 fallback when the Stop payload has no
+//! The agent's last assistant text from a transcript (the fallback when a Stop payload has no
 //! `last_assistant_message`).
 //!
-//! The transcript is JSON lines; one API message may be streamed as several lines sharing
-//! `message.id`. Sidechain (subagent) and meta lines are skipped. Only the tail of a large file is
-//! read, so a long session cannot make the hook slow.
+//! One API message may be streamed as several lines sharing `message.id`; they are merged.
+//! Sidechain (subagent) and meta lines are skipped.
 
 use serde_json::Value;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-
-/// How much of the end of a transcript we read.
-pub const TAIL_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Reads the last assistant text of the transcript at `path`, if there is one.
 pub fn last_assistant_text(path: &Path) -> Result<Option<String>, String> {
-    let mut f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let len = f
-        .metadata()
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .len();
-    let start = len.saturating_sub(TAIL_BYTES);
-    f.seek(SeekFrom::Start(start))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut bytes = Vec::with_capacity((len - start) as usize);
-    f.take(TAIL_BYTES)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = String::from_utf8_lossy(&bytes);
+    let bytes = crate::read_tail(path, crate::TAIL_BYTES)?;
     // A tail read may start mid-line; the first partial line simply fails to parse.
-    Ok(last_assistant_text_in(&text))
+    Ok(last_assistant_text_in(&String::from_utf8_lossy(&bytes)))
 }
 
-fn is_skipped(entry: &Value) -> bool {
+pub(crate) fn is_skipped(entry: &Value) -> bool {
     entry.get("isSidechain").and_then(Value::as_bool) == Some(true)
         || entry.get("isMeta").and_then(Value::as_bool) == Some(true)
 }

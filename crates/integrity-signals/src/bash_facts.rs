@@ -1,0 +1,741 @@
+//! What a Bash command does to files and to the network, read through `shell-syntax`.
+//!
+//! Every simple command bash would run (including `sh -c`/`eval`/heredoc scripts, after wrappers
+//! such as `sudo`, `env`, `timeout` are unwrapped) is classified: which paths it reads, writes or
+//! merely names, which hosts it contacts, and which interpreter one-liners (`python3 -c`,
+//! `node -e`, ...) it runs. Paths are resolved after the `cd`s that ran before the command, with
+//! `~`, `$HOME` and `$PWD` expanded. A word decided at run time (`$(...)`, an unknown variable) is
+//! left out: there is no evidence of what it names.
+//!
+//! The rules (I1 paths and network, I3 tamper) are pure functions over these facts.
+
+use crate::paths;
+use shell_syntax::view::{AppliedRedirect, CdKind, Invocation, InvocationKind};
+use shell_syntax::{RedirOp, Word, WordPart};
+use std::path::{Path, PathBuf};
+
+/// Where the command runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Env<'a> {
+    pub cwd: Option<&'a Path>,
+    pub home: Option<&'a Path>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    /// `destructive`: removes, moves or re-permissions, so naming an ancestor reaches what is in it.
+    Write {
+        destructive: bool,
+    },
+    /// Named by a program whose use we do not know to be read-only.
+    Names,
+}
+
+/// One path a command uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathUse {
+    /// The word's text after `~`/`$HOME` expansion (relative when the `cd`s could not be followed).
+    pub text: String,
+    /// Absolute and normalised, when it could be made so.
+    pub path: Option<PathBuf>,
+    /// The text is a glob pattern (matched against targets instead of compared).
+    pub glob: bool,
+    pub access: Access,
+    pub program: String,
+}
+
+/// One network destination a command contacts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Destination {
+    pub host: String,
+    pub port: Option<u16>,
+    pub program: String,
+    /// The word it was read from.
+    pub raw: String,
+}
+
+impl Destination {
+    pub fn display(&self) -> String {
+        match self.port {
+            Some(p) => format!("{}:{p}", self.host),
+            None => self.host.clone(),
+        }
+    }
+}
+
+/// An interpreter one-liner (or heredoc script) a command runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineScript {
+    pub program: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BashFacts {
+    pub paths: Vec<PathUse>,
+    pub destinations: Vec<Destination>,
+    pub scripts: Vec<InlineScript>,
+    /// A parse or view limit cut the analysis short (the command is then judged on what was seen).
+    pub incomplete: Option<String>,
+}
+
+const READ_ONLY: &[&str] = &[
+    "cat",
+    "less",
+    "more",
+    "head",
+    "tail",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "jq",
+    "yq",
+    "diff",
+    "cmp",
+    "wc",
+    "ls",
+    "stat",
+    "file",
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "sum",
+    "realpath",
+    "readlink",
+    "basename",
+    "dirname",
+    "test",
+    "[",
+    "[[",
+    "du",
+    "bat",
+    "od",
+    "xxd",
+    "hexdump",
+    "strings",
+    "find",
+    "tree",
+    "nl",
+    "cut",
+    "uniq",
+    "sort",
+    "column",
+    "tac",
+    "rev",
+    "fold",
+];
+
+/// Programs whose words are text, not paths.
+/// (`cd` and friends are followed as directory changes, not as uses.)
+const NO_PATHS: &[&str] = &[
+    "echo", "printf", "true", "false", ":", "type", "which", "command", "cd", "pushd", "popd",
+];
+
+/// Programs whose first operand is a pattern or filter unless one is given by option.
+const PATTERN_FIRST: &[&str] = &["grep", "egrep", "fgrep", "rg", "ag", "jq", "yq"];
+
+const INTERPRETERS: &[&str] = &[
+    "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "perl", "ruby", "php",
+    "bun", "deno", "lua", "rscript",
+];
+
+const DESTRUCTIVE: &[&str] = &[
+    "rm", "rmdir", "unlink", "shred", "srm", "mv", "chmod", "chown", "chgrp",
+];
+
+/// Analyses a Bash command.
+pub fn analyse(command: &str, env: &Env) -> BashFacts {
+    let parsed = shell_syntax::parse(command);
+    let view = shell_syntax::commands(&parsed);
+    let mut facts = BashFacts {
+        incomplete: view
+            .error
+            .as_ref()
+            .map(|e| e.to_string())
+            .or_else(|| parsed.error.as_ref().map(|e| e.to_string())),
+        ..BashFacts::default()
+    };
+    for inv in &view.invocations {
+        invocation(inv, env, &mut facts);
+    }
+    let scripts = facts.scripts.clone();
+    for s in &scripts {
+        crate::bash_network::urls_in_text(&s.program, &s.text, &mut facts.destinations);
+    }
+    facts
+}
+
+fn program_name(inv: &Invocation) -> Option<String> {
+    let name = inv.name()?.to_ascii_lowercase();
+    // `python3.12` is `python3`.
+    let trimmed = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    Some(if trimmed.starts_with("python") && trimmed != name {
+        "python3".to_string()
+    } else {
+        name
+    })
+}
+
+/// A word's text with `~`, `$HOME`, `$PWD` and the command's static assignments expanded; globs
+/// kept as pattern text (second value true). `None` when run time decides it.
+fn word_text(word: &Word, lookup: &dyn Fn(&str) -> Option<String>) -> Option<(String, bool)> {
+    let mut out = String::new();
+    let mut glob = false;
+    parts_text(&word.parts, lookup, &mut out, &mut glob).then_some((out, glob))
+}
+
+fn parts_text(
+    parts: &[WordPart],
+    lookup: &dyn Fn(&str) -> Option<String>,
+    out: &mut String,
+    glob: &mut bool,
+) -> bool {
+    for p in parts {
+        match p {
+            WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
+                out.push_str(s)
+            }
+            WordPart::DoubleQuoted(inner) | WordPart::Locale(inner) => {
+                if !parts_text(inner, lookup, out, glob) {
+                    return false;
+                }
+            }
+            WordPart::Tilde(user) if user.is_empty() => match lookup("HOME") {
+                Some(h) => out.push_str(&h),
+                None => return false,
+            },
+            WordPart::Param(pe)
+                if pe.op.is_none() && !pe.length && !pe.indirect && pe.index.is_none() =>
+            {
+                match lookup(&pe.name) {
+                    Some(v) => out.push_str(&v),
+                    None => return false,
+                }
+            }
+            WordPart::Glob(g) => {
+                *glob = true;
+                out.push_str(g);
+            }
+            WordPart::ExtGlob { op, pattern } => {
+                *glob = true;
+                out.push(*op);
+                out.push('(');
+                out.push_str(pattern);
+                out.push(')');
+            }
+            WordPart::Brace(_) => {
+                // Any alternative may be the one; a `*` stands for all of them.
+                *glob = true;
+                out.push('*');
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+struct Ctx<'a> {
+    inv: &'a Invocation,
+    env: &'a Env<'a>,
+    cwd: Option<PathBuf>,
+    program: String,
+}
+
+impl Ctx<'_> {
+    fn lookup(&self, name: &str) -> Option<String> {
+        if let Some(v) = self.inv.env_value(name) {
+            return v.value.as_ref().and_then(|a| a.value.clone());
+        }
+        match name {
+            "HOME" => self.env.home.map(|h| h.to_string_lossy().into_owned()),
+            "PWD" => self.cwd.as_ref().map(|c| c.to_string_lossy().into_owned()),
+            _ => None,
+        }
+    }
+
+    fn text(&self, word: &Word) -> Option<(String, bool)> {
+        word_text(word, &|n| self.lookup(n))
+    }
+
+    fn path_use(&self, text: &str, glob: bool, access: Access) -> PathUse {
+        PathUse {
+            text: text.to_string(),
+            path: paths::absolute(text, self.cwd.as_deref(), self.env.home),
+            glob,
+            access,
+            program: self.program.clone(),
+        }
+    }
+}
+
+/// The directory an invocation runs in, after its `cd`s; `None` when one cannot be followed.
+fn cwd_after(inv: &Invocation, env: &Env) -> Option<PathBuf> {
+    let mut cwd = env.cwd.map(Path::to_path_buf);
+    for step in &inv.cds {
+        cwd = match step.kind {
+            CdKind::Cd | CdKind::Pushd | CdKind::EnvChdir => match &step.target {
+                None => env.home.map(Path::to_path_buf),
+                Some(arg) => {
+                    let lookup = |n: &str| match n {
+                        "HOME" => env.home.map(|h| h.to_string_lossy().into_owned()),
+                        _ => None,
+                    };
+                    match word_text(&arg.word, &lookup) {
+                        Some((t, false)) => paths::absolute(&t, cwd.as_deref(), env.home),
+                        _ => None,
+                    }
+                }
+            },
+            CdKind::Popd | CdKind::Back => None,
+        };
+    }
+    cwd
+}
+
+fn invocation(inv: &Invocation, env: &Env, facts: &mut BashFacts) {
+    let program = program_name(inv).unwrap_or_default();
+    let ctx = Ctx {
+        inv,
+        env,
+        cwd: cwd_after(inv, env),
+        program: program.clone(),
+    };
+    for r in &inv.redirects {
+        redirect(&ctx, r, facts);
+    }
+    if program.is_empty() || inv.kind == InvocationKind::ArithCommand {
+        return;
+    }
+    let words: Vec<Option<(String, bool)>> = inv.args.iter().map(|a| ctx.text(&a.word)).collect();
+    crate::bash_network::destinations(&program, &words, &mut facts.destinations);
+    let uses = classify(&program, &words);
+    for (i, access) in uses {
+        if let Some(Some((t, glob))) = words.get(i) {
+            facts
+                .paths
+                .push(ctx.path_use(strip_operand_prefix(t), *glob, access));
+        }
+    }
+    // `cp a b dir/` writes `dir/a`: the destination's own entries are checked too.
+    copy_targets(&program, &words, &ctx, facts);
+    if INTERPRETERS.contains(&program.as_str()) {
+        inline_scripts(&program, &words, inv, facts);
+    }
+}
+
+fn redirect(ctx: &Ctx, r: &AppliedRedirect, facts: &mut BashFacts) {
+    let access = match r.op {
+        RedirOp::Out
+        | RedirOp::Append
+        | RedirOp::Clobber
+        | RedirOp::ReadWrite
+        | RedirOp::OutErr
+        | RedirOp::AppendOutErr => Access::Write { destructive: false },
+        RedirOp::DupOut => {
+            // `>&2`, `>&-` duplicate descriptors; `>&file` writes a file.
+            match r.target.value.as_deref() {
+                Some(v) if v == "-" || v.chars().all(|c| c.is_ascii_digit()) => return,
+                _ => Access::Write { destructive: false },
+            }
+        }
+        RedirOp::In => Access::Read,
+        RedirOp::Heredoc | RedirOp::HeredocStrip | RedirOp::HereString => {
+            if INTERPRETERS.contains(&ctx.program.as_str()) {
+                let text = match &r.heredoc {
+                    Some(h) => shell_syntax::printer::word(&h.body),
+                    None => shell_syntax::printer::word(&r.target.word),
+                };
+                facts.scripts.push(InlineScript {
+                    program: ctx.program.clone(),
+                    text,
+                });
+            }
+            return;
+        }
+        _ => return,
+    };
+    if let Some((t, glob)) = ctx.text(&r.target.word) {
+        facts.paths.push(ctx.path_use(&t, glob, access));
+    }
+}
+
+fn is_option(w: &str) -> bool {
+    w.starts_with('-') && w != "-"
+}
+
+/// Indices of operands (non-option words), honouring `--` and options that take a value.
+fn operands(words: &[Option<(String, bool)>], valued: &[&str]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut after_dashes = false;
+    while i < words.len() {
+        let w = words[i].as_ref().map(|(t, _)| t.as_str()).unwrap_or("");
+        if after_dashes || !is_option(w) {
+            out.push(i);
+        } else if w == "--" {
+            after_dashes = true;
+        } else if valued.contains(&w) {
+            i += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+fn value_of<'a>(
+    words: &'a [Option<(String, bool)>],
+    short: &str,
+    long: &str,
+) -> Option<(usize, &'a str)> {
+    for (i, w) in words.iter().enumerate() {
+        let Some((t, _)) = w else { continue };
+        if t == short || t == long {
+            if let Some(Some((v, _))) = words.get(i + 1) {
+                return Some((i + 1, v));
+            }
+        }
+        if let Some(v) = t.strip_prefix(&format!("{long}=")) {
+            return Some((i, v));
+        }
+    }
+    None
+}
+
+fn has_short_flag(words: &[Option<(String, bool)>], flag: char, long: &str) -> bool {
+    words.iter().flatten().any(|(t, _)| {
+        t == long
+            || t.starts_with(&format!("{long}="))
+            || (t.starts_with('-')
+                && !t.starts_with("--")
+                && t[1..].split('.').next().is_some_and(|c| c.contains(flag)))
+    })
+}
+
+/// Which words are paths and how they are used, by program.
+fn classify(program: &str, words: &[Option<(String, bool)>]) -> Vec<(usize, Access)> {
+    let write = Access::Write { destructive: false };
+    let destroy = Access::Write { destructive: true };
+    let all = |valued: &[&str], a: Access| {
+        operands(words, valued)
+            .into_iter()
+            .map(|i| (i, a))
+            .collect::<Vec<_>>()
+    };
+    match program {
+        "sed" => {
+            let inplace = has_short_flag(words, 'i', "--in-place");
+            let ops = operands(words, &["-e", "-f", "--expression", "--file", "-l"]);
+            let scripted = value_of(words, "-e", "--expression").is_some()
+                || value_of(words, "-f", "--file").is_some();
+            // Without -e/-f the first operand is the script.
+            let files = if scripted {
+                &ops[..]
+            } else {
+                ops.get(1..).unwrap_or(&[])
+            };
+            files
+                .iter()
+                .map(|i| (*i, if inplace { write } else { Access::Read }))
+                .collect()
+        }
+        "perl" => {
+            let inplace = has_short_flag(words, 'i', "--in-place");
+            all(
+                &["-e", "-E", "-M", "-I"],
+                if inplace { write } else { Access::Names },
+            )
+        }
+        "sort" => {
+            let mut v = all(&["-o", "--output", "-k", "-t", "-S", "-T"], Access::Read);
+            if let Some((i, _)) = value_of(words, "-o", "--output") {
+                v.push((i, write));
+            }
+            v
+        }
+        "find" => {
+            let writes = words.iter().flatten().any(|(t, _)| {
+                matches!(
+                    t.as_str(),
+                    "-delete" | "-fprint" | "-fprint0" | "-fprintf" | "-fls"
+                )
+            });
+            // Paths come before the first expression word.
+            let a = if writes { destroy } else { Access::Read };
+            words
+                .iter()
+                .enumerate()
+                .take_while(|(_, w)| {
+                    w.as_ref()
+                        .is_some_and(|(t, _)| !t.starts_with('-') && t != "(" && t != "!")
+                })
+                .map(|(i, _)| (i, a))
+                .collect()
+        }
+        "jq" | "yq" if has_short_flag(words, 'i', "--in-place") => all(&[], write),
+        "cp" | "install" | "ln" | "rsync" => {
+            let valued: &[&str] = match program {
+                "install" => &[
+                    "-m",
+                    "--mode",
+                    "-o",
+                    "--owner",
+                    "-g",
+                    "--group",
+                    "-t",
+                    "--target-directory",
+                    "-S",
+                    "--suffix",
+                ],
+                "rsync" => &["-e", "--rsh", "--exclude", "--include", "--filter", "-f"],
+                _ => &["-t", "--target-directory", "-S", "--suffix"],
+            };
+            let ops = operands(words, valued);
+            let source = if program == "ln" {
+                Access::Names
+            } else {
+                Access::Read
+            };
+            if let Some((i, _)) = value_of(words, "-t", "--target-directory") {
+                let mut v: Vec<(usize, Access)> = ops.iter().map(|o| (*o, source)).collect();
+                v.push((i, write));
+                return v;
+            }
+            if program == "install" && has_short_flag(words, 'd', "--directory") {
+                return ops.into_iter().map(|o| (o, write)).collect();
+            }
+            match ops.split_last() {
+                Some((dest, sources)) => {
+                    let mut v: Vec<(usize, Access)> =
+                        sources.iter().map(|o| (*o, source)).collect();
+                    v.push((*dest, write));
+                    v
+                }
+                None => Vec::new(),
+            }
+        }
+        "chmod" | "chown" | "chgrp" => {
+            let ops = operands(words, &["--reference", "--from"]);
+            // The mode or owner is the first operand, unless it was written like an option
+            // (`chmod -x f`) or taken from `--reference`.
+            let mode_as_option = program == "chmod"
+                && words.iter().flatten().any(|(t, _)| {
+                    t.len() > 1
+                        && t.starts_with('-')
+                        && t[1..].chars().all(|c| "rwxXstugo".contains(c))
+                });
+            let skip = usize::from(value_of(words, "", "--reference").is_none() && !mode_as_option);
+            ops.into_iter().skip(skip).map(|i| (i, destroy)).collect()
+        }
+        "truncate" => all(&["-s", "--size", "-r", "--reference"], write),
+        "touch" => all(&["-r", "--reference", "-d", "--date", "-t"], write),
+        "dd" => words
+            .iter()
+            .enumerate()
+            .filter_map(|(i, w)| {
+                let (t, _) = w.as_ref()?;
+                if t.starts_with("of=") {
+                    Some((i, write))
+                } else if t.starts_with("if=") {
+                    Some((i, Access::Read))
+                } else {
+                    None
+                }
+            })
+            .collect(),
+        "tee" => all(&[], write),
+        p if NO_PATHS.contains(&p) => Vec::new(),
+        p if PATTERN_FIRST.contains(&p) => {
+            let valued = [
+                "-e",
+                "-f",
+                "--regexp",
+                "--file",
+                "-m",
+                "-A",
+                "-B",
+                "-C",
+                "--arg",
+                "--argjson",
+                "-g",
+                "--glob",
+                "-t",
+                "--type",
+            ];
+            let ops = operands(words, &valued);
+            let given = value_of(words, "-e", "--regexp").is_some()
+                || value_of(words, "-f", "--file").is_some();
+            let skip = usize::from(!given);
+            ops.into_iter()
+                .skip(skip)
+                .map(|i| (i, Access::Read))
+                .collect()
+        }
+        p if DESTRUCTIVE.contains(&p) => all(&[], destroy),
+        p if READ_ONLY.contains(&p) => all(
+            &["-e", "-f", "-m", "-A", "-B", "-C", "-n", "-c"],
+            Access::Read,
+        ),
+        p if INTERPRETERS.contains(&p) => all(
+            &["-c", "-e", "-E", "-r", "--eval", "-p", "-m", "-M", "-I"],
+            Access::Names,
+        ),
+        // Unknown programs: every word that is not an option may be a path (`--file=x` names x).
+        _ => (0..words.len())
+            .filter(|i| {
+                words[*i].as_ref().is_some_and(|(t, _)| {
+                    !t.starts_with('-') || (t.starts_with("--") && t.contains('='))
+                })
+            })
+            .map(|i| (i, Access::Names))
+            .collect(),
+    }
+}
+
+/// `dd`'s `of=`/`if=` operands and `--opt=value` words name the path after the `=`.
+pub fn strip_operand_prefix(text: &str) -> &str {
+    for p in ["of=", "if="] {
+        if let Some(rest) = text.strip_prefix(p) {
+            return rest;
+        }
+    }
+    match text.split_once('=') {
+        Some((k, v)) if k.starts_with("--") => v,
+        _ => text,
+    }
+}
+
+fn copy_targets(program: &str, words: &[Option<(String, bool)>], ctx: &Ctx, facts: &mut BashFacts) {
+    if !matches!(program, "cp" | "mv" | "install" | "ln" | "rsync") {
+        return;
+    }
+    let ops = operands(words, &["-t", "--target-directory", "-m", "-o", "-g", "-S"]);
+    let (dest, sources): (Option<&str>, Vec<usize>) =
+        match value_of(words, "-t", "--target-directory") {
+            Some((_, d)) => (Some(d), ops.clone()),
+            None => match ops.split_last() {
+                Some((d, s)) => (words[*d].as_ref().map(|(t, _)| t.as_str()), s.to_vec()),
+                None => (None, Vec::new()),
+            },
+        };
+    let Some(dest) = dest else { return };
+    for s in sources {
+        let Some(Some((src, glob))) = words.get(s) else {
+            continue;
+        };
+        let name = src.trim_end_matches('/').rsplit('/').next().unwrap_or(src);
+        if name.is_empty() {
+            continue;
+        }
+        let joined = format!("{}/{name}", dest.trim_end_matches('/'));
+        let destructive = program == "mv";
+        facts
+            .paths
+            .push(ctx.path_use(&joined, *glob, Access::Write { destructive }));
+    }
+}
+
+fn inline_scripts(
+    program: &str,
+    words: &[Option<(String, bool)>],
+    inv: &Invocation,
+    facts: &mut BashFacts,
+) {
+    let flags: &[&str] = match program {
+        "python" | "python2" | "python3" | "pypy" | "pypy3" => &["-c"],
+        "node" | "nodejs" | "bun" | "deno" => &["-e", "--eval", "-p", "--print", "eval"],
+        "perl" => &["-e", "-E"],
+        "ruby" => &["-e"],
+        "php" => &["-r"],
+        "lua" => &["-e"],
+        "rscript" => &["-e"],
+        _ => &[],
+    };
+    for (i, w) in words.iter().enumerate() {
+        let Some((t, _)) = w else { continue };
+        // `-c` clustered with other flags (`python3 -Sc '...'`, `perl -pie '...'`).
+        let is_flag = flags.contains(&t.as_str())
+            || (t.starts_with('-')
+                && !t.starts_with("--")
+                && flags.iter().any(|f| f.len() == 2 && t.ends_with(&f[1..])));
+        if is_flag {
+            let text = match words.get(i + 1) {
+                Some(Some((s, _))) => s.clone(),
+                // A dynamic script: its static parts are still worth reading.
+                _ => inv
+                    .args
+                    .get(i + 1)
+                    .map(|a| shell_syntax::printer::word(&a.word))
+                    .unwrap_or_default(),
+            };
+            facts.scripts.push(InlineScript {
+                program: program.to_string(),
+                text,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn env() -> Env<'static> {
+        Env {
+            cwd: Some(Path::new("/work/proj")),
+            home: Some(Path::new("/home/u")),
+        }
+    }
+
+    #[test]
+    fn writes_reads_and_names_after_cd_and_home() {
+        let f = analyse("cd ~/x && cat a.txt > out/b.txt; HOME=/h2 rm ~/y", &env());
+        let got: Vec<(String, Access)> = f
+            .paths
+            .iter()
+            .map(|u| (u.path.as_ref().unwrap().display().to_string(), u.access))
+            .collect();
+        assert!(
+            got.contains(&("/home/u/x/a.txt".into(), Access::Read)),
+            "{got:?}"
+        );
+        assert!(got.contains(&(
+            "/home/u/x/out/b.txt".into(),
+            Access::Write { destructive: false }
+        )));
+        assert!(
+            got.contains(&("/h2/y".into(), Access::Write { destructive: true })),
+            "{got:?}"
+        );
+        let f = analyse(
+            "python3 -c 'print(1)' && node -e \"fetch('https://x.example/a')\"",
+            &env(),
+        );
+        assert_eq!(f.scripts.len(), 2);
+        assert_eq!(f.destinations[0].host, "x.example");
+        let f = analyse("cd \"$(mktemp -d)\" && echo hi > a", &env());
+        assert_eq!(
+            f.paths[0].path, None,
+            "a cd decided at run time leaves the path relative"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_on_arbitrary_commands(cmd in "[ -~\\n\u{e9}\u{2019}]{0,120}") {
+            let f = analyse(&cmd, &env());
+            let p = crate::i3_tamper::Protected::from_env(&|k| (k == "HOME").then(|| "/home/u".to_string()), None);
+            let _ = p.bash_hits(&f);
+            let _ = crate::i2_fabricated_claims::runners_of(&cmd);
+            let _ = crate::i2_fabricated_claims::output_failed(&cmd, true);
+        }
+    }
+}

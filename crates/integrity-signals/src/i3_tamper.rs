@@ -1,0 +1,386 @@
+//! I3: guard tampering and durable memory.
+//!
+//! Writes to what keeps the guards in place are denied in every mode, and recorded as a critical
+//! signal: hook registrations (`settings*.json` directly in a `.claude` folder), the suite's
+//! binaries (`~/.local/share/agent-guards`, `$XDG_DATA_HOME/agent-guards`, the folder this binary
+//! runs from when it is installed), the config (file and folder) and the state dir (ledgers, audit
+//! logs, reports; `~/.local/state/agent-guards` and `$XDG_STATE_HOME/agent-guards`).
+//!
+//! A Bash command is a write when it writes a protected path (redirection, `tee`, `sed -i`, `cp`
+//! onto it, `mv`, `rm`, `ln`, `chmod`, `truncate`, `dd of=`, `install`...), names one outside a
+//! known read-only use, removes/moves/re-permissions a folder that holds one, or runs an
+//! interpreter one-liner that mentions one.
+//!
+//! Durable memory (`CLAUDE.md`, `CLAUDE.local.md`, `.claude/` agents, commands, skills, rules and
+//! memory folders) may not be written while the session is tainted (K5).
+
+use crate::bash_facts::{Access, BashFacts, PathUse};
+use crate::paths;
+use std::path::{Path, PathBuf};
+
+/// The protected locations, from the hook's environment.
+#[derive(Debug, Clone, Default)]
+pub struct Protected {
+    /// Folders protected whole (and their ancestors, for destructive operations).
+    pub roots: Vec<PathBuf>,
+    /// Single files.
+    pub files: Vec<PathBuf>,
+    pub home: Option<PathBuf>,
+}
+
+/// What was protected, for the reason and the evidence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub path: String,
+    pub what: &'static str,
+    pub how: String,
+}
+
+impl Protected {
+    /// Builds the set from an environment lookup and the running binary's path.
+    pub fn from_env(env: &dyn Fn(&str) -> Option<String>, exe: Option<&Path>) -> Protected {
+        let home = env("HOME")
+            .filter(|h| h.starts_with('/'))
+            .map(PathBuf::from);
+        let mut roots = Vec::new();
+        if let Some(h) = &home {
+            roots.push(h.join(".local/share/agent-guards"));
+            roots.push(h.join(".local/state/agent-guards"));
+            roots.push(h.join(".config/agent-guards"));
+        }
+        for (var, sub) in [
+            ("XDG_DATA_HOME", "agent-guards"),
+            ("XDG_STATE_HOME", "agent-guards"),
+            ("XDG_CONFIG_HOME", "agent-guards"),
+        ] {
+            if let Some(x) = env(var).filter(|x| x.starts_with('/')) {
+                roots.push(Path::new(&x).join(sub));
+            }
+        }
+        // An installed binary's folder (any --prefix); a build tree's `target/` is not an install.
+        if let Some(dir) = exe.and_then(Path::parent) {
+            if !dir.components().any(|c| c.as_os_str() == "target") {
+                roots.push(dir.to_path_buf());
+            }
+        }
+        let mut files = Vec::new();
+        if let Some(c) = guard_config::config_path(env) {
+            files.push(paths::normalise(&c));
+        }
+        let roots = roots.iter().map(|r| paths::normalise(r)).collect();
+        Protected { roots, files, home }
+    }
+
+    /// Why `path` (absolute) is protected, if it is.
+    pub fn protects(&self, path: &Path) -> Option<&'static str> {
+        if is_hook_registration(path) {
+            return Some("a hook registration");
+        }
+        if self.files.iter().any(|f| f == path) {
+            return Some("the agent-guards config");
+        }
+        self.roots
+            .iter()
+            .find(|r| paths::is_within(path, r))
+            .map(|r| self.what_root(r))
+    }
+
+    fn what_root(&self, root: &Path) -> &'static str {
+        let s = root.to_string_lossy();
+        if s.contains("/state/") || s.ends_with("/state") || s.contains(".local/state") {
+            "the agent-guards ledger and audit log"
+        } else if s.contains("config") {
+            "the agent-guards config"
+        } else {
+            "the agent-guards binaries"
+        }
+    }
+
+    /// Whether a use of a path reaches something protected.
+    pub fn hit(&self, u: &PathUse) -> Option<Hit> {
+        let how = match u.access {
+            Access::Read => return None,
+            Access::Write { .. } => format!("{} writes it", u.program_label()),
+            Access::Names => format!("{} names it (not a known read-only use)", u.program_label()),
+        };
+        let destructive = matches!(u.access, Access::Write { destructive: true });
+        let hit = |path: String, what| {
+            Some(Hit {
+                path,
+                what,
+                how: how.clone(),
+            })
+        };
+        match (&u.path, u.glob) {
+            (Some(p), false) => {
+                if let Some(what) = self.protects(p) {
+                    return hit(p.display().to_string(), what);
+                }
+                if destructive {
+                    // Removing or moving a folder that holds a protected one.
+                    if let Some(r) = self.roots.iter().find(|r| r.starts_with(p)) {
+                        return hit(p.display().to_string(), self.what_root(r));
+                    }
+                    if p.file_name().is_some_and(|n| n == ".claude") {
+                        return hit(p.display().to_string(), "a hook registration");
+                    }
+                }
+                None
+            }
+            (Some(p), true) => {
+                let pat = p.to_string_lossy();
+                for r in self.roots.iter().chain(self.files.iter()) {
+                    if paths::glob_reaches(&pat, r)
+                        && (destructive
+                            || paths::is_within(Path::new(literal_dir(&pat)), r)
+                            || self.files.contains(r))
+                    {
+                        return hit(
+                            pat.to_string(),
+                            self.protects(r).unwrap_or("agent-guards files"),
+                        );
+                    }
+                }
+                if let Some(dir) = Path::new(&*pat).parent() {
+                    if dir.file_name().is_some_and(|n| n == ".claude")
+                        && ["settings.json", "settings.local.json"]
+                            .iter()
+                            .any(|n| paths::glob_matches(&pat, &dir.join(n).to_string_lossy()))
+                    {
+                        return hit(pat.to_string(), "a hook registration");
+                    }
+                }
+                None
+            }
+            (None, _) => {
+                // Not made absolute (a `cd` we could not follow): the location-free rule still holds.
+                let p = Path::new(&u.text);
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let in_claude = p.parent().is_some_and(|d| d.ends_with(".claude"));
+                let registration = is_hook_registration(p)
+                    || (u.glob && in_claude && paths::glob_matches(&name, "settings.json"));
+                registration.then(|| Hit {
+                    path: u.text.clone(),
+                    what: "a hook registration",
+                    how: how.clone(),
+                })
+            }
+        }
+    }
+
+    /// The first protected location an inline script mentions.
+    pub fn script_hit(&self, program: &str, text: &str) -> Option<Hit> {
+        let how = format!("a {program} one-liner mentions it");
+        let lower = text.to_ascii_lowercase();
+        if lower.contains(".claude") && lower.contains("settings") && lower.contains(".json") {
+            return Some(Hit {
+                path: ".claude/settings*.json".into(),
+                what: "a hook registration",
+                how,
+            });
+        }
+        for token in text.split(|c: char| c.is_whitespace() || "'\"`()[]{},;<>=+".contains(c)) {
+            let expanded = match (&self.home, token) {
+                (Some(h), t) if t.starts_with("~/") => format!("{}{}", h.display(), &t[1..]),
+                (Some(h), t) if t.contains("$HOME") || t.contains("${HOME}") => t
+                    .replace("${HOME}", &h.to_string_lossy())
+                    .replace("$HOME", &h.to_string_lossy()),
+                (_, t) => t.to_string(),
+            };
+            if !expanded.starts_with('/') {
+                continue;
+            }
+            let p = paths::normalise(Path::new(&expanded));
+            if let Some(what) = self.protects(&p) {
+                return Some(Hit {
+                    path: p.display().to_string(),
+                    what,
+                    how,
+                });
+            }
+        }
+        // Paths built from parts (`Path.home() / ".local/state/agent-guards"`).
+        if lower.contains("agent-guards")
+            && [".local/state", ".local/share", ".config", "/bin"]
+                .iter()
+                .any(|s| lower.contains(s))
+        {
+            return Some(Hit {
+                path: "agent-guards files".into(),
+                what: "the agent-guards files",
+                how,
+            });
+        }
+        None
+    }
+
+    /// Every protected location a Bash command reaches.
+    pub fn bash_hits(&self, facts: &BashFacts) -> Vec<Hit> {
+        let mut out: Vec<Hit> = facts.paths.iter().filter_map(|u| self.hit(u)).collect();
+        out.extend(
+            facts
+                .scripts
+                .iter()
+                .filter_map(|s| self.script_hit(&s.program, &s.text)),
+        );
+        out
+    }
+}
+
+fn literal_dir(pattern: &str) -> &str {
+    let end = pattern.find(['*', '?', '[']).unwrap_or(pattern.len());
+    match pattern[..end].rfind('/') {
+        Some(0) => "/",
+        Some(i) => &pattern[..i],
+        None => "",
+    }
+}
+
+impl PathUse {
+    fn program_label(&self) -> String {
+        if self.program.is_empty() {
+            "a redirection".to_string()
+        } else {
+            format!("`{}`", self.program)
+        }
+    }
+}
+
+/// `settings*.json` directly in a `.claude` folder.
+pub fn is_hook_registration(path: &Path) -> bool {
+    let in_claude = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == ".claude");
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    in_claude && name.starts_with("settings") && name.ends_with(".json")
+}
+
+/// Durable memory: `CLAUDE.md`/`CLAUDE.local.md` anywhere, and agents, commands, skills, rules
+/// and memory under a `.claude` folder (including `~/.claude/projects/*/memory`).
+pub fn is_durable_memory(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    if name == "CLAUDE.md" || name == "CLAUDE.local.md" {
+        return true;
+    }
+    let comps: Vec<String> = path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    comps.iter().enumerate().any(|(i, c)| {
+        c == ".claude"
+            && comps.get(i + 1).is_some_and(|n| {
+                matches!(
+                    n.as_str(),
+                    "agents" | "commands" | "skills" | "rules" | "memory" | "memories"
+                ) || (n == "projects" && comps[i + 2..].iter().any(|m| m == "memory"))
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bash_facts::{analyse, Env};
+
+    fn protected() -> Protected {
+        let env = |k: &str| match k {
+            "HOME" => Some("/home/u".to_string()),
+            "XDG_STATE_HOME" => Some("/x/state".to_string()),
+            _ => None,
+        };
+        Protected::from_env(&env, Some(Path::new("/opt/ag/bin/integrity-signals")))
+    }
+
+    fn hits(cmd: &str) -> Vec<Hit> {
+        let p = protected();
+        let env = Env {
+            cwd: Some(Path::new("/work/proj")),
+            home: Some(Path::new("/home/u")),
+        };
+        p.bash_hits(&analyse(cmd, &env))
+    }
+
+    #[test]
+    fn issue_tamper_commands_are_hits() {
+        for cmd in [
+            "echo '{}' > ~/.claude/settings.json",
+            "sed -i 's/deny/allow/' .claude/settings.local.json",
+            "rm ~/.local/share/agent-guards/bin/gh-write-guard",
+            "echo x >> /x/state/agent-guards/sessions/s/audit.jsonl",
+            "cd ~/.claude && tee settings.json < /tmp/x",
+            "cp /tmp/evil.json $HOME/.claude/settings.json",
+            "cp /tmp/settings.json ~/.claude/",
+            "mv ~/.config/agent-guards/config.toml /tmp/",
+            "ln -sf /dev/null /home/u/.local/share/agent-guards/bin/egress-audit",
+            "chmod -x /opt/ag/bin/gh-write-guard",
+            "truncate -s0 ~/.local/state/agent-guards/sessions/s/ledger.json",
+            "dd if=/dev/zero of=/home/u/.local/share/agent-guards/bin/x",
+            "install -m755 evil /opt/ag/bin/egress-audit",
+            "rm -rf ~/.local",
+            "rm ~/.local/share/agent-guards/bin/*",
+            "bash -c 'echo {} > ~/.claude/settings.json'",
+            "python3 -c \"open('/home/u/.claude/settings.json','w').write('{}')\"",
+            "node -e \"require('fs').writeFileSync(require('os').homedir()+'/.claude/settings.local.json','{}')\"",
+            "vim ~/.config/agent-guards/config.toml",
+            "perl -pi -e 's/a/b/' .claude/settings.json",
+        ] {
+            assert!(!hits(cmd).is_empty(), "not denied: {cmd}");
+        }
+    }
+
+    #[test]
+    fn read_only_uses_and_other_json_are_not_hits() {
+        for cmd in [
+            "cat ~/.claude/settings.json",
+            "jq .hooks ~/.claude/settings.json",
+            "grep -n hooks .claude/settings.local.json",
+            "diff ~/.claude/settings.json /tmp/x.json",
+            "cp ~/.claude/settings.json /tmp/backup.json",
+            "ls -la ~/.local/share/agent-guards/bin",
+            "sha256sum /opt/ag/bin/egress-audit",
+            "echo '{}' > package.json",
+            "echo '{}' > ~/.claude/keybindings.json",
+            "sed -i s/a/b/ config/settings.json",
+            "tail -n 5 ~/.local/state/agent-guards/sessions/s/audit.jsonl",
+            "rm -rf build target",
+        ] {
+            assert!(hits(cmd).is_empty(), "denied: {cmd}: {:?}", hits(cmd));
+        }
+    }
+
+    #[test]
+    fn paths_and_memory() {
+        let p = protected();
+        assert_eq!(
+            p.protects(Path::new("/home/u/.claude/settings.json")),
+            Some("a hook registration")
+        );
+        assert_eq!(
+            p.protects(Path::new("/w/.claude/settings.local.json")),
+            Some("a hook registration")
+        );
+        assert!(p.protects(Path::new("/w/settings.json")).is_none());
+        assert!(p
+            .protects(Path::new("/x/state/agent-guards/sessions/s/ledger.json"))
+            .is_some());
+        assert!(p
+            .protects(Path::new("/home/u/.config/agent-guards/config.toml"))
+            .is_some());
+        assert!(is_durable_memory(Path::new("/w/CLAUDE.md")));
+        assert!(is_durable_memory(Path::new("/w/.claude/agents/x.md")));
+        assert!(is_durable_memory(Path::new(
+            "/home/u/.claude/projects/-w/memory/notes.md"
+        )));
+        assert!(!is_durable_memory(Path::new("/w/README.md")));
+    }
+}

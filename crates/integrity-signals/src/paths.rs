@@ -1,0 +1,175 @@
+//! Paths as the rules compare them: absolute, lexically normalised, `~` expanded; plus the small
+//! glob matcher that decides whether a pattern a command names could reach a given path.
+//!
+//! Normalisation is lexical (no file system access): a hook judges the text of a call before it
+//! runs, and the path it names may not exist yet.
+
+use std::path::{Component, Path, PathBuf};
+
+/// Removes `.` and resolves `..` lexically; a `..` above the root stays at the root.
+pub fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() && !path.is_absolute() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// `text` as an absolute normalised path: `~` and `~/...` use `home`, a relative path is joined to
+/// `base`. `None` when it cannot be made absolute (no base, no home).
+pub fn absolute(text: &str, base: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+    let expanded: PathBuf = if text == "~" {
+        home?.to_path_buf()
+    } else if let Some(rest) = text.strip_prefix("~/") {
+        home?.join(rest)
+    } else {
+        PathBuf::from(text)
+    };
+    if expanded.is_absolute() {
+        return Some(normalise(&expanded));
+    }
+    Some(normalise(&base?.join(expanded)))
+}
+
+/// True when `path` is `root` or inside it (component-wise; `/scoring2` is not in `/scoring`).
+pub fn is_within(path: &Path, root: &Path) -> bool {
+    path.starts_with(root)
+}
+
+/// True when `text` holds an unquoted glob character the shell would expand.
+pub fn has_glob(text: &str) -> bool {
+    text.contains(['*', '?', '['])
+}
+
+/// Shell-style match of a whole string: `*` any run (also across `/`, which only widens what a
+/// pattern may reach), `?` one character, `[...]` one character of a class (treated as any).
+pub fn glob_matches(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if pi < p.len() && p[pi] == '[' {
+            // A class matches one character; find its end.
+            match p[pi + 1..].iter().position(|c| *c == ']') {
+                Some(end) => {
+                    pi += end + 2;
+                    ti += 1;
+                }
+                None if t[ti] == '[' => {
+                    pi += 1;
+                    ti += 1;
+                }
+                None => match backtrack(&mut star, &mut pi, &mut ti) {
+                    true => {}
+                    false => return false,
+                },
+            }
+        } else if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if !backtrack(&mut star, &mut pi, &mut ti) {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+fn backtrack(star: &mut Option<(usize, usize)>, pi: &mut usize, ti: &mut usize) -> bool {
+    match star {
+        Some((sp, st)) => {
+            *st += 1;
+            *pi = *sp + 1;
+            *ti = *st;
+            true
+        }
+        None => false,
+    }
+}
+
+/// True when a glob `pattern` (absolute) could name `target` or something inside it.
+pub fn glob_reaches(pattern: &str, target: &Path) -> bool {
+    let t = target.to_string_lossy();
+    glob_matches(pattern, &t) || glob_matches(pattern, &format!("{t}/x")) || {
+        // The literal directory part before the first glob character inside the target.
+        let lit_end = pattern.find(['*', '?', '[']).unwrap_or(pattern.len());
+        let lit = &pattern[..lit_end];
+        let dir = match lit.rfind('/') {
+            Some(i) => &lit[..i.max(1)],
+            None => "",
+        };
+        !dir.is_empty() && Path::new(dir).starts_with(target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalises_lexically() {
+        assert_eq!(normalise(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(normalise(Path::new("/../x")), PathBuf::from("/x"));
+        assert_eq!(normalise(Path::new("a/../../b")), PathBuf::from("../b"));
+    }
+
+    #[test]
+    fn absolute_expands_home_and_base() {
+        let h = Path::new("/home/u");
+        let b = Path::new("/w/p");
+        assert_eq!(
+            absolute("~/.claude", Some(b), Some(h)),
+            Some(PathBuf::from("/home/u/.claude"))
+        );
+        assert_eq!(
+            absolute("../q", Some(b), Some(h)),
+            Some(PathBuf::from("/w/q"))
+        );
+        assert_eq!(absolute("x", None, Some(h)), None);
+        assert_eq!(
+            absolute("/etc//passwd", None, None),
+            Some(PathBuf::from("/etc/passwd"))
+        );
+    }
+
+    #[test]
+    fn within_is_component_wise() {
+        assert!(is_within(Path::new("/scoring/a"), Path::new("/scoring")));
+        assert!(is_within(Path::new("/scoring"), Path::new("/scoring")));
+        assert!(!is_within(Path::new("/scoring2"), Path::new("/scoring")));
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_matches(
+            "/h/.claude/settings*.json",
+            "/h/.claude/settings.local.json"
+        ));
+        assert!(glob_matches("/scor?ng", "/scoring"));
+        assert!(glob_matches("/s[a-z]oring", "/scoring"));
+        assert!(!glob_matches("/h/*.txt", "/h/a.json"));
+        assert!(glob_reaches(
+            "/h/.local/share/agent-guards/bin/*",
+            Path::new("/h/.local/share/agent-guards")
+        ));
+        assert!(glob_reaches(
+            "/h/.local/*",
+            Path::new("/h/.local/share/agent-guards")
+        ));
+        assert!(!glob_reaches(
+            "/w/src/*.rs",
+            Path::new("/h/.local/share/agent-guards")
+        ));
+    }
+}
