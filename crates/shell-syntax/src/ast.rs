@@ -110,7 +110,7 @@ pub struct PipeElem {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Simple(SimpleCommand),
-    Compound(CompoundCommand),
+    Compound(Box<CompoundCommand>),
     Function(FunctionDef),
     Coproc(Coproc),
 }
