@@ -66,10 +66,7 @@ pub(crate) fn parse_script(src: &str, limits: &Limits) -> (Script, Option<Syntax
         bodies: Vec::new(),
     };
     let mut p = Parser::new(src, 0, src.len(), &mut sh);
-    let (mut script, err) = p.top_level();
-    let bodies = std::mem::take(&mut sh.bodies);
-    heredoc::fill(&mut script, &bodies);
-    (script, err)
+    p.top_level()
 }
 
 const CLOSERS: &[&str] = &["then", "else", "elif", "fi", "do", "done", "esac", "}"];
@@ -259,6 +256,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     /// that failed (bash reads and runs a script one complete line at a time).
     fn top_level(&mut self) -> (Script, Option<SyntaxError>) {
         let mut items: Vec<ListItem> = Vec::new();
+        let mut fill_from: Option<usize> = None;
         let mut complete = 0;
         let mut unparsed_from = 0;
         let result = (|| -> PResult<()> {
@@ -277,9 +275,19 @@ impl<'s, 'b> Parser<'s, 'b> {
                     }
                     _ => {}
                 }
+                let heredocs_before = self.sh.heredocs;
                 let item = self.list_item()?;
                 let ends_line = item.terminator == Terminator::Newline;
+                if self.sh.heredocs > heredocs_before && fill_from.is_none() {
+                    fill_from = Some(items.len());
+                }
                 items.push(item);
+                // Bodies are all read once no heredoc is pending: attach them now, walking
+                // only the items that have heredocs (keeps the cost linear).
+                if let Some(f) = fill_from.filter(|_| self.pending.is_empty()) {
+                    heredoc::fill(&mut items[f..], &mut self.sh.bodies);
+                    fill_from = None;
+                }
                 if ends_line {
                     complete = items.len();
                     unparsed_from = self.pos;
@@ -291,6 +299,9 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
             }
         })();
+        if let Some(f) = fill_from {
+            heredoc::fill(&mut items[f..], &mut self.sh.bodies);
+        }
         let err = result.err().map(|(kind, pos)| {
             items.truncate(complete);
             SyntaxError {
@@ -426,7 +437,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             self.skip_blanks()?;
         }
-        let mut commands = Vec::new();
+        let mut commands = Vec::with_capacity(1);
         // `time` and `!` may stand alone.
         if (time.is_some() || negations > 0) && self.at_pipeline_end() {
             return Ok(Pipeline {
@@ -488,7 +499,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         let start = self.pos;
         if let Some(kind) = self.compound_start() {
             let c = self.compound(kind, start)?;
-            return Ok(Command::Compound(c));
+            return Ok(Command::Compound(Box::new(c)));
         }
         match self.reserved() {
             Some("function") => return self.function_keyword(start),
