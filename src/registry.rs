@@ -20,6 +20,7 @@ pub const BINARIES: &[&str] = &[
     "model-tier-guard",
     "tool-containment",
     "stray-process-sweep",
+    "integrity-signals",
 ];
 
 /// The binary that is also `CLAUDE_CODE_SHELL_PREFIX` where a containment backend works.
@@ -79,4 +80,9 @@ pub const REGISTRATIONS: &[Registration] = &[
         SESSION_END_TIMEOUT,
     ),
     reg("stray-process-sweep", "SessionStart", None, Some(10)),
+    reg("integrity-signals", "PreToolUse", None, Some(10)),
+    reg("integrity-signals", "PostToolUse", None, Some(10)),
+    reg("integrity-signals", "PostToolUseFailure", None, Some(10)),
+    reg("integrity-signals", "Stop", None, Some(10)),
+    reg("integrity-signals", "SessionEnd", None, SESSION_END_TIMEOUT),
 ];

@@ -264,8 +264,15 @@ mod tests {
         let mut s = parse(&text).unwrap();
         install(&mut s, REGISTRATIONS, Path::new(BIN));
         let v = Value::Object(s);
-        assert_eq!(v["hooks"]["Stop"].as_array().unwrap().len(), 1);
+        // egress-audit's entry was replaced where it stood; other Stop hooks of ours got groups.
+        assert_eq!(v["hooks"]["Stop"][0]["hooks"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            v["hooks"]["Stop"][0]["hooks"][0]["command"],
+            format!("{BIN}/egress-audit")
+        );
         assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["args"], json!([]));
+        let stop_regs = REGISTRATIONS.iter().filter(|r| r.event == "Stop").count();
+        assert_eq!(v["hooks"]["Stop"].as_array().unwrap().len(), stop_regs);
         assert_eq!(v["hooks"]["Stop"][0]["hooks"][1]["command"], "/x");
     }
 }
