@@ -1,6 +1,7 @@
 //! `agent-guards`: the admin binary behind `install.sh` — install, uninstall.
 
 mod install;
+mod plugin_layout;
 mod registry;
 mod report;
 mod settings_merge;
@@ -14,6 +15,7 @@ usage:
   agent-guards install   [--from DIR] [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
   agent-guards uninstall [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
   agent-guards report    [--prefix DIR] [--settings FILE | --project DIR] [--json]
+  agent-guards plugin    --out DIR [--from DIR]   write a Claude Code plugin folder (hooks, bin/)
   agent-guards --help | --version
 
   --from DIR      where the built binaries are (default: this binary's folder)
@@ -49,6 +51,7 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             return Ok(vec![format!("agent-guards {}", env!("CARGO_PKG_VERSION"))])
         }
         "install" | "uninstall" | "report" => {}
+        "plugin" => return plugin(&args[1..]),
         other => {
             return Err(format!(
                 "unknown command {other:?} (see agent-guards --help)"
@@ -119,6 +122,34 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             })
         }
     }
+}
+
+fn plugin(args: &[String]) -> Result<Vec<String>, String> {
+    let mut out = None;
+    let mut from = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("."));
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--out" => out = args.get(i + 1).map(PathBuf::from),
+            "--from" => {
+                from = args
+                    .get(i + 1)
+                    .map(PathBuf::from)
+                    .ok_or("--from needs a value")?
+            }
+            other => {
+                return Err(format!(
+                    "unknown option {other:?} (see agent-guards --help)"
+                ))
+            }
+        }
+        i += 2;
+    }
+    let out = out.ok_or("plugin needs --out DIR")?;
+    plugin_layout::write(&out, &from)
 }
 
 fn guard_config_path(home: &std::path::Path) -> Option<PathBuf> {
