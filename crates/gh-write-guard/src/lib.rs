@@ -22,6 +22,8 @@ pub mod g4_branch_rules;
 pub mod g5_review_helper;
 pub mod g6_primary_checkout;
 pub mod g7_wait_loops;
+pub mod gh_api;
+pub mod gh_cli;
 pub mod gh_config;
 pub mod git_args;
 pub mod hook;
