@@ -268,6 +268,11 @@ fn read_subs(top: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// Whether `top` is one of gh's own commands (an alias cannot shadow it).
+pub fn is_builtin(top: &str) -> bool {
+    top == "api" || READ_ONLY_TOP.contains(&top) || read_subs(top).is_some()
+}
+
 /// Whether `gh <args>` (after alias expansion) writes to GitHub or its credentials: the
 /// inventory of `github-api.md` §3.5. An unknown top-level word counts as a write (an extension
 /// or an alias that did not resolve). `gh api` is decided by [`crate::gh_api`]; this answers

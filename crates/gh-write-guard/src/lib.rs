@@ -25,10 +25,13 @@ pub mod g7_wait_loops;
 pub mod gh_api;
 pub mod gh_cli;
 pub mod gh_config;
+pub mod git_push;
+pub mod git_alias;
 pub mod git_args;
 pub mod hook;
 pub mod judge;
 pub mod location;
+pub mod operations;
 pub mod real_world;
 pub mod world;
 
