@@ -66,7 +66,9 @@ fn hidden(inv: &Invocation, a: &Analysis<'_>, unit: usize) -> Option<String> {
             let view = &a.units[unit].view;
             let last = view.invocations[inv.index + 1..].iter().find(|o| {
                 o.origin == inv.origin
-                    && o.context.pipeline.is_some_and(|q| q.len == p.len && q.index + 1 == q.len)
+                    && o.context
+                        .pipeline
+                        .is_some_and(|q| q.len == p.len && q.index + 1 == q.len)
             })?;
             if last
                 .redirects

@@ -18,7 +18,10 @@ fn url_safe(c: char) -> bool {
 /// characters, or the legacy `MD` + 12+ alphanumerics. To tell ids from GraphQL enum values
 /// (`REQUEST_CHANGES`), the tail must hold a lower-case letter or a digit.
 pub fn is_node_id(token: &str) -> bool {
-    let mixed = |t: &str| t.chars().any(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    let mixed = |t: &str| {
+        t.chars()
+            .any(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    };
     if let Some((prefix, tail)) = token.split_once('_') {
         if (1..=5).contains(&prefix.len())
             && prefix.chars().all(|c| c.is_ascii_uppercase())
@@ -86,12 +89,31 @@ mod tests {
 
     #[test]
     fn node_id_shapes() {
-        for id in ["PRRT_kwDOabc123def", "PR_kwDOAbCdEf12345", "I_kwDOabcdefghij1", "IC_kwDOABCDEFGH12", "BOT_kgDOabcdef1234", "MDExOlB1bGxSZXF1ZXN0MQ"] {
+        for id in [
+            "PRRT_kwDOabc123def",
+            "PR_kwDOAbCdEf12345",
+            "I_kwDOabcdefghij1",
+            "IC_kwDOABCDEFGH12",
+            "BOT_kgDOabcdef1234",
+            "MDExOlB1bGxSZXF1ZXN0MQ",
+        ] {
             assert!(is_node_id(id), "{id}");
         }
-        for not in ["REQUEST_CHANGES", "PR_short", "pr_kwDOabc123def", "ABCDEF_kwDOabc123def", "$ID", "PULL_REQUEST_REVIEW"] {
+        for not in [
+            "REQUEST_CHANGES",
+            "PR_short",
+            "pr_kwDOabc123def",
+            "ABCDEF_kwDOabc123def",
+            "$ID",
+            "PULL_REQUEST_REVIEW",
+        ] {
             assert!(!is_node_id(not), "{not}");
         }
-        assert_eq!(node_ids_in("mutation{resolveReviewThread(input:{threadId:\"PRRT_kwDOabc123def\"}){x}}"), vec!["PRRT_kwDOabc123def"]);
+        assert_eq!(
+            node_ids_in(
+                "mutation{resolveReviewThread(input:{threadId:\"PRRT_kwDOabc123def\"}){x}}"
+            ),
+            vec!["PRRT_kwDOabc123def"]
+        );
     }
 }

@@ -119,7 +119,9 @@ pub fn targets(op: &Op, a: &Analysis<'_>) -> Vec<Target> {
             if top == "repo" && REPO_OPERAND_WRITES.contains(&sub) {
                 if let Some(first) = args.positionals.first() {
                     match first {
-                        Some(v) if v.contains('/') => push_value(&mut out, Some(v), "repository operand"),
+                        Some(v) if v.contains('/') => {
+                            push_value(&mut out, Some(v), "repository operand")
+                        }
                         Some(_) => {}
                         None => push_value(&mut out, None, "repository operand"),
                     }
@@ -188,7 +190,10 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                         continue;
                     }
                     let covered = if repo == "*" {
-                        grant.entries.iter().any(|(o, _)| o.eq_ignore_ascii_case(&owner))
+                        grant
+                            .entries
+                            .iter()
+                            .any(|(o, _)| o.eq_ignore_ascii_case(&owner))
                     } else {
                         grant.covers(&owner, &repo)
                     };
@@ -213,7 +218,10 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 }
                 Target::Unknown { via } => out.push(Finding::deny(
                     Requirement::G3,
-                    format!("{} aimed at a repository decided at run time ({via})", op.label()),
+                    format!(
+                        "{} aimed at a repository decided at run time ({via})",
+                        op.label()
+                    ),
                     "Name the repository literally so its owner can be checked.",
                     json!({"via": via, "origin": origin.to_string()}),
                 )),
@@ -231,7 +239,10 @@ mod tests {
     fn repo_values() {
         assert_eq!(parse_repo("o/r"), Some(("o".into(), "r".into())));
         assert_eq!(parse_repo("github.com/o/r"), Some(("o".into(), "r".into())));
-        assert_eq!(parse_repo("https://github.com/o/r.git"), Some(("o".into(), "r".into())));
+        assert_eq!(
+            parse_repo("https://github.com/o/r.git"),
+            Some(("o".into(), "r".into()))
+        );
         assert_eq!(parse_repo("{owner}/{repo}"), None);
         assert_eq!(parse_repo("name"), None);
     }

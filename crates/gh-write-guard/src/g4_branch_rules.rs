@@ -19,7 +19,8 @@ use crate::world::{Destination, RulesOutcome};
 use branch_rules::{blocking_rule, FailClosedPolicy, PushKind};
 use serde_json::json;
 
-const REMEDY: &str = "Open a pull request instead, or hand the maintainer the exact command to run.";
+const REMEDY: &str =
+    "Open a pull request instead, or hand the maintainer the exact command to run.";
 
 /// Subcommands that run hooks a `core.hooksPath` override or `--no-verify` would skip.
 const HOOKED: [&str; 5] = ["commit", "merge", "push", "am", "pull"];
@@ -46,7 +47,9 @@ fn command_text(a: &Analysis<'_>, op: &Op) -> String {
 /// `-n` inside a `git commit` short cluster (`-nm`, `-an`; not `-mn`, where `n` is the message).
 fn commit_no_verify(call: &GitCall) -> bool {
     for a in &call.args {
-        let Some(v) = a.value.as_deref() else { continue };
+        let Some(v) = a.value.as_deref() else {
+            continue;
+        };
         if v == "--" {
             return false;
         }
@@ -78,7 +81,10 @@ fn explicit_git_bypass(call: &GitCall) -> Option<String> {
         .find(|c| c.key == "core.hookspath" || c.key.is_empty())
     {
         return Some(if c.key.is_empty() {
-            format!("git {sub} with a config setting decided at run time ({})", c.via)
+            format!(
+                "git {sub} with a config setting decided at run time ({})",
+                c.via
+            )
         } else {
             format!("git {sub} with core.hooksPath overridden ({})", c.via)
         });
@@ -106,7 +112,12 @@ fn api_shape(api: &ApiCall) -> Option<ApiShape> {
         return Some(ApiShape::Protection(path));
     }
     // repos/o/r/git/refs/heads/<branch...>
-    if parts.len() >= 7 && parts[0] == "repos" && parts[3] == "git" && parts[4] == "refs" && parts[5] == "heads" {
+    if parts.len() >= 7
+        && parts[0] == "repos"
+        && parts[3] == "git"
+        && parts[4] == "refs"
+        && parts[5] == "heads"
+    {
         let branch = parts[6..].join("/");
         let method = api.method.as_deref().unwrap_or("POST");
         let kind = if method == "DELETE" {
@@ -166,9 +177,7 @@ fn judge_update(
         ));
     };
     let outcome = a.world.rules().rules_for(host, owner, repo, branch);
-    let evidence = |extra: serde_json::Value| {
-        json!({"repository": format!("{host}/{owner}/{repo}"), "branch": branch, "kind": update.kind, "rules": format!("{outcome:?}"), "command": command_text(a, op), "detail": extra})
-    };
+    let evidence = |extra: serde_json::Value| json!({"repository": format!("{host}/{owner}/{repo}"), "branch": branch, "kind": update.kind, "rules": format!("{outcome:?}"), "command": command_text(a, op), "detail": extra});
     match &outcome {
         RulesOutcome::Known { rules, .. } => {
             let rule = blocking_rule(rules, update.kind)?;
@@ -257,7 +266,12 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     out
 }
 
-fn check_push(a: &Analysis<'_>, op: &Op, call: &GitCall, policy: &FailClosedPolicy) -> Vec<Finding> {
+fn check_push(
+    a: &Analysis<'_>,
+    op: &Op,
+    call: &GitCall,
+    policy: &FailClosedPolicy,
+) -> Vec<Finding> {
     let plan = git_push::plan(call, op.dir.as_deref(), a.world);
     let mut out = Vec::new();
     if plan.nothing.is_some() {
@@ -269,11 +283,25 @@ fn check_push(a: &Analysis<'_>, op: &Op, call: &GitCall, policy: &FailClosedPoli
                 match d {
                     Destination::GitHub(slug) => {
                         for u in &plan.updates {
-                            out.extend(judge_update(a, op, &slug.host, &slug.owner, &slug.repo, u, policy));
+                            out.extend(judge_update(
+                                a,
+                                op,
+                                &slug.host,
+                                &slug.owner,
+                                &slug.repo,
+                                u,
+                                policy,
+                            ));
                         }
                     }
                     Destination::GitHubUnrecognised { host, url } => {
-                        out.extend(undeterminable(a, op, &plan.updates, policy, &format!("{url} on {host} names no repository")));
+                        out.extend(undeterminable(
+                            a,
+                            op,
+                            &plan.updates,
+                            policy,
+                            &format!("{url} on {host} names no repository"),
+                        ));
                     }
                     Destination::OtherHost { .. } | Destination::Local { .. } => {}
                 }
@@ -294,12 +322,22 @@ fn undeterminable(
 ) -> Vec<Finding> {
     updates
         .iter()
-        .filter(|u| u.branch.as_deref().is_none_or(|b| policy.denies_undeterminable(b)))
+        .filter(|u| {
+            u.branch
+                .as_deref()
+                .is_none_or(|b| policy.denies_undeterminable(b))
+        })
         .map(|u| {
-            let branch = u.branch.as_deref().unwrap_or("a branch decided at run time");
+            let branch = u
+                .branch
+                .as_deref()
+                .unwrap_or("a branch decided at run time");
             Finding::deny(
                 Requirement::G4,
-                format!("{} {branch}: where the push goes could not be determined", kind_word(u.kind)),
+                format!(
+                    "{} {branch}: where the push goes could not be determined",
+                    kind_word(u.kind)
+                ),
                 format!("{REMEDY} Command: {}", command_text(a, op)),
                 json!({"cause": cause, "kind": u.kind, "command": command_text(a, op)}),
             )
@@ -321,14 +359,26 @@ mod tests {
 
     #[test]
     fn commit_clusters() {
-        for deny in ["git commit -n -m x", "git commit -nm x", "git commit -an", "git commit --no-verify"] {
+        for deny in [
+            "git commit -n -m x",
+            "git commit -nm x",
+            "git commit -an",
+            "git commit --no-verify",
+        ] {
             assert!(explicit_git_bypass(&git(deny)).is_some(), "{deny}");
         }
-        for allow in ["git commit -mn", "git commit -m 'x -n'", "git commit -m x -- -n", "git status -n"] {
+        for allow in [
+            "git commit -mn",
+            "git commit -m 'x -n'",
+            "git commit -m x -- -n",
+            "git status -n",
+        ] {
             assert!(explicit_git_bypass(&git(allow)).is_none(), "{allow}");
         }
         assert!(explicit_git_bypass(&git("git -c core.hooksPath=/dev/null commit")).is_some());
-        assert!(explicit_git_bypass(&git("git -c core.hooksPath=.githooks config --list")).is_none());
+        assert!(
+            explicit_git_bypass(&git("git -c core.hooksPath=.githooks config --list")).is_none()
+        );
         assert!(explicit_git_bypass(&git("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/x git commit -m y")).is_some());
     }
 }

@@ -21,22 +21,17 @@ pub const THREAD_MUTATIONS: [&str; 4] = [
 /// Whether a REST path is `repos/o/r/pulls/<n>/comments/<id>/replies`.
 fn is_replies_path(path: &str) -> Option<(String, String)> {
     let p: Vec<&str> = path.split('/').collect();
-    (p.len() == 8
-        && p[0] == "repos"
-        && p[3] == "pulls"
-        && p[5] == "comments"
-        && p[7] == "replies")
+    (p.len() == 8 && p[0] == "repos" && p[3] == "pulls" && p[5] == "comments" && p[7] == "replies")
         .then(|| (p[1].to_string(), p[2].to_string()))
 }
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
-    let Some(helper) = a
-        .cx
-        .config
-        .review_helper
-        .as_deref()
-        .map(str::trim)
-        .filter(|h| !h.is_empty())
+    let Some(helper) =
+        a.cx.config
+            .review_helper
+            .as_deref()
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
     else {
         return Vec::new();
     };
@@ -52,7 +47,10 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         }
         if api.graphql {
             let shape = match &api.query {
-                Query::Text(q) => THREAD_MUTATIONS.iter().find(|m| has_word(q, m)).map(|m| m.to_string()),
+                Query::Text(q) => THREAD_MUTATIONS
+                    .iter()
+                    .find(|m| has_word(q, m))
+                    .map(|m| m.to_string()),
                 Query::Unreadable(why) => Some(format!("an unreadable GraphQL body ({why})")),
                 Query::Absent => None,
             };

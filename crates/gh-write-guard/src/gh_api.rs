@@ -100,7 +100,11 @@ impl ApiCall {
             None if !fields.is_empty() || input => Some("POST".into()),
             None => Some("GET".into()),
         };
-        let hostname = g.values(&["--hostname"]).last().flatten().map(str::to_string);
+        let hostname = g
+            .values(&["--hostname"])
+            .last()
+            .flatten()
+            .map(str::to_string);
         let graphql = endpoint
             .as_deref()
             .map(|e| {
@@ -145,7 +149,11 @@ impl ApiCall {
     /// method other than GET/HEAD (an unknown method counts as a write).
     pub fn is_write(&self) -> bool {
         if self.graphql {
-            return self.is_mutation() || self.method.as_deref().is_some_and(|m| m != "GET" && m != "POST" && m != "HEAD");
+            return self.is_mutation()
+                || self
+                    .method
+                    .as_deref()
+                    .is_some_and(|m| m != "GET" && m != "POST" && m != "HEAD");
         }
         !matches!(self.method.as_deref(), Some("GET") | Some("HEAD"))
     }
@@ -241,14 +249,40 @@ mod tests {
     #[test]
     fn method_inference_in_every_spelling() {
         assert_eq!(api("gh api repos/o/r").method.as_deref(), Some("GET"));
-        assert_eq!(api("gh api repos/o/r -f a=b").method.as_deref(), Some("POST"));
-        assert_eq!(api("gh api repos/o/r -fa=b").method.as_deref(), Some("POST"));
-        assert_eq!(api("gh api repos/o/r --raw-field=a=b").method.as_deref(), Some("POST"));
-        assert_eq!(api("gh api repos/o/r --input x.json").method.as_deref(), Some("POST"));
-        assert_eq!(api("gh api repos/o/r -XDELETE").method.as_deref(), Some("DELETE"));
-        assert_eq!(api("gh api repos/o/r -X=patch").method.as_deref(), Some("PATCH"));
-        assert_eq!(api("gh api repos/o/r --method=PUT").method.as_deref(), Some("PUT"));
-        assert_eq!(api("gh api repos/o/r --method GET -f a=1").method.as_deref(), Some("GET"));
+        assert_eq!(
+            api("gh api repos/o/r -f a=b").method.as_deref(),
+            Some("POST")
+        );
+        assert_eq!(
+            api("gh api repos/o/r -fa=b").method.as_deref(),
+            Some("POST")
+        );
+        assert_eq!(
+            api("gh api repos/o/r --raw-field=a=b").method.as_deref(),
+            Some("POST")
+        );
+        assert_eq!(
+            api("gh api repos/o/r --input x.json").method.as_deref(),
+            Some("POST")
+        );
+        assert_eq!(
+            api("gh api repos/o/r -XDELETE").method.as_deref(),
+            Some("DELETE")
+        );
+        assert_eq!(
+            api("gh api repos/o/r -X=patch").method.as_deref(),
+            Some("PATCH")
+        );
+        assert_eq!(
+            api("gh api repos/o/r --method=PUT").method.as_deref(),
+            Some("PUT")
+        );
+        assert_eq!(
+            api("gh api repos/o/r --method GET -f a=1")
+                .method
+                .as_deref(),
+            Some("GET")
+        );
         assert!(!api("gh api repos/o/r -X GET -f page=1").is_write());
         assert_eq!(api("gh api repos/o/r -X \"$M\"").method, None);
         assert!(api("gh api repos/o/r -X \"$M\"").is_write());
@@ -272,8 +306,14 @@ mod tests {
         let want = Some(("o".to_string(), "r".to_string()));
         assert_eq!(t("gh api repos/o/r/issues -f a=b"), want);
         assert_eq!(t("gh api /repos/o/r/issues"), want);
-        assert_eq!(t("gh api 'https://api.github.com/repos/o/r/issues?x=1'"), want);
-        assert_eq!(t("gh api https://ghe.example/api/v3/repos/o/r/issues"), want);
+        assert_eq!(
+            t("gh api 'https://api.github.com/repos/o/r/issues?x=1'"),
+            want
+        );
+        assert_eq!(
+            t("gh api https://ghe.example/api/v3/repos/o/r/issues"),
+            want
+        );
         assert_eq!(t("gh api repos/{owner}/{repo}/issues"), None);
     }
 }

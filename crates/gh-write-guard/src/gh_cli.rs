@@ -40,7 +40,10 @@ pub struct GhArgs {
 
 impl GhArgs {
     /// Values of every occurrence of the named flags (short and long spellings).
-    pub fn values<'a>(&'a self, names: &'a [&'a str]) -> impl Iterator<Item = Option<&'a str>> + 'a {
+    pub fn values<'a>(
+        &'a self,
+        names: &'a [&'a str],
+    ) -> impl Iterator<Item = Option<&'a str>> + 'a {
         self.flags
             .iter()
             .filter(move |f| names.contains(&f.name.as_str()))
@@ -60,24 +63,116 @@ impl GhArgs {
 /// Long flags that take a value (the union over gh's commands). A long flag not listed here is
 /// boolean; `--flag=value` is read as a value either way.
 const VALUED_LONG: &[&str] = &[
-    "--repo", "--title", "--body", "--body-file", "--base", "--head", "--label", "--assignee",
-    "--milestone", "--project", "--reviewer", "--template", "--jq", "--json", "--state",
-    "--limit", "--search", "--author", "--subject", "--match-head-commit", "--author-email",
-    "--notes", "--notes-file", "--target", "--ref", "--field", "--raw-field", "--method",
-    "--header", "--input", "--hostname", "--cache", "--preview", "--color", "--description",
-    "--name", "--visibility", "--homepage", "--branch", "--workflow", "--job", "--env",
-    "--org", "--add-label", "--remove-label", "--add-assignee", "--remove-assignee",
-    "--add-reviewer", "--remove-reviewer", "--add-project", "--remove-project", "--user",
-    "--env-file", "--repos", "--app", "--gitignore", "--license", "--team", "--source",
-    "--remote", "--default-branch", "--fork-name", "--discussion-category", "--title-prefix",
-    "--owner", "--format", "--key", "--type", "--codespace", "--machine", "--status",
-    "--commit", "--event", "--reason", "--body-text", "--git-protocol", "--scopes",
-    "--with-token", "--secret", "--display-name", "--idle-timeout", "--retention-period",
-    "--devcontainer-path", "--location", "--id", "--field-id", "--single-select-options",
-    "--data-type", "--number", "--text", "--date", "--iteration-id", "--url", "--item-id",
-    "--project-id", "--target-repo", "--clobber-file", "--pin", "--shell", "--dir", "--depth",
-    "--exclude", "--pattern", "--sort", "--order", "--created", "--attempt", "--include-keys",
-    "--deny", "--mode",
+    "--repo",
+    "--title",
+    "--body",
+    "--body-file",
+    "--base",
+    "--head",
+    "--label",
+    "--assignee",
+    "--milestone",
+    "--project",
+    "--reviewer",
+    "--template",
+    "--jq",
+    "--json",
+    "--state",
+    "--limit",
+    "--search",
+    "--author",
+    "--subject",
+    "--match-head-commit",
+    "--author-email",
+    "--notes",
+    "--notes-file",
+    "--target",
+    "--ref",
+    "--field",
+    "--raw-field",
+    "--method",
+    "--header",
+    "--input",
+    "--hostname",
+    "--cache",
+    "--preview",
+    "--color",
+    "--description",
+    "--name",
+    "--visibility",
+    "--homepage",
+    "--branch",
+    "--workflow",
+    "--job",
+    "--env",
+    "--org",
+    "--add-label",
+    "--remove-label",
+    "--add-assignee",
+    "--remove-assignee",
+    "--add-reviewer",
+    "--remove-reviewer",
+    "--add-project",
+    "--remove-project",
+    "--user",
+    "--env-file",
+    "--repos",
+    "--app",
+    "--gitignore",
+    "--license",
+    "--team",
+    "--source",
+    "--remote",
+    "--default-branch",
+    "--fork-name",
+    "--discussion-category",
+    "--title-prefix",
+    "--owner",
+    "--format",
+    "--key",
+    "--type",
+    "--codespace",
+    "--machine",
+    "--status",
+    "--commit",
+    "--event",
+    "--reason",
+    "--body-text",
+    "--git-protocol",
+    "--scopes",
+    "--with-token",
+    "--secret",
+    "--display-name",
+    "--idle-timeout",
+    "--retention-period",
+    "--devcontainer-path",
+    "--location",
+    "--id",
+    "--field-id",
+    "--single-select-options",
+    "--data-type",
+    "--number",
+    "--text",
+    "--date",
+    "--iteration-id",
+    "--url",
+    "--item-id",
+    "--project-id",
+    "--target-repo",
+    "--clobber-file",
+    "--pin",
+    "--shell",
+    "--dir",
+    "--depth",
+    "--exclude",
+    "--pattern",
+    "--sort",
+    "--order",
+    "--created",
+    "--attempt",
+    "--include-keys",
+    "--deny",
+    "--mode",
 ];
 
 /// Short flags that take a value, per command (pflag shorthands differ between commands: `-f`
@@ -136,10 +231,7 @@ pub fn parse(args: &[Arg]) -> GhArgs {
             a.value.as_deref()
         };
         let Some(v) = v_opt else {
-            if !path_done && out.top.is_none() {
-                out.dynamic_command = true;
-                path_done = true;
-            } else if !path_done && out.sub.len() < wanted_sub {
+            if !path_done && (out.top.is_none() || out.sub.len() < wanted_sub) {
                 out.dynamic_command = true;
                 path_done = true;
             }
@@ -235,8 +327,18 @@ pub fn parse(args: &[Arg]) -> GhArgs {
 
 /// gh top-level commands that only read (or act locally), whatever follows.
 const READ_ONLY_TOP: &[&str] = &[
-    "browse", "search", "status", "completion", "help", "version", "org", "attestation",
-    "ruleset", "preview", "accessibility", "licenses",
+    "browse",
+    "search",
+    "status",
+    "completion",
+    "help",
+    "version",
+    "org",
+    "attestation",
+    "ruleset",
+    "preview",
+    "accessibility",
+    "licenses",
 ];
 
 /// For each top-level command that has writes: its subcommands that do not write.
@@ -246,8 +348,15 @@ fn read_subs(top: &str) -> Option<&'static [&'static str]> {
         "issue" => &["list", "view", "status"],
         "release" => &["list", "view", "download", "verify", "verify-asset"],
         "repo" => &[
-            "view", "list", "clone", "set-default", "gitignore", "license", "deploy-key list",
-            "autolink list", "autolink view",
+            "view",
+            "list",
+            "clone",
+            "set-default",
+            "gitignore",
+            "license",
+            "deploy-key list",
+            "autolink list",
+            "autolink view",
         ],
         "label" => &["list"],
         "secret" => &["list"],
@@ -332,16 +441,26 @@ mod tests {
             "gh issue create --repo=o/r",
         ] {
             let g = gh(cmd);
-            assert_eq!(g.values(&["-R", "--repo"]).collect::<Vec<_>>(), vec![Some("o/r")], "{cmd}");
+            assert_eq!(
+                g.values(&["-R", "--repo"]).collect::<Vec<_>>(),
+                vec![Some("o/r")],
+                "{cmd}"
+            );
         }
     }
 
     #[test]
     fn values_are_not_flags() {
         let g = gh("gh issue create --repo a/b --title \"-Rx/y\"");
-        assert_eq!(g.values(&["-R", "--repo"]).collect::<Vec<_>>(), vec![Some("a/b")]);
+        assert_eq!(
+            g.values(&["-R", "--repo"]).collect::<Vec<_>>(),
+            vec![Some("a/b")]
+        );
         let g = gh("gh pr create -f --repo x/y --title t");
-        assert_eq!(g.values(&["-R", "--repo"]).collect::<Vec<_>>(), vec![Some("x/y")]);
+        assert_eq!(
+            g.values(&["-R", "--repo"]).collect::<Vec<_>>(),
+            vec![Some("x/y")]
+        );
         let g = gh("gh pr create -F repos/x/y --title t");
         assert_eq!(g.values(&["-R", "--repo"]).count(), 0);
     }
@@ -349,16 +468,34 @@ mod tests {
     #[test]
     fn inventory() {
         for w in [
-            "gh pr create", "gh pr merge 1", "gh issue develop 3", "gh repo sync", "gh auth token",
-            "gh workflow run x", "gh cache delete 1", "gh codespace ports visibility 80:public",
-            "gh repo deploy-key add k", "gh my-extension", "gh secret set X", "gh pr update-branch",
+            "gh pr create",
+            "gh pr merge 1",
+            "gh issue develop 3",
+            "gh repo sync",
+            "gh auth token",
+            "gh workflow run x",
+            "gh cache delete 1",
+            "gh codespace ports visibility 80:public",
+            "gh repo deploy-key add k",
+            "gh my-extension",
+            "gh secret set X",
+            "gh pr update-branch",
         ] {
             assert!(is_write_command(&gh(w)), "{w}");
         }
         for r in [
-            "gh pr list", "gh pr view 1", "gh issue list", "gh repo view", "gh search issues x",
-            "gh run watch", "gh auth status", "gh pr", "gh ruleset list", "gh codespace ports",
-            "gh repo deploy-key list", "gh pr create --help",
+            "gh pr list",
+            "gh pr view 1",
+            "gh issue list",
+            "gh repo view",
+            "gh search issues x",
+            "gh run watch",
+            "gh auth status",
+            "gh pr",
+            "gh ruleset list",
+            "gh codespace ports",
+            "gh repo deploy-key list",
+            "gh pr create --help",
         ] {
             assert!(!is_write_command(&gh(r)), "{r}");
         }

@@ -35,7 +35,13 @@ pub struct PushArgs {
 }
 
 /// Long options of `git push` that take a separate value.
-const VALUED_LONG: [&str; 5] = ["--push-option", "--receive-pack", "--exec", "--repo", "--signed"];
+const VALUED_LONG: [&str; 5] = [
+    "--push-option",
+    "--receive-pack",
+    "--exec",
+    "--repo",
+    "--signed",
+];
 
 /// Reads `git push` arguments (after the subcommand).
 pub fn parse_push(call: &GitCall) -> PushArgs {
@@ -81,9 +87,7 @@ pub fn parse_push(call: &GitCall) -> PushArgs {
                         }
                     })
                 }
-                _ if VALUED_LONG.contains(&format!("--{name}").as_str())
-                    && !long.contains('=') =>
-                {
+                _ if VALUED_LONG.contains(&format!("--{name}").as_str()) && !long.contains('=') => {
                     i += 1
                 }
                 _ => {}
@@ -194,10 +198,13 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
     }
     if !args.refspecs.is_empty() {
         let current = world.default_push(dir, remote.as_deref()).ok();
-        plan.updates = explicit_updates(&args, current.as_ref().and_then(|p| match &p.target {
-            PushTarget::Branch { src, .. } => Some(src.clone()),
-            _ => None,
-        }));
+        plan.updates = explicit_updates(
+            &args,
+            current.as_ref().and_then(|p| match &p.target {
+                PushTarget::Branch { src, .. } => Some(src.clone()),
+                _ => None,
+            }),
+        );
         return plan;
     }
     if args.tags && !args.follow_tags {

@@ -6,8 +6,6 @@ use crate::context::Context;
 use crate::finding::{first_deny, Finding};
 use crate::location;
 use crate::operations::{self, Op};
-use std::cell::OnceCell;
-use std::collections::BTreeMap;
 use crate::world::{World, MAX_SCRIPT_BYTES};
 use crate::{
     g0_unparsed, g1_result_hidden, g2_node_ids, g3_other_owner, g4_branch_rules, g5_review_helper,
@@ -15,6 +13,8 @@ use crate::{
 };
 use serde_json::{json, Value};
 use shell_syntax::{CommandView, Invocation, Parsed};
+use std::cell::OnceCell;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// How deep scripts run by path are followed (G0: depth 3).
@@ -133,7 +133,9 @@ impl<'a> Analysis<'a> {
                     let args = crate::gh_cli::parse(&inv.args);
                     if let Some(top) = args.top.as_deref() {
                         if !crate::gh_cli::is_builtin(top) {
-                            if let Some(text) = self.gh_aliases().get(top).and_then(|e| e.strip_prefix('!')) {
+                            if let Some(text) =
+                                self.gh_aliases().get(top).and_then(|e| e.strip_prefix('!'))
+                            {
                                 out.push((inv.index, top.to_string(), text.to_string()));
                             }
                         }
@@ -149,7 +151,11 @@ impl<'a> Analysis<'a> {
                         let persisted = dir.map(|d| self.world.git_aliases(&d)).unwrap_or_default();
                         let e = crate::git_alias::expand(&call, &persisted);
                         if let Some(text) = e.shell {
-                            out.push((inv.index, e.chain.last().cloned().unwrap_or_default(), text));
+                            out.push((
+                                inv.index,
+                                e.chain.last().cloned().unwrap_or_default(),
+                                text,
+                            ));
                         }
                     }
                 }

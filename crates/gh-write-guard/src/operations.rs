@@ -74,7 +74,9 @@ impl Op {
                 }
                 s
             }
-            OpKind::HttpWrite { program, method, .. } => format!("{program} {method}"),
+            OpKind::HttpWrite {
+                program, method, ..
+            } => format!("{program} {method}"),
         }
     }
 }
@@ -133,9 +135,7 @@ fn classify(
             let git_dir = dir
                 .as_deref()
                 .and_then(|d| location::after_git_c(d, &call, home));
-            let needs_alias = call
-                .sub()
-                .is_some_and(|s| !git_alias::is_builtin(s));
+            let needs_alias = call.sub().is_some_and(|s| !git_alias::is_builtin(s));
             let persisted = match (&git_dir, needs_alias) {
                 (Some(d), true) => a.world.git_aliases(d),
                 _ => Default::default(),
@@ -208,12 +208,8 @@ pub fn expand_gh_alias(expansion: &str, args: &[Arg]) -> Vec<Arg> {
     let rest: Vec<&Arg> = args.iter().skip(1).collect();
     let mut used = vec![false; rest.len()];
     let mut out = Vec::new();
-    let words = shell_words::split(expansion).unwrap_or_else(|_| {
-        expansion
-            .split_whitespace()
-            .map(str::to_string)
-            .collect()
-    });
+    let words = shell_words::split(expansion)
+        .unwrap_or_else(|_| expansion.split_whitespace().map(str::to_string).collect());
     for w in words {
         let mut text = w.clone();
         for (i, r) in rest.iter().enumerate().rev() {
@@ -288,7 +284,10 @@ fn http_write(program: &str, args: &[Arg], a: &Analysis<'_>) -> Option<(String, 
                 let upper = v.to_ascii_uppercase();
                 if i == 0 && matches!(upper.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") {
                     method = Some(upper);
-                } else if !v.starts_with('-') && (v.contains('=') || v.contains(":=")) && !v.contains("://") {
+                } else if !v.starts_with('-')
+                    && (v.contains('=') || v.contains(":="))
+                    && !v.contains("://")
+                {
                     body = true;
                 }
             }
