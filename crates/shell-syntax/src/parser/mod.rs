@@ -1,0 +1,779 @@
+//! Recursive-descent parser for bash: lists, pipelines, simple and compound commands.
+//!
+//! Lexing is done on demand by the parser (bash's tokens depend on where the parser is:
+//! reserved words only count in command position, `#` only at a word start, `)` ends a case
+//! pattern...). Word-level scanning lives in [`word`], heredoc bodies in [`heredoc`].
+//! Every nesting step goes through [`Parser::enter`], which enforces the depth limit long before
+//! the Rust stack could overflow; every scanning loop calls [`Parser::tick`] (work budget).
+
+mod compound;
+mod heredoc;
+mod word;
+
+use crate::ast::*;
+use crate::error::{ErrorKind, Limits, SyntaxError};
+
+pub(crate) type PResult<T> = Result<T, (ErrorKind, usize)>;
+
+/// State shared by a parser and the sub-parsers it starts (backticks, heredoc bodies).
+pub(crate) struct Shared {
+    pub limits: Limits,
+    pub depth: usize,
+    pub work: u64,
+    pub heredocs: usize,
+    /// Heredoc bodies read so far, by heredoc id.
+    pub bodies: Vec<Option<(Word, bool)>>,
+}
+
+struct PendingHeredoc {
+    id: u32,
+    delimiter: String,
+    quoted: bool,
+    strip_tabs: bool,
+}
+
+pub(crate) struct Parser<'s, 'b> {
+    src: &'s str,
+    b: &'s [u8],
+    pos: usize,
+    /// Exclusive end of the text this parser may read.
+    end: usize,
+    /// Added to every span (for sub-parsers over a different string).
+    base: usize,
+    sh: &'b mut Shared,
+    pending: Vec<PendingHeredoc>,
+}
+
+/// Parse `src` into the part bash would run plus the first error.
+pub(crate) fn parse_script(src: &str, limits: &Limits) -> (Script, Option<SyntaxError>) {
+    if src.len() > limits.max_input {
+        let err = SyntaxError {
+            kind: ErrorKind::InputTooLarge {
+                size: src.len(),
+                limit: limits.max_input,
+            },
+            pos: 0,
+            unparsed_from: 0,
+        };
+        return (Script::default(), Some(err));
+    }
+    let mut sh = Shared {
+        limits: limits.clone(),
+        depth: 0,
+        work: 0,
+        heredocs: 0,
+        bodies: Vec::new(),
+    };
+    let mut p = Parser::new(src, 0, src.len(), &mut sh);
+    let (mut script, err) = p.top_level();
+    let bodies = std::mem::take(&mut sh.bodies);
+    heredoc::fill(&mut script, &bodies);
+    (script, err)
+}
+
+const CLOSERS: &[&str] = &["then", "else", "elif", "fi", "do", "done", "esac", "}"];
+
+impl<'s, 'b> Parser<'s, 'b> {
+    pub(crate) fn new(src: &'s str, pos: usize, end: usize, sh: &'b mut Shared) -> Self {
+        Parser {
+            src,
+            b: src.as_bytes(),
+            pos,
+            end: end.min(src.len()),
+            base: 0,
+            sh,
+            pending: Vec::new(),
+        }
+    }
+
+    // ---- low-level helpers -------------------------------------------------------------
+
+    fn peek(&self) -> Option<u8> {
+        if self.pos < self.end {
+            Some(self.b[self.pos])
+        } else {
+            None
+        }
+    }
+    fn peek_at(&self, off: usize) -> Option<u8> {
+        let i = self.pos + off;
+        if i < self.end {
+            Some(self.b[i])
+        } else {
+            None
+        }
+    }
+    fn starts_with(&self, s: &str) -> bool {
+        self.b[self.pos..self.end].starts_with(s.as_bytes())
+    }
+    fn at_eof(&self) -> bool {
+        self.pos >= self.end
+    }
+    fn span(&self, start: usize) -> Span {
+        Span::new(start + self.base, self.pos + self.base)
+    }
+    fn err<T>(&self, kind: ErrorKind) -> PResult<T> {
+        Err((kind, self.pos + self.base))
+    }
+    fn tick(&mut self) -> PResult<()> {
+        self.sh.work += 1;
+        if self.sh.work > self.sh.limits.max_work {
+            return self.err(ErrorKind::WorkBudget {
+                limit: self.sh.limits.max_work,
+            });
+        }
+        Ok(())
+    }
+    fn enter(&mut self) -> PResult<()> {
+        self.sh.depth += 1;
+        if self.sh.depth > self.sh.limits.max_depth {
+            return self.err(ErrorKind::TooDeep {
+                limit: self.sh.limits.max_depth,
+            });
+        }
+        Ok(())
+    }
+    fn leave(&mut self) {
+        self.sh.depth = self.sh.depth.saturating_sub(1);
+    }
+    fn unexpected<T>(&self) -> PResult<T> {
+        match self.token_text() {
+            Some(t) => self.err(ErrorKind::UnexpectedToken(t)),
+            None => self.err(ErrorKind::UnexpectedEof("a command")),
+        }
+    }
+    /// A short rendering of the token at the cursor, for error messages.
+    fn token_text(&self) -> Option<String> {
+        let c = self.peek()?;
+        for op in [";;&", ";;", ";&", "&&", "||", "|&", "&>", ">>", "<<", "((", "))"] {
+            if self.starts_with(op) {
+                return Some(op.to_string());
+            }
+        }
+        if c == b'\n' {
+            return Some("newline".into());
+        }
+        if b";&|()<>".contains(&c) {
+            return Some((c as char).to_string());
+        }
+        let mut e = self.pos;
+        while e < self.end && !is_meta(self.b[e]) {
+            e += 1;
+        }
+        Some(self.src[self.pos..e.max(self.pos + 1).min(self.end)].to_string())
+    }
+
+    /// Skip spaces, tabs, backslash-newlines and a comment (not the newline ending it).
+    fn skip_blanks(&mut self) -> PResult<()> {
+        loop {
+            self.tick()?;
+            match self.peek() {
+                Some(b' ') | Some(b'\t') => self.pos += 1,
+                Some(b'\\') if self.peek_at(1) == Some(b'\n') => self.pos += 2,
+                Some(b'#') => {
+                    while let Some(c) = self.peek() {
+                        if c == b'\n' {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// Consume one newline token and read any heredoc bodies that were waiting for it.
+    fn newline(&mut self) -> PResult<()> {
+        self.pos += 1;
+        if !self.pending.is_empty() {
+            self.read_heredocs()?;
+        }
+        Ok(())
+    }
+
+    /// Skip blanks, comments and newlines.
+    fn skip_linebreaks(&mut self) -> PResult<()> {
+        loop {
+            self.skip_blanks()?;
+            if self.peek() == Some(b'\n') {
+                self.newline()?;
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The reserved word at the cursor, if a plain word equal to one starts here.
+    fn reserved(&self) -> Option<&'static str> {
+        const WORDS: &[&str] = &[
+            "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until",
+            "for", "select", "function", "time", "coproc", "in", "{", "}", "!", "[[", "]]",
+        ];
+        let mut e = self.pos;
+        while e < self.end && !is_meta(self.b[e]) && !b"\"'\\$`".contains(&self.b[e]) {
+            e += 1;
+        }
+        if e < self.end && !is_meta(self.b[e]) {
+            return None;
+        }
+        let w = &self.src[self.pos..e];
+        WORDS.iter().copied().find(|r| *r == w)
+    }
+
+    fn at_closer(&self) -> bool {
+        match self.peek() {
+            None => true,
+            Some(b')') => true,
+            Some(b';') => self.peek_at(1) == Some(b';') || self.peek_at(1) == Some(b'&'),
+            _ => self.reserved().is_some_and(|r| CLOSERS.contains(&r)),
+        }
+    }
+
+    fn eat_reserved(&mut self, w: &str) -> PResult<bool> {
+        self.skip_blanks()?;
+        if self.reserved() == Some(w) || (w == "in" && self.reserved() == Some("in")) {
+            self.pos += w.len();
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    fn expect_reserved(&mut self, w: &'static str) -> PResult<()> {
+        if self.eat_reserved(w)? {
+            Ok(())
+        } else if self.at_eof() {
+            self.err(ErrorKind::UnexpectedEof(w))
+        } else {
+            self.unexpected()
+        }
+    }
+
+    // ---- lists -------------------------------------------------------------------------
+
+    /// Parse the whole input; on error keep the complete top-level commands before the line
+    /// that failed (bash reads and runs a script one complete line at a time).
+    fn top_level(&mut self) -> (Script, Option<SyntaxError>) {
+        let mut items: Vec<ListItem> = Vec::new();
+        let mut complete = 0;
+        let mut unparsed_from = 0;
+        let result = (|| -> PResult<()> {
+            loop {
+                self.skip_blanks()?;
+                match self.peek() {
+                    None => {
+                        complete = items.len();
+                        return Ok(());
+                    }
+                    Some(b'\n') => {
+                        self.newline()?;
+                        complete = items.len();
+                        unparsed_from = self.pos;
+                        continue;
+                    }
+                    _ => {}
+                }
+                let item = self.list_item()?;
+                let ends_line = item.terminator == Terminator::Newline;
+                items.push(item);
+                if ends_line {
+                    complete = items.len();
+                    unparsed_from = self.pos;
+                } else if items.last().map(|i| i.terminator) == Some(Terminator::None) {
+                    self.skip_blanks()?;
+                    if !self.at_eof() {
+                        return self.unexpected();
+                    }
+                }
+            }
+        })();
+        let err = result.err().map(|(kind, pos)| {
+            items.truncate(complete);
+            SyntaxError {
+                kind,
+                pos,
+                unparsed_from,
+            }
+        });
+        let span = Span::new(0, if err.is_some() { unparsed_from } else { self.end });
+        let body = List {
+            span,
+            items,
+        };
+        (Script { body, span }, err)
+    }
+
+    /// One and/or list with its separator. A newline separator is consumed (heredocs read).
+    fn list_item(&mut self) -> PResult<ListItem> {
+        let start = self.pos;
+        let and_or = self.and_or()?;
+        self.skip_blanks()?;
+        let terminator = match self.peek() {
+            Some(b';') if !matches!(self.peek_at(1), Some(b';') | Some(b'&')) => {
+                self.pos += 1;
+                Terminator::Semi
+            }
+            Some(b'&') if self.peek_at(1) != Some(b'&') => {
+                self.pos += 1;
+                Terminator::Amp
+            }
+            Some(b'\n') => Terminator::Newline,
+            _ => Terminator::None,
+        };
+        let span = self.span(start);
+        if terminator == Terminator::Newline {
+            self.newline()?;
+        }
+        Ok(ListItem {
+            and_or,
+            terminator,
+            span,
+        })
+    }
+
+    /// A compound list: items until a closing token (reserved closer, `)`, `;;`, end).
+    fn list(&mut self) -> PResult<List> {
+        self.enter()?;
+        let start = self.pos;
+        let mut items = Vec::new();
+        loop {
+            self.skip_linebreaks()?;
+            if self.at_closer() {
+                break;
+            }
+            let item = self.list_item()?;
+            let done = item.terminator == Terminator::None;
+            items.push(item);
+            if done {
+                break;
+            }
+        }
+        self.leave();
+        Ok(List {
+            items,
+            span: self.span(start),
+        })
+    }
+
+    /// A list that must contain at least one command (bash rejects empty bodies).
+    fn nonempty_list(&mut self, what: &'static str) -> PResult<List> {
+        let l = self.list()?;
+        if l.items.is_empty() {
+            if self.at_eof() {
+                return self.err(ErrorKind::UnexpectedEof(what));
+            }
+            return self.unexpected();
+        }
+        Ok(l)
+    }
+
+    fn and_or(&mut self) -> PResult<AndOr> {
+        let start = self.pos;
+        let first = self.pipeline()?;
+        let mut rest = Vec::new();
+        loop {
+            self.skip_blanks()?;
+            let op = if self.starts_with("&&") {
+                AndOrOp::And
+            } else if self.starts_with("||") {
+                AndOrOp::Or
+            } else {
+                break;
+            };
+            self.pos += 2;
+            self.skip_linebreaks()?;
+            rest.push((op, self.pipeline()?));
+        }
+        Ok(AndOr {
+            first,
+            rest,
+            span: self.span(start),
+        })
+    }
+
+    fn pipeline(&mut self) -> PResult<Pipeline> {
+        self.skip_blanks()?;
+        let start = self.pos;
+        let mut negations = 0;
+        let mut time = None;
+        loop {
+            self.tick()?;
+            match self.reserved() {
+                Some("time") if time.is_none() && negations == 0 => {
+                    self.pos += 4;
+                    self.skip_blanks()?;
+                    let mut posix = false;
+                    if self.starts_with("-p") && self.peek_at(2).is_none_or(is_meta) {
+                        self.pos += 2;
+                        posix = true;
+                    }
+                    time = Some(TimeFlags { posix });
+                }
+                Some("!") => {
+                    self.pos += 1;
+                    negations += 1;
+                }
+                _ => break,
+            }
+            self.skip_blanks()?;
+        }
+        let mut commands = Vec::new();
+        // `time` and `!` may stand alone.
+        if (time.is_some() || negations > 0) && self.at_pipeline_end() {
+            return Ok(Pipeline {
+                negations,
+                time,
+                commands,
+                span: self.span(start),
+            });
+        }
+        loop {
+            let command = self.command()?;
+            self.skip_blanks()?;
+            let pipe_stderr = self.starts_with("|&");
+            if pipe_stderr || (self.peek() == Some(b'|') && self.peek_at(1) != Some(b'|')) {
+                self.pos += if pipe_stderr { 2 } else { 1 };
+                commands.push(PipeElem {
+                    command,
+                    pipe_stderr,
+                });
+                self.skip_linebreaks()?;
+                if self.reserved() == Some("!") {
+                    return self.unexpected();
+                }
+            } else {
+                commands.push(PipeElem {
+                    command,
+                    pipe_stderr: false,
+                });
+                break;
+            }
+        }
+        Ok(Pipeline {
+            negations,
+            time,
+            commands,
+            span: self.span(start),
+        })
+    }
+
+    fn at_pipeline_end(&self) -> bool {
+        match self.peek() {
+            None | Some(b'\n') => true,
+            Some(b';') | Some(b'&') | Some(b')') => true,
+            Some(b'|') => self.peek_at(1) == Some(b'|'),
+            _ => self.reserved().is_some_and(|r| CLOSERS.contains(&r)),
+        }
+    }
+
+    // ---- commands ----------------------------------------------------------------------
+
+    fn command(&mut self) -> PResult<Command> {
+        self.enter()?;
+        let r = self.command_inner();
+        self.leave();
+        r
+    }
+
+    fn command_inner(&mut self) -> PResult<Command> {
+        self.skip_blanks()?;
+        let start = self.pos;
+        if let Some(kind) = self.compound_start() {
+            let c = self.compound(kind, start)?;
+            return Ok(Command::Compound(c));
+        }
+        match self.reserved() {
+            Some("function") => return self.function_keyword(start),
+            Some("coproc") => return self.coproc(start),
+            Some(r) if CLOSERS.contains(&r) || r == "]]" => return self.unexpected(),
+            _ => {}
+        }
+        match self.peek() {
+            None => return self.err(ErrorKind::UnexpectedEof("a command")),
+            Some(b'\n') | Some(b';') | Some(b')') | Some(b'|') => return self.unexpected(),
+            Some(b'&') if self.peek_at(1) != Some(b'>') => return self.unexpected(),
+            _ => {}
+        }
+        self.simple_command(start)
+    }
+
+    fn simple_command(&mut self, start: usize) -> PResult<Command> {
+        let mut cmd = SimpleCommand::default();
+        let mut decl = false;
+        loop {
+            self.tick()?;
+            self.skip_blanks()?;
+            let Some(c) = self.peek() else { break };
+            match c {
+                b'\n' | b';' | b'|' | b')' => break,
+                b'&' if self.peek_at(1) != Some(b'>') => break,
+                b'(' => {
+                    let is_name = cmd.assignments.is_empty()
+                        && cmd.redirects.is_empty()
+                        && cmd.words.len() == 1
+                        && cmd.words[0].static_value().is_some_and(|n| valid_funcname(&n));
+                    if is_name {
+                        let name = cmd.words[0].static_value().unwrap_or_default();
+                        return self.function_parens(start, name, false);
+                    }
+                    return self.unexpected();
+                }
+                _ => {}
+            }
+            if let Some(r) = self.try_redirect()? {
+                cmd.redirects.push(r);
+                continue;
+            }
+            if cmd.words.is_empty() {
+                if let Some(a) = self.try_assignment()? {
+                    cmd.assignments.push(a);
+                    continue;
+                }
+            } else if decl {
+                if let Some(w) = self.try_decl_array()? {
+                    cmd.words.push(w);
+                    continue;
+                }
+            }
+            let w = self.word(word::Mode::Normal)?;
+            if cmd.words.is_empty() {
+                decl = w.static_value().is_some_and(|n| {
+                    matches!(
+                        n.as_str(),
+                        "declare" | "typeset" | "local" | "export" | "readonly"
+                    )
+                });
+            }
+            cmd.words.push(w);
+        }
+        if cmd.words.is_empty() && cmd.assignments.is_empty() && cmd.redirects.is_empty() {
+            return self.unexpected();
+        }
+        cmd.span = self.span(start);
+        Ok(Command::Simple(cmd))
+    }
+
+    /// `name=value` at the cursor (only before the command word).
+    fn try_assignment(&mut self) -> PResult<Option<Assignment>> {
+        let start = self.pos;
+        let mut e = self.pos;
+        while e < self.end && (self.b[e].is_ascii_alphanumeric() || self.b[e] == b'_') {
+            e += 1;
+        }
+        if e == self.pos || self.b[self.pos].is_ascii_digit() {
+            return Ok(None);
+        }
+        let name = self.src[self.pos..e].to_string();
+        let mut index = None;
+        let mut p = e;
+        if p < self.end && self.b[p] == b'[' {
+            let Some(close) = self.find_bracket_close(p) else {
+                return Ok(None);
+            };
+            let idx = self.sub(p + 1, close).word(word::Mode::Index)?;
+            index = Some(idx);
+            p = close + 1;
+        }
+        let append = p + 1 < self.end && self.b[p] == b'+' && self.b[p + 1] == b'=';
+        if !(append || (p < self.end && self.b[p] == b'=')) {
+            return Ok(None);
+        }
+        self.pos = p + if append { 2 } else { 1 };
+        let value = if self.peek() == Some(b'(') {
+            AssignValue::Array(self.array_elements()?)
+        } else {
+            AssignValue::Scalar(self.word(word::Mode::Assign)?)
+        };
+        Ok(Some(Assignment {
+            name,
+            index,
+            append,
+            value,
+            span: self.span(start),
+        }))
+    }
+
+    /// `x=(a b)` as an argument of `declare`/`local`/...: kept as one word.
+    fn try_decl_array(&mut self) -> PResult<Option<Word>> {
+        let start = self.pos;
+        let mut e = self.pos;
+        while e < self.end && (self.b[e].is_ascii_alphanumeric() || self.b[e] == b'_') {
+            e += 1;
+        }
+        if e == start {
+            return Ok(None);
+        }
+        let mut p = e;
+        if p < self.end && self.b[p] == b'+' {
+            p += 1;
+        }
+        if !(p + 1 < self.end && self.b[p] == b'=' && self.b[p + 1] == b'(') {
+            return Ok(None);
+        }
+        let prefix = self.src[start..=p].to_string();
+        self.pos = p + 1;
+        let elems = self.array_elements()?;
+        Ok(Some(Word {
+            parts: vec![WordPart::Literal(prefix), WordPart::ArrayLiteral(elems)],
+            span: self.span(start),
+        }))
+    }
+
+    /// `( elem ... )` of an array assignment; the cursor is on `(`.
+    fn array_elements(&mut self) -> PResult<Vec<Word>> {
+        self.enter()?;
+        self.pos += 1;
+        let mut elems = Vec::new();
+        loop {
+            self.skip_linebreaks()?;
+            match self.peek() {
+                Some(b')') => {
+                    self.pos += 1;
+                    break;
+                }
+                None => return self.err(ErrorKind::Unterminated("array assignment")),
+                Some(c) if is_meta(c) && !matches!(c, b'<' | b'>') => return self.unexpected(),
+                _ => {}
+            }
+            let w = self.word(word::Mode::Normal)?;
+            if w.parts.is_empty() {
+                return self.unexpected();
+            }
+            elems.push(w);
+        }
+        self.leave();
+        Ok(elems)
+    }
+
+    /// Index of the `]` matching the `[` at `open`, within one word.
+    fn find_bracket_close(&self, open: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        let mut i = open;
+        while i < self.end {
+            match self.b[i] {
+                b'[' => depth += 1,
+                b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                b'\\' => i += 1,
+                b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')' => {
+                    return None
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// A redirection at the cursor, if one starts here.
+    fn try_redirect(&mut self) -> PResult<Option<Redirect>> {
+        let start = self.pos;
+        let mut p = self.pos;
+        let mut fd = None;
+        let mut fd_var = None;
+        while p < self.end && self.b[p].is_ascii_digit() {
+            p += 1;
+        }
+        if p > self.pos {
+            if p < self.end && matches!(self.b[p], b'<' | b'>') {
+                fd = self.src[self.pos..p].parse::<u32>().ok();
+                if fd.is_none() {
+                    return Ok(None);
+                }
+            } else {
+                return Ok(None);
+            }
+        } else if self.peek() == Some(b'{') {
+            let mut e = p + 1;
+            while e < self.end && (self.b[e].is_ascii_alphanumeric() || self.b[e] == b'_') {
+                e += 1;
+            }
+            if e > p + 1
+                && e + 1 < self.end
+                && self.b[e] == b'}'
+                && matches!(self.b[e + 1], b'<' | b'>')
+            {
+                fd_var = Some(self.src[p + 1..e].to_string());
+                p = e + 1;
+            } else {
+                return Ok(None);
+            }
+        }
+        let rest = &self.b[p..self.end];
+        let (op, len) = if rest.starts_with(b"<<<") {
+            (RedirOp::HereString, 3)
+        } else if rest.starts_with(b"<<-") {
+            (RedirOp::HeredocStrip, 3)
+        } else if rest.starts_with(b"<<") {
+            (RedirOp::Heredoc, 2)
+        } else if rest.starts_with(b"<&") {
+            (RedirOp::DupIn, 2)
+        } else if rest.starts_with(b"<>") {
+            (RedirOp::ReadWrite, 2)
+        } else if rest.starts_with(b"<(") {
+            return Ok(None);
+        } else if rest.starts_with(b"<") {
+            (RedirOp::In, 1)
+        } else if rest.starts_with(b">>") {
+            (RedirOp::Append, 2)
+        } else if rest.starts_with(b">&") {
+            (RedirOp::DupOut, 2)
+        } else if rest.starts_with(b">|") {
+            (RedirOp::Clobber, 2)
+        } else if rest.starts_with(b">(") {
+            return Ok(None);
+        } else if rest.starts_with(b">") {
+            (RedirOp::Out, 1)
+        } else if fd.is_none() && fd_var.is_none() && rest.starts_with(b"&>>") {
+            (RedirOp::AppendOutErr, 3)
+        } else if fd.is_none() && fd_var.is_none() && rest.starts_with(b"&>") {
+            (RedirOp::OutErr, 2)
+        } else {
+            return Ok(None);
+        };
+        self.pos = p + len;
+        self.skip_blanks()?;
+        match self.peek() {
+            None => return self.err(ErrorKind::UnexpectedEof("a redirection target")),
+            Some(c) if is_meta(c) && !(matches!(c, b'<' | b'>') && self.peek_at(1) == Some(b'(')) => {
+                return self.unexpected()
+            }
+            _ => {}
+        }
+        let target = self.word(word::Mode::Normal)?;
+        if target.parts.is_empty() {
+            return self.unexpected();
+        }
+        let mut heredoc = None;
+        if matches!(op, RedirOp::Heredoc | RedirOp::HeredocStrip) {
+            heredoc = Some(self.register_heredoc(&target, op == RedirOp::HeredocStrip)?);
+        }
+        Ok(Some(Redirect {
+            fd,
+            fd_var,
+            op,
+            target,
+            heredoc,
+            span: self.span(start),
+        }))
+    }
+}
+
+/// Bytes that end an unquoted word.
+pub(crate) fn is_meta(c: u8) -> bool {
+    matches!(
+        c,
+        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
+    )
+}
+
+fn valid_funcname(n: &str) -> bool {
+    !n.is_empty()
+        && !n.contains(['$', '`', '\'', '"', '/'])
+        && !CLOSERS.contains(&n)
+}

@@ -1,0 +1,964 @@
+//! Words and their parts: quoting, parameter expansion, command/process/arithmetic
+//! substitution, globs, extglobs, brace expansion and tilde prefixes.
+
+use super::{is_meta, PResult, Parser};
+use crate::ast::*;
+use crate::error::ErrorKind;
+
+/// Where a word is being read; decides what ends it and which parts are recognised.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Mode {
+    /// A command word or argument.
+    Normal,
+    /// The value of an assignment (no globbing or brace expansion; `~` after `:`).
+    Assign,
+    /// A `case` pattern.
+    Pattern,
+    /// A word inside `[[ ]]`.
+    Test,
+    /// The right side of `=~` inside `[[ ]]` (parentheses and `|` belong to the word).
+    Regex,
+    /// A word inside `${...}`, ended by one of `stops`.
+    Param { stops: &'static [u8], in_dq: bool },
+    /// A subscript (bounded sub-parser; only its end stops it).
+    Index,
+}
+
+impl Mode {
+    fn globs(self) -> bool {
+        !matches!(self, Mode::Assign | Mode::Index)
+    }
+}
+
+fn flush(parts: &mut Vec<WordPart>, lit: &mut String) {
+    if !lit.is_empty() {
+        parts.push(WordPart::Literal(std::mem::take(lit)));
+    }
+}
+
+impl<'s, 'b> Parser<'s, 'b> {
+    /// A sub-parser over `pos..end` of the same text, sharing limits and heredoc table.
+    pub(super) fn sub(&mut self, pos: usize, end: usize) -> Parser<'s, '_> {
+        let mut p = Parser::new(self.src, pos, end, self.sh);
+        p.base = self.base;
+        p
+    }
+
+    /// Read one word in `mode`. May return a word with no parts if a terminator is at the
+    /// cursor; callers that need a word check that.
+    pub(crate) fn word(&mut self, mode: Mode) -> PResult<Word> {
+        let start = self.pos;
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        let mut depth = 0usize;
+        loop {
+            self.tick()?;
+            let Some(c) = self.peek() else { break };
+            if self.word_ends(c, mode, &mut depth) {
+                break;
+            }
+            match c {
+                b'\\' => {
+                    self.pos += 1;
+                    match self.peek() {
+                        Some(b'\n') => self.pos += 1,
+                        None => lit.push('\\'),
+                        Some(_) => {
+                            let ch = self.src[self.pos..].chars().next().unwrap_or('\\');
+                            lit.push(ch);
+                            self.pos += ch.len_utf8();
+                        }
+                    }
+                }
+                b'\'' if !matches!(mode, Mode::Param { in_dq: true, .. }) => {
+                    flush(&mut parts, &mut lit);
+                    parts.push(WordPart::SingleQuoted(self.single_quoted()?));
+                }
+                b'"' => {
+                    flush(&mut parts, &mut lit);
+                    self.pos += 1;
+                    let inner = self.dq_parts(Some(b'"'))?;
+                    parts.push(WordPart::DoubleQuoted(inner));
+                }
+                b'$' => match self.dollar(false)? {
+                    Some(p) => {
+                        flush(&mut parts, &mut lit);
+                        parts.push(p);
+                    }
+                    None => lit.push('$'),
+                },
+                b'`' => {
+                    flush(&mut parts, &mut lit);
+                    parts.push(self.backtick(false)?);
+                }
+                b'*' | b'?' | b'+' | b'@' | b'!'
+                    if self.peek_at(1) == Some(b'(') && mode.globs() =>
+                {
+                    match self.extglob()? {
+                        Some(p) => {
+                            flush(&mut parts, &mut lit);
+                            parts.push(p);
+                        }
+                        None => {
+                            lit.push(c as char);
+                            self.pos += 1;
+                        }
+                    }
+                }
+                b'*' | b'?' if mode.globs() => {
+                    flush(&mut parts, &mut lit);
+                    self.pos += 1;
+                    parts.push(WordPart::Glob((c as char).to_string()));
+                }
+                b'[' if mode.globs() && !matches!(mode, Mode::Regex) => {
+                    match self.find_bracket_close(self.pos) {
+                        Some(close) if close > self.pos + 1 => {
+                            flush(&mut parts, &mut lit);
+                            let raw = self.src[self.pos..=close].to_string();
+                            self.pos = close + 1;
+                            parts.push(WordPart::Glob(raw));
+                        }
+                        _ => {
+                            lit.push('[');
+                            self.pos += 1;
+                        }
+                    }
+                }
+                b'{' if mode == Mode::Normal => match self.brace()? {
+                    Some(p) => {
+                        flush(&mut parts, &mut lit);
+                        parts.push(p);
+                    }
+                    None => {
+                        lit.push('{');
+                        self.pos += 1;
+                    }
+                },
+                b'~' if self.tilde_allowed(mode, start) => match self.tilde(mode) {
+                    Some(p) => {
+                        flush(&mut parts, &mut lit);
+                        parts.push(p);
+                    }
+                    None => {
+                        lit.push('~');
+                        self.pos += 1;
+                    }
+                },
+                b'<' | b'>' if self.peek_at(1) == Some(b'(') => {
+                    flush(&mut parts, &mut lit);
+                    parts.push(self.process_subst()?);
+                }
+                _ => {
+                    let s = self.pos;
+                    self.pos += 1;
+                    while let Some(c) = self.peek() {
+                        if is_meta(c) || b"\\'\"$`*?[{~+@!}:/]=,|".contains(&c) {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                    lit.push_str(&self.src[s..self.pos]);
+                }
+            }
+        }
+        flush(&mut parts, &mut lit);
+        Ok(Word {
+            parts,
+            span: self.span(start),
+        })
+    }
+
+    fn word_ends(&self, c: u8, mode: Mode, depth: &mut usize) -> bool {
+        match mode {
+            Mode::Normal => is_meta(c) && !(matches!(c, b'<' | b'>') && self.peek_at(1) == Some(b'(')),
+            Mode::Assign | Mode::Pattern | Mode::Test => is_meta(c),
+            Mode::Regex => match c {
+                b'(' => {
+                    *depth += 1;
+                    false
+                }
+                b')' if *depth > 0 => {
+                    *depth -= 1;
+                    false
+                }
+                b' ' | b'\t' | b'\n' => *depth == 0,
+                b')' | b';' | b'&' => true,
+                _ => false,
+            },
+            Mode::Param { stops, .. } => stops.contains(&c),
+            Mode::Index => false,
+        }
+    }
+
+    fn tilde_allowed(&self, mode: Mode, start: usize) -> bool {
+        match mode {
+            Mode::Normal | Mode::Test => self.pos == start,
+            Mode::Assign => self.pos == start || self.b[self.pos - 1] == b':',
+            _ => false,
+        }
+    }
+
+    fn tilde(&mut self, mode: Mode) -> Option<WordPart> {
+        let s = self.pos + 1;
+        let mut e = s;
+        while e < self.end {
+            let c = self.b[e];
+            if c == b'/' || is_meta(c) || (mode == Mode::Assign && c == b':') {
+                break;
+            }
+            if !(c.is_ascii_alphanumeric() || b"._-+".contains(&c)) {
+                return None;
+            }
+            e += 1;
+        }
+        let user = self.src[s..e].to_string();
+        self.pos = e;
+        Some(WordPart::Tilde(user))
+    }
+
+    pub(super) fn single_quoted(&mut self) -> PResult<String> {
+        let open = self.pos;
+        self.pos += 1;
+        let s = self.pos;
+        while self.peek().is_some_and(|c| c != b'\'') {
+            self.pos += 1;
+        }
+        if self.at_eof() {
+            return Err((ErrorKind::Unterminated("single quote"), open + self.base));
+        }
+        let v = self.src[s..self.pos].to_string();
+        self.pos += 1;
+        Ok(v)
+    }
+
+    /// Parts of a double-quoted string (cursor after the `"`), or of an unquoted heredoc body
+    /// (`close == None`: runs to the end of this parser's text).
+    pub(super) fn dq_parts(&mut self, close: Option<u8>) -> PResult<Vec<WordPart>> {
+        self.enter()?;
+        let open = self.pos.saturating_sub(1);
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        loop {
+            self.tick()?;
+            let Some(c) = self.peek() else {
+                if close.is_some() {
+                    return Err((ErrorKind::Unterminated("double quote"), open + self.base));
+                }
+                break;
+            };
+            match c {
+                b'"' if close == Some(b'"') => {
+                    self.pos += 1;
+                    break;
+                }
+                b'\\' => {
+                    let n = self.peek_at(1);
+                    let special = match n {
+                        Some(b'$') | Some(b'`') | Some(b'\\') | Some(b'\n') => true,
+                        Some(b'"') => close == Some(b'"'),
+                        _ => false,
+                    };
+                    if special {
+                        if n != Some(b'\n') {
+                            lit.push(n.unwrap_or(b'\\') as char);
+                        }
+                        self.pos += 2;
+                    } else {
+                        lit.push('\\');
+                        self.pos += 1;
+                    }
+                }
+                b'$' => match self.dollar(true)? {
+                    Some(p) => {
+                        flush(&mut parts, &mut lit);
+                        parts.push(p);
+                    }
+                    None => lit.push('$'),
+                },
+                b'`' => {
+                    flush(&mut parts, &mut lit);
+                    parts.push(self.backtick(true)?);
+                }
+                _ => {
+                    let s = self.pos;
+                    self.pos += 1;
+                    while self.peek().is_some_and(|c| !b"\"\\$`".contains(&c)) {
+                        self.pos += 1;
+                    }
+                    lit.push_str(&self.src[s..self.pos]);
+                }
+            }
+        }
+        flush(&mut parts, &mut lit);
+        self.leave();
+        Ok(parts)
+    }
+
+    /// At `$`: the expansion it starts, or `None` for a literal `$` (cursor moved past it).
+    fn dollar(&mut self, in_dq: bool) -> PResult<Option<WordPart>> {
+        let start = self.pos;
+        let Some(n) = self.peek_at(1) else {
+            self.pos += 1;
+            return Ok(None);
+        };
+        match n {
+            b'{' => {
+                self.pos += 2;
+                let p = self.param_braced(start, in_dq)?;
+                Ok(Some(WordPart::Param(Box::new(p))))
+            }
+            b'(' => {
+                if self.peek_at(2) == Some(b'(') {
+                    if let Some(close) = self.arith_end(self.pos + 3) {
+                        self.pos += 3;
+                        let e = self.arith(b')', true)?;
+                        debug_assert!(self.pos == close || self.pos > start);
+                        self.pos += 2;
+                        return Ok(Some(WordPart::Arith(Box::new(e))));
+                    }
+                }
+                self.pos += 2;
+                let script = self.nested_script(start)?;
+                Ok(Some(WordPart::CommandSubst(Box::new(CommandSubst {
+                    script,
+                    backtick: false,
+                    span: self.span(start),
+                }))))
+            }
+            b'[' => {
+                self.pos += 2;
+                let e = self.arith(b']', false)?;
+                self.pos += 1;
+                Ok(Some(WordPart::Arith(Box::new(e))))
+            }
+            b'\'' if !in_dq => {
+                self.pos += 1;
+                Ok(Some(WordPart::AnsiC(self.ansi_c()?)))
+            }
+            b'"' if !in_dq => {
+                self.pos += 2;
+                Ok(Some(WordPart::Locale(self.dq_parts(Some(b'"'))?)))
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                self.pos += 1;
+                let s = self.pos;
+                while self
+                    .peek()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+                {
+                    self.pos += 1;
+                }
+                Ok(Some(self.simple_param(start, &self.src[s..self.pos])))
+            }
+            c if c.is_ascii_digit() || b"@*#?$!-".contains(&c) => {
+                self.pos += 2;
+                let name = (c as char).to_string();
+                Ok(Some(self.simple_param(start, &name)))
+            }
+            _ => {
+                self.pos += 1;
+                Ok(None)
+            }
+        }
+    }
+
+    fn simple_param(&self, start: usize, name: &str) -> WordPart {
+        WordPart::Param(Box::new(ParamExp {
+            name: name.to_string(),
+            braced: false,
+            length: false,
+            indirect: false,
+            index: None,
+            op: None,
+            span: self.span(start),
+        }))
+    }
+
+    /// `( list )` after `$(`, `<(` or `>(`: cursor just after the `(`.
+    fn nested_script(&mut self, start: usize) -> PResult<Script> {
+        let body = self.list()?;
+        self.skip_linebreaks()?;
+        if self.peek() != Some(b')') {
+            if self.at_eof() {
+                return Err((ErrorKind::Unterminated("substitution"), start + self.base));
+            }
+            return self.unexpected();
+        }
+        self.pos += 1;
+        Ok(Script {
+            body,
+            span: self.span(start),
+        })
+    }
+
+    fn process_subst(&mut self) -> PResult<WordPart> {
+        let start = self.pos;
+        let output = self.peek() == Some(b'>');
+        self.pos += 2;
+        let script = self.nested_script(start)?;
+        Ok(WordPart::ProcessSubst {
+            output,
+            script: Box::new(script),
+        })
+    }
+
+    /// For text starting at `from` (after `$((`): where the closing `))` is, if the whole
+    /// thing is arithmetic rather than a command substitution starting with a subshell.
+    pub(super) fn arith_end(&mut self, from: usize) -> Option<usize> {
+        let save = self.pos;
+        self.pos = from - 2;
+        let r = self.arith_command_end();
+        self.pos = save;
+        r
+    }
+
+    /// Arithmetic text up to `close` at depth 0 (`))` when `double`). Leaves the cursor on
+    /// the closing character.
+    pub(super) fn arith(&mut self, close: u8, double: bool) -> PResult<ArithExpr> {
+        self.enter()?;
+        let start = self.pos;
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        let mut depth = 0usize;
+        loop {
+            self.tick()?;
+            let Some(c) = self.peek() else {
+                return self.err(ErrorKind::Unterminated("arithmetic expression"));
+            };
+            if depth == 0 && c == close {
+                if !double {
+                    break;
+                }
+                if self.peek_at(1) == Some(b')') {
+                    break;
+                }
+                return self.unexpected();
+            }
+            match c {
+                b'(' | b'[' => {
+                    depth += 1;
+                    lit.push(c as char);
+                    self.pos += 1;
+                }
+                b')' | b']' => {
+                    if depth == 0 {
+                        return self.unexpected();
+                    }
+                    depth -= 1;
+                    lit.push(c as char);
+                    self.pos += 1;
+                }
+                b'$' => match self.dollar(false)? {
+                    Some(p) => {
+                        flush(&mut parts, &mut lit);
+                        parts.push(p);
+                    }
+                    None => lit.push('$'),
+                },
+                b'`' => {
+                    flush(&mut parts, &mut lit);
+                    parts.push(self.backtick(false)?);
+                }
+                b'"' => {
+                    flush(&mut parts, &mut lit);
+                    self.pos += 1;
+                    let inner = self.dq_parts(Some(b'"'))?;
+                    parts.push(WordPart::DoubleQuoted(inner));
+                }
+                b'\\' if self.peek_at(1) == Some(b'\n') => self.pos += 2,
+                _ => {
+                    let s = self.pos;
+                    self.pos += 1;
+                    while self
+                        .peek()
+                        .is_some_and(|c| !b"()[]$`\"\\".contains(&c) && c != close)
+                    {
+                        self.pos += 1;
+                    }
+                    lit.push_str(&self.src[s..self.pos]);
+                }
+            }
+        }
+        flush(&mut parts, &mut lit);
+        self.leave();
+        Ok(ArithExpr {
+            raw: self.src[start..self.pos].to_string(),
+            parts,
+            span: self.span(start),
+        })
+    }
+
+    /// `${...}` with the cursor after `${`.
+    fn param_braced(&mut self, start: usize, in_dq: bool) -> PResult<ParamExp> {
+        self.enter()?;
+        let mut p = ParamExp {
+            name: String::new(),
+            braced: true,
+            length: false,
+            indirect: false,
+            index: None,
+            op: None,
+            span: Span::default(),
+        };
+        let name_char = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        let special = |c: u8| b"@*#?$!-".contains(&c);
+        // `${#...}` is a length unless it is `${#}` or `${#op...}` on `$#`.
+        if self.peek() == Some(b'#')
+            && self
+                .peek_at(1)
+                .is_some_and(|c| name_char(c) || (special(c) && self.peek_at(2) == Some(b'}')))
+        {
+            p.length = true;
+            self.pos += 1;
+        } else if self.peek() == Some(b'!') && self.peek_at(1).is_some_and(|c| name_char(c) || special(c)) {
+            p.indirect = true;
+            self.pos += 1;
+        }
+        let s = self.pos;
+        match self.peek() {
+            Some(c) if c.is_ascii_digit() => {
+                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    self.pos += 1;
+                }
+            }
+            Some(c) if name_char(c) => {
+                while self.peek().is_some_and(name_char) {
+                    self.pos += 1;
+                }
+            }
+            Some(c) if special(c) => self.pos += 1,
+            _ => {}
+        }
+        p.name = self.src[s..self.pos].to_string();
+        if self.peek() == Some(b'[') && !p.name.is_empty() {
+            let mut depth = 0usize;
+            let mut i = self.pos;
+            let mut close = None;
+            while i < self.end {
+                self.tick()?;
+                match self.b[i] {
+                    b'[' => depth += 1,
+                    b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            close = Some(i);
+                            break;
+                        }
+                    }
+                    b'}' => break,
+                    _ => {}
+                }
+                i += 1;
+            }
+            if let Some(close) = close {
+                let w = self.sub(self.pos + 1, close).word(Mode::Index)?;
+                p.index = Some(w);
+                self.pos = close + 1;
+            }
+        }
+        if p.name.is_empty() {
+            // Not a name bash can expand; bash only complains at run time, so read up to the
+            // closing brace and keep the text.
+            let s = self.pos;
+            let w = self.param_word(b"}", in_dq)?;
+            p.name = self.src[s..self.pos].to_string();
+            drop(w);
+        } else {
+            p.op = self.param_op(&p, in_dq)?;
+        }
+        if self.peek() != Some(b'}') {
+            return Err((ErrorKind::Unterminated("${...}"), start + self.base));
+        }
+        self.pos += 1;
+        p.span = self.span(start);
+        self.leave();
+        Ok(p)
+    }
+
+    fn param_word(&mut self, stops: &'static [u8], in_dq: bool) -> PResult<Word> {
+        self.word(Mode::Param { stops, in_dq })
+    }
+
+    fn param_op(&mut self, p: &ParamExp, in_dq: bool) -> PResult<Option<ParamOp>> {
+        let Some(c) = self.peek() else {
+            return Ok(None);
+        };
+        let op = match c {
+            b'}' => return Ok(None),
+            b'*' | b'@' if p.indirect && self.peek_at(1) == Some(b'}') => {
+                self.pos += 1;
+                ParamOp::PrefixNames(c as char)
+            }
+            b':' if self.peek_at(1).is_some_and(|c| b"-=?+".contains(&c)) => {
+                let kind = self.peek_at(1).unwrap_or(b'-') as char;
+                self.pos += 2;
+                let word = self.param_word(b"}", in_dq)?;
+                ParamOp::Default {
+                    colon: true,
+                    kind,
+                    word,
+                }
+            }
+            b'-' | b'=' | b'?' | b'+' => {
+                self.pos += 1;
+                let word = self.param_word(b"}", in_dq)?;
+                ParamOp::Default {
+                    colon: false,
+                    kind: c as char,
+                    word,
+                }
+            }
+            b':' => {
+                self.pos += 1;
+                let offset = self.param_word(b":}", in_dq)?;
+                let length = if self.peek() == Some(b':') {
+                    self.pos += 1;
+                    Some(self.param_word(b"}", in_dq)?)
+                } else {
+                    None
+                };
+                ParamOp::Substring { offset, length }
+            }
+            b'#' | b'%' => {
+                let longest = self.peek_at(1) == Some(c);
+                self.pos += if longest { 2 } else { 1 };
+                let pattern = self.param_word(b"}", false)?;
+                if c == b'#' {
+                    ParamOp::RemovePrefix { longest, pattern }
+                } else {
+                    ParamOp::RemoveSuffix { longest, pattern }
+                }
+            }
+            b'/' => {
+                self.pos += 1;
+                let mode = match self.peek() {
+                    Some(b'/') => ReplaceMode::All,
+                    Some(b'#') => ReplaceMode::Prefix,
+                    Some(b'%') => ReplaceMode::Suffix,
+                    _ => ReplaceMode::First,
+                };
+                if mode != ReplaceMode::First {
+                    self.pos += 1;
+                }
+                let pattern = self.param_word(b"/}", false)?;
+                let replacement = if self.peek() == Some(b'/') {
+                    self.pos += 1;
+                    Some(self.param_word(b"}", in_dq)?)
+                } else {
+                    None
+                };
+                ParamOp::Replace {
+                    mode,
+                    pattern,
+                    replacement,
+                }
+            }
+            b'^' | b',' => {
+                let double = self.peek_at(1) == Some(c);
+                let op = if double {
+                    format!("{}{}", c as char, c as char)
+                } else {
+                    (c as char).to_string()
+                };
+                self.pos += op.len();
+                let pattern = self.param_word(b"}", false)?;
+                ParamOp::Case { op, pattern }
+            }
+            b'@' => {
+                self.pos += 1;
+                let letter = self.peek().map(|c| c as char).unwrap_or('?');
+                if self.peek().is_some_and(|c| c != b'}') {
+                    self.pos += 1;
+                }
+                ParamOp::Transform(letter)
+            }
+            _ => {
+                // Unknown operator: bash reports it at run time; keep the text as a default.
+                let word = self.param_word(b"}", in_dq)?;
+                ParamOp::Default {
+                    colon: false,
+                    kind: '?',
+                    word,
+                }
+            }
+        };
+        Ok(Some(op))
+    }
+
+    /// `$'...'` with the cursor on the quote; escapes decoded.
+    fn ansi_c(&mut self) -> PResult<String> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            self.tick()?;
+            let Some(c) = self.peek() else {
+                return Err((ErrorKind::Unterminated("$'...'"), open + self.base));
+            };
+            match c {
+                b'\'' => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                b'\\' => {
+                    self.pos += 1;
+                    self.ansi_escape(&mut out);
+                }
+                _ => {
+                    let ch = self.src[self.pos..].chars().next().unwrap_or('?');
+                    out.push(ch);
+                    self.pos += ch.len_utf8();
+                }
+            }
+        }
+    }
+
+    fn ansi_escape(&mut self, out: &mut String) {
+        let Some(c) = self.peek() else {
+            out.push('\\');
+            return;
+        };
+        self.pos += 1;
+        let simple = match c {
+            b'a' => Some('\x07'),
+            b'b' => Some('\x08'),
+            b'e' | b'E' => Some('\x1b'),
+            b'f' => Some('\x0c'),
+            b'n' => Some('\n'),
+            b'r' => Some('\r'),
+            b't' => Some('\t'),
+            b'v' => Some('\x0b'),
+            b'\\' => Some('\\'),
+            b'\'' => Some('\''),
+            b'"' => Some('"'),
+            b'?' => Some('?'),
+            _ => None,
+        };
+        if let Some(ch) = simple {
+            out.push(ch);
+            return;
+        }
+        let digits = |p: &mut Self, max: usize, radix: u32| -> Option<u32> {
+            let s = p.pos;
+            while p.pos - s < max && p.peek().is_some_and(|c| (c as char).is_digit(radix)) {
+                p.pos += 1;
+            }
+            if p.pos == s {
+                None
+            } else {
+                u32::from_str_radix(&p.src[s..p.pos], radix).ok()
+            }
+        };
+        match c {
+            b'0'..=b'7' => {
+                self.pos -= 1;
+                let v = digits(self, 3, 8).unwrap_or(0);
+                out.push(char::from_u32(v & 0xff).unwrap_or('?'));
+            }
+            b'x' => match digits(self, 2, 16) {
+                Some(v) => out.push(char::from_u32(v).unwrap_or('?')),
+                None => out.push_str("\\x"),
+            },
+            b'u' | b'U' => {
+                let max = if c == b'u' { 4 } else { 8 };
+                match digits(self, max, 16) {
+                    Some(v) => out.push(char::from_u32(v).unwrap_or('\u{fffd}')),
+                    None => {
+                        out.push('\\');
+                        out.push(c as char);
+                    }
+                }
+            }
+            b'c' => match self.peek() {
+                Some(x) => {
+                    self.pos += 1;
+                    out.push(((x.to_ascii_uppercase()) ^ 0x40) as char);
+                }
+                None => out.push_str("\\c"),
+            },
+            _ => {
+                out.push('\\');
+                self.pos -= 1;
+                let ch = self.src[self.pos..].chars().next().unwrap_or('?');
+                out.push(ch);
+                self.pos += ch.len_utf8();
+            }
+        }
+    }
+
+    /// `` `...` ``: unescape the inner text and parse it as its own script.
+    fn backtick(&mut self, in_dq: bool) -> PResult<WordPart> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut inner = String::new();
+        loop {
+            self.tick()?;
+            let Some(c) = self.peek() else {
+                return Err((ErrorKind::Unterminated("backquote"), start + self.base));
+            };
+            match c {
+                b'`' => {
+                    self.pos += 1;
+                    break;
+                }
+                b'\\' => {
+                    let n = self.peek_at(1);
+                    match n {
+                        Some(b'$') | Some(b'`') | Some(b'\\') => {
+                            inner.push(n.unwrap_or(b'\\') as char);
+                            self.pos += 2;
+                        }
+                        Some(b'"') if in_dq => {
+                            inner.push('"');
+                            self.pos += 2;
+                        }
+                        _ => {
+                            inner.push('\\');
+                            self.pos += 1;
+                        }
+                    }
+                }
+                _ => {
+                    let s = self.pos;
+                    while self.peek().is_some_and(|c| c != b'`' && c != b'\\') {
+                        self.pos += 1;
+                    }
+                    inner.push_str(&self.src[s..self.pos]);
+                }
+            }
+        }
+        self.enter()?;
+        let base = self.base + start + 1;
+        let script = {
+            let mut p = Parser::new(&inner, 0, inner.len(), self.sh);
+            p.base = base;
+            let body = p.list()?;
+            p.skip_linebreaks()?;
+            if !p.at_eof() {
+                return p.unexpected();
+            }
+            Script {
+                span: Span::new(base, base + inner.len()),
+                body,
+            }
+        };
+        self.leave();
+        Ok(WordPart::CommandSubst(Box::new(CommandSubst {
+            script,
+            backtick: true,
+            span: self.span(start),
+        })))
+    }
+
+    /// `?(...)`-style extglob at the cursor, if its parenthesis closes.
+    fn extglob(&mut self) -> PResult<Option<WordPart>> {
+        let op = self.b[self.pos] as char;
+        let mut depth = 0usize;
+        let mut i = self.pos + 1;
+        while i < self.end {
+            self.tick()?;
+            match self.b[i] {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let pattern = self.src[self.pos + 2..i].to_string();
+                        self.pos = i + 1;
+                        return Ok(Some(WordPart::ExtGlob { op, pattern }));
+                    }
+                }
+                b'\\' => i += 1,
+                b'\n' => return Ok(None),
+                _ => {}
+            }
+            i += 1;
+        }
+        Ok(None)
+    }
+
+    /// Brace expansion at `{`, if the braces close within the word and hold a comma or a
+    /// sequence.
+    fn brace(&mut self) -> PResult<Option<WordPart>> {
+        let open = self.pos;
+        let mut depth = 0usize;
+        let mut commas = Vec::new();
+        let mut i = open;
+        let mut close = None;
+        while i < self.end {
+            self.tick()?;
+            let c = self.b[i];
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(i);
+                        break;
+                    }
+                }
+                b',' if depth == 1 => commas.push(i),
+                b'\\' => i += 1,
+                b'\'' | b'"' => {
+                    i += 1;
+                    while i < self.end && self.b[i] != c {
+                        i += 1;
+                    }
+                }
+                _ if is_meta(c) => return Ok(None),
+                _ => {}
+            }
+            i += 1;
+        }
+        let Some(close) = close else { return Ok(None) };
+        let inner = &self.src[open + 1..close];
+        let raw = self.src[open..=close].to_string();
+        if commas.is_empty() {
+            if !is_sequence(inner) {
+                return Ok(None);
+            }
+            let alternatives = inner
+                .split("..")
+                .map(|s| Word {
+                    parts: vec![WordPart::Literal(s.to_string())],
+                    span: Span::default(),
+                })
+                .collect();
+            self.pos = close + 1;
+            return Ok(Some(WordPart::Brace(BraceExp {
+                raw,
+                alternatives,
+                sequence: true,
+            })));
+        }
+        self.enter()?;
+        let mut alternatives = Vec::new();
+        let mut s = open + 1;
+        for e in commas.into_iter().chain(std::iter::once(close)) {
+            let w = self.sub(s, e).word(Mode::Normal)?;
+            alternatives.push(w);
+            s = e + 1;
+        }
+        self.leave();
+        self.pos = close + 1;
+        Ok(Some(WordPart::Brace(BraceExp {
+            raw,
+            alternatives,
+            sequence: false,
+        })))
+    }
+}
+
+/// `a..z`, `1..10`, `1..10..2`
+fn is_sequence(s: &str) -> bool {
+    let parts: Vec<&str> = s.split("..").collect();
+    if !(parts.len() == 2 || parts.len() == 3) {
+        return false;
+    }
+    let int = |x: &str| {
+        let x = x.strip_prefix('-').unwrap_or(x);
+        !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit())
+    };
+    let ch = |x: &str| x.len() == 1 && x.bytes().all(|c| c.is_ascii_alphabetic());
+    let ends_ok = (int(parts[0]) && int(parts[1])) || (ch(parts[0]) && ch(parts[1]));
+    ends_ok && (parts.len() == 2 || int(parts[2]))
+}

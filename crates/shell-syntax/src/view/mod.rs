@@ -1,0 +1,921 @@
+//! The command view: every simple command bash would run, in execution structure, with
+//! wrappers unwrapped and the redirections, environment, `cd`s and context that apply.
+//!
+//! Nested scripts (`eval`, `sh -c`, heredoc/here-string/pipe into a shell, `watch`,
+//! `flock -c`) are parsed and walked recursively up to [`ViewOptions::max_nesting`]; each
+//! gets an [`OriginFrame`]. Scope rules follow bash: `cd`, exports, variables and `exec`
+//! redirections persist to later commands of the same list and into groups, but not out of
+//! subshells, pipeline elements, background jobs or substitutions.
+
+mod types;
+mod wrappers;
+
+pub use types::*;
+pub use wrappers::{is_shell, normalise_program};
+
+use crate::ast::*;
+use crate::Parsed;
+
+/// The command view of a parse, with default options.
+pub fn commands(parsed: &Parsed) -> CommandView {
+    commands_with(parsed, &ViewOptions::default())
+}
+
+/// The command view of a parse.
+pub fn commands_with(parsed: &Parsed, opts: &ViewOptions) -> CommandView {
+    let mut w = Walker {
+        opts,
+        out: CommandView::default(),
+        depth: 0,
+        nested_bytes: 0,
+    };
+    let mut scope = Scope::default();
+    let ctx = Ctx::default();
+    w.list(&parsed.script.body, &mut scope, &ctx);
+    w.out
+}
+
+/// What persists from one command to the next in a list.
+#[derive(Clone, Default)]
+struct Scope {
+    cds: Vec<CdStep>,
+    env: Vec<EnvVar>,
+    exec_redirects: Vec<AppliedRedirect>,
+}
+
+/// What an enclosing construct imposes on the commands inside it.
+#[derive(Clone, Default)]
+struct Ctx {
+    context: Context,
+    redirects: Vec<AppliedRedirect>,
+    origin: Vec<usize>,
+    /// Wrappers imposed by a `time` keyword on the pipeline.
+    time_keyword: bool,
+    /// Level for the next and/or link (incremented by enclosing lists).
+    and_or_level: usize,
+}
+
+struct Walker<'o> {
+    opts: &'o ViewOptions,
+    out: CommandView,
+    depth: usize,
+    nested_bytes: usize,
+}
+
+impl Walker<'_> {
+    fn enter(&mut self) -> bool {
+        if self.out.error.is_some() {
+            return false;
+        }
+        if self.depth >= self.opts.max_walk_depth {
+            self.out.error = Some(ViewError::TooDeep(self.opts.max_walk_depth));
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    fn list(&mut self, l: &List, scope: &mut Scope, ctx: &Ctx) {
+        if !self.enter() {
+            return;
+        }
+        for item in &l.items {
+            let mut c = ctx.clone();
+            if item.background() {
+                c.context.background = true;
+                // A background job runs in a subshell: nothing it does persists.
+                let mut sub = scope.clone();
+                self.and_or(&item.and_or, &mut sub, &c);
+            } else {
+                self.and_or(&item.and_or, scope, &c);
+            }
+        }
+        self.leave();
+    }
+
+    fn and_or(&mut self, ao: &AndOr, scope: &mut Scope, ctx: &Ctx) {
+        let pipes: Vec<&Pipeline> = std::iter::once(&ao.first)
+            .chain(ao.rest.iter().map(|(_, p)| p))
+            .collect();
+        for (i, p) in pipes.iter().enumerate() {
+            let mut c = ctx.clone();
+            let before = if i == 0 { None } else { Some(ao.rest[i - 1].0) };
+            let following: Vec<(AndOrOp, Option<Vec<Arg>>)> = ao.rest[i..]
+                .iter()
+                .map(|(op, p)| (*op, simple_argv(p)))
+                .collect();
+            if before.is_some() || !following.is_empty() {
+                c.context.and_or.insert(
+                    0,
+                    AndOrLink {
+                        level: ctx.and_or_level,
+                        before,
+                        following,
+                    },
+                );
+            }
+            c.and_or_level = ctx.and_or_level + 1;
+            self.pipeline(p, scope, &c);
+        }
+    }
+
+    fn pipeline(&mut self, p: &Pipeline, scope: &mut Scope, ctx: &Ctx) {
+        let mut c = ctx.clone();
+        if p.negated() {
+            c.context.negated = true;
+        }
+        c.time_keyword = p.time.is_some();
+        let n = p.commands.len();
+        for (i, e) in p.commands.iter().enumerate() {
+            let mut ec = c.clone();
+            if n > 1 {
+                ec.context.pipeline = Some(PipePos {
+                    index: i,
+                    len: n,
+                    stderr_piped: e.pipe_stderr,
+                });
+                // Each element of a multi-command pipeline runs in a subshell.
+                let mut sub = scope.clone();
+                let prev = if i > 0 { Some(&p.commands[i - 1].command) } else { None };
+                self.command(&e.command, &mut sub, &ec, prev);
+            } else {
+                self.command(&e.command, scope, &ec, None);
+            }
+        }
+    }
+
+    fn command(&mut self, cmd: &Command, scope: &mut Scope, ctx: &Ctx, prev: Option<&Command>) {
+        if !self.enter() {
+            return;
+        }
+        match cmd {
+            Command::Simple(s) => self.simple(s, scope, ctx, prev),
+            Command::Compound(cc) => self.compound(cc, scope, ctx),
+            Command::Function(f) => {
+                let mut c = ctx.clone();
+                c.context.function = Some(f.name.clone());
+                let rs = self.applied(&f.redirects, scope, &c, RedirSource::Enclosing);
+                c.redirects.extend(rs);
+                let mut sub = scope.clone();
+                self.compound(&f.body, &mut sub, &c);
+            }
+            Command::Coproc(co) => {
+                let mut c = ctx.clone();
+                c.context.coproc = true;
+                c.context.background = true;
+                let mut sub = scope.clone();
+                self.command(&co.body, &mut sub, &c, None);
+            }
+        }
+        self.leave();
+    }
+
+    fn compound(&mut self, cc: &CompoundCommand, scope: &mut Scope, ctx: &Ctx) {
+        let mut c = ctx.clone();
+        let rs = self.applied(&cc.redirects, scope, ctx, RedirSource::Enclosing);
+        c.redirects.extend(rs.iter().cloned());
+        c.and_or_level = ctx.and_or_level;
+        match &cc.kind {
+            CompoundKind::Brace(l) => self.list(l, scope, &c),
+            CompoundKind::Subshell(l) => {
+                let mut sub = scope.clone();
+                self.list(l, &mut sub, &c);
+            }
+            CompoundKind::If(i) => {
+                for (cond, body) in &i.branches {
+                    let mut cc2 = c.clone();
+                    cc2.context.in_condition = true;
+                    self.list(cond, scope, &cc2);
+                    self.list(body, scope, &c);
+                }
+                if let Some(e) = &i.else_body {
+                    self.list(e, scope, &c);
+                }
+            }
+            CompoundKind::While(w) => {
+                let kind = if w.until {
+                    LoopKind::Until
+                } else {
+                    LoopKind::While
+                };
+                let id = self.new_loop(kind, cc.span, rs, None, &c);
+                let mut cond_ctx = c.clone();
+                cond_ctx.context.loops.push(LoopRef {
+                    id,
+                    part: LoopPart::Condition,
+                });
+                self.list(&w.condition, scope, &cond_ctx);
+                let mut body_ctx = c.clone();
+                body_ctx.context.loops.push(LoopRef {
+                    id,
+                    part: LoopPart::Body,
+                });
+                self.list(&w.body, scope, &body_ctx);
+            }
+            CompoundKind::For(f) | CompoundKind::Select(f) => {
+                if let Some(items) = &f.items {
+                    for w in items {
+                        self.word(w, scope, &c);
+                    }
+                }
+                let kind = if matches!(cc.kind, CompoundKind::Select(_)) {
+                    LoopKind::Select
+                } else {
+                    LoopKind::For
+                };
+                let id = self.new_loop(kind, cc.span, rs, None, &c);
+                let mut body_ctx = c.clone();
+                body_ctx.context.loops.push(LoopRef {
+                    id,
+                    part: LoopPart::Body,
+                });
+                self.list(&f.body, scope, &body_ctx);
+            }
+            CompoundKind::ArithFor(f) => {
+                let texts = [f.init.raw.clone(), f.condition.raw.clone(), f.step.raw.clone()];
+                let id = self.new_loop(LoopKind::ArithFor, cc.span, rs, Some(texts), &c);
+                let mut cond_ctx = c.clone();
+                cond_ctx.context.loops.push(LoopRef {
+                    id,
+                    part: LoopPart::Condition,
+                });
+                for e in [&f.init, &f.condition, &f.step] {
+                    self.parts(&e.parts, scope, &cond_ctx);
+                }
+                let mut body_ctx = c.clone();
+                body_ctx.context.loops.push(LoopRef {
+                    id,
+                    part: LoopPart::Body,
+                });
+                self.list(&f.body, scope, &body_ctx);
+            }
+            CompoundKind::Case(cl) => {
+                self.word(&cl.subject, scope, &c);
+                let mut arm_ctx = c.clone();
+                arm_ctx.context.in_case = true;
+                for arm in &cl.arms {
+                    for p in &arm.patterns {
+                        self.word(p, scope, &c);
+                    }
+                    self.list(&arm.body, scope, &arm_ctx);
+                }
+            }
+            CompoundKind::Test(ws) => {
+                for w in ws {
+                    self.word(w, scope, &c);
+                }
+                let args = ws.iter().cloned().map(Arg::new).collect();
+                self.emit_pseudo("[[", InvocationKind::TestClause, args, cc.span, scope, &c);
+            }
+            CompoundKind::Arith(e) => {
+                self.parts(&e.parts, scope, &c);
+                let arg = Arg {
+                    word: Word::literal(&e.raw, e.span),
+                    value: if e.parts.iter().all(|p| matches!(p, WordPart::Literal(_))) {
+                        Some(e.raw.clone())
+                    } else {
+                        None
+                    },
+                };
+                self.emit_pseudo("((", InvocationKind::ArithCommand, vec![arg], cc.span, scope, &c);
+            }
+        }
+    }
+
+    fn new_loop(
+        &mut self,
+        kind: LoopKind,
+        span: Span,
+        redirects: Vec<AppliedRedirect>,
+        arith: Option<[String; 3]>,
+        ctx: &Ctx,
+    ) -> usize {
+        let id = self.out.loops.len();
+        self.out.loops.push(LoopInfo {
+            id,
+            kind,
+            origin: ctx.origin.last().copied(),
+            origin_depth: ctx.origin.len(),
+            span,
+            redirects,
+            arith,
+            condition_invocations: Vec::new(),
+            body_invocations: Vec::new(),
+            parent: ctx.context.loops.last().map(|l| l.id),
+        });
+        id
+    }
+
+    /// Redirections written on a construct, as they apply to commands inside it.
+    fn applied(
+        &mut self,
+        rs: &[Redirect],
+        scope: &mut Scope,
+        ctx: &Ctx,
+        source: RedirSource,
+    ) -> Vec<AppliedRedirect> {
+        let mut out = Vec::new();
+        for r in rs {
+            self.word(&r.target, scope, ctx);
+            if let Some(h) = &r.heredoc {
+                self.word(&h.body, scope, ctx);
+            }
+            out.push(AppliedRedirect {
+                fd: r.effective_fd(),
+                op: r.op,
+                target: Arg::new(r.target.clone()),
+                heredoc: r.heredoc.clone(),
+                source,
+                span: r.span,
+            });
+        }
+        out
+    }
+
+    /// Visit the substitutions inside a word (they run before the command that holds it).
+    fn word(&mut self, w: &Word, scope: &mut Scope, ctx: &Ctx) {
+        self.parts(&w.parts, scope, ctx);
+    }
+
+    fn parts(&mut self, parts: &[WordPart], scope: &mut Scope, ctx: &Ctx) {
+        if !self.enter() {
+            return;
+        }
+        for p in parts {
+            match p {
+                WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => self.parts(ps, scope, ctx),
+                WordPart::Param(pe) => {
+                    if let Some(i) = &pe.index {
+                        self.word(i, scope, ctx);
+                    }
+                    for w in crate::printer::param_words(pe) {
+                        self.word(w, scope, ctx);
+                    }
+                }
+                WordPart::CommandSubst(cs) => {
+                    let mut c = ctx.clone();
+                    c.context.command_subst += 1;
+                    c.context.pipeline = None;
+                    c.and_or_level += 1;
+                    let mut sub = scope.clone();
+                    self.list(&cs.script.body, &mut sub, &c);
+                }
+                WordPart::ProcessSubst { script, .. } => {
+                    let mut c = ctx.clone();
+                    c.context.process_subst += 1;
+                    c.context.pipeline = None;
+                    c.and_or_level += 1;
+                    let mut sub = scope.clone();
+                    self.list(&script.body, &mut sub, &c);
+                }
+                WordPart::Arith(e) => self.parts(&e.parts, scope, ctx),
+                WordPart::Brace(b) => {
+                    for w in &b.alternatives {
+                        self.word(w, scope, ctx);
+                    }
+                }
+                WordPart::ArrayLiteral(ws) => {
+                    for w in ws {
+                        self.word(w, scope, ctx);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.leave();
+    }
+
+    fn emit_pseudo(
+        &mut self,
+        name: &str,
+        kind: InvocationKind,
+        args: Vec<Arg>,
+        span: Span,
+        scope: &Scope,
+        ctx: &Ctx,
+    ) {
+        let inv = Invocation {
+            index: 0,
+            kind,
+            program: Program::Static {
+                name: name.to_string(),
+                raw: name.to_string(),
+            },
+            args,
+            wrappers: Vec::new(),
+            env: scope.env.clone(),
+            redirects: self.redirects_for(scope, ctx, Vec::new()),
+            cds: scope.cds.clone(),
+            context: ctx.context.clone(),
+            origin: ctx.origin.clone(),
+            span,
+            args_incomplete: false,
+        };
+        self.push(inv);
+    }
+
+    fn redirects_for(
+        &self,
+        scope: &Scope,
+        ctx: &Ctx,
+        own: Vec<AppliedRedirect>,
+    ) -> Vec<AppliedRedirect> {
+        let mut rs = scope.exec_redirects.clone();
+        rs.extend(ctx.redirects.iter().cloned());
+        rs.extend(own);
+        rs
+    }
+
+    fn push(&mut self, mut inv: Invocation) -> usize {
+        if self.out.invocations.len() >= self.opts.max_invocations {
+            if self.out.error.is_none() {
+                self.out.error = Some(ViewError::TooManyInvocations(self.opts.max_invocations));
+            }
+            return usize::MAX;
+        }
+        let idx = self.out.invocations.len();
+        inv.index = idx;
+        for l in &inv.context.loops {
+            if let Some(info) = self.out.loops.get_mut(l.id) {
+                match l.part {
+                    LoopPart::Condition => info.condition_invocations.push(idx),
+                    LoopPart::Body => info.body_invocations.push(idx),
+                }
+            }
+        }
+        self.out.invocations.push(inv);
+        idx
+    }
+
+    fn simple(&mut self, s: &SimpleCommand, scope: &mut Scope, ctx: &Ctx, prev: Option<&Command>) {
+        // Expansions run first, left to right.
+        for a in &s.assignments {
+            if let Some(i) = &a.index {
+                self.word(i, scope, ctx);
+            }
+            match &a.value {
+                AssignValue::Scalar(w) => self.word(w, scope, ctx),
+                AssignValue::Array(ws) => ws.iter().for_each(|w| self.word(w, scope, ctx)),
+            }
+        }
+        for w in &s.words {
+            self.word(w, scope, ctx);
+        }
+        let own = self.applied(&s.redirects, scope, ctx, RedirSource::Own);
+        let prefix: Vec<EnvVar> = s
+            .assignments
+            .iter()
+            .map(|a| EnvVar {
+                name: a.name.clone(),
+                value: match &a.value {
+                    AssignValue::Scalar(w) if a.index.is_none() => Some(Arg::new(w.clone())),
+                    _ => None,
+                },
+                source: EnvSource::Prefix,
+            })
+            .collect();
+        let argv: Vec<Arg> = s.words.iter().cloned().map(Arg::new).collect();
+
+        let u = wrappers::unwrap(argv);
+        let mut wrappers_list = Vec::new();
+        if ctx.time_keyword {
+            wrappers_list.push(Wrapper {
+                name: "time".into(),
+                args: Vec::new(),
+            });
+        }
+        wrappers_list.extend(u.wrappers);
+        let program = match &u.program {
+            None => Program::None,
+            Some(a) => match &a.value {
+                Some(v) => Program::Static {
+                    name: normalise_program(v),
+                    raw: v.clone(),
+                },
+                None => Program::Dynamic(a.word.clone()),
+            },
+        };
+        let mut env = scope.env.clone();
+        if s.words.is_empty() {
+            // Assignments alone set shell variables for the rest of the list.
+            for e in &prefix {
+                let mut e = e.clone();
+                e.source = EnvSource::Shell;
+                scope.env.push(e);
+            }
+        }
+        env.extend(prefix);
+        env.extend(u.env);
+        let mut cds = scope.cds.clone();
+        cds.extend(u.cds);
+        let name = match &program {
+            Program::Static { name, .. } => Some(name.clone()),
+            _ => None,
+        };
+        let own_redirects = own.clone();
+        let inv = Invocation {
+            index: 0,
+            kind: InvocationKind::Simple,
+            program,
+            args: u.args,
+            wrappers: wrappers_list,
+            env,
+            redirects: self.redirects_for(scope, ctx, own),
+            cds,
+            context: ctx.context.clone(),
+            origin: ctx.origin.clone(),
+            span: s.span,
+            args_incomplete: u.args_incomplete,
+        };
+        let idx = self.push(inv);
+        if idx == usize::MAX {
+            return;
+        }
+        // `find -exec`: each command it runs.
+        if name.as_deref() == Some("find") {
+            let args = self.out.invocations[idx].args.clone();
+            for (cmd, plus) in wrappers::find_execs(&args) {
+                self.find_exec(idx, cmd, plus);
+            }
+        }
+        // Nested scripts this command runs.
+        if let Some((kind, words)) = u.shell_string {
+            self.nested_from_args(idx, kind, &words, scope, ctx);
+        }
+        if let Some(n) = name.as_deref() {
+            self.nested_for_program(idx, n, &own_redirects, prev, scope, ctx);
+        }
+        self.update_scope(idx, scope);
+    }
+
+    fn find_exec(&mut self, find_idx: usize, cmd: Vec<Arg>, plus: bool) {
+        let base = self.out.invocations[find_idx].clone();
+        let u = wrappers::unwrap(cmd);
+        let mut wrappers_list = vec![Wrapper {
+            name: "find -exec".into(),
+            args: Vec::new(),
+        }];
+        wrappers_list.extend(u.wrappers);
+        let program = match &u.program {
+            None => return,
+            Some(a) => match &a.value {
+                Some(v) => Program::Static {
+                    name: normalise_program(v),
+                    raw: v.clone(),
+                },
+                None => Program::Dynamic(a.word.clone()),
+            },
+        };
+        let mut env = base.env.clone();
+        env.extend(u.env);
+        let inv = Invocation {
+            index: 0,
+            kind: InvocationKind::FindExec,
+            program,
+            args: u.args,
+            wrappers: wrappers_list,
+            env,
+            redirects: base
+                .redirects
+                .iter()
+                .cloned()
+                .map(|mut r| {
+                    r.source = RedirSource::Launcher;
+                    r
+                })
+                .collect(),
+            cds: base.cds.clone(),
+            context: base.context.clone(),
+            origin: base.origin.clone(),
+            span: base.span,
+            args_incomplete: plus || u.args_incomplete,
+        };
+        self.push(inv);
+    }
+
+    /// `eval`, shells with `-c` or reading stdin.
+    fn nested_for_program(
+        &mut self,
+        idx: usize,
+        name: &str,
+        own: &[AppliedRedirect],
+        prev: Option<&Command>,
+        scope: &Scope,
+        ctx: &Ctx,
+    ) {
+        let _ = scope;
+        let args = self.out.invocations[idx].args.clone();
+        if name == "eval" {
+            if !args.is_empty() {
+                self.nested_from_args(idx, OriginKind::Eval, &args, scope, ctx);
+            }
+            return;
+        }
+        if name == "su" {
+            if let Some(pos) = args
+                .iter()
+                .position(|a| matches!(a.value.as_deref(), Some("-c") | Some("--command")))
+            {
+                if let Some(cmd) = args.get(pos + 1) {
+                    let kind = OriginKind::OtherShellString {
+                        program: "su".into(),
+                    };
+                    self.nested_from_args(idx, kind, std::slice::from_ref(cmd), scope, ctx);
+                }
+            }
+            return;
+        }
+        if !is_shell(name) {
+            return;
+        }
+        match wrappers::shell_command_string(&args) {
+            Ok(Some(cmd)) => {
+                let kind = OriginKind::ShellC {
+                    shell: name.to_string(),
+                };
+                let cmd = cmd.clone();
+                self.nested_from_args(idx, kind, std::slice::from_ref(&cmd), scope, ctx);
+                return;
+            }
+            Ok(None) => {}
+            Err(()) => return,
+        }
+        if !wrappers::shell_reads_stdin(&args) {
+            return;
+        }
+        // Script from the shell's own stdin redirection (the last one wins).
+        let stdin = own
+            .iter()
+            .rev()
+            .find(|r| r.fd == Some(0) && matches!(r.op, RedirOp::Heredoc | RedirOp::HeredocStrip | RedirOp::HereString | RedirOp::In | RedirOp::DupIn | RedirOp::ReadWrite));
+        if let Some(r) = stdin {
+            match (&r.heredoc, r.op) {
+                (Some(h), _) => {
+                    let kind = OriginKind::ShellHeredoc {
+                        shell: name.to_string(),
+                    };
+                    let body = Arg::new(h.body.clone());
+                    self.nested_from_args(idx, kind, &[body], scope, ctx);
+                }
+                (None, RedirOp::HereString) => {
+                    let kind = OriginKind::ShellHereString {
+                        shell: name.to_string(),
+                    };
+                    let t = r.target.clone();
+                    self.nested_from_args(idx, kind, &[t], scope, ctx);
+                }
+                _ => {}
+            }
+            return;
+        }
+        // Script from the previous pipeline element: `cat <<EOF | sh`, `echo 'x' | bash`.
+        let Some(Command::Simple(p)) = prev else { return };
+        let pargv: Vec<Arg> = p.words.iter().cloned().map(Arg::new).collect();
+        let pname = pargv
+            .first()
+            .and_then(|a| a.value.as_deref())
+            .map(normalise_program);
+        let text_args: Option<Vec<Arg>> = match pname.as_deref() {
+            Some("cat") if pargv.len() == 1 => p
+                .redirects
+                .iter()
+                .rev()
+                .find(|r| r.effective_fd() == Some(0))
+                .and_then(|r| match (&r.heredoc, r.op) {
+                    (Some(h), _) => Some(vec![Arg::new(h.body.clone())]),
+                    (None, RedirOp::HereString) => Some(vec![Arg::new(r.target.clone())]),
+                    _ => None,
+                }),
+            Some("echo") => {
+                let rest: Vec<Arg> = pargv[1..]
+                    .iter()
+                    .skip_while(|a| matches!(a.value.as_deref(), Some("-n") | Some("-e") | Some("-E")))
+                    .cloned()
+                    .collect();
+                (!rest.is_empty()).then_some(rest)
+            }
+            Some("printf") if pargv.len() == 2 => Some(vec![pargv[1].clone()]),
+            _ => None,
+        };
+        if let Some(t) = text_args {
+            let kind = OriginKind::ShellPipe {
+                shell: name.to_string(),
+            };
+            self.nested_from_args(idx, kind, &t, scope, ctx);
+        }
+    }
+
+    /// Parse the words (joined with spaces) as a script run by invocation `idx`, and walk it.
+    fn nested_from_args(
+        &mut self,
+        idx: usize,
+        kind: OriginKind,
+        words: &[Arg],
+        scope: &Scope,
+        ctx: &Ctx,
+    ) {
+        if self.out.error.is_some() {
+            return;
+        }
+        if ctx.origin.len() >= self.opts.max_nesting {
+            self.out.error = Some(ViewError::TooManyNestedScripts(self.opts.max_nesting));
+            return;
+        }
+        let mut approximate = false;
+        let text = words
+            .iter()
+            .map(|a| match &a.value {
+                Some(v) => v.clone(),
+                None => {
+                    approximate = true;
+                    approximate_text(&a.word)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.nested_bytes += text.len();
+        if self.nested_bytes > self.opts.max_nested_bytes {
+            self.out.error = Some(ViewError::NestedTooLarge(self.opts.max_nested_bytes));
+            return;
+        }
+        let parsed = crate::parse_with(&text, &self.opts.limits);
+        let id = self.out.origins.len();
+        self.out.origins.push(OriginFrame {
+            id,
+            kind,
+            parent: ctx.origin.last().copied(),
+            launcher: idx,
+            text,
+            approximate,
+        });
+        if let Some(e) = parsed.error.clone() {
+            self.out.nested_errors.push(NestedError {
+                origin: id,
+                error: e,
+            });
+        }
+        let launcher = self.out.invocations[idx].clone();
+        let mut c = ctx.clone();
+        c.origin.push(id);
+        c.time_keyword = false;
+        c.and_or_level = ctx.and_or_level + 1;
+        c.context.pipeline = None;
+        c.redirects = launcher
+            .redirects
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.source = RedirSource::Launcher;
+                r
+            })
+            .collect();
+        // The launcher's environment and directory are inherited.
+        let mut sub = Scope {
+            cds: launcher.cds.clone(),
+            env: launcher.env.clone(),
+            exec_redirects: Vec::new(),
+        };
+        self.list(&parsed.script.body, &mut sub, &c);
+    }
+
+    /// What a command changes for the commands after it in the same list.
+    fn update_scope(&mut self, idx: usize, scope: &mut Scope) {
+        let inv = &self.out.invocations[idx];
+        let Program::Static { name, .. } = &inv.program else {
+            return;
+        };
+        match name.as_str() {
+            "cd" | "pushd" => {
+                let operands: Vec<&Arg> = inv
+                    .args
+                    .iter()
+                    .skip_while(|a| {
+                        a.value
+                            .as_deref()
+                            .is_some_and(|v| v.starts_with('-') && v.len() > 1 && v != "--")
+                    })
+                    .filter(|a| a.value.as_deref() != Some("--"))
+                    .collect();
+                let step = match operands.first() {
+                    None => CdStep {
+                        kind: CdKind::Cd,
+                        target: None,
+                    },
+                    Some(a) if a.value.as_deref() == Some("-") => CdStep {
+                        kind: CdKind::Back,
+                        target: None,
+                    },
+                    Some(a) => CdStep {
+                        kind: if name == "cd" { CdKind::Cd } else { CdKind::Pushd },
+                        target: Some((*a).clone()),
+                    },
+                };
+                scope.cds.push(step);
+            }
+            "popd" => scope.cds.push(CdStep {
+                kind: CdKind::Popd,
+                target: None,
+            }),
+            "export" | "declare" | "typeset" | "local" | "readonly" => {
+                let exporting = name == "export"
+                    || inv.args.iter().any(|a| {
+                        a.value
+                            .as_deref()
+                            .is_some_and(|v| v.starts_with('-') && v.contains('x'))
+                    });
+                for a in &inv.args {
+                    let Some(v) = a.value.as_deref() else { continue };
+                    if v.starts_with('-') {
+                        continue;
+                    }
+                    let (n, val) = match v.split_once('=') {
+                        Some((n, val)) => (n.trim_end_matches('+'), Some(val.to_string())),
+                        None => (v, None),
+                    };
+                    let value = match val {
+                        Some(val) => Some(Arg::synthetic(val, a.word.span)),
+                        None => scope
+                            .env
+                            .iter()
+                            .rev()
+                            .find(|e| e.name == n)
+                            .and_then(|e| e.value.clone()),
+                    };
+                    scope.env.push(EnvVar {
+                        name: n.to_string(),
+                        value,
+                        source: if exporting {
+                            EnvSource::Export
+                        } else {
+                            EnvSource::Shell
+                        },
+                    });
+                }
+                // A dynamic `export "$x"` cannot be tracked; its assignments stay unknown.
+            }
+            "unset" => {
+                for a in &inv.args {
+                    if let Some(v) = a.value.as_deref().filter(|v| !v.starts_with('-')) {
+                        scope.env.push(EnvVar {
+                            name: v.to_string(),
+                            value: None,
+                            source: EnvSource::Unset,
+                        });
+                    }
+                }
+            }
+            "exec" if inv.args.is_empty() && inv.wrappers.is_empty() => {
+                let own: Vec<AppliedRedirect> = inv
+                    .redirects
+                    .iter()
+                    .filter(|r| r.source == RedirSource::Own)
+                    .cloned()
+                    .map(|mut r| {
+                        r.source = RedirSource::Exec;
+                        r
+                    })
+                    .collect();
+                scope.exec_redirects.extend(own);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The argv of a pipeline that is exactly one simple command.
+fn simple_argv(p: &Pipeline) -> Option<Vec<Arg>> {
+    match p.commands.as_slice() {
+        [e] => match &e.command {
+            Command::Simple(s) => Some(s.words.iter().cloned().map(Arg::new).collect()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Text for a dynamic word handed to a shell: static parts as they are, each run-time part as
+/// `${__shell_syntax_dynamic__}`.
+fn approximate_text(w: &Word) -> String {
+    let mut out = String::new();
+    approx_parts(&w.parts, &mut out);
+    out
+}
+
+fn approx_parts(parts: &[WordPart], out: &mut String) {
+    for p in parts {
+        match p {
+            WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
+                out.push_str(s)
+            }
+            WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => approx_parts(ps, out),
+            _ => {
+                out.push_str("${");
+                out.push_str(DYNAMIC_PLACEHOLDER);
+                out.push('}');
+            }
+        }
+    }
+}

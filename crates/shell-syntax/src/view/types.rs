@@ -1,0 +1,494 @@
+//! Public types of the command view and their one-line renderings.
+
+use crate::ast::{AndOrOp, Heredoc, RedirOp, Span, Word};
+use crate::error::{Limits, SyntaxError};
+use std::fmt;
+
+/// Bounds for building a view.
+#[derive(Debug, Clone)]
+pub struct ViewOptions {
+    /// Limits for every parse (the top-level one and each nested script).
+    pub limits: Limits,
+    /// Deepest chain of nested scripts (`eval`, `sh -c`, heredoc fed to a shell, ...).
+    pub max_nesting: usize,
+    /// Deepest recursion of the walk itself (syntax nesting across all nested scripts).
+    pub max_walk_depth: usize,
+    /// Most invocations reported; the rest is cut off with an error.
+    pub max_invocations: usize,
+    /// Most bytes of nested script text parsed in total.
+    pub max_nested_bytes: usize,
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        ViewOptions {
+            limits: Limits::default(),
+            max_nesting: 16,
+            max_walk_depth: 160,
+            max_invocations: 100_000,
+            max_nested_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// Everything a rule needs: invocations in execution order, loops, nested-script origins.
+#[derive(Debug, Clone, Default)]
+pub struct CommandView {
+    pub invocations: Vec<Invocation>,
+    pub loops: Vec<LoopInfo>,
+    /// Nested scripts, by id (see [`Invocation::origin`]).
+    pub origins: Vec<OriginFrame>,
+    /// Syntax errors in nested scripts (the part before each error is in the view).
+    pub nested_errors: Vec<NestedError>,
+    /// A view limit that cut the walk short (parts of the input were not visited).
+    pub error: Option<ViewError>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ViewError {
+    #[error("nested scripts deeper than {0}")]
+    TooManyNestedScripts(usize),
+    #[error("walk deeper than {0}")]
+    TooDeep(usize),
+    #[error("more than {0} invocations")]
+    TooManyInvocations(usize),
+    #[error("more than {0} bytes of nested scripts")]
+    NestedTooLarge(usize),
+}
+
+#[derive(Debug, Clone)]
+pub struct NestedError {
+    /// The origin frame whose text failed to parse.
+    pub origin: usize,
+    pub error: SyntaxError,
+}
+
+/// One simple command bash would run (or a `[[ ]]` / `(( ))` test, see [`InvocationKind`]).
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    /// Position in [`CommandView::invocations`].
+    pub index: usize,
+    pub kind: InvocationKind,
+    /// The program after unwrapping wrappers.
+    pub program: Program,
+    /// Arguments after the program.
+    pub args: Vec<Arg>,
+    /// Wrappers that were unwrapped, outermost first, each with the arguments it consumed.
+    pub wrappers: Vec<Wrapper>,
+    /// Environment that applies: earlier exports and shell assignments in the same list
+    /// (and inherited into nested scripts), then this command's prefix and `env` assignments.
+    /// Later entries override earlier ones with the same name.
+    pub env: Vec<EnvVar>,
+    /// Redirections that apply, innermost last: earlier `exec` redirections, enclosing
+    /// groups/subshells/loops/launching commands, then the command's own.
+    pub redirects: Vec<AppliedRedirect>,
+    /// `cd`-like steps that ran before this command in the same list (and enclosing lists,
+    /// subshells and launching scripts), in order.
+    pub cds: Vec<CdStep>,
+    pub context: Context,
+    /// Nested-script chain, innermost last (ids into [`CommandView::origins`]); empty at top
+    /// level.
+    pub origin: Vec<usize>,
+    /// Span of the whole simple command in the text of its innermost origin (the input itself
+    /// when `origin` is empty).
+    pub span: Span,
+    /// True when bash adds arguments decided at run time (`xargs`, `find -exec ... {} +`).
+    pub args_incomplete: bool,
+}
+
+impl Invocation {
+    /// Static program name, if known.
+    pub fn name(&self) -> Option<&str> {
+        match &self.program {
+            Program::Static { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+    /// Static values of the arguments (`None` for a dynamic one).
+    pub fn arg_values(&self) -> Vec<Option<&str>> {
+        self.args.iter().map(|a| a.value.as_deref()).collect()
+    }
+    /// The effective environment value of `name` (last assignment wins), if any entry sets it.
+    pub fn env_value(&self, name: &str) -> Option<&EnvVar> {
+        self.env.iter().rev().find(|e| e.name == name)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InvocationKind {
+    /// A simple command.
+    Simple,
+    /// `[[ ... ]]`: program `[[`, args the words inside (operators as literal args).
+    TestClause,
+    /// `(( ... ))`: program `((`, one arg holding the expression text.
+    ArithCommand,
+    /// An `-exec`/`-execdir`/`-ok` command of `find` (the `find` itself is reported too).
+    FindExec,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Program {
+    /// A static name: `name` normalised (basename, `.exe` stripped), `raw` as written.
+    Static { name: String, raw: String },
+    /// Decided at run time.
+    Dynamic(Word),
+    /// No command word (only assignments and/or redirections).
+    None,
+}
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Program::Static { name, .. } => write!(f, "{name}"),
+            Program::Dynamic(w) => write!(f, "<dynamic {}>", crate::printer::word(w)),
+            Program::None => write!(f, "<none>"),
+        }
+    }
+}
+
+/// A word with its static value when it has one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arg {
+    pub word: Word,
+    /// `None` when the value is decided at run time.
+    pub value: Option<String>,
+}
+
+impl Arg {
+    pub fn new(word: Word) -> Arg {
+        let value = word.static_value();
+        Arg { word, value }
+    }
+    /// A synthesised static argument (e.g. from splitting `env -S`).
+    pub fn synthetic(value: String, span: Span) -> Arg {
+        Arg {
+            word: Word::literal(&value, span),
+            value: Some(value),
+        }
+    }
+    pub fn is_dynamic(&self) -> bool {
+        self.value.is_none()
+    }
+}
+
+impl fmt::Display for Arg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.value {
+            Some(v) => write!(f, "{v:?}"),
+            None => write!(f, "<{}>", crate::printer::word(&self.word)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wrapper {
+    /// Normalised wrapper name (`env`, `sudo`, `timeout`, `find -exec`, `time` for the
+    /// keyword, ...).
+    pub name: String,
+    /// Its options and operands before the wrapped command (e.g. `-s KILL 10` of `timeout`).
+    pub args: Vec<Arg>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvVar {
+    pub name: String,
+    /// `None` for `export NAME` without a value seen, or for an array/dynamic value.
+    pub value: Option<Arg>,
+    pub source: EnvSource,
+}
+
+impl EnvVar {
+    pub fn value_display(&self) -> String {
+        match &self.value {
+            Some(a) => a.to_string(),
+            None => "<unset-or-unknown>".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnvSource {
+    /// `NAME=x cmd`
+    Prefix,
+    /// `env NAME=x cmd` (or `sudo NAME=x cmd`)
+    EnvCommand,
+    /// `env -u NAME` / `unset NAME`
+    Unset,
+    /// `export NAME=x` / `declare -x` earlier in the list.
+    Export,
+    /// `NAME=x` (a shell variable, not exported) earlier in the list.
+    Shell,
+}
+
+/// A redirection that applies to an invocation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppliedRedirect {
+    /// The fd changed (`None` for `&>`/`&>>`, which change 1 and 2, or `{var}>`).
+    pub fd: Option<u32>,
+    pub op: RedirOp,
+    pub target: Arg,
+    pub heredoc: Option<Heredoc>,
+    pub source: RedirSource,
+    pub span: Span,
+}
+
+impl fmt::Display for AppliedRedirect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fd = self.fd.map(|n| n.to_string()).unwrap_or_default();
+        write!(f, "{fd}{}{}", self.op.as_str(), self.target)?;
+        if let Some(h) = &self.heredoc {
+            write!(f, "[body {:?}]", crate::printer::word(&h.body))?;
+        }
+        match self.source {
+            RedirSource::Own => Ok(()),
+            RedirSource::Enclosing => write!(f, " (enclosing)"),
+            RedirSource::Exec => write!(f, " (exec)"),
+            RedirSource::Launcher => write!(f, " (launcher)"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedirSource {
+    /// Written on the command itself.
+    Own,
+    /// On an enclosing group, subshell, loop, `if`, function or substitution's command.
+    Enclosing,
+    /// From an earlier `exec` with only redirections.
+    Exec,
+    /// On the command that launched this nested script (`bash -c '...' >/dev/null`).
+    Launcher,
+}
+
+/// A directory change that ran before an invocation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CdStep {
+    pub kind: CdKind,
+    /// Target; `None` means `$HOME` for `cd`, unknown for `popd`/`cd -`.
+    pub target: Option<Arg>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CdKind {
+    Cd,
+    Pushd,
+    Popd,
+    /// `cd -`: back to `$OLDPWD`.
+    Back,
+    /// `env -C dir`
+    EnvChdir,
+}
+
+impl fmt::Display for CdStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.target {
+            Some(t) => write!(f, "{:?} {t}", self.kind),
+            None => write!(f, "{:?}", self.kind),
+        }
+    }
+}
+
+/// Where an invocation sits in the execution structure.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Context {
+    /// Position in its pipeline (only set for pipelines of two or more commands).
+    pub pipeline: Option<PipePos>,
+    /// The command, or a list item enclosing it in the same script, runs with `&`.
+    pub background: bool,
+    /// Inside a `coproc`.
+    pub coproc: bool,
+    /// The pipeline (or an enclosing one) is negated with `!`.
+    pub negated: bool,
+    /// And/or links from the innermost list outwards (see [`AndOrLink`]).
+    pub and_or: Vec<AndOrLink>,
+    /// Inside an `if`/`elif` condition (or `while`/`until` condition, see `loops`).
+    pub in_condition: bool,
+    /// Enclosing loops, innermost last (continues across nested scripts).
+    pub loops: Vec<LoopRef>,
+    /// Number of enclosing command substitutions.
+    pub command_subst: u32,
+    /// Number of enclosing process substitutions.
+    pub process_subst: u32,
+    /// Defined inside the body of this function (visited where it is defined).
+    pub function: Option<String>,
+    /// Inside a `case` arm.
+    pub in_case: bool,
+}
+
+impl fmt::Display for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(p) = &self.pipeline {
+            parts.push(format!(
+                "pipe {}/{}{}",
+                p.index + 1,
+                p.len,
+                if p.stderr_piped { " |&" } else { "" }
+            ));
+        }
+        if self.background {
+            parts.push("bg".into());
+        }
+        if self.coproc {
+            parts.push("coproc".into());
+        }
+        if self.negated {
+            parts.push("negated".into());
+        }
+        for l in &self.and_or {
+            parts.push(l.to_string());
+        }
+        if self.in_condition {
+            parts.push("condition".into());
+        }
+        for l in &self.loops {
+            parts.push(format!("loop#{} {:?}", l.id, l.part));
+        }
+        if self.command_subst > 0 {
+            parts.push(format!("cmdsubst x{}", self.command_subst));
+        }
+        if self.process_subst > 0 {
+            parts.push(format!("procsubst x{}", self.process_subst));
+        }
+        if let Some(func) = &self.function {
+            parts.push(format!("function {func}"));
+        }
+        if self.in_case {
+            parts.push("case".into());
+        }
+        write!(f, "{}", parts.join(", "))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PipePos {
+    pub index: usize,
+    pub len: usize,
+    /// This command's stderr also goes into the pipe (`|&` after it).
+    pub stderr_piped: bool,
+}
+
+/// The and/or operators around the pipeline that contains an invocation, at one level of
+/// nesting (level 0: the invocation's own list; higher: enclosing groups, subshells,
+/// launching commands).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AndOrLink {
+    pub level: usize,
+    /// Operator just before the pipeline, if any.
+    pub before: Option<AndOrOp>,
+    /// Operators after it in the same and/or list, each with the argv of the pipeline it
+    /// leads to when that is one simple command (`None` for anything else).
+    pub following: Vec<(AndOrOp, Option<Vec<Arg>>)>,
+}
+
+impl fmt::Display for AndOrLink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "L{}", self.level)?;
+        if let Some(b) = self.before {
+            write!(f, " after {}", op_str(b))?;
+        }
+        for (op, next) in &self.following {
+            write!(f, " {} ", op_str(*op))?;
+            match next {
+                Some(argv) => write!(
+                    f,
+                    "[{}]",
+                    argv.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")
+                )?,
+                None => write!(f, "<compound>")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+fn op_str(op: AndOrOp) -> &'static str {
+    match op {
+        AndOrOp::And => "&&",
+        AndOrOp::Or => "||",
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoopRef {
+    /// Id into [`CommandView::loops`].
+    pub id: usize,
+    pub part: LoopPart,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopPart {
+    Condition,
+    Body,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopKind {
+    While,
+    Until,
+    For,
+    ArithFor,
+    Select,
+}
+
+/// A loop and what runs in it.
+#[derive(Debug, Clone)]
+pub struct LoopInfo {
+    pub id: usize,
+    pub kind: LoopKind,
+    /// Innermost nested-script frame it is in (`None`: the input itself).
+    pub origin: Option<usize>,
+    /// Number of nested-script frames around it.
+    pub origin_depth: usize,
+    /// Span in the text of its origin.
+    pub span: Span,
+    /// Redirections written on the loop itself (`done < file`).
+    pub redirects: Vec<AppliedRedirect>,
+    /// `for ((init; cond; step))` texts.
+    pub arith: Option<[String; 3]>,
+    /// Invocations in the condition (`while`/`until`), directly or nested.
+    pub condition_invocations: Vec<usize>,
+    /// Invocations in the body, directly or nested (including nested loops).
+    pub body_invocations: Vec<usize>,
+    /// Enclosing loop, if any.
+    pub parent: Option<usize>,
+}
+
+/// A nested script: text that a command hands to a shell.
+#[derive(Debug, Clone)]
+pub struct OriginFrame {
+    pub id: usize,
+    pub kind: OriginKind,
+    /// Enclosing frame (`None`: the input itself).
+    pub parent: Option<usize>,
+    /// Invocation that runs this script.
+    pub launcher: usize,
+    /// The text that was parsed. When the source word was dynamic, each run-time part is
+    /// replaced by `${__shell_syntax_dynamic__}` so it parses as a dynamic word.
+    pub text: String,
+    /// Whether `text` had run-time parts replaced.
+    pub approximate: bool,
+}
+
+/// Name substituted for run-time parts of a nested script's text.
+pub const DYNAMIC_PLACEHOLDER: &str = "__shell_syntax_dynamic__";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OriginKind {
+    /// `eval args...` (joined with spaces).
+    Eval,
+    /// `sh -c 'script'` (any shell, any option cluster containing `c`).
+    ShellC { shell: String },
+    /// A shell reading its script from a heredoc on its stdin.
+    ShellHeredoc { shell: String },
+    /// A shell reading its script from a here-string.
+    ShellHereString { shell: String },
+    /// A shell reading its script from a pipe (`cat <<EOF | sh`, `echo '...' | bash`).
+    ShellPipe { shell: String },
+    /// `watch 'cmd'` (runs through `sh -c`).
+    Watch,
+    /// `flock ... -c 'cmd'`.
+    FlockC,
+    /// `su -c 'cmd'`, `sudo -s`/`-i` with a command string and similar.
+    OtherShellString { program: String },
+}

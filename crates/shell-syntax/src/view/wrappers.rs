@@ -1,0 +1,442 @@
+//! Unwrapping commands that run another command (`env`, `sudo`, `timeout`, `xargs`, ...) to
+//! find the program that really runs, and the shells/strings that hand text to a shell.
+
+use super::types::*;
+use crate::ast::Span;
+
+/// The result of unwrapping one argv.
+#[derive(Debug, Default)]
+pub(crate) struct Unwrapped {
+    pub program: Option<Arg>,
+    pub args: Vec<Arg>,
+    pub wrappers: Vec<Wrapper>,
+    pub env: Vec<EnvVar>,
+    pub cds: Vec<CdStep>,
+    pub args_incomplete: bool,
+    /// A command string a wrapper runs through `sh -c` (`watch 'a; b'`, `flock f -c 'x'`).
+    pub shell_string: Option<(OriginKind, Vec<Arg>)>,
+}
+
+/// `git`, `/usr/bin/git`, `./git.exe` → `git`.
+pub fn normalise_program(raw: &str) -> String {
+    let base = raw.rsplit('/').next().unwrap_or(raw);
+    let base = base.rsplit('\\').next().unwrap_or(base);
+    if base.len() > 4 && base.to_ascii_lowercase().ends_with(".exe") {
+        base[..base.len() - 4].to_string()
+    } else {
+        base.to_string()
+    }
+}
+
+/// Shells whose `-c` string or stdin is a script we parse.
+pub fn is_shell(name: &str) -> bool {
+    matches!(
+        name,
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "yash" | "posh" | "fish" | "rbash"
+    )
+}
+
+/// Option grammar of one wrapper.
+struct Opts {
+    /// Short options that take a separate or attached argument.
+    short_arg: &'static str,
+    /// Long options that take an argument (`--x v` or `--x=v`).
+    long_arg: &'static [&'static str],
+    /// Short/long options after which no command follows (the wrapper itself is the program).
+    no_command: &'static [&'static str],
+    /// Positional operands consumed before the command (e.g. `timeout`'s duration).
+    operands: usize,
+}
+
+fn opts_for(name: &str) -> Option<Opts> {
+    let o = |short_arg, long_arg, no_command, operands| {
+        Some(Opts {
+            short_arg,
+            long_arg,
+            no_command,
+            operands,
+        })
+    };
+    match name {
+        "sudo" => o(
+            "ugCDhprtTUR",
+            &[
+                "--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role",
+                "--type", "--command-timeout", "--other-user",
+            ],
+            &["-e", "--edit", "-l", "--list", "-v", "--validate", "-K", "-V", "--version"],
+            0,
+        ),
+        "doas" => o("uC", &[], &[], 0),
+        "command" => o("", &[], &["-v", "-V"], 0),
+        "builtin" | "nohup" => o("", &[], &[], 0),
+        "exec" => o("a", &[], &[], 0),
+        "nice" => o("n", &["--adjustment"], &[], 0),
+        "ionice" => o("cn", &["--class", "--classdata"], &["-p", "-P", "-u", "--pid", "--pgid", "--uid"], 0),
+        "timeout" | "gtimeout" => o("ks", &["--kill-after", "--signal"], &[], 1),
+        "time" => o("fo", &["--format", "--output"], &[], 0),
+        "stdbuf" => o("ioe", &["--input", "--output", "--error"], &[], 0),
+        "setsid" => o("", &[], &[], 0),
+        "chrt" => o(
+            "TPD",
+            &["--sched-runtime", "--sched-period", "--sched-deadline"],
+            &["-p", "--pid", "-m", "--max"],
+            1,
+        ),
+        "taskset" => o("", &[], &["-p", "--pid"], 1),
+        "xargs" => o(
+            "adEILnPs",
+            &["--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"],
+            &[],
+            0,
+        ),
+        "watch" => o("nd", &["--interval"], &[], 0),
+        "busybox" => o("", &[], &[], 0),
+        _ => None,
+    }
+}
+
+/// Skip options per `o`. Returns the index of the first operand, the option args consumed,
+/// and whether a no-command option was seen. `None` if a dynamic word sits where an option
+/// could be (we cannot tell what it is).
+fn skip_options(args: &[Arg], o: &Opts, name: &str) -> Option<(usize, bool)> {
+    let mut i = 0;
+    let mut no_cmd = false;
+    while i < args.len() {
+        let v = args[i].value.as_deref()?;
+        if v == "--" {
+            return Some((i + 1, no_cmd));
+        }
+        if !v.starts_with('-') || v == "-" {
+            break;
+        }
+        // `nice -10 cmd`
+        if name == "nice" && v[1..].bytes().all(|c| c.is_ascii_digit()) {
+            i += 1;
+            continue;
+        }
+        if o.no_command.contains(&v) {
+            no_cmd = true;
+        }
+        if let Some(long) = v.strip_prefix("--") {
+            let key = format!("--{}", long.split('=').next().unwrap_or(long));
+            if o.no_command.contains(&key.as_str()) {
+                no_cmd = true;
+            }
+            if !long.contains('=') && o.long_arg.contains(&key.as_str()) {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        let cluster = &v[1..];
+        for (k, c) in cluster.char_indices() {
+            if o.no_command.contains(&format!("-{c}").as_str()) {
+                no_cmd = true;
+            }
+            if o.short_arg.contains(c) {
+                if k + c.len_utf8() == cluster.len() {
+                    i += 1; // argument is the next word
+                }
+                break;
+            }
+        }
+        i += 1;
+    }
+    Some((i.min(args.len()), no_cmd))
+}
+
+/// Unwrap wrappers from `argv` (program first).
+pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
+    let mut u = Unwrapped::default();
+    // Each pass consumes at least the wrapper's own word, so this terminates.
+    while let Some(first) = argv.first().cloned() {
+        let Some(raw) = first.value.clone() else { break };
+        let name = normalise_program(&raw);
+        let rest = &argv[1..];
+        let step: Option<(usize, Option<Vec<Arg>>)> = match name.as_str() {
+            "env" => unwrap_env(rest, &mut u),
+            "flock" => unwrap_flock(rest, &mut u).map(|n| (n, None)),
+            _ => {
+                let Some(o) = opts_for(&name) else { break };
+                match skip_options(rest, &o, &name) {
+                    Some((i, false)) if i + o.operands < rest.len() => {
+                        let n = i + o.operands;
+                        if name == "watch" && !rest[..i].iter().any(|a| is_flag(a, 'x', "--exec")) {
+                            // Without `-x`, watch joins its arguments and runs `sh -c`.
+                            u.shell_string = Some((OriginKind::Watch, rest[n..].to_vec()));
+                            u.program = Some(first.clone());
+                            u.args = rest.to_vec();
+                            return u;
+                        }
+                        if name == "xargs" {
+                            u.args_incomplete = true;
+                        }
+                        Some((n, None))
+                    }
+                    Some((i, false)) if name == "xargs" && i >= rest.len() => {
+                        // `xargs` with no command runs `echo`.
+                        u.args_incomplete = true;
+                        u.wrappers.push(wrapper(&name, rest));
+                        u.program = Some(Arg::synthetic("echo".into(), first.word.span));
+                        return u;
+                    }
+                    _ => None,
+                }
+            }
+        };
+        let Some((n, replaced)) = step else { break };
+        let rest_vec = replaced.unwrap_or_else(|| rest.to_vec());
+        if n >= rest_vec.len() {
+            break;
+        }
+        u.wrappers.push(wrapper(&name, &rest_vec[..n]));
+        argv = rest_vec[n..].to_vec();
+    }
+    let mut it = argv.into_iter();
+    u.program = it.next();
+    u.args = it.collect();
+    u
+}
+
+fn is_flag(a: &Arg, short: char, long: &str) -> bool {
+    match a.value.as_deref() {
+        Some(v) if v.starts_with("--") => v == long,
+        Some(v) if v.starts_with('-') => v[1..].contains(short),
+        _ => false,
+    }
+}
+
+fn wrapper(name: &str, args: &[Arg]) -> Wrapper {
+    Wrapper {
+        name: name.to_string(),
+        args: args.to_vec(),
+    }
+}
+
+/// `env [-i] [-u N] [-C dir] [-S str] [N=v]... cmd`. Returns the number of words before the
+/// command; `-S` strings are split in place.
+fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>>)> {
+    let mut args: Vec<Arg> = rest.to_vec();
+    let mut i = 0;
+    let mut guard = 0;
+    let mut spliced = false;
+    while i < args.len() {
+        guard += 1;
+        if guard > 10_000 {
+            return None;
+        }
+        let v = args[i].value.clone()?;
+        let span = args[i].word.span;
+        if v == "--" {
+            i += 1;
+            break;
+        }
+        if let Some((name, value)) = v.split_once('=') {
+            if !v.starts_with('-') && is_name(name) {
+                u.env.push(EnvVar {
+                    name: name.to_string(),
+                    value: Some(Arg::synthetic(value.to_string(), span)),
+                    source: EnvSource::EnvCommand,
+                });
+                i += 1;
+                continue;
+            }
+        }
+        if !v.starts_with('-') || v == "-" {
+            break;
+        }
+        let (opt, attached) = if let Some(l) = v.strip_prefix("--") {
+            match l.split_once('=') {
+                Some((k, val)) => (format!("--{k}"), Some(val.to_string())),
+                None => (v.clone(), None),
+            }
+        } else if v.len() > 2 && "uCS".contains(&v[1..2]) {
+            (v[..2].to_string(), Some(v[2..].to_string()))
+        } else {
+            (v.clone(), None)
+        };
+        let takes_arg = matches!(
+            opt.as_str(),
+            "-u" | "--unset" | "-C" | "--chdir" | "-S" | "--split-string"
+        );
+        let mut value = attached;
+        let mut used = 1;
+        if takes_arg && value.is_none() {
+            value = Some(args.get(i + 1)?.value.clone()?);
+            used = 2;
+        }
+        match opt.as_str() {
+            "-u" | "--unset" => u.env.push(EnvVar {
+                name: value.unwrap_or_default(),
+                value: None,
+                source: EnvSource::Unset,
+            }),
+            "-C" | "--chdir" => u.cds.push(CdStep {
+                kind: CdKind::EnvChdir,
+                target: value.map(|v| Arg::synthetic(v, span)),
+            }),
+            "-S" | "--split-string" => {
+                let words = shell_words::split(&value.unwrap_or_default()).ok()?;
+                let new: Vec<Arg> = words.into_iter().map(|w| Arg::synthetic(w, span)).collect();
+                args.splice(i..i + used, new);
+                spliced = true;
+                continue;
+            }
+            _ => {}
+        }
+        i += used;
+    }
+    if i >= args.len() {
+        return None;
+    }
+    Some((i, spliced.then_some(args)))
+}
+
+/// `flock [opts] file cmd...` or `flock [opts] file -c 'cmd'`.
+fn unwrap_flock(rest: &[Arg], u: &mut Unwrapped) -> Option<usize> {
+    let o = Opts {
+        short_arg: "Ew",
+        long_arg: &["--conflict-exit-code", "--timeout", "--wait"],
+        no_command: &[],
+        operands: 0,
+    };
+    let (i, _) = skip_options(rest, &o, "flock")?;
+    let after_file = i + 1;
+    let next = rest.get(after_file)?;
+    if matches!(next.value.as_deref(), Some("-c") | Some("--command")) {
+        let cmd = rest.get(after_file + 1)?.clone();
+        u.shell_string = Some((OriginKind::FlockC, vec![cmd]));
+        return None;
+    }
+    Some(after_file)
+}
+
+fn is_name(s: &str) -> bool {
+    let mut b = s.bytes();
+    matches!(b.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
+        && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+/// `find ... -exec cmd args ; ...`: the command of each `-exec`/`-execdir`/`-ok`/`-okdir`.
+/// `{}` becomes a dynamic argument; a `+` terminator means more arguments are appended.
+pub(crate) fn find_execs(args: &[Arg]) -> Vec<(Vec<Arg>, bool)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let is_exec = matches!(
+            args[i].value.as_deref(),
+            Some("-exec") | Some("-execdir") | Some("-ok") | Some("-okdir")
+        );
+        i += 1;
+        if !is_exec {
+            continue;
+        }
+        let mut cmd = Vec::new();
+        let mut plus = false;
+        while i < args.len() {
+            match args[i].value.as_deref() {
+                Some(";") => break,
+                Some("+") if cmd.last().is_some_and(|a: &Arg| a.value.as_deref() == Some("{}")) => {
+                    plus = true;
+                    break;
+                }
+                Some(v) if v.contains("{}") => cmd.push(Arg {
+                    word: args[i].word.clone(),
+                    value: None,
+                }),
+                _ => cmd.push(args[i].clone()),
+            }
+            i += 1;
+        }
+        i += 1;
+        if !cmd.is_empty() {
+            out.push((cmd, plus));
+        }
+    }
+    out
+}
+
+/// For a shell invocation's arguments: the `-c` command string, if the options ask for one.
+/// `Err(())` means a dynamic word sits among the options.
+pub(crate) fn shell_command_string(args: &[Arg]) -> Result<Option<&Arg>, ()> {
+    let mut c = false;
+    let mut i = 0;
+    while i < args.len() {
+        let Some(v) = args[i].value.as_deref() else {
+            if c {
+                return Ok(Some(&args[i]));
+            }
+            return Err(());
+        };
+        if v == "--" || v == "-" {
+            i += 1;
+            break;
+        }
+        if let Some(long) = v.strip_prefix("--") {
+            if matches!(long, "rcfile" | "init-file") {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        if (v.starts_with('-') || v.starts_with('+')) && v.len() > 1 {
+            for ch in v[1..].chars() {
+                match ch {
+                    'c' if v.starts_with('-') => c = true,
+                    'o' | 'O' => i += 1,
+                    _ => {}
+                }
+            }
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    Ok(if c { args.get(i) } else { None })
+}
+
+/// Whether a shell invocation reads its script from stdin (no `-c`, no script operand, or
+/// `-s`).
+pub(crate) fn shell_reads_stdin(args: &[Arg]) -> bool {
+    let mut i = 0;
+    while i < args.len() {
+        let Some(v) = args[i].value.as_deref() else {
+            return false;
+        };
+        if v == "--" {
+            return i + 1 >= args.len();
+        }
+        if v.starts_with("--") {
+            if matches!(v, "--rcfile" | "--init-file") {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        if (v.starts_with('-') || v.starts_with('+')) && v.len() > 1 {
+            if v.starts_with('-') && v.contains('s') {
+                return true;
+            }
+            if v.starts_with('-') && v.contains('c') {
+                return false;
+            }
+            for ch in v[1..].chars() {
+                if ch == 'o' || ch == 'O' {
+                    i += 1;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        return false;
+    }
+    true
+}
+
+/// Synthesised span-less argument list from a split string.
+#[allow(dead_code)]
+pub(crate) fn split_args(s: &str, span: Span) -> Option<Vec<Arg>> {
+    let words = shell_words::split(s).ok()?;
+    Some(words.into_iter().map(|w| Arg::synthetic(w, span)).collect())
+}
