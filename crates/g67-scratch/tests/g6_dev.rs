@@ -37,12 +37,25 @@ impl RepoWorld for Fake<'_> {
 }
 
 #[test]
+fn g6_fixtures() {
+    for f in ["prior-art-misses.json", "shapes.json"] {
+        let path = format!("../../fixtures/gh-write-guard/G6/{f}");
+        let text = std::fs::read_to_string(path).unwrap();
+        replay(&text, 1);
+    }
+}
+
+#[test]
 fn g6_cases() {
     let Ok(text) = std::fs::read_to_string("/work/shared/conformance/gh-write-guard/cases.json")
     else {
         return;
     };
-    let cases: Value = serde_json::from_str(&text).unwrap();
+    replay(&text, 50);
+}
+
+fn replay(text: &str, min: usize) {
+    let cases: Value = serde_json::from_str(text).unwrap();
     let mut bad = Vec::new();
     let mut n = 0;
     for c in cases.as_array().unwrap() {
@@ -64,15 +77,11 @@ fn g6_cases() {
             env["environ"]["GH_WRITE_GUARD_ALLOW_PRIMARY_CHECKOUT"].as_str(),
         )
         .is_granted();
-        let (verdicts, fired) = check(
-            &view,
-            &session,
-            &Fake(env),
-            &Policy {
-                granted,
-                ..Policy::default()
-            },
-        );
+        let cfg = c["config"]["primary_checkout"]
+            .as_str()
+            .map(|s| toml::Value::String(s.to_string()));
+        let policy = Policy::from_config(granted, cfg.as_ref());
+        let (verdicts, fired) = check(&view, &session, &Fake(env), &policy);
         let got = if fired.is_some() { "deny" } else { "allow" };
         if got != c["expected"].as_str().unwrap() {
             bad.push(format!(
@@ -85,6 +94,6 @@ fn g6_cases() {
     for b in &bad {
         eprintln!("{b}");
     }
-    assert!(n >= 50, "only {n} cases replayed");
+    assert!(n >= min, "only {n} cases replayed");
     assert!(bad.is_empty());
 }

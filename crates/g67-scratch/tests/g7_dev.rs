@@ -2,12 +2,25 @@
 use g67_scratch::g7_wait_loops::{unbounded, wait_loops};
 
 #[test]
+fn g7_fixtures() {
+    for f in ["issue-examples.json", "shapes.json"] {
+        let path = format!("../../fixtures/gh-write-guard/G7/{f}");
+        let text = std::fs::read_to_string(path).unwrap();
+        replay(&text);
+    }
+}
+
+#[test]
 fn g7_cases() {
     let Ok(text) = std::fs::read_to_string("/work/shared/conformance/gh-write-guard/cases.json")
     else {
         return;
     };
-    let cases: serde_json::Value = serde_json::from_str(&text).unwrap();
+    replay(&text);
+}
+
+fn replay(text: &str) {
+    let cases: serde_json::Value = serde_json::from_str(text).unwrap();
     let mut bad = Vec::new();
     let mut n = 0;
     for c in cases.as_array().unwrap() {
