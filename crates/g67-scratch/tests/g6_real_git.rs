@@ -100,6 +100,26 @@ fn primary(root: &Path) -> PathBuf {
     p
 }
 
+/// A fresh copy of one template primary checkout (building each from scratch is slow).
+fn fresh_primary() -> (tempfile::TempDir, PathBuf) {
+    static TEMPLATE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let template = TEMPLATE.get_or_init(|| {
+        let root = tempfile::tempdir().expect("tempdir").keep();
+        primary(&root);
+        root
+    });
+    let root = tempfile::tempdir().unwrap();
+    let st = Command::new("cp")
+        .arg("-a")
+        .arg(template.join("."))
+        .arg(root.path())
+        .status()
+        .expect("cp");
+    assert!(st.success());
+    let p = root.path().join("primary");
+    (root, p)
+}
+
 /// What matters to the maintainer: uncommitted work and where HEAD and the refs point.
 #[derive(Debug, PartialEq, Eq)]
 struct State {
@@ -214,8 +234,7 @@ const DENIED: &[&str] = &[
 fn denied_shapes_destroy_work_or_move_refs() {
     let mut failures = Vec::new();
     for cmd in DENIED {
-        let root = tempfile::tempdir().unwrap();
-        let p = primary(root.path());
+        let (_root, p) = fresh_primary();
         if !guard_denies(cmd, &p) {
             failures.push(format!("guard allowed {cmd:?}"));
             continue;
@@ -261,8 +280,7 @@ const ALLOWED: &[(&str, bool)] = &[
 fn exemptions_keep_uncommitted_work() {
     let mut failures = Vec::new();
     for (cmd, read_only) in ALLOWED {
-        let root = tempfile::tempdir().unwrap();
-        let p = primary(root.path());
+        let (_root, p) = fresh_primary();
         if guard_denies(cmd, &p) {
             failures.push(format!("guard denied {cmd:?}"));
             continue;
