@@ -1,0 +1,312 @@
+//! The [`Rules`] trait the guard's decision core asks, and its live implementation: cache first
+//! (fresh within the TTL), else token + fetch (revalidating a stale entry with its ETag), all
+//! within one total deadline. [`FixedRules`] is the same trait over a fixed table, the world
+//! the conformance cases describe.
+
+use crate::cache::{CacheEntry, CacheKey, Clock, RulesCache, SystemClock};
+use crate::fetch::{Cause, FetchOutcome, FetchRequest, Fetcher, DEFAULT_DEADLINE};
+use crate::hosts::{api_base, GitHubHosts};
+use crate::token::{find_token, Environment, GhOutcome, TokenSource};
+use crate::verdict::RuleType;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// How the rules of a branch were obtained.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RulesSource {
+    /// A fresh cache entry; no request was made.
+    Cache,
+    /// A 200 from the rules endpoint.
+    Fetched,
+    /// A stale cache entry confirmed by a 304.
+    Revalidated,
+    /// A 404 for the rules of a readable repository.
+    NotFoundReadable,
+    /// A fixed table (tests, conformance replay).
+    Fixed,
+}
+
+/// The answer to "which rules apply to this branch?".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RulesOutcome {
+    /// The rules are known (an empty list: none apply).
+    Known {
+        rules: Vec<RuleType>,
+        source: RulesSource,
+    },
+    /// They could not be determined; G4 then fails closed for protected-by-default branches.
+    Undeterminable(Cause),
+}
+
+/// Branch rules for a repository on a GitHub host. The guard's decision core depends on this
+/// trait only, so it can be replayed against a fixed world.
+pub trait Rules {
+    fn rules_for(&self, host: &str, owner: &str, repo: &str, branch: &str) -> RulesOutcome;
+}
+
+impl<T: Rules + ?Sized> Rules for &T {
+    fn rules_for(&self, host: &str, owner: &str, repo: &str, branch: &str) -> RulesOutcome {
+        (**self).rules_for(host, owner, repo, branch)
+    }
+}
+
+/// Settings of the live lookup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveConfig {
+    /// Which hosts are GitHub.
+    pub hosts: GitHubHosts,
+    /// API base override (`AGENT_GUARDS_GITHUB_API` or config `github_api`), for every host.
+    pub api_base_override: Option<String>,
+    /// Total time for one lookup, `gh auth token` included (config `rules_timeout_ms`).
+    pub deadline: Duration,
+    /// How long a cached answer is used without asking GitHub.
+    pub ttl: Duration,
+    /// Upper bound for `gh auth token` within the deadline.
+    pub gh_deadline: Duration,
+}
+
+impl Default for LiveConfig {
+    fn default() -> Self {
+        LiveConfig {
+            hosts: GitHubHosts::github_com_only(),
+            api_base_override: None,
+            deadline: DEFAULT_DEADLINE,
+            ttl: Duration::from_secs(60),
+            gh_deadline: Duration::from_millis(1500),
+        }
+    }
+}
+
+/// What the last live lookup did besides answering, for the audit log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LookupNotes {
+    pub api_base: Option<String>,
+    pub token_source: Option<TokenSource>,
+    pub gh: Option<GhOutcome>,
+    pub cache_error: Option<String>,
+}
+
+/// Rules from GitHub's REST API through a cache.
+pub struct LiveRules<E, C, K = SystemClock> {
+    config: LiveConfig,
+    env: E,
+    cache: C,
+    clock: K,
+    fetcher: OnceLock<Result<Fetcher, Cause>>,
+    notes: std::sync::Mutex<LookupNotes>,
+}
+
+impl<E: Environment, C: RulesCache> LiveRules<E, C, SystemClock> {
+    pub fn new(config: LiveConfig, env: E, cache: C) -> Self {
+        Self::with_clock(config, env, cache, SystemClock)
+    }
+}
+
+impl<E: Environment, C: RulesCache, K: Clock> LiveRules<E, C, K> {
+    pub fn with_clock(config: LiveConfig, env: E, cache: C, clock: K) -> Self {
+        LiveRules {
+            config,
+            env,
+            cache,
+            clock,
+            fetcher: OnceLock::new(),
+            notes: std::sync::Mutex::new(LookupNotes::default()),
+        }
+    }
+
+    /// What the most recent lookup noted (API base, token source, `gh` outcome, cache errors).
+    pub fn last_notes(&self) -> LookupNotes {
+        self.notes.lock().map(|n| n.clone()).unwrap_or_default()
+    }
+
+    fn note(&self, f: impl FnOnce(&mut LookupNotes)) {
+        if let Ok(mut n) = self.notes.lock() {
+            f(&mut n);
+        }
+    }
+
+    fn store(&self, key: &CacheKey, entry: &CacheEntry) {
+        if let Err(e) = self.cache.put(key, entry) {
+            self.note(|n| n.cache_error = Some(e));
+        }
+    }
+}
+
+impl<E: Environment, C: RulesCache, K: Clock> Rules for LiveRules<E, C, K> {
+    fn rules_for(&self, host: &str, owner: &str, repo: &str, branch: &str) -> RulesOutcome {
+        let started = Instant::now();
+        let deadline = started + self.config.deadline;
+        self.note(|n| *n = LookupNotes::default());
+        let Some(kind) = self.config.hosts.kind(host) else {
+            return RulesOutcome::Undeterminable(Cause::NotGitHub(host.to_string()));
+        };
+        let key = CacheKey::new(host, owner, repo, branch);
+        let ttl_ms = u64::try_from(self.config.ttl.as_millis()).unwrap_or(u64::MAX);
+        let cached = self.cache.get(&key);
+        if let Some(entry) = &cached {
+            if entry.is_fresh(self.clock.now_ms(), ttl_ms) {
+                return RulesOutcome::Known {
+                    rules: entry.rules.clone(),
+                    source: RulesSource::Cache,
+                };
+            }
+        }
+
+        let gh_deadline = self
+            .config
+            .gh_deadline
+            .min(deadline.saturating_duration_since(Instant::now()));
+        let token = find_token(&self.env, host, kind, gh_deadline);
+        let base = api_base(host, kind, self.config.api_base_override.as_deref());
+        self.note(|n| {
+            n.api_base = Some(base.clone());
+            n.token_source = token.token.as_ref().map(|t| t.source.clone());
+            n.gh = token.gh.clone();
+        });
+        let fetcher = match self.fetcher.get_or_init(|| Fetcher::new(&base)) {
+            Ok(f) => f,
+            Err(cause) => return RulesOutcome::Undeterminable(cause.clone()),
+        };
+        let request = FetchRequest {
+            api_base: &base,
+            owner,
+            repo,
+            branch,
+            token: token.token.as_ref(),
+            etag: cached.as_ref().and_then(|e| e.etag.as_deref()),
+        };
+        let outcome = fetcher.fetch(&request, deadline);
+        let now = self.clock.now_ms();
+        match outcome {
+            FetchOutcome::Rules { rules, etag } => {
+                let entry = CacheEntry {
+                    rules,
+                    etag,
+                    fetched_at_ms: now,
+                };
+                self.store(&key, &entry);
+                RulesOutcome::Known {
+                    rules: entry.rules,
+                    source: RulesSource::Fetched,
+                }
+            }
+            FetchOutcome::NotModified { etag } => match cached {
+                Some(mut entry) => {
+                    entry.fetched_at_ms = now;
+                    if etag.is_some() {
+                        entry.etag = etag;
+                    }
+                    self.store(&key, &entry);
+                    RulesOutcome::Known {
+                        rules: entry.rules,
+                        source: RulesSource::Revalidated,
+                    }
+                }
+                None => RulesOutcome::Undeterminable(Cause::Malformed(
+                    "304 without a cached answer".into(),
+                )),
+            },
+            FetchOutcome::NoRules => {
+                let entry = CacheEntry {
+                    rules: Vec::new(),
+                    etag: None,
+                    fetched_at_ms: now,
+                };
+                self.store(&key, &entry);
+                RulesOutcome::Known {
+                    rules: Vec::new(),
+                    source: RulesSource::NotFoundReadable,
+                }
+            }
+            FetchOutcome::Undeterminable(cause) => RulesOutcome::Undeterminable(cause),
+        }
+    }
+}
+
+/// A fixed world: rules per branch, and for any other branch either a default list or
+/// "undeterminable" (`None`), as the conformance cases' `branch_rules` /
+/// `branch_rules_default` describe. Host and repository are not consulted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FixedRules {
+    pub by_branch: HashMap<String, Vec<RuleType>>,
+    pub default: Option<Vec<RuleType>>,
+}
+
+impl Rules for FixedRules {
+    fn rules_for(&self, _host: &str, _owner: &str, _repo: &str, branch: &str) -> RulesOutcome {
+        match self.by_branch.get(branch).or(self.default.as_ref()) {
+            Some(rules) => RulesOutcome::Known {
+                rules: rules.clone(),
+                source: RulesSource::Fixed,
+            },
+            None => RulesOutcome::Undeterminable(Cause::Connect(
+                "the fixed world has no rules for this branch".into(),
+            )),
+        }
+    }
+}
+
+/// G4 for one destination branch, given what the lookup found: `Some(reason)` to deny.
+pub fn deny_reason(
+    outcome: &RulesOutcome,
+    branch: &str,
+    kind: crate::verdict::PushKind,
+    policy: &crate::verdict::FailClosedPolicy,
+) -> Option<String> {
+    match outcome {
+        RulesOutcome::Known { rules, .. } => crate::verdict::blocking_rule(rules, kind)
+            .map(|rule| format!("branch {branch} has a `{rule}` rule")),
+        RulesOutcome::Undeterminable(cause) => policy
+            .denies_undeterminable(branch)
+            .then(|| format!("the rules of {branch} could not be read ({cause})")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::{FailClosedPolicy, PushKind};
+
+    #[test]
+    fn fixed_world() {
+        let world = FixedRules {
+            by_branch: HashMap::from([("main".to_string(), vec![RuleType::PullRequest])]),
+            default: None,
+        };
+        assert_eq!(
+            world.rules_for("github.com", "o", "r", "main"),
+            RulesOutcome::Known {
+                rules: vec![RuleType::PullRequest],
+                source: RulesSource::Fixed
+            }
+        );
+        assert!(matches!(
+            world.rules_for("github.com", "o", "r", "develop"),
+            RulesOutcome::Undeterminable(_)
+        ));
+        let open = FixedRules {
+            default: Some(vec![]),
+            ..world.clone()
+        };
+        assert!(matches!(
+            open.rules_for("github.com", "o", "r", "x"),
+            RulesOutcome::Known { ref rules, .. } if rules.is_empty()
+        ));
+    }
+
+    #[test]
+    fn deny_reasons() {
+        let policy = FailClosedPolicy::default();
+        let unknown = RulesOutcome::Undeterminable(Cause::Timeout);
+        assert!(deny_reason(&unknown, "main", PushKind::Update, &policy).is_some());
+        assert!(deny_reason(&unknown, "feature/x", PushKind::Update, &policy).is_none());
+        let pr = RulesOutcome::Known {
+            rules: vec![RuleType::PullRequest],
+            source: RulesSource::Fetched,
+        };
+        let reason = deny_reason(&pr, "feature/x", PushKind::Update, &policy).unwrap();
+        assert!(reason.contains("pull_request"), "{reason}");
+        assert!(deny_reason(&pr, "main", PushKind::Delete, &policy).is_none());
+    }
+}

@@ -1,0 +1,215 @@
+//! Where a `git push` really goes, read from the repository with git2: a named remote's URLs and
+//! push URLs with `url.<base>.insteadOf` / `pushInsteadOf` applied as git applies them, the
+//! repository each URL names, origin's owner (G3), the current branch, and the destination of a
+//! push given no refspec (`push_target`).
+
+mod push_target;
+mod url;
+
+pub use push_target::{default_push, DefaultPush, PushTarget};
+pub use url::{classify_url, owner_repo, parse_url, repo_slug, Destination, RepoSlug, UrlLocation};
+
+use crate::hosts::GitHubHosts;
+use git2::Repository;
+use std::path::Path;
+
+/// A git lookup failed (unreadable repository or config).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("git: {0}")]
+pub struct RemoteError(pub String);
+
+impl From<git2::Error> for RemoteError {
+    fn from(e: git2::Error) -> Self {
+        RemoteError(e.message().to_string())
+    }
+}
+
+/// Opens the repository containing `path` (searching upwards, as git does).
+pub fn discover(path: &Path) -> Result<Repository, RemoteError> {
+    Ok(Repository::discover(path)?)
+}
+
+/// The URLs git uses for a remote argument: a configured remote's, or the argument itself
+/// taken as a URL or path (as `git push <url>` does), after rewriting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteUrls {
+    /// The argument as given (remote name or URL).
+    pub remote: String,
+    /// Whether the argument named a configured remote (one with at least one `url`).
+    pub named: bool,
+    /// Fetch URLs, `insteadOf` applied.
+    pub fetch: Vec<String>,
+    /// Push URLs: `pushurl` with `insteadOf` applied; without `pushurl`, each `url` with
+    /// `pushInsteadOf` applied where one matches, else with `insteadOf` applied.
+    pub push: Vec<String>,
+}
+
+/// Reads the URLs of `remote` (a remote name, or a URL/path given in its place).
+pub fn remote_urls(repo: &Repository, remote: &str) -> Result<RemoteUrls, RemoteError> {
+    let config = repo.config()?;
+    let rewrites = Rewrites::load(&config)?;
+    let (named, urls, push_urls) = match configured_urls(&config, remote)? {
+        Some((urls, push_urls)) => (true, urls, push_urls),
+        None => (false, vec![remote.to_string()], Vec::new()),
+    };
+    let push = if push_urls.is_empty() {
+        urls.iter()
+            .map(|u| {
+                rewrites
+                    .apply(u, RewriteKind::Push)
+                    .unwrap_or_else(|| rewrites.apply_or_keep(u, RewriteKind::Fetch))
+            })
+            .collect()
+    } else {
+        push_urls
+            .iter()
+            .map(|u| rewrites.apply_or_keep(u, RewriteKind::Fetch))
+            .collect()
+    };
+    let fetch = urls
+        .iter()
+        .map(|u| rewrites.apply_or_keep(u, RewriteKind::Fetch))
+        .collect();
+    Ok(RemoteUrls {
+        remote: remote.to_string(),
+        named,
+        fetch,
+        push,
+    })
+}
+
+/// Every destination a push to `remote` writes to (git pushes to each push URL in turn).
+pub fn push_destinations(
+    repo: &Repository,
+    remote: &str,
+    hosts: &GitHubHosts,
+) -> Result<Vec<Destination>, RemoteError> {
+    Ok(remote_urls(repo, remote)?
+        .push
+        .iter()
+        .map(|u| classify_url(u, hosts))
+        .collect())
+}
+
+/// The host, owner and repository of `origin`'s (first, rewritten) fetch URL, whatever the
+/// host; `None` when there is no origin or its URL names no `owner/repo` (G3 then skips).
+pub fn origin_slug(repo: &Repository) -> Result<Option<RepoSlug>, RemoteError> {
+    let urls = remote_urls(repo, "origin")?;
+    if !urls.named {
+        return Ok(None);
+    }
+    Ok(urls.fetch.first().and_then(|u| repo_slug(u)))
+}
+
+/// The branch HEAD points at (also when it has no commit yet); `None` when HEAD is detached.
+pub fn current_branch(repo: &Repository) -> Result<Option<String>, RemoteError> {
+    let head = repo.find_reference("HEAD")?;
+    let target = head.symbolic_target_bytes().map(String::from_utf8_lossy);
+    Ok(target.and_then(|t| t.strip_prefix("refs/heads/").map(str::to_string)))
+}
+
+/// The `url` and `pushurl` values of a configured remote, before rewriting.
+type ConfiguredUrls = (Vec<String>, Vec<String>);
+
+/// `(url, pushurl)` lists of a configured remote, or `None` when `name` is not one.
+fn configured_urls(
+    config: &git2::Config,
+    name: &str,
+) -> Result<Option<ConfiguredUrls>, RemoteError> {
+    // git ignores remote names that start with '/'; names git cannot store are not remotes.
+    if name.is_empty() || name.starts_with('/') || name.contains(['\n', '\0']) {
+        return Ok(None);
+    }
+    let urls = multivar(config, &format!("remote.{name}.url"))?;
+    if urls.is_empty() {
+        return Ok(None);
+    }
+    let push_urls = multivar(config, &format!("remote.{name}.pushurl"))?;
+    Ok(Some((urls, push_urls)))
+}
+
+/// All values of a multi-valued key, in git's order; a missing key is an empty list.
+pub(crate) fn multivar(config: &git2::Config, name: &str) -> Result<Vec<String>, RemoteError> {
+    let mut out = Vec::new();
+    let mut entries = match config.multivar(name, None) {
+        Ok(e) => e,
+        Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(out),
+        // A name libgit2 cannot parse (odd characters in a remote argument) is simply unset.
+        Err(e) if e.class() == git2::ErrorClass::Config => return Ok(out),
+        Err(e) => return Err(e.into()),
+    };
+    while let Some(entry) = entries.next() {
+        let entry = entry?;
+        if entry.has_value() {
+            out.push(String::from_utf8_lossy(entry.value_bytes()).into_owned());
+        }
+    }
+    Ok(out)
+}
+
+/// A single-valued key (the last one wins, as in git); missing or unparsable → `None`.
+pub(crate) fn get_string(config: &git2::Config, name: &str) -> Option<String> {
+    config.get_string(name).ok()
+}
+
+/// A boolean key; missing or not a boolean → `None`.
+pub(crate) fn get_bool(config: &git2::Config, name: &str) -> Option<bool> {
+    config.get_bool(name).ok()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RewriteKind {
+    Fetch,
+    Push,
+}
+
+/// `url.<base>.insteadOf` and `url.<base>.pushInsteadOf` rules.
+struct Rewrites {
+    /// (prefix to replace, base, kind), in config order.
+    rules: Vec<(String, String, RewriteKind)>,
+}
+
+impl Rewrites {
+    fn load(config: &git2::Config) -> Result<Self, RemoteError> {
+        let mut rules = Vec::new();
+        let mut entries = config.entries(Some(r"^url\..*\.(push)?insteadof$"))?;
+        while let Some(entry) = entries.next() {
+            let entry = entry?;
+            if !entry.has_value() {
+                continue;
+            }
+            let name = String::from_utf8_lossy(entry.name_bytes()).into_owned();
+            let value = String::from_utf8_lossy(entry.value_bytes()).into_owned();
+            let Some(rest) = name.strip_prefix("url.") else {
+                continue;
+            };
+            let (base, kind) = if let Some(base) = rest.strip_suffix(".pushinsteadof") {
+                (base, RewriteKind::Push)
+            } else if let Some(base) = rest.strip_suffix(".insteadof") {
+                (base, RewriteKind::Fetch)
+            } else {
+                continue;
+            };
+            rules.push((value, base.to_string(), kind));
+        }
+        Ok(Rewrites { rules })
+    }
+
+    /// The longest matching prefix wins; among equal lengths the first configured (as git).
+    fn apply(&self, url: &str, kind: RewriteKind) -> Option<String> {
+        let mut best: Option<(&str, &str)> = None;
+        for (prefix, base, k) in &self.rules {
+            if *k == kind
+                && url.starts_with(prefix.as_str())
+                && best.is_none_or(|(p, _)| prefix.len() > p.len())
+            {
+                best = Some((prefix, base));
+            }
+        }
+        best.map(|(prefix, base)| format!("{base}{}", &url[prefix.len()..]))
+    }
+
+    fn apply_or_keep(&self, url: &str, kind: RewriteKind) -> String {
+        self.apply(url, kind).unwrap_or_else(|| url.to_string())
+    }
+}

@@ -1,0 +1,178 @@
+//! Token lookup with real processes: no `gh` on PATH, a fake `gh` script that prints a token
+//! (and records its arguments), one that fails, and one that hangs (killed at the deadline,
+//! with its child process group).
+
+use branch_rules::token::{find_token, GhOutcome, TokenSource};
+use branch_rules::HostKind;
+use std::collections::HashMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A PATH directory holding a `gh` with this shell body.
+fn fake_gh(dir: &Path, body: &str) {
+    let path = dir.join("gh");
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write gh");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+fn env_with_path(dir: &Path, extra: &[(&str, &str)]) -> HashMap<String, String> {
+    let mut env: HashMap<String, String> = extra
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    // The fake gh's directory first, then the system's for `sleep` and friends.
+    env.insert("PATH".into(), format!("{}:/usr/bin:/bin", dir.display()));
+    env
+}
+
+const DEADLINE: Duration = Duration::from_millis(1500);
+
+#[test]
+fn no_gh_on_path_means_no_token() {
+    let empty = tempfile::tempdir().expect("tmp");
+    let env = HashMap::from([("PATH".to_string(), empty.path().display().to_string())]);
+    let search = find_token(&env, "github.com", HostKind::GitHubCom, DEADLINE);
+    assert_eq!(search.token, None);
+    assert_eq!(search.gh, Some(GhOutcome::Absent));
+    // No PATH at all behaves the same.
+    let search = find_token(&HashMap::new(), "github.com", HostKind::GitHubCom, DEADLINE);
+    assert_eq!(search.gh, Some(GhOutcome::Absent));
+    // A non-executable file named gh is not a program.
+    std::fs::write(empty.path().join("gh"), "#!/bin/sh\necho x\n").expect("write");
+    let search = find_token(&env, "github.com", HostKind::GitHubCom, DEADLINE);
+    assert_eq!(search.gh, Some(GhOutcome::Absent));
+}
+
+#[test]
+fn gh_auth_token_is_asked_for_the_host() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let args = dir.path().join("args");
+    fake_gh(
+        dir.path(),
+        &format!("echo \"$@\" > '{}'\necho gho_fromcli123", args.display()),
+    );
+    let env = env_with_path(dir.path(), &[]);
+    let search = find_token(&env, "GitHub.com", HostKind::GitHubCom, DEADLINE);
+    let token = search.token.expect("a token");
+    assert_eq!(token.secret(), "gho_fromcli123");
+    assert_eq!(token.source, TokenSource::GhCli);
+    assert_eq!(search.gh, Some(GhOutcome::Token));
+    assert_eq!(
+        std::fs::read_to_string(&args).expect("args").trim(),
+        "auth token --hostname github.com"
+    );
+
+    let search = find_token(&env, "ghe.example.com", HostKind::Server, DEADLINE);
+    assert!(search.token.is_some());
+    assert_eq!(
+        std::fs::read_to_string(&args).expect("args").trim(),
+        "auth token --hostname ghe.example.com"
+    );
+}
+
+#[test]
+fn environment_tokens_win_and_gh_is_not_run() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let marker = dir.path().join("ran");
+    fake_gh(
+        dir.path(),
+        &format!("touch '{}'\necho gho_cli", marker.display()),
+    );
+    let env = env_with_path(
+        dir.path(),
+        &[
+            ("GITHUB_TOKEN", "ghp_env"),
+            ("GH_ENTERPRISE_TOKEN", "ghe_env"),
+        ],
+    );
+    let search = find_token(&env, "github.com", HostKind::GitHubCom, DEADLINE);
+    assert_eq!(search.token.expect("token").secret(), "ghp_env");
+    let search = find_token(&env, "ghe.example.com", HostKind::Server, DEADLINE);
+    assert_eq!(search.token.expect("token").secret(), "ghe_env");
+    assert!(
+        !marker.exists(),
+        "gh must not run when the environment answers"
+    );
+    // A tenancy host takes github.com's variables, not the enterprise ones.
+    let search = find_token(&env, "acme.ghe.com", HostKind::Tenancy, DEADLINE);
+    assert_eq!(search.token.expect("token").secret(), "ghp_env");
+}
+
+#[test]
+fn gh_that_fails_or_prints_garbage_gives_no_token() {
+    let dir = tempfile::tempdir().expect("tmp");
+    fake_gh(dir.path(), "echo 'not logged in' >&2\nexit 1");
+    let env = env_with_path(dir.path(), &[]);
+    let search = find_token(&env, "github.com", HostKind::GitHubCom, DEADLINE);
+    assert_eq!(search.token, None);
+    assert_eq!(search.gh, Some(GhOutcome::NoToken { status: Some(1) }));
+
+    fake_gh(dir.path(), "printf 'two words\\n'");
+    let search = find_token(&env, "github.com", HostKind::GitHubCom, DEADLINE);
+    assert_eq!(search.token, None);
+}
+
+#[test]
+fn gh_that_hangs_is_killed_at_the_deadline_with_its_children() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let pidfile = dir.path().join("child.pid");
+    // gh starts a long sleep, records its pid, and waits for it.
+    fake_gh(
+        dir.path(),
+        &format!("sleep 30 &\necho $! > '{}'\nwait", pidfile.display()),
+    );
+    let env = env_with_path(dir.path(), &[]);
+    let started = Instant::now();
+    let search = find_token(
+        &env,
+        "github.com",
+        HostKind::GitHubCom,
+        Duration::from_millis(300),
+    );
+    let took = started.elapsed();
+    assert_eq!(search.token, None);
+    assert_eq!(search.gh, Some(GhOutcome::TimedOut));
+    // Generous bound: the point is that we did not wait for the 30 s sleep.
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+
+    // The sleeping grandchild was killed with gh's process group.
+    let pid = std::fs::read_to_string(&pidfile).expect("pid file");
+    let proc_dir = format!("/proc/{}", pid.trim());
+    let gone = (0..100).any(|_| {
+        let dead = match std::fs::read_to_string(format!("{proc_dir}/stat")) {
+            Err(_) => true,
+            // A zombie awaiting its reaper is dead too.
+            Ok(stat) => stat
+                .rsplit(')')
+                .next()
+                .is_some_and(|s| s.trim_start().starts_with('Z')),
+        };
+        if !dead {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        dead
+    });
+    assert!(gone, "the gh child {pid} is still running");
+}
+
+#[test]
+fn gh_that_exits_but_leaves_stdout_open_is_bounded_too() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // Prints a token, then leaves a background process holding stdout open.
+    fake_gh(dir.path(), "echo gho_x\nsleep 30 &\nexit 0");
+    let env = env_with_path(dir.path(), &[]);
+    let started = Instant::now();
+    let search = find_token(
+        &env,
+        "github.com",
+        HostKind::GitHubCom,
+        Duration::from_millis(300),
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // The token is the first line: read as soon as gh has exited, not at end of file.
+    assert_eq!(
+        search.token.map(|t| t.secret().to_string()),
+        Some("gho_x".into())
+    );
+}
