@@ -1,6 +1,7 @@
-//! Git alias expansion for G6: inline `-c alias.x=...`, `GIT_CONFIG_COUNT/KEY_n/VALUE_n`, and the
-//! repository's persisted aliases (read through the world, with `include.path` followed there).
-//! A hop limit and cycle detection bound the expansion.
+//! Git alias expansion (G0, used by G6): inline `-c alias.x=...`, `GIT_CONFIG_COUNT/KEY_n/VALUE_n`
+//! and `GIT_CONFIG_PARAMETERS` (as [`crate::git_args`] collects them), and the repository's
+//! persisted aliases (read through the world, `include.path` followed there). A hop limit and
+//! cycle detection bound the expansion.
 
 use std::collections::BTreeMap;
 
@@ -21,19 +22,29 @@ pub enum Expansion {
     Refused { why: String, used: Vec<String> },
     /// Expansion went past the hop limit: cannot be judged.
     TooDeep { used: Vec<String> },
+    /// The alias (or a config setting that could define it) is decided at run time.
+    Dynamic { used: Vec<String> },
 }
 
-/// Aliases in the order of precedence git uses: persisted config, then `GIT_CONFIG_*`, then
-/// `-c` (later wins).
+/// An alias value: known, or set by a word decided at run time.
+pub type AliasValue = Option<String>;
+
+/// Aliases in git's order of precedence: persisted config, then the command-scope settings
+/// (`GIT_CONFIG_*`, `-c`) in the order given (later wins). A setting with an unknown key (a
+/// run-time `-c` word) is kept under the empty name: it could define any alias.
 pub fn alias_table(
     persisted: &BTreeMap<String, String>,
-    env_config: &[(String, String)],
-    inline_config: &[(String, String)],
-) -> BTreeMap<String, String> {
-    let mut t = persisted.clone();
-    for (k, v) in env_config.iter().chain(inline_config) {
+    settings: &[(String, Option<String>)],
+) -> BTreeMap<String, AliasValue> {
+    let mut t: BTreeMap<String, AliasValue> = persisted
+        .iter()
+        .map(|(k, v)| (k.to_ascii_lowercase(), Some(v.clone())))
+        .collect();
+    for (k, v) in settings {
         let lk = k.to_ascii_lowercase();
-        if let Some(name) = lk.strip_prefix("alias.") {
+        if lk.is_empty() {
+            t.insert(String::new(), None);
+        } else if let Some(name) = lk.strip_prefix("alias.") {
             t.insert(name.to_string(), v.clone());
         }
     }
@@ -42,7 +53,7 @@ pub fn alias_table(
 
 /// Expand `argv[0]` through `aliases` until it is not an alias (git's builtins are never
 /// aliased: an alias with a builtin's name is ignored by git).
-pub fn expand(argv: &[String], aliases: &BTreeMap<String, String>) -> Expansion {
+pub fn expand(argv: &[String], aliases: &BTreeMap<String, AliasValue>) -> Expansion {
     let mut cur: Vec<String> = argv.to_vec();
     let mut used: Vec<String> = Vec::new();
     loop {
@@ -52,8 +63,14 @@ pub fn expand(argv: &[String], aliases: &BTreeMap<String, String>) -> Expansion 
         if is_builtin(&first) {
             return Expansion::Git { argv: cur, used };
         }
-        let Some(value) = aliases.get(&first.to_ascii_lowercase()) else {
-            return Expansion::Git { argv: cur, used };
+        let value = match aliases.get(&first.to_ascii_lowercase()) {
+            Some(Some(v)) => v,
+            Some(None) => {
+                used.push(first);
+                return Expansion::Dynamic { used };
+            }
+            None if aliases.contains_key("") => return Expansion::Dynamic { used },
+            None => return Expansion::Git { argv: cur, used },
         };
         if used.contains(&first) {
             used.push(first);
@@ -91,7 +108,7 @@ pub fn expand(argv: &[String], aliases: &BTreeMap<String, String>) -> Expansion 
 }
 
 /// Git commands an alias cannot shadow (the ones G6 judges plus common reads).
-fn is_builtin(name: &str) -> bool {
+pub fn is_builtin(name: &str) -> bool {
     matches!(
         name,
         "add"
@@ -143,10 +160,10 @@ fn is_builtin(name: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn table(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    fn table(pairs: &[(&str, &str)]) -> BTreeMap<String, AliasValue> {
         pairs
             .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .map(|(k, v)| (k.to_string(), Some(v.to_string())))
             .collect()
     }
 
@@ -177,9 +194,29 @@ mod tests {
     }
 
     #[test]
+    fn precedence_and_dynamic_settings() {
+        let persisted: BTreeMap<String, String> = [("w".to_string(), "status".to_string())]
+            .into_iter()
+            .collect();
+        let t = alias_table(
+            &persisted,
+            &[("alias.w".into(), Some("reset --hard".into()))],
+        );
+        let argv = vec!["w".to_string()];
+        assert!(matches!(expand(&argv, &t), Expansion::Git { ref argv, .. } if argv[0] == "reset"));
+        let t = alias_table(&persisted, &[(String::new(), None)]);
+        assert!(matches!(
+            expand(&["zz".to_string()], &t),
+            Expansion::Dynamic { .. }
+        ));
+        let t = alias_table(&persisted, &[("alias.w".into(), None)]);
+        assert!(matches!(expand(&argv, &t), Expansion::Dynamic { .. }));
+    }
+
+    #[test]
     fn hop_limit() {
-        let t: BTreeMap<String, String> = (0..40)
-            .map(|i| (format!("a{i}"), format!("a{}", i + 1)))
+        let t: BTreeMap<String, AliasValue> = (0..40)
+            .map(|i| (format!("a{i}"), Some(format!("a{}", i + 1))))
             .collect();
         assert!(matches!(
             expand(&["a0".to_string()], &t),

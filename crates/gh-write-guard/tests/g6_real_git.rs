@@ -2,8 +2,9 @@
 //! actually does with each denied shape (destroys uncommitted work or moves HEAD/branches) and
 //! with each exemption (leaves uncommitted work alone).
 
-use g67_scratch::g6_git2_world::Git2World;
-use g67_scratch::g6_primary_checkout::{check, Policy, RepoKind, RepoWorld, Session};
+use gh_write_guard::real_world::{RealWorld, RealWorldConfig};
+use gh_write_guard::world::RepoKind;
+use gh_write_guard::{Context, Requirement, World};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -154,16 +155,38 @@ fn state(p: &Path) -> State {
     }
 }
 
+/// The hook's environment in these tests: the sandbox HOME, nothing else.
+fn hook_env() -> BTreeMap<String, String> {
+    let home = sandbox_env();
+    [
+        ("HOME".to_string(), home.display().to_string()),
+        (
+            "XDG_CONFIG_HOME".to_string(),
+            home.join(".config").display().to_string(),
+        ),
+    ]
+    .into_iter()
+    .collect()
+}
+
+/// The real world (git2; the rules API points at a closed port and is never needed here).
+fn world() -> RealWorld {
+    RealWorld::new(RealWorldConfig {
+        env: hook_env(),
+        api_base_override: Some("http://127.0.0.1:9/".into()),
+        rules_deadline: std::time::Duration::from_millis(50),
+        cache: std::sync::Arc::new(branch_rules::cache::MemoryCache::new()),
+    })
+}
+
+/// Whether the decision core, over the real world, has a G6 deny for `cmd` run in `cwd`.
 fn guard_denies(cmd: &str, cwd: &Path) -> bool {
-    let parsed = shell_syntax::parse(cmd);
-    let view = shell_syntax::commands(&parsed);
-    let session = Session {
-        cwd: Some(cwd.to_path_buf()),
-        home: Some(sandbox_env().to_path_buf()),
-    };
-    check(&view, &session, &Git2World, &Policy::default())
-        .1
-        .is_some()
+    let mut cx = Context::new(cwd);
+    cx.env = hook_env();
+    let d = gh_write_guard::judge(cmd, &cx, &world());
+    d.findings
+        .iter()
+        .any(|f| f.is_deny() && f.requirement == Requirement::G6)
 }
 
 fn run_sh(cmd: &str, cwd: &Path) {
@@ -322,7 +345,7 @@ fn repository_kinds() {
     );
     let none = r.join("plain");
     std::fs::create_dir_all(&none).unwrap();
-    let w = Git2World;
+    let w = world();
     assert_eq!(w.repo_kind(&p), RepoKind::Primary);
     assert_eq!(w.repo_kind(&p.join("src")), RepoKind::Primary);
     assert_eq!(w.repo_kind(&p.join(".git")), RepoKind::Primary);
@@ -332,7 +355,7 @@ fn repository_kinds() {
         RepoKind::Primary,
         "a submodule is primary"
     );
-    assert_eq!(w.repo_kind(&bare), RepoKind::Primary);
+    assert_eq!(w.repo_kind(&bare), RepoKind::Bare);
     // A directory that does not exist yet inherits its nearest existing ancestor.
     assert_eq!(w.repo_kind(&p.join("not-yet/deeper")), RepoKind::Primary);
     if w.repo_kind(&none) != RepoKind::NoRepo {
@@ -393,7 +416,7 @@ fn persisted_aliases_with_includes() {
     ok(&p, &["config", "include.path", inc.to_str().unwrap()]);
     ok(&p, &["config", "alias.loopa", "loopb"]);
     ok(&p, &["config", "alias.loopb", "loopa"]);
-    let a = Git2World.aliases(&p);
+    let a = world().git_aliases(&p);
     assert_eq!(a.get("wipe").map(String::as_str), Some("reset --hard"));
     assert!(guard_denies("git wipe", &p));
     assert!(guard_denies("git chain", &p));
@@ -422,7 +445,7 @@ fn non_utf8_path() {
     let odd = root.path().join(std::ffi::OsStr::from_bytes(b"dir-\xff-x"));
     std::fs::create_dir_all(&odd).unwrap();
     let p = primary(&odd);
-    assert_eq!(Git2World.repo_kind(&p), RepoKind::Primary);
+    assert_eq!(world().repo_kind(&p), RepoKind::Primary);
     assert!(guard_denies("git reset --hard", &p));
     ok(&p, &["worktree", "add", "-q", "../wt", "other"]);
     assert!(!guard_denies("git reset --hard", &odd.join("wt")));

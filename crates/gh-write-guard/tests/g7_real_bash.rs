@@ -3,7 +3,7 @@
 //! shapes (signal 0, a zero duration, forks out of the timeout's reach) leaves the loop running
 //! after the timeout. Every loop records its pid, and every pid is killed afterwards.
 
-use g67_scratch::g7_wait_loops::{unbounded, wait_loops};
+use gh_write_guard::g7_wait_loops::{unbounded, wait_loops};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
