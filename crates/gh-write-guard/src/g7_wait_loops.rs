@@ -762,3 +762,90 @@ fn unparsed_wait(src: &str, parsed: &Parsed) -> Option<WaitLoop> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig(v: &str) -> Option<u32> {
+        match parse_signal(v) {
+            Signal::Valid(n) => Some(n),
+            Signal::Invalid => None,
+        }
+    }
+
+    #[test]
+    fn signals_as_gnu_timeout_reads_them() {
+        for zero in [
+            "0", "00", "EXIT", "exit", "SIGEXIT", "sig0", "SIG00", "128", "256",
+        ] {
+            assert_eq!(sig(zero), Some(0), "{zero}");
+        }
+        // Any other name is a real signal (or one timeout rejects): never 0.
+        assert!(sig("KILL").is_some_and(|n| n != 0));
+        assert!(sig("sigterm").is_some_and(|n| n != 0));
+        assert_eq!(sig("9"), Some(9));
+        assert_eq!(sig("137"), Some(9), "exit-status form");
+        assert_eq!(sig("65"), None);
+        assert_eq!(sig("255"), None);
+        assert_eq!(sig("99999999999999999999"), None);
+        assert_ne!(sig("+1"), Some(0));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("600"), Some(600.0));
+        assert_eq!(parse_duration(".5"), Some(0.5));
+        assert_eq!(parse_duration("2m"), Some(120.0));
+        assert_eq!(parse_duration("0"), Some(0.0));
+        assert_eq!(parse_duration("-1"), None);
+        assert_eq!(parse_duration("1x"), None);
+    }
+
+    fn targs(s: &str) -> Option<TimeoutArgs> {
+        let args: Vec<shell_syntax::view::Arg> = s
+            .split_whitespace()
+            .map(|w| shell_syntax::view::Arg::synthetic(w.to_string(), Default::default()))
+            .collect();
+        parse_timeout(&args)
+    }
+
+    #[test]
+    fn timeout_options_in_every_spelling() {
+        let t = targs("-vs0 900").expect("valid");
+        assert!(t.signal_zero && !t.kill_after && t.positive);
+        let t = targs("--sig=0 --k=5 900").expect("valid");
+        assert!(t.signal_zero && t.kill_after);
+        let t = targs("-s 0 -s KILL 900").expect("valid");
+        assert!(!t.signal_zero);
+        let t = targs("-k0 -s0 900").expect("valid");
+        assert!(t.signal_zero && !t.kill_after);
+        assert!(!targs("0").expect("valid").positive);
+        assert!(targs("--help").is_none());
+        assert!(targs("-x 5").is_none());
+    }
+
+    #[test]
+    fn comparisons_must_be_well_formed() {
+        let v = |s: &str| -> Vec<Option<String>> {
+            s.split_whitespace().map(|w| Some(w.to_string())).collect()
+        };
+        assert!(compares(&v("$i -lt 5 ]")));
+        assert!(compares(&v("x != ; -a $i -lt 5 ]")));
+        assert!(compares(&v("( ! $i -ge 3 )")));
+        assert!(!compares(&v("-f x -le y log")));
+        assert!(!compares(&v("-s < ( ls -lt out )")));
+        assert!(arith_compares("i < 10"));
+        assert!(!arith_compares("1 << 3"));
+    }
+
+    #[test]
+    fn device_paths_after_normalisation() {
+        assert!(is_device_path("/dev/zero"));
+        assert!(is_device_path("/dev/./zero"));
+        assert!(is_device_path("//proc/self/fd/0"));
+        assert!(is_device_path("/tmp/../dev/stdin"));
+        assert!(!is_device_path("/tmp/list"));
+        assert!(!is_device_path("dev/zero"));
+    }
+}
