@@ -147,6 +147,7 @@ pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Re
         let source = match &unit.source {
             UnitSource::Command => "the command".to_string(),
             UnitSource::Script { path, .. } => format!("script {}", path.display()),
+            UnitSource::ShellAlias { name, .. } => format!("shell alias {name:?}"),
         };
         text.push_str(&format!(
             "\n== unit {i}: {source} (in {})\n",

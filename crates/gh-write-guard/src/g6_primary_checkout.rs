@@ -7,7 +7,7 @@
 //! is. A grant (K2) or config `primary_checkout` lets the maintainer allow it.
 
 use crate::finding::{Finding, Requirement};
-use crate::git_alias::{self, Expansion};
+use crate::git_alias;
 use crate::git_args::{self, GitCall};
 use crate::judge::{Analysis, Unit};
 use crate::location::{self, expand_home};
@@ -209,68 +209,45 @@ fn judge_git(unit: &Unit, inv: &Invocation, world: &dyn World, home: Option<&Pat
         Target::Dir(d) => Some(d.as_path()),
         Target::Unknown(_) => None,
     };
-    // Run-time words become placeholders: they never resolve to a commit and match no flag.
-    let mut argv: Vec<String> = Vec::new();
-    let mut dynamic = false;
-    match call.subcommand.as_ref() {
+    let sub = match call.subcommand.as_ref() {
         None => return v,
         Some(None) => {
             v.argv = vec!["<dynamic>".into()];
             v.mutating = Some("the git subcommand is decided at run time".into());
+            None
         }
-        Some(Some(s)) => {
-            argv.push(s.clone());
-            for a in &call.args {
-                match &a.value {
-                    Some(x) => argv.push(x.clone()),
-                    None => {
-                        dynamic = true;
-                        argv.push(format!("<{}>", shell_syntax::printer::word(&a.word)));
-                    }
-                }
-            }
-        }
-    }
-    if !argv.is_empty() {
-        v.argv = argv.clone();
-        let persisted = if git_alias::is_builtin(&argv[0]) {
-            Default::default()
-        } else {
-            dir.map(|d| world.git_aliases(d)).unwrap_or_default()
+        Some(Some(s)) => Some(s.clone()),
+    };
+    if let Some(sub) = sub {
+        let builtin = git_alias::is_builtin(&sub);
+        let persisted = match dir {
+            Some(d) if !builtin => world.git_aliases(d),
+            _ => Default::default(),
         };
-        let settings: Vec<(String, Option<String>)> = call
-            .config
-            .iter()
-            .map(|c| (c.key.clone(), c.value.clone()))
-            .collect();
-        let table = git_alias::alias_table(&persisted, &settings);
-        let resolves = |a: &str| {
-            !(dynamic && a.starts_with('<')) && dir.is_some_and(|d| world.resolves_to_commit(d, a))
-        };
-        v.mutating = match git_alias::expand(&argv, &table) {
-            Expansion::Git { argv, used } => {
-                v.aliases = used;
-                let m = mutates(&argv, &resolves);
-                v.argv = argv;
-                m
-            }
-            Expansion::Shell { text, used } => {
-                v.aliases = used;
-                v.argv = vec![format!("!{text}")];
-                Some("a shell alias (git runs it with a shell)".into())
-            }
-            Expansion::Dynamic { used } => {
-                v.aliases = used;
-                Some("an alias whose value is decided at run time".into())
-            }
-            Expansion::Refused { used, .. } => {
-                v.aliases = used;
+        let e = git_alias::expand(&call, &persisted);
+        v.aliases = e.chain.clone();
+        v.argv = argv_of(&e.call);
+        // A `-c` whose key is decided at run time could define any alias.
+        let unknown_setting = !builtin && call.config.iter().any(|c| c.key.is_empty());
+        v.mutating = if let Some(shell) = &e.shell {
+            v.argv = vec![format!("!{shell}")];
+            Some("a shell alias (git runs it with a shell)".into())
+        } else if let Some(err) = &e.error {
+            // git itself refuses a cycle or an unreadable alias value: nothing runs. Anything
+            // else (run-time alias, hop limit) cannot be judged.
+            if err.starts_with("alias cycle") || err.ends_with("cannot be read") {
                 None
+            } else {
+                Some(err.clone())
             }
-            Expansion::TooDeep { used } => {
-                v.aliases = used;
-                Some(format!("more than {} alias hops", git_alias::MAX_HOPS))
-            }
+        } else if unknown_setting && e.chain.is_empty() {
+            Some("a -c setting decided at run time could define this alias".into())
+        } else {
+            // Run-time words stay placeholders: they never resolve to a commit, match no flag.
+            let resolves = |a: &str| {
+                !a.starts_with("<$") && dir.is_some_and(|d| world.resolves_to_commit(d, a))
+            };
+            mutates(&v.argv, &resolves)
         };
     }
     if v.mutating.is_none() {
@@ -284,6 +261,18 @@ fn judge_git(unit: &Unit, inv: &Invocation, world: &dyn World, home: Option<&Pat
         _ => false,
     };
     v
+}
+
+/// The subcommand and arguments as text; a run-time word shows as `<$...>`.
+fn argv_of(call: &GitCall) -> Vec<String> {
+    call.sub()
+        .map(str::to_string)
+        .into_iter()
+        .chain(call.args.iter().map(|a| match &a.value {
+            Some(v) => v.clone(),
+            None => format!("<${}>", shell_syntax::printer::word(&a.word)),
+        }))
+        .collect()
 }
 
 /// Which directory's repository the invocation acts on.

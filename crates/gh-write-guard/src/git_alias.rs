@@ -1,226 +1,257 @@
-//! Git alias expansion (G0, used by G6): inline `-c alias.x=...`, `GIT_CONFIG_COUNT/KEY_n/VALUE_n`
-//! and `GIT_CONFIG_PARAMETERS` (as [`crate::git_args`] collects them), and the repository's
-//! persisted aliases (read through the world, `include.path` followed there). A hop limit and
-//! cycle detection bound the expansion.
+//! git alias expansion (G0): inline `-c alias.x=...`, `GIT_CONFIG_*` settings and the
+//! repository's persisted aliases (config with includes, from the world), with a hop limit and
+//! cycle detection. A shell alias (`!...`) is returned as shell text for the caller to judge.
 
+use crate::git_args::GitCall;
+use shell_syntax::view::Arg;
 use std::collections::BTreeMap;
 
-/// Most alias hops followed (git itself has no limit but detects loops).
-pub const MAX_HOPS: usize = 16;
+/// Most alias hops followed.
+pub const MAX_HOPS: usize = 10;
 
-/// The result of expanding the subcommand of a git invocation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Expansion {
-    /// The subcommand and its arguments after expansion, and the aliases used in order.
-    Git {
-        argv: Vec<String>,
-        used: Vec<String>,
-    },
-    /// A shell alias (`!...`): git runs this text with a shell.
-    Shell { text: String, used: Vec<String> },
-    /// Git refuses to run (alias loop, unparseable alias value): nothing runs.
-    Refused { why: String, used: Vec<String> },
-    /// Expansion went past the hop limit: cannot be judged.
-    TooDeep { used: Vec<String> },
-    /// The alias (or a config setting that could define it) is decided at run time.
-    Dynamic { used: Vec<String> },
-}
+/// git's own commands: an alias cannot shadow them.
+const BUILTINS: &[&str] = &[
+    "add",
+    "am",
+    "annotate",
+    "apply",
+    "archive",
+    "bisect",
+    "blame",
+    "branch",
+    "bundle",
+    "cat-file",
+    "check-attr",
+    "check-ignore",
+    "check-ref-format",
+    "checkout",
+    "checkout-index",
+    "cherry",
+    "cherry-pick",
+    "citool",
+    "clean",
+    "clone",
+    "commit",
+    "commit-graph",
+    "commit-tree",
+    "config",
+    "count-objects",
+    "credential",
+    "describe",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "difftool",
+    "fast-export",
+    "fast-import",
+    "fetch",
+    "fetch-pack",
+    "filter-branch",
+    "for-each-ref",
+    "format-patch",
+    "fsck",
+    "gc",
+    "grep",
+    "gui",
+    "hash-object",
+    "help",
+    "index-pack",
+    "init",
+    "instaweb",
+    "interpret-trailers",
+    "log",
+    "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "maintenance",
+    "merge",
+    "merge-base",
+    "merge-file",
+    "merge-tree",
+    "mergetool",
+    "mktag",
+    "mktree",
+    "mv",
+    "notes",
+    "pack-objects",
+    "pack-refs",
+    "prune",
+    "pull",
+    "push",
+    "range-diff",
+    "read-tree",
+    "rebase",
+    "reflog",
+    "remote",
+    "repack",
+    "replace",
+    "request-pull",
+    "rerere",
+    "reset",
+    "restore",
+    "rev-list",
+    "rev-parse",
+    "revert",
+    "rm",
+    "send-email",
+    "shortlog",
+    "show",
+    "show-branch",
+    "show-ref",
+    "sparse-checkout",
+    "stage",
+    "stash",
+    "status",
+    "submodule",
+    "switch",
+    "symbolic-ref",
+    "tag",
+    "update-index",
+    "update-ref",
+    "var",
+    "verify-commit",
+    "verify-pack",
+    "verify-tag",
+    "version",
+    "whatchanged",
+    "worktree",
+    "write-tree",
+    "init-db",
+    "backfill",
+    "last-modified",
+    "repo",
+    "hook",
+];
 
-/// An alias value: known, or set by a word decided at run time.
-pub type AliasValue = Option<String>;
-
-/// Aliases in git's order of precedence: persisted config, then the command-scope settings
-/// (`GIT_CONFIG_*`, `-c`) in the order given (later wins). A setting with an unknown key (a
-/// run-time `-c` word) is kept under the empty name: it could define any alias.
-pub fn alias_table(
-    persisted: &BTreeMap<String, String>,
-    settings: &[(String, Option<String>)],
-) -> BTreeMap<String, AliasValue> {
-    let mut t: BTreeMap<String, AliasValue> = persisted
-        .iter()
-        .map(|(k, v)| (k.to_ascii_lowercase(), Some(v.clone())))
-        .collect();
-    for (k, v) in settings {
-        let lk = k.to_ascii_lowercase();
-        if lk.is_empty() {
-            t.insert(String::new(), None);
-        } else if let Some(name) = lk.strip_prefix("alias.") {
-            t.insert(name.to_string(), v.clone());
-        }
-    }
-    t
-}
-
-/// Expand `argv[0]` through `aliases` until it is not an alias (git's builtins are never
-/// aliased: an alias with a builtin's name is ignored by git).
-pub fn expand(argv: &[String], aliases: &BTreeMap<String, AliasValue>) -> Expansion {
-    let mut cur: Vec<String> = argv.to_vec();
-    let mut used: Vec<String> = Vec::new();
-    loop {
-        let Some(first) = cur.first().cloned() else {
-            return Expansion::Git { argv: cur, used };
-        };
-        if is_builtin(&first) {
-            return Expansion::Git { argv: cur, used };
-        }
-        let value = match aliases.get(&first.to_ascii_lowercase()) {
-            Some(Some(v)) => v,
-            Some(None) => {
-                used.push(first);
-                return Expansion::Dynamic { used };
-            }
-            None if aliases.contains_key("") => return Expansion::Dynamic { used },
-            None => return Expansion::Git { argv: cur, used },
-        };
-        if used.contains(&first) {
-            used.push(first);
-            return Expansion::Refused {
-                why: "alias loop".into(),
-                used,
-            };
-        }
-        used.push(first);
-        if used.len() > MAX_HOPS {
-            return Expansion::TooDeep { used };
-        }
-        if let Some(shell) = value.strip_prefix('!') {
-            let mut text = shell.to_string();
-            for a in &cur[1..] {
-                text.push(' ');
-                text.push_str(&shell_words::quote(a));
-            }
-            return Expansion::Shell { text, used };
-        }
-        let Ok(words) = shell_words::split(value) else {
-            return Expansion::Refused {
-                why: format!("alias value {value:?} does not parse"),
-                used,
-            };
-        };
-        if words.is_empty() {
-            return Expansion::Refused {
-                why: "empty alias".into(),
-                used,
-            };
-        }
-        cur = words.into_iter().chain(cur[1..].iter().cloned()).collect();
-    }
-}
-
-/// Git commands an alias cannot shadow (the ones G6 judges plus common reads).
+/// Whether `name` is one of git's own commands (never an alias).
 pub fn is_builtin(name: &str) -> bool {
-    matches!(
-        name,
-        "add"
-            | "am"
-            | "apply"
-            | "branch"
-            | "checkout"
-            | "cherry-pick"
-            | "clean"
-            | "clone"
-            | "commit"
-            | "diff"
-            | "fetch"
-            | "filter-branch"
-            | "gc"
-            | "log"
-            | "merge"
-            | "mv"
-            | "pull"
-            | "push"
-            | "rebase"
-            | "reflog"
-            | "remote"
-            | "replace"
-            | "reset"
-            | "restore"
-            | "revert"
-            | "rm"
-            | "show"
-            | "stash"
-            | "status"
-            | "switch"
-            | "symbolic-ref"
-            | "tag"
-            | "update-ref"
-            | "worktree"
-            | "config"
-            | "init"
-            | "rev-parse"
-            | "ls-files"
-            | "grep"
-            | "blame"
-            | "describe"
-            | "bisect"
-    )
+    BUILTINS.contains(&name)
+}
+
+/// The outcome of expanding a git command's aliases.
+#[derive(Debug, Clone)]
+pub struct Expanded {
+    /// The call after expansion (unchanged when no alias applied).
+    pub call: GitCall,
+    /// Alias names followed, in order.
+    pub chain: Vec<String>,
+    /// A shell alias reached: its command text (without `!`), the arguments appended by git.
+    pub shell: Option<String>,
+    /// Expansion stopped: hop limit, cycle, or an unparsable alias value.
+    pub error: Option<String>,
+}
+
+/// Expands `call`'s subcommand through `alias.*` settings: inline ones first (they override
+/// config), then `persisted` (lower-cased names).
+pub fn expand(call: &GitCall, persisted: &BTreeMap<String, String>) -> Expanded {
+    let mut out = Expanded {
+        call: call.clone(),
+        chain: Vec::new(),
+        shell: None,
+        error: None,
+    };
+    let inline: BTreeMap<String, Option<String>> = call
+        .config
+        .iter()
+        .filter_map(|c| Some((c.key.strip_prefix("alias.")?.to_string(), c.value.clone())))
+        .collect();
+    let lower: BTreeMap<String, &String> = persisted
+        .iter()
+        .map(|(k, v)| (k.to_ascii_lowercase(), v))
+        .collect();
+    loop {
+        let Some(sub) = out.call.sub().map(str::to_string) else {
+            return out;
+        };
+        if BUILTINS.contains(&sub.as_str()) {
+            return out;
+        }
+        let key = sub.to_ascii_lowercase();
+        let value = match inline.get(&key) {
+            Some(Some(v)) => v.clone(),
+            Some(None) => {
+                out.error = Some(format!("alias {sub} is decided at run time"));
+                return out;
+            }
+            None => match lower.get(&key) {
+                Some(v) => (*v).clone(),
+                None => return out,
+            },
+        };
+        if out.chain.contains(&sub) {
+            out.error = Some(format!("alias cycle through {sub}"));
+            return out;
+        }
+        if out.chain.len() >= MAX_HOPS {
+            out.error = Some(format!("more than {MAX_HOPS} alias hops"));
+            return out;
+        }
+        out.chain.push(sub.clone());
+        if let Some(shell) = value.trim_start().strip_prefix('!') {
+            out.shell = Some(shell.to_string());
+            return out;
+        }
+        let words = match shell_words::split(&value) {
+            Ok(w) if !w.is_empty() => w,
+            _ => {
+                out.error = Some(format!("alias {sub} cannot be read"));
+                return out;
+            }
+        };
+        let span = out
+            .call
+            .args
+            .first()
+            .map(|a| a.word.span())
+            .unwrap_or_default();
+        let mut args: Vec<Arg> = words
+            .iter()
+            .skip(1)
+            .map(|w| Arg::synthetic(w.clone(), span))
+            .collect();
+        args.extend(out.call.args.iter().cloned());
+        out.call.subcommand = Some(Some(words[0].clone()));
+        out.call.args = args;
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::git_args::parse_git;
 
-    fn table(pairs: &[(&str, &str)]) -> BTreeMap<String, AliasValue> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), Some(v.to_string())))
-            .collect()
+    fn call(cmd: &str) -> GitCall {
+        let p = shell_syntax::parse(cmd);
+        let v = shell_syntax::commands(&p);
+        parse_git(&v.invocations[0])
     }
 
     #[test]
-    fn chains_cycles_and_shell_aliases() {
-        let t = table(&[
-            ("wipe", "alsowipe"),
-            ("alsowipe", "reset --hard"),
-            ("a", "b"),
-            ("b", "a"),
-            ("x", "!rm -rf ."),
+    fn expands_persisted_and_inline_aliases() {
+        let aliases = BTreeMap::from([
+            ("ci".to_string(), "commit -n".to_string()),
+            ("pub".to_string(), "ci2 --amend".to_string()),
+            ("ci2".to_string(), "ci".to_string()),
+            ("sh".to_string(), "!git reset --hard".to_string()),
+            ("loop".to_string(), "loop2".to_string()),
+            ("loop2".to_string(), "loop".to_string()),
         ]);
-        let argv = |s: &str| vec![s.to_string()];
+        let e = expand(&call("git ci -m x"), &aliases);
+        assert_eq!(e.call.sub(), Some("commit"));
+        assert_eq!(e.call.arg_values(), vec![Some("-n"), Some("-m"), Some("x")]);
+        let e = expand(&call("git pub"), &aliases);
+        assert_eq!(e.chain, vec!["pub", "ci2", "ci"]);
+        assert_eq!(e.call.arg_values(), vec![Some("-n"), Some("--amend")]);
         assert_eq!(
-            expand(&argv("wipe"), &t),
-            Expansion::Git {
-                argv: vec!["reset".into(), "--hard".into()],
-                used: vec!["wipe".into(), "alsowipe".into()]
-            }
+            expand(&call("git sh"), &aliases).shell.as_deref(),
+            Some("git reset --hard")
         );
-        assert!(matches!(expand(&argv("a"), &t), Expansion::Refused { .. }));
-        assert!(matches!(expand(&argv("x"), &t), Expansion::Shell { .. }));
-        // A builtin is never shadowed.
-        let t2 = table(&[("reset", "status")]);
-        assert!(
-            matches!(expand(&argv("reset"), &t2), Expansion::Git { ref argv, .. } if argv[0] == "reset")
-        );
-    }
-
-    #[test]
-    fn precedence_and_dynamic_settings() {
-        let persisted: BTreeMap<String, String> = [("w".to_string(), "status".to_string())]
-            .into_iter()
-            .collect();
-        let t = alias_table(
-            &persisted,
-            &[("alias.w".into(), Some("reset --hard".into()))],
-        );
-        let argv = vec!["w".to_string()];
-        assert!(matches!(expand(&argv, &t), Expansion::Git { ref argv, .. } if argv[0] == "reset"));
-        let t = alias_table(&persisted, &[(String::new(), None)]);
-        assert!(matches!(
-            expand(&["zz".to_string()], &t),
-            Expansion::Dynamic { .. }
-        ));
-        let t = alias_table(&persisted, &[("alias.w".into(), None)]);
-        assert!(matches!(expand(&argv, &t), Expansion::Dynamic { .. }));
-    }
-
-    #[test]
-    fn hop_limit() {
-        let t: BTreeMap<String, AliasValue> = (0..40)
-            .map(|i| (format!("a{i}"), Some(format!("a{}", i + 1))))
-            .collect();
-        assert!(matches!(
-            expand(&["a0".to_string()], &t),
-            Expansion::TooDeep { .. }
-        ));
+        assert!(expand(&call("git loop"), &aliases).error.is_some());
+        let e = expand(&call("git -c alias.p=push p origin main"), &BTreeMap::new());
+        assert_eq!(e.call.sub(), Some("push"));
+        // Builtins are never aliased.
+        let shadow = BTreeMap::from([("push".to_string(), "status".to_string())]);
+        assert_eq!(expand(&call("git push"), &shadow).call.sub(), Some("push"));
     }
 }

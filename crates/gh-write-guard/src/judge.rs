@@ -5,6 +5,7 @@
 use crate::context::Context;
 use crate::finding::{first_deny, Finding};
 use crate::location;
+use crate::operations::{self, Op};
 use crate::world::{World, MAX_SCRIPT_BYTES};
 use crate::{
     g0_unparsed, g1_result_hidden, g2_node_ids, g3_other_owner, g4_branch_rules, g5_review_helper,
@@ -12,6 +13,8 @@ use crate::{
 };
 use serde_json::{json, Value};
 use shell_syntax::{CommandView, Invocation, Parsed};
+use std::cell::OnceCell;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// How deep scripts run by path are followed (G0: depth 3).
@@ -28,6 +31,12 @@ pub enum UnitSource {
     Script {
         path: PathBuf,
         /// Index of the unit whose invocation runs it, and that invocation's index.
+        parent: usize,
+        invocation: usize,
+    },
+    /// The shell text of a git (`!...`) or gh (`!...`) shell alias that an invocation runs.
+    ShellAlias {
+        name: String,
         parent: usize,
         invocation: usize,
     },
@@ -80,6 +89,8 @@ pub struct Analysis<'a> {
     /// `units[0]` is the command; the rest are scripts run by path.
     pub units: Vec<Unit>,
     pub unread_scripts: Vec<UnreadScript>,
+    gh_aliases: OnceCell<BTreeMap<String, String>>,
+    ops: OnceCell<Vec<Op>>,
 }
 
 impl<'a> Analysis<'a> {
@@ -95,9 +106,63 @@ impl<'a> Analysis<'a> {
                 0,
             )],
             unread_scripts: Vec::new(),
+            gh_aliases: OnceCell::new(),
+            ops: OnceCell::new(),
         };
         a.follow_scripts();
         a
+    }
+
+    /// gh's aliases (read once).
+    pub fn gh_aliases(&self) -> &BTreeMap<String, String> {
+        self.gh_aliases.get_or_init(|| self.world.gh_aliases())
+    }
+
+    /// Every git/gh/HTTP operation of every unit (read once).
+    pub fn ops(&self) -> &[Op] {
+        self.ops.get_or_init(|| operations::collect(self))
+    }
+
+    /// Shell aliases run by the invocations of one unit: (invocation, alias name, shell text).
+    fn shell_aliases_of(&self, unit_index: usize) -> Vec<(usize, String, String)> {
+        let unit = &self.units[unit_index];
+        let mut out = Vec::new();
+        for inv in &unit.view.invocations {
+            match inv.name() {
+                Some("gh") => {
+                    let args = crate::gh_cli::parse(&inv.args);
+                    if let Some(top) = args.top.as_deref() {
+                        if !crate::gh_cli::is_builtin(top) {
+                            if let Some(text) =
+                                self.gh_aliases().get(top).and_then(|e| e.strip_prefix('!'))
+                            {
+                                out.push((inv.index, top.to_string(), text.to_string()));
+                            }
+                        }
+                    }
+                }
+                Some("git") => {
+                    let call = crate::git_args::parse_git(inv);
+                    if call.sub().is_some_and(|s| !crate::git_alias::is_builtin(s)) {
+                        let home = self.home();
+                        let dir = unit
+                            .dir_of(inv, home.as_deref())
+                            .and_then(|d| location::after_git_c(&d, &call, home.as_deref()));
+                        let persisted = dir.map(|d| self.world.git_aliases(&d)).unwrap_or_default();
+                        let e = crate::git_alias::expand(&call, &persisted);
+                        if let Some(text) = e.shell {
+                            out.push((
+                                inv.index,
+                                e.chain.last().cloned().unwrap_or_default(),
+                                text,
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     /// Every invocation of every unit, with its unit.
@@ -119,6 +184,23 @@ impl<'a> Analysis<'a> {
             next += 1;
             if self.units[unit_index].depth >= MAX_SCRIPT_DEPTH {
                 continue;
+            }
+            if self.units.len() <= MAX_SCRIPTS {
+                for (inv_index, name, text) in self.shell_aliases_of(unit_index) {
+                    let unit = &self.units[unit_index];
+                    let cwd = unit.cwd.clone();
+                    let depth = unit.depth + 1;
+                    self.units.push(Unit::new(
+                        text,
+                        UnitSource::ShellAlias {
+                            name,
+                            parent: unit_index,
+                            invocation: inv_index,
+                        },
+                        cwd,
+                        depth,
+                    ));
+                }
             }
             let home = self.home();
             let mut found = Vec::new();

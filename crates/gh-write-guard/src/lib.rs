@@ -23,12 +23,16 @@ pub mod g5_review_helper;
 pub mod g6_primary_checkout;
 pub mod g6_repo_kind;
 pub mod g7_wait_loops;
+pub mod gh_api;
+pub mod gh_cli;
 pub mod gh_config;
 pub mod git_alias;
 pub mod git_args;
+pub mod git_push;
 pub mod hook;
 pub mod judge;
 pub mod location;
+pub mod operations;
 pub mod real_world;
 pub mod world;
 

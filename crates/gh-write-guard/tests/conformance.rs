@@ -22,6 +22,22 @@ fn cases_path() -> PathBuf {
     PathBuf::from("/work/shared/conformance/gh-write-guard/cases.json")
 }
 
+/// Cases this project decides differently on purpose, with the reason; each is also listed in
+/// `spec/gh-write-guard.md`. The replay checks that each is decided the other way, so the list
+/// cannot go stale.
+const DIVERGENCES: &[(&str, &str)] = &[
+    (
+        "pa-cases-028",
+        "G5 names addPullRequestReviewThreadReply: a GraphQL thread reply is a hand-rolled reply \
+         where a review helper exists (the prior art only denied resolves)",
+    ),
+    (
+        "pa-reply-resolve-035",
+        "G5 names addPullRequestReviewThreadReply: a GraphQL thread reply is a hand-rolled reply \
+         where a review helper exists (the prior art only denied resolves)",
+    ),
+];
+
 fn results(req: Requirement) -> (Vec<CaseResult>, usize) {
     let path = cases_path();
     let text = std::fs::read_to_string(&path)
@@ -34,7 +50,11 @@ fn results(req: Requirement) -> (Vec<CaseResult>, usize) {
         .collect();
     let n = mine.len();
     (
-        mine.into_iter().map(replay).filter(|r| !r.passed).collect(),
+        mine.into_iter()
+            .map(replay)
+            // A listed divergence must be decided the other way; anything else as expected.
+            .filter(|r| r.passed == DIVERGENCES.iter().any(|(id, _)| *id == r.id))
+            .collect(),
         n,
     )
 }
@@ -61,31 +81,26 @@ fn assert_all_decided(req: Requirement) {
 }
 
 #[test]
-#[ignore = "the G1 module lands right after the skeleton commit"]
 fn g1_cases() {
     assert_all_decided(Requirement::G1);
 }
 
 #[test]
-#[ignore = "the G2 module lands right after the skeleton commit"]
 fn g2_cases() {
     assert_all_decided(Requirement::G2);
 }
 
 #[test]
-#[ignore = "the G3 module lands right after the skeleton commit"]
 fn g3_cases() {
     assert_all_decided(Requirement::G3);
 }
 
 #[test]
-#[ignore = "the G4 module lands right after the skeleton commit"]
 fn g4_cases() {
     assert_all_decided(Requirement::G4);
 }
 
 #[test]
-#[ignore = "the G5 module lands right after the skeleton commit"]
 fn g5_cases() {
     assert_all_decided(Requirement::G5);
 }
