@@ -101,6 +101,8 @@ fn scenario(server: &TestServer) -> Scenario {
         .cli_env("GH_ENTERPRISE_TOKEN", "test-token")
         .cli_env("AGENT_GUARDS_GITHUB_API", &server.base())
         .cli_env("GIT_CONFIG_NOSYSTEM", "1")
+        // The push runs from a primary checkout: G6 is granted so G4 alone decides.
+        .cli_env("GH_WRITE_GUARD_ALLOW_PRIMARY_CHECKOUT", "1")
 }
 
 const RULES_PATH: &str = "/repos/acme/widget/rules/branches/main";

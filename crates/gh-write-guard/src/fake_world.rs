@@ -20,8 +20,9 @@ use std::path::{Path, PathBuf};
 
 /// Where a case with `cwd: null` runs: a directory outside any repository.
 pub const NO_REPO_CWD: &str = "/nonexistent/outside-any-repository";
-/// `$HOME` of a fake world unless the case sets one.
-pub const FAKE_HOME: &str = "/home/agent";
+/// `$HOME` of a fake world unless the case sets one: `/root`, as the conformance cases assume
+/// (`pa-primary-207` expands `~/repos/primary` to `/root/repos/primary`).
+pub const FAKE_HOME: &str = "/root";
 
 #[derive(Debug, Clone, Default)]
 pub struct FakeWorld {

@@ -62,7 +62,7 @@ impl Process {
         Duration::from_millis(ms.clamp(200, 60_000))
     }
 
-    fn api_base_override(&self) -> Option<String> {
+    pub fn api_base_override(&self) -> Option<String> {
         self.env
             .get("AGENT_GUARDS_GITHUB_API")
             .filter(|v| !v.is_empty())

@@ -21,6 +21,7 @@ pub mod g3_other_owner;
 pub mod g4_branch_rules;
 pub mod g5_review_helper;
 pub mod g6_primary_checkout;
+pub mod g6_repo_kind;
 pub mod g7_wait_loops;
 pub mod gh_api;
 pub mod gh_cli;

@@ -121,9 +121,9 @@ impl RealWorld {
 
     fn with_repo<T>(&self, dir: &Path, f: impl FnOnce(&Repository) -> T) -> Option<T> {
         let mut repos = self.repos.borrow_mut();
-        let repo = repos
-            .entry(dir.to_path_buf())
-            .or_insert_with(|| Repository::discover(dir).ok());
+        let repo = repos.entry(dir.to_path_buf()).or_insert_with(|| {
+            Repository::discover(crate::g6_repo_kind::existing_ancestor(dir)?).ok()
+        });
         repo.as_ref().map(f)
     }
 
@@ -223,16 +223,8 @@ impl World for RealWorld {
     }
 
     fn repo_kind(&self, dir: &Path) -> RepoKind {
-        self.with_repo(dir, |r| {
-            if r.is_bare() {
-                RepoKind::Bare
-            } else if r.is_worktree() {
-                RepoKind::Linked
-            } else {
-                RepoKind::Primary
-            }
-        })
-        .unwrap_or(RepoKind::NoRepo)
+        self.with_repo(dir, crate::g6_repo_kind::kind_of)
+            .unwrap_or(RepoKind::NoRepo)
     }
 
     fn resolves_to_commit(&self, dir: &Path, arg: &str) -> bool {

@@ -83,6 +83,9 @@ impl World {
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GH_TOKEN", "test-token")
+            // These pushes run from a primary checkout; G6 would deny them (push is on its
+            // mutating list), so it is granted here and G4 alone decides.
+            .env("GH_WRITE_GUARD_ALLOW_PRIMARY_CHECKOUT", "1")
             .env("AGENT_GUARDS_GITHUB_API", api);
         for (k, v) in extra {
             c.env(k, v);
