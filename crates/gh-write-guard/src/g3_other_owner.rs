@@ -81,6 +81,17 @@ pub fn targets(op: &Op, a: &Analysis<'_>) -> Vec<Target> {
                     out.push(Target::Unknown {
                         via: "gh api endpoint".into(),
                     });
+                } else if api.rest_path().is_some_and(|p| {
+                    p.starts_with("repos/{owner}") || p.starts_with("repos/:owner")
+                }) {
+                    // gh fills `{owner}/{repo}` from GH_REPO when it is set.
+                    if let Some(e) = inv.env_value("GH_REPO") {
+                        push_value(
+                            &mut out,
+                            e.value.as_ref().and_then(|a| a.value.as_deref()),
+                            "GH_REPO for {owner}/{repo}",
+                        );
+                    }
                 }
                 return out;
             }

@@ -69,7 +69,25 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 remedy.clone(),
                 json!({"shape": shape, "helper": helper}),
             ));
-        } else if let Some((owner, repo)) = api.rest_path().as_deref().and_then(is_replies_path) {
+        } else if let Some((owner, repo)) = api
+            .rest_path()
+            .as_deref()
+            .and_then(is_replies_path)
+            .or_else(|| {
+                // The older spelling: a review comment created `in_reply_to` another.
+                let path = api.rest_path()?;
+                let p: Vec<&str> = path.split('/').collect();
+                (p.len() == 6
+                    && p[0] == "repos"
+                    && p[3] == "pulls"
+                    && p[5] == "comments"
+                    && api
+                        .fields
+                        .iter()
+                        .any(|f| f.key.as_deref() == Some("in_reply_to")))
+                .then(|| (p[1].to_string(), p[2].to_string()))
+            })
+        {
             if grant.covers(&owner, &repo) {
                 continue;
             }
