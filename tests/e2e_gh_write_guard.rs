@@ -68,7 +68,10 @@ fn start_daemon(base: &Path) -> Daemon {
         .expect("git daemon starts");
     let started = Instant::now();
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < Duration::from_secs(10), "git daemon did not listen");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "git daemon did not listen"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     Daemon { child, port }
@@ -85,8 +88,15 @@ fn setup(scenario: &Scenario, srv: &Path) -> Daemon {
     git(
         &project,
         &[
-            "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q",
-            "--allow-empty", "-m", "work",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "work",
         ],
     );
     let url = format!("git://127.0.0.1:{}/acme/widget.git", daemon.port);
@@ -110,7 +120,10 @@ const RULES_PATH: &str = "/repos/acme/widget/rules/branches/main";
 #[test]
 fn push_to_main_is_denied_when_the_rules_require_pull_requests() {
     let server = TestServer::start().unwrap();
-    server.route(RULES_PATH, Reply::rules(&["pull_request", "required_status_checks"]));
+    server.route(
+        RULES_PATH,
+        Reply::rules(&["pull_request", "required_status_checks"]),
+    );
     let srv = tempfile::tempdir().unwrap();
     let s = scenario(&server);
     let _daemon = setup(&s, srv.path());
@@ -125,7 +138,12 @@ fn push_to_main_is_denied_when_the_rules_require_pull_requests() {
     else {
         return;
     };
-    assert_eq!(out.result.permission_denials.len(), 1, "{:?}", out.result.raw);
+    assert_eq!(
+        out.result.permission_denials.len(),
+        1,
+        "{:?}",
+        out.result.raw
+    );
     let main = out.main_requests();
     let result = &main[1].tool_results()[0].text;
     assert!(
@@ -157,7 +175,11 @@ fn push_to_main_is_allowed_when_the_rules_say_nothing_and_lands() {
     else {
         return;
     };
-    assert!(out.result.permission_denials.is_empty(), "{:?}", out.result.raw);
+    assert!(
+        out.result.permission_denials.is_empty(),
+        "{:?}",
+        out.result.raw
+    );
     assert_eq!(server.count(RULES_PATH), 1, "the live endpoint was asked");
     let bare = srv.path().join("acme/widget.git");
     assert_eq!(git(&bare, &["rev-parse", "main"]), head, "the push landed");

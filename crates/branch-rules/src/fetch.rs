@@ -2,7 +2,8 @@
 //! rustls with the ring provider) under a total deadline, mapped to what G4 needs: the rule
 //! types (200), "not modified" (304 to an `If-None-Match`), "no rules" (404 for a repository
 //! the caller can read, checked with `GET /repos/{owner}/{repo}`), or undeterminable with the
-//! cause (401/403/429/5xx, timeout, DNS, refused connection, malformed body).
+//! cause (401/403/429/5xx, timeout, DNS, refused connection, malformed body). When no ruleset
+//! rule applies, the branch's classic protection flag is asked too (github-api.md 3.2).
 
 use crate::token::Token;
 use crate::verdict::RuleType;
@@ -73,6 +74,10 @@ pub struct FetchRequest<'a> {
     pub token: Option<&'a Token>,
     /// The cached ETag, sent as `If-None-Match`.
     pub etag: Option<&'a str>,
+    /// When no ruleset rule applies, also ask whether classic branch protection is on
+    /// (`GET /repos/{o}/{r}/branches/{b}` → `protected`), reported as
+    /// [`RuleType::ClassicProtection`].
+    pub classic_fallback: bool,
 }
 
 /// The HTTP client for rules lookups. Building one is the expensive part (TLS roots); build it
@@ -122,13 +127,59 @@ impl Fetcher {
             Err(cause) => return FetchOutcome::Undeterminable(cause),
         };
         let status = first.status().as_u16();
-        match status {
+        let outcome = match status {
             200 => self.collect_pages(first, req, deadline),
             304 if req.etag.is_some() => FetchOutcome::NotModified {
                 etag: header(&first, ETAG),
             },
             404 => self.readable_or_unknown(req, deadline),
             _ => FetchOutcome::Undeterminable(status_cause(first, deadline)),
+        };
+        if !req.classic_fallback {
+            return outcome;
+        }
+        // Rulesets say nothing: classic branch protection (not part of the rules endpoint, and
+        // the only kind on older GHES) may still guard the branch.
+        let etag = match &outcome {
+            FetchOutcome::Rules { rules, etag } if rules.is_empty() => etag.clone(),
+            FetchOutcome::NoRules => None,
+            _ => return outcome,
+        };
+        match self.classic_protection(req, deadline) {
+            Ok(true) => FetchOutcome::Rules {
+                rules: vec![RuleType::ClassicProtection],
+                etag,
+            },
+            Ok(false) => outcome,
+            Err(cause) => FetchOutcome::Undeterminable(cause),
+        }
+    }
+
+    /// `GET /repos/{o}/{r}/branches/{b}`'s `protected` flag (readable without admin rights). A
+    /// 404 is a branch that does not exist yet, so nothing protects it classically.
+    fn classic_protection(&self, req: &FetchRequest<'_>, deadline: Instant) -> Result<bool, Cause> {
+        let url = format!(
+            "{}/repos/{}/{}/branches/{}",
+            req.api_base.trim_end_matches('/'),
+            encode_segment(req.owner),
+            encode_segment(req.repo),
+            encode_segment(req.branch)
+        );
+        let resp = self.get(&url, req.token, None, deadline)?;
+        match resp.status().as_u16() {
+            200 => {
+                let body = read_body(resp, deadline)?;
+                let value: serde_json::Value = serde_json::from_slice(&body)
+                    .map_err(|e| Cause::Malformed(format!("branch: not JSON: {e}")))?;
+                value
+                    .get("protected")
+                    .and_then(serde_json::Value::as_bool)
+                    .ok_or_else(|| {
+                        Cause::Malformed("branch without a boolean \"protected\"".into())
+                    })
+            }
+            404 => Ok(false),
+            _ => Err(status_cause(resp, deadline)),
         }
     }
 

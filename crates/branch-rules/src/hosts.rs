@@ -5,6 +5,8 @@
 //! Enterprise Cloud tenancy: it takes github.com's tokens and its API lives at `api.TENANT.ghe.com`;
 //! any other configured host is GitHub Enterprise Server with its API under `/api/v3`.
 
+use crate::remote::SshAliases;
+
 /// The kind of GitHub a host is; decides the token variables and the default API base.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HostKind {
@@ -16,10 +18,11 @@ pub enum HostKind {
     Server,
 }
 
-/// The set of hosts that count as GitHub for the guard.
+/// The set of hosts that count as GitHub for the guard, and the ssh aliases that lead to them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GitHubHosts {
     enterprise: Vec<String>,
+    ssh: SshAliases,
 }
 
 /// The canonical name of github.com.
@@ -40,7 +43,21 @@ impl GitHubHosts {
             .collect();
         hosts.sort();
         hosts.dedup();
-        GitHubHosts { enterprise: hosts }
+        GitHubHosts {
+            enterprise: hosts,
+            ssh: SshAliases::none(),
+        }
+    }
+
+    /// The same hosts, with ssh aliases (`Host`/`HostName` from ssh config) applied to ssh URLs.
+    pub fn with_ssh_aliases(mut self, aliases: SshAliases) -> Self {
+        self.ssh = aliases;
+        self
+    }
+
+    /// The host ssh really connects to for `host`, if an ssh config alias renames it.
+    pub fn ssh_hostname(&self, host: &str) -> Option<String> {
+        self.ssh.hostname_for(host)
     }
 
     /// Only github.com.
@@ -97,6 +114,22 @@ pub fn canonical_host(host: &str) -> String {
         "ssh.github.com" | "www.github.com" => GITHUB_COM.to_string(),
         _ => host,
     }
+}
+
+/// The environment variable that overrides the API base (maintainers, proxies, tests).
+pub const API_OVERRIDE_ENV: &str = "AGENT_GUARDS_GITHUB_API";
+
+/// The API base override: `AGENT_GUARDS_GITHUB_API` from the hook's environment when set and
+/// non-empty, else the config key `github_api` when set and non-empty.
+pub fn api_base_override(
+    env: &dyn crate::token::Environment,
+    config_github_api: Option<&str>,
+) -> Option<String> {
+    env.var(API_OVERRIDE_ENV)
+        .filter(|v| !v.trim().is_empty())
+        .or_else(|| config_github_api.map(str::to_string))
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
 }
 
 /// The REST API base (no trailing slash) for a GitHub host of the given kind, unless the
@@ -157,6 +190,31 @@ mod tests {
         assert_eq!(
             api_base("github.com", HostKind::GitHubCom, Some("  ")),
             "https://api.github.com"
+        );
+    }
+
+    #[test]
+    fn override_precedence() {
+        use std::collections::HashMap;
+        let none: HashMap<String, String> = HashMap::new();
+        assert_eq!(api_base_override(&none, None), None);
+        assert_eq!(api_base_override(&none, Some(" ")), None);
+        assert_eq!(
+            api_base_override(&none, Some("https://proxy.example/api")),
+            Some("https://proxy.example/api".into())
+        );
+        let env = HashMap::from([(
+            API_OVERRIDE_ENV.to_string(),
+            "http://127.0.0.1:1".to_string(),
+        )]);
+        assert_eq!(
+            api_base_override(&env, Some("https://proxy.example/api")),
+            Some("http://127.0.0.1:1".into())
+        );
+        let blank = HashMap::from([(API_OVERRIDE_ENV.to_string(), "".to_string())]);
+        assert_eq!(
+            api_base_override(&blank, Some("https://p.example")),
+            Some("https://p.example".into())
         );
     }
 

@@ -64,6 +64,8 @@ pub struct LiveConfig {
     pub ttl: Duration,
     /// Upper bound for `gh auth token` within the deadline.
     pub gh_deadline: Duration,
+    /// When no ruleset rule applies, also ask for the branch's classic protection flag.
+    pub classic_protection: bool,
 }
 
 impl Default for LiveConfig {
@@ -74,6 +76,7 @@ impl Default for LiveConfig {
             deadline: DEFAULT_DEADLINE,
             ttl: Duration::from_secs(60),
             gh_deadline: Duration::from_millis(1500),
+            classic_protection: true,
         }
     }
 }
@@ -175,6 +178,7 @@ impl<E: Environment, C: RulesCache, K: Clock> Rules for LiveRules<E, C, K> {
             branch,
             token: token.token.as_ref(),
             etag: cached.as_ref().and_then(|e| e.etag.as_deref()),
+            classic_fallback: self.config.classic_protection,
         };
         let outcome = fetcher.fetch(&request, deadline);
         let now = self.clock.now_ms();

@@ -8,7 +8,7 @@
 //! time by hand.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -159,14 +159,41 @@ struct State {
 /// The server; stops (and releases hanging connections) when dropped.
 pub struct TestServer {
     addr: SocketAddr,
+    tls: bool,
     state: Arc<Mutex<State>>,
     stop: Arc<AtomicBool>,
     accept: Option<JoinHandle<()>>,
 }
 
 impl TestServer {
-    /// Binds 127.0.0.1 on a free port and starts serving. Unrouted paths answer 404.
+    /// Binds 127.0.0.1 on a free port and starts serving plain HTTP. Unrouted paths answer 404.
     pub fn start() -> std::io::Result<TestServer> {
+        Self::start_with(None)
+    }
+
+    /// The same over TLS (rustls, ring) with this PEM certificate chain and PEM private key.
+    pub fn start_tls(cert_chain_pem: &[u8], key_pem: &[u8]) -> std::io::Result<TestServer> {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let invalid = |e: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, e);
+        let certs = CertificateDer::pem_slice_iter(cert_chain_pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| invalid(format!("certificate: {e:?}")))?;
+        let key =
+            PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| invalid(format!("key: {e:?}")))?;
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| invalid(e.to_string()))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| invalid(e.to_string()))?;
+        Self::start_with(Some(Arc::new(config)))
+    }
+
+    fn start_with(tls: Option<Arc<rustls::ServerConfig>>) -> std::io::Result<TestServer> {
+        let is_tls = tls.is_some();
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let addr = listener.local_addr()?;
         let state = Arc::new(Mutex::new(State {
@@ -185,21 +212,24 @@ impl TestServer {
                     let Ok(stream) = stream else { continue };
                     let state = Arc::clone(&state);
                     let stop = Arc::clone(&stop);
-                    std::thread::spawn(move || serve(stream, &state, &stop));
+                    let tls = tls.clone();
+                    std::thread::spawn(move || serve(stream, tls, &state, &stop));
                 }
             })
         };
         Ok(TestServer {
             addr,
+            tls: is_tls,
             state,
             stop,
             accept: Some(accept),
         })
     }
 
-    /// `http://127.0.0.1:PORT` (use as the API base override).
+    /// `http://127.0.0.1:PORT` (or `https://`; use as the API base override).
     pub fn base(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.addr)
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -260,9 +290,29 @@ impl Drop for TestServer {
     }
 }
 
-fn serve(stream: TcpStream, state: &Mutex<State>, stop: &AtomicBool) {
+fn serve(
+    stream: TcpStream,
+    tls: Option<Arc<rustls::ServerConfig>>,
+    state: &Mutex<State>,
+    stop: &AtomicBool,
+) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-    let Some(request) = read_request(&stream) else {
+    match tls {
+        None => serve_on(stream, state, stop),
+        Some(config) => {
+            let Ok(conn) = rustls::ServerConnection::new(config) else {
+                return;
+            };
+            let mut tls_stream = rustls::StreamOwned::new(conn, stream);
+            serve_on(&mut tls_stream, state, stop);
+            tls_stream.conn.send_close_notify();
+            let _ = tls_stream.flush();
+        }
+    }
+}
+
+fn serve_on<S: Read + Write>(mut stream: S, state: &Mutex<State>, stop: &AtomicBool) {
+    let Some(request) = read_request(&mut stream) else {
         return;
     };
     let responder = state.lock().ok().and_then(|mut s| {
@@ -273,10 +323,10 @@ fn serve(stream: TcpStream, state: &Mutex<State>, stop: &AtomicBool) {
         Some(f) => f(&request),
         None => Reply::error(404, "Not Found"),
     };
-    answer(stream, reply, stop);
+    answer(&mut stream, reply, stop);
 }
 
-fn answer(mut stream: TcpStream, reply: Reply, stop: &AtomicBool) {
+fn answer<S: Write>(stream: &mut S, reply: Reply, stop: &AtomicBool) {
     match reply {
         Reply::Full {
             status,
@@ -315,8 +365,8 @@ fn sleep_unless_stopped(total: Duration, stop: &AtomicBool) {
 }
 
 /// Reads the request line and headers (bounded to 64 KiB); GET requests have no body.
-fn read_request(stream: &TcpStream) -> Option<Recorded> {
-    let mut reader = BufReader::new(std::io::Read::take(stream, 64 * 1024));
+fn read_request<S: Read>(stream: &mut S) -> Option<Recorded> {
+    let mut reader = BufReader::new(stream.take(64 * 1024));
     let mut line = String::new();
     reader.read_line(&mut line).ok()?;
     let mut parts = line.split_whitespace();

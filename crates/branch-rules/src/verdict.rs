@@ -29,12 +29,17 @@ pub enum RuleType {
     MaxFileSize,
     Workflows,
     CodeScanning,
+    /// Not a ruleset rule: classic branch protection is on (`protected: true` from
+    /// `GET /repos/{o}/{r}/branches/{b}`). Its settings are readable only by admins, so it is
+    /// taken to refuse direct updates, force pushes and deletion (classic protection's default
+    /// for the last two; a pull request is the usual way in for the first).
+    ClassicProtection,
     /// A type not in the list above, as GitHub spelled it.
     Other(String),
 }
 
 /// (API name, type) for every known type.
-const KNOWN: [(&str, RuleType); 21] = [
+const KNOWN: [(&str, RuleType); 22] = [
     ("creation", RuleType::Creation),
     ("update", RuleType::Update),
     ("deletion", RuleType::Deletion),
@@ -62,6 +67,7 @@ const KNOWN: [(&str, RuleType); 21] = [
     ("max_file_size", RuleType::MaxFileSize),
     ("workflows", RuleType::Workflows),
     ("code_scanning", RuleType::CodeScanning),
+    ("classic_branch_protection", RuleType::ClassicProtection),
 ];
 
 impl RuleType {
@@ -124,7 +130,8 @@ pub enum PushKind {
 }
 
 /// Whether an update-kind push is refused by this rule type (G4: `pull_request`, `update`,
-/// `required_status_checks`, `merge_queue`, and any type this crate does not know).
+/// `required_status_checks`, `merge_queue`, any type this crate does not know, and classic
+/// protection).
 fn protects_updates(rule: &RuleType) -> bool {
     matches!(
         rule,
@@ -132,6 +139,7 @@ fn protects_updates(rule: &RuleType) -> bool {
             | RuleType::Update
             | RuleType::RequiredStatusChecks
             | RuleType::MergeQueue
+            | RuleType::ClassicProtection
             | RuleType::Other(_)
     )
 }
@@ -141,7 +149,7 @@ fn protects_updates(rule: &RuleType) -> bool {
 ///
 /// - update: `pull_request`, `update`, `required_status_checks`, `merge_queue`, unknown types;
 /// - force/mirror: those, plus `non_fast_forward` and `required_linear_history`;
-/// - delete: `deletion`;
+/// - delete: `deletion` (and classic protection);
 /// - create: `creation`.
 pub fn blocking_rule(rules: &[RuleType], kind: PushKind) -> Option<&RuleType> {
     rules.iter().find(|rule| match kind {
@@ -153,7 +161,7 @@ pub fn blocking_rule(rules: &[RuleType], kind: PushKind) -> Option<&RuleType> {
                     RuleType::NonFastForward | RuleType::RequiredLinearHistory
                 )
         }
-        PushKind::Delete => matches!(rule, RuleType::Deletion),
+        PushKind::Delete => matches!(rule, RuleType::Deletion | RuleType::ClassicProtection),
         PushKind::Create => matches!(rule, RuleType::Creation),
     })
 }
@@ -275,6 +283,11 @@ mod tests {
         assert!(blocking_rule(&pr, PushKind::Force).is_some());
         assert!(blocking_rule(&pr, PushKind::Delete).is_none());
         assert!(blocking_rule(&pr, PushKind::Create).is_none());
+        let classic = vec![RuleType::ClassicProtection];
+        assert!(blocking_rule(&classic, PushKind::Update).is_some());
+        assert!(blocking_rule(&classic, PushKind::Force).is_some());
+        assert!(blocking_rule(&classic, PushKind::Delete).is_some());
+        assert!(blocking_rule(&classic, PushKind::Create).is_none());
         let creation = types(&["creation"]);
         assert!(blocking_rule(&creation, PushKind::Create).is_some());
         assert!(blocking_rule(&creation, PushKind::Update).is_none());

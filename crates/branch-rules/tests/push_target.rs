@@ -222,3 +222,34 @@ fn detached_head_and_no_remote_push_nothing() {
     let bare = Fixture::new();
     assert_refused(&bare, None);
 }
+
+#[test]
+fn command_line_push_default_overrides_the_files() {
+    use branch_rules::remote::{default_push_with, ConfigOverrides};
+    let fx = with_origin();
+    fx.git(&["config", "push.default", "nothing"]);
+    assert_refused(&fx, None);
+    let overrides = ConfigOverrides::from_pairs([("push.default", "current")]);
+    assert_eq!(
+        default_push_with(&fx.repo(), None, &overrides).expect("push"),
+        DefaultPush {
+            remote: "origin".into(),
+            target: PushTarget::Branch {
+                src: "feat".into(),
+                dst: "feat".into()
+            }
+        }
+    );
+    let (ok, stdout, _) = fx.git_try(&[
+        "-c",
+        "push.default=current",
+        "push",
+        "--dry-run",
+        "--porcelain",
+    ]);
+    assert!(ok);
+    assert!(
+        stdout.contains("refs/heads/feat:refs/heads/feat"),
+        "{stdout}"
+    );
+}

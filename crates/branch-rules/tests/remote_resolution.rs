@@ -42,41 +42,48 @@ fn assert_same_as_git(fx: &Fixture, remote: &str) {
 fn url_forms_resolve_to_host_owner_repo() {
     let fx = Fixture::new();
     let hosts = GitHubHosts::new(["ghe.example.com"]);
-    let cases: Vec<(&str, String, Destination)> = vec![
+    // (remote name, URL, the repository it names on a GitHub host, if any)
+    let cases = [
         (
             "https",
-            "https://github.com/octo/hello.git".into(),
-            slug("github.com", "octo", "hello"),
+            "https://github.com/octo/hello.git",
+            Some(("github.com", "octo", "hello")),
         ),
         (
             "scp",
-            "git@github.com:octo/hello.git".into(),
-            slug("github.com", "octo", "hello"),
+            "git@github.com:octo/hello.git",
+            Some(("github.com", "octo", "hello")),
         ),
         (
             "sshport",
-            "ssh://git@ssh.github.com:443/Octo/Hello".into(),
-            slug("github.com", "Octo", "Hello"),
+            "ssh://git@ssh.github.com:443/Octo/Hello",
+            Some(("github.com", "Octo", "Hello")),
         ),
         (
             "ent",
-            "https://ghe.example.com/team/svc.git".into(),
-            slug("ghe.example.com", "team", "svc"),
+            "https://ghe.example.com/team/svc.git",
+            Some(("ghe.example.com", "team", "svc")),
         ),
         (
             "entssh",
-            "git@ghe.example.com:team/svc.git".into(),
-            slug("ghe.example.com", "team", "svc"),
+            "git@ghe.example.com:team/svc.git",
+            Some(("ghe.example.com", "team", "svc")),
         ),
-        (
-            "gitlab",
-            "git@gitlab.com:octo/hello.git".into(),
-            Destination::OtherHost {
-                host: "gitlab.com".into(),
-                url: "git@gitlab.com:octo/hello.git".into(),
-            },
-        ),
+        ("gitlab", "git@gitlab.com:octo/hello.git", None),
     ];
+    let cases: Vec<(&str, &str, Destination)> = cases
+        .into_iter()
+        .map(|(name, url, github)| {
+            let expected = match github {
+                Some((h, o, r)) => slug(h, o, r),
+                None => Destination::OtherHost {
+                    host: "gitlab.com".into(),
+                    url: url.into(),
+                },
+            };
+            (name, url, expected)
+        })
+        .collect();
     for (name, url, _) in &cases {
         fx.git(&["remote", "add", name, url]);
     }
@@ -275,4 +282,149 @@ fn discover_from_a_subdirectory() {
     assert_eq!(current_branch(&repo).expect("branch"), Some("main".into()));
     let outside = tempfile::tempdir().expect("tmp");
     assert!(branch_rules::remote::discover(outside.path()).is_err());
+}
+
+/// ssh aliases: what our reader says ssh connects to equals what `ssh -G` (ssh's own config
+/// evaluation, no connection made) reports, and a remote through such an alias is GitHub.
+#[test]
+fn ssh_aliases_agree_with_ssh_and_lead_to_github() {
+    use branch_rules::remote::SshAliases;
+    let fx = Fixture::new();
+    let dir = fx.dir.path();
+    let included = dir.join("gh-hosts.conf");
+    std::fs::write(&included, "Host inc-gh\n  HostName github.com\n").expect("write");
+    let config = dir.join("ssh_config");
+    std::fs::write(
+        &config,
+        format!(
+            "Include {}\n\
+             Host work-gh gh-*\n  HostName github.com\n  User git\n\
+             Host gh-other\n  HostName other.example\n\
+             Match originalhost corp\n  HostName ghe.example.com\n\
+             Host *.lan !printer.lan\n  HostName %h.example\n",
+            included.display()
+        ),
+    )
+    .expect("write");
+    let aliases = SshAliases::load(std::slice::from_ref(&config), Some(dir));
+    let ssh_says = |alias: &str| -> Option<String> {
+        let out = std::process::Command::new("ssh")
+            .args(["-G", "-F"])
+            .arg(&config)
+            .arg(alias)
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("hostname ").map(str::to_string))
+    };
+    let cases = [
+        ("work-gh", "github.com"),
+        ("gh-anything", "github.com"),
+        ("gh-other", "github.com"),
+        ("inc-gh", "github.com"),
+        ("corp", "ghe.example.com"),
+        ("box.lan", "box.lan.example"),
+        ("printer.lan", "printer.lan"),
+        ("plain.example", "plain.example"),
+    ];
+    let have_ssh = ssh_says("work-gh").is_some();
+    if !have_ssh {
+        eprintln!("ssh not installed: checking against ssh_config(5) expectations only");
+    }
+    for (alias, expected) in cases {
+        let ours = aliases
+            .hostname_for(alias)
+            .unwrap_or_else(|| alias.to_string());
+        assert_eq!(ours, expected, "alias {alias}");
+        if have_ssh {
+            assert_eq!(ssh_says(alias).as_deref(), Some(expected), "ssh -G {alias}");
+        }
+    }
+
+    fx.git(&["remote", "add", "origin", "git@work-gh:octo/hello.git"]);
+    let hosts = GitHubHosts::new(["ghe.example.com"]).with_ssh_aliases(aliases);
+    let repo = fx.repo();
+    assert_eq!(
+        push_destinations(&repo, "origin", &hosts).expect("resolve"),
+        vec![slug("github.com", "octo", "hello")]
+    );
+    // Without the aliases, the same remote is an unknown host.
+    assert!(matches!(
+        push_destinations(&repo, "origin", &GitHubHosts::new(["ghe.example.com"]))
+            .expect("resolve")[..],
+        [Destination::OtherHost { .. }]
+    ));
+}
+
+/// `git -c ...` overrides change where a push goes; with the same overrides we agree with git.
+#[test]
+fn command_line_config_overrides_are_applied_as_git_applies_them() {
+    use branch_rules::remote::{push_destinations_with, remote_urls_with, ConfigOverrides};
+    let fx = Fixture::new();
+    let hosts = GitHubHosts::github_com_only();
+    fx.git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://github.com/octo/hello.git",
+    ]);
+    let pairs = [
+        ("remote.origin.pushurl", "git@github.com:stranger/x.git"),
+        ("Remote.origin.PUSHURL", "gh:other/y"),
+        ("url.git@github.com:.insteadOf", "gh:"),
+    ];
+    let overrides = ConfigOverrides::from_pairs(pairs);
+    let mut git_args: Vec<String> = Vec::new();
+    for (k, v) in pairs {
+        git_args.push("-c".into());
+        git_args.push(format!("{k}={v}"));
+    }
+    let with_c = |rest: &[&str]| -> String {
+        let mut args: Vec<&str> = git_args.iter().map(String::as_str).collect();
+        args.extend(rest);
+        fx.git(&args)
+    };
+    let repo = fx.repo();
+    let ours = remote_urls_with(&repo, "origin", &overrides).expect("urls");
+    assert_eq!(
+        ours.push,
+        lines(&with_c(&["remote", "get-url", "--push", "--all", "origin"]))
+    );
+    assert_eq!(
+        push_destinations_with(&repo, "origin", &hosts, &overrides).expect("resolve"),
+        vec![
+            slug("github.com", "stranger", "x"),
+            slug("github.com", "other", "y")
+        ]
+    );
+    // Without the overrides the files alone decide.
+    assert_eq!(
+        push_destinations(&repo, "origin", &hosts).expect("resolve"),
+        vec![slug("github.com", "octo", "hello")]
+    );
+
+    // A -c pushInsteadOf that git really pushes through, into a local bare repository.
+    let sinks = fx.dir.path().join("sinks");
+    let sink = sinks.join("hello.git");
+    std::fs::create_dir_all(&sink).expect("mkdir");
+    common::git(&sink, &["init", "-q", "--bare"]);
+    let key = format!("url.{}/.pushInsteadOf", sinks.display());
+    let overrides = ConfigOverrides::from_pairs([(key.as_str(), "https://github.com/octo/")]);
+    assert_eq!(
+        push_destinations_with(&repo, "origin", &hosts, &overrides).expect("resolve"),
+        vec![Destination::Local {
+            url: sink.display().to_string()
+        }]
+    );
+    fx.git(&[
+        "-c",
+        &format!("{key}=https://github.com/octo/"),
+        "push",
+        "-q",
+        "origin",
+        "HEAD:refs/heads/landed",
+    ]);
+    let landed = common::git(&sink, &["branch", "--list", "landed"]);
+    assert!(landed.contains("landed"));
 }

@@ -455,3 +455,78 @@ fn a_json_file_cache_is_shared_by_separate_processes_worth_of_lookups() {
     // Nothing secret is stored.
     assert!(!stored.to_lowercase().contains("bearer"));
 }
+
+/// `GET /repos/{o}/{r}/branches/{b}` as GitHub answers it (trimmed).
+fn branch_body(name: &str, protected: bool) -> String {
+    serde_json::json!({
+        "name": name,
+        "commit": {"sha": "6dcb09b5b57875f334f61aebed695e2e4193db5e"},
+        "protected": protected,
+        "protection": {
+            "enabled": protected,
+            "required_status_checks": {"enforcement_level": "non_admins", "contexts": []}
+        },
+        "protection_url": format!("https://api.github.com/repos/octo/hello/branches/{name}/protection"),
+    })
+    .to_string()
+}
+
+#[test]
+fn classic_protection_is_asked_when_no_ruleset_applies() {
+    let server = TestServer::start().expect("server");
+    let rules = |b: &str| format!("/repos/octo/hello/rules/branches/{b}");
+    let branch = |b: &str| format!("/repos/octo/hello/branches/{b}");
+    for b in ["main", "open", "broken", "garbled", "ruled"] {
+        server.route(&rules(b), Reply::rules(&[]));
+    }
+    server.route(&rules("ruled"), Reply::rules(&["deletion"]));
+    server.route(&branch("main"), Reply::json(200, branch_body("main", true)));
+    server.route(
+        &branch("open"),
+        Reply::json(200, branch_body("open", false)),
+    );
+    server.route(&branch("broken"), Reply::error(500, "Server Error"));
+    server.route(
+        &branch("garbled"),
+        Reply::json(200, r#"{"name":"garbled"}"#),
+    );
+    // "fresh" has no rules route either: rules 404, repository readable, branch 404 (new).
+    server.route(REPO, Reply::json(200, r#"{"full_name":"octo/hello"}"#));
+    let tmp = tempfile::tempdir().expect("tmp");
+    let live = LiveRules::new(config(&server), no_token_env(&tmp), MemoryCache::new());
+    let ask = |b: &str| live.rules_for("github.com", "octo", "hello", b);
+    let policy = FailClosedPolicy::default();
+
+    let main = ask("main");
+    assert_eq!(known(&main).0, vec![RuleType::ClassicProtection]);
+    assert!(deny_reason(&main, "main", PushKind::Update, &policy).is_some());
+    assert_eq!(known(&ask("open")).0, vec![]);
+    assert!(matches!(
+        cause(ask("broken")),
+        Cause::Status { status: 500, .. }
+    ));
+    assert!(matches!(cause(ask("garbled")), Cause::Malformed(_)));
+    assert_eq!(known(&ask("fresh")).0, vec![]);
+    // A ruleset rule answers by itself: no classic lookup.
+    assert_eq!(known(&ask("ruled")).0, vec![RuleType::Deletion]);
+    assert_eq!(server.count(&branch("ruled")), 0);
+
+    // Old GHES without the rules endpoint: 404, readable repository, classic protection on.
+    server.route(
+        &branch("legacy"),
+        Reply::json(200, branch_body("legacy", true)),
+    );
+    assert_eq!(known(&ask("legacy")).0, vec![RuleType::ClassicProtection]);
+
+    // Switched off, the classic flag is not asked.
+    let tmp2 = tempfile::tempdir().expect("tmp");
+    let mut cfg = config(&server);
+    cfg.classic_protection = false;
+    let live = LiveRules::new(cfg, no_token_env(&tmp2), MemoryCache::new());
+    let before = server.count(&branch("main"));
+    assert_eq!(
+        known(&live.rules_for("github.com", "octo", "hello", "main")).0,
+        vec![]
+    );
+    assert_eq!(server.count(&branch("main")), before);
+}

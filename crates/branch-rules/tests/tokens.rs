@@ -2,7 +2,7 @@
 //! (and records its arguments), one that fails, and one that hangs (killed at the deadline,
 //! with its child process group).
 
-use branch_rules::token::{find_token, GhOutcome, TokenSource};
+use branch_rules::token::{find_token, GhOutcome, TokenSearch, TokenSource};
 use branch_rules::HostKind;
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
@@ -27,6 +27,20 @@ fn env_with_path(dir: &Path, extra: &[(&str, &str)]) -> HashMap<String, String> 
 }
 
 const DEADLINE: Duration = Duration::from_millis(1500);
+
+/// Looks up a github.com token with a fake gh in `dir` and a 300 ms deadline; also returns how
+/// long it took.
+fn lookup_with_short_deadline(dir: &Path) -> (TokenSearch, Duration) {
+    let env = env_with_path(dir, &[]);
+    let started = Instant::now();
+    let search = find_token(
+        &env,
+        "github.com",
+        HostKind::GitHubCom,
+        Duration::from_millis(300),
+    );
+    (search, started.elapsed())
+}
 
 #[test]
 fn no_gh_on_path_means_no_token() {
@@ -122,15 +136,7 @@ fn gh_that_hangs_is_killed_at_the_deadline_with_its_children() {
         dir.path(),
         &format!("sleep 30 &\necho $! > '{}'\nwait", pidfile.display()),
     );
-    let env = env_with_path(dir.path(), &[]);
-    let started = Instant::now();
-    let search = find_token(
-        &env,
-        "github.com",
-        HostKind::GitHubCom,
-        Duration::from_millis(300),
-    );
-    let took = started.elapsed();
+    let (search, took) = lookup_with_short_deadline(dir.path());
     assert_eq!(search.token, None);
     assert_eq!(search.gh, Some(GhOutcome::TimedOut));
     // Generous bound: the point is that we did not wait for the 30 s sleep.
@@ -161,15 +167,8 @@ fn gh_that_exits_but_leaves_stdout_open_is_bounded_too() {
     let dir = tempfile::tempdir().expect("tmp");
     // Prints a token, then leaves a background process holding stdout open.
     fake_gh(dir.path(), "echo gho_x\nsleep 30 &\nexit 0");
-    let env = env_with_path(dir.path(), &[]);
-    let started = Instant::now();
-    let search = find_token(
-        &env,
-        "github.com",
-        HostKind::GitHubCom,
-        Duration::from_millis(300),
-    );
-    assert!(started.elapsed() < Duration::from_secs(10));
+    let (search, took) = lookup_with_short_deadline(dir.path());
+    assert!(took < Duration::from_secs(10), "took {took:?}");
     // The token is the first line: read as soon as gh has exited, not at end of file.
     assert_eq!(
         search.token.map(|t| t.secret().to_string()),

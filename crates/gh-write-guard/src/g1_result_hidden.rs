@@ -49,7 +49,7 @@ fn hidden(inv: &Invocation, a: &Analysis<'_>, unit: usize) -> Option<String> {
         return Some(format!("output redirected to /dev/null ({r})"));
     }
     for link in &inv.context.and_or {
-        for (op, next) in &link.following {
+        for (op, next) in link.following() {
             if *op == AndOrOp::Or {
                 if let Some(argv) = next {
                     if hides_failure(argv) {

@@ -308,3 +308,126 @@ fn selftest_replays_the_embedded_fixtures() {
     assert!(out.status.success(), "{text}");
     assert!(text.contains("fixtures passed"), "{text}");
 }
+
+#[test]
+fn pushes_resolve_through_real_remotes() {
+    let w = World::new();
+    let server = TestServer::start().unwrap();
+    let upstream_main = "/repos/acme/upstream-repo/rules/branches/main";
+    server.route(upstream_main, Reply::rules(&["update"]));
+    git(
+        &w.repo,
+        &[
+            "remote",
+            "add",
+            "upstream",
+            "git@github.com:acme/upstream-repo.git",
+        ],
+    );
+    // The rules are asked of the remote's own repository, not origin's.
+    let (out, _) = w.hook(&server.base(), "git push upstream HEAD:main", &[]);
+    let (d, reason) = decision(&out);
+    assert_eq!(d, "deny", "{reason}");
+    assert!(
+        reason.contains("acme/upstream-repo") && reason.contains("`update`"),
+        "{reason}"
+    );
+    assert_eq!(server.count(upstream_main), 1);
+    assert_eq!(server.count(MAIN_RULES), 0);
+
+    // A push URL that names another owner is a G3 target even though the fetch URL is ours.
+    git(
+        &w.repo,
+        &[
+            "remote",
+            "set-url",
+            "--push",
+            "upstream",
+            "https://github.com/stranger/fork.git",
+        ],
+    );
+    let (out, _) = w.hook(&server.base(), "git push upstream feature/x", &[]);
+    let (d, reason) = decision(&out);
+    assert_eq!(d, "deny");
+    assert!(
+        reason.starts_with("G3:") && reason.contains("stranger/fork"),
+        "{reason}"
+    );
+
+    // pushInsteadOf sends origin's pushes to a local mirror: not a GitHub write.
+    let mirror = w.home.path().join("mirror.git");
+    git(
+        w.home.path(),
+        &["init", "-q", "--bare", &mirror.display().to_string()],
+    );
+    git(
+        &w.repo,
+        &[
+            "config",
+            &format!("url.{}.pushInsteadOf", mirror.display()),
+            "https://github.com/acme/widget.git",
+        ],
+    );
+    server.route(MAIN_RULES, Reply::rules(&["pull_request"]));
+    let (out, _) = w.hook(&server.base(), "git push origin main", &[]);
+    assert_eq!(decision(&out).0, "allow");
+    assert_eq!(
+        server.count(MAIN_RULES),
+        0,
+        "no lookup for a local destination"
+    );
+    git(
+        &w.repo,
+        &[
+            "config",
+            "--unset",
+            &format!("url.{}.pushInsteadOf", mirror.display()),
+        ],
+    );
+
+    // No refspec: push.default=upstream sends feature/x to its upstream branch, main.
+    git(&w.repo, &["checkout", "-q", "feature/x"]);
+    git(&w.repo, &["config", "branch.feature/x.remote", "origin"]);
+    git(
+        &w.repo,
+        &["config", "branch.feature/x.merge", "refs/heads/main"],
+    );
+    git(&w.repo, &["config", "push.default", "upstream"]);
+    let (out, _) = w.hook(&server.base(), "git push", &[]);
+    let (d, reason) = decision(&out);
+    assert_eq!(d, "deny", "{reason}");
+    assert!(
+        reason.contains("main") && reason.contains("pull_request"),
+        "{reason}"
+    );
+    assert_eq!(server.count(MAIN_RULES), 1);
+
+    // An enterprise host named by GH_HOST, with its token.
+    git(
+        &w.repo,
+        &[
+            "remote",
+            "add",
+            "ghe",
+            "https://ghe.example.com/corp/app.git",
+        ],
+    );
+    server.route(
+        "/repos/corp/app/rules/branches/release",
+        Reply::rules(&["pull_request"]),
+    );
+    let (out, _) = w.hook(
+        &server.base(),
+        "git push ghe HEAD:release",
+        &[
+            ("GH_HOST", "ghe.example.com"),
+            ("GH_ENTERPRISE_TOKEN", "ghe-token"),
+            ("GH_WRITE_GUARD_ALLOW", "corp/*"),
+        ],
+    );
+    let (d, reason) = decision(&out);
+    assert_eq!(d, "deny", "{reason}");
+    assert!(reason.contains("corp/app"), "{reason}");
+    let req = server.requests().into_iter().last().unwrap();
+    assert_eq!(req.header("authorization"), Some("Bearer ghe-token"));
+}

@@ -8,7 +8,11 @@ fn main() {
         Some(s) => s,
         None => {
             let mut s = String::new();
-            if std::io::stdin().take(16 << 20).read_to_string(&mut s).is_err() {
+            if std::io::stdin()
+                .take(16 << 20)
+                .read_to_string(&mut s)
+                .is_err()
+            {
                 eprintln!("stdin is not UTF-8");
                 std::process::exit(2);
             }
@@ -18,5 +22,8 @@ fn main() {
     let parsed = shell_syntax::parse(&src);
     print!("{}", shell_syntax::printer::print_parsed(&parsed));
     println!("--- view");
-    print!("{}", shell_syntax::printer::print_view(&shell_syntax::commands(&parsed)));
+    print!(
+        "{}",
+        shell_syntax::printer::print_view(&shell_syntax::commands(&parsed))
+    );
 }

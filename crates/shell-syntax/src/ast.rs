@@ -110,7 +110,7 @@ pub struct PipeElem {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Simple(SimpleCommand),
-    Compound(CompoundCommand),
+    Compound(Box<CompoundCommand>),
     Function(FunctionDef),
     Coproc(Coproc),
 }
@@ -292,10 +292,7 @@ impl Redirect {
             return Some(fd);
         }
         match self.op {
-            RedirOp::Out
-            | RedirOp::Append
-            | RedirOp::Clobber
-            | RedirOp::DupOut => Some(1),
+            RedirOp::Out | RedirOp::Append | RedirOp::Clobber | RedirOp::DupOut => Some(1),
             RedirOp::OutErr | RedirOp::AppendOutErr => None,
             _ => Some(0),
         }
@@ -462,11 +459,7 @@ pub struct ParamExp {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParamOp {
     /// `-`, `=`, `?`, `+` with optional leading `:`.
-    Default {
-        colon: bool,
-        kind: char,
-        word: Word,
-    },
+    Default { colon: bool, kind: char, word: Word },
     /// `#pat` / `##pat`
     RemovePrefix { longest: bool, pattern: Word },
     /// `%pat` / `%%pat`
@@ -478,10 +471,7 @@ pub enum ParamOp {
         replacement: Option<Word>,
     },
     /// `:offset[:length]`
-    Substring {
-        offset: Word,
-        length: Option<Word>,
-    },
+    Substring { offset: Word, length: Option<Word> },
     /// `^`, `^^`, `,`, `,,` with optional pattern.
     Case { op: String, pattern: Word },
     /// `@Q`, `@E`, ... : the operator letter.

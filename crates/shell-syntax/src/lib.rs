@@ -18,7 +18,7 @@ mod word_value;
 
 pub use ast::*;
 pub use error::{ErrorKind, Limits, SyntaxError};
-pub use view::{commands, commands_with, CommandView, Invocation, ViewOptions};
+pub use view::{commands, commands_with, Arg, CommandView, Invocation, Program, ViewOptions};
 
 /// The result of parsing: the tree of what bash would run, and the first error if any.
 #[derive(Debug, Clone, PartialEq)]

@@ -111,7 +111,11 @@ pub fn print_invocation(inv: &Invocation) -> String {
     line("context", inv.context.to_string());
     line(
         "origin",
-        inv.origin.iter().map(|o| format!("#{o}")).collect::<Vec<_>>().join(" > "),
+        inv.origin
+            .iter()
+            .map(|o| format!("#{o}"))
+            .collect::<Vec<_>>()
+            .join(" > "),
     );
     if inv.args_incomplete {
         line("args", "incomplete (more added at run time)".into());
@@ -173,7 +177,7 @@ impl Printer {
             self.command(&p.commands[0].command, d, tag);
             return;
         }
-        self.line(d, &format!("pipeline {head}{tag}").trim_end().to_string());
+        self.line(d, format!("pipeline {head}{tag}").trim_end());
         for e in &p.commands {
             self.command(&e.command, d + 1, if e.pipe_stderr { "|&" } else { "" });
         }
@@ -216,14 +220,17 @@ impl Printer {
     }
 
     fn assignment(&self, a: &Assignment) -> String {
-        let idx = a.index.as_ref().map(|i| format!("[{}]", word(i))).unwrap_or_default();
+        let idx = a
+            .index
+            .as_ref()
+            .map(|i| format!("[{}]", word(i)))
+            .unwrap_or_default();
         let op = if a.append { "+=" } else { "=" };
         let v = match &a.value {
             AssignValue::Scalar(w) => word(w),
-            AssignValue::Array(ws) => format!(
-                "({})",
-                ws.iter().map(word).collect::<Vec<_>>().join(" ")
-            ),
+            AssignValue::Array(ws) => {
+                format!("({})", ws.iter().map(word).collect::<Vec<_>>().join(" "))
+            }
         };
         format!("{}{idx}{op}{v}", a.name)
     }
@@ -261,7 +268,10 @@ impl Printer {
                 }
             }
             CompoundKind::While(w) => {
-                self.line(d, &format!("{}{tag}", if w.until { "until" } else { "while" }));
+                self.line(
+                    d,
+                    &format!("{}{tag}", if w.until { "until" } else { "while" }),
+                );
                 self.line(d + 1, "cond");
                 self.list(&w.condition, d + 2);
                 self.line(d + 1, "do");
@@ -274,7 +284,9 @@ impl Printer {
                     "for"
                 };
                 let items = match &f.items {
-                    Some(ws) => format!(" in {}", ws.iter().map(word).collect::<Vec<_>>().join(" ")),
+                    Some(ws) => {
+                        format!(" in {}", ws.iter().map(word).collect::<Vec<_>>().join(" "))
+                    }
                     None => String::new(),
                 };
                 self.line(d, &format!("{kw} {}{items}{tag}", f.var));
@@ -299,14 +311,19 @@ impl Printer {
                 self.line(d, &format!("case {}{tag}", word(&c.subject)));
                 self.nested(&c.subject, d + 1);
                 for arm in &c.arms {
-                    let pats = arm.patterns.iter().map(word).collect::<Vec<_>>().join(" | ");
+                    let pats = arm
+                        .patterns
+                        .iter()
+                        .map(word)
+                        .collect::<Vec<_>>()
+                        .join(" | ");
                     let t = match arm.terminator {
                         CaseTerminator::Break => ";;",
                         CaseTerminator::FallThrough => ";&",
                         CaseTerminator::Continue => ";;&",
                         CaseTerminator::None => "",
                     };
-                    self.line(d + 1, &format!("arm {pats} {t}").trim_end().to_string());
+                    self.line(d + 1, format!("arm {pats} {t}").trim_end());
                     self.list(&arm.body, d + 2);
                 }
             }
@@ -330,7 +347,10 @@ impl Printer {
                 (None, Some(v)) => format!("{{{v}}}"),
                 _ => String::new(),
             };
-            self.line(d, &format!("redir {fd}{} {}", r.op.as_str(), word(&r.target)));
+            self.line(
+                d,
+                &format!("redir {fd}{} {}", r.op.as_str(), word(&r.target)),
+            );
             self.nested(&r.target, d + 1);
             if let Some(h) = &r.heredoc {
                 self.line(
@@ -449,7 +469,10 @@ fn part(p: &WordPart) -> String {
         ),
         WordPart::Tilde(u) => format!("~{u}"),
         WordPart::ArrayLiteral(ws) => {
-            format!("array({})", ws.iter().map(word).collect::<Vec<_>>().join(" "))
+            format!(
+                "array({})",
+                ws.iter().map(word).collect::<Vec<_>>().join(" ")
+            )
         }
     }
 }
@@ -471,7 +494,11 @@ fn param(pe: &ParamExp) -> String {
     }
     match &pe.op {
         None => {}
-        Some(ParamOp::Default { colon, kind, word: w }) => {
+        Some(ParamOp::Default {
+            colon,
+            kind,
+            word: w,
+        }) => {
             let _ = write!(s, "{}{kind}{}", if *colon { ":" } else { "" }, word(w));
         }
         Some(ParamOp::RemovePrefix { longest, pattern }) => {

@@ -3,13 +3,18 @@
 //! repository each URL names, origin's owner (G3), the current branch, and the destination of a
 //! push given no refspec (`push_target`).
 
+mod config_view;
 mod push_target;
+mod ssh_alias;
 mod url;
 
-pub use push_target::{default_push, DefaultPush, PushTarget};
+pub use config_view::ConfigOverrides;
+pub use push_target::{default_push, default_push_with, DefaultPush, PushTarget};
+pub use ssh_alias::SshAliases;
 pub use url::{classify_url, owner_repo, parse_url, repo_slug, Destination, RepoSlug, UrlLocation};
 
 use crate::hosts::GitHubHosts;
+use config_view::ConfigView;
 use git2::Repository;
 use std::path::Path;
 
@@ -46,7 +51,16 @@ pub struct RemoteUrls {
 
 /// Reads the URLs of `remote` (a remote name, or a URL/path given in its place).
 pub fn remote_urls(repo: &Repository, remote: &str) -> Result<RemoteUrls, RemoteError> {
-    let config = repo.config()?;
+    remote_urls_with(repo, remote, &ConfigOverrides::none())
+}
+
+/// [`remote_urls`] for a git command that carries its own config overrides (`git -c ...`).
+pub fn remote_urls_with(
+    repo: &Repository,
+    remote: &str,
+    overrides: &ConfigOverrides,
+) -> Result<RemoteUrls, RemoteError> {
+    let config = ConfigView::open(repo, overrides)?;
     let rewrites = Rewrites::load(&config)?;
     let (named, urls, push_urls) = match configured_urls(&config, remote)? {
         Some((urls, push_urls)) => (true, urls, push_urls),
@@ -84,7 +98,17 @@ pub fn push_destinations(
     remote: &str,
     hosts: &GitHubHosts,
 ) -> Result<Vec<Destination>, RemoteError> {
-    Ok(remote_urls(repo, remote)?
+    push_destinations_with(repo, remote, hosts, &ConfigOverrides::none())
+}
+
+/// [`push_destinations`] for a git command with its own config overrides.
+pub fn push_destinations_with(
+    repo: &Repository,
+    remote: &str,
+    hosts: &GitHubHosts,
+    overrides: &ConfigOverrides,
+) -> Result<Vec<Destination>, RemoteError> {
+    Ok(remote_urls_with(repo, remote, overrides)?
         .push
         .iter()
         .map(|u| classify_url(u, hosts))
@@ -113,48 +137,19 @@ type ConfiguredUrls = (Vec<String>, Vec<String>);
 
 /// `(url, pushurl)` lists of a configured remote, or `None` when `name` is not one.
 fn configured_urls(
-    config: &git2::Config,
+    config: &ConfigView<'_>,
     name: &str,
 ) -> Result<Option<ConfiguredUrls>, RemoteError> {
     // git ignores remote names that start with '/'; names git cannot store are not remotes.
     if name.is_empty() || name.starts_with('/') || name.contains(['\n', '\0']) {
         return Ok(None);
     }
-    let urls = multivar(config, &format!("remote.{name}.url"))?;
+    let urls = config.multivar(&format!("remote.{name}.url"))?;
     if urls.is_empty() {
         return Ok(None);
     }
-    let push_urls = multivar(config, &format!("remote.{name}.pushurl"))?;
+    let push_urls = config.multivar(&format!("remote.{name}.pushurl"))?;
     Ok(Some((urls, push_urls)))
-}
-
-/// All values of a multi-valued key, in git's order; a missing key is an empty list.
-pub(crate) fn multivar(config: &git2::Config, name: &str) -> Result<Vec<String>, RemoteError> {
-    let mut out = Vec::new();
-    let mut entries = match config.multivar(name, None) {
-        Ok(e) => e,
-        Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(out),
-        // A name libgit2 cannot parse (odd characters in a remote argument) is simply unset.
-        Err(e) if e.class() == git2::ErrorClass::Config => return Ok(out),
-        Err(e) => return Err(e.into()),
-    };
-    while let Some(entry) = entries.next() {
-        let entry = entry?;
-        if entry.has_value() {
-            out.push(String::from_utf8_lossy(entry.value_bytes()).into_owned());
-        }
-    }
-    Ok(out)
-}
-
-/// A single-valued key (the last one wins, as in git); missing or unparsable → `None`.
-pub(crate) fn get_string(config: &git2::Config, name: &str) -> Option<String> {
-    config.get_string(name).ok()
-}
-
-/// A boolean key; missing or not a boolean → `None`.
-pub(crate) fn get_bool(config: &git2::Config, name: &str) -> Option<bool> {
-    config.get_bool(name).ok()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -170,16 +165,13 @@ struct Rewrites {
 }
 
 impl Rewrites {
-    fn load(config: &git2::Config) -> Result<Self, RemoteError> {
+    fn load(config: &ConfigView<'_>) -> Result<Self, RemoteError> {
+        let is_rewrite = |name: &str| {
+            name.starts_with("url.")
+                && (name.ends_with(".insteadof") || name.ends_with(".pushinsteadof"))
+        };
         let mut rules = Vec::new();
-        let mut entries = config.entries(Some(r"^url\..*\.(push)?insteadof$"))?;
-        while let Some(entry) = entries.next() {
-            let entry = entry?;
-            if !entry.has_value() {
-                continue;
-            }
-            let name = String::from_utf8_lossy(entry.name_bytes()).into_owned();
-            let value = String::from_utf8_lossy(entry.value_bytes()).into_owned();
+        for (name, value) in config.entries_where(r"^url\..*\.(push)?insteadof$", is_rewrite)? {
             let Some(rest) = name.strip_prefix("url.") else {
                 continue;
             };

@@ -4,7 +4,8 @@
 //! `push.default` (`simple`, `upstream`, `current`, `matching`, `nothing`) with
 //! `push.autoSetupRemote`.
 
-use super::{current_branch, get_bool, get_string, multivar, RemoteError};
+use super::config_view::{ConfigOverrides, ConfigView};
+use super::{current_branch, RemoteError};
 use git2::Repository;
 
 /// The remote a default push goes to and what it pushes there.
@@ -38,22 +39,31 @@ pub fn default_push(
     repo: &Repository,
     explicit_remote: Option<&str>,
 ) -> Result<DefaultPush, RemoteError> {
-    let config = repo.config()?;
+    default_push_with(repo, explicit_remote, &ConfigOverrides::none())
+}
+
+/// [`default_push`] for a git command with its own config overrides (`git -c push.default=...`).
+pub fn default_push_with(
+    repo: &Repository,
+    explicit_remote: Option<&str>,
+    overrides: &ConfigOverrides,
+) -> Result<DefaultPush, RemoteError> {
+    let config = ConfigView::open(repo, overrides)?;
     let branch = current_branch(repo)?;
     let branch_key = |b: &str, key: &str| format!("branch.{b}.{key}");
 
     // remote_for_branch: branch.<b>.remote, else "origin".
     let fetch_remote = branch
         .as_deref()
-        .and_then(|b| get_string(&config, &branch_key(b, "remote")))
+        .and_then(|b| config.get_string(&branch_key(b, "remote")))
         .filter(|r| !r.is_empty())
         .unwrap_or_else(|| "origin".to_string());
     let remote = match explicit_remote {
         Some(r) => r.to_string(),
         None => branch
             .as_deref()
-            .and_then(|b| get_string(&config, &branch_key(b, "pushremote")))
-            .or_else(|| get_string(&config, "remote.pushdefault"))
+            .and_then(|b| config.get_string(&branch_key(b, "pushremote")))
+            .or_else(|| config.get_string("remote.pushdefault"))
             .filter(|r| !r.is_empty())
             .unwrap_or_else(|| fetch_remote.clone()),
     };
@@ -64,23 +74,25 @@ pub fn default_push(
         })
     };
 
-    let named = !multivar(&config, &format!("remote.{remote}.url"))?.is_empty();
+    let named = !config.multivar(&format!("remote.{remote}.url"))?.is_empty();
     if explicit_remote.is_none() && !named {
         return done(PushTarget::Refused(
             "no configured push destination".to_string(),
         ));
     }
     if named {
-        if get_bool(&config, &format!("remote.{remote}.mirror")) == Some(true) {
+        if config.get_bool(&format!("remote.{remote}.mirror")) == Some(true) {
             return done(PushTarget::Mirror);
         }
-        let refspecs = multivar(&config, &format!("remote.{remote}.push"))?;
+        let refspecs = config.multivar(&format!("remote.{remote}.push"))?;
         if !refspecs.is_empty() {
             return done(PushTarget::ConfiguredRefspecs(refspecs));
         }
     }
 
-    let mode = get_string(&config, "push.default").map(|m| m.to_ascii_lowercase());
+    let mode = config
+        .get_string("push.default")
+        .map(|m| m.to_ascii_lowercase());
     match mode.as_deref() {
         Some("nothing") => return done(PushTarget::Refused("push.default is nothing".into())),
         Some("matching") => {
@@ -100,10 +112,11 @@ pub fn default_push(
         return done(PushTarget::Refused("HEAD is detached".into()));
     };
     let same_remote = remote == fetch_remote;
-    let auto_setup = get_bool(&config, "push.autosetupremote") == Some(true);
-    let merges = multivar(&config, &branch_key(&branch, "merge"))?;
-    let has_branch_remote =
-        get_string(&config, &branch_key(&branch, "remote")).is_some_and(|r| !r.is_empty());
+    let auto_setup = config.get_bool("push.autosetupremote") == Some(true);
+    let merges = config.multivar(&branch_key(&branch, "merge"))?;
+    let has_branch_remote = config
+        .get_string(&branch_key(&branch, "remote"))
+        .is_some_and(|r| !r.is_empty());
     let refname = format!("refs/heads/{branch}");
 
     // get_upstream_ref: the configured upstream, or (autoSetupRemote, none set) the branch itself.

@@ -84,13 +84,19 @@ pub fn parse_url(url: &str) -> UrlLocation {
     UrlLocation::Local
 }
 
-/// Classifies a URL against the set of GitHub hosts.
+/// Classifies a URL against the set of GitHub hosts; for ssh URLs the host is first looked up
+/// in the ssh aliases the hosts carry (`Host work-gh` / `HostName github.com`).
 pub fn classify_url(url: &str, hosts: &GitHubHosts) -> Destination {
     match parse_url(url) {
         UrlLocation::Local => Destination::Local {
             url: url.to_string(),
         },
         UrlLocation::Host { host, path } => {
+            let host = if is_ssh_transport(url) {
+                hosts.ssh_hostname(&host).unwrap_or(host)
+            } else {
+                host
+            };
             if !hosts.is_github(&host) {
                 return Destination::OtherHost {
                     host,
@@ -148,6 +154,17 @@ fn valid_repo(repo: &str) -> bool {
         && repo
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// Whether git reaches this URL through ssh (scp-like, `ssh://`, `git+ssh://`, `ssh+git://`).
+fn is_ssh_transport(url: &str) -> bool {
+    let url = strip_remote_helper(url.trim());
+    match split_scheme(url) {
+        Some((scheme, _)) => ["ssh", "git+ssh", "ssh+git"]
+            .iter()
+            .any(|s| scheme.eq_ignore_ascii_case(s)),
+        None => split_scp_like(url).is_some(),
+    }
 }
 
 /// `helper::address` → `address` (git runs `git-remote-helper` on the address).
@@ -344,6 +361,36 @@ mod tests {
                 repo: "r".into()
             })
         );
+    }
+
+    #[test]
+    fn ssh_aliases_lead_to_github() {
+        let aliases = crate::remote::SshAliases::parse(
+            "Host work-gh\n HostName github.com\nHost ent\n HostName GHE.example.com\n",
+            None,
+        );
+        let hosts = GitHubHosts::new(["ghe.example.com"]).with_ssh_aliases(aliases);
+        let gh = |h: &str| {
+            Destination::GitHub(RepoSlug {
+                host: h.into(),
+                owner: "o".into(),
+                repo: "r".into(),
+            })
+        };
+        assert_eq!(
+            classify_url("git@work-gh:o/r.git", &hosts),
+            gh("github.com")
+        );
+        assert_eq!(
+            classify_url("ssh://git@work-gh:22/o/r", &hosts),
+            gh("github.com")
+        );
+        assert_eq!(classify_url("ent:o/r", &hosts), gh("ghe.example.com"));
+        // https does not go through ssh: the alias does not apply.
+        assert!(matches!(
+            classify_url("https://work-gh/o/r", &hosts),
+            Destination::OtherHost { .. }
+        ));
     }
 
     #[test]

@@ -404,14 +404,22 @@ impl<'s, 'b> Parser<'s, 'b> {
         keyword: bool,
     ) -> PResult<Command> {
         self.skip_blanks()?;
+        // With `function`, a `(` not followed by `)` starts the body (`function f ( ... )`).
+        let save = self.pos;
+        let mut parens = false;
         if self.peek() == Some(b'(') {
             self.pos += 1;
             self.skip_blanks()?;
-            if self.peek() != Some(b')') {
+            parens = self.peek() == Some(b')');
+            if parens {
+                self.pos += 1;
+            } else if keyword {
+                self.pos = save;
+            } else {
                 return self.unexpected();
             }
-            self.pos += 1;
-        } else if !keyword {
+        }
+        if !parens && !keyword {
             return self.unexpected();
         }
         self.skip_linebreaks()?;
@@ -438,25 +446,23 @@ impl<'s, 'b> Parser<'s, 'b> {
     pub(super) fn coproc(&mut self, start: usize) -> PResult<Command> {
         self.pos += 6;
         self.skip_blanks()?;
-        // `coproc NAME compound`: a plain name followed by a compound command.
+        // `coproc NAME compound`: any word followed by a compound command names it.
         let mut name = None;
-        if self.compound_start().is_none() {
+        if self.compound_start().is_none()
+            && self.reserved().is_none()
+            && self.peek().is_some_and(|c| !is_meta(c))
+        {
             let save = self.pos;
-            let ns = self.pos;
-            while self
-                .peek()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-            {
-                self.pos += 1;
-            }
-            let candidate = self.src[ns..self.pos].to_string();
-            let after = self.pos;
+            let w = self.word(Mode::Normal)?;
+            let raw = self.src[save..self.pos].to_string();
+            let blank_after = matches!(self.peek(), Some(b' ') | Some(b'\t'));
             self.skip_blanks()?;
-            if !candidate.is_empty()
-                && self.b.get(after).is_none_or(|c| *c == b' ' || *c == b'\t')
-                && self.compound_start().is_some()
-            {
-                name = Some(candidate);
+            // bash reads the word after `coproc NAME` in command position.
+            if blank_after && self.reserved().is_some() && self.compound_start().is_none() {
+                return self.unexpected();
+            }
+            if !w.parts.is_empty() && blank_after && self.compound_start().is_some() {
+                name = Some(w.static_value().unwrap_or(raw));
             } else {
                 self.pos = save;
             }

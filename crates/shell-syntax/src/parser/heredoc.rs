@@ -138,26 +138,31 @@ impl Span {
     }
 }
 
-/// Attach the heredoc bodies read during parsing to their redirections.
-pub(super) fn fill(script: &mut Script, bodies: &[Option<(Word, bool)>]) {
-    if bodies.is_empty() {
-        return;
+type Bodies = [Option<(Word, bool)>];
+
+/// Attach the heredoc bodies read so far to their redirections (each body is moved out).
+pub(super) fn fill(items: &mut [ListItem], bodies: &mut Bodies) {
+    for item in items {
+        fill_item(item, bodies);
     }
-    fill_list(&mut script.body, bodies);
 }
 
-fn fill_list(l: &mut List, b: &[Option<(Word, bool)>]) {
-    for item in &mut l.items {
-        let ao = &mut item.and_or;
-        for p in std::iter::once(&mut ao.first).chain(ao.rest.iter_mut().map(|(_, p)| p)) {
-            for e in &mut p.commands {
-                fill_command(&mut e.command, b);
-            }
+fn fill_item(item: &mut ListItem, b: &mut Bodies) {
+    let ao = &mut item.and_or;
+    for p in std::iter::once(&mut ao.first).chain(ao.rest.iter_mut().map(|(_, p)| p)) {
+        for e in &mut p.commands {
+            fill_command(&mut e.command, b);
         }
     }
 }
 
-fn fill_command(c: &mut Command, b: &[Option<(Word, bool)>]) {
+fn fill_list(l: &mut List, b: &mut Bodies) {
+    for item in &mut l.items {
+        fill_item(item, b);
+    }
+}
+
+fn fill_command(c: &mut Command, b: &mut Bodies) {
     match c {
         Command::Simple(s) => {
             for a in &mut s.assignments {
@@ -181,7 +186,7 @@ fn fill_command(c: &mut Command, b: &[Option<(Word, bool)>]) {
     }
 }
 
-fn fill_compound(cc: &mut CompoundCommand, b: &[Option<(Word, bool)>]) {
+fn fill_compound(cc: &mut CompoundCommand, b: &mut Bodies) {
     match &mut cc.kind {
         CompoundKind::Brace(l) | CompoundKind::Subshell(l) => fill_list(l, b),
         CompoundKind::If(i) => {
@@ -222,24 +227,24 @@ fn fill_compound(cc: &mut CompoundCommand, b: &[Option<(Word, bool)>]) {
     fill_redirects(&mut cc.redirects, b);
 }
 
-fn fill_redirects(rs: &mut [Redirect], b: &[Option<(Word, bool)>]) {
+fn fill_redirects(rs: &mut [Redirect], b: &mut Bodies) {
     for r in rs {
         fill_word(&mut r.target, b);
         if let Some(h) = &mut r.heredoc {
-            if let Some(Some((body, unterminated))) = b.get(h.id as usize) {
-                h.body = body.clone();
-                h.unterminated = *unterminated;
+            if let Some((body, unterminated)) = b.get_mut(h.id as usize).and_then(Option::take) {
+                h.body = body;
+                h.unterminated = unterminated;
             }
             fill_word(&mut h.body, b);
         }
     }
 }
 
-fn fill_word(w: &mut Word, b: &[Option<(Word, bool)>]) {
+fn fill_word(w: &mut Word, b: &mut Bodies) {
     fill_parts(&mut w.parts, b);
 }
 
-fn fill_parts(parts: &mut [WordPart], b: &[Option<(Word, bool)>]) {
+fn fill_parts(parts: &mut [WordPart], b: &mut Bodies) {
     for p in parts {
         match p {
             WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => fill_parts(ps, b),

@@ -8,6 +8,7 @@
 
 mod compound;
 mod heredoc;
+mod param;
 mod word;
 
 use crate::ast::*;
@@ -65,10 +66,7 @@ pub(crate) fn parse_script(src: &str, limits: &Limits) -> (Script, Option<Syntax
         bodies: Vec::new(),
     };
     let mut p = Parser::new(src, 0, src.len(), &mut sh);
-    let (mut script, err) = p.top_level();
-    let bodies = std::mem::take(&mut sh.bodies);
-    heredoc::fill(&mut script, &bodies);
-    (script, err)
+    p.top_level()
 }
 
 const CLOSERS: &[&str] = &["then", "else", "elif", "fi", "do", "done", "esac", "}"];
@@ -145,7 +143,9 @@ impl<'s, 'b> Parser<'s, 'b> {
     /// A short rendering of the token at the cursor, for error messages.
     fn token_text(&self) -> Option<String> {
         let c = self.peek()?;
-        for op in [";;&", ";;", ";&", "&&", "||", "|&", "&>", ">>", "<<", "((", "))"] {
+        for op in [
+            ";;&", ";;", ";&", "&&", "||", "|&", "&>", ">>", "<<", "((", "))",
+        ] {
             if self.starts_with(op) {
                 return Some(op.to_string());
             }
@@ -256,6 +256,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     /// that failed (bash reads and runs a script one complete line at a time).
     fn top_level(&mut self) -> (Script, Option<SyntaxError>) {
         let mut items: Vec<ListItem> = Vec::new();
+        let mut fill_from: Option<usize> = None;
         let mut complete = 0;
         let mut unparsed_from = 0;
         let result = (|| -> PResult<()> {
@@ -274,9 +275,19 @@ impl<'s, 'b> Parser<'s, 'b> {
                     }
                     _ => {}
                 }
+                let heredocs_before = self.sh.heredocs;
                 let item = self.list_item()?;
                 let ends_line = item.terminator == Terminator::Newline;
+                if self.sh.heredocs > heredocs_before && fill_from.is_none() {
+                    fill_from = Some(items.len());
+                }
                 items.push(item);
+                // Bodies are all read once no heredoc is pending: attach them now, walking
+                // only the items that have heredocs (keeps the cost linear).
+                if let Some(f) = fill_from.filter(|_| self.pending.is_empty()) {
+                    heredoc::fill(&mut items[f..], &mut self.sh.bodies);
+                    fill_from = None;
+                }
                 if ends_line {
                     complete = items.len();
                     unparsed_from = self.pos;
@@ -288,6 +299,9 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
             }
         })();
+        if let Some(f) = fill_from {
+            heredoc::fill(&mut items[f..], &mut self.sh.bodies);
+        }
         let err = result.err().map(|(kind, pos)| {
             items.truncate(complete);
             SyntaxError {
@@ -296,11 +310,15 @@ impl<'s, 'b> Parser<'s, 'b> {
                 unparsed_from,
             }
         });
-        let span = Span::new(0, if err.is_some() { unparsed_from } else { self.end });
-        let body = List {
-            span,
-            items,
-        };
+        let span = Span::new(
+            0,
+            if err.is_some() {
+                unparsed_from
+            } else {
+                self.end
+            },
+        );
+        let body = List { span, items };
         (Script { body, span }, err)
     }
 
@@ -400,10 +418,11 @@ impl<'s, 'b> Parser<'s, 'b> {
         loop {
             self.tick()?;
             match self.reserved() {
-                Some("time") if time.is_none() && negations == 0 => {
+                Some("time") => {
+                    // bash accepts `time time cmd` and `! time cmd`.
                     self.pos += 4;
                     self.skip_blanks()?;
-                    let mut posix = false;
+                    let mut posix = time.is_some_and(|t: TimeFlags| t.posix);
                     if self.starts_with("-p") && self.peek_at(2).is_none_or(is_meta) {
                         self.pos += 2;
                         posix = true;
@@ -458,11 +477,10 @@ impl<'s, 'b> Parser<'s, 'b> {
         })
     }
 
+    /// Whether a bare `!` or `time` may end here (bash rejects `! &`, `time || x`).
     fn at_pipeline_end(&self) -> bool {
         match self.peek() {
-            None | Some(b'\n') => true,
-            Some(b';') | Some(b'&') | Some(b')') => true,
-            Some(b'|') => self.peek_at(1) == Some(b'|'),
+            None | Some(b'\n') | Some(b';') | Some(b')') => true,
             _ => self.reserved().is_some_and(|r| CLOSERS.contains(&r)),
         }
     }
@@ -481,12 +499,14 @@ impl<'s, 'b> Parser<'s, 'b> {
         let start = self.pos;
         if let Some(kind) = self.compound_start() {
             let c = self.compound(kind, start)?;
-            return Ok(Command::Compound(c));
+            return Ok(Command::Compound(Box::new(c)));
         }
         match self.reserved() {
             Some("function") => return self.function_keyword(start),
             Some("coproc") => return self.coproc(start),
-            Some(r) if CLOSERS.contains(&r) || r == "]]" => return self.unexpected(),
+            Some(r) if CLOSERS.contains(&r) || matches!(r, "]]" | "in" | "!") => {
+                return self.unexpected()
+            }
             _ => {}
         }
         match self.peek() {
@@ -512,7 +532,9 @@ impl<'s, 'b> Parser<'s, 'b> {
                     let is_name = cmd.assignments.is_empty()
                         && cmd.redirects.is_empty()
                         && cmd.words.len() == 1
-                        && cmd.words[0].static_value().is_some_and(|n| valid_funcname(&n));
+                        && cmd.words[0]
+                            .static_value()
+                            .is_some_and(|n| valid_funcname(&n));
                     if is_name {
                         let name = cmd.words[0].static_value().unwrap_or_default();
                         return self.function_parens(start, name, false);
@@ -538,12 +560,11 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             let w = self.word(word::Mode::Normal)?;
             if cmd.words.is_empty() {
-                decl = w.static_value().is_some_and(|n| {
-                    matches!(
-                        n.as_str(),
-                        "declare" | "typeset" | "local" | "export" | "readonly"
-                    )
-                });
+                decl = matches!(
+                    w.parts.as_slice(),
+                    [WordPart::Literal(n)]
+                        if matches!(n.as_str(), "declare" | "typeset" | "local" | "export" | "readonly")
+                );
             }
             cmd.words.push(w);
         }
@@ -564,7 +585,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         if e == self.pos || self.b[self.pos].is_ascii_digit() {
             return Ok(None);
         }
-        let name = self.src[self.pos..e].to_string();
+        let name_end = e;
         let mut index = None;
         let mut p = e;
         if p < self.end && self.b[p] == b'[' {
@@ -579,6 +600,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         if !(append || (p < self.end && self.b[p] == b'=')) {
             return Ok(None);
         }
+        let name = self.src[self.pos..name_end].to_string();
         self.pos = p + if append { 2 } else { 1 };
         let value = if self.peek() == Some(b'(') {
             AssignValue::Array(self.array_elements()?)
@@ -740,10 +762,22 @@ impl<'s, 'b> Parser<'s, 'b> {
         self.skip_blanks()?;
         match self.peek() {
             None => return self.err(ErrorKind::UnexpectedEof("a redirection target")),
-            Some(c) if is_meta(c) && !(matches!(c, b'<' | b'>') && self.peek_at(1) == Some(b'(')) => {
+            Some(c)
+                if is_meta(c) && !(matches!(c, b'<' | b'>') && self.peek_at(1) == Some(b'(')) =>
+            {
                 return self.unexpected()
             }
             _ => {}
+        }
+        // `>2>&1`: a number right before a redirection operator is that operator's fd, so
+        // it cannot be this one's target.
+        let digits = self.b[self.pos..self.end]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        let dup = matches!(op, RedirOp::DupIn | RedirOp::DupOut);
+        if !dup && digits > 0 && matches!(self.peek_at(digits), Some(b'<') | Some(b'>')) {
+            return self.unexpected();
         }
         let target = self.word(word::Mode::Normal)?;
         if target.parts.is_empty() {
@@ -764,6 +798,18 @@ impl<'s, 'b> Parser<'s, 'b> {
     }
 }
 
+/// Bytes at which the literal fast path in [`Parser::word`] stops to look closer.
+pub(crate) static WORD_SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let special = b" \t\n;&|()<>\\'\"$`*?[{~+@!}:/]=,";
+    let mut i = 0;
+    while i < special.len() {
+        t[special[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// Bytes that end an unquoted word.
 pub(crate) fn is_meta(c: u8) -> bool {
     matches!(
@@ -773,7 +819,5 @@ pub(crate) fn is_meta(c: u8) -> bool {
 }
 
 fn valid_funcname(n: &str) -> bool {
-    !n.is_empty()
-        && !n.contains(['$', '`', '\'', '"', '/'])
-        && !CLOSERS.contains(&n)
+    !n.is_empty() && !n.contains(['$', '`', '\'', '"', '/']) && !CLOSERS.contains(&n)
 }

@@ -80,17 +80,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     let inner = self.dq_parts(Some(b'"'))?;
                     parts.push(WordPart::DoubleQuoted(inner));
                 }
-                b'$' => match self.dollar(false)? {
-                    Some(p) => {
-                        flush(&mut parts, &mut lit);
-                        parts.push(p);
-                    }
-                    None => lit.push('$'),
-                },
-                b'`' => {
-                    flush(&mut parts, &mut lit);
-                    parts.push(self.backtick(false)?);
-                }
+                b'$' | b'`' => self.expansion(c, false, &mut parts, &mut lit)?,
                 b'*' | b'?' | b'+' | b'@' | b'!'
                     if self.peek_at(1) == Some(b'(') && mode.globs() =>
                 {
@@ -152,7 +142,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     let s = self.pos;
                     self.pos += 1;
                     while let Some(c) = self.peek() {
-                        if is_meta(c) || b"\\'\"$`*?[{~+@!}:/]=,|".contains(&c) {
+                        if super::WORD_SPECIAL[c as usize] {
                             break;
                         }
                         self.pos += 1;
@@ -170,7 +160,9 @@ impl<'s, 'b> Parser<'s, 'b> {
 
     fn word_ends(&self, c: u8, mode: Mode, depth: &mut usize) -> bool {
         match mode {
-            Mode::Normal => is_meta(c) && !(matches!(c, b'<' | b'>') && self.peek_at(1) == Some(b'(')),
+            Mode::Normal => {
+                is_meta(c) && !(matches!(c, b'<' | b'>') && self.peek_at(1) == Some(b'('))
+            }
             Mode::Assign | Mode::Pattern | Mode::Test => is_meta(c),
             Mode::Regex => match c {
                 b'(' => {
@@ -268,17 +260,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                         self.pos += 1;
                     }
                 }
-                b'$' => match self.dollar(true)? {
-                    Some(p) => {
-                        flush(&mut parts, &mut lit);
-                        parts.push(p);
-                    }
-                    None => lit.push('$'),
-                },
-                b'`' => {
-                    flush(&mut parts, &mut lit);
-                    parts.push(self.backtick(true)?);
-                }
+                b'$' | b'`' => self.expansion(c, true, &mut parts, &mut lit)?,
                 _ => {
                     let s = self.pos;
                     self.pos += 1;
@@ -292,6 +274,29 @@ impl<'s, 'b> Parser<'s, 'b> {
         flush(&mut parts, &mut lit);
         self.leave();
         Ok(parts)
+    }
+
+    /// At `$` or a backquote: push the expansion it starts (or a literal `$`).
+    fn expansion(
+        &mut self,
+        c: u8,
+        in_dq: bool,
+        parts: &mut Vec<WordPart>,
+        lit: &mut String,
+    ) -> PResult<()> {
+        let part = if c == b'`' {
+            Some(self.backtick(in_dq)?)
+        } else {
+            self.dollar(in_dq)?
+        };
+        match part {
+            Some(p) => {
+                flush(parts, lit);
+                parts.push(p);
+            }
+            None => lit.push('$'),
+        }
+        Ok(())
     }
 
     /// At `$`: the expansion it starts, or `None` for a literal `$` (cursor moved past it).
@@ -448,17 +453,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     lit.push(c as char);
                     self.pos += 1;
                 }
-                b'$' => match self.dollar(false)? {
-                    Some(p) => {
-                        flush(&mut parts, &mut lit);
-                        parts.push(p);
-                    }
-                    None => lit.push('$'),
-                },
-                b'`' => {
-                    flush(&mut parts, &mut lit);
-                    parts.push(self.backtick(false)?);
-                }
+                b'$' | b'`' => self.expansion(c, false, &mut parts, &mut lit)?,
                 b'"' => {
                     flush(&mut parts, &mut lit);
                     self.pos += 1;
@@ -486,304 +481,6 @@ impl<'s, 'b> Parser<'s, 'b> {
             parts,
             span: self.span(start),
         })
-    }
-
-    /// `${...}` with the cursor after `${`.
-    fn param_braced(&mut self, start: usize, in_dq: bool) -> PResult<ParamExp> {
-        self.enter()?;
-        let mut p = ParamExp {
-            name: String::new(),
-            braced: true,
-            length: false,
-            indirect: false,
-            index: None,
-            op: None,
-            span: Span::default(),
-        };
-        let name_char = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-        let special = |c: u8| b"@*#?$!-".contains(&c);
-        // `${#...}` is a length unless it is `${#}` or `${#op...}` on `$#`.
-        if self.peek() == Some(b'#')
-            && self
-                .peek_at(1)
-                .is_some_and(|c| name_char(c) || (special(c) && self.peek_at(2) == Some(b'}')))
-        {
-            p.length = true;
-            self.pos += 1;
-        } else if self.peek() == Some(b'!') && self.peek_at(1).is_some_and(|c| name_char(c) || special(c)) {
-            p.indirect = true;
-            self.pos += 1;
-        }
-        let s = self.pos;
-        match self.peek() {
-            Some(c) if c.is_ascii_digit() => {
-                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-                    self.pos += 1;
-                }
-            }
-            Some(c) if name_char(c) => {
-                while self.peek().is_some_and(name_char) {
-                    self.pos += 1;
-                }
-            }
-            Some(c) if special(c) => self.pos += 1,
-            _ => {}
-        }
-        p.name = self.src[s..self.pos].to_string();
-        if self.peek() == Some(b'[') && !p.name.is_empty() {
-            let mut depth = 0usize;
-            let mut i = self.pos;
-            let mut close = None;
-            while i < self.end {
-                self.tick()?;
-                match self.b[i] {
-                    b'[' => depth += 1,
-                    b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            close = Some(i);
-                            break;
-                        }
-                    }
-                    b'}' => break,
-                    _ => {}
-                }
-                i += 1;
-            }
-            if let Some(close) = close {
-                let w = self.sub(self.pos + 1, close).word(Mode::Index)?;
-                p.index = Some(w);
-                self.pos = close + 1;
-            }
-        }
-        if p.name.is_empty() {
-            // Not a name bash can expand; bash only complains at run time, so read up to the
-            // closing brace and keep the text.
-            let s = self.pos;
-            let w = self.param_word(b"}", in_dq)?;
-            p.name = self.src[s..self.pos].to_string();
-            drop(w);
-        } else {
-            p.op = self.param_op(&p, in_dq)?;
-        }
-        if self.peek() != Some(b'}') {
-            return Err((ErrorKind::Unterminated("${...}"), start + self.base));
-        }
-        self.pos += 1;
-        p.span = self.span(start);
-        self.leave();
-        Ok(p)
-    }
-
-    fn param_word(&mut self, stops: &'static [u8], in_dq: bool) -> PResult<Word> {
-        self.word(Mode::Param { stops, in_dq })
-    }
-
-    fn param_op(&mut self, p: &ParamExp, in_dq: bool) -> PResult<Option<ParamOp>> {
-        let Some(c) = self.peek() else {
-            return Ok(None);
-        };
-        let op = match c {
-            b'}' => return Ok(None),
-            b'*' | b'@' if p.indirect && self.peek_at(1) == Some(b'}') => {
-                self.pos += 1;
-                ParamOp::PrefixNames(c as char)
-            }
-            b':' if self.peek_at(1).is_some_and(|c| b"-=?+".contains(&c)) => {
-                let kind = self.peek_at(1).unwrap_or(b'-') as char;
-                self.pos += 2;
-                let word = self.param_word(b"}", in_dq)?;
-                ParamOp::Default {
-                    colon: true,
-                    kind,
-                    word,
-                }
-            }
-            b'-' | b'=' | b'?' | b'+' => {
-                self.pos += 1;
-                let word = self.param_word(b"}", in_dq)?;
-                ParamOp::Default {
-                    colon: false,
-                    kind: c as char,
-                    word,
-                }
-            }
-            b':' => {
-                self.pos += 1;
-                let offset = self.param_word(b":}", in_dq)?;
-                let length = if self.peek() == Some(b':') {
-                    self.pos += 1;
-                    Some(self.param_word(b"}", in_dq)?)
-                } else {
-                    None
-                };
-                ParamOp::Substring { offset, length }
-            }
-            b'#' | b'%' => {
-                let longest = self.peek_at(1) == Some(c);
-                self.pos += if longest { 2 } else { 1 };
-                let pattern = self.param_word(b"}", false)?;
-                if c == b'#' {
-                    ParamOp::RemovePrefix { longest, pattern }
-                } else {
-                    ParamOp::RemoveSuffix { longest, pattern }
-                }
-            }
-            b'/' => {
-                self.pos += 1;
-                let mode = match self.peek() {
-                    Some(b'/') => ReplaceMode::All,
-                    Some(b'#') => ReplaceMode::Prefix,
-                    Some(b'%') => ReplaceMode::Suffix,
-                    _ => ReplaceMode::First,
-                };
-                if mode != ReplaceMode::First {
-                    self.pos += 1;
-                }
-                let pattern = self.param_word(b"/}", false)?;
-                let replacement = if self.peek() == Some(b'/') {
-                    self.pos += 1;
-                    Some(self.param_word(b"}", in_dq)?)
-                } else {
-                    None
-                };
-                ParamOp::Replace {
-                    mode,
-                    pattern,
-                    replacement,
-                }
-            }
-            b'^' | b',' => {
-                let double = self.peek_at(1) == Some(c);
-                let op = if double {
-                    format!("{}{}", c as char, c as char)
-                } else {
-                    (c as char).to_string()
-                };
-                self.pos += op.len();
-                let pattern = self.param_word(b"}", false)?;
-                ParamOp::Case { op, pattern }
-            }
-            b'@' => {
-                self.pos += 1;
-                let letter = self.peek().map(|c| c as char).unwrap_or('?');
-                if self.peek().is_some_and(|c| c != b'}') {
-                    self.pos += 1;
-                }
-                ParamOp::Transform(letter)
-            }
-            _ => {
-                // Unknown operator: bash reports it at run time; keep the text as a default.
-                let word = self.param_word(b"}", in_dq)?;
-                ParamOp::Default {
-                    colon: false,
-                    kind: '?',
-                    word,
-                }
-            }
-        };
-        Ok(Some(op))
-    }
-
-    /// `$'...'` with the cursor on the quote; escapes decoded.
-    fn ansi_c(&mut self) -> PResult<String> {
-        let open = self.pos;
-        self.pos += 1;
-        let mut out = String::new();
-        loop {
-            self.tick()?;
-            let Some(c) = self.peek() else {
-                return Err((ErrorKind::Unterminated("$'...'"), open + self.base));
-            };
-            match c {
-                b'\'' => {
-                    self.pos += 1;
-                    return Ok(out);
-                }
-                b'\\' => {
-                    self.pos += 1;
-                    self.ansi_escape(&mut out);
-                }
-                _ => {
-                    let ch = self.src[self.pos..].chars().next().unwrap_or('?');
-                    out.push(ch);
-                    self.pos += ch.len_utf8();
-                }
-            }
-        }
-    }
-
-    fn ansi_escape(&mut self, out: &mut String) {
-        let Some(c) = self.peek() else {
-            out.push('\\');
-            return;
-        };
-        self.pos += 1;
-        let simple = match c {
-            b'a' => Some('\x07'),
-            b'b' => Some('\x08'),
-            b'e' | b'E' => Some('\x1b'),
-            b'f' => Some('\x0c'),
-            b'n' => Some('\n'),
-            b'r' => Some('\r'),
-            b't' => Some('\t'),
-            b'v' => Some('\x0b'),
-            b'\\' => Some('\\'),
-            b'\'' => Some('\''),
-            b'"' => Some('"'),
-            b'?' => Some('?'),
-            _ => None,
-        };
-        if let Some(ch) = simple {
-            out.push(ch);
-            return;
-        }
-        let digits = |p: &mut Self, max: usize, radix: u32| -> Option<u32> {
-            let s = p.pos;
-            while p.pos - s < max && p.peek().is_some_and(|c| (c as char).is_digit(radix)) {
-                p.pos += 1;
-            }
-            if p.pos == s {
-                None
-            } else {
-                u32::from_str_radix(&p.src[s..p.pos], radix).ok()
-            }
-        };
-        match c {
-            b'0'..=b'7' => {
-                self.pos -= 1;
-                let v = digits(self, 3, 8).unwrap_or(0);
-                out.push(char::from_u32(v & 0xff).unwrap_or('?'));
-            }
-            b'x' => match digits(self, 2, 16) {
-                Some(v) => out.push(char::from_u32(v).unwrap_or('?')),
-                None => out.push_str("\\x"),
-            },
-            b'u' | b'U' => {
-                let max = if c == b'u' { 4 } else { 8 };
-                match digits(self, max, 16) {
-                    Some(v) => out.push(char::from_u32(v).unwrap_or('\u{fffd}')),
-                    None => {
-                        out.push('\\');
-                        out.push(c as char);
-                    }
-                }
-            }
-            b'c' => match self.peek() {
-                Some(x) => {
-                    self.pos += 1;
-                    out.push(((x.to_ascii_uppercase()) ^ 0x40) as char);
-                }
-                None => out.push_str("\\c"),
-            },
-            _ => {
-                out.push('\\');
-                self.pos -= 1;
-                let ch = self.src[self.pos..].chars().next().unwrap_or('?');
-                out.push(ch);
-                self.pos += ch.len_utf8();
-            }
-        }
     }
 
     /// `` `...` ``: unescape the inner text and parse it as its own script.

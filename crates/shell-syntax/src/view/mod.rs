@@ -7,6 +7,7 @@
 //! redirections persist to later commands of the same list and into groups, but not out of
 //! subshells, pipeline elements, background jobs or substitutions.
 
+mod nested;
 mod types;
 mod wrappers;
 
@@ -15,6 +16,7 @@ pub use wrappers::{is_shell, normalise_program};
 
 use crate::ast::*;
 use crate::Parsed;
+use std::rc::Rc;
 
 /// The command view of a parse, with default options.
 pub fn commands(parsed: &Parsed) -> CommandView {
@@ -41,13 +43,45 @@ struct Scope {
     cds: Vec<CdStep>,
     env: Vec<EnvVar>,
     exec_redirects: Vec<AppliedRedirect>,
+    truncated: bool,
+}
+
+impl Scope {
+    fn push_env(&mut self, e: EnvVar) {
+        // The newest entry for a name is its current state.
+        self.env.retain(|old| old.name != e.name);
+        self.env.push(e);
+        if self.env.len() > MAX_SCOPE_ENTRIES {
+            self.env.remove(0);
+            self.truncated = true;
+        }
+    }
+    fn push_cd(&mut self, c: CdStep) {
+        self.cds.push(c);
+        if self.cds.len() > MAX_SCOPE_ENTRIES {
+            self.cds.remove(0);
+            self.truncated = true;
+        }
+    }
+    fn push_exec_redirect(&mut self, r: AppliedRedirect) {
+        // A later `exec` redirection of the same fd replaces the earlier one.
+        if r.fd.is_some() {
+            self.exec_redirects.retain(|old| old.fd != r.fd);
+        }
+        self.exec_redirects.push(r);
+        if self.exec_redirects.len() > MAX_SCOPE_ENTRIES {
+            self.exec_redirects.remove(0);
+            self.truncated = true;
+        }
+    }
 }
 
 /// What an enclosing construct imposes on the commands inside it.
 #[derive(Clone, Default)]
 struct Ctx {
     context: Context,
-    redirects: Vec<AppliedRedirect>,
+    /// Shared: cloned for every construct, extended only by constructs with redirections.
+    redirects: Rc<Vec<AppliedRedirect>>,
     origin: Vec<usize>,
     /// Wrappers imposed by a `time` keyword on the pipeline.
     time_keyword: bool,
@@ -100,22 +134,19 @@ impl Walker<'_> {
         let pipes: Vec<&Pipeline> = std::iter::once(&ao.first)
             .chain(ao.rest.iter().map(|(_, p)| p))
             .collect();
+        let ops: std::sync::Arc<[(AndOrOp, Option<Vec<Arg>>)]> = ao
+            .rest
+            .iter()
+            .map(|(op, p)| (*op, simple_argv(p)))
+            .collect();
         for (i, p) in pipes.iter().enumerate() {
             let mut c = ctx.clone();
-            let before = if i == 0 { None } else { Some(ao.rest[i - 1].0) };
-            let following: Vec<(AndOrOp, Option<Vec<Arg>>)> = ao.rest[i..]
-                .iter()
-                .map(|(op, p)| (*op, simple_argv(p)))
-                .collect();
-            if before.is_some() || !following.is_empty() {
-                c.context.and_or.insert(
-                    0,
-                    AndOrLink {
-                        level: ctx.and_or_level,
-                        before,
-                        following,
-                    },
-                );
+            if !ops.is_empty() {
+                c.context.and_or.push(AndOrLink {
+                    level: ctx.and_or_level,
+                    position: i,
+                    ops: ops.clone(),
+                });
             }
             c.and_or_level = ctx.and_or_level + 1;
             self.pipeline(p, scope, &c);
@@ -139,7 +170,11 @@ impl Walker<'_> {
                 });
                 // Each element of a multi-command pipeline runs in a subshell.
                 let mut sub = scope.clone();
-                let prev = if i > 0 { Some(&p.commands[i - 1].command) } else { None };
+                let prev = if i > 0 {
+                    Some(&p.commands[i - 1].command)
+                } else {
+                    None
+                };
                 self.command(&e.command, &mut sub, &ec, prev);
             } else {
                 self.command(&e.command, scope, &ec, None);
@@ -158,7 +193,7 @@ impl Walker<'_> {
                 let mut c = ctx.clone();
                 c.context.function = Some(f.name.clone());
                 let rs = self.applied(&f.redirects, scope, &c, RedirSource::Enclosing);
-                c.redirects.extend(rs);
+                extend_redirects(&mut c, rs);
                 let mut sub = scope.clone();
                 self.compound(&f.body, &mut sub, &c);
             }
@@ -176,7 +211,7 @@ impl Walker<'_> {
     fn compound(&mut self, cc: &CompoundCommand, scope: &mut Scope, ctx: &Ctx) {
         let mut c = ctx.clone();
         let rs = self.applied(&cc.redirects, scope, ctx, RedirSource::Enclosing);
-        c.redirects.extend(rs.iter().cloned());
+        extend_redirects(&mut c, rs.clone());
         c.and_or_level = ctx.and_or_level;
         match &cc.kind {
             CompoundKind::Brace(l) => self.list(l, scope, &c),
@@ -202,17 +237,9 @@ impl Walker<'_> {
                     LoopKind::While
                 };
                 let id = self.new_loop(kind, cc.span, rs, None, &c);
-                let mut cond_ctx = c.clone();
-                cond_ctx.context.loops.push(LoopRef {
-                    id,
-                    part: LoopPart::Condition,
-                });
+                let cond_ctx = in_loop(&c, id, LoopPart::Condition);
                 self.list(&w.condition, scope, &cond_ctx);
-                let mut body_ctx = c.clone();
-                body_ctx.context.loops.push(LoopRef {
-                    id,
-                    part: LoopPart::Body,
-                });
+                let body_ctx = in_loop(&c, id, LoopPart::Body);
                 self.list(&w.body, scope, &body_ctx);
             }
             CompoundKind::For(f) | CompoundKind::Select(f) => {
@@ -227,29 +254,21 @@ impl Walker<'_> {
                     LoopKind::For
                 };
                 let id = self.new_loop(kind, cc.span, rs, None, &c);
-                let mut body_ctx = c.clone();
-                body_ctx.context.loops.push(LoopRef {
-                    id,
-                    part: LoopPart::Body,
-                });
+                let body_ctx = in_loop(&c, id, LoopPart::Body);
                 self.list(&f.body, scope, &body_ctx);
             }
             CompoundKind::ArithFor(f) => {
-                let texts = [f.init.raw.clone(), f.condition.raw.clone(), f.step.raw.clone()];
+                let texts = [
+                    f.init.raw.clone(),
+                    f.condition.raw.clone(),
+                    f.step.raw.clone(),
+                ];
                 let id = self.new_loop(LoopKind::ArithFor, cc.span, rs, Some(texts), &c);
-                let mut cond_ctx = c.clone();
-                cond_ctx.context.loops.push(LoopRef {
-                    id,
-                    part: LoopPart::Condition,
-                });
+                let cond_ctx = in_loop(&c, id, LoopPart::Condition);
                 for e in [&f.init, &f.condition, &f.step] {
                     self.parts(&e.parts, scope, &cond_ctx);
                 }
-                let mut body_ctx = c.clone();
-                body_ctx.context.loops.push(LoopRef {
-                    id,
-                    part: LoopPart::Body,
-                });
+                let body_ctx = in_loop(&c, id, LoopPart::Body);
                 self.list(&f.body, scope, &body_ctx);
             }
             CompoundKind::Case(cl) => {
@@ -280,7 +299,14 @@ impl Walker<'_> {
                         None
                     },
                 };
-                self.emit_pseudo("((", InvocationKind::ArithCommand, vec![arg], cc.span, scope, &c);
+                self.emit_pseudo(
+                    "((",
+                    InvocationKind::ArithCommand,
+                    vec![arg],
+                    cc.span,
+                    scope,
+                    &c,
+                );
             }
         }
     }
@@ -413,6 +439,7 @@ impl Walker<'_> {
             origin: ctx.origin.clone(),
             span,
             args_incomplete: false,
+            scope_truncated: scope.truncated,
         };
         self.push(inv);
     }
@@ -504,7 +531,7 @@ impl Walker<'_> {
             for e in &prefix {
                 let mut e = e.clone();
                 e.source = EnvSource::Shell;
-                scope.env.push(e);
+                scope.push_env(e);
             }
         }
         env.extend(prefix);
@@ -529,6 +556,7 @@ impl Walker<'_> {
             origin: ctx.origin.clone(),
             span: s.span,
             args_incomplete: u.args_incomplete,
+            scope_truncated: scope.truncated,
         };
         let idx = self.push(inv);
         if idx == usize::MAX {
@@ -543,10 +571,10 @@ impl Walker<'_> {
         }
         // Nested scripts this command runs.
         if let Some((kind, words)) = u.shell_string {
-            self.nested_from_args(idx, kind, &words, scope, ctx);
+            self.nested_from_args(idx, kind, &words, ctx);
         }
         if let Some(n) = name.as_deref() {
-            self.nested_for_program(idx, n, &own_redirects, prev, scope, ctx);
+            self.nested_for_program(idx, n, &own_redirects, prev, ctx);
         }
         self.update_scope(idx, scope);
     }
@@ -592,193 +620,9 @@ impl Walker<'_> {
             origin: base.origin.clone(),
             span: base.span,
             args_incomplete: plus || u.args_incomplete,
+            scope_truncated: base.scope_truncated,
         };
         self.push(inv);
-    }
-
-    /// `eval`, shells with `-c` or reading stdin.
-    fn nested_for_program(
-        &mut self,
-        idx: usize,
-        name: &str,
-        own: &[AppliedRedirect],
-        prev: Option<&Command>,
-        scope: &Scope,
-        ctx: &Ctx,
-    ) {
-        let _ = scope;
-        let args = self.out.invocations[idx].args.clone();
-        if name == "eval" {
-            if !args.is_empty() {
-                self.nested_from_args(idx, OriginKind::Eval, &args, scope, ctx);
-            }
-            return;
-        }
-        if name == "su" {
-            if let Some(pos) = args
-                .iter()
-                .position(|a| matches!(a.value.as_deref(), Some("-c") | Some("--command")))
-            {
-                if let Some(cmd) = args.get(pos + 1) {
-                    let kind = OriginKind::OtherShellString {
-                        program: "su".into(),
-                    };
-                    self.nested_from_args(idx, kind, std::slice::from_ref(cmd), scope, ctx);
-                }
-            }
-            return;
-        }
-        if !is_shell(name) {
-            return;
-        }
-        match wrappers::shell_command_string(&args) {
-            Ok(Some(cmd)) => {
-                let kind = OriginKind::ShellC {
-                    shell: name.to_string(),
-                };
-                let cmd = cmd.clone();
-                self.nested_from_args(idx, kind, std::slice::from_ref(&cmd), scope, ctx);
-                return;
-            }
-            Ok(None) => {}
-            Err(()) => return,
-        }
-        if !wrappers::shell_reads_stdin(&args) {
-            return;
-        }
-        // Script from the shell's own stdin redirection (the last one wins).
-        let stdin = own
-            .iter()
-            .rev()
-            .find(|r| r.fd == Some(0) && matches!(r.op, RedirOp::Heredoc | RedirOp::HeredocStrip | RedirOp::HereString | RedirOp::In | RedirOp::DupIn | RedirOp::ReadWrite));
-        if let Some(r) = stdin {
-            match (&r.heredoc, r.op) {
-                (Some(h), _) => {
-                    let kind = OriginKind::ShellHeredoc {
-                        shell: name.to_string(),
-                    };
-                    let body = Arg::new(h.body.clone());
-                    self.nested_from_args(idx, kind, &[body], scope, ctx);
-                }
-                (None, RedirOp::HereString) => {
-                    let kind = OriginKind::ShellHereString {
-                        shell: name.to_string(),
-                    };
-                    let t = r.target.clone();
-                    self.nested_from_args(idx, kind, &[t], scope, ctx);
-                }
-                _ => {}
-            }
-            return;
-        }
-        // Script from the previous pipeline element: `cat <<EOF | sh`, `echo 'x' | bash`.
-        let Some(Command::Simple(p)) = prev else { return };
-        let pargv: Vec<Arg> = p.words.iter().cloned().map(Arg::new).collect();
-        let pname = pargv
-            .first()
-            .and_then(|a| a.value.as_deref())
-            .map(normalise_program);
-        let text_args: Option<Vec<Arg>> = match pname.as_deref() {
-            Some("cat") if pargv.len() == 1 => p
-                .redirects
-                .iter()
-                .rev()
-                .find(|r| r.effective_fd() == Some(0))
-                .and_then(|r| match (&r.heredoc, r.op) {
-                    (Some(h), _) => Some(vec![Arg::new(h.body.clone())]),
-                    (None, RedirOp::HereString) => Some(vec![Arg::new(r.target.clone())]),
-                    _ => None,
-                }),
-            Some("echo") => {
-                let rest: Vec<Arg> = pargv[1..]
-                    .iter()
-                    .skip_while(|a| matches!(a.value.as_deref(), Some("-n") | Some("-e") | Some("-E")))
-                    .cloned()
-                    .collect();
-                (!rest.is_empty()).then_some(rest)
-            }
-            Some("printf") if pargv.len() == 2 => Some(vec![pargv[1].clone()]),
-            _ => None,
-        };
-        if let Some(t) = text_args {
-            let kind = OriginKind::ShellPipe {
-                shell: name.to_string(),
-            };
-            self.nested_from_args(idx, kind, &t, scope, ctx);
-        }
-    }
-
-    /// Parse the words (joined with spaces) as a script run by invocation `idx`, and walk it.
-    fn nested_from_args(
-        &mut self,
-        idx: usize,
-        kind: OriginKind,
-        words: &[Arg],
-        scope: &Scope,
-        ctx: &Ctx,
-    ) {
-        if self.out.error.is_some() {
-            return;
-        }
-        if ctx.origin.len() >= self.opts.max_nesting {
-            self.out.error = Some(ViewError::TooManyNestedScripts(self.opts.max_nesting));
-            return;
-        }
-        let mut approximate = false;
-        let text = words
-            .iter()
-            .map(|a| match &a.value {
-                Some(v) => v.clone(),
-                None => {
-                    approximate = true;
-                    approximate_text(&a.word)
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ");
-        self.nested_bytes += text.len();
-        if self.nested_bytes > self.opts.max_nested_bytes {
-            self.out.error = Some(ViewError::NestedTooLarge(self.opts.max_nested_bytes));
-            return;
-        }
-        let parsed = crate::parse_with(&text, &self.opts.limits);
-        let id = self.out.origins.len();
-        self.out.origins.push(OriginFrame {
-            id,
-            kind,
-            parent: ctx.origin.last().copied(),
-            launcher: idx,
-            text,
-            approximate,
-        });
-        if let Some(e) = parsed.error.clone() {
-            self.out.nested_errors.push(NestedError {
-                origin: id,
-                error: e,
-            });
-        }
-        let launcher = self.out.invocations[idx].clone();
-        let mut c = ctx.clone();
-        c.origin.push(id);
-        c.time_keyword = false;
-        c.and_or_level = ctx.and_or_level + 1;
-        c.context.pipeline = None;
-        c.redirects = launcher
-            .redirects
-            .iter()
-            .cloned()
-            .map(|mut r| {
-                r.source = RedirSource::Launcher;
-                r
-            })
-            .collect();
-        // The launcher's environment and directory are inherited.
-        let mut sub = Scope {
-            cds: launcher.cds.clone(),
-            env: launcher.env.clone(),
-            exec_redirects: Vec::new(),
-        };
-        self.list(&parsed.script.body, &mut sub, &c);
     }
 
     /// What a command changes for the commands after it in the same list.
@@ -809,13 +653,17 @@ impl Walker<'_> {
                         target: None,
                     },
                     Some(a) => CdStep {
-                        kind: if name == "cd" { CdKind::Cd } else { CdKind::Pushd },
+                        kind: if name == "cd" {
+                            CdKind::Cd
+                        } else {
+                            CdKind::Pushd
+                        },
                         target: Some((*a).clone()),
                     },
                 };
-                scope.cds.push(step);
+                scope.push_cd(step);
             }
-            "popd" => scope.cds.push(CdStep {
+            "popd" => scope.push_cd(CdStep {
                 kind: CdKind::Popd,
                 target: None,
             }),
@@ -827,7 +675,9 @@ impl Walker<'_> {
                             .is_some_and(|v| v.starts_with('-') && v.contains('x'))
                     });
                 for a in &inv.args {
-                    let Some(v) = a.value.as_deref() else { continue };
+                    let Some(v) = a.value.as_deref() else {
+                        continue;
+                    };
                     if v.starts_with('-') {
                         continue;
                     }
@@ -844,7 +694,7 @@ impl Walker<'_> {
                             .find(|e| e.name == n)
                             .and_then(|e| e.value.clone()),
                     };
-                    scope.env.push(EnvVar {
+                    scope.push_env(EnvVar {
                         name: n.to_string(),
                         value,
                         source: if exporting {
@@ -859,7 +709,7 @@ impl Walker<'_> {
             "unset" => {
                 for a in &inv.args {
                     if let Some(v) = a.value.as_deref().filter(|v| !v.starts_with('-')) {
-                        scope.env.push(EnvVar {
+                        scope.push_env(EnvVar {
                             name: v.to_string(),
                             value: None,
                             source: EnvSource::Unset,
@@ -878,10 +728,27 @@ impl Walker<'_> {
                         r
                     })
                     .collect();
-                scope.exec_redirects.extend(own);
+                for r in own {
+                    scope.push_exec_redirect(r);
+                }
             }
             _ => {}
         }
+    }
+}
+
+/// The context for a loop's condition or body.
+fn in_loop(c: &Ctx, id: usize, part: LoopPart) -> Ctx {
+    let mut c = c.clone();
+    c.context.loops.push(LoopRef { id, part });
+    c
+}
+
+fn extend_redirects(c: &mut Ctx, rs: Vec<AppliedRedirect>) {
+    if !rs.is_empty() {
+        let mut v = (*c.redirects).clone();
+        v.extend(rs);
+        c.redirects = Rc::new(v);
     }
 }
 
@@ -893,29 +760,5 @@ fn simple_argv(p: &Pipeline) -> Option<Vec<Arg>> {
             _ => None,
         },
         _ => None,
-    }
-}
-
-/// Text for a dynamic word handed to a shell: static parts as they are, each run-time part as
-/// `${__shell_syntax_dynamic__}`.
-fn approximate_text(w: &Word) -> String {
-    let mut out = String::new();
-    approx_parts(&w.parts, &mut out);
-    out
-}
-
-fn approx_parts(parts: &[WordPart], out: &mut String) {
-    for p in parts {
-        match p {
-            WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
-                out.push_str(s)
-            }
-            WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => approx_parts(ps, out),
-            _ => {
-                out.push_str("${");
-                out.push_str(DYNAMIC_PLACEHOLDER);
-                out.push('}');
-            }
-        }
     }
 }

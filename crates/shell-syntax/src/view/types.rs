@@ -3,6 +3,7 @@
 use crate::ast::{AndOrOp, Heredoc, RedirOp, Span, Word};
 use crate::error::{Limits, SyntaxError};
 use std::fmt;
+use std::sync::Arc;
 
 /// Bounds for building a view.
 #[derive(Debug, Clone)]
@@ -94,7 +95,13 @@ pub struct Invocation {
     pub span: Span,
     /// True when bash adds arguments decided at run time (`xargs`, `find -exec ... {} +`).
     pub args_incomplete: bool,
+    /// True when earlier `env`/`cds` entries were dropped (more than [`MAX_SCOPE_ENTRIES`]
+    /// distinct variables, directory changes or `exec` redirections): rules should treat them as unknown.
+    pub scope_truncated: bool,
 }
+
+/// Most environment entries and `cd` steps carried from earlier commands.
+pub const MAX_SCOPE_ENTRIES: usize = 32;
 
 impl Invocation {
     /// Static program name, if known.
@@ -299,7 +306,7 @@ pub struct Context {
     pub coproc: bool,
     /// The pipeline (or an enclosing one) is negated with `!`.
     pub negated: bool,
-    /// And/or links from the innermost list outwards (see [`AndOrLink`]).
+    /// And/or lists around the invocation, outermost first (see [`AndOrLink`]).
     pub and_or: Vec<AndOrLink>,
     /// Inside an `if`/`elif` condition (or `while`/`until` condition, see `loops`).
     pub in_condition: bool,
@@ -368,32 +375,49 @@ pub struct PipePos {
     pub stderr_piped: bool,
 }
 
-/// The and/or operators around the pipeline that contains an invocation, at one level of
-/// nesting (level 0: the invocation's own list; higher: enclosing groups, subshells,
-/// launching commands).
+/// The and/or list around the pipeline that contains an invocation, at one level of
+/// nesting (level 0 is the outermost list of the input; each enclosing list, substitution
+/// or nested script adds one, so the link with the highest level is the innermost).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AndOrLink {
     pub level: usize,
+    /// Index of the pipeline holding the invocation within the and/or list.
+    pub position: usize,
+    /// The whole list's operators, each with the argv of the pipeline it leads to when that
+    /// pipeline is one simple command (`None` otherwise). Shared between invocations.
+    pub ops: Arc<[(AndOrOp, Option<Vec<Arg>>)]>,
+}
+
+impl AndOrLink {
     /// Operator just before the pipeline, if any.
-    pub before: Option<AndOrOp>,
-    /// Operators after it in the same and/or list, each with the argv of the pipeline it
-    /// leads to when that is one simple command (`None` for anything else).
-    pub following: Vec<(AndOrOp, Option<Vec<Arg>>)>,
+    pub fn before(&self) -> Option<AndOrOp> {
+        self.position
+            .checked_sub(1)
+            .and_then(|i| self.ops.get(i))
+            .map(|(op, _)| *op)
+    }
+    /// Operators after the pipeline, in order, each with the next pipeline's argv.
+    pub fn following(&self) -> &[(AndOrOp, Option<Vec<Arg>>)] {
+        self.ops.get(self.position..).unwrap_or(&[])
+    }
 }
 
 impl fmt::Display for AndOrLink {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "L{}", self.level)?;
-        if let Some(b) = self.before {
+        if let Some(b) = self.before() {
             write!(f, " after {}", op_str(b))?;
         }
-        for (op, next) in &self.following {
+        for (op, next) in self.following() {
             write!(f, " {} ", op_str(*op))?;
             match next {
                 Some(argv) => write!(
                     f,
                     "[{}]",
-                    argv.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")
+                    argv.iter()
+                        .map(|a| a.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 )?,
                 None => write!(f, "<compound>")?,
             }

@@ -32,7 +32,17 @@ pub fn normalise_program(raw: &str) -> String {
 pub fn is_shell(name: &str) -> bool {
     matches!(
         name,
-        "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "yash" | "posh" | "fish" | "rbash"
+        "bash"
+            | "sh"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "mksh"
+            | "ash"
+            | "yash"
+            | "posh"
+            | "fish"
+            | "rbash"
     )
 }
 
@@ -61,10 +71,28 @@ fn opts_for(name: &str) -> Option<Opts> {
         "sudo" => o(
             "ugCDhprtTUR",
             &[
-                "--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role",
-                "--type", "--command-timeout", "--other-user",
+                "--user",
+                "--group",
+                "--close-from",
+                "--chdir",
+                "--host",
+                "--prompt",
+                "--role",
+                "--type",
+                "--command-timeout",
+                "--other-user",
             ],
-            &["-e", "--edit", "-l", "--list", "-v", "--validate", "-K", "-V", "--version"],
+            &[
+                "-e",
+                "--edit",
+                "-l",
+                "--list",
+                "-v",
+                "--validate",
+                "-K",
+                "-V",
+                "--version",
+            ],
             0,
         ),
         "doas" => o("uC", &[], &[], 0),
@@ -72,7 +100,12 @@ fn opts_for(name: &str) -> Option<Opts> {
         "builtin" | "nohup" => o("", &[], &[], 0),
         "exec" => o("a", &[], &[], 0),
         "nice" => o("n", &["--adjustment"], &[], 0),
-        "ionice" => o("cn", &["--class", "--classdata"], &["-p", "-P", "-u", "--pid", "--pgid", "--uid"], 0),
+        "ionice" => o(
+            "cn",
+            &["--class", "--classdata"],
+            &["-p", "-P", "-u", "--pid", "--pgid", "--uid"],
+            0,
+        ),
         "timeout" | "gtimeout" => o("ks", &["--kill-after", "--signal"], &[], 1),
         "time" => o("fo", &["--format", "--output"], &[], 0),
         "stdbuf" => o("ioe", &["--input", "--output", "--error"], &[], 0),
@@ -86,7 +119,14 @@ fn opts_for(name: &str) -> Option<Opts> {
         "taskset" => o("", &[], &["-p", "--pid"], 1),
         "xargs" => o(
             "adEILnPs",
-            &["--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"],
+            &[
+                "--arg-file",
+                "--delimiter",
+                "--max-args",
+                "--max-procs",
+                "--max-chars",
+                "--process-slot-var",
+            ],
             &[],
             0,
         ),
@@ -146,14 +186,31 @@ fn skip_options(args: &[Arg], o: &Opts, name: &str) -> Option<(usize, bool)> {
     Some((i.min(args.len()), no_cmd))
 }
 
+/// Most wrappers unwrapped from one command; past this the program is reported as dynamic
+/// (a chain this long is only there to hide what runs).
+pub const MAX_WRAPPERS: usize = 64;
+
 /// Unwrap wrappers from `argv` (program first).
 pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
     let mut u = Unwrapped::default();
+    let mut start = 0;
     // Each pass consumes at least the wrapper's own word, so this terminates.
-    while let Some(first) = argv.first().cloned() {
-        let Some(raw) = first.value.clone() else { break };
-        let name = normalise_program(&raw);
-        let rest = &argv[1..];
+    while start < argv.len() {
+        if u.wrappers.len() >= MAX_WRAPPERS {
+            let mut it = argv.split_off(start).into_iter();
+            u.program = it.next().map(|a| Arg {
+                word: a.word,
+                value: None,
+            });
+            u.args = it.collect();
+            return u;
+        }
+        let first = &argv[start];
+        let Some(raw) = first.value.as_deref() else {
+            break;
+        };
+        let name = normalise_program(raw);
+        let rest = &argv[start + 1..];
         let step: Option<(usize, Option<Vec<Arg>>)> = match name.as_str() {
             "env" => unwrap_env(rest, &mut u),
             "flock" => unwrap_flock(rest, &mut u).map(|n| (n, None)),
@@ -165,8 +222,9 @@ pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
                         if name == "watch" && !rest[..i].iter().any(|a| is_flag(a, 'x', "--exec")) {
                             // Without `-x`, watch joins its arguments and runs `sh -c`.
                             u.shell_string = Some((OriginKind::Watch, rest[n..].to_vec()));
-                            u.program = Some(first.clone());
-                            u.args = rest.to_vec();
+                            let mut it = argv.split_off(start).into_iter();
+                            u.program = it.next();
+                            u.args = it.collect();
                             return u;
                         }
                         if name == "xargs" {
@@ -186,14 +244,25 @@ pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
             }
         };
         let Some((n, replaced)) = step else { break };
-        let rest_vec = replaced.unwrap_or_else(|| rest.to_vec());
-        if n >= rest_vec.len() {
-            break;
+        match replaced {
+            Some(new_rest) => {
+                if n >= new_rest.len() {
+                    break;
+                }
+                u.wrappers.push(wrapper(&name, &new_rest[..n]));
+                argv = new_rest;
+                start = n;
+            }
+            None => {
+                if n >= rest.len() {
+                    break;
+                }
+                u.wrappers.push(wrapper(&name, &rest[..n]));
+                start += 1 + n;
+            }
         }
-        u.wrappers.push(wrapper(&name, &rest_vec[..n]));
-        argv = rest_vec[n..].to_vec();
     }
-    let mut it = argv.into_iter();
+    let mut it = argv.split_off(start.min(argv.len())).into_iter();
     u.program = it.next();
     u.args = it.collect();
     u
@@ -217,7 +286,7 @@ fn wrapper(name: &str, args: &[Arg]) -> Wrapper {
 /// `env [-i] [-u N] [-C dir] [-S str] [N=v]... cmd`. Returns the number of words before the
 /// command; `-S` strings are split in place.
 fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>>)> {
-    let mut args: Vec<Arg> = rest.to_vec();
+    let mut args: std::borrow::Cow<'_, [Arg]> = std::borrow::Cow::Borrowed(rest);
     let mut i = 0;
     let mut guard = 0;
     let mut spliced = false;
@@ -226,8 +295,18 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
         if guard > 10_000 {
             return None;
         }
-        let v = args[i].value.clone()?;
         let span = args[i].word.span;
+        let Some(v) = args[i].value.clone() else {
+            // `NAME="$x"`: an assignment with a run-time value.
+            let name = dynamic_assignment_name(&args[i].word)?;
+            u.env.push(EnvVar {
+                name,
+                value: None,
+                source: EnvSource::EnvCommand,
+            });
+            i += 1;
+            continue;
+        };
         if v == "--" {
             i += 1;
             break;
@@ -279,7 +358,7 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
             "-S" | "--split-string" => {
                 let words = shell_words::split(&value.unwrap_or_default()).ok()?;
                 let new: Vec<Arg> = words.into_iter().map(|w| Arg::synthetic(w, span)).collect();
-                args.splice(i..i + used, new);
+                args.to_mut().splice(i..i + used, new);
                 spliced = true;
                 continue;
             }
@@ -290,7 +369,7 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
     if i >= args.len() {
         return None;
     }
-    Some((i, spliced.then_some(args)))
+    Some((i, spliced.then(|| args.into_owned())))
 }
 
 /// `flock [opts] file cmd...` or `flock [opts] file -c 'cmd'`.
@@ -310,6 +389,17 @@ fn unwrap_flock(rest: &[Arg], u: &mut Unwrapped) -> Option<usize> {
         return None;
     }
     Some(after_file)
+}
+
+/// For a dynamic word written `NAME=...`: the name.
+fn dynamic_assignment_name(w: &crate::ast::Word) -> Option<String> {
+    match w.parts.first() {
+        Some(crate::ast::WordPart::Literal(l)) => {
+            let (name, _) = l.split_once('=')?;
+            is_name(name).then(|| name.to_string())
+        }
+        _ => None,
+    }
 }
 
 fn is_name(s: &str) -> bool {
@@ -337,7 +427,11 @@ pub(crate) fn find_execs(args: &[Arg]) -> Vec<(Vec<Arg>, bool)> {
         while i < args.len() {
             match args[i].value.as_deref() {
                 Some(";") => break,
-                Some("+") if cmd.last().is_some_and(|a: &Arg| a.value.as_deref() == Some("{}")) => {
+                Some("+")
+                    if cmd
+                        .last()
+                        .is_some_and(|a: &Arg| a.value.as_deref() == Some("{}")) =>
+                {
                     plus = true;
                     break;
                 }

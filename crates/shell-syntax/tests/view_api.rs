@@ -1,0 +1,201 @@
+//! The command view answers the questions the guards ask (G1, G3, G6, G7, I3).
+
+use shell_syntax::ast::{AndOrOp, RedirOp};
+use shell_syntax::view::{CdKind, EnvSource, LoopKind, LoopPart, OriginKind, RedirSource};
+use shell_syntax::{commands, parse, Invocation, Program};
+
+fn view(src: &str) -> shell_syntax::CommandView {
+    let p = parse(src);
+    assert!(p.error.is_none(), "{src}: {:?}", p.error);
+    commands(&p)
+}
+
+fn find<'a>(v: &'a shell_syntax::CommandView, name: &str) -> &'a Invocation {
+    v.invocations
+        .iter()
+        .find(|i| i.name() == Some(name))
+        .unwrap_or_else(|| panic!("no {name} invocation"))
+}
+
+#[test]
+fn or_true_tail_of_an_enclosing_group_reaches_the_write() {
+    let v = view("{ cd x; gh pr merge 1; } 2>/dev/null || true");
+    let gh = find(&v, "gh");
+    let tails: Vec<_> = gh
+        .context
+        .and_or
+        .iter()
+        .flat_map(|l| l.following().to_vec())
+        .collect();
+    assert_eq!(tails.len(), 1);
+    assert_eq!(tails[0].0, AndOrOp::Or);
+    let next = tails[0].1.as_ref().expect("simple command");
+    assert_eq!(next[0].value.as_deref(), Some("true"));
+    let r = &gh.redirects[0];
+    assert_eq!(
+        (r.fd, r.op, r.source),
+        (Some(2), RedirOp::Out, RedirSource::Enclosing)
+    );
+    assert_eq!(r.target.value.as_deref(), Some("/dev/null"));
+    assert_eq!(gh.cds.len(), 1);
+}
+
+#[test]
+fn unrelated_redirections_do_not_apply() {
+    let v = view("gh pr create; echo done >/dev/null");
+    assert!(find(&v, "gh").redirects.is_empty());
+}
+
+#[test]
+fn exec_redirections_apply_to_later_commands_only() {
+    let v = view("git status; exec >/dev/null; git push");
+    assert!(v.invocations[0].redirects.is_empty());
+    let push = v.invocations.last().expect("push");
+    assert_eq!(push.redirects[0].source, RedirSource::Exec);
+}
+
+#[test]
+fn cds_follow_bash_scoping() {
+    let v = view("cd /a && (cd /b; git reset --hard) ; git add . | cat; cd /c & git commit");
+    let resets: Vec<_> = v
+        .invocations
+        .iter()
+        .filter(|i| i.name() == Some("git"))
+        .collect();
+    let targets = |i: &Invocation| -> Vec<String> {
+        i.cds
+            .iter()
+            .filter_map(|c| c.target.as_ref()?.value.clone())
+            .collect()
+    };
+    assert_eq!(targets(resets[0]), ["/a", "/b"]);
+    assert_eq!(targets(resets[1]), ["/a"]);
+    assert_eq!(
+        targets(resets[2]),
+        ["/a"],
+        "cd in a background job does not leak"
+    );
+}
+
+#[test]
+fn cds_reach_into_shell_c_and_env_chdir() {
+    let v = view("cd /repo; bash -c 'cd sub && env -C deeper git checkout -f x'");
+    let git = find(&v, "git");
+    let kinds: Vec<CdKind> = git.cds.iter().map(|c| c.kind).collect();
+    assert_eq!(kinds, [CdKind::Cd, CdKind::Cd, CdKind::EnvChdir]);
+    assert_eq!(git.origin.len(), 1);
+}
+
+#[test]
+fn exported_variables_and_prefixes_reach_the_command() {
+    let v = view("export GH_REPO=a/b; GIT_DIR=/g env -u X GH_TOKEN=t gh pr create");
+    let gh = find(&v, "gh");
+    assert_eq!(
+        gh.env_value("GH_REPO").map(|e| e.source),
+        Some(EnvSource::Export)
+    );
+    assert_eq!(
+        gh.env_value("GIT_DIR").map(|e| e.source),
+        Some(EnvSource::Prefix)
+    );
+    assert_eq!(
+        gh.env_value("GH_TOKEN").map(|e| e.source),
+        Some(EnvSource::EnvCommand)
+    );
+    assert_eq!(gh.env_value("X").map(|e| e.source), Some(EnvSource::Unset));
+}
+
+#[test]
+fn wait_loop_inside_timeout_shell_c() {
+    let v = view("timeout 600 bash -c 'while ! gh pr checks 1; do sleep 30; done'");
+    assert_eq!(v.loops.len(), 1);
+    let l = &v.loops[0];
+    assert_eq!(l.kind, LoopKind::While);
+    let sleep = &v.invocations[l.body_invocations[0]];
+    assert_eq!(sleep.name(), Some("sleep"));
+    assert_eq!(sleep.context.loops[0].part, LoopPart::Body);
+    let frame = &v.origins[l.origin.expect("in -c script")];
+    assert_eq!(
+        frame.kind,
+        OriginKind::ShellC {
+            shell: "bash".into()
+        }
+    );
+    let launcher = &v.invocations[frame.launcher];
+    assert_eq!(launcher.wrappers[0].name, "timeout");
+    assert_eq!(launcher.wrappers[0].args[0].value.as_deref(), Some("600"));
+}
+
+#[test]
+fn sleep_in_nested_loop_and_eval_counts_for_the_outer_loop() {
+    let v = view("until false; do for i in 1; do eval 'sleep 1'; done; done");
+    let outer = &v.loops[0];
+    let names: Vec<_> = outer
+        .body_invocations
+        .iter()
+        .filter_map(|&i| v.invocations[i].name())
+        .collect();
+    assert!(names.contains(&"sleep"));
+    assert_eq!(v.loops[1].parent, Some(0));
+}
+
+#[test]
+fn counter_bound_is_visible_in_the_condition() {
+    let v = view("while [[ $i -lt 10 ]]; do sleep 1; done");
+    let cond = &v.invocations[v.loops[0].condition_invocations[0]];
+    assert_eq!(cond.name(), Some("[["));
+    assert!(cond.args.iter().any(|a| a.value.as_deref() == Some("-lt")));
+}
+
+#[test]
+fn while_read_from_a_file_has_its_redirect() {
+    let v = view("while read -r l; do sleep 1; done < list.txt");
+    let r = &v.loops[0].redirects[0];
+    assert_eq!(
+        (r.op, r.target.value.as_deref()),
+        (RedirOp::In, Some("list.txt"))
+    );
+}
+
+#[test]
+fn heredoc_fed_to_a_shell_is_walked_and_plain_heredocs_are_data() {
+    let v = view("cat <<'EOF' | sh\ngit push\nEOF\ncat <<EOF\ngit push\nEOF\n");
+    let pushes = v
+        .invocations
+        .iter()
+        .filter(|i| i.name() == Some("git"))
+        .count();
+    assert_eq!(pushes, 1);
+}
+
+#[test]
+fn dynamic_program_and_dynamic_script() {
+    let v = view("$GIT push; bash -c \"$CMD\"");
+    assert!(matches!(v.invocations[0].program, Program::Dynamic(_)));
+    let inner = v.invocations.last().expect("inner");
+    assert!(matches!(inner.program, Program::Dynamic(_)));
+    assert!(v.origins[0].approximate);
+}
+
+#[test]
+fn arguments_that_name_programs_are_not_invocations() {
+    let v = view("echo git reset --hard; grep 'gh pr merge' f; printf '%s' 'git push'");
+    assert!(v
+        .invocations
+        .iter()
+        .all(|i| i.name() != Some("git") && i.name() != Some("gh")));
+}
+
+#[test]
+fn nested_syntax_error_is_reported() {
+    let v = view("bash -c 'git push (' ");
+    assert_eq!(v.nested_errors.len(), 1);
+}
+
+#[test]
+fn spans_point_into_the_source() {
+    let src = "echo hi; FOO=1 git push origin";
+    let v = view(src);
+    assert_eq!(v.invocations[1].span.text(src), "FOO=1 git push origin");
+    assert_eq!(v.invocations[1].args[1].word.span.text(src), "origin");
+}
