@@ -19,7 +19,7 @@ use shell_syntax::Parsed;
 
 const REFUSED: &str = "a wait loop (sleep inside while/until/for ((;;))) with no bound";
 const REMEDY: &str =
-    "run it as timeout 600 bash -c '<the loop>', or put a counter bound in its condition";
+    "Run it as timeout 600 bash -c '<the loop>', or put a counter bound in its condition";
 
 /// Findings of G7 over every unit of the analysis: a deny per unbounded wait loop, a note per
 /// bounded one (for `explain` and the audit log).
