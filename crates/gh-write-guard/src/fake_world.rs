@@ -158,15 +158,26 @@ impl World for FakeWorld {
         &self,
         _dir: &Path,
         remote: &str,
+        overrides: &[(String, String)],
     ) -> Result<Vec<Destination>, LookupError> {
-        let url = if remote == "origin" {
-            self.origin_url()
-                .ok_or_else(|| LookupError("no origin remote".into()))?
-        } else {
-            self.remotes
+        // The command's own `remote.<name>.pushurl`/`url` win, as in git (last one).
+        let key = |k: &str| format!("remote.{}.{k}", remote.to_ascii_lowercase());
+        let overridden = overrides
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == key("pushurl"))
+            .or_else(|| overrides.iter().rev().find(|(k, _)| *k == key("url")))
+            .map(|(_, v)| v.clone());
+        let url = match overridden {
+            Some(u) => u,
+            None if remote == "origin" => self
+                .origin_url()
+                .ok_or_else(|| LookupError("no origin remote".into()))?,
+            None => self
+                .remotes
                 .get(remote)
                 .cloned()
-                .unwrap_or_else(|| remote.to_string())
+                .unwrap_or_else(|| remote.to_string()),
         };
         Ok(vec![classify_url(&url, &self.hosts)])
     }
@@ -175,6 +186,7 @@ impl World for FakeWorld {
         &self,
         _dir: &Path,
         explicit_remote: Option<&str>,
+        _overrides: &[(String, String)],
     ) -> Result<DefaultPush, LookupError> {
         let remote = explicit_remote.unwrap_or("origin").to_string();
         let target = match &self.current_branch {

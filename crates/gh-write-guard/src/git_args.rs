@@ -126,7 +126,7 @@ pub fn parse_git_args(args: &[Arg], env: &dyn Fn(&str) -> Option<Option<String>>
                 if let Some(v) = v {
                     if let Some((k, _)) = v.split_once('=') {
                         call.config.push(ConfigSetting {
-                            key: k.to_ascii_lowercase(),
+                            key: normalise_key(k),
                             value: None,
                             via: "--config-env",
                         });
@@ -148,6 +148,20 @@ pub fn parse_git_args(args: &[Arg], env: &dyn Fn(&str) -> Option<Option<String>>
     call
 }
 
+/// A config key as git compares it: section and variable name case-insensitive, the
+/// subsection (a remote name, a URL) as written.
+pub fn normalise_key(key: &str) -> String {
+    match (key.find('.'), key.rfind('.')) {
+        (Some(first), Some(last)) if first < last => format!(
+            "{}{}{}",
+            key[..first].to_ascii_lowercase(),
+            &key[first..last],
+            key[last..].to_ascii_lowercase()
+        ),
+        _ => key.to_ascii_lowercase(),
+    }
+}
+
 /// `key=value` from `-c`; a dynamic pair is recorded with an empty key (unknown setting).
 fn config_pair(v: Option<&str>, via: &'static str) -> Option<ConfigSetting> {
     match v {
@@ -159,7 +173,7 @@ fn config_pair(v: Option<&str>, via: &'static str) -> Option<ConfigSetting> {
         Some(v) => {
             let (k, val) = v.split_once('=').unwrap_or((v, "true"));
             Some(ConfigSetting {
-                key: k.to_ascii_lowercase(),
+                key: normalise_key(k),
                 value: Some(val.to_string()),
                 via,
             })
@@ -182,7 +196,7 @@ fn env_config(env: &dyn Fn(&str) -> Option<Option<String>>) -> Vec<ConfigSetting
         for i in 0..upper {
             match env(&format!("GIT_CONFIG_KEY_{i}")) {
                 Some(Some(k)) => out.push(ConfigSetting {
-                    key: k.to_ascii_lowercase(),
+                    key: normalise_key(&k),
                     value: env(&format!("GIT_CONFIG_VALUE_{i}")).flatten(),
                     via: "GIT_CONFIG_COUNT",
                 }),

@@ -148,6 +148,21 @@ pub struct PushPlan {
 /// Plans a push run in `dir` (`None`: the directory is decided at run time).
 pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
     let args = parse_push(call);
+    // The command's own config settings, which git reads last. One decided at run time that
+    // could redirect the push leaves the destination unknown.
+    let overrides: Vec<(String, String)> = call
+        .config
+        .iter()
+        .filter_map(|c| Some((c.key.clone(), c.value.clone()?)))
+        .filter(|(k, _)| !k.is_empty())
+        .collect();
+    let unknown_override = call.config.iter().any(|c| {
+        c.key.is_empty()
+            || (c.value.is_none()
+                && ["remote.", "url.", "branch.", "push."]
+                    .iter()
+                    .any(|p| c.key.starts_with(p)))
+    });
     let mut plan = PushPlan {
         args: args.clone(),
         remote: None,
@@ -175,14 +190,17 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
     let remote = match &args.remote {
         Some(Some(r)) => Some(r.clone()),
         Some(None) => None,
-        None => match world.default_push(dir, None) {
+        None => match world.default_push(dir, None, &overrides) {
             Ok(p) => Some(p.remote),
             Err(_) => Some("origin".to_string()),
         },
     };
     plan.remote = remote.clone();
     plan.destinations = match &remote {
-        Some(r) => world.push_destinations(dir, r),
+        _ if unknown_override => Err(LookupError(
+            "a config setting of the command is decided at run time".into(),
+        )),
+        Some(r) => world.push_destinations(dir, r, &overrides),
         None => Err(LookupError("the remote is decided at run time".into())),
     };
     if args.mirror || args.all {
@@ -197,7 +215,7 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
         return plan;
     }
     if !args.refspecs.is_empty() {
-        let current = world.default_push(dir, remote.as_deref()).ok();
+        let current = world.default_push(dir, remote.as_deref(), &overrides).ok();
         plan.updates = explicit_updates(
             &args,
             current.as_ref().and_then(|p| match &p.target {
@@ -211,7 +229,7 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
         plan.nothing = Some("only tags are pushed".into());
         return plan;
     }
-    match world.default_push(dir, remote.as_deref()) {
+    match world.default_push(dir, remote.as_deref(), &overrides) {
         Ok(p) => match p.target {
             PushTarget::Branch { dst, .. } => plan.updates.push(BranchUpdate {
                 branch: dst_branch(&dst),

@@ -178,8 +178,16 @@ impl World for RealWorld {
             .flatten()
     }
 
-    fn push_destinations(&self, dir: &Path, remote: &str) -> Result<Vec<Destination>, LookupError> {
-        match self.with_repo(dir, |r| remote::push_destinations(r, remote, &self.hosts)) {
+    fn push_destinations(
+        &self,
+        dir: &Path,
+        remote: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Vec<Destination>, LookupError> {
+        let overrides = remote::ConfigOverrides::from_pairs(overrides.iter().cloned());
+        match self.with_repo(dir, |r| {
+            remote::push_destinations_with(r, remote, &self.hosts, &overrides)
+        }) {
             Some(Ok(d)) => Ok(d),
             Some(Err(e)) => Err(LookupError(e.to_string())),
             // Outside a repository git still pushes to a URL given as the remote.
@@ -191,8 +199,12 @@ impl World for RealWorld {
         &self,
         dir: &Path,
         explicit_remote: Option<&str>,
+        overrides: &[(String, String)],
     ) -> Result<DefaultPush, LookupError> {
-        match self.with_repo(dir, |r| remote::default_push(r, explicit_remote)) {
+        let overrides = remote::ConfigOverrides::from_pairs(overrides.iter().cloned());
+        match self.with_repo(dir, |r| {
+            remote::default_push_with(r, explicit_remote, &overrides)
+        }) {
             Some(Ok(p)) => Ok(p),
             Some(Err(e)) => Err(LookupError(e.to_string())),
             None => Err(LookupError(format!("{}: not a repository", dir.display()))),

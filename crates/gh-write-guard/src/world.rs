@@ -47,14 +47,22 @@ pub trait World {
 
     /// Where `git push <remote>` writes, one destination per push URL, after `pushurl`,
     /// `insteadOf` and `pushInsteadOf` (G3, G4). `remote` is a remote name or a URL/path.
-    fn push_destinations(&self, dir: &Path, remote: &str) -> Result<Vec<Destination>, LookupError>;
+    /// `overrides` are the command's own config pairs (`-c`, `GIT_CONFIG_*`), in order; git
+    /// reads them last.
+    fn push_destinations(
+        &self,
+        dir: &Path,
+        remote: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Vec<Destination>, LookupError>;
 
     /// What `git push [<remote>]` without refspecs pushes (`@{push}`, upstream, current branch
-    /// per `push.default`) (G4).
+    /// per `push.default`) (G4), with the command's own config pairs.
     fn default_push(
         &self,
         dir: &Path,
         explicit_remote: Option<&str>,
+        overrides: &[(String, String)],
     ) -> Result<DefaultPush, LookupError>;
 
     /// Local branch names (`git push --all`) (G4).

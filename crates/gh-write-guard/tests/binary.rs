@@ -354,6 +354,19 @@ fn pushes_resolve_through_real_remotes() {
         "{reason}"
     );
 
+    // The command's own `-c` settings are read last, as git reads them.
+    let (out, _) = w.hook(
+        &server.base(),
+        "git -c url.https://github.com/stranger/.pushInsteadOf=https://github.com/acme/ push origin feature/x",
+        &[],
+    );
+    let (d, reason) = decision(&out);
+    assert_eq!(d, "deny");
+    assert!(
+        reason.starts_with("G3:") && reason.contains("stranger/widget"),
+        "{reason}"
+    );
+
     // pushInsteadOf sends origin's pushes to a local mirror: not a GitHub write.
     let mirror = w.home.path().join("mirror.git");
     git(
