@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 /// The name of the G6 grant in the hook's own environment.
 pub const GRANT: &str = "GH_WRITE_GUARD_ALLOW_PRIMARY_CHECKOUT";
 
-const REMEDY: &str = "create a worktree (git worktree add ../<name> -b <branch>) and work there, \
+const REMEDY: &str = "Create a worktree (git worktree add ../<name> -b <branch>) and work there, \
                       or ask the maintainer to run it";
 
 /// Where a git invocation acts.

@@ -22,6 +22,7 @@ pub mod g4_branch_rules;
 pub mod g5_review_helper;
 pub mod g6_primary_checkout;
 pub mod g6_repo_kind;
+pub mod g7_timeout;
 pub mod g7_wait_loops;
 pub mod gh_api;
 pub mod gh_cli;

@@ -98,6 +98,13 @@ fn primary(root: &Path) -> PathBuf {
     write(&p.join("a.txt"), "a-dirty\n");
     write(&p.join("u.txt"), "untracked\n");
     write(&p.join("-n"), "untracked, named like an option\n");
+    // Work that only the object store still holds (as after a dropped stash): `gc --prune=now`
+    // is what destroys it.
+    write(&p.join("lost.txt"), "work only the object store holds\n");
+    let lost = git(&p, &["hash-object", "-w", "lost.txt"]);
+    assert!(lost.status.success());
+    std::fs::remove_file(p.join("lost.txt")).unwrap();
+    std::fs::write(root.join("lost.oid"), lost.stdout).unwrap();
     p
 }
 
@@ -130,6 +137,10 @@ struct State {
     refs: BTreeMap<String, String>,
     stash: String,
     reflog: usize,
+    /// Branches of the remote (what `push` moves).
+    remote: String,
+    /// The unreachable object still exists.
+    lost_object: bool,
     /// Work tree against the index, the index against HEAD, untracked files.
     changes: String,
 }
@@ -151,6 +162,11 @@ fn state(p: &Path) -> State {
         refs,
         stash: out(&["stash", "list"]),
         reflog: out(&["reflog", "--all"]).lines().count(),
+        remote: out(&["ls-remote", "origin"]),
+        lost_object: {
+            let oid = std::fs::read_to_string(p.join("../lost.oid")).unwrap_or_default();
+            git(p, &["cat-file", "-e", oid.trim()]).status.success()
+        },
         changes: out(&["diff"]) + &out(&["diff", "--cached"]) + &out(&["ls-files", "--others"]),
     }
 }
@@ -239,19 +255,51 @@ const DENIED: &[&str] = &[
     "git rebase -q --autostash origin/main",
     "git cherry-pick origin/main",
     "git revert --no-edit HEAD",
-    "git push -q origin HEAD:refs/heads/pushed && git fetch -q origin && git branch pushed-local origin/pushed",
+    "git push -q origin HEAD:refs/heads/pushed",
     "git branch -D other",
     "git branch -f other HEAD",
     "git update-ref refs/heads/other HEAD",
     "git tag -d v1",
     "git symbolic-ref HEAD refs/heads/other",
     "git reflog expire --expire=now --all",
-    "git gc -q --prune=now && git reflog expire --expire=now --all",
-    "git replace HEAD HEAD~1 && git update-ref -d refs/replace/$(git rev-parse HEAD) && git branch gone",
+    "git gc -q --prune=now",
+    "git replace HEAD HEAD~1",
     "git -c alias.wipe='reset --hard' wipe",
     "eval 'git reset --hard'",
     "(cd . && git reset --hard)",
 ];
+
+/// `worktree remove --force` and `filter-branch` need a setup the loop above cannot give: a
+/// dirty linked worktree, and a clean work tree (filter-branch refuses a dirty one).
+#[test]
+fn forced_worktree_remove_and_filter_branch() {
+    let (root, p) = fresh_primary();
+    ok(&p, &["worktree", "add", "-q", "../wt", "other"]);
+    write(&root.path().join("wt/a.txt"), "dirty in the worktree\n");
+    assert!(guard_denies("git worktree remove -f ../wt", &p));
+    assert!(!guard_denies("git worktree remove ../wt", &p));
+    run_sh("git worktree remove ../wt", &p);
+    assert!(
+        root.path().join("wt/a.txt").exists(),
+        "unforced remove refuses"
+    );
+    run_sh("git worktree remove -f ../wt", &p);
+    assert!(
+        !root.path().join("wt").exists(),
+        "forced remove deleted the dirty worktree"
+    );
+
+    ok(&p, &["stash", "-q", "-u"]);
+    let cmd = "git filter-branch -f --msg-filter 'cat; echo rewritten' HEAD";
+    assert!(guard_denies(cmd, &p));
+    let before = state(&p);
+    run_sh(cmd, &p);
+    assert_ne!(
+        before.head,
+        state(&p).head,
+        "filter-branch moved the branch"
+    );
+}
 
 #[test]
 fn denied_shapes_destroy_work_or_move_refs() {

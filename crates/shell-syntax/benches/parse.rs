@@ -66,9 +66,10 @@ fn bench(c: &mut Criterion) {
             BenchmarkId::new("parse_and_view", format!("{mib}MiB")),
             &src,
             |b, s| {
-                b.iter(|| {
+                b.iter_with_large_drop(|| {
                     let p = shell_syntax::parse(s);
-                    black_box(shell_syntax::commands(&p))
+                    let v = shell_syntax::commands(&p);
+                    (p, v)
                 })
             },
         );

@@ -9,7 +9,11 @@ fn main() {
     let t = std::time::Instant::now();
     let p = shell_syntax::parse(&s);
     if parse_only {
-        println!("parse {:?} error {:?}", t.elapsed(), p.error.map(|e| e.kind));
+        println!(
+            "parse {:?} error {:?}",
+            t.elapsed(),
+            p.error.map(|e| e.kind)
+        );
         return;
     }
     let t1 = t.elapsed();

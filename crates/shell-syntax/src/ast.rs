@@ -407,7 +407,7 @@ pub enum WordPart {
     /// `?(...)`, `*(...)`, `+(...)`, `@(...)`, `!(...)`: operator and raw pattern list.
     ExtGlob { op: char, pattern: String },
     /// `{a,b}` or `{1..5}`: the raw text and its alternatives (for a sequence, the endpoints).
-    Brace(BraceExp),
+    Brace(Box<BraceExp>),
     /// `~` or `~user` at the start of a word (or after `:`/`=` in an assignment).
     Tilde(String),
     /// `(a b c)` in a declaration argument such as `declare -a x=(a b)`.

@@ -437,7 +437,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             self.skip_blanks()?;
         }
-        let mut commands = Vec::new();
+        let mut commands = Vec::with_capacity(1);
         // `time` and `!` may stand alone.
         if (time.is_some() || negations > 0) && self.at_pipeline_end() {
             return Ok(Pipeline {

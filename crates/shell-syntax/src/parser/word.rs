@@ -48,7 +48,8 @@ impl<'s, 'b> Parser<'s, 'b> {
     /// cursor; callers that need a word check that.
     pub(crate) fn word(&mut self, mode: Mode) -> PResult<Word> {
         let start = self.pos;
-        let mut parts = Vec::new();
+        // Most words have one part; start small (page faults dominate big inputs).
+        let mut parts = Vec::with_capacity(1);
         let mut lit = String::new();
         let mut depth = 0usize;
         loop {
@@ -621,11 +622,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                 })
                 .collect();
             self.pos = close + 1;
-            return Ok(Some(WordPart::Brace(BraceExp {
+            return Ok(Some(WordPart::Brace(Box::new(BraceExp {
                 raw,
                 alternatives,
                 sequence: true,
-            })));
+            }))));
         }
         self.enter()?;
         let mut alternatives = Vec::new();
@@ -637,11 +638,11 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
         self.leave();
         self.pos = close + 1;
-        Ok(Some(WordPart::Brace(BraceExp {
+        Ok(Some(WordPart::Brace(Box::new(BraceExp {
             raw,
             alternatives,
             sequence: false,
-        })))
+        }))))
     }
 }
 

@@ -117,14 +117,14 @@ impl Walker<'_> {
             return;
         }
         for item in &l.items {
-            let mut c = ctx.clone();
             if item.background() {
+                let mut c = ctx.clone();
                 c.context.background = true;
                 // A background job runs in a subshell: nothing it does persists.
                 let mut sub = scope.clone();
                 self.and_or(&item.and_or, &mut sub, &c);
             } else {
-                self.and_or(&item.and_or, scope, &c);
+                self.and_or(&item.and_or, scope, ctx);
             }
         }
         self.leave();
@@ -154,12 +154,18 @@ impl Walker<'_> {
     }
 
     fn pipeline(&mut self, p: &Pipeline, scope: &mut Scope, ctx: &Ctx) {
+        let n = p.commands.len();
+        let changed = (p.negated() && !ctx.context.negated) || ctx.time_keyword != p.time.is_some();
+        if n == 1 && !changed {
+            // The common case: nothing to add to the context, no clone.
+            self.command(&p.commands[0].command, scope, ctx, None);
+            return;
+        }
         let mut c = ctx.clone();
         if p.negated() {
             c.context.negated = true;
         }
         c.time_keyword = p.time.is_some();
-        let n = p.commands.len();
         for (i, e) in p.commands.iter().enumerate() {
             let mut ec = c.clone();
             if n > 1 {
