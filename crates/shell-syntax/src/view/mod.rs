@@ -612,15 +612,7 @@ impl Walker<'_> {
             args: u.args,
             wrappers: wrappers_list,
             env,
-            redirects: base
-                .redirects
-                .iter()
-                .cloned()
-                .map(|mut r| {
-                    r.source = RedirSource::Launcher;
-                    r
-                })
-                .collect(),
+            redirects: as_launcher(&base.redirects),
             cds: base.cds.clone(),
             context: base.context.clone(),
             origin: base.origin.clone(),
@@ -741,6 +733,17 @@ impl Walker<'_> {
             _ => {}
         }
     }
+}
+
+/// A launching command's redirections, as they apply to what it runs.
+fn as_launcher(rs: &[AppliedRedirect]) -> Vec<AppliedRedirect> {
+    rs.iter()
+        .cloned()
+        .map(|mut r| {
+            r.source = RedirSource::Launcher;
+            r
+        })
+        .collect()
 }
 
 /// The context for a loop's condition or body.

@@ -181,17 +181,7 @@ impl Walker<'_> {
         c.time_keyword = false;
         c.and_or_level = ctx.and_or_level + 1;
         c.context.pipeline = None;
-        c.redirects = Rc::new(
-            launcher
-                .redirects
-                .iter()
-                .cloned()
-                .map(|mut r| {
-                    r.source = RedirSource::Launcher;
-                    r
-                })
-                .collect(),
-        );
+        c.redirects = Rc::new(as_launcher(&launcher.redirects));
         // The launcher's environment and directory are inherited.
         let mut sub = Scope {
             cds: launcher.cds.clone(),
