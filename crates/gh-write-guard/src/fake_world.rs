@@ -6,7 +6,8 @@
 //! `branch_rules`, `branch_rules_default`, `environ`, `primary_checkout`,
 //! `primary_checkout_default`, `ref_resolves`, `ref_resolves_default`, `git_config_aliases`.
 //! Extensions for our fixtures: `remotes` (`{name: url}` besides origin), `gh_aliases`
-//! (`{name: expansion}`), `scripts` (`{absolute path: text}`), `home`.
+//! (`{name: expansion}`), `scripts` (`{absolute path: text}`), `home`, `remote_branches`
+//! (`["origin/main"]`: remote-tracking branches; absent: not known).
 
 use crate::context::Context;
 use crate::world::{
@@ -38,6 +39,8 @@ pub struct FakeWorld {
     pub git_aliases: BTreeMap<String, String>,
     pub gh_aliases: BTreeMap<String, String>,
     pub scripts: BTreeMap<PathBuf, String>,
+    /// Remote-tracking branches (`origin/main`), when the case lists them.
+    pub remote_branches: Option<Vec<String>>,
     pub hosts: GitHubHosts,
 }
 
@@ -127,6 +130,15 @@ impl FakeWorld {
             git_aliases: string_map(env.get("git_config_aliases")),
             gh_aliases: string_map(env.get("gh_aliases")),
             scripts,
+            remote_branches: env
+                .get("remote_branches")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                }),
             hosts: GitHubHosts::new(["github.example.com"]),
         };
         let mut cx = Context::new(
@@ -197,6 +209,11 @@ impl World for FakeWorld {
             None => PushTarget::Refused("no current branch".into()),
         };
         Ok(DefaultPush { remote, target })
+    }
+
+    fn remote_tracking_branch(&self, _dir: &Path, remote: &str, branch: &str) -> Option<bool> {
+        let listed = self.remote_branches.as_ref()?;
+        Some(listed.iter().any(|b| *b == format!("{remote}/{branch}")))
     }
 
     fn local_branches(&self, _dir: &Path) -> Vec<String> {

@@ -157,7 +157,9 @@ fn kind_word(kind: PushKind) -> &'static str {
     }
 }
 
-/// Judges one branch update on one GitHub repository.
+/// Judges one branch update on one GitHub repository (`remote`: the named remote the push
+/// goes through, for its tracking refs).
+#[allow(clippy::too_many_arguments)]
 fn judge_update(
     a: &Analysis<'_>,
     op: &Op,
@@ -166,6 +168,7 @@ fn judge_update(
     repo: &str,
     update: &BranchUpdate,
     policy: &FailClosedPolicy,
+    remote: Option<&str>,
 ) -> Option<Finding> {
     let what = op.label();
     let Some(branch) = &update.branch else {
@@ -180,7 +183,17 @@ fn judge_update(
     let evidence = |extra: serde_json::Value| json!({"repository": format!("{host}/{owner}/{repo}"), "branch": branch, "kind": update.kind, "rules": format!("{outcome:?}"), "command": command_text(a, op), "detail": extra});
     match &outcome {
         RulesOutcome::Known { rules, .. } => {
-            let rule = blocking_rule(rules, update.kind)?;
+            // With no remote-tracking branch the push may create the branch: `creation` too.
+            let maybe_new = update.kind == PushKind::Update
+                && remote.is_some_and(|r| {
+                    op.dir.as_deref().and_then(|d| a.world.remote_tracking_branch(d, r, branch))
+                        == Some(false)
+                });
+            let rule = blocking_rule(rules, update.kind).or_else(|| {
+                maybe_new
+                    .then(|| blocking_rule(rules, PushKind::Create))
+                    .flatten()
+            })?;
             Some(Finding::deny(
                 Requirement::G4,
                 format!("{} {branch} on {owner}/{repo} would bypass its `{rule}` rule", kind_word(update.kind)),
@@ -232,7 +245,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                             .as_ref()
                             .and_then(|c| c.hostname.clone())
                             .unwrap_or_else(|| "github.com".into());
-                        out.extend(judge_update(a, op, &host, &owner, &repo, &update, &policy));
+                        out.extend(judge_update(a, op, &host, &owner, &repo, &update, &policy, None));
                     }
                     None => {}
                 }
@@ -291,6 +304,7 @@ fn check_push(
                                 &slug.repo,
                                 u,
                                 policy,
+                                plan.remote.as_deref(),
                             ));
                         }
                     }

@@ -211,6 +211,17 @@ impl World for RealWorld {
         }
     }
 
+    fn remote_tracking_branch(&self, dir: &Path, remote: &str, branch: &str) -> Option<bool> {
+        // Only a configured remote has tracking refs; a URL says nothing.
+        if remote.contains(['/', ':']) {
+            return None;
+        }
+        self.with_repo(dir, |r| {
+            r.find_reference(&format!("refs/remotes/{remote}/{branch}"))
+                .is_ok()
+        })
+    }
+
     fn local_branches(&self, dir: &Path) -> Vec<String> {
         self.with_repo(dir, |r| {
             let mut out = Vec::new();

@@ -65,6 +65,12 @@ pub trait World {
         overrides: &[(String, String)],
     ) -> Result<DefaultPush, LookupError>;
 
+    /// Whether the remote-tracking branch `refs/remotes/<remote>/<branch>` exists in the
+    /// repository at `dir` (G4: a push with none may create the branch); `None`: not known.
+    fn remote_tracking_branch(&self, _dir: &Path, _remote: &str, _branch: &str) -> Option<bool> {
+        None
+    }
+
     /// Local branch names (`git push --all`) (G4).
     fn local_branches(&self, dir: &Path) -> Vec<String>;
 

@@ -415,6 +415,20 @@ fn pushes_resolve_through_real_remotes() {
     );
     assert_eq!(server.count(MAIN_RULES), 1);
 
+    // No remote-tracking branch: the push may create release/2, which `creation` restricts.
+    let release = "/repos/acme/widget/rules/branches/release%2F2";
+    server.route(release, Reply::rules(&["creation"]));
+    let (out, _) = w.hook(&server.base(), "git push origin HEAD:release/2", &[]);
+    let (d, reason) = decision(&out);
+    assert_eq!(d, "deny", "{reason}");
+    assert!(reason.contains("`creation`"), "{reason}");
+    git(
+        &w.repo,
+        &["update-ref", "refs/remotes/origin/release/2", "HEAD"],
+    );
+    let (out, _) = w.hook(&server.base(), "git push origin HEAD:release/2", &[]);
+    assert_eq!(decision(&out).0, "allow", "an update of an existing branch");
+
     // An enterprise host named by GH_HOST, with its token.
     git(
         &w.repo,
