@@ -307,6 +307,24 @@ fn selftest_replays_the_embedded_fixtures() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("fixtures passed"), "{text}");
+    let out = w
+        .command("http://127.0.0.1:9", &[])
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("gh-write-guard "));
+    let out = w
+        .command("http://127.0.0.1:9", &[])
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("--selftest"));
+    let out = w
+        .command("http://127.0.0.1:9", &[])
+        .arg("--bogus")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
