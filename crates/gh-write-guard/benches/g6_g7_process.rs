@@ -1,0 +1,152 @@
+//! Whole-process timings for G6/G7 (issue 5): the release binary started once per call with a
+//! PreToolUse payload, as Claude Code runs it. Prints the median and p90 of each case.
+//!
+//! `cargo bench -p gh-write-guard --bench g6_g7_process` (figures in the crate README).
+//! Targets: `git status` with cwd in a primary checkout < 4 ms; a 200-line script with
+//! heredocs < 5 ms.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 200;
+
+fn git(dir: &Path, args: &[&str]) {
+    let st = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "b")
+        .env("GIT_AUTHOR_EMAIL", "b@example.invalid")
+        .env("GIT_COMMITTER_NAME", "b")
+        .env("GIT_COMMITTER_EMAIL", "b@example.invalid")
+        .status()
+        .expect("git");
+    assert!(st.success());
+}
+
+/// A 200-line script: heredocs, loops (bounded and inside timeouts), git reads and, with
+/// `assignments`, `x=$(...)` variable assignments every fifth statement.
+fn script_200(assignments: bool) -> String {
+    let mut s = String::new();
+    let mut lines = 0;
+    let mut i = 0;
+    while lines < 200 {
+        match i % 5 {
+            0 => {
+                s.push_str(&format!(
+                    "cat > notes{i}.md <<'EOF'\nwhile true; do sleep 1; done\nline {i}\nEOF\n"
+                ));
+                lines += 4;
+            }
+            1 => {
+                s.push_str(&format!(
+                    "for ((n = 0; n < {i}; n++)); do sleep 0; echo \"$n\" >> log; done\n"
+                ));
+                lines += 1;
+            }
+            2 => {
+                s.push_str("git status --short && git log --oneline -3 | cat\n");
+                lines += 1;
+            }
+            3 => {
+                s.push_str(
+                    "timeout 60 bash -c 'until [ -f ready ]; do sleep 1; done' || echo late\n",
+                );
+                lines += 1;
+            }
+            _ if assignments => {
+                s.push_str(&format!("x{i}=$(printf '%s' \"$HOME\" | wc -c)\n"));
+                lines += 1;
+            }
+            _ => {
+                s.push_str(&format!("cat <<EOF | wc -l\nrun {i} in $HOME\nEOF\n"));
+                lines += 3;
+            }
+        }
+        i += 1;
+    }
+    s
+}
+
+fn measure(exe: &str, home: &Path, cwd: &Path, command: &str) -> (Duration, Duration) {
+    let payload = serde_json::json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": "bench",
+        "tool_use_id": "t",
+        "cwd": cwd,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    })
+    .to_string();
+    let mut times = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        let mut child = Command::new(exe)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("XDG_STATE_HOME", home.join("state"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start gh-write-guard");
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin.write_all(payload.as_bytes()).expect("payload");
+        }
+        let out = child.wait_with_output().expect("wait");
+        times.push(start.elapsed());
+        assert!(out.status.success());
+    }
+    times.sort();
+    (times[RUNS / 2], times[RUNS * 9 / 10])
+}
+
+fn main() {
+    let exe = env!("CARGO_BIN_EXE_gh-write-guard");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let repo = tmp.path().join("primary");
+    std::fs::create_dir_all(&repo).expect("repo");
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("a.txt"), "a\n").expect("write");
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "one"]);
+    let plain = script_200(false);
+    let mixed = script_200(true);
+    for s in [&plain, &mixed] {
+        assert!(
+            (200..=203).contains(&s.lines().count()),
+            "{}",
+            s.lines().count()
+        );
+    }
+    let cases = [
+        ("git status, cwd in a primary checkout", "git status"),
+        (
+            "git reset --hard, cwd in a primary checkout (G6 deny)",
+            "git reset --hard",
+        ),
+        (
+            "200-line script: heredocs, loops, git, timeouts",
+            plain.as_str(),
+        ),
+        (
+            "200-line script: the same with 40 x=$(...) assignments",
+            mixed.as_str(),
+        ),
+    ];
+    for (name, command) in cases {
+        let (median, p90) = measure(exe, &home, &repo, command);
+        println!(
+            "{name}: median {:.2} ms, p90 {:.2} ms ({RUNS} runs)",
+            median.as_secs_f64() * 1000.0,
+            p90.as_secs_f64() * 1000.0
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! Replaying decision cases: the conformance cases (`cases.json`) and our fixtures
+//! (`fixtures/gh-write-guard/G*/*.json`, same shape, embedded for `--selftest`). A case is
+//! `{id, requirement, command, expected: "deny"|"allow", env, config?}`; the world is the case's
+//! `env` ([`FakeWorld`]), and a deny must name the case's requirement unless the case says
+//! `"any_requirement": true`.
+
+use crate::fake_world::FakeWorld;
+use crate::finding::Requirement;
+use crate::judge::judge;
+use serde_json::Value;
+
+/// The review helper the conformance cases assume (conformance README).
+pub const CONFORMANCE_REVIEW_HELPER: &str = "python3 scripts/pr_review.py reply";
+
+/// One replayed case.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    pub id: String,
+    pub requirement: Option<Requirement>,
+    pub command: String,
+    pub expected: String,
+    pub got: String,
+    /// The requirement the deny named.
+    pub named: Option<Requirement>,
+    pub reason: Option<String>,
+    /// The decision is the expected one.
+    pub passed: bool,
+    /// For a deny: a finding of the case's requirement is among the denies (or the case does
+    /// not insist on one).
+    pub requirement_matched: bool,
+}
+
+/// The config a case assumes: its `config` object (`review_helper`, `protected_branches`,
+/// `primary_checkout`), else the conformance default (the review helper).
+fn case_config(case: &Value) -> guard_config::Config {
+    let mut config = guard_config::Config {
+        review_helper: Some(CONFORMANCE_REVIEW_HELPER.to_string()),
+        ..Default::default()
+    };
+    if let Some(c) = case.get("config").and_then(Value::as_object) {
+        if let Some(v) = c.get("review_helper") {
+            config.review_helper = v.as_str().map(str::to_string);
+        }
+        if let Some(v) = c.get("protected_branches").and_then(Value::as_array) {
+            config.protected_branches = v
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect();
+        }
+        if let Some(v) = c.get("primary_checkout").and_then(Value::as_str) {
+            config.primary_checkout = Some(toml::Value::String(v.to_string()));
+        }
+    }
+    config
+}
+
+/// Replays one case.
+pub fn replay(case: &Value) -> CaseResult {
+    let id = case
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_string();
+    let command = case
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let expected = case
+        .get("expected")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_string();
+    let requirement = case.get("requirement").and_then(|r| {
+        r.as_u64().and_then(Requirement::from_number).or_else(|| {
+            let s = r.as_str()?;
+            Requirement::ALL.iter().copied().find(|q| q.id() == s)
+        })
+    });
+    let any = case.get("any_requirement").and_then(Value::as_bool) == Some(true);
+    let (world, cx) =
+        FakeWorld::from_env(case.get("env").unwrap_or(&Value::Null), case_config(case));
+    let decision = judge(&command, &cx, &world);
+    let deny = decision.deny();
+    let got = if deny.is_some() { "deny" } else { "allow" }.to_string();
+    let named = deny.map(|f| f.requirement);
+    let passed = got == expected;
+    let requirement_matched = expected != "deny"
+        || any
+        || requirement.is_none()
+        || decision
+            .findings
+            .iter()
+            .any(|f| f.is_deny() && Some(f.requirement) == requirement);
+    CaseResult {
+        id,
+        requirement,
+        command,
+        expected,
+        got,
+        named,
+        reason: decision.reason(),
+        passed,
+        requirement_matched,
+    }
+}
+
+/// Replays every case of a JSON array (one file).
+pub fn replay_all(text: &str) -> Result<Vec<CaseResult>, String> {
+    let cases: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let cases = cases.as_array().ok_or("not a JSON array of cases")?;
+    Ok(cases.iter().map(replay).collect())
+}

@@ -1,0 +1,312 @@
+//! `gh-write-guard explain '<command>' [--cwd DIR] [--json] [--live]`: why a command is allowed
+//! or denied, for a maintainer checking a false deny.
+//!
+//! Prints the parse (syntax errors, each unit: the command and scripts it runs by path), every
+//! invocation the command view found, each requirement's verdict with its findings and
+//! evidence, and the facts G6 and G7 used (repository kinds, aliases, targets, wait loops and
+//! their bounds). Read-only: it runs the same decision core as the hook against the real world,
+//! writes no audit record and fetches no branch rules unless `--live` (without it the rules
+//! lookup points at a closed local port, so G4 reports them as not determinable).
+
+use crate::context::Context;
+use crate::finding::{Finding, Requirement, Verdict};
+use crate::g6_primary_checkout::{self, Policy, Target};
+use crate::g7_wait_loops;
+use crate::hook::Process;
+use crate::judge::{judge_analysis, Analysis, UnitSource};
+use crate::real_world::{RealWorld, RealWorldConfig};
+use crate::world::World;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Where the rules lookup goes without `--live`: a port nothing listens on.
+const OFFLINE_API: &str = "http://127.0.0.1:9/";
+
+/// Parsed `explain` arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub command: String,
+    pub cwd: Option<PathBuf>,
+    pub json: bool,
+    pub live: bool,
+}
+
+/// Reads `'<command>' [--cwd DIR] [--json] [--live]` (options in any order).
+pub fn parse_args(args: &[String]) -> Result<Options, String> {
+    let mut command = None;
+    let mut cwd = None;
+    let mut json = false;
+    let mut live = false;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        i += 1;
+        match a {
+            "--json" => json = true,
+            "--live" => live = true,
+            "--cwd" => {
+                let d = args.get(i).ok_or("--cwd needs a directory")?;
+                i += 1;
+                cwd = Some(PathBuf::from(d));
+            }
+            _ if a.starts_with("--cwd=") => cwd = Some(PathBuf::from(&a[6..])),
+            "--" => {
+                command = args.get(i).cloned();
+                break;
+            }
+            _ if a.starts_with("--") => return Err(format!("unknown option {a:?}")),
+            _ if command.is_none() => command = Some(a.to_string()),
+            _ => return Err(format!("unexpected argument {a:?} (quote the command)")),
+        }
+    }
+    let command = command.ok_or("explain needs a command")?;
+    if let Some(d) = &cwd {
+        if !d.is_absolute() {
+            return Err(format!("--cwd must be absolute: {}", d.display()));
+        }
+    }
+    Ok(Options {
+        command,
+        cwd,
+        json,
+        live,
+    })
+}
+
+/// Entry point of the `explain` subcommand; exit 0 allow, 1 deny, 2 usage.
+pub fn run(args: &[String]) -> i32 {
+    let opts = match parse_args(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("gh-write-guard: explain: {e} (see gh-write-guard --help)");
+            return 2;
+        }
+    };
+    let process = Process::current();
+    let cx = Context {
+        cwd: opts
+            .cwd
+            .clone()
+            .or_else(|| process.process_cwd.clone())
+            .unwrap_or_else(|| "/".into()),
+        config: process.loaded.config.clone(),
+        env: process.env.clone(),
+        ..Default::default()
+    };
+    let (api, deadline) = if opts.live {
+        (process.api_base_override(), process.rules_deadline())
+    } else {
+        (Some(OFFLINE_API.to_string()), Duration::from_millis(1))
+    };
+    let world = RealWorld::new(RealWorldConfig {
+        env: process.env.clone(),
+        api_base_override: api,
+        rules_deadline: deadline,
+        cache: std::sync::Arc::new(branch_rules::cache::MemoryCache::new()),
+    });
+    let report = explain(&opts.command, &cx, &world, opts.live);
+    if opts.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report.json).unwrap_or_default()
+        );
+    } else {
+        print!("{}", report.text);
+    }
+    i32::from(report.denied)
+}
+
+/// The explanation in both forms.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub text: String,
+    pub json: Value,
+    pub denied: bool,
+}
+
+/// Explains one command against a world (pure apart from the world's lookups).
+pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Report {
+    let analysis = Analysis::build(command, cx, world);
+    let decision = judge_analysis(&analysis);
+    let home = analysis.home();
+    let mut text = String::new();
+    let mut units_json = Vec::new();
+    let mut g6_json = Vec::new();
+    let mut g7_json = Vec::new();
+
+    text.push_str(&format!(
+        "command: {command:?}\ncwd: {}\n",
+        cx.cwd.display()
+    ));
+    text.push_str(&format!("cwd repository: {:?}\n", world.repo_kind(&cx.cwd)));
+    if !live {
+        text.push_str("rules: not fetched (offline; add --live to ask GitHub)\n");
+    }
+    for (i, unit) in analysis.units.iter().enumerate() {
+        let source = match &unit.source {
+            UnitSource::Command => "the command".to_string(),
+            UnitSource::Script { path, .. } => format!("script {}", path.display()),
+            UnitSource::ShellAlias { name, .. } => format!("shell alias {name:?}"),
+        };
+        text.push_str(&format!(
+            "\n== unit {i}: {source} (in {})\n",
+            unit.cwd.display()
+        ));
+        let error = unit.parsed.error.as_ref().map(|e| e.to_string());
+        if let Some(e) = &error {
+            text.push_str(&format!("syntax error: {e}\n"));
+        }
+        let view = shell_syntax::printer::print_view(&unit.view);
+        text.push_str("-- invocations\n");
+        text.push_str(&view);
+
+        let verdicts = g6_primary_checkout::verdicts(unit, world, home.as_deref());
+        if !verdicts.is_empty() {
+            text.push_str("-- G6 facts\n");
+        }
+        for v in &verdicts {
+            // Explain looks the kind up even for reads, so the maintainer sees it.
+            let kind = v.kind.or_else(|| match &v.target {
+                Target::Dir(d) => Some(world.repo_kind(d)),
+                Target::Unknown(_) => None,
+            });
+            let target = match &v.target {
+                Target::Dir(d) => d.display().to_string(),
+                Target::Unknown(why) => format!("unknown ({why})"),
+            };
+            text.push_str(&format!(
+                "#{} git {}\n    target: {target}, repository: {}\n",
+                v.invocation,
+                v.argv.join(" "),
+                kind.map(|k| format!("{k:?}")).unwrap_or_else(|| "?".into()),
+            ));
+            if !v.aliases.is_empty() {
+                text.push_str(&format!("    aliases: {}\n", v.aliases.join(" -> ")));
+            }
+            text.push_str(&format!(
+                "    mutating: {}\n",
+                v.mutating.as_deref().unwrap_or("no")
+            ));
+            let mut j = v.to_json();
+            j["repo_kind"] = json!(kind);
+            j["unit"] = json!(i);
+            g6_json.push(j);
+        }
+        let loops = g7_wait_loops::wait_loops(&unit.text, &unit.parsed, &unit.view);
+        if !loops.is_empty() {
+            text.push_str("-- G7 facts\n");
+        }
+        for w in &loops {
+            let bound = match &w.bound {
+                Some(b) => format!("bounded: {b:?}"),
+                None => "NO BOUND".to_string(),
+            };
+            text.push_str(&format!(
+                "loop (depth {}): {:?}\n    {bound}",
+                w.depth, w.text
+            ));
+            if let Some(n) = &w.note {
+                text.push_str(&format!(" ({n})"));
+            }
+            text.push('\n');
+            g7_json.push(json!({ "unit": i, "loop": w }));
+        }
+        units_json.push(json!({
+            "source": source,
+            "cwd": unit.cwd.to_string_lossy(),
+            "syntax_error": error,
+            "invocations": view,
+        }));
+    }
+    for s in &analysis.unread_scripts {
+        text.push_str(&format!("unread script {}: {}\n", s.path, s.cause));
+    }
+
+    let policy = Policy::new(
+        cx.env(g6_primary_checkout::GRANT),
+        cx.config.primary_checkout.as_ref(),
+    );
+    text.push_str("\n== requirements\n");
+    let mut reqs = serde_json::Map::new();
+    for r in Requirement::ALL {
+        let mine: Vec<&Finding> = decision
+            .findings
+            .iter()
+            .filter(|f| f.requirement == r)
+            .collect();
+        let denies = mine.iter().filter(|f| f.verdict == Verdict::Deny).count();
+        let verdict = if denies > 0 { "deny" } else { "allow" };
+        text.push_str(&format!("{}: {verdict}\n", r.id()));
+        for f in &mine {
+            let tag = if f.verdict == Verdict::Deny {
+                "deny"
+            } else {
+                "note"
+            };
+            text.push_str(&format!("    {tag}: {}\n", f.refused));
+            if !f.remedy.is_empty() {
+                text.push_str(&format!("        remedy: {}\n", f.remedy));
+            }
+            text.push_str(&format!("        evidence: {}\n", f.evidence));
+        }
+        if r == Requirement::G6 && (policy.granted || policy.grant_note.is_some()) {
+            text.push_str(&format!(
+                "    grant {}: {}\n",
+                g6_primary_checkout::GRANT,
+                policy
+                    .grant_note
+                    .clone()
+                    .unwrap_or_else(|| "granted".into())
+            ));
+        }
+        reqs.insert(
+            r.id().to_string(),
+            json!({ "verdict": verdict, "findings": mine }),
+        );
+    }
+    let denied = decision.deny().is_some();
+    text.push_str(&format!(
+        "\ndecision: {}\n",
+        match decision.reason() {
+            Some(r) => format!("deny: {r}"),
+            None => "allow".into(),
+        }
+    ));
+    let json = json!({
+        "command": command,
+        "cwd": cx.cwd.to_string_lossy(),
+        "cwd_repo_kind": world.repo_kind(&cx.cwd),
+        "live": live,
+        "units": units_json,
+        "unread_scripts": analysis.unread_scripts,
+        "g6": g6_json,
+        "g7": g7_json,
+        "requirements": Value::Object(reqs),
+        "decision": if denied { "deny" } else { "allow" },
+        "reason": decision.reason(),
+    });
+    Report { text, json, denied }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &[&str]) -> Vec<String> {
+        s.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn options_in_any_order() {
+        let o = parse_args(&args(&["--json", "git status", "--cwd", "/r"])).expect("ok");
+        assert_eq!(o.command, "git status");
+        assert_eq!(o.cwd, Some(PathBuf::from("/r")));
+        assert!(o.json && !o.live);
+        assert!(parse_args(&args(&["--cwd", "rel", "x"])).is_err());
+        assert!(parse_args(&args(&["--json"])).is_err());
+        assert!(parse_args(&args(&["a", "b"])).is_err());
+        let o = parse_args(&args(&["--live", "--", "--weird"])).expect("ok");
+        assert_eq!(o.command, "--weird");
+    }
+}

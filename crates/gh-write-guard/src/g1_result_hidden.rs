@@ -1,0 +1,102 @@
+//! G1: a GitHub write whose result is thrown away is denied: its stdout or stderr (or that of
+//! the list/group/subshell/pipeline around it, or an earlier `exec`) goes to `/dev/null`, or a
+//! `|| true`, `|| :`, `|| echo ...`, `|| exit 0`, `|| return 0` follows it. `2>&1`, `| tee`
+//! and redirections of other commands are fine.
+
+use crate::finding::{Finding, Requirement};
+use crate::judge::Analysis;
+use crate::location;
+use serde_json::json;
+use shell_syntax::ast::{AndOrOp, RedirOp};
+use shell_syntax::view::{AppliedRedirect, Arg, Invocation};
+use std::path::Path;
+
+const REMEDY: &str =
+    "Run the write on its own, without discarding its output or its failure, and read its result.";
+
+/// Whether a redirect sends stdout or stderr to `/dev/null`.
+fn discards_output(r: &AppliedRedirect) -> bool {
+    let output_op = matches!(
+        r.op,
+        RedirOp::Out | RedirOp::Append | RedirOp::Clobber | RedirOp::OutErr | RedirOp::AppendOutErr
+    );
+    // `>&/dev/null` is `&>/dev/null`.
+    let output_op = output_op || r.op == RedirOp::DupOut;
+    let fd_ok = matches!(r.fd, None | Some(1) | Some(2));
+    output_op && fd_ok && r.target.value.as_deref().is_some_and(is_dev_null)
+}
+
+fn is_dev_null(path: &str) -> bool {
+    path.starts_with('/') && location::join(Path::new("/"), path) == Path::new("/dev/null")
+}
+
+/// Whether a command after `||` only hides the failure.
+fn hides_failure(argv: &[Arg]) -> bool {
+    let words: Vec<Option<&str>> = argv.iter().map(|a| a.value.as_deref()).collect();
+    match words.first() {
+        Some(Some("true")) | Some(Some(":")) => true,
+        Some(Some("echo")) | Some(Some("printf")) => true,
+        Some(Some("exit")) | Some(Some("return")) => {
+            matches!(words.get(1), None | Some(Some("0")))
+        }
+        _ => false,
+    }
+}
+
+/// The hiding shape for one invocation, if any.
+fn hidden(inv: &Invocation, a: &Analysis<'_>, unit: usize) -> Option<String> {
+    if let Some(r) = inv.redirects.iter().find(|r| discards_output(r)) {
+        return Some(format!("output redirected to /dev/null ({r})"));
+    }
+    for link in &inv.context.and_or {
+        for (op, next) in link.following() {
+            if *op == AndOrOp::Or {
+                if let Some(argv) = next {
+                    if hides_failure(argv) {
+                        let shown: Vec<String> = argv.iter().map(|x| x.to_string()).collect();
+                        return Some(format!("failure hidden by `|| {}`", shown.join(" ")));
+                    }
+                }
+            }
+        }
+    }
+    // A pipeline whose last command discards what the write printed.
+    if let Some(p) = inv.context.pipeline {
+        if p.index + 1 < p.len {
+            let view = &a.units[unit].view;
+            let last = view.invocations[inv.index + 1..].iter().find(|o| {
+                o.origin == inv.origin
+                    && o.context
+                        .pipeline
+                        .is_some_and(|q| q.len == p.len && q.index + 1 == q.len)
+            })?;
+            if last
+                .redirects
+                .iter()
+                .any(|r| r.fd.is_none_or(|f| f == 1) && discards_output(r))
+            {
+                return Some("the pipeline's output goes to /dev/null".into());
+            }
+        }
+    }
+    None
+}
+
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for op in a.ops() {
+        if !op.is_github_write() {
+            continue;
+        }
+        let inv = op.inv(a);
+        if let Some(shape) = hidden(inv, a, op.unit) {
+            out.push(Finding::deny(
+                Requirement::G1,
+                format!("{} with its result thrown away ({shape})", op.label()),
+                REMEDY,
+                json!({"operation": op.label(), "shape": shape, "span": [inv.span.start, inv.span.end], "unit": op.unit}),
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,119 @@
+//! G2: a GraphQL mutation with a literal global node id is denied, whether the id is a field
+//! value in any flag spelling (`-F id=X`, `-Fid=X`, `--field=id=X`, `--raw-field id=X`) or sits
+//! inside the query text. A variable reference (`$ID`, `"$ID"`) is fine.
+
+use crate::finding::{Finding, Requirement};
+use crate::gh_api::Query;
+use crate::judge::Analysis;
+use crate::operations::OpKind;
+use serde_json::json;
+
+const REMEDY: &str = "Look the id up in the same command, or pass it from a variable captured from a live query; do not paste ids.";
+
+fn url_safe(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// Whether `token` is a global node id: 1-5 upper-case letters, `_`, then 12+ URL-safe base64
+/// characters, or the legacy `MD` + 12+ alphanumerics. To tell ids from GraphQL enum values
+/// (`REQUEST_CHANGES`), the tail must hold a lower-case letter or a digit.
+pub fn is_node_id(token: &str) -> bool {
+    let mixed = |t: &str| {
+        t.chars()
+            .any(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    };
+    if let Some((prefix, tail)) = token.split_once('_') {
+        if (1..=5).contains(&prefix.len())
+            && prefix.chars().all(|c| c.is_ascii_uppercase())
+            && tail.chars().count() >= 12
+            && tail.chars().all(url_safe)
+            && mixed(tail)
+        {
+            return true;
+        }
+    }
+    if let Some(tail) = token.strip_prefix("MD") {
+        return tail.len() >= 12 && tail.chars().all(|c| c.is_ascii_alphanumeric()) && mixed(tail);
+    }
+    false
+}
+
+/// Node ids written literally in a text (query document or field value).
+pub fn node_ids_in(text: &str) -> Vec<String> {
+    text.split(|c: char| !url_safe(c))
+        .filter(|t| is_node_id(t))
+        .map(str::to_string)
+        .collect()
+}
+
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for op in a.ops() {
+        let OpKind::Gh { api: Some(api), .. } = &op.kind else {
+            continue;
+        };
+        if !(api.graphql && api.is_mutation()) {
+            continue;
+        }
+        let mut ids: Vec<(String, String)> = Vec::new();
+        for f in &api.fields {
+            if let (Some(k), Some(v)) = (&f.key, &f.value) {
+                if k == "query" {
+                    continue;
+                }
+                for id in node_ids_in(v) {
+                    ids.push((format!("field {k}"), id));
+                }
+            }
+        }
+        if let Query::Text(q) = &api.query {
+            for id in node_ids_in(q) {
+                ids.push(("query text".into(), id));
+            }
+        }
+        if let Some((place, id)) = ids.first() {
+            out.push(Finding::deny(
+                Requirement::G2,
+                format!("a GraphQL mutation with a literal node id ({place})"),
+                REMEDY,
+                json!({"ids": ids.iter().map(|(p, i)| json!({"where": p, "id": i})).collect::<Vec<_>>(), "unit": op.unit, "invocation": op.invocation, "id": id}),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_id_shapes() {
+        for id in [
+            "PRRT_kwDOabc123def",
+            "PR_kwDOAbCdEf12345",
+            "I_kwDOabcdefghij1",
+            "IC_kwDOABCDEFGH12",
+            "BOT_kgDOabcdef1234",
+            "MDExOlB1bGxSZXF1ZXN0MQ",
+        ] {
+            assert!(is_node_id(id), "{id}");
+        }
+        for not in [
+            "REQUEST_CHANGES",
+            "PR_short",
+            "pr_kwDOabc123def",
+            "ABCDEF_kwDOabc123def",
+            "$ID",
+            "PULL_REQUEST_REVIEW",
+        ] {
+            assert!(!is_node_id(not), "{not}");
+        }
+        assert_eq!(
+            node_ids_in(
+                "mutation{resolveReviewThread(input:{threadId:\"PRRT_kwDOabc123def\"}){x}}"
+            ),
+            vec!["PRRT_kwDOabc123def"]
+        );
+    }
+}

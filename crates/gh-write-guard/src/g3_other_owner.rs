@@ -1,0 +1,260 @@
+//! G3: a write aimed at another owner than origin's is denied unless the maintainer granted it
+//! (`GH_WRITE_GUARD_ALLOW` in the hook's environment: `owner/repo` or `owner/*`). Targets:
+//! `-R/--repo` in every spelling, `GH_REPO`, `gh api repos/<owner>/<repo>/...`,
+//! `gh pr create --head other:branch`, repository operands of `gh repo` writes, HTTP writes to
+//! the API, and `git push` to a URL or remote naming another owner. No origin: G3 skips.
+
+use crate::finding::{Finding, Requirement};
+use crate::gh_api::{is_placeholder, rest_path};
+use crate::git_push;
+use crate::judge::Analysis;
+use crate::operations::{Op, OpKind};
+use crate::world::Destination;
+use serde_json::json;
+
+/// A target named by a write: `owner/repo`, or unknown (decided at run time).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Repo {
+        owner: String,
+        repo: String,
+        via: String,
+    },
+    Unknown {
+        via: String,
+    },
+}
+
+/// `[HOST/]OWNER/REPO` or a URL to `(owner, repo)`; placeholders are not targets.
+pub fn parse_repo(value: &str) -> Option<(String, String)> {
+    let v = value.trim();
+    let v = v.split_once("://").map(|(_, r)| r).unwrap_or(v);
+    let v = v.trim_end_matches('/').trim_end_matches(".git");
+    let parts: Vec<&str> = v.split('/').filter(|p| !p.is_empty()).collect();
+    let (owner, repo) = match parts.len() {
+        2 => (parts[0], parts[1]),
+        3 => (parts[1], parts[2]),
+        _ => return None,
+    };
+    if is_placeholder(owner) || is_placeholder(repo) {
+        return None;
+    }
+    Some((owner.to_string(), repo.to_string()))
+}
+
+fn push_value(out: &mut Vec<Target>, value: Option<&str>, via: &str) {
+    match value {
+        Some(v) => {
+            if let Some((owner, repo)) = parse_repo(v) {
+                out.push(Target::Repo {
+                    owner,
+                    repo,
+                    via: via.to_string(),
+                });
+            }
+        }
+        None => out.push(Target::Unknown {
+            via: via.to_string(),
+        }),
+    }
+}
+
+/// gh `repo` subcommands whose first operand names the repository written to.
+const REPO_OPERAND_WRITES: [&str; 6] = ["create", "delete", "edit", "archive", "unarchive", "sync"];
+
+/// The targets of one write operation.
+pub fn targets(op: &Op, a: &Analysis<'_>) -> Vec<Target> {
+    let mut out = Vec::new();
+    let inv = op.inv(a);
+    match &op.kind {
+        OpKind::Gh {
+            args, api, write, ..
+        } if *write => {
+            if let Some(api) = api {
+                if let Some((owner, repo)) = api.repo_target() {
+                    out.push(Target::Repo {
+                        owner,
+                        repo,
+                        via: "gh api endpoint".into(),
+                    });
+                } else if api.endpoint_dynamic {
+                    out.push(Target::Unknown {
+                        via: "gh api endpoint".into(),
+                    });
+                } else if api.rest_path().is_some_and(|p| {
+                    p.starts_with("repos/{owner}") || p.starts_with("repos/:owner")
+                }) {
+                    // gh fills `{owner}/{repo}` from GH_REPO when it is set.
+                    if let Some(e) = inv.env_value("GH_REPO") {
+                        push_value(
+                            &mut out,
+                            e.value.as_ref().and_then(|a| a.value.as_deref()),
+                            "GH_REPO for {owner}/{repo}",
+                        );
+                    }
+                }
+                return out;
+            }
+            for v in args.values(&["-R", "--repo"]) {
+                push_value(&mut out, v, "--repo");
+            }
+            if !args.has(&["-R", "--repo"]) {
+                if let Some(e) = inv.env_value("GH_REPO") {
+                    push_value(
+                        &mut out,
+                        e.value.as_ref().and_then(|a| a.value.as_deref()),
+                        "GH_REPO",
+                    );
+                }
+            }
+            let top = args.top.as_deref().unwrap_or("");
+            let sub = args.sub().unwrap_or("");
+            if top == "pr" && sub == "create" {
+                for h in args.values(&["-H", "--head"]) {
+                    match h {
+                        Some(h) => {
+                            if let Some((owner, _)) = h.split_once(':') {
+                                out.push(Target::Repo {
+                                    owner: owner.to_string(),
+                                    repo: "*".into(),
+                                    via: "--head".into(),
+                                });
+                            }
+                        }
+                        None => out.push(Target::Unknown {
+                            via: "--head".into(),
+                        }),
+                    }
+                }
+            }
+            if top == "repo" && REPO_OPERAND_WRITES.contains(&sub) {
+                if let Some(first) = args.positionals.first() {
+                    match first {
+                        Some(v) if v.contains('/') => {
+                            push_value(&mut out, Some(v), "repository operand")
+                        }
+                        Some(_) => {}
+                        None => push_value(&mut out, None, "repository operand"),
+                    }
+                }
+            }
+        }
+        OpKind::HttpWrite { url, .. } => {
+            let path = rest_path(url);
+            let mut parts = path.split('/');
+            if parts.next() == Some("repos") {
+                if let (Some(o), Some(r)) = (parts.next(), parts.next()) {
+                    if !is_placeholder(o) && !is_placeholder(r) {
+                        out.push(Target::Repo {
+                            owner: o.into(),
+                            repo: r.into(),
+                            via: "API URL".into(),
+                        });
+                    }
+                }
+            }
+        }
+        OpKind::Git { call, .. } if call.sub() == Some("push") => {
+            let plan = git_push::plan(call, op.dir.as_deref(), a.world);
+            if plan.nothing.is_some() {
+                return out;
+            }
+            if let Ok(dests) = &plan.destinations {
+                for d in dests {
+                    if let Destination::GitHub(slug) = d {
+                        out.push(Target::Repo {
+                            owner: slug.owner.clone(),
+                            repo: slug.repo.clone(),
+                            via: format!("git push to {}", plan.remote.as_deref().unwrap_or("?")),
+                        });
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let grant = a.cx.owner_grant();
+    if !grant.ignored.is_empty() {
+        out.push(Finding::note(
+            Requirement::G3,
+            "GH_WRITE_GUARD_ALLOW entries without owner/repo were ignored",
+            json!({"ignored": grant.ignored}),
+        ));
+    }
+    for op in a.ops() {
+        if !op.is_github_write() {
+            continue;
+        }
+        let dir = op.dir.clone().unwrap_or_else(|| a.cx.cwd.clone());
+        let Some(origin) = a.world.origin(&dir) else {
+            continue;
+        };
+        for t in targets(op, a) {
+            match t {
+                Target::Repo { owner, repo, via } => {
+                    if owner.eq_ignore_ascii_case(&origin.owner) {
+                        continue;
+                    }
+                    let covered = if repo == "*" {
+                        grant
+                            .entries
+                            .iter()
+                            .any(|(o, _)| o.eq_ignore_ascii_case(&owner))
+                    } else {
+                        grant.covers(&owner, &repo)
+                    };
+                    if covered {
+                        out.push(Finding::note(
+                            Requirement::G3,
+                            format!("write to {owner}/{repo} allowed by GH_WRITE_GUARD_ALLOW"),
+                            json!({"target": format!("{owner}/{repo}"), "via": via}),
+                        ));
+                        continue;
+                    }
+                    out.push(Finding::deny(
+                        Requirement::G3,
+                        format!(
+                            "{} aimed at {owner}/{repo}, another owner than origin's ({})",
+                            op.label(),
+                            origin.owner
+                        ),
+                        format!("Only the maintainer can allow this, by adding {owner}/{repo} (or {owner}/*) to GH_WRITE_GUARD_ALLOW in the environment the session is launched with; the agent cannot grant itself."),
+                        json!({"target": format!("{owner}/{repo}"), "via": via, "origin": origin.to_string()}),
+                    ));
+                }
+                Target::Unknown { via } => out.push(Finding::deny(
+                    Requirement::G3,
+                    format!(
+                        "{} aimed at a repository decided at run time ({via})",
+                        op.label()
+                    ),
+                    "Name the repository literally so its owner can be checked.",
+                    json!({"via": via, "origin": origin.to_string()}),
+                )),
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_values() {
+        assert_eq!(parse_repo("o/r"), Some(("o".into(), "r".into())));
+        assert_eq!(parse_repo("github.com/o/r"), Some(("o".into(), "r".into())));
+        assert_eq!(
+            parse_repo("https://github.com/o/r.git"),
+            Some(("o".into(), "r".into()))
+        );
+        assert_eq!(parse_repo("{owner}/{repo}"), None);
+        assert_eq!(parse_repo("name"), None);
+    }
+}

@@ -1,0 +1,398 @@
+//! G4: a git operation that only lands by bypassing a branch rule is denied.
+//!
+//! - Explicit bypasses (no lookup): `gh pr merge --admin`; `--no-verify` / `-n` (any short
+//!   cluster) on `git commit`; `--no-verify` on push, merge, am; `core.hooksPath` overridden for
+//!   commit/merge/push/am/pull by `-c`, `--config-env`, `GIT_CONFIG_COUNT/KEY/VALUE` or
+//!   `GIT_CONFIG_PARAMETERS`; API writes to branch protection or rulesets.
+//! - Pushes: each destination branch on a GitHub host, its rules asked of the remote's own
+//!   repository ([`crate::world::World::rules`]); undeterminable rules fail closed for
+//!   main/master/develop and the configured `protected_branches`.
+//! - `gh api` writes to `git/refs/heads/<b>` (update, force, delete) are judged as pushes.
+
+use crate::finding::{Finding, Requirement};
+use crate::gh_api::ApiCall;
+use crate::git_args::GitCall;
+use crate::git_push::{self, BranchUpdate};
+use crate::judge::Analysis;
+use crate::operations::{Op, OpKind};
+use crate::world::{Destination, RulesOutcome};
+use branch_rules::{blocking_rule, FailClosedPolicy, PushKind};
+use serde_json::json;
+
+const REMEDY: &str =
+    "Open a pull request instead, or hand the maintainer the exact command to run.";
+
+/// Subcommands that run hooks a `core.hooksPath` override or `--no-verify` would skip.
+const HOOKED: [&str; 5] = ["commit", "merge", "push", "am", "pull"];
+
+/// Short options of `git commit` that take a value (the rest of a cluster is the value).
+const COMMIT_VALUED_SHORT: &str = "mFcCtSu";
+
+fn command_text(a: &Analysis<'_>, op: &Op) -> String {
+    let inv = op.inv(a);
+    let unit = &a.units[op.unit];
+    let text = match inv.origin.last() {
+        None => inv.span.text(&unit.text),
+        Some(o) => unit
+            .view
+            .origins
+            .get(*o)
+            .map(|f| f.text.as_str())
+            .and_then(|t| t.get(inv.span.start..inv.span.end))
+            .unwrap_or(""),
+    };
+    text.chars().take(160).collect()
+}
+
+/// `-n` inside a `git commit` short cluster (`-nm`, `-an`; not `-mn`, where `n` is the message).
+fn commit_no_verify(call: &GitCall) -> bool {
+    for a in &call.args {
+        let Some(v) = a.value.as_deref() else {
+            continue;
+        };
+        if v == "--" {
+            return false;
+        }
+        if v == "--no-verify" {
+            return true;
+        }
+        if let Some(cluster) = v.strip_prefix('-').filter(|c| !c.starts_with('-')) {
+            for c in cluster.chars() {
+                if c == 'n' {
+                    return true;
+                }
+                if COMMIT_VALUED_SHORT.contains(c) {
+                    break;
+                }
+            }
+        }
+    }
+    false
+}
+
+fn explicit_git_bypass(call: &GitCall) -> Option<String> {
+    let sub = call.sub()?;
+    if !HOOKED.contains(&sub) {
+        return None;
+    }
+    if let Some(c) = call
+        .config
+        .iter()
+        .find(|c| c.key == "core.hookspath" || c.key.is_empty())
+    {
+        return Some(if c.key.is_empty() {
+            format!(
+                "git {sub} with a config setting decided at run time ({})",
+                c.via
+            )
+        } else {
+            format!("git {sub} with core.hooksPath overridden ({})", c.via)
+        });
+    }
+    let no_verify = match sub {
+        "commit" => commit_no_verify(call),
+        _ => call
+            .args
+            .iter()
+            .any(|a| a.value.as_deref() == Some("--no-verify")),
+    };
+    no_verify.then(|| format!("git {sub} --no-verify skips the repository's hooks"))
+}
+
+/// `gh api` writes that change protection, rulesets or branch refs.
+fn api_shape(api: &ApiCall) -> Option<ApiShape> {
+    if !api.is_write() || api.graphql {
+        return None;
+    }
+    let path = api.rest_path()?;
+    let parts: Vec<&str> = path.split('/').collect();
+    if parts.iter().any(|p| *p == "protection" || *p == "rulesets")
+        || (parts.first() == Some(&"orgs") && parts.contains(&"rulesets"))
+    {
+        return Some(ApiShape::Protection(path));
+    }
+    // repos/o/r/git/refs/heads/<branch...>
+    if parts.len() >= 7
+        && parts[0] == "repos"
+        && parts[3] == "git"
+        && parts[4] == "refs"
+        && parts[5] == "heads"
+    {
+        let branch = parts[6..].join("/");
+        let method = api.method.as_deref().unwrap_or("POST");
+        let kind = if method == "DELETE" {
+            PushKind::Delete
+        } else if api.field("force").is_some_and(|f| f == "true") {
+            PushKind::Force
+        } else {
+            PushKind::Update
+        };
+        return Some(ApiShape::Ref {
+            owner: parts[1].to_string(),
+            repo: parts[2].to_string(),
+            update: BranchUpdate {
+                branch: Some(branch),
+                kind,
+            },
+        });
+    }
+    None
+}
+
+enum ApiShape {
+    Protection(String),
+    Ref {
+        owner: String,
+        repo: String,
+        update: BranchUpdate,
+    },
+}
+
+fn kind_word(kind: PushKind) -> &'static str {
+    match kind {
+        PushKind::Update => "push to",
+        PushKind::Force => "force push to",
+        PushKind::Delete => "deletion of",
+        PushKind::Create => "creation of",
+    }
+}
+
+/// Judges one branch update on one GitHub repository (`remote`: the named remote the push
+/// goes through, for its tracking refs).
+#[allow(clippy::too_many_arguments)]
+fn judge_update(
+    a: &Analysis<'_>,
+    op: &Op,
+    host: &str,
+    owner: &str,
+    repo: &str,
+    update: &BranchUpdate,
+    policy: &FailClosedPolicy,
+    remote: Option<&str>,
+) -> Option<Finding> {
+    let what = op.label();
+    let Some(branch) = &update.branch else {
+        return Some(Finding::deny(
+            Requirement::G4,
+            format!("{what} to a branch decided at run time on {owner}/{repo}"),
+            format!("Name the branch literally. {REMEDY}"),
+            json!({"repository": format!("{host}/{owner}/{repo}"), "kind": update.kind, "command": command_text(a, op)}),
+        ));
+    };
+    let outcome = a.world.rules().rules_for(host, owner, repo, branch);
+    let evidence = |extra: serde_json::Value| json!({"repository": format!("{host}/{owner}/{repo}"), "branch": branch, "kind": update.kind, "rules": format!("{outcome:?}"), "command": command_text(a, op), "detail": extra});
+    match &outcome {
+        RulesOutcome::Known { rules, .. } => {
+            // With no remote-tracking branch the push may create the branch: `creation` too.
+            let maybe_new = update.kind == PushKind::Update
+                && remote.is_some_and(|r| {
+                    op.dir.as_deref().and_then(|d| a.world.remote_tracking_branch(d, r, branch))
+                        == Some(false)
+                });
+            let rule = blocking_rule(rules, update.kind).or_else(|| {
+                maybe_new
+                    .then(|| blocking_rule(rules, PushKind::Create))
+                    .flatten()
+            })?;
+            Some(Finding::deny(
+                Requirement::G4,
+                format!("{} {branch} on {owner}/{repo} would bypass its `{rule}` rule", kind_word(update.kind)),
+                format!("{REMEDY} Command: {}", command_text(a, op)),
+                evidence(json!({"rule": rule.to_string()})),
+            ))
+        }
+        RulesOutcome::Undeterminable(cause) => policy.denies_undeterminable(branch).then(|| {
+            Finding::deny(
+                Requirement::G4,
+                format!("{} {branch} on {owner}/{repo}: its branch rules could not be read, and {branch} is protected by default", kind_word(update.kind)),
+                format!("{REMEDY} Command: {}", command_text(a, op)),
+                evidence(json!({"cause": cause.to_string()})),
+            )
+        }),
+    }
+}
+
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let policy = FailClosedPolicy::new(&a.cx.config.protected_branches);
+    for op in a.ops() {
+        match &op.kind {
+            OpKind::Gh { args, api, .. } => {
+                if args.top.as_deref() == Some("pr")
+                    && args.sub() == Some("merge")
+                    && args.has(&["--admin"])
+                {
+                    out.push(Finding::deny(
+                        Requirement::G4,
+                        "gh pr merge --admin bypasses the branch's merge requirements",
+                        "Merge without --admin once the requirements are met, or hand the maintainer the exact command to run.",
+                        json!({"command": command_text(a, op)}),
+                    ));
+                }
+                match api.as_ref().and_then(api_shape) {
+                    Some(ApiShape::Protection(path)) => out.push(Finding::deny(
+                        Requirement::G4,
+                        "an API write that changes branch protection or rulesets",
+                        "Only the maintainer changes branch rules; hand them the exact command to run.",
+                        json!({"endpoint": path, "command": command_text(a, op)}),
+                    )),
+                    Some(ApiShape::Ref {
+                        owner,
+                        repo,
+                        update,
+                    }) => {
+                        let host = api
+                            .as_ref()
+                            .and_then(|c| c.hostname.clone())
+                            .unwrap_or_else(|| "github.com".into());
+                        out.extend(judge_update(a, op, &host, &owner, &repo, &update, &policy, None));
+                    }
+                    None => {}
+                }
+                if args.top.as_deref() == Some("ruleset")
+                    && !matches!(args.sub(), None | Some("list" | "view" | "check"))
+                {
+                    out.push(Finding::deny(
+                        Requirement::G4,
+                        "a ruleset write",
+                        "Only the maintainer changes branch rules.",
+                        json!({"command": command_text(a, op)}),
+                    ));
+                }
+            }
+            OpKind::Git { call, expanded } => {
+                if let Some(shape) = explicit_git_bypass(call) {
+                    out.push(Finding::deny(
+                        Requirement::G4,
+                        shape,
+                        "Let the hooks run (drop --no-verify / the hooksPath override) and fix what they report.",
+                        json!({"command": command_text(a, op), "aliases": expanded.chain}),
+                    ));
+                }
+                if call.sub() == Some("push") {
+                    out.extend(check_push(a, op, call, &policy));
+                }
+            }
+            OpKind::HttpWrite { .. } => {}
+        }
+    }
+    out
+}
+
+fn check_push(
+    a: &Analysis<'_>,
+    op: &Op,
+    call: &GitCall,
+    policy: &FailClosedPolicy,
+) -> Vec<Finding> {
+    let plan = git_push::plan(call, op.dir.as_deref(), a.world);
+    let mut out = Vec::new();
+    if plan.nothing.is_some() {
+        return out;
+    }
+    match &plan.destinations {
+        Ok(dests) => {
+            for d in dests {
+                match d {
+                    Destination::GitHub(slug) => {
+                        for u in &plan.updates {
+                            out.extend(judge_update(
+                                a,
+                                op,
+                                &slug.host,
+                                &slug.owner,
+                                &slug.repo,
+                                u,
+                                policy,
+                                plan.remote.as_deref(),
+                            ));
+                        }
+                    }
+                    Destination::GitHubUnrecognised { host, url } => {
+                        out.extend(undeterminable(
+                            a,
+                            op,
+                            &plan.updates,
+                            policy,
+                            &format!("{url} on {host} names no repository"),
+                        ));
+                    }
+                    Destination::OtherHost { .. } | Destination::Local { .. } => {}
+                }
+            }
+        }
+        Err(e) => out.extend(undeterminable(a, op, &plan.updates, policy, &e.0)),
+    }
+    out
+}
+
+/// Fail closed for protected-by-default branches when the destination is unknown.
+fn undeterminable(
+    a: &Analysis<'_>,
+    op: &Op,
+    updates: &[BranchUpdate],
+    policy: &FailClosedPolicy,
+    cause: &str,
+) -> Vec<Finding> {
+    updates
+        .iter()
+        .filter(|u| {
+            u.branch
+                .as_deref()
+                .is_none_or(|b| policy.denies_undeterminable(b))
+        })
+        .map(|u| {
+            let branch = u
+                .branch
+                .as_deref()
+                .unwrap_or("a branch decided at run time");
+            Finding::deny(
+                Requirement::G4,
+                format!(
+                    "{} {branch}: where the push goes could not be determined",
+                    kind_word(u.kind)
+                ),
+                format!("{REMEDY} Command: {}", command_text(a, op)),
+                json!({"cause": cause, "kind": u.kind, "command": command_text(a, op)}),
+            )
+        })
+        .take(1)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git_args::parse_git;
+
+    fn git(cmd: &str) -> GitCall {
+        let p = shell_syntax::parse(cmd);
+        let v = shell_syntax::commands(&p);
+        parse_git(&v.invocations[0])
+    }
+
+    #[test]
+    fn commit_clusters() {
+        for deny in [
+            "git commit -n -m x",
+            "git commit -nm x",
+            "git commit -an",
+            "git commit --no-verify",
+        ] {
+            assert!(explicit_git_bypass(&git(deny)).is_some(), "{deny}");
+        }
+        for allow in [
+            "git commit -mn",
+            "git commit -m 'x -n'",
+            "git commit -m x -- -n",
+            "git status -n",
+        ] {
+            assert!(explicit_git_bypass(&git(allow)).is_none(), "{allow}");
+        }
+        assert!(explicit_git_bypass(&git("git -c core.hooksPath=/dev/null commit")).is_some());
+        assert!(
+            explicit_git_bypass(&git("git -c core.hooksPath=.githooks config --list")).is_none()
+        );
+        assert!(explicit_git_bypass(&git("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/x git commit -m y")).is_some());
+    }
+}

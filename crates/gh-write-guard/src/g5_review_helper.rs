@@ -1,0 +1,103 @@
+//! G5: where the maintainer configured a review helper (`review_helper`), a hand-rolled reply
+//! or resolve on a review thread is denied and pointed at the helper: `gh api graphql`
+//! mutations that resolve or reply to review threads (an unreadable GraphQL body may be one) and
+//! REST POSTs to `.../pulls/<n>/comments/<id>/replies`. A target covered by
+//! `GH_WRITE_GUARD_ALLOW` is allowed (for GraphQL, whose thread id is opaque, any active grant).
+
+use crate::finding::{Finding, Requirement};
+use crate::gh_api::{has_word, Query};
+use crate::judge::Analysis;
+use crate::operations::OpKind;
+use serde_json::json;
+
+/// GraphQL mutations that reply to or resolve review threads.
+pub const THREAD_MUTATIONS: [&str; 4] = [
+    "resolveReviewThread",
+    "unresolveReviewThread",
+    "addPullRequestReviewThreadReply",
+    "addPullRequestReviewComment",
+];
+
+/// Whether a REST path is `repos/o/r/pulls/<n>/comments/<id>/replies`.
+fn is_replies_path(path: &str) -> Option<(String, String)> {
+    let p: Vec<&str> = path.split('/').collect();
+    (p.len() == 8 && p[0] == "repos" && p[3] == "pulls" && p[5] == "comments" && p[7] == "replies")
+        .then(|| (p[1].to_string(), p[2].to_string()))
+}
+
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let Some(helper) =
+        a.cx.config
+            .review_helper
+            .as_deref()
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
+    else {
+        return Vec::new();
+    };
+    let grant = a.cx.owner_grant();
+    let remedy = format!("Use the maintainer's review helper instead: {helper}");
+    let mut out = Vec::new();
+    for op in a.ops() {
+        let OpKind::Gh { api: Some(api), .. } = &op.kind else {
+            continue;
+        };
+        if !api.is_write() {
+            continue;
+        }
+        if api.graphql {
+            let shape = match &api.query {
+                Query::Text(q) => THREAD_MUTATIONS
+                    .iter()
+                    .find(|m| has_word(q, m))
+                    .map(|m| m.to_string()),
+                Query::Unreadable(why) => Some(format!("an unreadable GraphQL body ({why})")),
+                Query::Absent => None,
+            };
+            let Some(shape) = shape else { continue };
+            if !grant.is_empty() {
+                out.push(Finding::note(
+                    Requirement::G5,
+                    "review-thread mutation allowed by an active GH_WRITE_GUARD_ALLOW grant",
+                    json!({"shape": shape}),
+                ));
+                continue;
+            }
+            out.push(Finding::deny(
+                Requirement::G5,
+                format!("a hand-rolled review-thread reply or resolve ({shape})"),
+                remedy.clone(),
+                json!({"shape": shape, "helper": helper}),
+            ));
+        } else if let Some((owner, repo)) = api
+            .rest_path()
+            .as_deref()
+            .and_then(is_replies_path)
+            .or_else(|| {
+                // The older spelling: a review comment created `in_reply_to` another.
+                let path = api.rest_path()?;
+                let p: Vec<&str> = path.split('/').collect();
+                (p.len() == 6
+                    && p[0] == "repos"
+                    && p[3] == "pulls"
+                    && p[5] == "comments"
+                    && api
+                        .fields
+                        .iter()
+                        .any(|f| f.key.as_deref() == Some("in_reply_to")))
+                .then(|| (p[1].to_string(), p[2].to_string()))
+            })
+        {
+            if grant.covers(&owner, &repo) {
+                continue;
+            }
+            out.push(Finding::deny(
+                Requirement::G5,
+                "a hand-rolled reply to a review comment",
+                remedy.clone(),
+                json!({"target": format!("{owner}/{repo}"), "helper": helper}),
+            ));
+        }
+    }
+    out
+}

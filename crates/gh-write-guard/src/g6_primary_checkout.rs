@@ -1,0 +1,521 @@
+//! G6: a mutating git operation in a primary checkout is denied.
+//!
+//! For each `git` invocation of every unit: work out which repository it acts on (the unit's
+//! cwd, every `cd` before it, the `-C` chain, `--git-dir`/`GIT_DIR`, `--work-tree`/
+//! `GIT_WORK_TREE`, `~`/`$HOME`), expand aliases ([`crate::git_alias`]), classify the subcommand
+//! ([`mutates`]), and only for a mutating one ask the world what kind of repository the target
+//! is. A grant (K2) or config `primary_checkout` lets the maintainer allow it.
+
+use crate::finding::{Finding, Requirement};
+use crate::git_alias;
+use crate::git_args::{self, GitCall};
+use crate::judge::{Analysis, Unit};
+use crate::location::{self, expand_home};
+use crate::world::{RepoKind, World};
+use serde_json::json;
+use shell_syntax::view::{Arg, EnvSource, Invocation};
+use std::path::{Path, PathBuf};
+
+/// The name of the G6 grant in the hook's own environment.
+pub const GRANT: &str = "GH_WRITE_GUARD_ALLOW_PRIMARY_CHECKOUT";
+
+const REMEDY: &str = "Create a worktree (git worktree add ../<name> -b <branch>) and work there, \
+                      or ask the maintainer to run it";
+
+/// Where a git invocation acts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// The directory whose repository is tested (the git dir when one was named).
+    Dir(PathBuf),
+    /// Decided at run time; the string says why.
+    Unknown(String),
+}
+
+/// The verdict on one git invocation (for findings and `explain`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitVerdict {
+    /// Index of the invocation in its unit's view.
+    pub invocation: usize,
+    pub target: Target,
+    /// The target's repository kind; looked up only for a mutating operation.
+    pub kind: Option<RepoKind>,
+    /// Aliases expanded, in order.
+    pub aliases: Vec<String>,
+    /// The subcommand and arguments judged (after expansion).
+    pub argv: Vec<String>,
+    /// `Some(why)` when the operation mutates the checkout.
+    pub mutating: Option<String>,
+    /// It mutates a primary checkout (or an unknown target from a primary cwd).
+    pub in_primary: bool,
+}
+
+impl GitVerdict {
+    /// The verdict as JSON for the audit log and `explain` (paths lossily as text: a path with
+    /// non-UTF-8 bytes must not make the record fail).
+    pub fn to_json(&self) -> serde_json::Value {
+        let target = match &self.target {
+            Target::Dir(d) => json!({ "dir": d.to_string_lossy() }),
+            Target::Unknown(why) => json!({ "unknown": why }),
+        };
+        json!({
+            "invocation": self.invocation,
+            "target": target,
+            "repo_kind": self.kind,
+            "aliases": self.aliases,
+            "argv": self.argv,
+            "mutating": self.mutating,
+            "in_primary": self.in_primary,
+        })
+    }
+}
+
+/// The maintainer's G6 policy: the K2 grant and config `primary_checkout`.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    pub granted: bool,
+    /// Set but not a recognised truthy value (the reason says so).
+    pub grant_note: Option<String>,
+    /// Config `primary_checkout = "allow"`.
+    pub allow_all: bool,
+    /// Config `primary_checkout = { "/path" = "allow" | "deny" }`.
+    pub per_repo: Vec<(PathBuf, bool)>,
+}
+
+impl Policy {
+    /// From the grant's raw value and the config value (`"deny"`, `"allow"` or a table).
+    pub fn new(grant: Option<&str>, config: Option<&toml::Value>) -> Policy {
+        let g = safety_kernel::grant(grant);
+        let mut p = Policy {
+            granted: g.is_granted(),
+            grant_note: g.note(GRANT),
+            ..Policy::default()
+        };
+        match config {
+            Some(toml::Value::String(s)) => p.allow_all = s.eq_ignore_ascii_case("allow"),
+            Some(toml::Value::Table(t)) => {
+                for (k, v) in t {
+                    if let Some(s) = v.as_str() {
+                        let path = location::join(Path::new("/"), k);
+                        p.per_repo.push((path, s.eq_ignore_ascii_case("allow")));
+                    }
+                }
+            }
+            _ => {}
+        }
+        p
+    }
+
+    fn from_analysis(a: &Analysis<'_>) -> Policy {
+        Policy::new(a.cx.env(GRANT), a.cx.config.primary_checkout.as_ref())
+    }
+
+    /// Whether the maintainer allows mutations in the repository at `dir`.
+    pub fn allows(&self, dir: Option<&Path>) -> bool {
+        if self.granted || self.allow_all {
+            return true;
+        }
+        let Some(dir) = dir else { return false };
+        // The longest matching repository path decides.
+        self.per_repo
+            .iter()
+            .filter(|(p, _)| dir.starts_with(p))
+            .max_by_key(|(p, _)| p.as_os_str().len())
+            .is_some_and(|(_, allow)| *allow)
+    }
+}
+
+/// Findings of G6 over every invocation of the analysis.
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let policy = Policy::from_analysis(a);
+    let home = a.home();
+    let mut out = Vec::new();
+    for unit in &a.units {
+        for v in verdicts(unit, a.world, home.as_deref()) {
+            if !v.in_primary {
+                continue;
+            }
+            let dir = match &v.target {
+                Target::Dir(d) => Some(d.clone()),
+                Target::Unknown(_) => Some(unit.cwd.clone()),
+            };
+            let evidence = json!({ "git": v.to_json(), "cwd": unit.cwd.to_string_lossy() });
+            if policy.allows(dir.as_deref()) {
+                out.push(Finding::note(
+                    Requirement::G6,
+                    "a mutating git operation in a primary checkout, allowed by the maintainer",
+                    evidence,
+                ));
+                continue;
+            }
+            let shape = v.argv.iter().take(3).cloned().collect::<Vec<_>>().join(" ");
+            let refused = match &v.target {
+                Target::Dir(_) => format!("`git {shape}` mutates a primary checkout"),
+                Target::Unknown(_) => format!(
+                    "`git {shape}` mutates a checkout decided at run time, from a primary checkout"
+                ),
+            };
+            let remedy = match &policy.grant_note {
+                Some(n) => format!("{REMEDY} ({n})"),
+                None => REMEDY.to_string(),
+            };
+            out.push(Finding::deny(Requirement::G6, refused, remedy, evidence));
+        }
+    }
+    out
+}
+
+/// The verdict on every git invocation of a unit.
+pub fn verdicts(unit: &Unit, world: &dyn World, home: Option<&Path>) -> Vec<GitVerdict> {
+    unit.view
+        .invocations
+        .iter()
+        .filter(|inv| inv.name() == Some("git"))
+        .map(|inv| judge_git(unit, inv, world, home))
+        .collect()
+}
+
+/// A git invocation split with `~`/`$HOME` resolved in its words and environment.
+fn split_git(inv: &Invocation, home: Option<&Path>) -> GitCall {
+    let args: Vec<Arg> = inv
+        .args
+        .iter()
+        .map(|a| Arg {
+            word: a.word.clone(),
+            value: expand_home(a, home),
+        })
+        .collect();
+    git_args::parse_git_args(&args, &|name| {
+        let e = inv.env_value(name)?;
+        if e.source == EnvSource::Unset {
+            return None;
+        }
+        Some(e.value.as_ref().and_then(|a| expand_home(a, home)))
+    })
+}
+
+fn judge_git(unit: &Unit, inv: &Invocation, world: &dyn World, home: Option<&Path>) -> GitVerdict {
+    let call = split_git(inv, home);
+    let target = locate(unit, inv, &call, home);
+    let mut v = GitVerdict {
+        invocation: inv.index,
+        target: target.clone(),
+        kind: None,
+        aliases: Vec::new(),
+        argv: Vec::new(),
+        mutating: None,
+        in_primary: false,
+    };
+    let dir = match &target {
+        Target::Dir(d) => Some(d.as_path()),
+        Target::Unknown(_) => None,
+    };
+    let sub = match call.subcommand.as_ref() {
+        None => return v,
+        Some(None) => {
+            v.argv = vec!["<dynamic>".into()];
+            v.mutating = Some("the git subcommand is decided at run time".into());
+            None
+        }
+        Some(Some(s)) => Some(s.clone()),
+    };
+    if let Some(sub) = sub {
+        let builtin = git_alias::is_builtin(&sub);
+        let persisted = match dir {
+            Some(d) if !builtin => world.git_aliases(d),
+            _ => Default::default(),
+        };
+        let e = git_alias::expand(&call, &persisted);
+        v.aliases = e.chain.clone();
+        v.argv = argv_of(&e.call);
+        // A `-c` whose key is decided at run time could define any alias.
+        let unknown_setting = !builtin && call.config.iter().any(|c| c.key.is_empty());
+        v.mutating = if let Some(shell) = &e.shell {
+            v.argv = vec![format!("!{shell}")];
+            Some("a shell alias (git runs it with a shell)".into())
+        } else if let Some(err) = &e.error {
+            // git itself refuses a cycle or an unreadable alias value: nothing runs. Anything
+            // else (run-time alias, hop limit) cannot be judged.
+            if err.starts_with("alias cycle") || err.ends_with("cannot be read") {
+                None
+            } else {
+                Some(err.clone())
+            }
+        } else if unknown_setting && e.chain.is_empty() {
+            Some("a -c setting decided at run time could define this alias".into())
+        } else {
+            // Run-time words stay placeholders: they never resolve to a commit, match no flag.
+            let resolves = |a: &str| {
+                !a.starts_with("<$") && dir.is_some_and(|d| world.resolves_to_commit(d, a))
+            };
+            mutates(&v.argv, &resolves)
+        };
+    }
+    if v.mutating.is_none() {
+        return v;
+    }
+    // Only now ask the world: reads never cost a repository lookup.
+    v.kind = dir.map(|d| world.repo_kind(d));
+    v.in_primary = match (&target, v.kind) {
+        (_, Some(RepoKind::Primary | RepoKind::Bare)) => true,
+        (Target::Unknown(_), _) => world.repo_kind(&unit.cwd) == RepoKind::Primary,
+        _ => false,
+    };
+    v
+}
+
+/// The subcommand and arguments as text; a run-time word shows as `<$...>`.
+fn argv_of(call: &GitCall) -> Vec<String> {
+    call.sub()
+        .map(str::to_string)
+        .into_iter()
+        .chain(call.args.iter().map(|a| match &a.value {
+            Some(v) => v.clone(),
+            None => format!("<${}>", shell_syntax::printer::word(&a.word)),
+        }))
+        .collect()
+}
+
+/// Which directory's repository the invocation acts on.
+fn locate(unit: &Unit, inv: &Invocation, call: &GitCall, home: Option<&Path>) -> Target {
+    let base = unit.dir_of(inv, home);
+    let starts_absolute = |c: &Option<String>| c.as_deref().is_some_and(|c| c.starts_with('/'));
+    let dir = match &base {
+        Some(b) => location::after_git_c(b, call, home),
+        // An absolute `-C` still names the directory after an unknown `cd`.
+        None if call.dir_changes.first().is_some_and(starts_absolute) => {
+            location::after_git_c(Path::new("/"), call, home)
+        }
+        None => None,
+    };
+    let named = |v: &Option<String>, what: &str| -> Target {
+        match v {
+            None => Target::Unknown(format!("{what} is decided at run time")),
+            Some(p) if p.starts_with('/') => Target::Dir(location::join(Path::new("/"), p)),
+            Some(p) => match &dir {
+                Some(d) => Target::Dir(location::join(d, p)),
+                None => Target::Unknown(format!("{what} is relative to an unknown directory")),
+            },
+        }
+    };
+    if let Some(gd) = &call.git_dir {
+        return named(gd, "the git dir");
+    }
+    if let Some(wt) = &call.work_tree {
+        return named(wt, "the work tree");
+    }
+    match dir {
+        Some(d) => Target::Dir(d),
+        None => Target::Unknown(match base {
+            None => "a cd before it goes to a directory decided at run time".into(),
+            Some(_) => "a -C directory is decided at run time".into(),
+        }),
+    }
+}
+
+/// Whether a git subcommand with these arguments mutates the checkout, and why.
+/// `resolves(arg)`: whether `arg` names a commit (for `checkout <arg>`).
+pub fn mutates(argv: &[String], resolves: &dyn Fn(&str) -> bool) -> Option<String> {
+    let (sub, args) = argv.split_first()?;
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let before_dd: Vec<&str> = args.iter().take_while(|a| **a != "--").copied().collect();
+    let has = |long: &str, short: char| {
+        before_dd
+            .iter()
+            .any(|a| *a == long || short_cluster_has(a, short))
+    };
+    let why = |s: &str| Some(format!("git {sub}: {s}"));
+    match sub.as_str() {
+        "reset" | "rebase" | "cherry-pick" | "revert" | "restore" | "add" | "commit" | "rm"
+        | "mv" | "apply" | "am" | "push" | "filter-branch" | "update-ref" => {
+            why("rewrites the work tree, the index or refs")
+        }
+        "merge" | "pull" if !args.contains(&"--ff-only") => why("merges without --ff-only"),
+        "stash" if !matches!(args.first(), Some(&"list") | Some(&"show")) => {
+            why("moves uncommitted work out of the work tree")
+        }
+        "clean" if has("--force", 'f') && !has("--dry-run", 'n') => why("deletes untracked files"),
+        "worktree" if args.first() == Some(&"remove") && has("--force", 'f') => {
+            why("remove --force discards the worktree's changes")
+        }
+        "checkout" | "switch" => checkout_mutates(sub, &args, resolves),
+        "branch" if has("--force", 'D') || has("--force", 'f') => why("deletes or moves a branch"),
+        "tag" if has("--delete", 'd') => why("deletes a tag"),
+        "symbolic-ref"
+            if has("--delete", 'd') || args.iter().filter(|a| !a.starts_with('-')).count() >= 2 =>
+        {
+            why("rewrites a symbolic ref")
+        }
+        "reflog" if matches!(args.first(), Some(&"expire") | Some(&"delete")) => {
+            why("drops recovery points")
+        }
+        "gc" if args.iter().enumerate().any(|(i, a)| {
+            *a == "--prune=now" || (*a == "--prune" && args.get(i + 1) == Some(&"now"))
+        }) =>
+        {
+            why("--prune=now drops unreachable objects")
+        }
+        "replace"
+            if !args
+                .iter()
+                .any(|a| matches!(*a, "-l" | "--list" | "--format")) =>
+        {
+            why("changes what objects mean")
+        }
+        _ => None,
+    }
+}
+
+/// A short option cluster (`-qf`, `-fd`) containing `c`.
+fn short_cluster_has(a: &str, c: char) -> bool {
+    a.len() > 1 && a.starts_with('-') && !a.starts_with("--") && a[1..].contains(c)
+}
+
+fn checkout_mutates(sub: &str, args: &[&str], resolves: &dyn Fn(&str) -> bool) -> Option<String> {
+    let why = |s: &str| Some(format!("git {sub}: {s}"));
+    let checkout = sub == "checkout";
+    // Force-oriented short flags; the branch-creating ones take a value (attached or next).
+    let force_short: &[char] = if checkout {
+        &['f', 'b', 'B']
+    } else {
+        &['f', 'c', 'C']
+    };
+    let force_long: &[&str] = if checkout {
+        &["--force", "--discard-changes", "--orphan"]
+    } else {
+        &[
+            "--force",
+            "--discard-changes",
+            "--orphan",
+            "--create",
+            "--force-create",
+        ]
+    };
+    // Long options (not force-oriented) that take a separate value.
+    let long_valued = ["--conflict", "--pathspec-from-file"];
+    let mut positional = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i];
+        i += 1;
+        if a == "--" {
+            return why("`--` restores paths");
+        }
+        if a == "-" {
+            positional.push(a);
+            continue;
+        }
+        if a.starts_with("--") {
+            let name = a.split('=').next().unwrap_or(a);
+            if force_long.contains(&name) {
+                return why(&format!("{name} discards or rewrites work"));
+            }
+            if long_valued.contains(&name) && !a.contains('=') {
+                i += 1;
+            }
+            continue;
+        }
+        if a.starts_with('-') && a.len() > 1 {
+            if let Some(c) = a[1..].chars().find(|c| force_short.contains(c)) {
+                return why(&format!("-{c} forces, creates or resets a branch"));
+            }
+            continue;
+        }
+        positional.push(a);
+    }
+    match positional.as_slice() {
+        [] | ["-"] => None,
+        [one] if resolves(one) => None,
+        [one] => why(&format!("{one:?} is not a commit (a pathspec restore)")),
+        _ => why("more than one operand restores paths"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(cmd: &str) -> bool {
+        let argv: Vec<String> = cmd.split_whitespace().map(str::to_string).collect();
+        mutates(&argv, &|a| a != "." && a != "nope").is_some()
+    }
+
+    #[test]
+    fn mutating_list_and_exemptions() {
+        for d in [
+            "reset --hard",
+            "checkout .",
+            "checkout -- x",
+            "checkout -qf main",
+            "checkout -Bnew",
+            "switch -C x",
+            "switch --discard-changes x",
+            "checkout a b",
+            "checkout nope",
+            "clean -fd",
+            "clean -f -- -n",
+            "stash",
+            "stash push",
+            "pull",
+            "merge x",
+            "branch -D x",
+            "branch -Df x",
+            "branch --force x",
+            "tag -d v",
+            "update-ref a b",
+            "symbolic-ref HEAD refs/heads/x",
+            "reflog expire --all",
+            "gc --prune=now",
+            "gc --prune now",
+            "filter-branch x",
+            "replace a b",
+            "worktree remove -ff x",
+        ] {
+            assert!(m(d), "{d} should mutate");
+        }
+        for a in [
+            "status",
+            "checkout main",
+            "checkout -",
+            "switch -",
+            "checkout -q --detach main",
+            "checkout -qt main",
+            "pull --ff-only",
+            "merge --ff-only x",
+            "stash list",
+            "stash show",
+            "clean -n",
+            "clean -fn",
+            "clean -nf -- x",
+            "worktree add ../x",
+            "worktree remove x",
+            "worktree list",
+            "worktree prune",
+            "branch x",
+            "branch -d x",
+            "tag v2",
+            "symbolic-ref --short HEAD",
+            "reflog",
+            "gc",
+            "replace -l",
+        ] {
+            assert!(!m(a), "{a} should not mutate");
+        }
+    }
+
+    #[test]
+    fn policy_reads_grant_and_config() {
+        assert!(Policy::new(Some("yes"), None).allows(None));
+        let p = Policy::new(Some("y"), None);
+        assert!(!p.allows(None));
+        assert!(p.grant_note.is_some());
+        let t: toml::Value =
+            toml::from_str("a = { \"/src/a\" = \"allow\", \"/src/a/b\" = \"deny\" }")
+                .expect("toml");
+        let p = Policy::new(None, t.get("a"));
+        assert!(p.allows(Some(Path::new("/src/a/x"))));
+        assert!(!p.allows(Some(Path::new("/src/a/b/c"))));
+        assert!(!p.allows(Some(Path::new("/src/c"))));
+        let allow = toml::Value::String("allow".into());
+        assert!(Policy::new(None, Some(&allow)).allows(None));
+    }
+}

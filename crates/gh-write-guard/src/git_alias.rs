@@ -1,0 +1,257 @@
+//! git alias expansion (G0): inline `-c alias.x=...`, `GIT_CONFIG_*` settings and the
+//! repository's persisted aliases (config with includes, from the world), with a hop limit and
+//! cycle detection. A shell alias (`!...`) is returned as shell text for the caller to judge.
+
+use crate::git_args::GitCall;
+use shell_syntax::view::Arg;
+use std::collections::BTreeMap;
+
+/// Most alias hops followed.
+pub const MAX_HOPS: usize = 10;
+
+/// git's own commands: an alias cannot shadow them.
+const BUILTINS: &[&str] = &[
+    "add",
+    "am",
+    "annotate",
+    "apply",
+    "archive",
+    "bisect",
+    "blame",
+    "branch",
+    "bundle",
+    "cat-file",
+    "check-attr",
+    "check-ignore",
+    "check-ref-format",
+    "checkout",
+    "checkout-index",
+    "cherry",
+    "cherry-pick",
+    "citool",
+    "clean",
+    "clone",
+    "commit",
+    "commit-graph",
+    "commit-tree",
+    "config",
+    "count-objects",
+    "credential",
+    "describe",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "difftool",
+    "fast-export",
+    "fast-import",
+    "fetch",
+    "fetch-pack",
+    "filter-branch",
+    "for-each-ref",
+    "format-patch",
+    "fsck",
+    "gc",
+    "grep",
+    "gui",
+    "hash-object",
+    "help",
+    "index-pack",
+    "init",
+    "instaweb",
+    "interpret-trailers",
+    "log",
+    "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "maintenance",
+    "merge",
+    "merge-base",
+    "merge-file",
+    "merge-tree",
+    "mergetool",
+    "mktag",
+    "mktree",
+    "mv",
+    "notes",
+    "pack-objects",
+    "pack-refs",
+    "prune",
+    "pull",
+    "push",
+    "range-diff",
+    "read-tree",
+    "rebase",
+    "reflog",
+    "remote",
+    "repack",
+    "replace",
+    "request-pull",
+    "rerere",
+    "reset",
+    "restore",
+    "rev-list",
+    "rev-parse",
+    "revert",
+    "rm",
+    "send-email",
+    "shortlog",
+    "show",
+    "show-branch",
+    "show-ref",
+    "sparse-checkout",
+    "stage",
+    "stash",
+    "status",
+    "submodule",
+    "switch",
+    "symbolic-ref",
+    "tag",
+    "update-index",
+    "update-ref",
+    "var",
+    "verify-commit",
+    "verify-pack",
+    "verify-tag",
+    "version",
+    "whatchanged",
+    "worktree",
+    "write-tree",
+    "init-db",
+    "backfill",
+    "last-modified",
+    "repo",
+    "hook",
+];
+
+/// Whether `name` is one of git's own commands (never an alias).
+pub fn is_builtin(name: &str) -> bool {
+    BUILTINS.contains(&name)
+}
+
+/// The outcome of expanding a git command's aliases.
+#[derive(Debug, Clone)]
+pub struct Expanded {
+    /// The call after expansion (unchanged when no alias applied).
+    pub call: GitCall,
+    /// Alias names followed, in order.
+    pub chain: Vec<String>,
+    /// A shell alias reached: its command text (without `!`), the arguments appended by git.
+    pub shell: Option<String>,
+    /// Expansion stopped: hop limit, cycle, or an unparsable alias value.
+    pub error: Option<String>,
+}
+
+/// Expands `call`'s subcommand through `alias.*` settings: inline ones first (they override
+/// config), then `persisted` (lower-cased names).
+pub fn expand(call: &GitCall, persisted: &BTreeMap<String, String>) -> Expanded {
+    let mut out = Expanded {
+        call: call.clone(),
+        chain: Vec::new(),
+        shell: None,
+        error: None,
+    };
+    let inline: BTreeMap<String, Option<String>> = call
+        .config
+        .iter()
+        .filter_map(|c| Some((c.key.strip_prefix("alias.")?.to_string(), c.value.clone())))
+        .collect();
+    let lower: BTreeMap<String, &String> = persisted
+        .iter()
+        .map(|(k, v)| (k.to_ascii_lowercase(), v))
+        .collect();
+    loop {
+        let Some(sub) = out.call.sub().map(str::to_string) else {
+            return out;
+        };
+        if BUILTINS.contains(&sub.as_str()) {
+            return out;
+        }
+        let key = sub.to_ascii_lowercase();
+        let value = match inline.get(&key) {
+            Some(Some(v)) => v.clone(),
+            Some(None) => {
+                out.error = Some(format!("alias {sub} is decided at run time"));
+                return out;
+            }
+            None => match lower.get(&key) {
+                Some(v) => (*v).clone(),
+                None => return out,
+            },
+        };
+        if out.chain.contains(&sub) {
+            out.error = Some(format!("alias cycle through {sub}"));
+            return out;
+        }
+        if out.chain.len() >= MAX_HOPS {
+            out.error = Some(format!("more than {MAX_HOPS} alias hops"));
+            return out;
+        }
+        out.chain.push(sub.clone());
+        if let Some(shell) = value.trim_start().strip_prefix('!') {
+            out.shell = Some(shell.to_string());
+            return out;
+        }
+        let words = match shell_words::split(&value) {
+            Ok(w) if !w.is_empty() => w,
+            _ => {
+                out.error = Some(format!("alias {sub} cannot be read"));
+                return out;
+            }
+        };
+        let span = out
+            .call
+            .args
+            .first()
+            .map(|a| a.word.span())
+            .unwrap_or_default();
+        let mut args: Vec<Arg> = words
+            .iter()
+            .skip(1)
+            .map(|w| Arg::synthetic(w.clone(), span))
+            .collect();
+        args.extend(out.call.args.iter().cloned());
+        out.call.subcommand = Some(Some(words[0].clone()));
+        out.call.args = args;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git_args::parse_git;
+
+    fn call(cmd: &str) -> GitCall {
+        let p = shell_syntax::parse(cmd);
+        let v = shell_syntax::commands(&p);
+        parse_git(&v.invocations[0])
+    }
+
+    #[test]
+    fn expands_persisted_and_inline_aliases() {
+        let aliases = BTreeMap::from([
+            ("ci".to_string(), "commit -n".to_string()),
+            ("pub".to_string(), "ci2 --amend".to_string()),
+            ("ci2".to_string(), "ci".to_string()),
+            ("sh".to_string(), "!git reset --hard".to_string()),
+            ("loop".to_string(), "loop2".to_string()),
+            ("loop2".to_string(), "loop".to_string()),
+        ]);
+        let e = expand(&call("git ci -m x"), &aliases);
+        assert_eq!(e.call.sub(), Some("commit"));
+        assert_eq!(e.call.arg_values(), vec![Some("-n"), Some("-m"), Some("x")]);
+        let e = expand(&call("git pub"), &aliases);
+        assert_eq!(e.chain, vec!["pub", "ci2", "ci"]);
+        assert_eq!(e.call.arg_values(), vec![Some("-n"), Some("--amend")]);
+        assert_eq!(
+            expand(&call("git sh"), &aliases).shell.as_deref(),
+            Some("git reset --hard")
+        );
+        assert!(expand(&call("git loop"), &aliases).error.is_some());
+        let e = expand(&call("git -c alias.p=push p origin main"), &BTreeMap::new());
+        assert_eq!(e.call.sub(), Some("push"));
+        // Builtins are never aliased.
+        let shadow = BTreeMap::from([("push".to_string(), "status".to_string())]);
+        assert_eq!(expand(&call("git push"), &shadow).call.sub(), Some("push"));
+    }
+}

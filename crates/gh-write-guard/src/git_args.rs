@@ -1,0 +1,267 @@
+//! A `git` invocation split into its global options and its subcommand, as git's own option
+//! parser reads them: `-C <dir>`, `-c <k>=<v>`, `--config-env=<k>=<ENV>`, `--git-dir`,
+//! `--work-tree`, `--namespace`, `--exec-path`, `-p`/`-P`/`--no-pager`, ... Shared by G4 and G6.
+
+use shell_syntax::view::{Arg, Invocation};
+
+/// A `-c`/`--config-env`/`GIT_CONFIG_*` setting that applies to one git command.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ConfigSetting {
+    /// Lower-cased key (`core.hookspath`); section and variable names are case-insensitive.
+    pub key: String,
+    /// The value, `None` when it is decided at run time (or comes from `--config-env`).
+    pub value: Option<String>,
+    /// Where it came from (`-c`, `--config-env`, `GIT_CONFIG_COUNT`, `GIT_CONFIG_PARAMETERS`).
+    pub via: &'static str,
+}
+
+/// `git [global options] <subcommand> [args]`.
+#[derive(Debug, Clone)]
+pub struct GitCall {
+    /// Each `-C` operand, in order (`None`: dynamic).
+    pub dir_changes: Vec<Option<String>>,
+    pub config: Vec<ConfigSetting>,
+    /// `--git-dir` (`Some(None)`: given, but dynamic).
+    pub git_dir: Option<Option<String>>,
+    /// `--work-tree` (`Some(None)`: given, but dynamic).
+    pub work_tree: Option<Option<String>>,
+    /// The subcommand word: `None` when absent, `Some(None)` when dynamic.
+    pub subcommand: Option<Option<String>>,
+    /// Arguments after the subcommand.
+    pub args: Vec<Arg>,
+}
+
+impl GitCall {
+    /// Static subcommand name.
+    pub fn sub(&self) -> Option<&str> {
+        self.subcommand.as_ref().and_then(|s| s.as_deref())
+    }
+
+    /// Static values of the arguments after the subcommand (`None` for dynamic ones).
+    pub fn arg_values(&self) -> Vec<Option<&str>> {
+        self.args.iter().map(|a| a.value.as_deref()).collect()
+    }
+}
+
+/// Global options that take a separate value.
+const VALUED: [&str; 6] = [
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--config-env",
+];
+
+/// Splits a `git` invocation (program already known to be git). Also reads `GIT_CONFIG_COUNT`,
+/// `GIT_CONFIG_KEY_n`/`VALUE_n` and `GIT_CONFIG_PARAMETERS` from the invocation's environment.
+pub fn parse_git(inv: &Invocation) -> GitCall {
+    parse_git_args(&inv.args, &|name| {
+        inv.env_value(name)
+            .map(|e| e.value.as_ref().and_then(|a| a.value.clone()))
+    })
+}
+
+/// Splits git arguments; `env(name)` answers `None` (unset), `Some(None)` (set, dynamic) or
+/// `Some(Some(v))`.
+pub fn parse_git_args(args: &[Arg], env: &dyn Fn(&str) -> Option<Option<String>>) -> GitCall {
+    let mut call = GitCall {
+        dir_changes: Vec::new(),
+        config: env_config(env),
+        git_dir: env("GIT_DIR"),
+        work_tree: env("GIT_WORK_TREE"),
+        subcommand: None,
+        args: Vec::new(),
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let Some(a) = args[i].value.as_deref() else {
+            // A dynamic word where the subcommand would be.
+            call.subcommand = Some(None);
+            call.args = args[i + 1..].to_vec();
+            return call;
+        };
+        if !a.starts_with('-') || a == "-" {
+            call.subcommand = Some(Some(a.to_string()));
+            call.args = args[i + 1..].to_vec();
+            return call;
+        }
+        if a == "--" {
+            i += 1;
+            continue;
+        }
+        let (name, attached) = match a.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(Some(v.to_string()))),
+            _ => (a, None),
+        };
+        // `-C<dir>` and `-c<k=v>` attached forms.
+        let (name, attached) = if attached.is_none()
+            && (a.starts_with("-C") || a.starts_with("-c"))
+            && a.len() > 2
+            && !a.starts_with("--")
+        {
+            (&a[..2], Some(Some(a[2..].to_string())))
+        } else {
+            (name, attached)
+        };
+        let value = if VALUED.contains(&name) {
+            match attached {
+                Some(v) => Some(v),
+                None => {
+                    i += 1;
+                    args.get(i).map(|x| x.value.clone())
+                }
+            }
+        } else {
+            attached
+        };
+        match (name, value) {
+            ("-C", Some(v)) => call.dir_changes.push(v),
+            ("-c", Some(v)) => {
+                if let Some(s) = config_pair(v.as_deref(), "-c") {
+                    call.config.push(s);
+                }
+            }
+            ("--config-env", Some(v)) => {
+                if let Some(v) = v {
+                    if let Some((k, _)) = v.split_once('=') {
+                        call.config.push(ConfigSetting {
+                            key: normalise_key(k),
+                            value: None,
+                            via: "--config-env",
+                        });
+                    }
+                } else {
+                    call.config.push(ConfigSetting {
+                        key: String::new(),
+                        value: None,
+                        via: "--config-env",
+                    });
+                }
+            }
+            ("--git-dir", Some(v)) => call.git_dir = Some(v),
+            ("--work-tree", Some(v)) => call.work_tree = Some(v),
+            _ => {}
+        }
+        i += 1;
+    }
+    call
+}
+
+/// A config key as git compares it: section and variable name case-insensitive, the
+/// subsection (a remote name, a URL) as written.
+pub fn normalise_key(key: &str) -> String {
+    match (key.find('.'), key.rfind('.')) {
+        (Some(first), Some(last)) if first < last => format!(
+            "{}{}{}",
+            key[..first].to_ascii_lowercase(),
+            &key[first..last],
+            key[last..].to_ascii_lowercase()
+        ),
+        _ => key.to_ascii_lowercase(),
+    }
+}
+
+/// `key=value` from `-c`; a dynamic pair is recorded with an empty key (unknown setting).
+fn config_pair(v: Option<&str>, via: &'static str) -> Option<ConfigSetting> {
+    match v {
+        None => Some(ConfigSetting {
+            key: String::new(),
+            value: None,
+            via,
+        }),
+        Some(v) => {
+            let (k, val) = v.split_once('=').unwrap_or((v, "true"));
+            Some(ConfigSetting {
+                key: normalise_key(k),
+                value: Some(val.to_string()),
+                via,
+            })
+        }
+    }
+}
+
+/// Settings from `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` and
+/// `GIT_CONFIG_PARAMETERS` (`'k=v' 'k2=v2'`).
+fn env_config(env: &dyn Fn(&str) -> Option<Option<String>>) -> Vec<ConfigSetting> {
+    let mut out = Vec::new();
+    if let Some(count) = env("GIT_CONFIG_COUNT") {
+        let n = count
+            .as_deref()
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .unwrap_or(0)
+            .min(1000);
+        // A dynamic count: look at every key that is set.
+        let upper = if count.is_none() { 64 } else { n };
+        for i in 0..upper {
+            match env(&format!("GIT_CONFIG_KEY_{i}")) {
+                Some(Some(k)) => out.push(ConfigSetting {
+                    key: normalise_key(&k),
+                    value: env(&format!("GIT_CONFIG_VALUE_{i}")).flatten(),
+                    via: "GIT_CONFIG_COUNT",
+                }),
+                Some(None) => out.push(ConfigSetting {
+                    key: String::new(),
+                    value: None,
+                    via: "GIT_CONFIG_COUNT",
+                }),
+                None => {}
+            }
+        }
+    }
+    match env("GIT_CONFIG_PARAMETERS") {
+        Some(Some(p)) => {
+            for pair in shell_words::split(&p).unwrap_or_else(|_| vec![p.clone()]) {
+                if let Some(s) = config_pair(Some(&pair), "GIT_CONFIG_PARAMETERS") {
+                    out.push(s);
+                }
+            }
+        }
+        Some(None) => out.push(ConfigSetting {
+            key: String::new(),
+            value: None,
+            via: "GIT_CONFIG_PARAMETERS",
+        }),
+        None => {}
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(cmd: &str) -> GitCall {
+        let parsed = shell_syntax::parse(cmd);
+        let view = shell_syntax::commands(&parsed);
+        let inv = view.invocations.last().cloned().expect("one invocation");
+        parse_git(&inv)
+    }
+
+    #[test]
+    fn global_options_in_every_spelling() {
+        let c = call("git -C /a -C b -c user.name=x --git-dir=/r/.git -p push origin main");
+        assert_eq!(
+            c.dir_changes,
+            vec![Some("/a".to_string()), Some("b".to_string())]
+        );
+        assert_eq!(c.git_dir, Some(Some("/r/.git".into())));
+        assert_eq!(c.sub(), Some("push"));
+        assert_eq!(c.arg_values(), vec![Some("origin"), Some("main")]);
+        assert_eq!(c.config[0].key, "user.name");
+        let c = call("git -Cfoo -ccore.hooksPath=/dev/null commit");
+        assert_eq!(c.dir_changes, vec![Some("foo".to_string())]);
+        assert_eq!(c.config[0].key, "core.hookspath");
+    }
+
+    #[test]
+    fn config_from_the_environment() {
+        let c = call("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/x git commit -m y");
+        assert_eq!(c.config[0].key, "core.hookspath");
+        assert_eq!(c.config[0].value.as_deref(), Some("/x"));
+        let c = call("GIT_CONFIG_PARAMETERS=\"'core.hooksPath=/x'\" git commit");
+        assert_eq!(c.config[0].via, "GIT_CONFIG_PARAMETERS");
+        let c = call("git --config-env core.hooksPath=HOOKS commit");
+        assert_eq!(c.config[0].key, "core.hookspath");
+    }
+}

@@ -1,0 +1,384 @@
+//! The one decision core: parse the command with shell-syntax, add the scripts it runs by path,
+//! run every requirement's `check` over the result, and pick the deny that names the decision
+//! (order G4, G6, G7, G1, G2, G3, G5; G0 first). Pure over [`Context`] and [`World`].
+
+use crate::context::Context;
+use crate::finding::{first_deny, Finding};
+use crate::location;
+use crate::operations::{self, Op};
+use crate::world::{World, MAX_SCRIPT_BYTES};
+use crate::{
+    g0_unparsed, g1_result_hidden, g2_node_ids, g3_other_owner, g4_branch_rules, g5_review_helper,
+    g6_primary_checkout, g7_wait_loops,
+};
+use serde_json::{json, Value};
+use shell_syntax::{CommandView, Invocation, Parsed};
+use std::cell::OnceCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// How deep scripts run by path are followed (G0: depth 3).
+pub const MAX_SCRIPT_DEPTH: usize = 3;
+/// Most scripts read for one command.
+const MAX_SCRIPTS: usize = 16;
+
+/// Where a unit of text came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnitSource {
+    /// The Bash tool's command itself.
+    Command,
+    /// A script the command (or another script) runs by path.
+    Script {
+        path: PathBuf,
+        /// Index of the unit whose invocation runs it, and that invocation's index.
+        parent: usize,
+        invocation: usize,
+    },
+    /// The shell text of a git (`!...`) or gh (`!...`) shell alias that an invocation runs.
+    ShellAlias {
+        name: String,
+        parent: usize,
+        invocation: usize,
+    },
+}
+
+/// One parsed text: the command, or a script it runs by path.
+#[derive(Debug, Clone)]
+pub struct Unit {
+    pub text: String,
+    pub parsed: Parsed,
+    pub view: CommandView,
+    pub source: UnitSource,
+    /// The directory the text starts in.
+    pub cwd: PathBuf,
+    /// How many scripts-by-path deep (0: the command).
+    pub depth: usize,
+}
+
+impl Unit {
+    fn new(text: String, source: UnitSource, cwd: PathBuf, depth: usize) -> Unit {
+        let parsed = shell_syntax::parse(&text);
+        let view = shell_syntax::commands(&parsed);
+        Unit {
+            text,
+            parsed,
+            view,
+            source,
+            cwd,
+            depth,
+        }
+    }
+
+    /// The directory an invocation runs in (cwd, then its `cd`s); `None` when unknown.
+    pub fn dir_of(&self, inv: &Invocation, home: Option<&Path>) -> Option<PathBuf> {
+        location::after_cds(&self.cwd, &inv.cds, home)
+    }
+}
+
+/// A script that was named but not read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct UnreadScript {
+    pub path: String,
+    pub cause: String,
+}
+
+/// Everything the requirement modules read.
+pub struct Analysis<'a> {
+    pub cx: &'a Context,
+    pub world: &'a dyn World,
+    /// `units[0]` is the command; the rest are scripts run by path.
+    pub units: Vec<Unit>,
+    pub unread_scripts: Vec<UnreadScript>,
+    gh_aliases: OnceCell<BTreeMap<String, String>>,
+    ops: OnceCell<Vec<Op>>,
+}
+
+impl<'a> Analysis<'a> {
+    /// Parses the command and follows the scripts it runs by path.
+    pub fn build(command: &str, cx: &'a Context, world: &'a dyn World) -> Analysis<'a> {
+        let mut a = Analysis {
+            cx,
+            world,
+            units: vec![Unit::new(
+                command.to_string(),
+                UnitSource::Command,
+                cx.cwd.clone(),
+                0,
+            )],
+            unread_scripts: Vec::new(),
+            gh_aliases: OnceCell::new(),
+            ops: OnceCell::new(),
+        };
+        a.follow_scripts();
+        a
+    }
+
+    /// gh's aliases (read once).
+    pub fn gh_aliases(&self) -> &BTreeMap<String, String> {
+        self.gh_aliases.get_or_init(|| self.world.gh_aliases())
+    }
+
+    /// Every git/gh/HTTP operation of every unit (read once).
+    pub fn ops(&self) -> &[Op] {
+        self.ops.get_or_init(|| operations::collect(self))
+    }
+
+    /// Shell aliases run by the invocations of one unit: (invocation, alias name, shell text).
+    fn shell_aliases_of(&self, unit_index: usize) -> Vec<(usize, String, String)> {
+        let unit = &self.units[unit_index];
+        let mut out = Vec::new();
+        for inv in &unit.view.invocations {
+            match inv.name() {
+                Some("gh") => {
+                    let args = crate::gh_cli::parse(&inv.args);
+                    if let Some(top) = args.top.as_deref() {
+                        if !crate::gh_cli::is_builtin(top) {
+                            if let Some(text) =
+                                self.gh_aliases().get(top).and_then(|e| e.strip_prefix('!'))
+                            {
+                                out.push((inv.index, top.to_string(), text.to_string()));
+                            }
+                        }
+                    }
+                }
+                Some("git") => {
+                    let call = crate::git_args::parse_git(inv);
+                    if call.sub().is_some_and(|s| !crate::git_alias::is_builtin(s)) {
+                        let home = self.home();
+                        let dir = unit
+                            .dir_of(inv, home.as_deref())
+                            .and_then(|d| location::after_git_c(&d, &call, home.as_deref()));
+                        let persisted = dir.map(|d| self.world.git_aliases(&d)).unwrap_or_default();
+                        let e = crate::git_alias::expand(&call, &persisted);
+                        if let Some(text) = e.shell {
+                            out.push((
+                                inv.index,
+                                e.chain.last().cloned().unwrap_or_default(),
+                                text,
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Every invocation of every unit, with its unit.
+    pub fn invocations(&self) -> impl Iterator<Item = (&Unit, &Invocation)> {
+        self.units
+            .iter()
+            .flat_map(|u| u.view.invocations.iter().map(move |i| (u, i)))
+    }
+
+    pub fn home(&self) -> Option<PathBuf> {
+        self.cx.home()
+    }
+
+    fn follow_scripts(&mut self) {
+        let mut next = 0;
+        let mut budget = MAX_SCRIPT_BYTES as usize * 4;
+        while next < self.units.len() {
+            let unit_index = next;
+            next += 1;
+            if self.units[unit_index].depth >= MAX_SCRIPT_DEPTH {
+                continue;
+            }
+            if self.units.len() <= MAX_SCRIPTS {
+                for (inv_index, name, text) in self.shell_aliases_of(unit_index) {
+                    let unit = &self.units[unit_index];
+                    let cwd = unit.cwd.clone();
+                    let depth = unit.depth + 1;
+                    self.units.push(Unit::new(
+                        text,
+                        UnitSource::ShellAlias {
+                            name,
+                            parent: unit_index,
+                            invocation: inv_index,
+                        },
+                        cwd,
+                        depth,
+                    ));
+                }
+            }
+            let home = self.home();
+            let mut found = Vec::new();
+            {
+                let unit = &self.units[unit_index];
+                for inv in &unit.view.invocations {
+                    if let Some(path) = script_path(inv) {
+                        let Some(dir) = unit.dir_of(inv, home.as_deref()) else {
+                            found.push((inv.index, path, None));
+                            continue;
+                        };
+                        let full = location::join(&dir, &expand_tilde(&path, home.as_deref()));
+                        found.push((inv.index, path, Some((full, dir))));
+                    }
+                }
+            }
+            for (inv_index, path, resolved) in found {
+                if self.units.len() > MAX_SCRIPTS {
+                    self.unread_scripts.push(UnreadScript {
+                        path,
+                        cause: format!("more than {MAX_SCRIPTS} scripts"),
+                    });
+                    continue;
+                }
+                let Some((full, dir)) = resolved else {
+                    self.unread_scripts.push(UnreadScript {
+                        path,
+                        cause: "its directory is decided at run time".into(),
+                    });
+                    continue;
+                };
+                match self.world.read_script(&full) {
+                    Ok(text) if text.len() <= budget => {
+                        budget -= text.len();
+                        let depth = self.units[unit_index].depth + 1;
+                        self.units.push(Unit::new(
+                            text,
+                            UnitSource::Script {
+                                path: full,
+                                parent: unit_index,
+                                invocation: inv_index,
+                            },
+                            dir,
+                            depth,
+                        ));
+                    }
+                    Ok(_) => self.unread_scripts.push(UnreadScript {
+                        path,
+                        cause: "script budget exhausted".into(),
+                    }),
+                    Err(e) => self.unread_scripts.push(UnreadScript { path, cause: e.0 }),
+                }
+            }
+        }
+    }
+}
+
+fn expand_tilde(path: &str, home: Option<&Path>) -> String {
+    match (path.strip_prefix("~/"), home) {
+        (Some(rest), Some(h)) => format!("{}/{rest}", h.display()),
+        _ => path.to_string(),
+    }
+}
+
+/// The script an invocation runs by path: `bash x.sh`, `sh -e x.sh`, `./x.sh`, `source x.sh`,
+/// `. x.sh`. A shell given `-c` or reading stdin runs no script file.
+pub fn script_path(inv: &Invocation) -> Option<String> {
+    let name = inv.name()?;
+    if name == "source" || name == "." {
+        let first = inv.args.first()?;
+        return first.value.clone().or_else(|| {
+            // `~/x.sh`: keep the tilde for the caller to expand.
+            first
+                .word
+                .resolve(&|n| (n == "HOME").then(|| "~".to_string()))
+        });
+    }
+    if shell_syntax::view::is_shell(name) {
+        for a in &inv.args {
+            let v = a.value.as_deref()?;
+            if v == "--" {
+                continue;
+            }
+            if v.starts_with('-') || v.starts_with('+') {
+                // `-c`, `-s` or `-i`: the script is not a file argument.
+                if !v.starts_with("--") && v[1..].contains(['c', 's']) {
+                    return None;
+                }
+                if v == "-o" || v == "-O" || v == "--rcfile" || v == "--init-file" {
+                    return None;
+                }
+                continue;
+            }
+            return Some(v.to_string());
+        }
+        return None;
+    }
+    if let shell_syntax::view::Program::Static { raw, .. } = &inv.program {
+        if raw.contains('/') {
+            return Some(raw.clone());
+        }
+    }
+    None
+}
+
+/// The outcome of judging one command.
+#[derive(Debug, Clone)]
+pub struct Decision {
+    /// Every finding of every requirement (denies and notes).
+    pub findings: Vec<Finding>,
+    /// Scripts named but not read (judged as unseen).
+    pub unread_scripts: Vec<UnreadScript>,
+}
+
+impl Decision {
+    /// The deny that names the decision, if any.
+    pub fn deny(&self) -> Option<&Finding> {
+        first_deny(&self.findings)
+    }
+
+    /// The coarse reason for the model (K4).
+    pub fn reason(&self) -> Option<String> {
+        self.deny().map(Finding::reason)
+    }
+
+    /// The audit record body: every finding with its evidence.
+    pub fn audit(&self, command: &str) -> Value {
+        json!({
+            "command": command,
+            "decision": if self.deny().is_some() { "deny" } else { "allow" },
+            "requirement": self.deny().map(|f| f.requirement.id()),
+            "findings": self.findings,
+            "unread_scripts": self.unread_scripts,
+        })
+    }
+}
+
+/// Judges one Bash command.
+pub fn judge(command: &str, cx: &Context, world: &dyn World) -> Decision {
+    let analysis = Analysis::build(command, cx, world);
+    judge_analysis(&analysis)
+}
+
+/// Runs every requirement over a built analysis (`explain` shares this).
+pub fn judge_analysis(a: &Analysis<'_>) -> Decision {
+    let mut findings = Vec::new();
+    findings.extend(g0_unparsed::check(a));
+    findings.extend(g1_result_hidden::check(a));
+    findings.extend(g2_node_ids::check(a));
+    findings.extend(g3_other_owner::check(a));
+    findings.extend(g4_branch_rules::check(a));
+    findings.extend(g5_review_helper::check(a));
+    findings.extend(g6_primary_checkout::check(a));
+    findings.extend(g7_wait_loops::check(a));
+    Decision {
+        findings,
+        unread_scripts: a.unread_scripts.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first(cmd: &str) -> Invocation {
+        let p = shell_syntax::parse(cmd);
+        shell_syntax::commands(&p).invocations.remove(0)
+    }
+
+    #[test]
+    fn scripts_by_path() {
+        assert_eq!(script_path(&first("bash x.sh")), Some("x.sh".into()));
+        assert_eq!(script_path(&first("sh -e ./y.sh a")), Some("./y.sh".into()));
+        assert_eq!(script_path(&first("./run.sh")), Some("./run.sh".into()));
+        assert_eq!(script_path(&first(". ~/env.sh")), Some("~/env.sh".into()));
+        assert_eq!(script_path(&first("source lib.sh")), Some("lib.sh".into()));
+        assert_eq!(script_path(&first("bash -c 'ls'")), None);
+        assert_eq!(script_path(&first("bash")), None);
+        assert_eq!(script_path(&first("ls -la")), None);
+    }
+}

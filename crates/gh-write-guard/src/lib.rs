@@ -1,0 +1,43 @@
+//! gh-write-guard: the PreToolUse guard on `Bash` for GitHub writes, branch rules, primary
+//! checkouts and wait loops (requirements G0-G7 of the product requirements).
+//!
+//! - [`judge`]: the one decision core ([`judge::judge`]) over a [`context::Context`] and a
+//!   [`world::World`]; one module per requirement (`g0_unparsed` ... `g7_wait_loops`), each a
+//!   `check(&Analysis) -> Vec<Finding>`.
+//! - [`world`]: the outside facts, [`real_world`] (git2, live rules, files) and [`fake_world`]
+//!   (a conformance case's `env`).
+//! - [`cases`]: replay of conformance cases and fixtures (tests and `--selftest`).
+//! - [`hook`]: the hook-mode glue (payload to context, audit record, fail-closed answers).
+
+pub mod cases;
+pub mod context;
+pub mod explain;
+pub mod fake_world;
+pub mod finding;
+pub mod g0_unparsed;
+pub mod g1_result_hidden;
+pub mod g2_node_ids;
+pub mod g3_other_owner;
+pub mod g4_branch_rules;
+pub mod g5_review_helper;
+pub mod g6_primary_checkout;
+pub mod g6_repo_kind;
+pub mod g7_timeout;
+pub mod g7_wait_loops;
+pub mod gh_api;
+pub mod gh_cli;
+pub mod gh_config;
+pub mod git_alias;
+pub mod git_args;
+pub mod git_push;
+pub mod hook;
+pub mod judge;
+pub mod location;
+pub mod operations;
+pub mod real_world;
+pub mod world;
+
+pub use context::Context;
+pub use finding::{Finding, Requirement, Verdict};
+pub use judge::{judge, Analysis, Decision};
+pub use world::World;

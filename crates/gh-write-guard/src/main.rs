@@ -1,0 +1,100 @@
+//! gh-write-guard: PreToolUse hook on Bash (no arguments, payload on stdin), `--selftest`,
+//! `explain`, `--help`, `--version`.
+
+use gh_write_guard::{cases, hook};
+use hook_io::HookSpec;
+use std::sync::Arc;
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded_fixtures.rs"));
+}
+
+const USAGE: &str = "\
+gh-write-guard: PreToolUse guard on Bash for GitHub writes, branch rules, primary checkouts and
+wait loops (requirements G0-G7)
+
+usage:
+  gh-write-guard                      hook mode: PreToolUse payload on stdin
+  gh-write-guard explain '<command>' [--cwd DIR] [--json] [--live]
+                                      why a command is allowed or denied (read-only)
+  gh-write-guard --selftest           replay the embedded fixtures
+  gh-write-guard --help | --version
+
+grants (hook environment only): GH_WRITE_GUARD_ALLOW=owner/repo,owner/* (G3, G5),
+  GH_WRITE_GUARD_ALLOW_PRIMARY_CHECKOUT=1 (G6)
+config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): review_helper,
+  protected_branches, primary_checkout, github_api, rules_timeout_ms, hook_deadline_ms
+env: AGENT_GUARDS_GITHUB_API overrides the GitHub API base (tests, proxies)";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match args.first().map(String::as_str) {
+        None => hook_mode(),
+        Some("--help") | Some("-h") => {
+            println!("{USAGE}");
+            0
+        }
+        Some("--version") | Some("-V") => {
+            println!("gh-write-guard {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        Some("--selftest") => selftest(),
+        Some("explain") => gh_write_guard::explain::run(&args[1..]),
+        Some(other) => {
+            eprintln!("gh-write-guard: unknown argument {other:?} (see gh-write-guard --help)");
+            2
+        }
+    };
+    std::process::exit(code);
+}
+
+fn hook_mode() -> i32 {
+    let process = Arc::new(hook::Process::current());
+    let spec = HookSpec {
+        name: hook::NAME,
+        input_limit: hook_io::DEFAULT_INPUT_LIMIT,
+        deadline: process.hook_deadline(),
+    };
+    let for_judge = Arc::clone(&process);
+    hook_io::run_hook(
+        spec,
+        move |input| hook::decide(input, &for_judge),
+        move |ctx, cause| hook::failure_answer(ctx, cause, &process),
+    )
+}
+
+/// Replays every embedded fixture; exit 0 when all pass.
+fn selftest() -> i32 {
+    let mut total = 0;
+    let mut failed = 0;
+    for (name, text) in embedded::EMBEDDED {
+        match cases::replay_all(text) {
+            Ok(results) => {
+                for r in results {
+                    total += 1;
+                    if !(r.passed && r.requirement_matched) {
+                        failed += 1;
+                        println!(
+                            "FAIL {name} {}: expected {} got {} ({:?}) for {:?}",
+                            r.id, r.expected, r.got, r.reason, r.command
+                        );
+                    }
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                println!("FAIL {name}: unreadable fixture file: {e}");
+            }
+        }
+    }
+    println!(
+        "gh-write-guard selftest: {} of {total} fixtures passed ({} files)",
+        total - failed,
+        embedded::EMBEDDED.len()
+    );
+    if failed == 0 && total > 0 {
+        0
+    } else {
+        1
+    }
+}

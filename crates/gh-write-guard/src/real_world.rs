@@ -1,0 +1,306 @@
+//! The real [`World`]: git2 for repositories (opened once per directory), branch-rules for
+//! remotes and the live rules lookup (cache in the session ledger), gh's config files for aliases
+//! and enterprise hosts, and the file system for scripts run by path.
+
+use crate::world::{
+    DefaultPush, Destination, LookupError, RepoKind, RepoSlug, Rules, World, MAX_SCRIPT_BYTES,
+};
+use branch_rules::cache::{CacheEntry, CacheKey, RulesCache};
+use branch_rules::remote;
+use branch_rules::{GitHubHosts, LiveConfig, LiveRules};
+use git2::Repository;
+use session_store::Ledger;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Key of the rules cache in the session ledger.
+const LEDGER_KEY: &str = "gh_write_guard_rules";
+/// Most entries kept in the ledger's rules cache (oldest dropped first).
+const MAX_CACHE_ENTRIES: usize = 256;
+/// Largest gh config file read.
+const MAX_GH_CONFIG_BYTES: u64 = 256 * 1024;
+
+/// The rules cache kept in the session ledger (locked, written atomically by session-store).
+pub struct LedgerRulesCache {
+    ledger: Ledger,
+}
+
+impl LedgerRulesCache {
+    pub fn new(ledger: Ledger) -> Self {
+        LedgerRulesCache { ledger }
+    }
+}
+
+impl RulesCache for LedgerRulesCache {
+    fn get(&self, key: &CacheKey) -> Option<CacheEntry> {
+        let map = self.ledger.read().ok()?;
+        let entry = map.get(LEDGER_KEY)?.get(key.as_string())?;
+        serde_json::from_value(entry.clone()).ok()
+    }
+
+    fn put(&self, key: &CacheKey, entry: &CacheEntry) -> Result<(), String> {
+        let value = serde_json::to_value(entry).map_err(|e| e.to_string())?;
+        self.ledger
+            .update(|map| {
+                let slot = map
+                    .entry(LEDGER_KEY)
+                    .or_insert_with(|| serde_json::Value::Object(Default::default()));
+                if !slot.is_object() {
+                    *slot = serde_json::Value::Object(Default::default());
+                }
+                if let Some(obj) = slot.as_object_mut() {
+                    obj.insert(key.as_string(), value);
+                    while obj.len() > MAX_CACHE_ENTRIES {
+                        let oldest = obj
+                            .iter()
+                            .min_by_key(|(_, v)| v.get("fetched_at_ms").and_then(|t| t.as_u64()))
+                            .map(|(k, _)| k.clone());
+                        match oldest {
+                            Some(k) => {
+                                obj.remove(&k);
+                            }
+                            None => break,
+                        }
+                    }
+                }
+            })
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Where rules come from in the real world.
+pub type LiveLookup = LiveRules<HashMap<String, String>, Arc<dyn RulesCache>>;
+
+/// The machine the hook runs on.
+pub struct RealWorld {
+    hosts: GitHubHosts,
+    rules: LiveLookup,
+    env: BTreeMap<String, String>,
+    repos: RefCell<HashMap<PathBuf, Option<Repository>>>,
+}
+
+/// Settings of the real world, from the context.
+pub struct RealWorldConfig {
+    /// The hook's environment.
+    pub env: BTreeMap<String, String>,
+    pub api_base_override: Option<String>,
+    pub rules_deadline: Duration,
+    pub cache: Arc<dyn RulesCache>,
+}
+
+impl RealWorld {
+    pub fn new(cfg: RealWorldConfig) -> RealWorld {
+        let hosts = GitHubHosts::new(enterprise_hosts(&cfg.env));
+        let live = LiveConfig {
+            hosts: hosts.clone(),
+            api_base_override: cfg.api_base_override,
+            deadline: cfg.rules_deadline,
+            ..LiveConfig::default()
+        };
+        let env: HashMap<String, String> = cfg
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        RealWorld {
+            hosts,
+            rules: LiveRules::new(live, env, cfg.cache),
+            env: cfg.env,
+            repos: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The live lookup, for the audit notes of the last request.
+    pub fn live_rules(&self) -> &LiveLookup {
+        &self.rules
+    }
+
+    fn with_repo<T>(&self, dir: &Path, f: impl FnOnce(&Repository) -> T) -> Option<T> {
+        let mut repos = self.repos.borrow_mut();
+        let repo = repos.entry(dir.to_path_buf()).or_insert_with(|| {
+            Repository::discover(crate::g6_repo_kind::existing_ancestor(dir)?).ok()
+        });
+        repo.as_ref().map(f)
+    }
+
+    fn gh_config_dir(&self) -> Option<PathBuf> {
+        gh_config_dir(&self.env)
+    }
+}
+
+/// gh's config dir: `GH_CONFIG_DIR`, else `$XDG_CONFIG_HOME/gh`, else `~/.config/gh`.
+pub fn gh_config_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
+    if let Some(d) = env.get("GH_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(x) = env.get("XDG_CONFIG_HOME").filter(|d| d.starts_with('/')) {
+        return Some(Path::new(x).join("gh"));
+    }
+    env.get("HOME")
+        .filter(|h| h.starts_with('/'))
+        .map(|h| Path::new(h).join(".config/gh"))
+}
+
+fn read_bounded(path: &Path, limit: u64) -> Result<String, LookupError> {
+    let file =
+        std::fs::File::open(path).map_err(|e| LookupError(format!("{}: {e}", path.display())))?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| LookupError(format!("{}: {e}", path.display())))?;
+    if bytes.len() as u64 > limit {
+        return Err(LookupError(format!(
+            "{}: larger than {limit} bytes",
+            path.display()
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| LookupError(format!("{}: not text", path.display())))
+}
+
+/// Enterprise hosts: `GH_HOST` when it is not github.com, and the hosts in gh's `hosts.yml`.
+fn enterprise_hosts(env: &BTreeMap<String, String>) -> Vec<String> {
+    let mut hosts: Vec<String> = env.get("GH_HOST").cloned().into_iter().collect();
+    if let Some(dir) = gh_config_dir(env) {
+        if let Ok(text) = read_bounded(&dir.join("hosts.yml"), MAX_GH_CONFIG_BYTES) {
+            hosts.extend(crate::gh_config::top_level_keys(&text));
+        }
+    }
+    hosts
+}
+
+impl World for RealWorld {
+    fn origin(&self, dir: &Path) -> Option<RepoSlug> {
+        self.with_repo(dir, |r| remote::origin_slug(r).ok().flatten())
+            .flatten()
+    }
+
+    fn push_destinations(
+        &self,
+        dir: &Path,
+        remote: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Vec<Destination>, LookupError> {
+        let overrides = remote::ConfigOverrides::from_pairs(overrides.iter().cloned());
+        match self.with_repo(dir, |r| {
+            remote::push_destinations_with(r, remote, &self.hosts, &overrides)
+        }) {
+            Some(Ok(d)) => Ok(d),
+            Some(Err(e)) => Err(LookupError(e.to_string())),
+            // Outside a repository git still pushes to a URL given as the remote.
+            None => Ok(vec![remote::classify_url(remote, &self.hosts)]),
+        }
+    }
+
+    fn default_push(
+        &self,
+        dir: &Path,
+        explicit_remote: Option<&str>,
+        overrides: &[(String, String)],
+    ) -> Result<DefaultPush, LookupError> {
+        let overrides = remote::ConfigOverrides::from_pairs(overrides.iter().cloned());
+        match self.with_repo(dir, |r| {
+            remote::default_push_with(r, explicit_remote, &overrides)
+        }) {
+            Some(Ok(p)) => Ok(p),
+            Some(Err(e)) => Err(LookupError(e.to_string())),
+            None => Err(LookupError(format!("{}: not a repository", dir.display()))),
+        }
+    }
+
+    fn remote_tracking_branch(&self, dir: &Path, remote: &str, branch: &str) -> Option<bool> {
+        // Only a configured remote has tracking refs; a URL says nothing.
+        if remote.contains(['/', ':']) {
+            return None;
+        }
+        self.with_repo(dir, |r| {
+            r.find_reference(&format!("refs/remotes/{remote}/{branch}"))
+                .is_ok()
+        })
+    }
+
+    fn local_branches(&self, dir: &Path) -> Vec<String> {
+        self.with_repo(dir, |r| {
+            let mut out = Vec::new();
+            if let Ok(branches) = r.branches(Some(git2::BranchType::Local)) {
+                for (b, _) in branches.flatten().take(10_000) {
+                    if let Ok(Some(name)) = b.name() {
+                        out.push(name.to_string());
+                    }
+                }
+            }
+            out
+        })
+        .unwrap_or_default()
+    }
+
+    fn is_github_host(&self, host: &str) -> bool {
+        self.hosts.is_github(host)
+    }
+
+    fn rules(&self) -> &dyn Rules {
+        &self.rules
+    }
+
+    fn repo_kind(&self, dir: &Path) -> RepoKind {
+        self.with_repo(dir, crate::g6_repo_kind::kind_of)
+            .unwrap_or(RepoKind::NoRepo)
+    }
+
+    fn resolves_to_commit(&self, dir: &Path, arg: &str) -> bool {
+        self.with_repo(dir, |r| {
+            r.revparse_single(arg)
+                .and_then(|o| o.peel_to_commit())
+                .is_ok()
+        })
+        .unwrap_or(false)
+    }
+
+    fn git_aliases(&self, dir: &Path) -> BTreeMap<String, String> {
+        let read = |config: git2::Config| {
+            let mut out = BTreeMap::new();
+            if let Ok(mut entries) = config.entries(Some(r"^alias\.")) {
+                while let Some(Ok(e)) = entries.next() {
+                    if let (Ok(name), Ok(value)) = (e.name(), e.value()) {
+                        if let Some(alias) = name.strip_prefix("alias.") {
+                            out.insert(alias.to_string(), value.to_string());
+                        }
+                    }
+                }
+            }
+            out
+        };
+        match self.with_repo(dir, |r| r.config().ok()) {
+            Some(Some(c)) => read(c),
+            _ => git2::Config::open_default().map(read).unwrap_or_default(),
+        }
+    }
+
+    fn gh_aliases(&self) -> BTreeMap<String, String> {
+        self.gh_config_dir()
+            .and_then(|d| read_bounded(&d.join("config.yml"), MAX_GH_CONFIG_BYTES).ok())
+            .map(|text| crate::gh_config::aliases(&text))
+            .unwrap_or_default()
+    }
+
+    fn read_script(&self, path: &Path) -> Result<String, LookupError> {
+        let meta =
+            std::fs::metadata(path).map_err(|e| LookupError(format!("{}: {e}", path.display())))?;
+        if !meta.is_file() {
+            return Err(LookupError(format!(
+                "{}: not a regular file",
+                path.display()
+            )));
+        }
+        if meta.len() > MAX_SCRIPT_BYTES {
+            return Err(LookupError(format!(
+                "{}: larger than {MAX_SCRIPT_BYTES} bytes",
+                path.display()
+            )));
+        }
+        read_bounded(path, MAX_SCRIPT_BYTES)
+    }
+}

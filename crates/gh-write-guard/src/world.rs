@@ -1,0 +1,100 @@
+//! Every fact from outside the command text that a requirement needs, behind one trait.
+//!
+//! The decision core ([`crate::judge`]) asks only this trait, so the same code runs against the
+//! real machine ([`crate::real_world::RealWorld`]: git2, branch-rules' live lookup, the file
+//! system) and against the worlds the conformance cases describe
+//! ([`crate::fake_world::FakeWorld`]). The hook's own environment is not here: it is part of
+//! [`crate::context::Context`], because it is an input of the call, not a lookup.
+
+pub use branch_rules::remote::{DefaultPush, PushTarget};
+pub use branch_rules::{Destination, RepoSlug, Rules, RulesOutcome};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What a directory is, for G6.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RepoKind {
+    /// A repository's main work tree (also a submodule's): not a linked worktree.
+    Primary,
+    /// A linked worktree (`git worktree add`).
+    Linked,
+    /// A bare repository or a git dir without a work tree.
+    Bare,
+    /// Not inside any repository.
+    NoRepo,
+}
+
+/// A lookup that could not be answered (unreadable repository, config, file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LookupError(pub String);
+
+impl std::fmt::Display for LookupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Upper bound on a script read by path (G0).
+pub const MAX_SCRIPT_BYTES: u64 = 1024 * 1024;
+
+/// The outside world as the requirements see it. `dir` arguments are absolute directories the
+/// command acts in (the payload `cwd` after `cd`s and `-C`).
+pub trait World {
+    /// Origin's host/owner/repo for the repository at `dir` (G3); `None`: no repository or no
+    /// origin naming an `owner/repo`.
+    fn origin(&self, dir: &Path) -> Option<RepoSlug>;
+
+    /// Where `git push <remote>` writes, one destination per push URL, after `pushurl`,
+    /// `insteadOf` and `pushInsteadOf` (G3, G4). `remote` is a remote name or a URL/path.
+    /// `overrides` are the command's own config pairs (`-c`, `GIT_CONFIG_*`), in order; git
+    /// reads them last.
+    fn push_destinations(
+        &self,
+        dir: &Path,
+        remote: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Vec<Destination>, LookupError>;
+
+    /// What `git push [<remote>]` without refspecs pushes (`@{push}`, upstream, current branch
+    /// per `push.default`) (G4), with the command's own config pairs.
+    fn default_push(
+        &self,
+        dir: &Path,
+        explicit_remote: Option<&str>,
+        overrides: &[(String, String)],
+    ) -> Result<DefaultPush, LookupError>;
+
+    /// Whether the remote-tracking branch `refs/remotes/<remote>/<branch>` exists in the
+    /// repository at `dir` (G4: a push with none may create the branch); `None`: not known.
+    fn remote_tracking_branch(&self, _dir: &Path, _remote: &str, _branch: &str) -> Option<bool> {
+        None
+    }
+
+    /// Local branch names (`git push --all`) (G4).
+    fn local_branches(&self, dir: &Path) -> Vec<String>;
+
+    /// Whether `host` is GitHub (github.com or a configured enterprise host).
+    fn is_github_host(&self, host: &str) -> bool;
+
+    /// Branch rules on a GitHub host (G4); live or fixed.
+    fn rules(&self) -> &dyn Rules;
+
+    /// Primary checkout, linked worktree, bare or no repository (G6). `dir` may also be a git
+    /// dir (`--git-dir`).
+    fn repo_kind(&self, dir: &Path) -> RepoKind;
+
+    /// Whether `arg` resolves to a commit in the repository at `dir` (G6 `checkout <arg>`).
+    fn resolves_to_commit(&self, dir: &Path, arg: &str) -> bool;
+
+    /// Persisted git aliases of the repository at `dir` (config with includes; global config
+    /// too), name → value as written (`!cmd` for shell aliases) (G0, G4, G6).
+    fn git_aliases(&self, dir: &Path) -> BTreeMap<String, String>;
+
+    /// gh aliases from gh's `config.yml`, name → expansion as written (G0).
+    fn gh_aliases(&self) -> BTreeMap<String, String>;
+
+    /// The text of a script run by path (`bash x.sh`, `./x.sh`, `source x.sh`), read bounded by
+    /// [`MAX_SCRIPT_BYTES`] (G0). An error means the script is judged as unseen.
+    fn read_script(&self, path: &Path) -> Result<String, LookupError>;
+}

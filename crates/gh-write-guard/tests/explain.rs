@@ -1,0 +1,100 @@
+//! `gh-write-guard explain` as a maintainer runs it: the real binary, a real repository with a
+//! persisted alias, text and JSON output, exit codes, and no writes (no audit record, no change
+//! to the repository).
+
+use std::path::Path;
+use std::process::Command;
+
+fn git(dir: &Path, args: &[&str], home: &Path) {
+    let st = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .status()
+        .expect("git");
+    assert!(st.success(), "git {args:?}");
+}
+
+fn explain(home: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gh-write-guard"))
+        .arg("explain")
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".state"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("run gh-write-guard");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn explains_g6_and_g7_with_their_facts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"], &home);
+    git(
+        &repo,
+        &["commit", "-q", "--allow-empty", "-m", "one"],
+        &home,
+    );
+    git(&repo, &["config", "alias.wipe", "reset --hard"], &home);
+    let head_before = std::fs::read_to_string(repo.join(".git/HEAD")).unwrap();
+    let cwd = repo.to_str().unwrap();
+
+    let cmd = "git status && git wipe; timeout -s 0 60 bash -c 'while :; do sleep 1; done'";
+    let (code, text) = explain(&home, &[cmd, "--cwd", cwd]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("aliases: wipe"), "{text}");
+    assert!(text.contains("repository: Primary"), "{text}");
+    assert!(text.contains("G6: deny"), "{text}");
+    assert!(text.contains("G7: deny"), "{text}");
+    assert!(text.contains("signal is 0"), "{text}");
+    assert!(text.contains("decision: deny: G6"), "{text}");
+
+    let (code, out) = explain(&home, &["--json", "--cwd", cwd, "git checkout main"]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["decision"], "allow");
+    assert_eq!(v["cwd_repo_kind"], "primary");
+    assert_eq!(v["g6"][0]["repo_kind"], "primary");
+    assert_eq!(v["g6"][0]["mutating"], serde_json::Value::Null);
+    assert_eq!(v["requirements"]["G6"]["verdict"], "allow");
+
+    let (code, out) = explain(
+        &home,
+        &[
+            "--json",
+            "--cwd",
+            cwd,
+            "timeout 60 bash -c 'while :; do sleep 1; done'",
+        ],
+    );
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["g7"][0]["loop"]["bound"]["timeout"], "timeout 60");
+
+    // Read-only: no audit record or state, the repository untouched.
+    assert!(!home.join(".state").exists());
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".git/HEAD")).unwrap(),
+        head_before
+    );
+
+    let (code, _) = explain(&home, &["--bogus"]);
+    assert_eq!(code, 2);
+}

@@ -1,0 +1,186 @@
+//! gh-write-guard driven by the real Claude Code CLI (issue 4): the scripted model runs
+//! `git push origin main` in a checkout whose origin is a repository on a GitHub host.
+//!
+//! The host is real end to end: `git daemon` on 127.0.0.1 serves a bare repository (receive-pack
+//! enabled), origin is `git://127.0.0.1:PORT/acme/widget.git`, and the hook's environment names
+//! 127.0.0.1 as an enterprise GitHub host (`GH_HOST`) whose API is our loopback rules server
+//! (`AGENT_GUARDS_GITHUB_API`). So the guard reads origin with git2, classifies the push URL as
+//! `acme/widget` on a GitHub host, asks the live rules endpoint over HTTP, and — when it allows —
+//! git really pushes to the bare repository. (A `url.<local>.insteadOf` rewrite would make the
+//! destination a local path, which G4 rightly does not treat as a GitHub write, so it could not
+//! show a deny.)
+
+use branch_rules::test_support::{Reply, TestServer};
+use e2e_harness::{bin, decide, text, tool, Scenario};
+use serde_json::json;
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// `git daemon` serving `base` on a free 127.0.0.1 port; killed on drop.
+struct Daemon {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn start_daemon(base: &Path) -> Daemon {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let child = Command::new("git")
+        .args([
+            "daemon",
+            "--reuseaddr",
+            "--export-all",
+            "--enable=receive-pack",
+            "--listen=127.0.0.1",
+            &format!("--port={port}"),
+            &format!("--base-path={}", base.display()),
+            &base.display().to_string(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("git daemon starts");
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "git daemon did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Daemon { child, port }
+}
+
+/// A bare `acme/widget.git` behind git daemon, and a checkout of it in the scenario's project.
+fn setup(scenario: &Scenario, srv: &Path) -> Daemon {
+    let bare = srv.join("acme/widget.git");
+    std::fs::create_dir_all(&bare).unwrap();
+    git(&bare, &["init", "-q", "--bare", "-b", "main"]);
+    let daemon = start_daemon(srv);
+    let project = scenario.project_dir();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(
+        &project,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "work",
+        ],
+    );
+    let url = format!("git://127.0.0.1:{}/acme/widget.git", daemon.port);
+    git(&project, &["remote", "add", "origin", &url]);
+    daemon
+}
+
+fn scenario(server: &TestServer) -> Scenario {
+    Scenario::new()
+        .hook("PreToolUse", Some("Bash"), bin("gh-write-guard"), &[])
+        .cli_env("GH_HOST", "127.0.0.1")
+        .cli_env("GH_ENTERPRISE_TOKEN", "test-token")
+        .cli_env("AGENT_GUARDS_GITHUB_API", &server.base())
+        .cli_env("GIT_CONFIG_NOSYSTEM", "1")
+        // The push runs from a primary checkout: G6 is granted so G4 alone decides.
+        .cli_env("GH_WRITE_GUARD_ALLOW_PRIMARY_CHECKOUT", "1")
+}
+
+const RULES_PATH: &str = "/repos/acme/widget/rules/branches/main";
+
+#[test]
+fn push_to_main_is_denied_when_the_rules_require_pull_requests() {
+    let server = TestServer::start().unwrap();
+    server.route(
+        RULES_PATH,
+        Reply::rules(&["pull_request", "required_status_checks"]),
+    );
+    let srv = tempfile::tempdir().unwrap();
+    let s = scenario(&server);
+    let _daemon = setup(&s, srv.path());
+    let Some(out) = s
+        .turn(tool("Bash", json!({"command": "git push origin main"})))
+        .turn(decide(|req| {
+            let r = &req.tool_results()[0];
+            assert!(r.is_error, "the push was refused: {}", r.text);
+            text(format!("refused: {}", r.text))
+        }))
+        .run()
+    else {
+        return;
+    };
+    assert_eq!(
+        out.result.permission_denials.len(),
+        1,
+        "{:?}",
+        out.result.raw
+    );
+    let main = out.main_requests();
+    let result = &main[1].tool_results()[0].text;
+    assert!(
+        result.contains("G4:") && result.contains("pull_request"),
+        "our G4 reason reached the model: {result}"
+    );
+    assert_eq!(server.count(RULES_PATH), 1, "the live endpoint was asked");
+    let bare = srv.path().join("acme/widget.git");
+    let refs = git(&bare, &["for-each-ref"]);
+    assert!(refs.is_empty(), "nothing landed: {refs}");
+}
+
+#[test]
+fn push_to_main_is_allowed_when_the_rules_say_nothing_and_lands() {
+    let server = TestServer::start().unwrap();
+    server.route(RULES_PATH, Reply::rules(&[]));
+    let srv = tempfile::tempdir().unwrap();
+    let s = scenario(&server);
+    let _daemon = setup(&s, srv.path());
+    let head = git(&s.project_dir(), &["rev-parse", "HEAD"]);
+    let Some(out) = s
+        .turn(tool("Bash", json!({"command": "git push origin main"})))
+        .turn(decide(|req| {
+            let r = &req.tool_results()[0];
+            assert!(!r.is_error, "the push ran: {}", r.text);
+            text("pushed")
+        }))
+        .run()
+    else {
+        return;
+    };
+    assert!(
+        out.result.permission_denials.is_empty(),
+        "{:?}",
+        out.result.raw
+    );
+    assert_eq!(server.count(RULES_PATH), 1, "the live endpoint was asked");
+    let bare = srv.path().join("acme/widget.git");
+    assert_eq!(git(&bare, &["rev-parse", "main"]), head, "the push landed");
+}
