@@ -14,12 +14,9 @@ fn cases_path() -> PathBuf {
     if let Ok(p) = std::env::var("AGENT_GUARDS_CONFORMANCE") {
         return PathBuf::from(p);
     }
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let local = manifest.join("../../conformance/gh-write-guard/cases.json");
-    if local.exists() {
-        return local;
-    }
-    PathBuf::from("/work/shared/conformance/gh-write-guard/cases.json")
+    // `shared/` sits beside the repository on developer machines and in CI.
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/conformance/gh-write-guard/cases.json")
 }
 
 /// Cases this project decides differently on purpose, with the reason; each is also listed in
