@@ -52,6 +52,8 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
         }
         "install" | "uninstall" | "report" => {}
         "plugin" => return plugin(&args[1..]),
+        // The binaries the installer stages, one per line (used by the tests and the CI script).
+        "binaries" => return Ok(registry::BINARIES.iter().map(|b| b.to_string()).collect()),
         other => {
             return Err(format!(
                 "unknown command {other:?} (see agent-guards --help)"

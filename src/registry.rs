@@ -16,6 +16,7 @@ pub struct Registration {
 
 /// The binaries the installer stages and self-tests, in install order.
 pub const BINARIES: &[&str] = &[
+    "gh-write-guard",
     "egress-audit",
     "model-tier-guard",
     "tool-containment",
@@ -46,6 +47,7 @@ const fn reg(
 
 /// The hooks registered today.
 pub const REGISTRATIONS: &[Registration] = &[
+    reg("gh-write-guard", "PreToolUse", Some("Bash"), Some(10)),
     reg("egress-audit", "Stop", None, Some(10)),
     reg("egress-audit", "SubagentStop", None, Some(10)),
     reg(

@@ -8,11 +8,13 @@ use std::process::{Command, Output};
 
 const ADMIN: &str = env!("CARGO_BIN_EXE_agent-guards");
 
+/// The folder holding every binary the installer stages (each built once per test process).
 fn built_bins() -> PathBuf {
-    e2e_harness::bin("egress-audit")
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    let mut dir = None;
+    for name in installed_binaries() {
+        dir = Some(e2e_harness::bin(&name).parent().unwrap().to_path_buf());
+    }
+    dir.unwrap()
 }
 
 fn admin(home: &Path, args: &[&str]) -> Output {
@@ -220,11 +222,17 @@ fn report_names_drift() {
     };
     let r = report(home.path());
     assert_eq!(state_of(&r, "Stop"), "ok");
-    assert_eq!(r["binaries"][0]["installed"], true);
-    assert!(r["binaries"][0]["version"]
-        .as_str()
-        .unwrap()
-        .starts_with("egress-audit "));
+    for b in r["binaries"].as_array().unwrap() {
+        assert_eq!(b["installed"], true, "{b}");
+        let name = b["name"].as_str().unwrap();
+        assert!(
+            b["version"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{name} ")),
+            "{b}"
+        );
+    }
     // Edit one entry, duplicate another, and look again.
     let path = settings(home.path());
     let mut v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
@@ -258,4 +266,17 @@ fn a_shell_prefix_set_by_someone_else_is_left_alone() {
     assert!(admin(home.path(), &["uninstall"]).status.success());
     let v: Value = serde_json::from_slice(&std::fs::read(settings(home.path())).unwrap()).unwrap();
     assert_eq!(v, serde_json::from_str::<Value>(theirs).unwrap());
+}
+
+/// The installer's own list of binaries (`agent-guards binaries`).
+fn installed_binaries() -> Vec<String> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-guards"))
+        .arg("binaries")
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
 }

@@ -8,17 +8,9 @@ fn the_written_plugin_validates_with_the_real_cli() {
     let Some(cli) = e2e_harness::cli_or_skip() else {
         return;
     };
-    let from = e2e_harness::bin("egress-audit")
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    for name in [
-        "model-tier-guard",
-        "tool-containment",
-        "stray-process-sweep",
-        "integrity-signals",
-    ] {
-        e2e_harness::bin(name);
+    let mut from = std::path::PathBuf::new();
+    for name in installed_binaries() {
+        from = e2e_harness::bin(&name).parent().unwrap().to_path_buf();
     }
     let tmp = tempfile::tempdir().unwrap();
     let plugin = tmp.path().join("agent-guards-plugin");
@@ -66,4 +58,17 @@ fn the_written_plugin_validates_with_the_real_cli() {
     );
     assert!(v.status.success(), "claude plugin validate: {text}");
     assert!(text.contains("Validation passed"), "{text}");
+}
+
+/// The installer's own list of binaries (`agent-guards binaries`).
+fn installed_binaries() -> Vec<String> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-guards"))
+        .arg("binaries")
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
 }

@@ -64,37 +64,38 @@ fn hook_mode() -> i32 {
 }
 
 /// Replays every embedded fixture; exit 0 when all pass.
+/// Replays the embedded fixtures and prints one metadata-only JSON record (ids and verdicts,
+/// never the command text).
 fn selftest() -> i32 {
     let mut total = 0;
-    let mut failed = 0;
+    let mut failures = Vec::new();
     for (name, text) in embedded::EMBEDDED {
         match cases::replay_all(text) {
             Ok(results) => {
                 for r in results {
                     total += 1;
                     if !(r.passed && r.requirement_matched) {
-                        failed += 1;
-                        println!(
-                            "FAIL {name} {}: expected {} got {} ({:?}) for {:?}",
-                            r.id, r.expected, r.got, r.reason, r.command
-                        );
+                        failures.push(serde_json::json!({
+                            "file": name, "case_id": r.id, "expected": r.expected, "got": r.got,
+                        }));
                     }
                 }
             }
-            Err(e) => {
-                failed += 1;
-                println!("FAIL {name}: unreadable fixture file: {e}");
-            }
+            Err(e) => failures.push(serde_json::json!({"file": name, "problem": format!("unreadable fixture file: {e}")})),
         }
     }
+    let pass = failures.is_empty() && total > 0;
     println!(
-        "gh-write-guard selftest: {} of {total} fixtures passed ({} files)",
-        total - failed,
-        embedded::EMBEDDED.len()
+        "{}",
+        serde_json::json!({
+            "binary": "gh-write-guard",
+            "version": env!("CARGO_PKG_VERSION"),
+            "status": if pass { "pass" } else { "fail" },
+            "case_count": total,
+            "passed": total - failures.len().min(total),
+            "files": embedded::EMBEDDED.len(),
+            "failed": failures,
+        })
     );
-    if failed == 0 && total > 0 {
-        0
-    } else {
-        1
-    }
+    i32::from(!pass)
 }

@@ -306,7 +306,10 @@ fn selftest_replays_the_embedded_fixtures() {
     let out = c.arg("--selftest").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("fixtures passed"), "{text}");
+    let record: serde_json::Value = serde_json::from_str(&text).expect("one JSON record");
+    assert_eq!(record["status"], "pass", "{text}");
+    assert!(record["case_count"].as_u64().unwrap() >= 100);
+    assert_eq!(record["failed"], serde_json::json!([]));
     let out = w
         .command("http://127.0.0.1:9", &[])
         .arg("--version")
