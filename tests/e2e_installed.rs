@@ -1,0 +1,171 @@
+//! The installed suite end to end (issue 9): the installer registers every hook in a temp HOME's
+//! `~/.claude/settings.json`, then one scripted session through the real Claude Code CLI exercises
+//! each registered hook: a denied push (gh-write-guard), a denied subagent on the maintainer-only
+//! tier (model-tier-guard), a contained command (tool-containment as the shell prefix), a blocked
+//! final message (egress-audit), and the session-end reports (tool-containment,
+//! stray-process-sweep, integrity-signals).
+//!
+//! The installer runs as `agent-guards install --from <the test build>`, which is what
+//! `./install.sh` runs after its release build (a release build per test run would cost minutes).
+
+use e2e_harness::{bin, decide, text, tool, Scenario};
+use serde_json::{json, Value};
+use std::process::Command;
+
+/// A duration no other test uses, so the leftover is ours to find.
+const SLEEP: &str = "sleep 353";
+
+fn installed_binaries() -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-guards"))
+        .arg("binaries")
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn leftovers() -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmd).replace('\0', " ").trim() == SLEEP {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_registered_hook_acts_in_one_installed_session() {
+    let mut from = std::path::PathBuf::new();
+    for name in installed_binaries() {
+        from = bin(&name).parent().unwrap().to_path_buf();
+    }
+    let scenario = Scenario::new()
+        .allowed_tools(&["Bash", "Agent"])
+        // Rules cannot be read (nothing listens there): a push to main fails closed (G4).
+        .cli_env("AGENT_GUARDS_GITHUB_API", "http://127.0.0.1:9")
+        .turn(tool("Bash", json!({"command": "git push origin main", "description": "push"})))
+        .turn(tool(
+            "Agent",
+            json!({"description": "Review", "prompt": "Review the change.", "subagent_type": "general-purpose", "model": "fable", "run_in_background": false}),
+        ))
+        .turn(tool("Bash", json!({"command": format!("(nohup {SLEEP} >/dev/null 2>&1 &); cat /proc/self/cgroup"), "description": "contained"})))
+        .turn(text("Done. You can run make smoke to verify."))
+        .turn(decide(|req| {
+            assert!(req.text_since_last_answer().contains("E5:"), "egress-audit blocked the stop");
+            text("I ran make smoke; it passed with exit code 0.")
+        }));
+    let home = scenario.home_dir();
+    let project = scenario.project_dir();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(
+        &project,
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://github.com/acme/widget.git",
+        ],
+    );
+    let install = Command::new(env!("CARGO_BIN_EXE_agent-guards"))
+        .args(["install", "--from"])
+        .arg(&from)
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("AGENT_GUARDS_CONFIG")
+        .output()
+        .unwrap();
+    assert!(
+        install.status.success(),
+        "install: {}",
+        String::from_utf8_lossy(&install.stderr)
+    );
+    let before = leftovers();
+    let Some(out) = scenario.run() else { return };
+    for pid in leftovers().into_iter().filter(|p| !before.contains(p)) {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+        panic!("the leftover {SLEEP} (pid {pid}) was not stopped at session end");
+    }
+
+    // gh-write-guard and model-tier-guard denied their calls.
+    let denied: Vec<&str> = out
+        .result
+        .permission_denials
+        .iter()
+        .map(|d| d.tool_name.as_str())
+        .collect();
+    assert!(denied.contains(&"Bash"), "the push was denied: {denied:?}");
+    assert!(
+        denied.iter().any(|t| *t == "Task" || *t == "Agent"),
+        "the fable subagent was denied: {denied:?}"
+    );
+    let main = out.main_requests();
+    let push_result = &main[1].tool_results()[0];
+    assert!(
+        push_result.is_error && push_result.text.contains("G4"),
+        "{}",
+        push_result.text
+    );
+    let agent_result = &main[2].tool_results()[0];
+    assert!(
+        agent_result.is_error && agent_result.text.contains("M2"),
+        "{}",
+        agent_result.text
+    );
+    assert!(out.subagent_requests().is_empty(), "no subagent ran");
+    // tool-containment placed the agent's command in the session's group.
+    let session = &out.result.session_id;
+    let contained = &main[3].tool_results()[0].text;
+    assert!(
+        contained.contains(&format!("agent-guards/session-{session}/cmd-")),
+        "{contained}"
+    );
+    // egress-audit blocked the first final message; the second ended the session.
+    assert_eq!(
+        out.result.result,
+        "I ran make smoke; it passed with exit code 0."
+    );
+    // Session-end reports reached the user on stderr: containment named what it stopped.
+    assert!(
+        out.stderr.contains(SLEEP),
+        "session-end report: {}",
+        out.stderr
+    );
+    // The audit log holds every binary's records for this session.
+    let audit = home
+        .join(".local/state/agent-guards/sessions")
+        .join(session)
+        .join("audit.jsonl");
+    let records: Vec<Value> = std::fs::read_to_string(&audit)
+        .unwrap_or_else(|e| panic!("{}: {e}", audit.display()))
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    for binary in ["gh-write-guard", "model-tier-guard", "egress-audit"] {
+        assert!(
+            records.iter().any(|r| r.to_string().contains(binary)),
+            "no audit record from {binary}"
+        );
+    }
+}
