@@ -101,12 +101,20 @@ fn every_registered_hook_acts_in_one_installed_session() {
     );
     let before = leftovers();
     let Some(out) = scenario.run() else { return };
-    for pid in leftovers().into_iter().filter(|p| !before.contains(p)) {
+    let stray: Vec<u32> = leftovers()
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    for pid in &stray {
+        // Never leave a stray behind, even when the assertion below fails.
         let _ = Command::new("kill")
             .args(["-KILL", &pid.to_string()])
             .status();
-        panic!("the leftover {SLEEP} (pid {pid}) was not stopped at session end");
     }
+    assert!(
+        stray.is_empty(),
+        "the leftover {SLEEP} was not stopped at session end: {stray:?}"
+    );
 
     // gh-write-guard and model-tier-guard denied their calls.
     let denied: Vec<&str> = out
