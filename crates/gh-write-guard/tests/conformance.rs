@@ -114,8 +114,6 @@ fn g6_skipped(case: &CaseResult) -> bool {
 const G7_DIVERGENT: &[&str] = &[
     "pa-wait-250",
     "pa-wait-275",
-    "pa-wait-321",
-    "pa-wait-322",
     "pa-wait-451",
     "pa-wait-456",
     "pa-wait-468",

@@ -199,3 +199,27 @@ fn spans_point_into_the_source() {
     assert_eq!(v.invocations[1].span.text(src), "FOO=1 git push origin");
     assert_eq!(v.invocations[1].args[1].word.span.text(src), "origin");
 }
+
+#[test]
+fn time_ignores_a_double_dash_like_bash() {
+    // bash's TIMEIGN: `time [-p] -- cmd` runs cmd.
+    for src in ["time -- ! eval 'sleep 1'", "time -p -- eval 'sleep 1'"] {
+        let v = view(src);
+        assert!(
+            v.invocations.iter().any(|i| i.name() == Some("sleep")),
+            "{src}"
+        );
+        assert!(
+            v.invocations.iter().all(|i| i.name() != Some("--")),
+            "{src}"
+        );
+    }
+}
+
+#[test]
+fn quoted_subscripts_may_hold_blanks_and_newlines() {
+    let v = view("a[\"x\ny\"]=1 b['k v']=2 eval 'sleep 1'");
+    let eval = find(&v, "eval");
+    assert!(eval.args.len() == 1, "the assignments are not arguments");
+    assert!(v.invocations.iter().any(|i| i.name() == Some("sleep")));
+}

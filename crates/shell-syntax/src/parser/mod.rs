@@ -426,6 +426,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                     if self.starts_with("-p") && self.peek_at(2).is_none_or(is_meta) {
                         self.pos += 2;
                         posix = true;
+                        self.skip_blanks()?;
+                    }
+                    // bash's TIMEIGN: `time [-p] -- cmd` ignores the `--`.
+                    if self.starts_with("--") && self.peek_at(2).is_none_or(is_meta) {
+                        self.pos += 2;
                     }
                     time = Some(TimeFlags { posix });
                 }
@@ -682,6 +687,22 @@ impl<'s, 'b> Parser<'s, 'b> {
                     }
                 }
                 b'\\' => i += 1,
+                // Quotes inside a subscript may hold blanks and newlines (`a["x y"]=1`).
+                b'\'' => {
+                    i += 1;
+                    while i < self.end && self.b[i] != b'\'' {
+                        i += 1;
+                    }
+                }
+                b'"' => {
+                    i += 1;
+                    while i < self.end && self.b[i] != b'"' {
+                        if self.b[i] == b'\\' {
+                            i += 1;
+                        }
+                        i += 1;
+                    }
+                }
                 b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')' => {
                     return None
                 }
