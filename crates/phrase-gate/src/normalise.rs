@@ -53,30 +53,24 @@ fn non_ascii_chars(text: &str) -> impl Iterator<Item = char> + '_ {
 
 /// Lower-cases, folds quotes, drops invisible characters and collapses white space.
 ///
-/// Works on bytes: ASCII bytes are copied (lower-cased) without decoding, and only the lead byte of
-/// a multi-byte character starts a decode, so the common all-ASCII message costs a few
-/// instructions per byte.
+/// ASCII runs are copied and lower-cased in bulk (and only walked again when their white space
+/// needs collapsing); only non-ASCII characters are decoded one by one.
 fn fold(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
     let mut pending_space = false;
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
-        if b < 0x80 {
-            if matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
-                pending_space = !out.is_empty();
-            } else {
-                if pending_space {
-                    out.push(b' ');
-                    pending_space = false;
-                }
-                out.push(b.to_ascii_lowercase());
-            }
-            i += 1;
+        let run_end = bytes[i..]
+            .iter()
+            .position(|&b| b >= 0x80)
+            .map_or(bytes.len(), |p| i + p);
+        if run_end > i {
+            push_ascii_run(&mut out, &bytes[i..run_end], &mut pending_space);
+            i = run_end;
             continue;
         }
-        // `i` is on a char boundary: every ASCII byte is one, and we step whole chars below.
+        // `i` is on a char boundary: runs end before a lead byte, and we step whole chars here.
         let c = text[i..].chars().next().unwrap_or(' ');
         i += c.len_utf8();
         let Some(c) = fold_char(c) else { continue };
@@ -95,6 +89,45 @@ fn fold(text: &str) -> String {
     }
     // Only whole UTF-8 sequences were pushed, so this cannot fail; the fallback keeps it total.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+fn is_ascii_space(b: u8) -> bool {
+    b.is_ascii_whitespace() || b == 0x0b
+}
+
+/// Appends an ASCII run lower-cased, with white space collapsed across run boundaries.
+fn push_ascii_run(out: &mut Vec<u8>, run: &[u8], pending_space: &mut bool) {
+    if *pending_space && !is_ascii_space(run[0]) {
+        out.push(b' ');
+        *pending_space = false;
+    }
+    let start = out.len();
+    out.extend_from_slice(run);
+    out[start..].make_ascii_lowercase();
+    let clean_inside = !needs_space_work(run);
+    if clean_inside && !*pending_space {
+        return;
+    }
+    // Collapse in place: `w` never passes `r`, because a space is only written after at least one
+    // white-space byte was skipped.
+    let mut w = start;
+    let mut pending = *pending_space;
+    for r in start..out.len() {
+        let b = out[r];
+        if is_ascii_space(b) {
+            pending = w > 0;
+        } else {
+            if pending {
+                out[w] = b' ';
+                w += 1;
+                pending = false;
+            }
+            out[w] = b;
+            w += 1;
+        }
+    }
+    out.truncate(w);
+    *pending_space = pending;
 }
 
 /// Collapses every run of ASCII white space to one space and trims both ends, in place.
