@@ -4,24 +4,35 @@
 # hooks in ~/.claude/settings.json (merged, backed up, written atomically).
 #
 #   ./install.sh [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
-#   ./install.sh --uninstall [same options]     remove exactly what we registered
+#   ./install.sh --uninstall [same options]         remove exactly what we registered
 #   ./install.sh --report [same options] [--json]   read-only installation report
+#   --from DIR   use binaries already built in DIR instead of building release binaries
 set -euo pipefail
 cd "$(dirname "$0")"
 cmd=install
+from=""
 args=()
-for a in "$@"; do
-  case "$a" in
+while [ "$#" -gt 0 ]; do
+  case "$1" in
     --uninstall|uninstall) cmd=uninstall ;;
     --report|report) cmd=report ;;
-    *) args+=("$a") ;;
+    --from) from="${2:?--from needs a folder}"; shift ;;
+    --from=*) from="${1#--from=}" ;;
+    *) args+=("$1") ;;
   esac
+  shift
 done
-if [ "$cmd" = report ] && [ -x target/release/agent-guards ]; then
-  exec target/release/agent-guards report "${args[@]}"
+if [ -z "$from" ]; then
+  if [ "$cmd" = report ] && [ -x target/release/agent-guards ]; then
+    from=target/release
+  else
+    cargo build --release --locked --workspace --bins --quiet
+    from=target/release
+  fi
 fi
-cargo build --release --locked --workspace --bins --quiet
+admin="$from/agent-guards"
+[ -x "$admin" ] || { echo "install.sh: $admin is missing (build the workspace first)" >&2; exit 1; }
 if [ "$cmd" = install ]; then
-  exec target/release/agent-guards install --from target/release "${args[@]}"
+  exec "$admin" install --from "$from" ${args[@]+"${args[@]}"}
 fi
-exec target/release/agent-guards "$cmd" "${args[@]}"
+exec "$admin" "$cmd" ${args[@]+"${args[@]}"}

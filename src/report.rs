@@ -141,7 +141,17 @@ pub fn build(w: &Where) -> Value {
         ),
     };
     let containment = {
-        let tc = bin_dir.join("tool-containment");
+        // The installed copy, else the one built beside this binary: the report says what this
+        // host offers even before the first install.
+        let installed = bin_dir.join("tool-containment");
+        let beside = std::env::current_exe()
+            .ok()
+            .and_then(|p| p.parent().map(|d| d.join("tool-containment")));
+        let tc = if installed.exists() {
+            installed
+        } else {
+            beside.filter(|p| p.exists()).unwrap_or(installed)
+        };
         if tc.exists() {
             match run_bounded(Command::new(&tc).arg("--report"), Duration::from_secs(5)) {
                 Some((code, out)) => json!({"exit": code, "report": out.trim()}),

@@ -280,3 +280,45 @@ fn installed_binaries() -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// `./install.sh` itself (with `--from`, so no release build), then `./install.sh --report`.
+#[test]
+fn install_sh_installs_and_its_report_names_the_containment_backend() {
+    let home = tempfile::tempdir().unwrap();
+    let from = built_bins();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/install.sh");
+    let run = |args: &[&str]| {
+        Command::new("bash")
+            .arg(script)
+            .args(args)
+            .arg("--from")
+            .arg(&from)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", home.path())
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(settings(home.path()).exists());
+    let out = run(&["--report"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("containment: tool-containment backend: cgroup"),
+        "{report}"
+    );
+    let out = run(&["--uninstall"]);
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&std::fs::read(settings(home.path())).unwrap()).unwrap();
+    assert!(v.get("hooks").is_none() && v.get("env").is_none(), "{v}");
+}
