@@ -5,8 +5,8 @@
 //! final message (egress-audit), and the session-end reports (tool-containment,
 //! stray-process-sweep, integrity-signals).
 //!
-//! The installer runs as `agent-guards install --from <the test build>`, which is what
-//! `./install.sh` runs after its release build (a release build per test run would cost minutes).
+//! The installer runs as `./install.sh --from <the test build>`: the script exactly as a maintainer
+//! runs it, minus its release build (which would cost minutes per test run).
 
 use e2e_harness::{bin, decide, text, tool, Scenario};
 use serde_json::{json, Value};
@@ -85,8 +85,9 @@ fn every_registered_hook_acts_in_one_installed_session() {
             "https://github.com/acme/widget.git",
         ],
     );
-    let install = Command::new(env!("CARGO_BIN_EXE_agent-guards"))
-        .args(["install", "--from"])
+    let install = Command::new("bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/install.sh"))
+        .arg("--from")
         .arg(&from)
         .env("HOME", &home)
         .env_remove("XDG_CONFIG_HOME")
