@@ -4,25 +4,13 @@
 //! reports what it saw. Needs root and cgroup v1/v2 with pids+memory (as on CI); elsewhere the
 //! containment assertions are skipped loudly.
 
+mod common;
+use common::{kill, processes_running};
 use e2e_harness::{bin, decide, text, tool, Scenario};
 use serde_json::json;
 
 /// A duration no other test uses, so the leftover is ours to find.
 const SLEEP: &str = "sleep 347";
-
-fn sleepers() -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmd).replace('\0', " ").trim() == SLEEP {
-            out.push(pid);
-        }
-    }
-    out
-}
 
 fn backend_works() -> bool {
     let out = std::process::Command::new(bin("tool-containment"))
@@ -39,7 +27,7 @@ fn agent_commands_run_in_the_session_group_and_leftovers_are_stopped_at_session_
         eprintln!("SKIPPED: no containment backend on this host (tool-containment --report)");
         return;
     }
-    let before = sleepers();
+    let before = processes_running(SLEEP);
     let prefix = bin("tool-containment");
     let Some(out) = Scenario::new()
         .settings_env("CLAUDE_CODE_SHELL_PREFIX", prefix.to_str().unwrap())
@@ -62,13 +50,13 @@ fn agent_commands_run_in_the_session_group_and_leftovers_are_stopped_at_session_
         "the agent's command ran in the session's group: {cgroup_text}"
     );
     // At session end the leftover was stopped (the CLI waits for SessionEnd hooks).
-    let leftovers: Vec<u32> = sleepers()
+    let leftovers: Vec<u32> = processes_running(SLEEP)
         .into_iter()
         .filter(|p| !before.contains(p))
         .collect();
     for pid in &leftovers {
         // Never leave a stray behind, even when the assertion below fails.
-        libc_kill(*pid);
+        kill(*pid);
     }
     assert!(
         leftovers.is_empty(),
@@ -101,11 +89,4 @@ fn find_dirs(dir: &std::path::Path, name: &str, depth: usize, out: &mut Vec<std:
             find_dirs(&p, name, depth + 1, out);
         }
     }
-}
-
-/// SIGKILL, for cleanup only.
-fn libc_kill(pid: u32) {
-    let _ = std::process::Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status();
 }

@@ -8,24 +8,14 @@
 //! The installer runs as `./install.sh --from <the test build>`: the script exactly as a maintainer
 //! runs it, minus its release build (which would cost minutes per test run).
 
+mod common;
+use common::{installed_binaries, kill, processes_running};
 use e2e_harness::{bin, decide, text, tool, Scenario};
 use serde_json::{json, Value};
 use std::process::Command;
 
 /// A duration no other test uses, so the leftover is ours to find.
 const SLEEP: &str = "sleep 353";
-
-fn installed_binaries() -> Vec<String> {
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-guards"))
-        .arg("binaries")
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
 
 fn git(dir: &std::path::Path, args: &[&str]) {
     let ok = Command::new("git")
@@ -36,20 +26,6 @@ fn git(dir: &std::path::Path, args: &[&str]) {
         .unwrap()
         .success();
     assert!(ok, "git {args:?}");
-}
-
-fn leftovers() -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmd).replace('\0', " ").trim() == SLEEP {
-            out.push(pid);
-        }
-    }
-    out
 }
 
 #[test]
@@ -100,17 +76,15 @@ fn every_registered_hook_acts_in_one_installed_session() {
         "install: {}",
         String::from_utf8_lossy(&install.stderr)
     );
-    let before = leftovers();
+    let before = processes_running(SLEEP);
     let Some(out) = scenario.run() else { return };
-    let stray: Vec<u32> = leftovers()
+    let stray: Vec<u32> = processes_running(SLEEP)
         .into_iter()
         .filter(|p| !before.contains(p))
         .collect();
     for pid in &stray {
         // Never leave a stray behind, even when the assertion below fails.
-        let _ = Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status();
+        kill(*pid);
     }
     assert!(
         stray.is_empty(),

@@ -1,21 +1,14 @@
 //! The installer against temp HOMEs: fresh install, idempotent re-install, merging into settings
 //! that hold other tools' entries, refusal of unparseable files, uninstall, failing self-tests.
 
+mod common;
+use common::built_bins;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const ADMIN: &str = env!("CARGO_BIN_EXE_agent-guards");
-
-/// The folder holding every binary the installer stages (each built once per test process).
-fn built_bins() -> PathBuf {
-    let mut dir = None;
-    for name in installed_binaries() {
-        dir = Some(e2e_harness::bin(&name).parent().unwrap().to_path_buf());
-    }
-    dir.unwrap()
-}
 
 fn admin(home: &Path, args: &[&str]) -> Output {
     Command::new(ADMIN)
@@ -266,19 +259,6 @@ fn a_shell_prefix_set_by_someone_else_is_left_alone() {
     assert!(admin(home.path(), &["uninstall"]).status.success());
     let v: Value = serde_json::from_slice(&std::fs::read(settings(home.path())).unwrap()).unwrap();
     assert_eq!(v, serde_json::from_str::<Value>(theirs).unwrap());
-}
-
-/// The installer's own list of binaries (`agent-guards binaries`).
-fn installed_binaries() -> Vec<String> {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-guards"))
-        .arg("binaries")
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
 }
 
 /// `./install.sh` itself (with `--from`, so no release build), then `./install.sh --report`.

@@ -1,6 +1,8 @@
 //! The plugin layout written by `agent-guards plugin` passes the real CLI's `claude plugin
 //! validate`, and its hooks point at binaries that exist in the plugin folder.
 
+mod common;
+use common::installed_binaries;
 use std::process::Command;
 
 #[test]
@@ -58,17 +60,4 @@ fn the_written_plugin_validates_with_the_real_cli() {
     );
     assert!(v.status.success(), "claude plugin validate: {text}");
     assert!(text.contains("Validation passed"), "{text}");
-}
-
-/// The installer's own list of binaries (`agent-guards binaries`).
-fn installed_binaries() -> Vec<String> {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-guards"))
-        .arg("binaries")
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
 }

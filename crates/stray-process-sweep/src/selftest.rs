@@ -7,7 +7,8 @@ use crate::s2_report::{kill_command, roots};
 use proc_table::ProcEntry;
 use serde_json::{json, Value};
 
-include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
+include!(concat!(env!("OUT_DIR"), "/embedded_fixtures.rs"));
+use EMBEDDED as FIXTURES;
 
 /// Replays one case; `Err` says how it differed.
 pub fn check(case: &Value) -> Result<(), String> {

@@ -10,7 +10,8 @@ use crate::c4_backends::{
 use crate::c5_ceilings::{resolve, Memory, Tasks};
 use serde_json::{json, Value};
 
-include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
+include!(concat!(env!("OUT_DIR"), "/embedded_fixtures.rs"));
+use EMBEDDED as FIXTURES;
 
 fn s<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
     v.get(k).and_then(Value::as_str)

@@ -1,0 +1,55 @@
+//! Helpers shared by the root package's tests: the installer's binary list, the folder they are
+//! built into, and finding leftover processes by their exact command line.
+#![allow(dead_code)] // each test file uses a subset
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The installer's own list of binaries (`agent-guards binaries`).
+pub fn installed_binaries() -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-guards"))
+        .arg("binaries")
+        .output()
+        .expect("agent-guards binaries");
+    String::from_utf8(out.stdout)
+        .expect("UTF-8 names")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The folder holding every binary the installer stages (each built once per test process).
+pub fn built_bins() -> PathBuf {
+    let mut dir = None;
+    for name in installed_binaries() {
+        dir = Some(
+            e2e_harness::bin(&name)
+                .parent()
+                .expect("a folder")
+                .to_path_buf(),
+        );
+    }
+    dir.expect("at least one binary")
+}
+
+/// Pids whose command line is exactly `command` (arguments joined by spaces).
+pub fn processes_running(command: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmd).replace('\0', " ").trim() == command {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// SIGKILL, for cleanup only.
+pub fn kill(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status();
+}
