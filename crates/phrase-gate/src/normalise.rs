@@ -29,7 +29,7 @@ pub fn normalise(text: &str) -> Cow<'_, str> {
             (false, false) => Cow::Borrowed(text),
             // The common case: a vectorised lower-casing copy and nothing else.
             (true, false) => Cow::Owned(text.to_ascii_lowercase()),
-            _ => Cow::Owned(collapse_ascii_space(text.to_ascii_lowercase())),
+            _ => Cow::Owned(collapse_ascii_space(text)),
         };
     }
     // The quick check only needs the non-ASCII characters: dropping ASCII can only turn a "yes"
@@ -130,28 +130,23 @@ fn push_ascii_run(out: &mut Vec<u8>, run: &[u8], pending_space: &mut bool) {
     *pending_space = pending;
 }
 
-/// Collapses every run of ASCII white space to one space and trims both ends, in place.
-fn collapse_ascii_space(text: String) -> String {
-    let mut v = text.into_bytes();
-    let mut w = 0;
-    let mut pending = false;
-    for r in 0..v.len() {
-        let b = v[r];
-        if b.is_ascii_whitespace() || b == 0x0b {
-            pending = w > 0;
-        } else {
-            if pending {
-                v[w] = b' ';
-                w += 1;
-                pending = false;
-            }
-            v[w] = b;
-            w += 1;
+/// Lower-cases and collapses every run of ASCII white space to one space, trimming both ends.
+/// Words are copied whole (a `memcpy` each) rather than byte by byte.
+fn collapse_ascii_space(text: &str) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(text.len());
+    for word in text
+        .as_bytes()
+        .split(|&b| is_ascii_space(b))
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(b' ');
         }
+        out.extend_from_slice(word);
     }
-    v.truncate(w);
+    out.make_ascii_lowercase();
     // ASCII in, ASCII out.
-    String::from_utf8(v).unwrap_or_default()
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// True when ASCII text has white space other than single inner spaces.
