@@ -701,6 +701,13 @@ impl<'s, 'b> Parser<'s, 'b> {
 
     /// A redirection at the cursor, if one starts here.
     fn try_redirect(&mut self) -> PResult<Option<Redirect>> {
+        // Runs before every word: reject plain words on their first byte.
+        if !self
+            .peek()
+            .is_some_and(|c| c.is_ascii_digit() || matches!(c, b'{' | b'<' | b'>' | b'&'))
+        {
+            return Ok(None);
+        }
         let start = self.pos;
         let mut p = self.pos;
         let mut fd = None;
