@@ -14,14 +14,23 @@ impl Word {
     /// The word's value after quote removal, if it does not depend on run time (no
     /// expansions, globs, brace expansion or tilde).
     pub fn static_value(&self) -> Option<String> {
-        let mut out = String::new();
-        static_parts(&self.parts, &mut out).then_some(out)
+        // Measured hot (every argument the view reports): a one-part word is a plain copy;
+        // otherwise size the value first so it is built in one allocation, and a dynamic
+        // word allocates nothing.
+        if let [WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s)] =
+            self.parts.as_slice()
+        {
+            return Some(s.clone());
+        }
+        let mut out = String::with_capacity(static_len(&self.parts)?);
+        static_parts(&self.parts, &mut out);
+        Some(out)
     }
 
     /// True when bash decides the value at run time (expansion, substitution, glob, tilde,
     /// brace expansion).
     pub fn is_dynamic(&self) -> bool {
-        self.static_value().is_none()
+        static_len(&self.parts).is_none()
     }
 
     pub fn span(&self) -> Span {
@@ -47,6 +56,19 @@ impl Word {
         let mut out = String::new();
         resolve_parts(&self.parts, lookup, &mut out).then_some(out)
     }
+}
+
+/// Length of the static value of `parts`, or `None` if run time decides it.
+fn static_len(parts: &[WordPart]) -> Option<usize> {
+    let mut n = 0;
+    for p in parts {
+        n += match p {
+            WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => s.len(),
+            WordPart::DoubleQuoted(inner) | WordPart::Locale(inner) => static_len(inner)?,
+            _ => return None,
+        };
+    }
+    Some(n)
 }
 
 fn static_parts(parts: &[WordPart], out: &mut String) -> bool {

@@ -372,7 +372,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                 return self.unexpected();
             }
             let w = self.word(Mode::Test)?;
-            regex_next = w.static_value().as_deref() == Some("=~");
+            // Most words are one literal: compare without building the static value.
+            regex_next = match w.parts.as_slice() {
+                [WordPart::Literal(l)] => l == "=~",
+                _ => w.static_value().as_deref() == Some("=~"),
+            };
             words.push(w);
         }
     }

@@ -210,8 +210,15 @@ impl<'s, 'b> Parser<'s, 'b> {
             "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until",
             "for", "select", "function", "time", "coproc", "in", "{", "}", "!", "[[", "]]",
         ];
+        // Cheap rejections first (first byte, length): this runs several times per command.
+        let first = self.peek()?;
+        if !b"itefdcwus{}![]".contains(&first) {
+            return None;
+        }
+        // No reserved word is longer than "function".
+        let limit = self.end.min(self.pos + 9);
         let mut e = self.pos;
-        while e < self.end && !is_meta(self.b[e]) && !b"\"'\\$`".contains(&self.b[e]) {
+        while e < limit && !is_meta(self.b[e]) && !b"\"'\\$`".contains(&self.b[e]) {
             e += 1;
         }
         if e < self.end && !is_meta(self.b[e]) {
@@ -715,6 +722,13 @@ impl<'s, 'b> Parser<'s, 'b> {
 
     /// A redirection at the cursor, if one starts here.
     fn try_redirect(&mut self) -> PResult<Option<Redirect>> {
+        // Runs before every word: reject plain words on their first byte.
+        if !self
+            .peek()
+            .is_some_and(|c| c.is_ascii_digit() || matches!(c, b'{' | b'<' | b'>' | b'&'))
+        {
+            return Ok(None);
+        }
         let start = self.pos;
         let mut p = self.pos;
         let mut fd = None;

@@ -30,9 +30,63 @@ impl Mode {
     }
 }
 
-fn flush(parts: &mut Vec<WordPart>, lit: &mut String) {
-    if !lit.is_empty() {
-        parts.push(WordPart::Literal(std::mem::take(lit)));
+/// Literal text being collected for one part. While the text is one contiguous range of the
+/// source it is only a range; it is copied once, at its final size, when the part ends (or
+/// into `buf` when an unescaped character breaks the range). Growing a `String` piece by piece
+/// cost a reallocation per piece and dominated the parse profile.
+struct Lit {
+    start: usize,
+    end: usize,
+    buf: String,
+}
+
+impl Lit {
+    fn new() -> Self {
+        Lit {
+            start: 0,
+            end: 0,
+            buf: String::new(),
+        }
+    }
+
+    /// Append `src[s..e]`.
+    fn push_src(&mut self, src: &str, s: usize, e: usize) {
+        if self.buf.is_empty() {
+            if self.start == self.end {
+                (self.start, self.end) = (s, e);
+                return;
+            }
+            if self.end == s {
+                self.end = e;
+                return;
+            }
+            self.materialise(src);
+        }
+        self.buf.push_str(&src[s..e]);
+    }
+
+    /// Append a character that is not the source text at this point (an unescaped one).
+    fn push(&mut self, src: &str, c: char) {
+        self.materialise(src);
+        self.buf.push(c);
+    }
+
+    fn materialise(&mut self, src: &str) {
+        if self.start < self.end {
+            self.buf.push_str(&src[self.start..self.end]);
+            (self.start, self.end) = (0, 0);
+        }
+    }
+
+    /// Push the collected text as a `Literal` part, if any.
+    fn flush(&mut self, src: &str, parts: &mut Vec<WordPart>) {
+        if !self.buf.is_empty() {
+            self.materialise(src);
+            parts.push(WordPart::Literal(std::mem::take(&mut self.buf)));
+        } else if self.start < self.end {
+            parts.push(WordPart::Literal(src[self.start..self.end].to_string()));
+            (self.start, self.end) = (0, 0);
+        }
     }
 }
 
@@ -50,7 +104,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         let start = self.pos;
         // Most words have one part; start small (page faults dominate big inputs).
         let mut parts = Vec::with_capacity(1);
-        let mut lit = String::new();
+        let mut lit = Lit::new();
         let mut depth = 0usize;
         loop {
             self.tick()?;
@@ -63,20 +117,20 @@ impl<'s, 'b> Parser<'s, 'b> {
                     self.pos += 1;
                     match self.peek() {
                         Some(b'\n') => self.pos += 1,
-                        None => lit.push('\\'),
+                        None => lit.push(self.src, '\\'),
                         Some(_) => {
                             let ch = self.src[self.pos..].chars().next().unwrap_or('\\');
-                            lit.push(ch);
+                            lit.push_src(self.src, self.pos, self.pos + ch.len_utf8());
                             self.pos += ch.len_utf8();
                         }
                     }
                 }
                 b'\'' if !matches!(mode, Mode::Param { in_dq: true, .. }) => {
-                    flush(&mut parts, &mut lit);
+                    lit.flush(self.src, &mut parts);
                     parts.push(WordPart::SingleQuoted(self.single_quoted()?));
                 }
                 b'"' => {
-                    flush(&mut parts, &mut lit);
+                    lit.flush(self.src, &mut parts);
                     self.pos += 1;
                     let inner = self.dq_parts(Some(b'"'))?;
                     parts.push(WordPart::DoubleQuoted(inner));
@@ -87,56 +141,56 @@ impl<'s, 'b> Parser<'s, 'b> {
                 {
                     match self.extglob()? {
                         Some(p) => {
-                            flush(&mut parts, &mut lit);
+                            lit.flush(self.src, &mut parts);
                             parts.push(p);
                         }
                         None => {
-                            lit.push(c as char);
+                            lit.push_src(self.src, self.pos, self.pos + 1);
                             self.pos += 1;
                         }
                     }
                 }
                 b'*' | b'?' if mode.globs() => {
-                    flush(&mut parts, &mut lit);
+                    lit.flush(self.src, &mut parts);
                     self.pos += 1;
                     parts.push(WordPart::Glob((c as char).to_string()));
                 }
                 b'[' if mode.globs() && !matches!(mode, Mode::Regex) => {
                     match self.find_bracket_close(self.pos) {
                         Some(close) if close > self.pos + 1 => {
-                            flush(&mut parts, &mut lit);
+                            lit.flush(self.src, &mut parts);
                             let raw = self.src[self.pos..=close].to_string();
                             self.pos = close + 1;
                             parts.push(WordPart::Glob(raw));
                         }
                         _ => {
-                            lit.push('[');
+                            lit.push_src(self.src, self.pos, self.pos + 1);
                             self.pos += 1;
                         }
                     }
                 }
                 b'{' if mode == Mode::Normal => match self.brace()? {
                     Some(p) => {
-                        flush(&mut parts, &mut lit);
+                        lit.flush(self.src, &mut parts);
                         parts.push(p);
                     }
                     None => {
-                        lit.push('{');
+                        lit.push_src(self.src, self.pos, self.pos + 1);
                         self.pos += 1;
                     }
                 },
                 b'~' if self.tilde_allowed(mode, start) => match self.tilde(mode) {
                     Some(p) => {
-                        flush(&mut parts, &mut lit);
+                        lit.flush(self.src, &mut parts);
                         parts.push(p);
                     }
                     None => {
-                        lit.push('~');
+                        lit.push_src(self.src, self.pos, self.pos + 1);
                         self.pos += 1;
                     }
                 },
                 b'<' | b'>' if self.peek_at(1) == Some(b'(') => {
-                    flush(&mut parts, &mut lit);
+                    lit.flush(self.src, &mut parts);
                     parts.push(self.process_subst()?);
                 }
                 _ => {
@@ -148,11 +202,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                         }
                         self.pos += 1;
                     }
-                    lit.push_str(&self.src[s..self.pos]);
+                    lit.push_src(self.src, s, self.pos);
                 }
             }
         }
-        flush(&mut parts, &mut lit);
+        lit.flush(self.src, &mut parts);
         Ok(Word {
             parts,
             span: self.span(start),
@@ -230,7 +284,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         self.enter()?;
         let open = self.pos.saturating_sub(1);
         let mut parts = Vec::new();
-        let mut lit = String::new();
+        let mut lit = Lit::new();
         loop {
             self.tick()?;
             let Some(c) = self.peek() else {
@@ -253,11 +307,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                     };
                     if special {
                         if n != Some(b'\n') {
-                            lit.push(n.unwrap_or(b'\\') as char);
+                            lit.push_src(self.src, self.pos + 1, self.pos + 2);
                         }
                         self.pos += 2;
                     } else {
-                        lit.push('\\');
+                        lit.push_src(self.src, self.pos, self.pos + 1);
                         self.pos += 1;
                     }
                 }
@@ -268,11 +322,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                     while self.peek().is_some_and(|c| !b"\"\\$`".contains(&c)) {
                         self.pos += 1;
                     }
-                    lit.push_str(&self.src[s..self.pos]);
+                    lit.push_src(self.src, s, self.pos);
                 }
             }
         }
-        flush(&mut parts, &mut lit);
+        lit.flush(self.src, &mut parts);
         self.leave();
         Ok(parts)
     }
@@ -283,7 +337,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         c: u8,
         in_dq: bool,
         parts: &mut Vec<WordPart>,
-        lit: &mut String,
+        lit: &mut Lit,
     ) -> PResult<()> {
         let part = if c == b'`' {
             Some(self.backtick(in_dq)?)
@@ -292,10 +346,10 @@ impl<'s, 'b> Parser<'s, 'b> {
         };
         match part {
             Some(p) => {
-                flush(parts, lit);
+                lit.flush(self.src, parts);
                 parts.push(p);
             }
-            None => lit.push('$'),
+            None => lit.push_src(self.src, self.pos - 1, self.pos),
         }
         Ok(())
     }
@@ -424,7 +478,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         self.enter()?;
         let start = self.pos;
         let mut parts = Vec::new();
-        let mut lit = String::new();
+        let mut lit = Lit::new();
         let mut depth = 0usize;
         loop {
             self.tick()?;
@@ -443,7 +497,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             match c {
                 b'(' | b'[' => {
                     depth += 1;
-                    lit.push(c as char);
+                    lit.push_src(self.src, self.pos, self.pos + 1);
                     self.pos += 1;
                 }
                 b')' | b']' => {
@@ -451,12 +505,12 @@ impl<'s, 'b> Parser<'s, 'b> {
                         return self.unexpected();
                     }
                     depth -= 1;
-                    lit.push(c as char);
+                    lit.push_src(self.src, self.pos, self.pos + 1);
                     self.pos += 1;
                 }
                 b'$' | b'`' => self.expansion(c, false, &mut parts, &mut lit)?,
                 b'"' => {
-                    flush(&mut parts, &mut lit);
+                    lit.flush(self.src, &mut parts);
                     self.pos += 1;
                     let inner = self.dq_parts(Some(b'"'))?;
                     parts.push(WordPart::DoubleQuoted(inner));
@@ -471,11 +525,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                     {
                         self.pos += 1;
                     }
-                    lit.push_str(&self.src[s..self.pos]);
+                    lit.push_src(self.src, s, self.pos);
                 }
             }
         }
-        flush(&mut parts, &mut lit);
+        lit.flush(self.src, &mut parts);
         self.leave();
         Ok(ArithExpr {
             raw: self.src[start..self.pos].to_string(),

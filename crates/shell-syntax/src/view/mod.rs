@@ -548,7 +548,12 @@ impl Walker<'_> {
             Program::Static { name, .. } => Some(name.clone()),
             _ => None,
         };
-        let own_redirects = own.clone();
+        // Only a command that may run a nested script needs its own redirections again.
+        let own_redirects = if name.as_deref().is_some_and(nested::runs_scripts) {
+            own.clone()
+        } else {
+            Vec::new()
+        };
         let inv = Invocation {
             index: 0,
             kind: InvocationKind::Simple,

@@ -14,6 +14,9 @@ impl Walker<'_> {
         prev: Option<&Command>,
         ctx: &Ctx,
     ) {
+        if !runs_scripts(name) {
+            return;
+        }
         let args = self.out.invocations[idx].args.clone();
         if name == "eval" {
             if !args.is_empty() {
@@ -215,4 +218,10 @@ fn approx_parts(parts: &[WordPart], out: &mut String) {
             }
         }
     }
+}
+
+/// Programs [`Walker::nested_for_program`] may find a script in (checked before cloning
+/// anything: this runs for every simple command).
+pub(super) fn runs_scripts(name: &str) -> bool {
+    name == "eval" || name == "su" || is_shell(name)
 }

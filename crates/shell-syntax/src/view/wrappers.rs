@@ -19,12 +19,18 @@ pub(crate) struct Unwrapped {
 
 /// `git`, `/usr/bin/git`, `./git.exe` → `git`.
 pub fn normalise_program(raw: &str) -> String {
+    program_base(raw).to_string()
+}
+
+/// [`normalise_program`] without the copy (runs for every word the wrapper walk looks at).
+fn program_base(raw: &str) -> &str {
     let base = raw.rsplit('/').next().unwrap_or(raw);
     let base = base.rsplit('\\').next().unwrap_or(base);
-    if base.len() > 4 && base.to_ascii_lowercase().ends_with(".exe") {
-        base[..base.len() - 4].to_string()
+    let n = base.len();
+    if n > 4 && base.as_bytes()[n - 4..].eq_ignore_ascii_case(b".exe") {
+        &base[..n - 4]
     } else {
-        base.to_string()
+        base
     }
 }
 
@@ -209,14 +215,14 @@ pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
         let Some(raw) = first.value.as_deref() else {
             break;
         };
-        let name = normalise_program(raw);
+        let name = program_base(raw);
         let rest = &argv[start + 1..];
-        let step: Option<(usize, Option<Vec<Arg>>)> = match name.as_str() {
+        let step: Option<(usize, Option<Vec<Arg>>)> = match name {
             "env" => unwrap_env(rest, &mut u),
             "flock" => unwrap_flock(rest, &mut u).map(|n| (n, None)),
             _ => {
-                let Some(o) = opts_for(&name) else { break };
-                match skip_options(rest, &o, &name) {
+                let Some(o) = opts_for(name) else { break };
+                match skip_options(rest, &o, name) {
                     Some((i, false)) if i + o.operands < rest.len() => {
                         let n = i + o.operands;
                         if name == "watch" && !rest[..i].iter().any(|a| is_flag(a, 'x', "--exec")) {
@@ -235,7 +241,7 @@ pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
                     Some((i, false)) if name == "xargs" && i >= rest.len() => {
                         // `xargs` with no command runs `echo`.
                         u.args_incomplete = true;
-                        u.wrappers.push(wrapper(&name, rest));
+                        u.wrappers.push(wrapper(name, rest));
                         u.program = Some(Arg::synthetic("echo".into(), first.word.span));
                         return u;
                     }
@@ -249,7 +255,7 @@ pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
                 if n >= new_rest.len() {
                     break;
                 }
-                u.wrappers.push(wrapper(&name, &new_rest[..n]));
+                u.wrappers.push(wrapper(name, &new_rest[..n]));
                 argv = new_rest;
                 start = n;
             }
@@ -257,7 +263,7 @@ pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
                 if n >= rest.len() {
                     break;
                 }
-                u.wrappers.push(wrapper(&name, &rest[..n]));
+                u.wrappers.push(wrapper(name, &rest[..n]));
                 start += 1 + n;
             }
         }
