@@ -223,3 +223,21 @@ fn quoted_subscripts_may_hold_blanks_and_newlines() {
     assert!(eval.args.len() == 1, "the assignments are not arguments");
     assert!(v.invocations.iter().any(|i| i.name() == Some("sleep")));
 }
+
+#[test]
+fn substitutions_in_kept_assignments_stay_dynamic_and_their_commands_are_visited_once() {
+    let v = view("x=$(git rev-parse HEAD); y=\"a$(date)\"; GIT_DIR=$(pwd) git status; echo $x");
+    let status = find(&v, "git");
+    assert_eq!(status.name(), Some("git"));
+    let echo = find(&v, "echo");
+    for name in ["x", "y"] {
+        let e = echo.env_value(name).expect("kept in the scope");
+        let value = e.value.as_ref().expect("a value");
+        assert!(value.is_dynamic(), "{name} stays decided at run time");
+    }
+    // The substitutions ran where the assignments did: each inner command is one invocation.
+    let count = |n: &str| v.invocations.iter().filter(|i| i.name() == Some(n)).count();
+    assert_eq!(count("date"), 1);
+    assert_eq!(count("pwd"), 1);
+    assert_eq!(count("git"), 2, "rev-parse and status");
+}

@@ -46,8 +46,32 @@ struct Scope {
     truncated: bool,
 }
 
+/// Drops the parsed scripts of substitutions inside a value kept in the scope: every later
+/// command's env clones the scope, and `x=$(...)` carried its whole tree into each of them
+/// (quadratic in a long script). The part stays a substitution, so the value stays dynamic; the
+/// commands inside it were already visited where the assignment ran.
+fn lighten(parts: &mut [crate::ast::WordPart]) {
+    use crate::ast::WordPart;
+    for part in parts {
+        match part {
+            WordPart::CommandSubst(c) => c.script = crate::ast::Script::default(),
+            WordPart::ProcessSubst { script, .. } => **script = crate::ast::Script::default(),
+            WordPart::DoubleQuoted(inner) | WordPart::Locale(inner) => lighten(inner),
+            WordPart::ArrayLiteral(words) => {
+                for w in words {
+                    lighten(&mut w.parts);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 impl Scope {
-    fn push_env(&mut self, e: EnvVar) {
+    fn push_env(&mut self, mut e: EnvVar) {
+        if let Some(v) = e.value.as_mut() {
+            lighten(&mut v.word.parts);
+        }
         // The newest entry for a name is its current state.
         self.env.retain(|old| old.name != e.name);
         self.env.push(e);
