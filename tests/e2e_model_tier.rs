@@ -458,6 +458,12 @@ fn f_m2_resolution_agrees_with_the_cli() {
             .allowed_tools(&["Bash", "Agent"])
             .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
             .file(".claude/agents/reviewer.md", definition);
+        if subagent_type.is_none() {
+            // A possible fork is checked on the main model too (M1). Name it at launch: without
+            // --model the guard learns it from the transcript, which the CLI may not have written
+            // yet at the first tool call (then the call is denied, M1), and this case would race.
+            s = s.cli_args(&["--model", "claude-opus-5-5"]);
+        }
         for (k, v) in env {
             s = s.cli_env(k, v);
         }

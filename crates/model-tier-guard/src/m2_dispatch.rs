@@ -147,7 +147,7 @@ pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
                     "M1",
                     "this dispatch would inherit the session's main model, which could not be learned",
                     &format!(
-                        "Name an explicit model in the Agent call (one of {}).",
+                        "Name an explicit model (one of {}) and a subagent_type in the Agent call: a call without a subagent_type may run as a fork on the main model.",
                         tiers.permitted()
                     ),
                 ),

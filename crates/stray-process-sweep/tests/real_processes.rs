@@ -78,7 +78,19 @@ impl Scene {
                     .map_err(std::io::Error::from)
             });
         }
-        let agent = cmd.spawn().unwrap();
+        // A copy just written may be "text file busy" for a moment: a sibling test thread that
+        // forked while our write descriptor was open holds it until its own exec. Retry briefly.
+        let mut tries = 0;
+        let agent = loop {
+            match cmd.spawn() {
+                Ok(child) => break child,
+                Err(e) if e.raw_os_error() == Some(26) && tries < 100 => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => panic!("spawn the stand-in agent: {e}"),
+            }
+        };
         let scene = Scene {
             session,
             agent,

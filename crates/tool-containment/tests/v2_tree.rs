@@ -139,6 +139,19 @@ fn v2_session_end_writes_cgroup_kill_then_kills_what_is_listed() {
         .arg("311")
         .spawn()
         .unwrap();
+    // spawn() returns before the child has exec'd: wait until /proc shows `sleep 311`, so the
+    // report's command line is the sleep's, not the forked test binary's.
+    let started = Instant::now();
+    while !std::fs::read(format!("/proc/{}/cmdline", child.id()))
+        .unwrap_or_default()
+        .starts_with(b"sleep\0311")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "sleep did not start"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
     enter(&backend, "session-s2", "cmd-9-c", &ceilings, child.id()).unwrap();
     let leaf = tmp
         .path()
