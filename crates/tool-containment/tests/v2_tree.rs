@@ -144,7 +144,7 @@ fn v2_session_end_writes_cgroup_kill_then_kills_what_is_listed() {
     let started = Instant::now();
     while !std::fs::read(format!("/proc/{}/cmdline", child.id()))
         .unwrap_or_default()
-        .starts_with(b"sleep\0311")
+        .starts_with(b"sleep\x00311")
     {
         assert!(
             started.elapsed() < Duration::from_secs(5),
