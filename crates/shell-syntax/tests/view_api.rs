@@ -241,3 +241,12 @@ fn substitutions_in_kept_assignments_stay_dynamic_and_their_commands_are_visited
     assert_eq!(count("pwd"), 1);
     assert_eq!(count("git"), 2, "rev-parse and status");
 }
+
+#[test]
+fn env_options_with_a_multibyte_second_character_do_not_panic() {
+    // Found by the fuzz smoke: `env -<multi-byte char>...` sliced inside the character.
+    let p = parse("env -\u{0756}n % -env -% -eu eu ");
+    let _ = commands(&p);
+    let p = parse("env -\u{e9}u x ls");
+    let _ = commands(&p);
+}

@@ -336,7 +336,9 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
                 Some((k, val)) => (format!("--{k}"), Some(val.to_string())),
                 None => (v.clone(), None),
             }
-        } else if v.len() > 2 && "uCS".contains(&v[1..2]) {
+        } else if v.len() > 2 && matches!(v.as_bytes()[1], b'u' | b'C' | b'S') {
+            // Byte 1 is ASCII here, so 2 is a char boundary (`v[1..2]` on a multi-byte char
+            // panicked; found by the fuzz smoke).
             (v[..2].to_string(), Some(v[2..].to_string()))
         } else {
             (v.clone(), None)
