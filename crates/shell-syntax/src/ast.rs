@@ -4,6 +4,16 @@
 //! backtick substitution the offsets are those of the unescaped inner text shifted to where the
 //! substitution starts, so they point near, not exactly at, the original bytes).
 
+/// Names and literal texts. Up to 24 bytes are stored inline: most words of a script then cost
+/// no heap allocation (the allocator dominated the parse profile; see the crate README).
+pub use compact_str::CompactString as Text;
+
+/// The parts of a [`Word`]. One part (the common case) is stored inline.
+pub type Parts = smallvec::SmallVec<[WordPart; 1]>;
+
+/// The commands of a [`Pipeline`]. One command (the common case) is stored inline.
+pub type PipeElems = smallvec::SmallVec<[PipeElem; 1]>;
+
 /// Byte range `start..end` into the parsed text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct Span {
@@ -82,7 +92,7 @@ pub struct Pipeline {
     /// Number of `!` prefixes (bash accepts `! ! cmd`).
     pub negations: u32,
     pub time: Option<TimeFlags>,
-    pub commands: Vec<PipeElem>,
+    pub commands: PipeElems,
     pub span: Span,
 }
 
@@ -148,7 +158,7 @@ pub struct SimpleCommand {
 /// `name=value`, `name+=value`, `name[idx]=value`, `name=(a b)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Assignment {
-    pub name: String,
+    pub name: Text,
     pub index: Option<Word>,
     pub append: bool,
     pub value: AssignValue,
@@ -207,7 +217,7 @@ pub struct WhileLoop {
 /// `for name [in words]; do body; done` (also `select`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ForLoop {
-    pub var: String,
+    pub var: Text,
     /// `None` when there is no `in` (iterates over `"$@"`).
     pub items: Option<Vec<Word>>,
     pub body: List,
@@ -251,7 +261,7 @@ pub enum CaseTerminator {
 /// `name() body` or `function name [()] body`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FunctionDef {
-    pub name: String,
+    pub name: Text,
     pub keyword: bool,
     pub body: Box<CompoundCommand>,
     /// Redirections after the body (applied whenever the function runs).
@@ -262,7 +272,7 @@ pub struct FunctionDef {
 /// `coproc [NAME] command`
 #[derive(Debug, Clone, PartialEq)]
 pub struct Coproc {
-    pub name: Option<String>,
+    pub name: Option<Text>,
     pub body: Box<Command>,
     pub span: Span,
 }
@@ -273,7 +283,7 @@ pub struct Redirect {
     /// Explicit fd number (`2>`), if any.
     pub fd: Option<u32>,
     /// `{var}>file`: the variable that receives the allocated fd.
-    pub fd_var: Option<String>,
+    pub fd_var: Option<Text>,
     pub op: RedirOp,
     /// Target word; for heredocs, the delimiter word as written.
     pub target: Word,
@@ -364,7 +374,7 @@ pub struct Heredoc {
     /// Index of this heredoc among all heredoc operators of the input, in parse order.
     pub id: u32,
     /// The delimiter with quoting removed.
-    pub delimiter: String,
+    pub delimiter: Text,
     /// Whether any part of the delimiter was quoted (body is then literal).
     pub quoted: bool,
     /// `<<-`: leading tabs stripped.
@@ -378,20 +388,20 @@ pub struct Heredoc {
 /// A shell word: a sequence of parts, quoting kept.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Word {
-    pub parts: Vec<WordPart>,
+    pub parts: Parts,
     pub span: Span,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum WordPart {
     /// Unquoted literal text, backslash escapes already removed.
-    Literal(String),
+    Literal(Text),
     /// `'...'`
-    SingleQuoted(String),
+    SingleQuoted(Text),
     /// `"..."`
     DoubleQuoted(Vec<WordPart>),
     /// `$'...'`, escapes decoded.
-    AnsiC(String),
+    AnsiC(Text),
     /// `$"..."`
     Locale(Vec<WordPart>),
     /// `$name`, `${...}`
@@ -403,20 +413,20 @@ pub enum WordPart {
     /// `<(...)` (`output == false`) or `>(...)`
     ProcessSubst { output: bool, script: Box<Script> },
     /// Unquoted glob characters: `*`, `?`, `[...]`.
-    Glob(String),
+    Glob(Text),
     /// `?(...)`, `*(...)`, `+(...)`, `@(...)`, `!(...)`: operator and raw pattern list.
-    ExtGlob { op: char, pattern: String },
+    ExtGlob { op: char, pattern: Text },
     /// `{a,b}` or `{1..5}`: the raw text and its alternatives (for a sequence, the endpoints).
     Brace(Box<BraceExp>),
     /// `~` or `~user` at the start of a word (or after `:`/`=` in an assignment).
-    Tilde(String),
+    Tilde(Text),
     /// `(a b c)` in a declaration argument such as `declare -a x=(a b)`.
     ArrayLiteral(Vec<Word>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct BraceExp {
-    pub raw: String,
+    pub raw: Text,
     pub alternatives: Vec<Word>,
     pub sequence: bool,
 }
@@ -433,7 +443,7 @@ pub struct CommandSubst {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ArithExpr {
     /// The source text between the delimiters.
-    pub raw: String,
+    pub raw: Text,
     /// Its parts: literal text and the expansions it contains.
     pub parts: Vec<WordPart>,
     pub span: Span,
@@ -443,7 +453,7 @@ pub struct ArithExpr {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParamExp {
     /// Name, positional number or special character (`@`, `*`, `#`, `?`, `$`, `!`, `-`, `0`).
-    pub name: String,
+    pub name: Text,
     /// Written with braces.
     pub braced: bool,
     /// `${#name}`
@@ -473,7 +483,7 @@ pub enum ParamOp {
     /// `:offset[:length]`
     Substring { offset: Word, length: Option<Word> },
     /// `^`, `^^`, `,`, `,,` with optional pattern.
-    Case { op: String, pattern: Word },
+    Case { op: Text, pattern: Word },
     /// `@Q`, `@E`, ... : the operator letter.
     Transform(char),
     /// `${!prefix*}` / `${!prefix@}`

@@ -1,12 +1,12 @@
 //! What a word's value is: static (known now) or dynamic (decided at run time).
 
-use crate::ast::{Span, Word, WordPart};
+use crate::ast::{Span, Text, Word, WordPart};
 
 impl Word {
     /// A word made of one literal (for synthesised words, e.g. split `env -S` strings).
     pub fn literal(s: &str, span: Span) -> Word {
         Word {
-            parts: vec![WordPart::Literal(s.to_string())],
+            parts: smallvec::smallvec![WordPart::Literal(Text::from(s))],
             span,
         }
     }
@@ -20,7 +20,7 @@ impl Word {
         if let [WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s)] =
             self.parts.as_slice()
         {
-            return Some(s.clone());
+            return Some(s.to_string());
         }
         let mut out = String::with_capacity(static_len(&self.parts)?);
         static_parts(&self.parts, &mut out);

@@ -233,7 +233,11 @@ impl<'s, 'b> Parser<'s, 'b> {
             self.pos += 1;
         }
         let body = self.loop_body()?;
-        let f = ForLoop { var, items, body };
+        let f = ForLoop {
+            var: var.into(),
+            items,
+            body,
+        };
         Ok(if select {
             CompoundKind::Select(f)
         } else {
@@ -363,7 +367,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
                 self.pos += op.len();
                 words.push(Word {
-                    parts: vec![WordPart::Literal(op.to_string())],
+                    parts: smallvec::smallvec![WordPart::Literal(Text::from(op))],
                     span: self.span(start),
                 });
                 continue;
@@ -439,7 +443,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         self.leave();
         let redirects = std::mem::take(&mut body.redirects);
         Ok(Command::Function(FunctionDef {
-            name,
+            name: name.into(),
             keyword,
             body: Box::new(body),
             redirects,
@@ -458,7 +462,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         {
             let save = self.pos;
             let w = self.word(Mode::Normal)?;
-            let raw = self.src[save..self.pos].to_string();
+            let raw = &self.src[save..self.pos];
             let blank_after = matches!(self.peek(), Some(b' ') | Some(b'\t'));
             self.skip_blanks()?;
             // bash reads the word after `coproc NAME` in command position.
@@ -466,7 +470,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 return self.unexpected();
             }
             if !w.parts.is_empty() && blank_after && self.compound_start().is_some() {
-                name = Some(w.static_value().unwrap_or(raw));
+                name = Some(w.static_value().map_or_else(|| Text::from(raw), Text::from));
             } else {
                 self.pos = save;
             }

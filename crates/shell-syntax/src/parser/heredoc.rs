@@ -43,7 +43,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         });
         Ok(Heredoc {
             id,
-            delimiter,
+            delimiter: delimiter.into(),
             quoted,
             strip_tabs,
             body: Word::default(),
@@ -84,7 +84,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     text = strip_line_tabs(&text, true);
                 }
                 Word {
-                    parts: vec![WordPart::Literal(text)],
+                    parts: smallvec::smallvec![WordPart::Literal(text.into())],
                     span: Span::new(body_start + self.base, body_end + self.base),
                 }
             } else {
@@ -93,7 +93,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     let mut at_line_start = true;
                     for p in parts.iter_mut() {
                         if let WordPart::Literal(s) = p {
-                            *s = strip_line_tabs(s, at_line_start);
+                            *s = strip_line_tabs(s, at_line_start).into();
                             at_line_start = s.ends_with('\n');
                         } else {
                             at_line_start = false;
@@ -101,7 +101,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     }
                 }
                 Word {
-                    parts,
+                    parts: parts.into(),
                     span: Span::new(body_start + self.base, body_end + self.base),
                 }
             };

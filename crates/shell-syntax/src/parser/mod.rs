@@ -35,6 +35,7 @@ struct PendingHeredoc {
 
 pub(crate) struct Parser<'s, 'b> {
     src: &'s str,
+    /// The bytes of `src` up to `end` (one bounds check per peek).
     b: &'s [u8],
     pos: usize,
     /// Exclusive end of the text this parser may read.
@@ -43,6 +44,9 @@ pub(crate) struct Parser<'s, 'b> {
     base: usize,
     sh: &'b mut Shared,
     pending: Vec<PendingHeredoc>,
+    /// The last [`Parser::reserved`] answer and the position it was for: the parser asks
+    /// several times at each command start (pipeline, compound, closer checks).
+    reserved_memo: std::cell::Cell<(usize, Option<&'static str>)>,
 }
 
 /// Parse `src` into the part bash would run plus the first error.
@@ -73,33 +77,28 @@ const CLOSERS: &[&str] = &["then", "else", "elif", "fi", "do", "done", "esac", "
 
 impl<'s, 'b> Parser<'s, 'b> {
     pub(crate) fn new(src: &'s str, pos: usize, end: usize, sh: &'b mut Shared) -> Self {
+        let end = end.min(src.len());
         Parser {
             src,
-            b: src.as_bytes(),
+            b: &src.as_bytes()[..end],
             pos,
-            end: end.min(src.len()),
+            end,
             base: 0,
             sh,
             pending: Vec::new(),
+            reserved_memo: std::cell::Cell::new((usize::MAX, None)),
         }
     }
 
     // ---- low-level helpers -------------------------------------------------------------
 
+    #[inline(always)]
     fn peek(&self) -> Option<u8> {
-        if self.pos < self.end {
-            Some(self.b[self.pos])
-        } else {
-            None
-        }
+        self.b.get(self.pos).copied()
     }
+    #[inline(always)]
     fn peek_at(&self, off: usize) -> Option<u8> {
-        let i = self.pos + off;
-        if i < self.end {
-            Some(self.b[i])
-        } else {
-            None
-        }
+        self.b.get(self.pos + off).copied()
     }
     fn starts_with(&self, s: &str) -> bool {
         self.b[self.pos..self.end].starts_with(s.as_bytes())
@@ -164,23 +163,39 @@ impl<'s, 'b> Parser<'s, 'b> {
     }
 
     /// Skip spaces, tabs, backslash-newlines and a comment (not the newline ending it).
+    /// Called at every token boundary, so the nothing-to-skip case is kept inline.
+    #[inline(always)]
     fn skip_blanks(&mut self) -> PResult<()> {
+        let from = self.pos;
+        while let Some(b' ' | b'\t') = self.peek() {
+            self.pos += 1;
+        }
+        self.sh.work += (self.pos - from) as u64;
+        match self.peek() {
+            Some(b'\\' | b'#') => self.skip_blank_run(),
+            _ => Ok(()),
+        }
+    }
+
+    #[inline(never)]
+    fn skip_blank_run(&mut self) -> PResult<()> {
+        let from = self.pos;
         loop {
-            self.tick()?;
             match self.peek() {
                 Some(b' ') | Some(b'\t') => self.pos += 1,
                 Some(b'\\') if self.peek_at(1) == Some(b'\n') => self.pos += 2,
                 Some(b'#') => {
-                    while let Some(c) = self.peek() {
-                        if c == b'\n' {
-                            break;
-                        }
-                        self.pos += 1;
-                    }
+                    self.pos = self.b[self.pos..self.end]
+                        .iter()
+                        .position(|&c| c == b'\n')
+                        .map_or(self.end, |i| self.pos + i);
                 }
-                _ => return Ok(()),
+                _ => break,
             }
         }
+        // One unit of work per byte skipped, charged once.
+        self.sh.work += (self.pos - from) as u64;
+        self.tick()
     }
 
     /// Consume one newline token and read any heredoc bodies that were waiting for it.
@@ -206,13 +221,20 @@ impl<'s, 'b> Parser<'s, 'b> {
 
     /// The reserved word at the cursor, if a plain word equal to one starts here.
     fn reserved(&self) -> Option<&'static str> {
-        const WORDS: &[&str] = &[
-            "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until",
-            "for", "select", "function", "time", "coproc", "in", "{", "}", "!", "[[", "]]",
-        ];
-        // Cheap rejections first (first byte, length): this runs several times per command.
+        let (at, memo) = self.reserved_memo.get();
+        if at == self.pos {
+            return memo;
+        }
+        let r = self.reserved_uncached();
+        self.reserved_memo.set((self.pos, r));
+        r
+    }
+
+    fn reserved_uncached(&self) -> Option<&'static str> {
+        // Cheap rejection on the first byte: most command words start with no reserved
+        // word's first letter.
         let first = self.peek()?;
-        if !b"itefdcwus{}![]".contains(&first) {
+        if !RESERVED_START[first as usize] {
             return None;
         }
         // No reserved word is longer than "function".
@@ -224,8 +246,31 @@ impl<'s, 'b> Parser<'s, 'b> {
         if e < self.end && !is_meta(self.b[e]) {
             return None;
         }
-        let w = &self.src[self.pos..e];
-        WORDS.iter().copied().find(|r| *r == w)
+        Some(match &self.b[self.pos..e] {
+            b"if" => "if",
+            b"then" => "then",
+            b"else" => "else",
+            b"elif" => "elif",
+            b"fi" => "fi",
+            b"do" => "do",
+            b"done" => "done",
+            b"case" => "case",
+            b"esac" => "esac",
+            b"while" => "while",
+            b"until" => "until",
+            b"for" => "for",
+            b"select" => "select",
+            b"function" => "function",
+            b"time" => "time",
+            b"coproc" => "coproc",
+            b"in" => "in",
+            b"{" => "{",
+            b"}" => "}",
+            b"!" => "!",
+            b"[[" => "[[",
+            b"]]" => "]]",
+            _ => return None,
+        })
     }
 
     fn at_closer(&self) -> bool {
@@ -449,13 +494,13 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             self.skip_blanks()?;
         }
-        let mut commands = Vec::with_capacity(1);
+        let mut commands = PipeElems::new();
         // `time` and `!` may stand alone.
         if (time.is_some() || negations > 0) && self.at_pipeline_end() {
             return Ok(Pipeline {
                 negations,
                 time,
-                commands,
+                commands: PipeElems::new(),
                 span: self.span(start),
             });
         }
@@ -612,7 +657,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         if !(append || (p < self.end && self.b[p] == b'=')) {
             return Ok(None);
         }
-        let name = self.src[self.pos..name_end].to_string();
+        let name = Text::from(&self.src[self.pos..name_end]);
         self.pos = p + if append { 2 } else { 1 };
         let value = if self.peek() == Some(b'(') {
             AssignValue::Array(self.array_elements()?)
@@ -645,11 +690,11 @@ impl<'s, 'b> Parser<'s, 'b> {
         if !(p + 1 < self.end && self.b[p] == b'=' && self.b[p + 1] == b'(') {
             return Ok(None);
         }
-        let prefix = self.src[start..=p].to_string();
+        let prefix = Text::from(&self.src[start..=p]);
         self.pos = p + 1;
         let elems = self.array_elements()?;
         Ok(Some(Word {
-            parts: vec![WordPart::Literal(prefix), WordPart::ArrayLiteral(elems)],
+            parts: smallvec::smallvec![WordPart::Literal(prefix), WordPart::ArrayLiteral(elems)],
             span: self.span(start),
         }))
     }
@@ -755,7 +800,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 && self.b[e] == b'}'
                 && matches!(self.b[e + 1], b'<' | b'>')
             {
-                fd_var = Some(self.src[p + 1..e].to_string());
+                fd_var = Some(Text::from(&self.src[p + 1..e]));
                 p = e + 1;
             } else {
                 return Ok(None);
@@ -831,6 +876,23 @@ impl<'s, 'b> Parser<'s, 'b> {
             span: self.span(start),
         }))
     }
+}
+
+/// First bytes of the reserved words.
+static RESERVED_START: [bool; 256] = byte_table(b"itefdcwus{}![]");
+
+/// Bytes at which a plain word (one unquoted literal, see [`Parser::word`]) stops: word ends
+/// and everything that starts a quote, expansion, glob, brace or tilde in some mode.
+pub(crate) static PLAIN_STOP: [bool; 256] = byte_table(b" \t\n;&|()<>\\'\"$`*?[{~+@!");
+
+const fn byte_table(bytes: &[u8]) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
 }
 
 /// Bytes at which the literal fast path in [`Parser::word`] stops to look closer.

@@ -10,7 +10,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     pub(super) fn param_braced(&mut self, start: usize, in_dq: bool) -> PResult<ParamExp> {
         self.enter()?;
         let mut p = ParamExp {
-            name: String::new(),
+            name: Text::default(),
             braced: true,
             length: false,
             indirect: false,
@@ -49,7 +49,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             Some(c) if special(c) => self.pos += 1,
             _ => {}
         }
-        p.name = self.src[s..self.pos].to_string();
+        p.name = Text::from(&self.src[s..self.pos]);
         if self.peek() == Some(b'[') && !p.name.is_empty() {
             let mut depth = 0usize;
             let mut i = self.pos;
@@ -81,7 +81,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             // closing brace and keep the text.
             let s = self.pos;
             let w = self.param_word(b"}", in_dq)?;
-            p.name = self.src[s..self.pos].to_string();
+            p.name = Text::from(&self.src[s..self.pos]);
             drop(w);
         } else {
             p.op = self.param_op(&p, in_dq)?;
@@ -182,7 +182,10 @@ impl<'s, 'b> Parser<'s, 'b> {
                 };
                 self.pos += op.len();
                 let pattern = self.param_word(b"}", false)?;
-                ParamOp::Case { op, pattern }
+                ParamOp::Case {
+                    op: op.into(),
+                    pattern,
+                }
             }
             b'@' => {
                 self.pos += 1;

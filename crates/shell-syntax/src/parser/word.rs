@@ -79,12 +79,15 @@ impl Lit {
     }
 
     /// Push the collected text as a `Literal` part, if any.
-    fn flush(&mut self, src: &str, parts: &mut Vec<WordPart>) {
+    fn flush(&mut self, src: &str, parts: &mut impl Extend<WordPart>) {
         if !self.buf.is_empty() {
             self.materialise(src);
-            parts.push(WordPart::Literal(std::mem::take(&mut self.buf)));
+            parts.extend(Some(WordPart::Literal(Text::from(self.buf.as_str()))));
+            self.buf.clear();
         } else if self.start < self.end {
-            parts.push(WordPart::Literal(src[self.start..self.end].to_string()));
+            parts.extend(Some(WordPart::Literal(Text::from(
+                &src[self.start..self.end],
+            ))));
             (self.start, self.end) = (0, 0);
         }
     }
@@ -102,8 +105,32 @@ impl<'s, 'b> Parser<'s, 'b> {
     /// cursor; callers that need a word check that.
     pub(crate) fn word(&mut self, mode: Mode) -> PResult<Word> {
         let start = self.pos;
+        // Fast path: most words are one run of plain bytes up to a word end.
+        if matches!(
+            mode,
+            Mode::Normal | Mode::Assign | Mode::Pattern | Mode::Test
+        ) {
+            let mut e = start;
+            while e < self.end && !super::PLAIN_STOP[self.b[e] as usize] {
+                e += 1;
+            }
+            let ends = e == self.end
+                || (is_meta(self.b[e])
+                    && !(mode == Mode::Normal
+                        && matches!(self.b[e], b'<' | b'>')
+                        && e + 1 < self.end
+                        && self.b[e + 1] == b'('));
+            if e > start && ends {
+                self.pos = e;
+                self.tick()?;
+                return Ok(Word {
+                    parts: smallvec::smallvec![WordPart::Literal(Text::from(&self.src[start..e]))],
+                    span: self.span(start),
+                });
+            }
+        }
         // Most words have one part; start small (page faults dominate big inputs).
-        let mut parts = Vec::with_capacity(1);
+        let mut parts = Parts::new();
         let mut lit = Lit::new();
         let mut depth = 0usize;
         loop {
@@ -153,13 +180,17 @@ impl<'s, 'b> Parser<'s, 'b> {
                 b'*' | b'?' if mode.globs() => {
                     lit.flush(self.src, &mut parts);
                     self.pos += 1;
-                    parts.push(WordPart::Glob((c as char).to_string()));
+                    parts.push(WordPart::Glob(Text::from(if c == b'*' {
+                        "*"
+                    } else {
+                        "?"
+                    })));
                 }
                 b'[' if mode.globs() && !matches!(mode, Mode::Regex) => {
                     match self.find_bracket_close(self.pos) {
                         Some(close) if close > self.pos + 1 => {
                             lit.flush(self.src, &mut parts);
-                            let raw = self.src[self.pos..=close].to_string();
+                            let raw = Text::from(&self.src[self.pos..=close]);
                             self.pos = close + 1;
                             parts.push(WordPart::Glob(raw));
                         }
@@ -258,12 +289,12 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             e += 1;
         }
-        let user = self.src[s..e].to_string();
+        let user = Text::from(&self.src[s..e]);
         self.pos = e;
         Some(WordPart::Tilde(user))
     }
 
-    pub(super) fn single_quoted(&mut self) -> PResult<String> {
+    pub(super) fn single_quoted(&mut self) -> PResult<Text> {
         let open = self.pos;
         self.pos += 1;
         let s = self.pos;
@@ -273,7 +304,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         if self.at_eof() {
             return Err((ErrorKind::Unterminated("single quote"), open + self.base));
         }
-        let v = self.src[s..self.pos].to_string();
+        let v = Text::from(&self.src[s..self.pos]);
         self.pos += 1;
         Ok(v)
     }
@@ -336,7 +367,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         &mut self,
         c: u8,
         in_dq: bool,
-        parts: &mut Vec<WordPart>,
+        parts: &mut impl Extend<WordPart>,
         lit: &mut Lit,
     ) -> PResult<()> {
         let part = if c == b'`' {
@@ -347,7 +378,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         match part {
             Some(p) => {
                 lit.flush(self.src, parts);
-                parts.push(p);
+                parts.extend(Some(p));
             }
             None => lit.push_src(self.src, self.pos - 1, self.pos),
         }
@@ -393,7 +424,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             b'\'' if !in_dq => {
                 self.pos += 1;
-                Ok(Some(WordPart::AnsiC(self.ansi_c()?)))
+                Ok(Some(WordPart::AnsiC(self.ansi_c()?.into())))
             }
             b'"' if !in_dq => {
                 self.pos += 2;
@@ -424,7 +455,7 @@ impl<'s, 'b> Parser<'s, 'b> {
 
     fn simple_param(&self, start: usize, name: &str) -> WordPart {
         WordPart::Param(Box::new(ParamExp {
-            name: name.to_string(),
+            name: Text::from(name),
             braced: false,
             length: false,
             indirect: false,
@@ -532,7 +563,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         lit.flush(self.src, &mut parts);
         self.leave();
         Ok(ArithExpr {
-            raw: self.src[start..self.pos].to_string(),
+            raw: Text::from(&self.src[start..self.pos]),
             parts,
             span: self.span(start),
         })
@@ -614,7 +645,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 b')' => {
                     depth -= 1;
                     if depth == 0 {
-                        let pattern = self.src[self.pos + 2..i].to_string();
+                        let pattern = Text::from(&self.src[self.pos + 2..i]);
                         self.pos = i + 1;
                         return Ok(Some(WordPart::ExtGlob { op, pattern }));
                     }
@@ -663,7 +694,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
         let Some(close) = close else { return Ok(None) };
         let inner = &self.src[open + 1..close];
-        let raw = self.src[open..=close].to_string();
+        let raw = Text::from(&self.src[open..=close]);
         if commas.is_empty() {
             if !is_sequence(inner) {
                 return Ok(None);
@@ -671,7 +702,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             let alternatives = inner
                 .split("..")
                 .map(|s| Word {
-                    parts: vec![WordPart::Literal(s.to_string())],
+                    parts: smallvec::smallvec![WordPart::Literal(Text::from(s))],
                     span: Span::default(),
                 })
                 .collect();

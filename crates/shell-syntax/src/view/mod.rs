@@ -221,7 +221,7 @@ impl Walker<'_> {
             Command::Compound(cc) => self.compound(cc, scope, ctx),
             Command::Function(f) => {
                 let mut c = ctx.clone();
-                c.context.function = Some(f.name.clone());
+                c.context.function = Some(f.name.to_string());
                 let rs = self.applied(&f.redirects, scope, &c, RedirSource::Enclosing);
                 extend_redirects(&mut c, rs);
                 let mut sub = scope.clone();
@@ -289,9 +289,9 @@ impl Walker<'_> {
             }
             CompoundKind::ArithFor(f) => {
                 let texts = [
-                    f.init.raw.clone(),
-                    f.condition.raw.clone(),
-                    f.step.raw.clone(),
+                    f.init.raw.to_string(),
+                    f.condition.raw.to_string(),
+                    f.step.raw.to_string(),
                 ];
                 let id = self.new_loop(LoopKind::ArithFor, cc.span, rs, Some(texts), &c);
                 let cond_ctx = in_loop(&c, id, LoopPart::Condition);
@@ -324,7 +324,7 @@ impl Walker<'_> {
                 let arg = Arg {
                     word: Word::literal(&e.raw, e.span),
                     value: if e.parts.iter().all(|p| matches!(p, WordPart::Literal(_))) {
-                        Some(e.raw.clone())
+                        Some(e.raw.to_string())
                     } else {
                         None
                     },
@@ -526,7 +526,7 @@ impl Walker<'_> {
             .assignments
             .iter()
             .map(|a| EnvVar {
-                name: a.name.clone(),
+                name: a.name.to_string(),
                 value: match &a.value {
                     AssignValue::Scalar(w) if a.index.is_none() => Some(Arg::new(w.clone())),
                     _ => None,
