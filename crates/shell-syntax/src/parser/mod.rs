@@ -240,7 +240,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         // No reserved word is longer than "function".
         let limit = self.end.min(self.pos + 9);
         let mut e = self.pos;
-        while e < limit && !is_meta(self.b[e]) && !b"\"'\\$`".contains(&self.b[e]) {
+        while e < limit && !RESERVED_STOP[self.b[e] as usize] {
             e += 1;
         }
         if e < self.end && !is_meta(self.b[e]) {
@@ -307,7 +307,9 @@ impl<'s, 'b> Parser<'s, 'b> {
     /// Parse the whole input; on error keep the complete top-level commands before the line
     /// that failed (bash reads and runs a script one complete line at a time).
     fn top_level(&mut self) -> (Script, Option<SyntaxError>) {
-        let mut items: Vec<ListItem> = Vec::new();
+        // About one top-level item per 64 bytes in real scripts: sizing up front saves the
+        // copies of a growing vector of large items.
+        let mut items: Vec<ListItem> = Vec::with_capacity((self.end - self.pos) / 64);
         let mut fill_from: Option<usize> = None;
         let mut complete = 0;
         let mut unparsed_from = 0;
@@ -600,16 +602,22 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
                 _ => {}
             }
-            if let Some(r) = self.try_redirect()? {
-                cmd.redirects.push(r);
-                continue;
-            }
-            if cmd.words.is_empty() {
-                if let Some(a) = self.try_assignment()? {
-                    cmd.assignments.push(a);
+            // First-byte checks before the calls: this loop runs once per word.
+            if matches!(c, b'0'..=b'9' | b'{' | b'<' | b'>' | b'&') {
+                if let Some(r) = self.try_redirect()? {
+                    cmd.redirects.push(r);
                     continue;
                 }
-            } else if decl {
+            }
+            let name_start = c.is_ascii_alphabetic() || c == b'_';
+            if cmd.words.is_empty() {
+                if name_start {
+                    if let Some(a) = self.try_assignment()? {
+                        cmd.assignments.push(a);
+                        continue;
+                    }
+                }
+            } else if decl && (c.is_ascii_alphanumeric() || c == b'_') {
                 if let Some(w) = self.try_decl_array()? {
                     cmd.words.push(w);
                     continue;
@@ -880,6 +888,9 @@ impl<'s, 'b> Parser<'s, 'b> {
 
 /// First bytes of the reserved words.
 static RESERVED_START: [bool; 256] = byte_table(b"itefdcwus{}![]");
+
+/// Bytes that end the scan for a reserved word: word ends, quotes and expansions.
+static RESERVED_STOP: [bool; 256] = byte_table(b" \t\n;&|()<>\"'\\$`");
 
 /// Bytes at which a plain word (one unquoted literal, see [`Parser::word`]) stops: word ends
 /// and everything that starts a quote, expansion, glob, brace or tilde in some mode.
