@@ -181,7 +181,7 @@ fn split_git(inv: &Invocation, home: Option<&Path>) -> GitCall {
         .iter()
         .map(|a| Arg {
             word: a.word.clone(),
-            value: expand_home(a, home),
+            value: expand_home(a, home).map(Into::into),
         })
         .collect();
     git_args::parse_git_args(&args, &|name| {
@@ -269,7 +269,7 @@ fn argv_of(call: &GitCall) -> Vec<String> {
         .map(str::to_string)
         .into_iter()
         .chain(call.args.iter().map(|a| match &a.value {
-            Some(v) => v.clone(),
+            Some(v) => v.to_string(),
             None => format!("<${}>", shell_syntax::printer::word(&a.word)),
         }))
         .collect()

@@ -57,7 +57,7 @@ pub(crate) fn launcher_timeout(inv: &Invocation) -> Result<Option<String>, Strin
     let values: Vec<String> = chain[last]
         .args
         .iter()
-        .filter_map(|a| a.value.clone())
+        .filter_map(|a| a.value.as_deref().map(String::from))
         .collect();
     let t = match parse_timeout(&chain[last].args) {
         Some(t) => t,

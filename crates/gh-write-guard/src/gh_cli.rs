@@ -20,7 +20,8 @@ pub struct Flag {
 /// anything else decided at run time (substitutions, globs).
 pub fn template(arg: &Arg) -> Option<String> {
     arg.value
-        .clone()
+        .as_deref()
+        .map(String::from)
         .or_else(|| arg.word.resolve(&|name| Some(format!("${{{name}}}"))))
 }
 
@@ -277,7 +278,10 @@ pub fn parse(args: &[Arg]) -> GhArgs {
                 None if VALUED_LONG.contains(&name.as_str()) => {
                     i += 1;
                     (
-                        Some(args.get(i).and_then(|x| x.value.clone())),
+                        Some(
+                            args.get(i)
+                                .and_then(|x| x.value.as_deref().map(String::from)),
+                        ),
                         args.get(i).and_then(template),
                     )
                 }
@@ -303,7 +307,10 @@ pub fn parse(args: &[Arg]) -> GhArgs {
                 } else {
                     i += 1;
                     (
-                        Some(args.get(i).and_then(|x| x.value.clone())),
+                        Some(
+                            args.get(i)
+                                .and_then(|x| x.value.as_deref().map(String::from)),
+                        ),
                         args.get(i).and_then(template),
                     )
                 };

@@ -57,8 +57,11 @@ const VALUED: [&str; 6] = [
 /// `GIT_CONFIG_KEY_n`/`VALUE_n` and `GIT_CONFIG_PARAMETERS` from the invocation's environment.
 pub fn parse_git(inv: &Invocation) -> GitCall {
     parse_git_args(&inv.args, &|name| {
-        inv.env_value(name)
-            .map(|e| e.value.as_ref().and_then(|a| a.value.clone()))
+        inv.env_value(name).map(|e| {
+            e.value
+                .as_ref()
+                .and_then(|a| a.value.as_deref().map(String::from))
+        })
     })
 }
 
@@ -109,7 +112,7 @@ pub fn parse_git_args(args: &[Arg], env: &dyn Fn(&str) -> Option<Option<String>>
                 Some(v) => Some(v),
                 None => {
                     i += 1;
-                    args.get(i).map(|x| x.value.clone())
+                    args.get(i).map(|x| x.value.as_deref().map(String::from))
                 }
             }
         } else {

@@ -83,7 +83,8 @@ pub fn parse_push(call: &GitCall) -> PushArgs {
                         Some((_, r)) => Some(r.to_string()),
                         None => {
                             i += 1;
-                            args.get(i).and_then(|a| a.value.clone())
+                            args.get(i)
+                                .and_then(|a| a.value.as_deref().map(String::from))
                         }
                     })
                 }

@@ -271,7 +271,7 @@ pub fn script_path(inv: &Invocation) -> Option<String> {
     let name = inv.name()?;
     if name == "source" || name == "." {
         let first = inv.args.first()?;
-        return first.value.clone().or_else(|| {
+        return first.value.as_deref().map(String::from).or_else(|| {
             // `~/x.sh`: keep the tilde for the caller to expand.
             first
                 .word
@@ -300,7 +300,7 @@ pub fn script_path(inv: &Invocation) -> Option<String> {
     }
     if let shell_syntax::view::Program::Static { raw, .. } = &inv.program {
         if raw.contains('/') {
-            return Some(raw.clone());
+            return Some(raw.to_string());
         }
     }
     None

@@ -10,7 +10,7 @@ use std::path::{Component, Path, PathBuf};
 /// `None` when anything else in it is decided at run time.
 pub fn expand_home(arg: &Arg, home: Option<&Path>) -> Option<String> {
     if let Some(v) = &arg.value {
-        return Some(v.clone());
+        return Some(v.to_string());
     }
     let home = home.map(|h| h.to_string_lossy().into_owned());
     arg.word

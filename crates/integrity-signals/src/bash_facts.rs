@@ -252,7 +252,10 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn lookup(&self, name: &str) -> Option<String> {
         if let Some(v) = self.inv.env_value(name) {
-            return v.value.as_ref().and_then(|a| a.value.clone());
+            return v
+                .value
+                .as_ref()
+                .and_then(|a| a.value.as_deref().map(String::from));
         }
         match name {
             "HOME" => self.env.home.map(|h| h.to_string_lossy().into_owned()),

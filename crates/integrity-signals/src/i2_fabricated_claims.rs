@@ -99,7 +99,11 @@ pub fn runners_of(command: &str) -> Vec<Runner> {
     for inv in &view.invocations {
         let Some(name) = inv.name() else { continue };
         let name = name.to_ascii_lowercase();
-        let args: Vec<String> = inv.args.iter().filter_map(|a| a.value.clone()).collect();
+        let args: Vec<String> = inv
+            .args
+            .iter()
+            .filter_map(|a| a.value.as_deref().map(String::from))
+            .collect();
         let is_script = name.contains("test") || name.contains("spec");
         let interpreted_test = matches!(
             name.as_str(),

@@ -14,17 +14,22 @@ impl Word {
     /// The word's value after quote removal, if it does not depend on run time (no
     /// expansions, globs, brace expansion or tilde).
     pub fn static_value(&self) -> Option<String> {
+        self.static_text().map(String::from)
+    }
+
+    /// [`Word::static_value`] as a [`Text`] (short values need no allocation).
+    pub fn static_text(&self) -> Option<Text> {
         // Measured hot (every argument the view reports): a one-part word is a plain copy;
         // otherwise size the value first so it is built in one allocation, and a dynamic
         // word allocates nothing.
         if let [WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s)] =
             self.parts.as_slice()
         {
-            return Some(s.to_string());
+            return Some(s.clone());
         }
         let mut out = String::with_capacity(static_len(&self.parts)?);
         static_parts(&self.parts, &mut out);
-        Some(out)
+        Some(out.into())
     }
 
     /// True when bash decides the value at run time (expansion, substitution, glob, tilde,

@@ -292,7 +292,7 @@ fn our_argvs(script: &str) -> Vec<Vec<String>> {
             i.args
                 .iter()
                 .skip(1) // the format
-                .map(|a| a.value.clone().unwrap_or_else(|| "<DYNAMIC>".into()))
+                .map(|a| a.value.as_deref().unwrap_or("<DYNAMIC>").to_string())
                 .collect()
         })
         .collect()

@@ -65,7 +65,7 @@ fn cds_follow_bash_scoping() {
     let targets = |i: &Invocation| -> Vec<String> {
         i.cds
             .iter()
-            .filter_map(|c| c.target.as_ref()?.value.clone())
+            .filter_map(|c| Some(c.target.as_ref()?.value.as_deref()?.to_string()))
             .collect()
     };
     assert_eq!(targets(resets[0]), ["/a", "/b"]);

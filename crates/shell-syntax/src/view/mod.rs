@@ -221,7 +221,7 @@ impl Walker<'_> {
             Command::Compound(cc) => self.compound(cc, scope, ctx),
             Command::Function(f) => {
                 let mut c = ctx.clone();
-                c.context.function = Some(f.name.to_string());
+                c.context.function = Some(f.name.clone());
                 let rs = self.applied(&f.redirects, scope, &c, RedirSource::Enclosing);
                 extend_redirects(&mut c, rs);
                 let mut sub = scope.clone();
@@ -324,7 +324,7 @@ impl Walker<'_> {
                 let arg = Arg {
                     word: Word::literal(&e.raw, e.span),
                     value: if e.parts.iter().all(|p| matches!(p, WordPart::Literal(_))) {
-                        Some(e.raw.to_string())
+                        Some(e.raw.clone())
                     } else {
                         None
                     },
@@ -457,8 +457,8 @@ impl Walker<'_> {
             index: 0,
             kind,
             program: Program::Static {
-                name: name.to_string(),
-                raw: name.to_string(),
+                name: name.into(),
+                raw: name.into(),
             },
             args,
             wrappers: Vec::new(),
@@ -526,7 +526,7 @@ impl Walker<'_> {
             .assignments
             .iter()
             .map(|a| EnvVar {
-                name: a.name.to_string(),
+                name: a.name.clone(),
                 value: match &a.value {
                     AssignValue::Scalar(w) if a.index.is_none() => Some(Arg::new(w.clone())),
                     _ => None,
@@ -549,7 +549,7 @@ impl Walker<'_> {
             None => Program::None,
             Some(a) => match &a.value {
                 Some(v) => Program::Static {
-                    name: normalise_program(v),
+                    name: wrappers::program_name(v),
                     raw: v.clone(),
                 },
                 None => Program::Dynamic(a.word.clone()),
@@ -626,7 +626,7 @@ impl Walker<'_> {
             None => return,
             Some(a) => match &a.value {
                 Some(v) => Program::Static {
-                    name: normalise_program(v),
+                    name: wrappers::program_name(v),
                     raw: v.clone(),
                 },
                 None => Program::Dynamic(a.word.clone()),
@@ -722,7 +722,7 @@ impl Walker<'_> {
                             .and_then(|e| e.value.clone()),
                     };
                     scope.push_env(EnvVar {
-                        name: n.to_string(),
+                        name: n.into(),
                         value,
                         source: if exporting {
                             EnvSource::Export
@@ -737,7 +737,7 @@ impl Walker<'_> {
                 for a in &inv.args {
                     if let Some(v) = a.value.as_deref().filter(|v| !v.starts_with('-')) {
                         scope.push_env(EnvVar {
-                            name: v.to_string(),
+                            name: v.into(),
                             value: None,
                             source: EnvSource::Unset,
                         });

@@ -149,7 +149,7 @@ impl Walker<'_> {
         let text = words
             .iter()
             .map(|a| match &a.value {
-                Some(v) => v.clone(),
+                Some(v) => v.to_string(),
                 None => {
                     approximate = true;
                     approximate_text(&a.word)

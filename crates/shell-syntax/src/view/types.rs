@@ -1,6 +1,6 @@
 //! Public types of the command view and their one-line renderings.
 
-use crate::ast::{AndOrOp, Heredoc, RedirOp, Span, Word};
+use crate::ast::{AndOrOp, Heredoc, RedirOp, Span, Text, Word};
 use crate::error::{Limits, SyntaxError};
 use std::fmt;
 use std::sync::Arc;
@@ -136,7 +136,7 @@ pub enum InvocationKind {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Program {
     /// A static name: `name` normalised (basename, `.exe` stripped), `raw` as written.
-    Static { name: String, raw: String },
+    Static { name: Text, raw: Text },
     /// Decided at run time.
     Dynamic(Word),
     /// No command word (only assignments and/or redirections).
@@ -158,16 +158,17 @@ impl fmt::Display for Program {
 pub struct Arg {
     pub word: Word,
     /// `None` when the value is decided at run time.
-    pub value: Option<String>,
+    pub value: Option<Text>,
 }
 
 impl Arg {
     pub fn new(word: Word) -> Arg {
-        let value = word.static_value();
+        let value = word.static_text();
         Arg { word, value }
     }
     /// A synthesised static argument (e.g. from splitting `env -S`).
-    pub fn synthetic(value: String, span: Span) -> Arg {
+    pub fn synthetic(value: impl Into<Text>, span: Span) -> Arg {
+        let value = value.into();
         Arg {
             word: Word::literal(&value, span),
             value: Some(value),
@@ -191,14 +192,14 @@ impl fmt::Display for Arg {
 pub struct Wrapper {
     /// Normalised wrapper name (`env`, `sudo`, `timeout`, `find -exec`, `time` for the
     /// keyword, ...).
-    pub name: String,
+    pub name: Text,
     /// Its options and operands before the wrapped command (e.g. `-s KILL 10` of `timeout`).
     pub args: Vec<Arg>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnvVar {
-    pub name: String,
+    pub name: Text,
     /// `None` for `export NAME` without a value seen, or for an array/dynamic value.
     pub value: Option<Arg>,
     pub source: EnvSource,
@@ -317,7 +318,7 @@ pub struct Context {
     /// Number of enclosing process substitutions.
     pub process_subst: u32,
     /// Defined inside the body of this function (visited where it is defined).
-    pub function: Option<String>,
+    pub function: Option<Text>,
     /// Inside a `case` arm.
     pub in_case: bool,
 }

@@ -22,10 +22,18 @@ pub fn normalise_program(raw: &str) -> String {
     program_base(raw).to_string()
 }
 
+/// [`normalise_program`] as a [`Text`] (no allocation for a short name).
+pub(crate) fn program_name(raw: &str) -> crate::ast::Text {
+    crate::ast::Text::from(program_base(raw))
+}
+
 /// [`normalise_program`] without the copy (runs for every word the wrapper walk looks at).
 fn program_base(raw: &str) -> &str {
-    let base = raw.rsplit('/').next().unwrap_or(raw);
-    let base = base.rsplit('\\').next().unwrap_or(base);
+    // One backwards byte scan: `/` and `\` are ASCII, so the cut is on a char boundary.
+    let base = match raw.bytes().rposition(|c| c == b'/' || c == b'\\') {
+        Some(i) => &raw[i + 1..],
+        None => raw,
+    };
     let n = base.len();
     if n > 4 && base.as_bytes()[n - 4..].eq_ignore_ascii_case(b".exe") {
         &base[..n - 4]
@@ -242,7 +250,7 @@ pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
                         // `xargs` with no command runs `echo`.
                         u.args_incomplete = true;
                         u.wrappers.push(wrapper(name, rest));
-                        u.program = Some(Arg::synthetic("echo".into(), first.word.span));
+                        u.program = Some(Arg::synthetic("echo", first.word.span));
                         return u;
                     }
                     _ => None,
@@ -284,7 +292,7 @@ fn is_flag(a: &Arg, short: char, long: &str) -> bool {
 
 fn wrapper(name: &str, args: &[Arg]) -> Wrapper {
     Wrapper {
-        name: name.to_string(),
+        name: name.into(),
         args: args.to_vec(),
     }
 }
@@ -306,7 +314,7 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
             // `NAME="$x"`: an assignment with a run-time value.
             let name = dynamic_assignment_name(&args[i].word)?;
             u.env.push(EnvVar {
-                name,
+                name: name.into(),
                 value: None,
                 source: EnvSource::EnvCommand,
             });
@@ -320,7 +328,7 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
         if let Some((name, value)) = v.split_once('=') {
             if !v.starts_with('-') && is_name(name) {
                 u.env.push(EnvVar {
-                    name: name.to_string(),
+                    name: name.into(),
                     value: Some(Arg::synthetic(value.to_string(), span)),
                     source: EnvSource::EnvCommand,
                 });
@@ -334,14 +342,14 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
         let (opt, attached) = if let Some(l) = v.strip_prefix("--") {
             match l.split_once('=') {
                 Some((k, val)) => (format!("--{k}"), Some(val.to_string())),
-                None => (v.clone(), None),
+                None => (v.to_string(), None),
             }
         } else if v.len() > 2 && matches!(v.as_bytes()[1], b'u' | b'C' | b'S') {
             // Byte 1 is ASCII here, so 2 is a char boundary (`v[1..2]` on a multi-byte char
             // panicked; found by the fuzz smoke).
             (v[..2].to_string(), Some(v[2..].to_string()))
         } else {
-            (v.clone(), None)
+            (v.to_string(), None)
         };
         let takes_arg = matches!(
             opt.as_str(),
@@ -350,12 +358,12 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
         let mut value = attached;
         let mut used = 1;
         if takes_arg && value.is_none() {
-            value = Some(args.get(i + 1)?.value.clone()?);
+            value = Some(args.get(i + 1)?.value.as_deref()?.to_string());
             used = 2;
         }
         match opt.as_str() {
             "-u" | "--unset" => u.env.push(EnvVar {
-                name: value.unwrap_or_default(),
+                name: value.unwrap_or_default().into(),
                 value: None,
                 source: EnvSource::Unset,
             }),
