@@ -14,12 +14,14 @@
 //! | PostToolUse | any other | [`m5_taint`] + the `taint` crate (K5) |
 //!
 //! Rules are pure over typed facts; [`judge`] gathers the facts (ledger, transcript, agent
-//! folders, the CLI's command line) through [`host::Host`] and a [`session_store::Session`].
+//! folders, the CLI's command line and settings) through [`host::Host`], [`host::ConfigFiles`]
+//! and a [`session_store::Session`].
 
 pub mod agent_index;
 pub mod agents;
 pub mod fixtures;
 pub mod host;
+pub mod launch_config;
 pub mod m1_tiers;
 pub mod m2_dispatch;
 pub mod m3_files;
@@ -134,13 +136,14 @@ impl Call<'_> {
         }
     }
 
-    fn learn_main(&self, map: &Map<String, Value>) -> Option<main_model::MainModel> {
+    fn learn_main(&self, map: &Map<String, Value>) -> main_model::MainKnowledge {
         let project = self.ctx.host.project_dir(self.input.cwd.as_deref());
         main_model::learn(
             map,
             self.input.transcript_path.as_deref(),
             &self.ctx.host,
             project.as_deref(),
+            &host::Fs,
         )
     }
 
@@ -185,7 +188,9 @@ impl Call<'_> {
             env_force: host
                 .var("CLAUDE_CODE_SUBAGENT_MODEL_FORCE")
                 .map(str::to_string),
-            main: None,
+            main: main_model::MainKnowledge::Unknown(
+                "not looked up: nothing inherits it and the session is not tainted".into(),
+            ),
             grant: self.grant.clone(),
             taint: TaintState::from_ledger(&map),
         };
@@ -216,7 +221,7 @@ impl Call<'_> {
             let taint = TaintState::from_ledger(&map);
             if taint.tainted {
                 let main = self.learn_main(&map);
-                if let Some(r) = m3_session::launch_escalation(&reqs, main.as_ref(), true) {
+                if let Some(r) = m3_session::launch_escalation(&reqs, &main, true) {
                     f.requirement = "M5";
                     f.deny = Some(r);
                     f.evidence["taint_first"] = taint.first.unwrap_or(Value::Null);
@@ -275,7 +280,7 @@ impl Call<'_> {
         let response = self.input.tool_response.clone().unwrap_or(Value::Null);
         m6_verify::verify(
             &response,
-            self.learn_main(&map).as_ref(),
+            &self.learn_main(&map),
             &TaintState::from_ledger(&map),
             &self.ctx.tiers,
             &self.grant,
@@ -344,7 +349,7 @@ pub fn judge(mut input: HookInput, ctx: &Ctx) -> Verdict {
         (Event::UserPromptSubmit, _) => {
             let map = call.ledger();
             let main = call.learn_main(&map);
-            let f = m3_session::prompt(main.as_ref(), &ctx.tiers, &call.grant);
+            let f = m3_session::prompt(&main, &ctx.tiers, &call.grant);
             Some((f, Kind::Prompt))
         }
         (Event::SessionStart | Event::PostModelSwitch, _) => {

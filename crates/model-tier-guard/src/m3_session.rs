@@ -3,7 +3,7 @@
 
 use crate::m1_tiers::{describe, Family, TierPolicy};
 use crate::m3_launch::Requested;
-use crate::main_model::MainModel;
+use crate::main_model::MainKnowledge;
 use crate::Finding;
 use safety_kernel::{feedback::reason, Grant};
 use serde_json::json;
@@ -61,7 +61,7 @@ pub fn judge_requests(
 /// granted or not (a model decided at run time counts as above).
 pub fn launch_escalation(
     requests: &[Requested],
-    main: Option<&MainModel>,
+    main: &MainKnowledge,
     tainted: bool,
 ) -> Option<String> {
     if !tainted {
@@ -71,7 +71,7 @@ pub fn launch_escalation(
         Some(m) => crate::m2_dispatch::escalates(&Family::of(m), main),
         None => true,
     })?;
-    let main_name = main.map_or_else(|| "unknown".to_string(), |m| format!("{:?}", m.model));
+    let main_name = main.label();
     Some(reason(
         "M5",
         &format!(
@@ -101,20 +101,36 @@ pub fn switch(
     judge_requests("a model switch", &reqs, tiers, grant)
 }
 
-/// UserPromptSubmit: the session's own main model.
-pub fn prompt(main: Option<&MainModel>, tiers: &TierPolicy, grant: &Grant) -> Finding {
+/// UserPromptSubmit: the session's own main model. Only a model some source names is blocked;
+/// a CLI default that may be the tier is only told to the user (the account decides it).
+pub fn prompt(main: &MainKnowledge, tiers: &TierPolicy, grant: &Grant) -> Finding {
     let mut finding = Finding {
         requirement: "M3",
         deny: None,
         warning: None,
         evidence: json!({
-            "main_model": main.map(|m| json!({"model": m.model, "source": m.source})),
+            "main_model": main.evidence(),
             "granted": grant.is_granted(),
             "grant_note": grant.note(crate::host::GRANT_VAR),
         }),
     };
-    let Some(main) = main else {
-        return finding;
+    let main = match main {
+        MainKnowledge::Known(m) => m,
+        MainKnowledge::CliDefault(list) => {
+            let restricted = list.iter().find(|m| {
+                tiers.is_restricted(&Family::of(&m.model)) && Family::of(&m.model).is_known()
+            });
+            if let (Some(m), false) = (restricted, grant.is_granted()) {
+                finding.warning = Some(format!(
+                    "model-tier-guard: nothing names this session's model, and the CLI's default may be {:?} ({}), a maintainer-only tier here; {}.",
+                    m.model,
+                    m.source,
+                    crate::m2_dispatch::NAME_THE_MAIN_MODEL
+                ));
+            }
+            return finding;
+        }
+        MainKnowledge::Unknown(_) => return finding,
     };
     let fam = Family::of(&main.model);
     if !fam.is_known() {
@@ -149,6 +165,7 @@ pub fn prompt(main: Option<&MainModel>, tiers: &TierPolicy, grant: &Grant) -> Fi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::main_model::MainModel;
 
     #[test]
     fn switches() {
@@ -175,43 +192,47 @@ mod tests {
     #[test]
     fn prompts() {
         let t = TierPolicy::default();
-        let m = |s: &str| MainModel {
-            model: s.into(),
-            source: "--model".into(),
-        };
-        assert!(prompt(Some(&m("fable")), &t, &Grant::NotSet).deny.is_some());
-        let r = prompt(Some(&m("fable")), &t, &Grant::Unrecognised("tru".into()))
+        let m = |s: &str| MainKnowledge::Known(MainModel::new(s, "--model"));
+        assert!(prompt(&m("fable"), &t, &Grant::NotSet).deny.is_some());
+        let r = prompt(&m("fable"), &t, &Grant::Unrecognised("tru".into()))
             .deny
             .unwrap();
         assert!(r.contains("not recognised"), "{r}");
-        assert!(prompt(Some(&m("fable")), &t, &Grant::Granted)
-            .deny
-            .is_none());
-        assert!(prompt(Some(&m("opus")), &t, &Grant::NotSet).deny.is_none());
-        let f = prompt(Some(&m("custom")), &t, &Grant::NotSet);
+        assert!(prompt(&m("fable"), &t, &Grant::Granted).deny.is_none());
+        assert!(prompt(&m("opus"), &t, &Grant::NotSet).deny.is_none());
+        let f = prompt(&m("custom"), &t, &Grant::NotSet);
         assert!(f.deny.is_none() && f.warning.is_some());
-        assert!(prompt(None, &t, &Grant::NotSet).deny.is_none());
+        let unknown = MainKnowledge::Unknown("x".into());
+        assert!(prompt(&unknown, &t, &Grant::NotSet).deny.is_none());
+        // The CLI's default: never blocked; told when it may be the tier.
+        let default = MainKnowledge::CliDefault(vec![
+            MainModel::new("opus", "api"),
+            MainModel::new("sonnet", "pro"),
+        ]);
+        let f = prompt(&default, &t, &Grant::NotSet);
+        assert!(f.deny.is_none() && f.warning.is_none());
+        let strict = TierPolicy::from_config(Some(&["opus".into()]));
+        let f = prompt(&default, &strict, &Grant::NotSet);
+        assert!(f.deny.is_none());
+        assert!(f.warning.unwrap().contains("ANTHROPIC_MODEL"));
     }
 
     #[test]
     fn tainted_launches_may_not_escalate() {
-        let main = MainModel {
-            model: "claude-sonnet-5".into(),
-            source: "t".into(),
-        };
+        let main = MainKnowledge::Known(MainModel::new("claude-sonnet-5", "t"));
         let r = |m: Option<&str>| {
             vec![Requested {
                 model: m.map(Into::into),
                 source: "--model".into(),
             }]
         };
-        assert!(launch_escalation(&r(Some("opus")), Some(&main), true)
+        assert!(launch_escalation(&r(Some("opus")), &main, true)
             .unwrap()
             .starts_with("M5:"));
-        assert!(launch_escalation(&r(Some("opus")), Some(&main), false).is_none());
-        assert!(launch_escalation(&r(Some("haiku")), Some(&main), true).is_none());
-        assert!(launch_escalation(&r(None), Some(&main), true).is_some());
-        assert!(launch_escalation(&[], None, true).is_none());
+        assert!(launch_escalation(&r(Some("opus")), &main, false).is_none());
+        assert!(launch_escalation(&r(Some("haiku")), &main, true).is_none());
+        assert!(launch_escalation(&r(None), &main, true).is_some());
+        assert!(launch_escalation(&[], &MainKnowledge::Unknown("x".into()), true).is_none());
     }
 
     #[test]
