@@ -197,6 +197,10 @@ pub fn check(
     if r.chars().count() > safety_kernel::MAX_REASON_CHARS {
         problems.push("reason longer than the K4 bound".into());
     }
+    // A clipped reason has lost the end of its remedy.
+    if r.ends_with("...") {
+        problems.push(format!("reason clipped to the K4 bound: {r:?}"));
+    }
     if let Some(want) = expect.get("tainted").and_then(Value::as_bool) {
         let got = taint::TaintState::from_ledger(ledger).tainted;
         if got != want {

@@ -80,12 +80,9 @@ fn account_defaults() -> Vec<MainModel> {
     vec![
         MainModel::new(
             "opus",
-            "the CLI's default for API, Max, Team Premium, Bedrock and Vertex accounts (Opus 5)",
+            "account default: API/Max/Team Premium/Bedrock/Vertex",
         ),
-        MainModel::new(
-            "sonnet",
-            "the CLI's default for Pro, Team Standard and Foundry accounts (Sonnet 5, Sonnet 4.5)",
-        ),
+        MainModel::new("sonnet", "account default: Pro/Team Standard/Foundry"),
     ]
 }
 

@@ -140,7 +140,7 @@ pub fn escalates(family: &Family, main: &MainKnowledge) -> bool {
 
 /// What the maintainer can set so that the main model is known, for reasons and warnings.
 pub const NAME_THE_MAIN_MODEL: &str =
-    "the maintainer can name the session's model with `claude --model <model>`, ANTHROPIC_MODEL or `model` in settings";
+    "the maintainer can set the session's model: `claude --model`, ANTHROPIC_MODEL or settings `model`";
 
 /// Decides a dispatch.
 pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
@@ -177,9 +177,12 @@ pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
                 reason(
                     "M1",
                     &format!(
-                        "this dispatch would inherit the session's main model, which nothing names yet; the CLI's default may be {}, a maintainer-only tier ({})",
-                        describe(model, &family),
-                        c.source
+                        "this dispatch would inherit the session's main model, which nothing names yet; the CLI's default may be {model:?} ({family}, {}), a maintainer-only tier",
+                        f.main
+                            .possible()
+                            .iter()
+                            .find(|m| m.model == model)
+                            .map_or("", |m| m.source.as_str())
                     ),
                     &format!(
                         "Name an explicit model (one of {}) and a subagent_type in the Agent call; {NAME_THE_MAIN_MODEL}.",
