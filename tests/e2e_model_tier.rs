@@ -6,7 +6,12 @@
 //! (d) a WebFetch (answered by a loopback HTTPS server) taints the session, and a later dispatch
 //!     above the main model is denied as escalation, grant or not;
 //! (e) with no PreToolUse guard, the CLI 2.1.332 runs a subagent on the tier; M6 catches it
-//!     after the fact from `resolvedModel`.
+//!     after the fact from `resolvedModel`;
+//! (f) M2's resolution agrees with the model the CLI runs (a possible fork without `--model`:
+//!     the main model learned from the launch, M1);
+//! (g) a session put on the tier by settings `model` or `ANTHROPIC_MODEL` (no `--model`) has
+//!     its first prompt blocked, the main model learned from that source — and the CLI really
+//!     asks for the tier when granted.
 
 use e2e_harness::{bin, decide, text, tool, Scenario};
 use serde_json::{json, Value};
@@ -204,6 +209,44 @@ fn c_session_on_the_tier_needs_the_grant() {
         .model()
         .unwrap_or("")
         .contains("fable"));
+}
+
+#[test]
+fn g_settings_or_anthropic_model_on_the_tier_is_learned_without_a_transcript() {
+    type Launch = fn(Scenario) -> Scenario;
+    let launches: [(Launch, &str); 2] = [
+        (|s| s.setting("model", json!("fable")), "project settings"),
+        (|s| s.cli_env("ANTHROPIC_MODEL", "fable"), "ANTHROPIC_MODEL"),
+    ];
+    for (launch, source) in launches {
+        let Some(out) = launch(with_guard(Scenario::new())).lenient().run() else {
+            return;
+        };
+        assert!(out.main_requests().is_empty(), "{source}: blocked before any request");
+        assert!(out.result.result.contains("M3:"), "{}", out.result.result);
+        let records = audit(&out.home_dir(), &out.result.session_id);
+        let block = records
+            .iter()
+            .find(|r| r["decision"] == "block")
+            .expect("block recorded");
+        let learned = block["evidence"]["main_model"]["source"].as_str().unwrap();
+        assert!(learned.starts_with(source), "{learned}");
+
+        let Some(granted) = launch(with_guard(Scenario::new()))
+            .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
+            .turn(text("Working on it."))
+            .run()
+        else {
+            return;
+        };
+        assert!(
+            granted.main_requests()[0]
+                .model()
+                .unwrap_or("")
+                .contains("fable"),
+            "{source}: the CLI runs what the guard learned"
+        );
+    }
 }
 
 /// A loopback HTTPS server (`openssl s_server -WWW`) with a throwaway CA.
@@ -458,12 +501,9 @@ fn f_m2_resolution_agrees_with_the_cli() {
             .allowed_tools(&["Bash", "Agent"])
             .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
             .file(".claude/agents/reviewer.md", definition);
-        if subagent_type.is_none() {
-            // A possible fork is checked on the main model too (M1). Name it at launch: without
-            // --model the guard learns it from the transcript, which the CLI may not have written
-            // yet at the first tool call (then the call is denied, M1), and this case would race.
-            s = s.cli_args(&["--model", "claude-opus-5-5"]);
-        }
+        // A possible fork (no subagent_type) is checked on the main model too (M1). No --model
+        // here on purpose: at the first tool call the transcript may not name the main model
+        // yet, and the guard then learns it from the launch (the CLI's default), not a deny.
         for (k, v) in env {
             s = s.cli_env(k, v);
         }
