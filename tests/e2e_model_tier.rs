@@ -222,7 +222,10 @@ fn g_settings_or_anthropic_model_on_the_tier_is_learned_without_a_transcript() {
         let Some(out) = launch(with_guard(Scenario::new())).lenient().run() else {
             return;
         };
-        assert!(out.main_requests().is_empty(), "{source}: blocked before any request");
+        assert!(
+            out.main_requests().is_empty(),
+            "{source}: blocked before any request"
+        );
         assert!(out.result.result.contains("M3:"), "{}", out.result.result);
         let records = audit(&out.home_dir(), &out.result.session_id);
         let block = records
