@@ -305,6 +305,43 @@ mod tests {
     }
 
     #[test]
+    fn drop_ins_are_json_files_by_name_and_bounded() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("managed-settings.d");
+        assert_eq!(Fs.drop_ins(&d), Ok(Vec::new()));
+        std::fs::create_dir_all(&d).unwrap();
+        for name in ["20-b.json", "10-a.json", "notes.txt"] {
+            std::fs::write(d.join(name), "{}").unwrap();
+        }
+        let names: Vec<String> = Fs
+            .drop_ins(&d)
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["10-a.json", "20-b.json"]);
+        for i in 0..DROP_INS_MAX {
+            std::fs::write(d.join(format!("x{i}.json")), "{}").unwrap();
+        }
+        assert!(Fs.drop_ins(&d).unwrap_err().contains("more than"));
+        // A file where the folder should be holds no drop-ins.
+        assert_eq!(Fs.drop_ins(&d.join("10-a.json")), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn settings_files_read_as_json_objects() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("settings.json");
+        assert_eq!(Fs.settings(&p), SettingsFile::Absent);
+        assert_eq!(Fs.settings(&p.join("below-a-file")), SettingsFile::Absent);
+        std::fs::write(&p, r#"{"model": "sonnet"}"#).unwrap();
+        assert!(matches!(Fs.settings(&p), SettingsFile::Json(m) if m["model"] == "sonnet"));
+        std::fs::write(&p, b"\xff\xfe").unwrap();
+        assert!(matches!(Fs.settings(&p), SettingsFile::Unreadable(c) if c.contains("JSON")));
+        assert_eq!(read_regular(&p, 1), Err("larger than 1 bytes".into()));
+    }
+
+    #[test]
     fn grant_is_strict() {
         let mut h = Host::default();
         h.env.insert(GRANT_VAR.into(), "tru".into());

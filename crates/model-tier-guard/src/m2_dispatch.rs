@@ -170,7 +170,9 @@ pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
             continue;
         };
         let family = Family::of(model);
-        if c.from_cli_default && tiers.is_restricted(&family) && !granted {
+        // A family-less model the default may be was set by the launcher (a gateway's id in
+        // ANTHROPIC_DEFAULT_*_MODEL): the warning below, as for a named main model.
+        if c.from_cli_default && family.is_known() && tiers.is_restricted(&family) && !granted {
             // Not learned, only possible: the session may well run elsewhere, but may run here.
             violations.push((
                 "M1",
@@ -482,5 +484,13 @@ mod tests {
         let d = decide(&f, &TierPolicy::default());
         assert_eq!(d.requirement, "M1");
         assert!(d.deny.unwrap().contains("ANTHROPIC_DEFAULT_MODEL"));
+        // A gateway's model of no known family: the launcher's choice, allowed with a warning.
+        f.main = MainKnowledge::CliDefault(vec![
+            MainModel::new("sonnet", "d"),
+            MainModel::new("gw-large", "ANTHROPIC_DEFAULT_OPUS_MODEL"),
+        ]);
+        let d = decide(&f, &TierPolicy::default());
+        assert!(d.deny.is_none(), "{:?}", d.deny);
+        assert!(d.warning.unwrap().contains("gw-large"));
     }
 }
