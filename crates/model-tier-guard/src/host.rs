@@ -70,6 +70,12 @@ impl Host {
             .map(PathBuf::from)
     }
 
+    /// The alias variables of the CLI's environment (settings `env` included: the CLI applies
+    /// them to its own environment and its hooks').
+    pub fn aliases(&self) -> crate::model_aliases::AliasEnv {
+        crate::model_aliases::AliasEnv::from_lookup(|k| self.var(k).map(str::to_string))
+    }
+
     /// The CLI's user folder: `$CLAUDE_CONFIG_DIR` when set (absolute), else `~/.claude`.
     pub fn user_config_dir(&self) -> Option<PathBuf> {
         match self.var("CLAUDE_CONFIG_DIR").filter(|d| d.starts_with('/')) {

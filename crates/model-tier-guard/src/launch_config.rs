@@ -16,6 +16,7 @@
 
 use crate::host::{option_value, ConfigFiles, Host, SettingsFile};
 use crate::main_model::{MainKnowledge, MainModel};
+use crate::model_aliases::AliasEnv;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -57,16 +58,10 @@ pub struct LaunchFacts {
     pub settings: Vec<Layer>,
     /// `ANTHROPIC_DEFAULT_MODEL`.
     pub env_default_model: Option<String>,
-    /// `ANTHROPIC_DEFAULT_OPUS_MODEL` / `ANTHROPIC_DEFAULT_SONNET_MODEL`: where the default's
-    /// family alias may point (variable, value).
-    pub alias_targets: Vec<(String, String)>,
+    /// The alias variables (`ANTHROPIC_DEFAULT_*_MODEL`): where a family alias — named by any
+    /// source above, or the default's own `opus` / `sonnet` — really points.
+    pub aliases: AliasEnv,
 }
-
-/// The variables that may retarget the default's family aliases.
-const ALIAS_VARS: [&str; 2] = [
-    "ANTHROPIC_DEFAULT_OPUS_MODEL",
-    "ANTHROPIC_DEFAULT_SONNET_MODEL",
-];
 
 /// Values of `ANTHROPIC_DEFAULT_MODEL` the CLI ignores (shared notes §6.2).
 const IGNORED_DEFAULT_VALUES: [&str; 4] = ["default", "inherit", "opusplan", "haiku"];
@@ -86,8 +81,13 @@ fn account_defaults() -> Vec<MainModel> {
     ]
 }
 
-/// Decides the main model from the launch facts.
+/// Decides the main model from the launch facts, aliases resolved as the CLI resolves them.
 pub fn resolve(f: &LaunchFacts) -> MainKnowledge {
+    resolve_named(f).through_aliases(&f.aliases)
+}
+
+/// The main model as the sources name it (aliases as written).
+fn resolve_named(f: &LaunchFacts) -> MainKnowledge {
     let explicit = [
         (f.cli_model.as_deref(), "--model"),
         (f.env_model.as_deref(), "ANTHROPIC_MODEL"),
@@ -149,9 +149,6 @@ pub fn resolve(f: &LaunchFacts) -> MainKnowledge {
     }) {
         possible.push(MainModel::new(m, "ANTHROPIC_DEFAULT_MODEL"));
     }
-    for (var, value) in &f.alias_targets {
-        possible.push(MainModel::new(value, var));
-    }
     MainKnowledge::CliDefault(possible)
 }
 
@@ -194,10 +191,7 @@ pub fn gather(host: &Host, project_dir: Option<&Path>, files: &dyn ConfigFiles) 
         env_model: var("ANTHROPIC_MODEL"),
         settings,
         env_default_model: var("ANTHROPIC_DEFAULT_MODEL"),
-        alias_targets: ALIAS_VARS
-            .iter()
-            .filter_map(|v| Some((v.to_string(), var(v)?)))
-            .collect(),
+        aliases: host.aliases(),
     }
 }
 
@@ -440,18 +434,51 @@ mod tests {
     fn the_default_includes_what_the_environment_points_it_at() {
         let mut f = base();
         f.env_default_model = Some("claude-fable-5".into());
-        f.alias_targets = vec![("ANTHROPIC_DEFAULT_OPUS_MODEL".into(), "gw-big".into())];
+        f.aliases.set("ANTHROPIC_DEFAULT_OPUS_MODEL", Some("gw-big"));
         let MainKnowledge::CliDefault(p) = resolve(&f) else {
             panic!()
         };
         let models: Vec<&str> = p.iter().map(|m| m.model.as_str()).collect();
-        assert_eq!(models, ["opus", "sonnet", "claude-fable-5", "gw-big"]);
+        assert_eq!(models, ["opus", "gw-big", "sonnet", "claude-fable-5"]);
+        assert!(p[1].source.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"), "{p:?}");
         f.env_default_model = Some("inherit".into());
-        f.alias_targets.clear();
+        f.aliases = AliasEnv::default();
         let MainKnowledge::CliDefault(p) = resolve(&f) else {
             panic!()
         };
         assert_eq!(p.len(), 2);
+    }
+
+    #[test]
+    fn a_named_alias_runs_on_its_target() {
+        // Every source that names the main model is resolved through the alias variables.
+        let setters: [fn(&mut LaunchFacts); 3] = [
+            |f: &mut LaunchFacts| f.cli_model = Some("opus".into()),
+            |f: &mut LaunchFacts| f.env_model = Some("opus".into()),
+            |f: &mut LaunchFacts| {
+                f.settings = vec![layer("user", LayerModel::Model("opus".into()))]
+            },
+        ];
+        for set in setters {
+            let mut f = base();
+            set(&mut f);
+            assert!(matches!(known(&resolve(&f)), Some(("opus", _))));
+            f.aliases
+                .set("ANTHROPIC_DEFAULT_OPUS_MODEL", Some("claude-fable-5"));
+            let k = resolve(&f);
+            let (m, src) = known(&k).unwrap();
+            assert_eq!(m, "claude-fable-5");
+            assert!(src.contains("\"opus\" → ANTHROPIC_DEFAULT_OPUS_MODEL"), "{src}");
+        }
+        // A default model named by ANTHROPIC_DEFAULT_MODEL is an alias too.
+        let mut f = base();
+        f.env_default_model = Some("sonnet".into());
+        f.aliases
+            .set("ANTHROPIC_DEFAULT_SONNET_MODEL", Some("claude-fable-5"));
+        let MainKnowledge::CliDefault(p) = resolve(&f) else {
+            panic!()
+        };
+        assert!(p.iter().any(|m| m.model == "claude-fable-5"), "{p:?}");
     }
 
     fn write(p: &Path, text: &str) {

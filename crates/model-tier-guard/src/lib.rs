@@ -30,6 +30,7 @@ pub mod m3_session;
 pub mod m5_taint;
 pub mod m6_verify;
 pub mod main_model;
+pub mod model_aliases;
 
 use hook_io::{Answer, Event, HookInput};
 use host::Host;
@@ -188,6 +189,7 @@ impl Call<'_> {
             env_force: host
                 .var("CLAUDE_CODE_SUBAGENT_MODEL_FORCE")
                 .map(str::to_string),
+            aliases: host.aliases(),
             main: main_model::MainKnowledge::Unknown(
                 "not looked up: nothing inherits it and the session is not tainted".into(),
             ),

@@ -14,6 +14,7 @@
 use crate::agents::AgentDef;
 use crate::m1_tiers::{describe, Family, TierPolicy};
 use crate::main_model::MainKnowledge;
+use crate::model_aliases::{self, AliasEnv};
 use crate::Finding;
 use safety_kernel::{denial_switch, feedback::reason, Grant};
 use serde_json::{json, Value};
@@ -32,6 +33,8 @@ pub struct DispatchFacts {
     pub env_model: Option<String>,
     /// `CLAUDE_CODE_SUBAGENT_MODEL_FORCE` as written.
     pub env_force: Option<String>,
+    /// The alias variables of the CLI's environment: where `opus` & co. really point.
+    pub aliases: AliasEnv,
     pub main: MainKnowledge,
     pub grant: Grant,
     pub taint: TaintState,
@@ -48,12 +51,20 @@ pub struct Candidate {
     pub from_cli_default: bool,
 }
 
-fn explicit(model: &str, source: impl Into<String>) -> Candidate {
-    Candidate {
-        model: Some(model.to_string()),
-        source: source.into(),
-        inherits_main: false,
-        from_cli_default: false,
+/// A model the call, a definition or `CLAUDE_CODE_SUBAGENT_MODEL` names: the name as written
+/// and, for an alias, every model the alias variables point it at.
+fn push_named(out: &mut Vec<Candidate>, model: &str, source: &str, aliases: &AliasEnv) {
+    for meaning in model_aliases::possible(model, aliases) {
+        let source = match meaning.note(model) {
+            Some(note) => format!("{source}, {note}"),
+            None => source.to_string(),
+        };
+        out.push(Candidate {
+            model: Some(meaning.model),
+            source,
+            inherits_main: false,
+            from_cli_default: false,
+        });
     }
 }
 
@@ -86,7 +97,12 @@ pub fn candidates(f: &DispatchFacts) -> Vec<Candidate> {
     }
     let forced = denial_switch(f.env_force.as_deref());
     if let (true, Some(m)) = (forced, f.env_model.as_deref()) {
-        out.push(explicit(m, "CLAUDE_CODE_SUBAGENT_MODEL (forced)"));
+        push_named(
+            &mut out,
+            m,
+            "CLAUDE_CODE_SUBAGENT_MODEL (forced)",
+            &f.aliases,
+        );
         // A value the CLI may not read as "on" leaves the normal order in play too.
         if safety_kernel::grant(f.env_force.as_deref()).is_granted() {
             return out;
@@ -96,7 +112,7 @@ pub fn candidates(f: &DispatchFacts) -> Vec<Candidate> {
         return out;
     }
     if let Some(m) = f.call_model.as_deref().filter(|m| !m.is_empty()) {
-        out.push(explicit(m, "the call's model"));
+        push_named(&mut out, m, "the call's model", &f.aliases);
         return out;
     }
     if let Some(def) = &f.definition {
@@ -108,21 +124,19 @@ pub fn candidates(f: &DispatchFacts) -> Vec<Candidate> {
                 return out;
             }
             Some(m) => {
-                out.push(explicit(
-                    m,
-                    format!(
-                        "the {} definition {}",
-                        def.scope.as_str(),
-                        def.path.display()
-                    ),
-                ));
+                let source = format!(
+                    "the {} definition {}",
+                    def.scope.as_str(),
+                    def.path.display()
+                );
+                push_named(&mut out, m, &source, &f.aliases);
                 return out;
             }
             None => {}
         }
     }
     if let Some(m) = f.env_model.as_deref() {
-        out.push(explicit(m, "CLAUDE_CODE_SUBAGENT_MODEL"));
+        push_named(&mut out, m, "CLAUDE_CODE_SUBAGENT_MODEL", &f.aliases);
         return out;
     }
     if !may_fork {
@@ -297,6 +311,7 @@ mod tests {
             definition: None,
             env_model: None,
             env_force: None,
+            aliases: AliasEnv::default(),
             main: MainKnowledge::Known(MainModel::new("claude-opus-5-5", "transcript")),
             grant: Grant::NotSet,
             taint: TaintState {
@@ -341,6 +356,60 @@ mod tests {
         f.definition = def(Some("inherit"));
         f.env_model = Some("haiku".into());
         assert_eq!(models(&f), vec![Some("claude-opus-5-5".into())]);
+    }
+
+    #[test]
+    fn every_named_alias_is_judged_on_where_the_environment_points_it() {
+        let tiers = TierPolicy::default();
+        let retargeted = |f: &mut DispatchFacts| {
+            f.aliases
+                .set("ANTHROPIC_DEFAULT_OPUS_MODEL", Some("claude-fable-5"))
+        };
+        let setters: [(fn(&mut DispatchFacts), &str); 4] = [
+            (|f| f.call_model = Some("opus".into()), "the call's model"),
+            (|f| f.definition = def(Some("opus")), "project definition"),
+            (
+                |f| f.env_model = Some("opus".into()),
+                "CLAUDE_CODE_SUBAGENT_MODEL",
+            ),
+            (
+                |f| {
+                    f.env_model = Some("opus".into());
+                    f.env_force = Some("1".into());
+                    f.call_model = Some("haiku".into());
+                },
+                "(forced)",
+            ),
+        ];
+        for (set, source) in setters {
+            let mut f = facts();
+            set(&mut f);
+            assert!(decide(&f, &tiers).deny.is_none(), "{source}");
+            retargeted(&mut f);
+            assert!(models(&f).contains(&Some("claude-fable-5".into())));
+            let d = decide(&f, &tiers);
+            let r = d.deny.unwrap_or_default();
+            assert!(
+                r.starts_with("M2:") && r.contains("claude-fable-5") && r.contains(source),
+                "{source}: {r}"
+            );
+            // The audit record names the variable.
+            assert!(
+                d.evidence.to_string().contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+                "{source}"
+            );
+        }
+        // A restricted alias pointed lower stays refused; a family-less target fails closed.
+        let mut f = facts();
+        f.call_model = Some("fable".into());
+        f.aliases
+            .set("ANTHROPIC_DEFAULT_FABLE_MODEL", Some("claude-haiku-5"));
+        assert!(decide(&f, &tiers).deny.is_some());
+        let mut f = facts();
+        f.call_model = Some("sonnet".into());
+        f.aliases.set("ANTHROPIC_DEFAULT_SONNET_MODEL", Some("gw-7"));
+        let r = decide(&f, &tiers).deny.unwrap_or_default();
+        assert!(r.contains("no known model family"), "{r}");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use crate::host::{ConfigFiles, Host};
 use crate::m1_tiers::Family;
+use crate::model_aliases::{self, AliasEnv};
 use serde_json::{json, Map, Value};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -90,6 +91,37 @@ impl MainKnowledge {
         }
     }
 
+    /// The main model as the CLI runs it: an alias the environment retargets becomes its target
+    /// ([`model_aliases::main_runs_on`]); every model the CLI's default may be keeps its alias
+    /// and gains its targets ([`model_aliases::possible`]).
+    pub fn through_aliases(self, env: &AliasEnv) -> MainKnowledge {
+        if env.is_empty() {
+            return self;
+        }
+        let retarget = |m: &MainModel, meaning: &model_aliases::Meaning| match meaning.note(&m.model) {
+            Some(note) => MainModel::new(&meaning.model, &format!("{}, {note}", m.source)),
+            None => m.clone(),
+        };
+        match self {
+            MainKnowledge::Known(m) => {
+                let meaning = model_aliases::main_runs_on(&m.model, env);
+                MainKnowledge::Known(retarget(&m, &meaning))
+            }
+            MainKnowledge::CliDefault(list) => {
+                let mut out: Vec<MainModel> = Vec::new();
+                for m in &list {
+                    for meaning in model_aliases::possible(&m.model, env) {
+                        if !out.iter().any(|o| o.model == meaning.model) {
+                            out.push(retarget(m, &meaning));
+                        }
+                    }
+                }
+                MainKnowledge::CliDefault(out)
+            }
+            unknown => unknown,
+        }
+    }
+
     /// For audit records.
     pub fn evidence(&self) -> Value {
         match self {
@@ -126,19 +158,21 @@ pub fn learn(
     project_dir: Option<&Path>,
     files: &dyn ConfigFiles,
 ) -> MainKnowledge {
+    let aliases = host.aliases();
     let recorded = from_ledger(ledger);
     // A switch is the freshest fact: the transcript still shows the old model until the next turn.
     if let Some(m) = recorded.as_ref().filter(|m| m.source == "PostModelSwitch") {
-        return MainKnowledge::Known(m.clone());
+        return MainKnowledge::Known(m.clone()).through_aliases(&aliases);
     }
     if let Some(m) = transcript_path
         .filter(|p| !p.is_empty())
         .and_then(|p| from_transcript(Path::new(p)))
     {
+        // The transcript names the model the API was asked for: already resolved.
         return MainKnowledge::Known(MainModel::new(&m, "transcript"));
     }
     match recorded {
-        Some(m) => MainKnowledge::Known(m),
+        Some(m) => MainKnowledge::Known(m).through_aliases(&aliases),
         None => {
             crate::launch_config::resolve(&crate::launch_config::gather(host, project_dir, files))
         }
