@@ -84,6 +84,18 @@ impl Host {
         }
     }
 
+    /// The user's folders the CLI may read agents and plugins from: [`Self::user_config_dir`],
+    /// then `~/.claude` when that is another folder.
+    pub fn user_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = self.user_config_dir().into_iter().collect();
+        if let Some(h) = self.home().map(|h| h.join(".claude")) {
+            if !dirs.contains(&h) {
+                dirs.push(h);
+            }
+        }
+        dirs
+    }
+
     /// The session's project folder: `CLAUDE_PROJECT_DIR`, else the payload's `cwd`.
     pub fn project_dir(&self, cwd: Option<&str>) -> Option<PathBuf> {
         self.var("CLAUDE_PROJECT_DIR")

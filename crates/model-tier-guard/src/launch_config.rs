@@ -434,13 +434,17 @@ mod tests {
     fn the_default_includes_what_the_environment_points_it_at() {
         let mut f = base();
         f.env_default_model = Some("claude-fable-5".into());
-        f.aliases.set("ANTHROPIC_DEFAULT_OPUS_MODEL", Some("gw-big"));
+        f.aliases
+            .set("ANTHROPIC_DEFAULT_OPUS_MODEL", Some("gw-big"));
         let MainKnowledge::CliDefault(p) = resolve(&f) else {
             panic!()
         };
         let models: Vec<&str> = p.iter().map(|m| m.model.as_str()).collect();
         assert_eq!(models, ["opus", "gw-big", "sonnet", "claude-fable-5"]);
-        assert!(p[1].source.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"), "{p:?}");
+        assert!(
+            p[1].source.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            "{p:?}"
+        );
         f.env_default_model = Some("inherit".into());
         f.aliases = AliasEnv::default();
         let MainKnowledge::CliDefault(p) = resolve(&f) else {
@@ -468,7 +472,10 @@ mod tests {
             let k = resolve(&f);
             let (m, src) = known(&k).unwrap();
             assert_eq!(m, "claude-fable-5");
-            assert!(src.contains("\"opus\" → ANTHROPIC_DEFAULT_OPUS_MODEL"), "{src}");
+            assert!(
+                src.contains("\"opus\" → ANTHROPIC_DEFAULT_OPUS_MODEL"),
+                "{src}"
+            );
         }
         // A default model named by ANTHROPIC_DEFAULT_MODEL is an alias too.
         let mut f = base();

@@ -161,7 +161,7 @@ impl Call<'_> {
         if let Some(c) = self.input.cwd.as_deref().filter(|c| c.starts_with('/')) {
             dirs.push(PathBuf::from(c));
         }
-        agents::AgentDirs::new(&dirs, self.ctx.host.home().as_deref())
+        agents::AgentDirs::new(&dirs, &self.ctx.host.user_dirs())
             .with_index(self.ctx.state_dir.as_ref().map(|s| s.join("agent-index")))
     }
 
@@ -211,7 +211,12 @@ impl Call<'_> {
     fn nested_launch(&mut self) -> Finding {
         let command = self.str_input("command").unwrap_or_default();
         let cwd = self.input.cwd.as_deref().map(std::path::Path::new);
-        let reqs = m3_launch::requested_models(&command, cwd, &self.agent_dirs());
+        let reqs = m3_launch::requested_models(
+            &command,
+            cwd,
+            &self.agent_dirs(),
+            &self.ctx.host.aliases(),
+        );
         let mut f = m3_session::judge_requests(
             "a nested agent launch",
             &reqs,
@@ -236,12 +241,19 @@ impl Call<'_> {
     /// M3: PreToolUse Write/Edit.
     fn file_write(&self) -> Finding {
         let path = self.str_input("file_path").unwrap_or_default();
-        let reqs = match m3_files::kind_of(&path) {
+        let config_dir = self
+            .ctx
+            .host
+            .var("CLAUDE_CONFIG_DIR")
+            .and(self.ctx.host.user_config_dir());
+        let reqs = match m3_files::kind_of(&path, config_dir.as_deref()) {
             Some(kind) => m3_files::text_after(&self.tool, &self.tool_input)
                 .map(|t| m3_files::requested_models(kind, &t))
                 .unwrap_or_default(),
             None => Vec::new(),
         };
+        // The CLI that reads the file resolves its aliases through its own environment.
+        let reqs = m3_launch::through_aliases(reqs, &self.ctx.host.aliases());
         let what = "a file that sets a model";
         let mut f = m3_session::judge_requests(what, &reqs, &self.ctx.tiers, &self.grant);
         f.evidence["file_path"] = json!(path);
@@ -343,6 +355,7 @@ pub fn judge(mut input: HookInput, ctx: &Ctx) -> Verdict {
             let f = m3_session::switch(
                 raw.get("requested_model").and_then(Value::as_str),
                 raw.get("to_model").and_then(Value::as_str),
+                &ctx.host.aliases(),
                 &ctx.tiers,
                 &call.grant,
             );

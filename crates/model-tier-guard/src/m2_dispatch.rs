@@ -395,7 +395,9 @@ mod tests {
             );
             // The audit record names the variable.
             assert!(
-                d.evidence.to_string().contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+                d.evidence
+                    .to_string()
+                    .contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
                 "{source}"
             );
         }
@@ -407,7 +409,8 @@ mod tests {
         assert!(decide(&f, &tiers).deny.is_some());
         let mut f = facts();
         f.call_model = Some("sonnet".into());
-        f.aliases.set("ANTHROPIC_DEFAULT_SONNET_MODEL", Some("gw-7"));
+        f.aliases
+            .set("ANTHROPIC_DEFAULT_SONNET_MODEL", Some("gw-7"));
         let r = decide(&f, &tiers).deny.unwrap_or_default();
         assert!(r.contains("no known model family"), "{r}");
     }

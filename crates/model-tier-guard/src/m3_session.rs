@@ -4,6 +4,7 @@
 use crate::m1_tiers::{describe, Family, TierPolicy};
 use crate::m3_launch::Requested;
 use crate::main_model::MainKnowledge;
+use crate::model_aliases::AliasEnv;
 use crate::Finding;
 use safety_kernel::{feedback::reason, Grant};
 use serde_json::json;
@@ -82,10 +83,12 @@ pub fn launch_escalation(
     ))
 }
 
-/// PreModelSwitch: `requested_model` and `to_model`.
+/// PreModelSwitch: `requested_model` and `to_model`, each with where the alias variables point
+/// it (the switch runs in the CLI whose environment the hook has).
 pub fn switch(
     requested: Option<&str>,
     to: Option<&str>,
+    aliases: &AliasEnv,
     tiers: &TierPolicy,
     grant: &Grant,
 ) -> Finding {
@@ -98,6 +101,7 @@ pub fn switch(
             });
         }
     }
+    let reqs = crate::m3_launch::through_aliases(reqs, aliases);
     judge_requests("a model switch", &reqs, tiers, grant)
 }
 
@@ -170,21 +174,43 @@ mod tests {
     #[test]
     fn switches() {
         let t = TierPolicy::default();
-        assert!(
-            switch(Some("fable"), Some("claude-fable-5"), &t, &Grant::NotSet)
-                .deny
-                .is_some()
-        );
-        assert!(switch(Some("mystery"), None, &t, &Grant::NotSet)
+        let none = AliasEnv::default();
+        assert!(switch(
+            Some("fable"),
+            Some("claude-fable-5"),
+            &none,
+            &t,
+            &Grant::NotSet
+        )
+        .deny
+        .is_some());
+        assert!(switch(Some("mystery"), None, &none, &t, &Grant::NotSet)
             .deny
             .unwrap()
             .contains("no known model family"));
+        assert!(switch(
+            Some("opus"),
+            Some("claude-opus-5"),
+            &none,
+            &t,
+            &Grant::NotSet
+        )
+        .deny
+        .is_none());
+        assert!(switch(Some("fable"), None, &none, &t, &Grant::Granted)
+            .deny
+            .is_none());
+        // `/model sonnet` where the environment points `sonnet` at the tier.
+        let mut aliases = AliasEnv::default();
+        aliases.set("ANTHROPIC_DEFAULT_SONNET_MODEL", Some("claude-fable-5"));
+        let r = switch(Some("sonnet"), None, &aliases, &t, &Grant::NotSet)
+            .deny
+            .unwrap_or_default();
         assert!(
-            switch(Some("opus"), Some("claude-opus-5"), &t, &Grant::NotSet)
-                .deny
-                .is_none()
+            r.contains("claude-fable-5") && r.contains("ANTHROPIC_DEFAULT_SONNET_MODEL"),
+            "{r}"
         );
-        assert!(switch(Some("fable"), None, &t, &Grant::Granted)
+        assert!(switch(Some("haiku"), None, &aliases, &t, &Grant::NotSet)
             .deny
             .is_none());
     }

@@ -98,10 +98,11 @@ impl MainKnowledge {
         if env.is_empty() {
             return self;
         }
-        let retarget = |m: &MainModel, meaning: &model_aliases::Meaning| match meaning.note(&m.model) {
-            Some(note) => MainModel::new(&meaning.model, &format!("{}, {note}", m.source)),
-            None => m.clone(),
-        };
+        let retarget =
+            |m: &MainModel, meaning: &model_aliases::Meaning| match meaning.note(&m.model) {
+                Some(note) => MainModel::new(&meaning.model, &format!("{}, {note}", m.source)),
+                None => m.clone(),
+            };
         match self {
             MainKnowledge::Known(m) => {
                 let meaning = model_aliases::main_runs_on(&m.model, env);

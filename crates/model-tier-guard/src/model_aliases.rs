@@ -67,9 +67,8 @@ impl AliasEnv {
         self.targets.retain(|(v, _)| *v != var);
         if let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) {
             self.targets.push((var, value.to_string()));
-            self.targets.sort_by_key(|(v, _)| {
-                ALIAS_VARS.iter().position(|(_, x)| x == v).unwrap_or(0)
-            });
+            self.targets
+                .sort_by_key(|(v, _)| ALIAS_VARS.iter().position(|(_, x)| x == v).unwrap_or(0));
         }
     }
 
@@ -221,13 +220,19 @@ mod tests {
     #[test]
     fn compound_aliases_stand_for_each_of_their_families() {
         let e = env(&[("ANTHROPIC_DEFAULT_OPUS_MODEL", "claude-fable-5")]);
-        assert_eq!(models(&runs_on("opusplan", &e)), ["claude-fable-5", "sonnet"]);
+        assert_eq!(
+            models(&runs_on("opusplan", &e)),
+            ["claude-fable-5", "sonnet"]
+        );
         assert_eq!(main_runs_on("opusplan", &e).model, "claude-fable-5");
         let e = env(&[("ANTHROPIC_DEFAULT_FABLE_MODEL", "claude-haiku-5")]);
         assert_eq!(models(&runs_on("best", &e)), ["claude-haiku-5", "opus"]);
         assert_eq!(main_runs_on("best", &e).model, "opus");
         // Nothing retargeted: the name as written.
-        assert_eq!(models(&runs_on("opusplan", &AliasEnv::default())), ["opusplan"]);
+        assert_eq!(
+            models(&runs_on("opusplan", &AliasEnv::default())),
+            ["opusplan"]
+        );
     }
 
     #[test]
