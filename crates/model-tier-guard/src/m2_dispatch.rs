@@ -365,7 +365,8 @@ mod tests {
             f.aliases
                 .set("ANTHROPIC_DEFAULT_OPUS_MODEL", Some("claude-fable-5"))
         };
-        let setters: [(fn(&mut DispatchFacts), &str); 4] = [
+        type Setter = fn(&mut DispatchFacts);
+        let setters: [(Setter, &str); 4] = [
             (|f| f.call_model = Some("opus".into()), "the call's model"),
             (|f| f.definition = def(Some("opus")), "project definition"),
             (

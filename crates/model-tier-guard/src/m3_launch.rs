@@ -388,7 +388,7 @@ mod tests {
                 "env -u ANTHROPIC_DEFAULT_OPUS_MODEL claude --model opus -p x",
                 &session
             ),
-            [opus.clone()]
+            vec![opus.clone()]
         );
         // Set by the launch itself (prefix, export, --settings env): the variable's value is a
         // request of its own, and the alias follows it.
