@@ -112,9 +112,14 @@ impl MainKnowledge {
                 let mut out: Vec<MainModel> = Vec::new();
                 for m in &list {
                     for meaning in model_aliases::possible(&m.model, env) {
-                        if !out.iter().any(|o| o.model == meaning.model) {
-                            out.push(retarget(m, &meaning));
+                        if out.iter().any(|o| o.model == meaning.model) {
+                            continue;
                         }
+                        // The variable alone says enough (reasons are bounded).
+                        out.push(match meaning.note(&m.model) {
+                            Some(note) => MainModel::new(&meaning.model, &note),
+                            None => m.clone(),
+                        });
                     }
                 }
                 MainKnowledge::CliDefault(out)
