@@ -11,7 +11,11 @@
 //!     the main model learned from the launch, M1);
 //! (g) a session put on the tier by settings `model` or `ANTHROPIC_MODEL` (no `--model`) has
 //!     its first prompt blocked, the main model learned from that source — and the CLI really
-//!     asks for the tier when granted.
+//!     asks for the tier when granted;
+//! (h) `model: "opus"` while `ANTHROPIC_DEFAULT_OPUS_MODEL` (in the CLI's environment, or a
+//!     settings `env` block) points `opus` at the tier is denied — and the CLI really runs that
+//!     subagent on the tier when granted; a session launched without `--model` runs on the
+//!     retargeted default (API key), so its first prompt is blocked.
 
 use e2e_harness::{bin, decide, text, tool, Scenario};
 use serde_json::{json, Value};
@@ -540,5 +544,88 @@ fn f_m2_resolution_agrees_with_the_cli() {
                 "one candidate for a named agent: {env:?} {input}"
             );
         }
+    }
+}
+
+#[test]
+fn h_an_alias_retargeted_by_the_environment_is_judged_where_it_points() {
+    type Launch = fn(Scenario) -> Scenario;
+    let launches: [(Launch, &str); 2] = [
+        (
+            |s| s.cli_env("ANTHROPIC_DEFAULT_OPUS_MODEL", "claude-fable-5-2"),
+            "the CLI's environment",
+        ),
+        (
+            |s| s.settings_env("ANTHROPIC_DEFAULT_OPUS_MODEL", "claude-fable-5-2"),
+            "project settings env",
+        ),
+    ];
+    for (launch, how) in launches {
+        // `--model sonnet`: the main session itself is not on the retargeted alias.
+        let Some(out) = launch(with_guard(Scenario::new()))
+            .cli_args(&["--model", "sonnet"])
+            .allowed_tools(&["Bash", "Agent"])
+            .file(".claude/agents/reviewer.md", REVIEWER)
+            .turn(tool("Agent", agent_call(Some("opus"))))
+            .turn(echo_result())
+            .run()
+        else {
+            return;
+        };
+        assert_eq!(out.result.permission_denials.len(), 1, "{how}");
+        assert!(out.subagent_requests().is_empty(), "{how}: no subagent ran");
+        let result = &out.main_requests()[1].tool_results()[0];
+        assert!(
+            result.text.contains("M2:") && result.text.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            "{how}: {}",
+            result.text
+        );
+
+        let Some(granted) = launch(with_guard(Scenario::new()))
+            .cli_args(&["--model", "sonnet"])
+            .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
+            .allowed_tools(&["Bash", "Agent"])
+            .file(".claude/agents/reviewer.md", REVIEWER)
+            .turn(tool("Agent", agent_call(Some("opus"))))
+            .subagent_turn(text("Reviewed."))
+            .turn(text("Done."))
+            .run()
+        else {
+            return;
+        };
+        let sub = granted.subagent_requests();
+        assert_eq!(sub.len(), 1, "{how}");
+        assert_eq!(
+            sub[0].model(),
+            Some("claude-fable-5-2"),
+            "{how}: the CLI runs `opus` where the variable points"
+        );
+
+        // No `--model`: the account's default `opus` is retargeted too.
+        let Some(out) = launch(with_guard(Scenario::new())).lenient().run() else {
+            return;
+        };
+        assert!(
+            out.main_requests().is_empty(),
+            "{how}: blocked before any request"
+        );
+        assert!(
+            out.result.result.contains("M3:")
+                && out.result.result.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            "{how}: {}",
+            out.result.result
+        );
+        let Some(granted) = launch(with_guard(Scenario::new()))
+            .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
+            .turn(text("Working on it."))
+            .run()
+        else {
+            return;
+        };
+        assert_eq!(
+            granted.main_requests()[0].model(),
+            Some("claude-fable-5-2"),
+            "{how}: the session runs on the retargeted default"
+        );
     }
 }

@@ -147,7 +147,7 @@ fn resolve_named(f: &LaunchFacts) -> MainKnowledge {
                 .iter()
                 .any(|i| m.eq_ignore_ascii_case(i))
     }) {
-        possible.push(MainModel::new(m, "ANTHROPIC_DEFAULT_MODEL"));
+        possible.push(MainModel::by_variable(m, "ANTHROPIC_DEFAULT_MODEL"));
     }
     MainKnowledge::CliDefault(possible)
 }

@@ -3,7 +3,7 @@
 
 use crate::m1_tiers::{describe, Family, TierPolicy};
 use crate::m3_launch::Requested;
-use crate::main_model::MainKnowledge;
+use crate::main_model::{MainKnowledge, MainModel};
 use crate::model_aliases::AliasEnv;
 use crate::Finding;
 use safety_kernel::{feedback::reason, Grant};
@@ -105,8 +105,11 @@ pub fn switch(
     judge_requests("a model switch", &reqs, tiers, grant)
 }
 
-/// UserPromptSubmit: the session's own main model. Only a model some source names is blocked;
-/// a CLI default that may be the tier is only told to the user (the account decides it).
+/// UserPromptSubmit: the session's own main model. A model some source names is blocked, and
+/// so is a CLI default that a launcher's variable points at the tier (`ANTHROPIC_DEFAULT_MODEL`,
+/// `ANTHROPIC_DEFAULT_OPUS_MODEL` retargeting the account's `opus`: 2.1.332 with an API key
+/// then runs the session on it). A CLI default that may be the tier only because an account
+/// default is (a policy restricting `opus`, say) is told to the user: the account decides it.
 pub fn prompt(main: &MainKnowledge, tiers: &TierPolicy, grant: &Grant) -> Finding {
     let mut finding = Finding {
         requirement: "M3",
@@ -121,9 +124,28 @@ pub fn prompt(main: &MainKnowledge, tiers: &TierPolicy, grant: &Grant) -> Findin
     let main = match main {
         MainKnowledge::Known(m) => m,
         MainKnowledge::CliDefault(list) => {
-            let restricted = list.iter().find(|m| {
+            let restricted = |m: &&MainModel| {
                 tiers.is_restricted(&Family::of(&m.model)) && Family::of(&m.model).is_known()
-            });
+            };
+            let pointed = list.iter().filter(restricted).find(|m| m.set_by_variable);
+            if let (Some(m), false) = (pointed, grant.is_granted()) {
+                finding.deny = Some(reason(
+                    "M3",
+                    &format!(
+                        "nothing names this session's model, and the CLI's default may run it on {:?} ({}, {}), a maintainer-only tier, without the maintainer's grant",
+                        m.model,
+                        Family::of(&m.model),
+                        m.source
+                    ),
+                    &format!(
+                        "The maintainer names a permitted model ({}) with `claude --model`, ANTHROPIC_MODEL or settings `model`, or unsets the variable, or launches with {}=1.",
+                        tiers.permitted(),
+                        crate::host::GRANT_VAR
+                    ),
+                ));
+                return finding;
+            }
+            let restricted = list.iter().find(restricted);
             if let (Some(m), false) = (restricted, grant.is_granted()) {
                 finding.warning = Some(format!(
                     "model-tier-guard: nothing names this session's model, and the CLI's default may be {:?} ({}), a maintainer-only tier here; {}.",
@@ -169,7 +191,6 @@ pub fn prompt(main: &MainKnowledge, tiers: &TierPolicy, grant: &Grant) -> Findin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::main_model::MainModel;
 
     #[test]
     fn switches() {
@@ -241,6 +262,23 @@ mod tests {
         let f = prompt(&default, &strict, &Grant::NotSet);
         assert!(f.deny.is_none());
         assert!(f.warning.unwrap().contains("ANTHROPIC_MODEL"));
+        // A variable points the default at the tier: blocked unless granted.
+        let pointed = MainKnowledge::CliDefault(vec![
+            MainModel::new("opus", "api"),
+            MainModel::by_variable("claude-fable-5", "\"opus\" → ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            MainModel::new("sonnet", "pro"),
+        ]);
+        let r = prompt(&pointed, &t, &Grant::NotSet)
+            .deny
+            .unwrap_or_default();
+        assert!(
+            r.starts_with("M3:") && r.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            "{r}"
+        );
+        assert!(prompt(&pointed, &t, &Grant::Granted).deny.is_none());
+        // A family-less target there is the launcher's choice, as for a named main model.
+        let gateway = MainKnowledge::CliDefault(vec![MainModel::by_variable("gw-9", "x")]);
+        assert!(prompt(&gateway, &t, &Grant::NotSet).deny.is_none());
     }
 
     #[test]

@@ -21,6 +21,10 @@ const TRANSCRIPT_TAIL_BYTES: u64 = 2 * 1024 * 1024;
 pub struct MainModel {
     pub model: String,
     pub source: String,
+    /// One of the CLI's default's possibilities that a launcher's variable put there
+    /// (`ANTHROPIC_DEFAULT_MODEL`, or an alias variable retargeting the account's default
+    /// alias), rather than an account default itself.
+    pub set_by_variable: bool,
 }
 
 impl MainModel {
@@ -28,6 +32,15 @@ impl MainModel {
         MainModel {
             model: model.to_string(),
             source: source.to_string(),
+            set_by_variable: false,
+        }
+    }
+
+    /// A possibility of the CLI's default that a launcher's variable put there.
+    pub fn by_variable(model: &str, source: &str) -> MainModel {
+        MainModel {
+            set_by_variable: true,
+            ..MainModel::new(model, source)
         }
     }
 
@@ -117,7 +130,7 @@ impl MainKnowledge {
                         }
                         // The variable alone says enough (reasons are bounded).
                         out.push(match meaning.note(&m.model) {
-                            Some(note) => MainModel::new(&meaning.model, &note),
+                            Some(note) => MainModel::by_variable(&meaning.model, &note),
                             None => m.clone(),
                         });
                     }
