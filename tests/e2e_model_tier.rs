@@ -560,16 +560,16 @@ fn h_an_alias_retargeted_by_the_environment_is_judged_where_it_points() {
             "project settings env",
         ),
     ];
-    for (launch, how) in launches {
-        // `--model sonnet`: the main session itself is not on the retargeted alias.
-        let Some(out) = launch(with_guard(Scenario::new()))
+    // `--model sonnet`: the main session itself is not on the retargeted alias.
+    let dispatch_opus = |launch: Launch| {
+        launch(with_guard(Scenario::new()))
             .cli_args(&["--model", "sonnet"])
             .allowed_tools(&["Bash", "Agent"])
             .file(".claude/agents/reviewer.md", REVIEWER)
             .turn(tool("Agent", agent_call(Some("opus"))))
-            .turn(echo_result())
-            .run()
-        else {
+    };
+    for (launch, how) in launches {
+        let Some(out) = dispatch_opus(launch).turn(echo_result()).run() else {
             return;
         };
         assert_eq!(out.result.permission_denials.len(), 1, "{how}");
@@ -581,12 +581,8 @@ fn h_an_alias_retargeted_by_the_environment_is_judged_where_it_points() {
             result.text
         );
 
-        let Some(granted) = launch(with_guard(Scenario::new()))
-            .cli_args(&["--model", "sonnet"])
+        let Some(granted) = dispatch_opus(launch)
             .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
-            .allowed_tools(&["Bash", "Agent"])
-            .file(".claude/agents/reviewer.md", REVIEWER)
-            .turn(tool("Agent", agent_call(Some("opus"))))
             .subagent_turn(text("Reviewed."))
             .turn(text("Done."))
             .run()

@@ -419,22 +419,14 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let home = t.path().join("home");
         let cfg = t.path().join("cfg");
-        write(
-            &cfg.join("agents/deep.md"),
-            "---\nname: deep\nmodel: fable\n---\n",
-        );
-        write(
-            &home.join(".claude/agents/deep.md"),
-            "---\nname: deep\nmodel: haiku\n---\n",
-        );
-        write(
-            &home.join(".claude/agents/old.md"),
-            "---\nname: old\nmodel: opus\n---\n",
-        );
-        write(
-            &cfg.join("plugins/cache/m/kit/1/agents/p.md"),
-            "---\nname: p\nmodel: fable\n---\n",
-        );
+        for (path, name, model) in [
+            (cfg.join("agents/deep.md"), "deep", "fable"),
+            (home.join(".claude/agents/deep.md"), "deep", "haiku"),
+            (home.join(".claude/agents/old.md"), "old", "opus"),
+            (cfg.join("plugins/cache/m/kit/1/agents/p.md"), "p", "fable"),
+        ] {
+            write(&path, &format!("---\nname: {name}\nmodel: {model}\n---\n"));
+        }
         let mut host = crate::host::Host::default();
         host.env.insert("HOME".into(), home.display().to_string());
         host.env
