@@ -111,15 +111,13 @@ impl MainKnowledge {
         if env.is_empty() {
             return self;
         }
-        let retarget =
-            |m: &MainModel, meaning: &model_aliases::Meaning| match meaning.note(&m.model) {
-                Some(note) => MainModel::new(&meaning.model, &format!("{}, {note}", m.source)),
-                None => m.clone(),
-            };
         match self {
             MainKnowledge::Known(m) => {
                 let meaning = model_aliases::main_runs_on(&m.model, env);
-                MainKnowledge::Known(retarget(&m, &meaning))
+                MainKnowledge::Known(match meaning.note(&m.model) {
+                    Some(note) => MainModel::new(&meaning.model, &format!("{}, {note}", m.source)),
+                    None => m,
+                })
             }
             MainKnowledge::CliDefault(list) => {
                 let mut out: Vec<MainModel> = Vec::new();
@@ -332,6 +330,32 @@ mod tests {
             learn(&Map::new(), None),
             MainKnowledge::Unknown(_)
         ));
+    }
+
+    #[test]
+    fn a_recorded_alias_runs_where_the_environment_points_it() {
+        let mut host = Host::default();
+        host.env.insert(
+            "ANTHROPIC_DEFAULT_OPUS_MODEL".into(),
+            "claude-fable-5".into(),
+        );
+        let mut ledger = Map::new();
+        for source in ["PostModelSwitch", "SessionStart"] {
+            ledger.insert(LEDGER_KEY.into(), ledger_value("opus", source, "t"));
+            let k = learn(&ledger, None, &host, None, &Fs);
+            let m = k.known().unwrap();
+            assert_eq!(m.model, "claude-fable-5", "{source}");
+            assert!(
+                m.source.starts_with(source) && m.source.contains("ANTHROPIC_DEFAULT_OPUS_MODEL")
+            );
+        }
+        // The transcript names the model the API was asked for: kept as written.
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        let line = json!({"type": "assistant", "message": {"model": "claude-opus-5"}});
+        std::fs::write(&p, line.to_string()).unwrap();
+        let k = learn(&Map::new(), p.to_str(), &host, None, &Fs);
+        assert_eq!(k.known().unwrap().model, "claude-opus-5");
     }
 
     #[test]
