@@ -6,7 +6,16 @@
 //! (d) a WebFetch (answered by a loopback HTTPS server) taints the session, and a later dispatch
 //!     above the main model is denied as escalation, grant or not;
 //! (e) with no PreToolUse guard, the CLI 2.1.332 runs a subagent on the tier; M6 catches it
-//!     after the fact from `resolvedModel`.
+//!     after the fact from `resolvedModel`;
+//! (f) M2's resolution agrees with the model the CLI runs (a possible fork without `--model`:
+//!     the main model learned from the launch, M1);
+//! (g) a session put on the tier by settings `model` or `ANTHROPIC_MODEL` (no `--model`) has
+//!     its first prompt blocked, the main model learned from that source — and the CLI really
+//!     asks for the tier when granted;
+//! (h) `model: "opus"` while `ANTHROPIC_DEFAULT_OPUS_MODEL` (in the CLI's environment, or a
+//!     settings `env` block) points `opus` at the tier is denied — and the CLI really runs that
+//!     subagent on the tier when granted; a session launched without `--model` runs on the
+//!     retargeted default (API key), so its first prompt is blocked.
 
 use e2e_harness::{bin, decide, text, tool, Scenario};
 use serde_json::{json, Value};
@@ -204,6 +213,47 @@ fn c_session_on_the_tier_needs_the_grant() {
         .model()
         .unwrap_or("")
         .contains("fable"));
+}
+
+#[test]
+fn g_settings_or_anthropic_model_on_the_tier_is_learned_without_a_transcript() {
+    type Launch = fn(Scenario) -> Scenario;
+    let launches: [(Launch, &str); 2] = [
+        (|s| s.setting("model", json!("fable")), "project settings"),
+        (|s| s.cli_env("ANTHROPIC_MODEL", "fable"), "ANTHROPIC_MODEL"),
+    ];
+    for (launch, source) in launches {
+        let Some(out) = launch(with_guard(Scenario::new())).lenient().run() else {
+            return;
+        };
+        assert!(
+            out.main_requests().is_empty(),
+            "{source}: blocked before any request"
+        );
+        assert!(out.result.result.contains("M3:"), "{}", out.result.result);
+        let records = audit(&out.home_dir(), &out.result.session_id);
+        let block = records
+            .iter()
+            .find(|r| r["decision"] == "block")
+            .expect("block recorded");
+        let learned = block["evidence"]["main_model"]["source"].as_str().unwrap();
+        assert!(learned.starts_with(source), "{learned}");
+
+        let Some(granted) = launch(with_guard(Scenario::new()))
+            .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
+            .turn(text("Working on it."))
+            .run()
+        else {
+            return;
+        };
+        assert!(
+            granted.main_requests()[0]
+                .model()
+                .unwrap_or("")
+                .contains("fable"),
+            "{source}: the CLI runs what the guard learned"
+        );
+    }
 }
 
 /// A loopback HTTPS server (`openssl s_server -WWW`) with a throwaway CA.
@@ -458,12 +508,9 @@ fn f_m2_resolution_agrees_with_the_cli() {
             .allowed_tools(&["Bash", "Agent"])
             .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
             .file(".claude/agents/reviewer.md", definition);
-        if subagent_type.is_none() {
-            // A possible fork is checked on the main model too (M1). Name it at launch: without
-            // --model the guard learns it from the transcript, which the CLI may not have written
-            // yet at the first tool call (then the call is denied, M1), and this case would race.
-            s = s.cli_args(&["--model", "claude-opus-5-5"]);
-        }
+        // A possible fork (no subagent_type) is checked on the main model too (M1). No --model
+        // here on purpose: at the first tool call the transcript may not name the main model
+        // yet, and the guard then learns it from the launch (the CLI's default), not a deny.
         for (k, v) in env {
             s = s.cli_env(k, v);
         }
@@ -497,5 +544,84 @@ fn f_m2_resolution_agrees_with_the_cli() {
                 "one candidate for a named agent: {env:?} {input}"
             );
         }
+    }
+}
+
+#[test]
+fn h_an_alias_retargeted_by_the_environment_is_judged_where_it_points() {
+    type Launch = fn(Scenario) -> Scenario;
+    let launches: [(Launch, &str); 2] = [
+        (
+            |s| s.cli_env("ANTHROPIC_DEFAULT_OPUS_MODEL", "claude-fable-5-2"),
+            "the CLI's environment",
+        ),
+        (
+            |s| s.settings_env("ANTHROPIC_DEFAULT_OPUS_MODEL", "claude-fable-5-2"),
+            "project settings env",
+        ),
+    ];
+    // `--model sonnet`: the main session itself is not on the retargeted alias.
+    let dispatch_opus = |launch: Launch| {
+        launch(with_guard(Scenario::new()))
+            .cli_args(&["--model", "sonnet"])
+            .allowed_tools(&["Bash", "Agent"])
+            .file(".claude/agents/reviewer.md", REVIEWER)
+            .turn(tool("Agent", agent_call(Some("opus"))))
+    };
+    for (launch, how) in launches {
+        let Some(out) = dispatch_opus(launch).turn(echo_result()).run() else {
+            return;
+        };
+        assert_eq!(out.result.permission_denials.len(), 1, "{how}");
+        assert!(out.subagent_requests().is_empty(), "{how}: no subagent ran");
+        let result = &out.main_requests()[1].tool_results()[0];
+        assert!(
+            result.text.contains("M2:") && result.text.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            "{how}: {}",
+            result.text
+        );
+
+        let Some(granted) = dispatch_opus(launch)
+            .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
+            .subagent_turn(text("Reviewed."))
+            .turn(text("Done."))
+            .run()
+        else {
+            return;
+        };
+        let sub = granted.subagent_requests();
+        assert_eq!(sub.len(), 1, "{how}");
+        assert_eq!(
+            sub[0].model(),
+            Some("claude-fable-5-2"),
+            "{how}: the CLI runs `opus` where the variable points"
+        );
+
+        // No `--model`: the account's default `opus` is retargeted too.
+        let Some(out) = launch(with_guard(Scenario::new())).lenient().run() else {
+            return;
+        };
+        assert!(
+            out.main_requests().is_empty(),
+            "{how}: blocked before any request"
+        );
+        assert!(
+            out.result.result.contains("M3:")
+                && out.result.result.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            "{how}: {}",
+            out.result.result
+        );
+        let Some(granted) = launch(with_guard(Scenario::new()))
+            .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
+            .turn(text("Working on it."))
+            .run()
+        else {
+            return;
+        };
+        assert_eq!(
+            granted.main_requests()[0].model(),
+            Some("claude-fable-5-2"),
+            "{how}: the session runs on the retargeted default"
+        );
     }
 }

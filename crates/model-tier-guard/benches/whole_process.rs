@@ -1,5 +1,7 @@
 //! The whole process answering an Agent PreToolUse with agent folders of 200 definitions in the
-//! project and 200 in the user's home (target: median under 2 ms), plus a transcript to read.
+//! project and 200 in the user's home (target: median under 2 ms), plus a transcript to read;
+//! and a fork at the first tool call, before the transcript exists: the main model learned from
+//! the CLI's command line (this process stands in for it) and the settings files (M1).
 //! `cargo bench -p model-tier-guard --bench whole_process`
 
 use std::io::Write;
@@ -33,22 +35,40 @@ fn main() {
     }
     writeln!(t, "{}", serde_json::json!({"type": "assistant", "message": {"model": "claude-opus-5-5", "content": []}})).expect("write");
     drop(t);
+    // Settings files as a maintainer has them: hooks and permissions, no `model`, so every
+    // layer is read and the CLI's default answers.
+    let settings = serde_json::json!({
+        "permissions": {"allow": ["Bash(git status)", "Read"]},
+        "hooks": {"PreToolUse": [{"matcher": "Agent|Task", "hooks": [{"type": "command", "command": "model-tier-guard", "args": []}]}]},
+    })
+    .to_string();
+    std::fs::write(home.join(".claude/settings.json"), &settings).expect("settings");
+    std::fs::write(project.join(".claude/settings.json"), &settings).expect("settings");
+    let not_yet = root.join("not-written-yet.jsonl");
     // The definition the call names is read last in its folder's order: scan cost included.
     let cases = [
         (
             "definition (project, 200 files)",
             serde_json::json!({"subagent_type": "agent-199", "description": "d", "prompt": "p"}),
+            &transcript,
         ),
         (
             "user definition (400 files scanned)",
             serde_json::json!({"subagent_type": "missing-in-project", "description": "d", "prompt": "p"}),
+            &transcript,
         ),
         (
             "call model fable (deny)",
             serde_json::json!({"subagent_type": "agent-5", "model": "fable", "description": "d", "prompt": "p"}),
+            &transcript,
+        ),
+        (
+            "fork naming haiku, no transcript yet (main model from the launch)",
+            serde_json::json!({"model": "haiku", "description": "d", "prompt": "p"}),
+            &not_yet,
         ),
     ];
-    for (name, tool_input) in cases {
+    for (name, tool_input, transcript) in cases {
         let payload = serde_json::json!({
             "hook_event_name": "PreToolUse", "session_id": "bench", "tool_name": "Agent",
             "tool_use_id": "toolu_bench", "cwd": project, "transcript_path": transcript,
@@ -67,6 +87,7 @@ fn main() {
                 .env("XDG_STATE_HOME", root.join("state"))
                 .env("XDG_CONFIG_HOME", root.join("config"))
                 .env("CLAUDE_PROJECT_DIR", &project)
+                .env("CLAUDE_PID", std::process::id().to_string())
                 .stdin(Stdio::piped())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())

@@ -45,16 +45,23 @@ pub struct AgentDef {
 #[derive(Debug, Clone, Default)]
 pub struct AgentDirs {
     pub project: Vec<PathBuf>,
-    pub user: Option<PathBuf>,
-    pub plugins: Option<PathBuf>,
+    /// The user's agent folders, first first: `$CLAUDE_CONFIG_DIR/agents` (when set), then
+    /// `~/.claude/agents`.
+    pub user: Vec<PathBuf>,
+    /// Plugin folders, in the same order.
+    pub plugins: Vec<PathBuf>,
     /// Where folder indexes are kept ([`crate::agent_index`]); `None` reads every file.
     pub index_dir: Option<PathBuf>,
 }
 
 impl AgentDirs {
-    /// Project folders (`<dir>/.claude/agents` for each of `project_dirs`), the user's
-    /// `~/.claude/agents` and `~/.claude/plugins`.
-    pub fn new(project_dirs: &[PathBuf], home: Option<&Path>) -> AgentDirs {
+    /// Project folders (`<dir>/.claude/agents` for each of `project_dirs`), and `agents/` and
+    /// `plugins/` of the user's folders: the CLI's config folder (`$CLAUDE_CONFIG_DIR`, as
+    /// [`crate::host::Host::user_config_dir`] finds it), then `~/.claude` when that is another
+    /// folder. The notes only say that the user settings move with `CLAUDE_CONFIG_DIR`; the
+    /// home folder is still searched after it, so a definition the CLI might read there is
+    /// never missed (one it does not read cannot run, so judging it costs nothing).
+    pub fn new(project_dirs: &[PathBuf], user_dirs: &[PathBuf]) -> AgentDirs {
         let mut project: Vec<PathBuf> = Vec::new();
         for d in project_dirs {
             let p = d.join(".claude/agents");
@@ -62,10 +69,18 @@ impl AgentDirs {
                 project.push(p);
             }
         }
+        let mut user: Vec<PathBuf> = Vec::new();
+        let mut plugins: Vec<PathBuf> = Vec::new();
+        for d in user_dirs {
+            if !user.contains(&d.join("agents")) {
+                user.push(d.join("agents"));
+                plugins.push(d.join("plugins"));
+            }
+        }
         AgentDirs {
             project,
-            user: home.map(|h| h.join(".claude/agents")),
-            plugins: home.map(|h| h.join(".claude/plugins")),
+            user,
+            plugins,
             index_dir: None,
         }
     }
@@ -135,8 +150,10 @@ fn unquote(v: &str) -> &str {
 /// user ones, user over plugin ones; `plugin:name` is looked up only among plugins.
 pub fn find(subagent_type: &str, dirs: &AgentDirs) -> Option<AgentDef> {
     if let Some((plugin, name)) = subagent_type.split_once(':') {
-        let root = dirs.plugins.as_deref()?;
-        return find_plugin(root, plugin, name, subagent_type);
+        return dirs
+            .plugins
+            .iter()
+            .find_map(|root| find_plugin(root, plugin, name, subagent_type));
     }
     let index = dirs.index_dir.as_deref();
     for root in &dirs.project {
@@ -145,8 +162,8 @@ pub fn find(subagent_type: &str, dirs: &AgentDirs) -> Option<AgentDef> {
         }
     }
     dirs.user
-        .as_deref()
-        .and_then(|root| find_in(root, subagent_type, Scope::User, MAX_DEPTH, index))
+        .iter()
+        .find_map(|root| find_in(root, subagent_type, Scope::User, MAX_DEPTH, index))
 }
 
 fn md_files(root: &Path, depth: usize, out: &mut Vec<PathBuf>) {
@@ -328,7 +345,7 @@ mod tests {
             &project.join(".claude/agents/plain.md"),
             "---\ndescription: d\n---\n",
         );
-        let dirs = AgentDirs::new(std::slice::from_ref(&project), Some(&home));
+        let dirs = AgentDirs::new(std::slice::from_ref(&project), &[home.join(".claude")]);
         let d = find("rev", &dirs).unwrap();
         assert_eq!(
             (d.scope, d.model.as_deref()),
@@ -356,7 +373,7 @@ mod tests {
             &home.join(".claude/agents/u.md"),
             "---\nname: helper\nmodel: sonnet\n---\n",
         );
-        let dirs = AgentDirs::new(std::slice::from_ref(&project), Some(&home))
+        let dirs = AgentDirs::new(std::slice::from_ref(&project), &[home.join(".claude")])
             .with_index(Some(t.path().join("index")));
         for _ in 0..2 {
             let d = find("helper", &dirs).unwrap();
@@ -384,7 +401,7 @@ mod tests {
             &home.join(".claude/plugins/cache/market/toolkit/1.0.0/agents/deep.md"),
             "---\nname: deep\nmodel: fable\n---\n",
         );
-        let dirs = AgentDirs::new(&[], Some(home));
+        let dirs = AgentDirs::new(&[], &[home.join(".claude")]);
         let d = find("toolkit:deep", &dirs).unwrap();
         assert_eq!(
             (d.scope, d.model.as_deref()),
@@ -395,6 +412,42 @@ mod tests {
             find("deep", &dirs).is_none(),
             "plugin agents answer only to plugin:name"
         );
+    }
+
+    #[test]
+    fn claude_config_dir_moves_the_user_folder() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let cfg = t.path().join("cfg");
+        for (path, name, model) in [
+            (cfg.join("agents/deep.md"), "deep", "fable"),
+            (home.join(".claude/agents/deep.md"), "deep", "haiku"),
+            (home.join(".claude/agents/old.md"), "old", "opus"),
+            (cfg.join("plugins/cache/m/kit/1/agents/p.md"), "p", "fable"),
+        ] {
+            write(&path, &format!("---\nname: {name}\nmodel: {model}\n---\n"));
+        }
+        let mut host = crate::host::Host::default();
+        host.env.insert("HOME".into(), home.display().to_string());
+        host.env
+            .insert("CLAUDE_CONFIG_DIR".into(), cfg.display().to_string());
+        let dirs = AgentDirs::new(&[], &host.user_dirs());
+        // `$CLAUDE_CONFIG_DIR/agents` answers first.
+        let d = find("deep", &dirs).unwrap();
+        assert_eq!((d.scope, d.model.as_deref()), (Scope::User, Some("fable")));
+        assert!(d.path.starts_with(&cfg), "{}", d.path.display());
+        // The home folder is still searched after it.
+        assert_eq!(find("old", &dirs).unwrap().model.as_deref(), Some("opus"));
+        assert_eq!(
+            find("kit:p", &dirs).unwrap().model.as_deref(),
+            Some("fable")
+        );
+        // Unset: `~/.claude` only.
+        host.env.remove("CLAUDE_CONFIG_DIR");
+        let dirs = AgentDirs::new(&[], &host.user_dirs());
+        assert_eq!(dirs.user, [home.join(".claude/agents")]);
+        assert_eq!(find("deep", &dirs).unwrap().model.as_deref(), Some("haiku"));
+        assert!(find("kit:p", &dirs).is_none());
     }
 
     #[test]

@@ -3,8 +3,10 @@
 //!
 //! A case: `{case_id, requirement, description, payload, env?, launch_args?, config?, files?,
 //! ledger?, expect: {decision, requirement?, reason_contains?, reason_excludes?, tainted?,
-//! main_model?}}`. Strings may use `{home}`, `{project}` and `{state}` for the scratch folders;
-//! `files` maps paths to contents (the agent folders of a case). `decision` is the audit
+//! main_model?}}`. Strings may use `{home}`, `{project}`, `{state}` and `{managed}` (the managed
+//! settings folder) for the scratch folders; `files` maps paths to contents (agent folders,
+//! settings files). `launch_args` is the CLI's command line; without it the command line counts
+//! as unreadable. `decision` is the audit
 //! decision (`deny`, `block`, `allow`, `record`, `critical`) or `silent` when nothing is recorded.
 
 use crate::host::Host;
@@ -50,6 +52,8 @@ pub struct Layout {
     pub home: PathBuf,
     pub project: PathBuf,
     pub state: PathBuf,
+    /// Stands in for `/etc/claude-code` (in-process runs only: the binary reads the real one).
+    pub managed: PathBuf,
 }
 
 impl Layout {
@@ -58,6 +62,7 @@ impl Layout {
             home: root.join("home"),
             project: root.join("project"),
             state: root.join("state"),
+            managed: root.join("managed"),
         }
     }
 
@@ -65,6 +70,7 @@ impl Layout {
         text.replace("{home}", &self.home.display().to_string())
             .replace("{project}", &self.project.display().to_string())
             .replace("{state}", &self.state.display().to_string())
+            .replace("{managed}", &self.managed.display().to_string())
     }
 
     pub fn fill_value(&self, v: &Value) -> Value {
@@ -191,6 +197,10 @@ pub fn check(
     if r.chars().count() > safety_kernel::MAX_REASON_CHARS {
         problems.push("reason longer than the K4 bound".into());
     }
+    // A clipped reason has lost the end of its remedy.
+    if r.ends_with("...") {
+        problems.push(format!("reason clipped to the K4 bound: {r:?}"));
+    }
     if let Some(want) = expect.get("tainted").and_then(Value::as_bool) {
         let got = taint::TaintState::from_ledger(ledger).tainted;
         if got != want {
@@ -245,6 +255,7 @@ pub fn run_case(case: &Value) -> CaseResult {
                     .collect()
             })
         }),
+        managed_dir: Some(layout.managed.clone()),
     };
     let config = case.get("config");
     let tiers_cfg: Option<Vec<String>> = config

@@ -1,9 +1,12 @@
 //! The edge: what the hook knows about the machine it runs on — its own environment (which is
 //! the session's launch environment), the CLI's command line, the home and project folders.
 //!
-//! Rules read these through [`Host`] so that fixtures and tests can supply their own.
+//! Rules read these through [`Host`] so that fixtures and tests can supply their own; the
+//! harness's settings files are read through [`ConfigFiles`] (bounded in size, and never
+//! blocking on a FIFO or a device).
 
 use safety_kernel::Grant;
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -14,11 +17,22 @@ pub const GRANT_VAR: &str = "MODEL_TIER_GUARD_ALLOW";
 /// Longest CLI command line read from `/proc`.
 const MAX_CMDLINE_BYTES: u64 = 256 * 1024;
 
+/// Where Claude Code keeps managed (policy) settings on this platform.
+#[cfg(target_os = "macos")]
+pub const MANAGED_SETTINGS_DIR: &str = "/Library/Application Support/ClaudeCode";
+/// Where Claude Code keeps managed (policy) settings on this platform.
+#[cfg(not(target_os = "macos"))]
+pub const MANAGED_SETTINGS_DIR: &str = "/etc/claude-code";
+
 #[derive(Debug, Clone, Default)]
 pub struct Host {
     pub env: BTreeMap<String, String>,
-    /// The CLI's argv (from `/proc/$CLAUDE_PID/cmdline`), without the program.
+    /// The CLI's argv (from `/proc/$CLAUDE_PID/cmdline`), without the program. `None`: it could
+    /// not be read, so what the CLI was launched with is not known.
     pub launch_args: Option<Vec<String>>,
+    /// The folder of `managed-settings.json` and `managed-settings.d/` ([`MANAGED_SETTINGS_DIR`]
+    /// for the real process; a scratch folder or none in fixtures and tests).
+    pub managed_dir: Option<PathBuf>,
 }
 
 impl Host {
@@ -31,7 +45,11 @@ impl Host {
             .get("CLAUDE_PID")
             .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|pid| read_cmdline(Path::new(&format!("/proc/{pid}/cmdline"))));
-        Host { env, launch_args }
+        Host {
+            env,
+            launch_args,
+            managed_dir: Some(PathBuf::from(MANAGED_SETTINGS_DIR)),
+        }
     }
 
     pub fn var(&self, name: &str) -> Option<&str> {
@@ -50,6 +68,32 @@ impl Host {
         self.var("HOME")
             .filter(|h| h.starts_with('/'))
             .map(PathBuf::from)
+    }
+
+    /// The alias variables of the CLI's environment (settings `env` included: the CLI applies
+    /// them to its own environment and its hooks').
+    pub fn aliases(&self) -> crate::model_aliases::AliasEnv {
+        crate::model_aliases::AliasEnv::from_lookup(|k| self.var(k).map(str::to_string))
+    }
+
+    /// The CLI's user folder: `$CLAUDE_CONFIG_DIR` when set (absolute), else `~/.claude`.
+    pub fn user_config_dir(&self) -> Option<PathBuf> {
+        match self.var("CLAUDE_CONFIG_DIR").filter(|d| d.starts_with('/')) {
+            Some(d) => Some(PathBuf::from(d)),
+            None => self.home().map(|h| h.join(".claude")),
+        }
+    }
+
+    /// The user's folders the CLI may read agents and plugins from: [`Self::user_config_dir`],
+    /// then `~/.claude` when that is another folder.
+    pub fn user_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = self.user_config_dir().into_iter().collect();
+        if let Some(h) = self.home().map(|h| h.join(".claude")) {
+            if !dirs.contains(&h) {
+                dirs.push(h);
+            }
+        }
+        dirs
     }
 
     /// The session's project folder: `CLAUDE_PROJECT_DIR`, else the payload's `cwd`.
@@ -140,6 +184,111 @@ pub fn read_head(path: &Path, buf: &mut [u8]) -> Option<(std::fs::File, usize)> 
     Some((f, filled))
 }
 
+/// Largest settings file read; a larger one is not read at all (and counts as unreadable).
+pub const SETTINGS_MAX_BYTES: u64 = 1024 * 1024;
+/// Most files read from a `*.d/` folder of settings.
+pub const DROP_INS_MAX: usize = 64;
+
+/// What reading one settings file gave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SettingsFile {
+    /// No such file (the CLI skips it too).
+    Absent,
+    /// The file's JSON object.
+    Json(serde_json::Map<String, Value>),
+    /// The file is there but could not be read as a JSON object within the bounds: the cause.
+    Unreadable(String),
+}
+
+/// The harness's own configuration files, as the hook reads them.
+pub trait ConfigFiles {
+    /// One settings file.
+    fn settings(&self, path: &Path) -> SettingsFile;
+    /// The `*.json` files of a drop-in folder, by name; empty when there is no folder. An error
+    /// when the folder cannot be listed or holds more than [`DROP_INS_MAX`] of them.
+    fn drop_ins(&self, dir: &Path) -> Result<Vec<PathBuf>, String>;
+}
+
+/// The real file system.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fs;
+
+impl ConfigFiles for Fs {
+    fn settings(&self, path: &Path) -> SettingsFile {
+        let text = match read_regular(path, SETTINGS_MAX_BYTES) {
+            Ok(Some(t)) => t,
+            Ok(None) => return SettingsFile::Absent,
+            Err(e) => return SettingsFile::Unreadable(e),
+        };
+        match serde_json::from_slice::<Value>(&text) {
+            Ok(Value::Object(m)) => SettingsFile::Json(m),
+            Ok(_) => SettingsFile::Unreadable("not a JSON object".into()),
+            Err(e) => SettingsFile::Unreadable(format!("not valid JSON ({e})")),
+        }
+    }
+
+    fn drop_ins(&self, dir: &Path) -> Result<Vec<PathBuf>, String> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) if is_absent(&e) => return Ok(Vec::new()),
+            Err(e) => return Err(e.to_string()),
+        };
+        let mut out = Vec::new();
+        // Bounded: a folder of many unrelated files is not walked to its end.
+        for entry in entries.take(DROP_INS_MAX * 16) {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            if path.extension().is_some_and(|x| x == "json") {
+                if out.len() == DROP_INS_MAX {
+                    return Err(format!("more than {DROP_INS_MAX} settings files"));
+                }
+                out.push(path);
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+}
+
+fn is_absent(e: &std::io::Error) -> bool {
+    // ENOTDIR: a component of the path is a file, so the file cannot exist either.
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
+/// Reads a regular file of at most `limit` bytes. `Ok(None)`: there is no such file.
+///
+/// Opened non-blocking, so a FIFO or a device in a settings path cannot stall the hook; only a
+/// regular file is read.
+pub fn read_regular(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if is_absent(&e) => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > limit {
+        return Err(format!("larger than {limit} bytes"));
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("larger than {limit} bytes"));
+    }
+    Ok(Some(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +320,43 @@ mod tests {
         std::fs::write(&p, "short").unwrap();
         assert_eq!(read_prefix(&p, 16 * 1024).unwrap(), "short");
         assert!(read_prefix(&t.path().join("none"), 10).is_none());
+    }
+
+    #[test]
+    fn drop_ins_are_json_files_by_name_and_bounded() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("managed-settings.d");
+        assert_eq!(Fs.drop_ins(&d), Ok(Vec::new()));
+        std::fs::create_dir_all(&d).unwrap();
+        for name in ["20-b.json", "10-a.json", "notes.txt"] {
+            std::fs::write(d.join(name), "{}").unwrap();
+        }
+        let names: Vec<String> = Fs
+            .drop_ins(&d)
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["10-a.json", "20-b.json"]);
+        for i in 0..DROP_INS_MAX {
+            std::fs::write(d.join(format!("x{i}.json")), "{}").unwrap();
+        }
+        assert!(Fs.drop_ins(&d).unwrap_err().contains("more than"));
+        // A file where the folder should be holds no drop-ins.
+        assert_eq!(Fs.drop_ins(&d.join("10-a.json")), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn settings_files_read_as_json_objects() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("settings.json");
+        assert_eq!(Fs.settings(&p), SettingsFile::Absent);
+        assert_eq!(Fs.settings(&p.join("below-a-file")), SettingsFile::Absent);
+        std::fs::write(&p, r#"{"model": "sonnet"}"#).unwrap();
+        assert!(matches!(Fs.settings(&p), SettingsFile::Json(m) if m["model"] == "sonnet"));
+        std::fs::write(&p, b"\xff\xfe").unwrap();
+        assert!(matches!(Fs.settings(&p), SettingsFile::Unreadable(c) if c.contains("JSON")));
+        assert_eq!(read_regular(&p, 1), Err("larger than 1 bytes".into()));
     }
 
     #[test]

@@ -14,12 +14,14 @@
 //! | PostToolUse | any other | [`m5_taint`] + the `taint` crate (K5) |
 //!
 //! Rules are pure over typed facts; [`judge`] gathers the facts (ledger, transcript, agent
-//! folders, the CLI's command line) through [`host::Host`] and a [`session_store::Session`].
+//! folders, the CLI's command line and settings) through [`host::Host`], [`host::ConfigFiles`]
+//! and a [`session_store::Session`].
 
 pub mod agent_index;
 pub mod agents;
 pub mod fixtures;
 pub mod host;
+pub mod launch_config;
 pub mod m1_tiers;
 pub mod m2_dispatch;
 pub mod m3_files;
@@ -28,6 +30,7 @@ pub mod m3_session;
 pub mod m5_taint;
 pub mod m6_verify;
 pub mod main_model;
+pub mod model_aliases;
 
 use hook_io::{Answer, Event, HookInput};
 use host::Host;
@@ -134,13 +137,14 @@ impl Call<'_> {
         }
     }
 
-    fn learn_main(&self, map: &Map<String, Value>) -> Option<main_model::MainModel> {
+    fn learn_main(&self, map: &Map<String, Value>) -> main_model::MainKnowledge {
         let project = self.ctx.host.project_dir(self.input.cwd.as_deref());
         main_model::learn(
             map,
             self.input.transcript_path.as_deref(),
             &self.ctx.host,
             project.as_deref(),
+            &host::Fs,
         )
     }
 
@@ -157,7 +161,7 @@ impl Call<'_> {
         if let Some(c) = self.input.cwd.as_deref().filter(|c| c.starts_with('/')) {
             dirs.push(PathBuf::from(c));
         }
-        agents::AgentDirs::new(&dirs, self.ctx.host.home().as_deref())
+        agents::AgentDirs::new(&dirs, &self.ctx.host.user_dirs())
             .with_index(self.ctx.state_dir.as_ref().map(|s| s.join("agent-index")))
     }
 
@@ -185,7 +189,10 @@ impl Call<'_> {
             env_force: host
                 .var("CLAUDE_CODE_SUBAGENT_MODEL_FORCE")
                 .map(str::to_string),
-            main: None,
+            aliases: host.aliases(),
+            main: main_model::MainKnowledge::Unknown(
+                "not looked up: nothing inherits it and the session is not tainted".into(),
+            ),
             grant: self.grant.clone(),
             taint: TaintState::from_ledger(&map),
         };
@@ -204,7 +211,12 @@ impl Call<'_> {
     fn nested_launch(&mut self) -> Finding {
         let command = self.str_input("command").unwrap_or_default();
         let cwd = self.input.cwd.as_deref().map(std::path::Path::new);
-        let reqs = m3_launch::requested_models(&command, cwd, &self.agent_dirs());
+        let reqs = m3_launch::requested_models(
+            &command,
+            cwd,
+            &self.agent_dirs(),
+            &self.ctx.host.aliases(),
+        );
         let mut f = m3_session::judge_requests(
             "a nested agent launch",
             &reqs,
@@ -216,7 +228,7 @@ impl Call<'_> {
             let taint = TaintState::from_ledger(&map);
             if taint.tainted {
                 let main = self.learn_main(&map);
-                if let Some(r) = m3_session::launch_escalation(&reqs, main.as_ref(), true) {
+                if let Some(r) = m3_session::launch_escalation(&reqs, &main, true) {
                     f.requirement = "M5";
                     f.deny = Some(r);
                     f.evidence["taint_first"] = taint.first.unwrap_or(Value::Null);
@@ -229,12 +241,19 @@ impl Call<'_> {
     /// M3: PreToolUse Write/Edit.
     fn file_write(&self) -> Finding {
         let path = self.str_input("file_path").unwrap_or_default();
-        let reqs = match m3_files::kind_of(&path) {
+        let config_dir = self
+            .ctx
+            .host
+            .var("CLAUDE_CONFIG_DIR")
+            .and(self.ctx.host.user_config_dir());
+        let reqs = match m3_files::kind_of(&path, config_dir.as_deref()) {
             Some(kind) => m3_files::text_after(&self.tool, &self.tool_input)
                 .map(|t| m3_files::requested_models(kind, &t))
                 .unwrap_or_default(),
             None => Vec::new(),
         };
+        // The CLI that reads the file resolves its aliases through its own environment.
+        let reqs = m3_launch::through_aliases(reqs, &self.ctx.host.aliases());
         let what = "a file that sets a model";
         let mut f = m3_session::judge_requests(what, &reqs, &self.ctx.tiers, &self.grant);
         f.evidence["file_path"] = json!(path);
@@ -275,7 +294,7 @@ impl Call<'_> {
         let response = self.input.tool_response.clone().unwrap_or(Value::Null);
         m6_verify::verify(
             &response,
-            self.learn_main(&map).as_ref(),
+            &self.learn_main(&map),
             &TaintState::from_ledger(&map),
             &self.ctx.tiers,
             &self.grant,
@@ -336,6 +355,7 @@ pub fn judge(mut input: HookInput, ctx: &Ctx) -> Verdict {
             let f = m3_session::switch(
                 raw.get("requested_model").and_then(Value::as_str),
                 raw.get("to_model").and_then(Value::as_str),
+                &ctx.host.aliases(),
                 &ctx.tiers,
                 &call.grant,
             );
@@ -344,7 +364,7 @@ pub fn judge(mut input: HookInput, ctx: &Ctx) -> Verdict {
         (Event::UserPromptSubmit, _) => {
             let map = call.ledger();
             let main = call.learn_main(&map);
-            let f = m3_session::prompt(main.as_ref(), &ctx.tiers, &call.grant);
+            let f = m3_session::prompt(&main, &ctx.tiers, &call.grant);
             Some((f, Kind::Prompt))
         }
         (Event::SessionStart | Event::PostModelSwitch, _) => {

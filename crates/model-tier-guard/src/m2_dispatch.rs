@@ -7,10 +7,14 @@
 //! the main model *and* on any model it names, since either may be what runs. Each candidate is
 //! then checked: maintainer-only tier without the grant (M2), a main model that cannot be learned
 //! (M1), and escalation above the main model in a tainted session (M5, granted or not).
+//!
+//! When nothing names the main model, the session runs on the CLI's default; inheriting it is
+//! judged on every model the default may be (M1): allowed when none is maintainer-only.
 
 use crate::agents::AgentDef;
 use crate::m1_tiers::{describe, Family, TierPolicy};
-use crate::main_model::MainModel;
+use crate::main_model::MainKnowledge;
+use crate::model_aliases::{self, AliasEnv};
 use crate::Finding;
 use safety_kernel::{denial_switch, feedback::reason, Grant};
 use serde_json::{json, Value};
@@ -29,7 +33,9 @@ pub struct DispatchFacts {
     pub env_model: Option<String>,
     /// `CLAUDE_CODE_SUBAGENT_MODEL_FORCE` as written.
     pub env_force: Option<String>,
-    pub main: Option<MainModel>,
+    /// The alias variables of the CLI's environment: where `opus` & co. really point.
+    pub aliases: AliasEnv,
+    pub main: MainKnowledge,
     pub grant: Grant,
     pub taint: TaintState,
 }
@@ -41,24 +47,44 @@ pub struct Candidate {
     pub model: Option<String>,
     pub source: String,
     pub inherits_main: bool,
+    /// The main model was named nowhere; this is one model the CLI's default may be.
+    pub from_cli_default: bool,
 }
 
-fn explicit(model: &str, source: impl Into<String>) -> Candidate {
-    Candidate {
-        model: Some(model.to_string()),
-        source: source.into(),
-        inherits_main: false,
+/// A model the call, a definition or `CLAUDE_CODE_SUBAGENT_MODEL` names: the name as written
+/// and, for an alias, every model the alias variables point it at.
+fn push_named(out: &mut Vec<Candidate>, model: &str, source: &str, aliases: &AliasEnv) {
+    for meaning in model_aliases::possible(model, aliases) {
+        let source = match meaning.note(model) {
+            Some(note) => format!("{source}, {note}"),
+            None => source.to_string(),
+        };
+        out.push(Candidate {
+            model: Some(meaning.model),
+            source,
+            inherits_main: false,
+            from_cli_default: false,
+        });
     }
 }
 
-fn main_candidate(main: &Option<MainModel>, why: &str) -> Candidate {
-    Candidate {
-        model: main.as_ref().map(|m| m.model.clone()),
-        source: match main {
-            Some(m) => format!("{why}: the main model (from {})", m.source),
-            None => format!("{why}: the main model"),
-        },
+/// The main model as candidates: the one named, every model the CLI's default may be, or one
+/// that could not be learned.
+fn main_candidates(main: &MainKnowledge, why: &str, out: &mut Vec<Candidate>) {
+    let inherit = |model: Option<String>, source: String| Candidate {
+        model,
+        source,
         inherits_main: true,
+        from_cli_default: matches!(main, MainKnowledge::CliDefault(_)),
+    };
+    match main {
+        MainKnowledge::Unknown(_) => out.push(inherit(None, format!("{why}: the main model"))),
+        _ => out.extend(main.possible().iter().map(|m| {
+            inherit(
+                Some(m.model.clone()),
+                format!("{why}: the main model (from {})", m.source),
+            )
+        })),
     }
 }
 
@@ -67,11 +93,16 @@ pub fn candidates(f: &DispatchFacts) -> Vec<Candidate> {
     let mut out = Vec::new();
     let may_fork = matches!(f.subagent_type.as_deref(), None | Some("") | Some("fork"));
     if may_fork {
-        out.push(main_candidate(&f.main, "a fork inherits"));
+        main_candidates(&f.main, "a fork inherits", &mut out);
     }
     let forced = denial_switch(f.env_force.as_deref());
     if let (true, Some(m)) = (forced, f.env_model.as_deref()) {
-        out.push(explicit(m, "CLAUDE_CODE_SUBAGENT_MODEL (forced)"));
+        push_named(
+            &mut out,
+            m,
+            "CLAUDE_CODE_SUBAGENT_MODEL (forced)",
+            &f.aliases,
+        );
         // A value the CLI may not read as "on" leaves the normal order in play too.
         if safety_kernel::grant(f.env_force.as_deref()).is_granted() {
             return out;
@@ -81,56 +112,49 @@ pub fn candidates(f: &DispatchFacts) -> Vec<Candidate> {
         return out;
     }
     if let Some(m) = f.call_model.as_deref().filter(|m| !m.is_empty()) {
-        out.push(explicit(m, "the call's model"));
+        push_named(&mut out, m, "the call's model", &f.aliases);
         return out;
     }
     if let Some(def) = &f.definition {
         match def.model.as_deref() {
             Some(m) if m.eq_ignore_ascii_case("inherit") => {
                 if !may_fork {
-                    out.push(main_candidate(&f.main, "the definition says inherit"));
+                    main_candidates(&f.main, "the definition says inherit", &mut out);
                 }
                 return out;
             }
             Some(m) => {
-                out.push(explicit(
-                    m,
-                    format!(
-                        "the {} definition {}",
-                        def.scope.as_str(),
-                        def.path.display()
-                    ),
-                ));
+                let source = format!(
+                    "the {} definition {}",
+                    def.scope.as_str(),
+                    def.path.display()
+                );
+                push_named(&mut out, m, &source, &f.aliases);
                 return out;
             }
             None => {}
         }
     }
     if let Some(m) = f.env_model.as_deref() {
-        out.push(explicit(m, "CLAUDE_CODE_SUBAGENT_MODEL"));
+        push_named(&mut out, m, "CLAUDE_CODE_SUBAGENT_MODEL", &f.aliases);
         return out;
     }
     if !may_fork {
-        out.push(main_candidate(&f.main, "no model named"));
+        main_candidates(&f.main, "no model named", &mut out);
     }
     out
 }
 
-/// Rank of the main model for escalation: an unknown family ranks lowest, so that a tainted
-/// session with an unknown main model may only inherit it.
-fn main_rank(main: &MainModel) -> u8 {
-    let f = Family::of(&main.model);
-    if f.is_known() {
-        f.rank()
-    } else {
-        0
-    }
+/// M5: whether running on `family` is above the main model (an unknown main model: always; the
+/// CLI's default: above the lowest model it may be).
+pub fn escalates(family: &Family, main: &MainKnowledge) -> bool {
+    main.escalation_floor()
+        .is_none_or(|floor| family.rank() > floor)
 }
 
-/// M5: whether running on `family` is above the main model (an unknown main model: always).
-pub fn escalates(family: &Family, main: Option<&MainModel>) -> bool {
-    main.is_none_or(|m| family.rank() > main_rank(m))
-}
+/// What the maintainer can set so that the main model is known, for reasons and warnings.
+pub const NAME_THE_MAIN_MODEL: &str =
+    "the maintainer can set the session's model: `claude --model`, ANTHROPIC_MODEL or settings `model`";
 
 /// Decides a dispatch.
 pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
@@ -147,14 +171,46 @@ pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
                     "M1",
                     "this dispatch would inherit the session's main model, which could not be learned",
                     &format!(
-                        "Name an explicit model (one of {}) and a subagent_type in the Agent call: a call without a subagent_type may run as a fork on the main model.",
+                        "Name an explicit model (one of {}) and a subagent_type in the Agent call (without one it may run as a fork on the main model); {NAME_THE_MAIN_MODEL}.",
                         tiers.permitted()
                     ),
                 ),
             ));
+            if let MainKnowledge::Unknown(why) = &f.main {
+                warning = Some(format!(
+                    "model-tier-guard: the session's model could not be learned ({why}), so subagents that would inherit it are refused; {NAME_THE_MAIN_MODEL}."
+                ));
+            }
             continue;
         };
         let family = Family::of(model);
+        // A family-less model the default may be was set by the launcher (a gateway's id in
+        // ANTHROPIC_DEFAULT_*_MODEL): the warning below, as for a named main model.
+        if c.from_cli_default && family.is_known() && tiers.is_restricted(&family) && !granted {
+            // Not learned, only possible: the session may well run elsewhere, but may run here.
+            violations.push((
+                "M1",
+                reason(
+                    "M1",
+                    &format!(
+                        "this dispatch would inherit the session's main model, which nothing names yet; the CLI's default may be {model:?} ({family}, {}), a maintainer-only tier",
+                        f.main
+                            .possible()
+                            .iter()
+                            .find(|m| m.model == model)
+                            .map_or("", |m| m.source.as_str())
+                    ),
+                    &format!(
+                        "Name an explicit model (one of {}) and a subagent_type in the Agent call; {NAME_THE_MAIN_MODEL}.",
+                        tiers.permitted()
+                    ),
+                ),
+            ));
+            warning = Some(format!(
+                "model-tier-guard: nothing names this session's model, and the CLI's default may be {model:?}, a maintainer-only tier here; {NAME_THE_MAIN_MODEL}."
+            ));
+            continue;
+        }
         if c.inherits_main && !family.is_known() {
             warning = Some(format!(
                 "model-tier-guard: the main model {model:?} is of no known family; subagents inherit it"
@@ -182,12 +238,8 @@ pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
             ));
             continue;
         }
-        if f.taint.tainted && !c.inherits_main && escalates(&family, f.main.as_ref()) {
-            let main_name = f
-                .main
-                .as_ref()
-                .map(|m| format!("{:?}", m.model))
-                .unwrap_or_else(|| "unknown".into());
+        if f.taint.tainted && !c.inherits_main && escalates(&family, &f.main) {
+            let main_name = f.main.label();
             violations.push((
                 "M5",
                 reason(
@@ -204,6 +256,7 @@ pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
     let evidence = json!({
         "candidates": cands.iter().map(|c| json!({
             "model": c.model, "source": c.source, "inherits_main": c.inherits_main,
+            "from_cli_default": c.from_cli_default,
             "family": c.model.as_deref().map(|m| Family::of(m).name().to_string()),
         })).collect::<Vec<Value>>(),
         "call_model": f.call_model,
@@ -211,7 +264,7 @@ pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
         "definition": f.definition.as_ref().map(|d| json!({
             "name": d.name, "model": d.model, "path": d.path.display().to_string(), "scope": d.scope.as_str()
         })),
-        "main_model": f.main.as_ref().map(|m| json!({"model": m.model, "source": m.source})),
+        "main_model": f.main.evidence(),
         "granted": granted,
         "grant_note": note,
         "tainted": f.taint.tainted,
@@ -248,6 +301,7 @@ fn restricted_label(tiers: &TierPolicy, family: &Family) -> String {
 mod tests {
     use super::*;
     use crate::agents::Scope;
+    use crate::main_model::MainModel;
     use std::path::PathBuf;
 
     fn facts() -> DispatchFacts {
@@ -257,10 +311,8 @@ mod tests {
             definition: None,
             env_model: None,
             env_force: None,
-            main: Some(MainModel {
-                model: "claude-opus-5-5".into(),
-                source: "transcript".into(),
-            }),
+            aliases: AliasEnv::default(),
+            main: MainKnowledge::Known(MainModel::new("claude-opus-5-5", "transcript")),
             grant: Grant::NotSet,
             taint: TaintState {
                 tainted: false,
@@ -307,6 +359,64 @@ mod tests {
     }
 
     #[test]
+    fn every_named_alias_is_judged_on_where_the_environment_points_it() {
+        let tiers = TierPolicy::default();
+        let retargeted = |f: &mut DispatchFacts| {
+            f.aliases
+                .set("ANTHROPIC_DEFAULT_OPUS_MODEL", Some("claude-fable-5"))
+        };
+        type Setter = fn(&mut DispatchFacts);
+        let setters: [(Setter, &str); 4] = [
+            (|f| f.call_model = Some("opus".into()), "the call's model"),
+            (|f| f.definition = def(Some("opus")), "project definition"),
+            (
+                |f| f.env_model = Some("opus".into()),
+                "CLAUDE_CODE_SUBAGENT_MODEL",
+            ),
+            (
+                |f| {
+                    f.env_model = Some("opus".into());
+                    f.env_force = Some("1".into());
+                    f.call_model = Some("haiku".into());
+                },
+                "(forced)",
+            ),
+        ];
+        for (set, source) in setters {
+            let mut f = facts();
+            set(&mut f);
+            assert!(decide(&f, &tiers).deny.is_none(), "{source}");
+            retargeted(&mut f);
+            assert!(models(&f).contains(&Some("claude-fable-5".into())));
+            let d = decide(&f, &tiers);
+            let r = d.deny.unwrap_or_default();
+            assert!(
+                r.starts_with("M2:") && r.contains("claude-fable-5") && r.contains(source),
+                "{source}: {r}"
+            );
+            // The audit record names the variable.
+            assert!(
+                d.evidence
+                    .to_string()
+                    .contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+                "{source}"
+            );
+        }
+        // A restricted alias pointed lower stays refused; a family-less target fails closed.
+        let mut f = facts();
+        f.call_model = Some("fable".into());
+        f.aliases
+            .set("ANTHROPIC_DEFAULT_FABLE_MODEL", Some("claude-haiku-5"));
+        assert!(decide(&f, &tiers).deny.is_some());
+        let mut f = facts();
+        f.call_model = Some("sonnet".into());
+        f.aliases
+            .set("ANTHROPIC_DEFAULT_SONNET_MODEL", Some("gw-7"));
+        let r = decide(&f, &tiers).deny.unwrap_or_default();
+        assert!(r.contains("no known model family"), "{r}");
+    }
+
+    #[test]
     fn forks_are_judged_on_the_main_model_and_what_they_name() {
         let mut f = facts();
         f.subagent_type = None;
@@ -345,18 +455,25 @@ mod tests {
     fn unknown_main_model_denies_an_inheriting_dispatch() {
         let tiers = TierPolicy::default();
         let mut f = facts();
-        f.main = None;
+        f.main = MainKnowledge::Unknown("settings x could not be read".into());
         let d = decide(&f, &tiers);
         assert_eq!(d.requirement, "M1");
-        assert!(d.deny.unwrap().contains("explicit model"));
+        let r = d.deny.unwrap();
+        assert!(
+            r.contains("explicit model") && r.contains("ANTHROPIC_MODEL"),
+            "{r}"
+        );
+        // The maintainer is told why and what to set.
+        let w = d.warning.unwrap();
+        assert!(
+            w.contains("settings x could not be read") && w.contains("--model"),
+            "{w}"
+        );
         f.call_model = Some("sonnet".into());
         assert!(decide(&f, &tiers).deny.is_none());
         // A main model of no known family is the launcher's choice: allowed, with a warning.
         let mut f = facts();
-        f.main = Some(MainModel {
-            model: "custom-x".into(),
-            source: "t".into(),
-        });
+        f.main = MainKnowledge::Known(MainModel::new("custom-x", "t"));
         let d = decide(&f, &tiers);
         assert!(d.deny.is_none());
         assert!(d.warning.is_some());
@@ -377,12 +494,76 @@ mod tests {
         assert!(decide(&f, &tiers).deny.is_none());
         f.call_model = None;
         assert!(decide(&f, &tiers).deny.is_none(), "inheriting is fine");
-        f.main = None;
+        f.main = MainKnowledge::Unknown("x".into());
         f.call_model = Some("haiku".into());
         assert_eq!(
             decide(&f, &tiers).requirement,
             "M5",
             "main unknown: no escalation judged safe"
         );
+        // The CLI's default: judged against the lowest model it may be.
+        f.main = cli_default();
+        f.call_model = Some("sonnet".into());
+        assert!(decide(&f, &tiers).deny.is_none());
+        f.call_model = Some("opus".into());
+        assert_eq!(decide(&f, &tiers).requirement, "M5");
+    }
+
+    fn cli_default() -> MainKnowledge {
+        MainKnowledge::CliDefault(vec![
+            MainModel::new("opus", "the CLI's default (API)"),
+            MainModel::new("sonnet", "the CLI's default (Pro)"),
+        ])
+    }
+
+    #[test]
+    fn a_fork_on_the_cli_default_is_judged_on_every_model_it_may_be() {
+        let mut f = facts();
+        f.main = cli_default();
+        f.subagent_type = None;
+        f.call_model = Some("haiku".into());
+        assert_eq!(
+            models(&f),
+            vec![
+                Some("opus".into()),
+                Some("sonnet".into()),
+                Some("haiku".into())
+            ]
+        );
+        // The default policy: nothing the default may be is maintainer-only.
+        let d = decide(&f, &TierPolicy::default());
+        assert!(d.deny.is_none() && d.warning.is_none(), "{:?}", d.deny);
+        assert_eq!(d.evidence["candidates"][0]["from_cli_default"], true);
+        // A policy that keeps opus for the maintainer: the default may be opus, so refuse and
+        // say what to set.
+        let strict = TierPolicy::from_config(Some(&["opus".into(), "fable".into()]));
+        let d = decide(&f, &strict);
+        assert_eq!(d.requirement, "M1");
+        let r = d.deny.unwrap();
+        assert!(
+            r.contains("nothing names yet") && r.contains("--model"),
+            "{r}"
+        );
+        assert!(d.warning.unwrap().contains("\"opus\""));
+        f.grant = Grant::Granted;
+        assert!(decide(&f, &strict).deny.is_none());
+        // An environment that points the default at the tier.
+        let mut f = facts();
+        f.main = MainKnowledge::CliDefault(vec![
+            MainModel::new("opus", "d"),
+            MainModel::new("claude-fable-5", "ANTHROPIC_DEFAULT_MODEL"),
+        ]);
+        f.definition = def(Some("inherit"));
+        let d = decide(&f, &TierPolicy::default());
+        assert_eq!(d.requirement, "M1");
+        assert!(d.deny.unwrap().contains("ANTHROPIC_DEFAULT_MODEL"));
+        // A gateway's model of no known family: the launcher's choice, allowed with a warning.
+        f.main = MainKnowledge::CliDefault(vec![
+            MainModel::new("sonnet", "d"),
+            MainModel::new("gw-large", "ANTHROPIC_DEFAULT_OPUS_MODEL"),
+        ]);
+        let d = decide(&f, &TierPolicy::default());
+        assert!(d.deny.is_none(), "{:?}", d.deny);
+        assert!(d.warning.unwrap().contains("gw-large"));
     }
 }

@@ -18,14 +18,28 @@ pub enum FileKind {
     Settings,
 }
 
-pub fn kind_of(path: &str) -> Option<FileKind> {
+/// The kind of `path`; `config_dir` is the CLI's config folder when `CLAUDE_CONFIG_DIR` moves it
+/// away from `~/.claude` (its `agents/`, `plugins/` and `settings*.json` count as well).
+pub fn kind_of(path: &str, config_dir: Option<&Path>) -> Option<FileKind> {
     let p = path.replace('\\', "/");
     let base = p.rsplit('/').next().unwrap_or(&p);
+    let in_config = config_dir
+        .map(|d| d.display().to_string())
+        .and_then(|d| p.strip_prefix(d.trim_end_matches('/')).map(str::to_string))
+        .and_then(|rest| rest.strip_prefix('/').map(str::to_string));
     if is_definition_path(&p) {
         return Some(FileKind::AgentDefinition);
     }
+    if let Some(rest) = &in_config {
+        let agents = rest.starts_with("agents/")
+            || (rest.starts_with("plugins/") && rest.contains("/agents/"));
+        if agents && rest.ends_with(".md") {
+            return Some(FileKind::AgentDefinition);
+        }
+    }
     let settings_name = base.starts_with("settings") && base.ends_with(".json");
-    if (settings_name && p.contains("/.claude/")) || base == "managed-settings.json" {
+    let in_claude_dir = p.contains("/.claude/") || in_config.is_some_and(|r| !r.contains('/'));
+    if (settings_name && in_claude_dir) || base == "managed-settings.json" {
         return Some(FileKind::Settings);
     }
     None
@@ -125,23 +139,47 @@ mod tests {
     #[test]
     fn kinds() {
         assert_eq!(
-            kind_of("/w/.claude/agents/a.md"),
+            kind_of("/w/.claude/agents/a.md", None),
             Some(FileKind::AgentDefinition)
         );
         assert_eq!(
-            kind_of("/w/.claude/settings.local.json"),
+            kind_of("/w/.claude/settings.local.json", None),
             Some(FileKind::Settings)
         );
         assert_eq!(
-            kind_of("/h/.claude/settings.json"),
+            kind_of("/h/.claude/settings.json", None),
             Some(FileKind::Settings)
         );
         assert_eq!(
-            kind_of("/etc/claude-code/managed-settings.json"),
+            kind_of("/etc/claude-code/managed-settings.json", None),
             Some(FileKind::Settings)
         );
-        assert_eq!(kind_of("/w/src/settings.json"), None);
-        assert_eq!(kind_of("/w/README.md"), None);
+        assert_eq!(kind_of("/w/src/settings.json", None), None);
+        assert_eq!(kind_of("/w/README.md", None), None);
+        // The CLI's config folder moved by CLAUDE_CONFIG_DIR.
+        let cfg = Some(Path::new("/cfg/claude/"));
+        for (path, kind) in [
+            (
+                "/cfg/claude/agents/deep.md",
+                Some(FileKind::AgentDefinition),
+            ),
+            (
+                "/cfg/claude/agents/x/deep.md",
+                Some(FileKind::AgentDefinition),
+            ),
+            (
+                "/cfg/claude/plugins/c/m/p/agents/a.md",
+                Some(FileKind::AgentDefinition),
+            ),
+            ("/cfg/claude/settings.json", Some(FileKind::Settings)),
+            ("/cfg/claude/settings.local.json", Some(FileKind::Settings)),
+            ("/cfg/claude/notes/settings.json", None),
+            ("/cfg/claude/README.md", None),
+            ("/cfg/claudette/agents/a.md", None),
+        ] {
+            assert_eq!(kind_of(path, cfg), kind, "{path}");
+        }
+        assert_eq!(kind_of("/cfg/claude/agents/deep.md", None), None);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 use crate::agents::{self, AgentDirs};
 use crate::host::read_prefix;
+use crate::model_aliases::{self, AliasEnv};
 use serde_json::Value;
 use shell_syntax::view::{Arg, EnvSource, Invocation};
 use std::path::Path;
@@ -40,22 +41,58 @@ fn req(model: Option<&str>, source: impl Into<String>) -> Requested {
     }
 }
 
-/// Models set by a settings object: `model`, and the model variables of its `env`.
+/// Models set by a settings object: `model`, and the model variables of its `env`. An empty
+/// string sets nothing (`""` unsets a variable); any other value that is not a string is
+/// unreadable.
 pub fn settings_models(v: &Value, origin: &str) -> Vec<Requested> {
     let mut out = Vec::new();
+    let mut push = |m: &Value, source: String| {
+        if m.as_str().is_none_or(|s| !s.trim().is_empty()) {
+            out.push(req(m.as_str(), source));
+        }
+    };
     for key in ["model", "fallbackModel"] {
         if let Some(m) = v.get(key) {
-            out.push(req(m.as_str(), format!("{origin} {key}")));
+            push(m, format!("{origin} {key}"));
         }
     }
     if let Some(env) = v.get("env").and_then(Value::as_object) {
         for var in MODEL_VARS {
             if let Some(m) = env.get(*var) {
-                out.push(req(m.as_str(), format!("{origin} env {var}")));
+                push(m, format!("{origin} env {var}"));
             }
         }
     }
     out
+}
+
+/// Each request with the targets of its aliases in `aliases` (the name as written stays: a
+/// variable never makes a request look lower than it says).
+pub fn through_aliases(requests: Vec<Requested>, aliases: &AliasEnv) -> Vec<Requested> {
+    let mut out = Vec::with_capacity(requests.len());
+    for r in requests {
+        let Some(name) = r.model.clone() else {
+            out.push(r);
+            continue;
+        };
+        for meaning in model_aliases::possible(&name, aliases) {
+            let source = match meaning.note(&name) {
+                Some(note) => format!("{}, {note}", r.source),
+                None => r.source.clone(),
+            };
+            out.push(req(Some(&meaning.model), source));
+        }
+    }
+    out
+}
+
+/// The alias variables a settings object's `env` sets (settings `env` overrides the shell's).
+fn overlay_settings_env(v: &Value, aliases: &mut AliasEnv) {
+    if let Some(env) = v.get("env").and_then(Value::as_object) {
+        for (var, value) in env {
+            aliases.set(var, value.as_str());
+        }
+    }
 }
 
 /// Models of an `--agents` JSON object (`{name: {model, ...}}`).
@@ -93,8 +130,15 @@ fn claude_args(inv: &Invocation) -> Option<&[Arg]> {
     None
 }
 
-/// Every model the command's nested launches ask for.
-pub fn requested_models(command: &str, cwd: Option<&Path>, dirs: &AgentDirs) -> Vec<Requested> {
+/// Every model the command's nested launches ask for, aliases resolved through `aliases` (the
+/// session's alias variables, which a launch inherits) as overlaid by each launch's own
+/// environment and `--settings` `env`.
+pub fn requested_models(
+    command: &str,
+    cwd: Option<&Path>,
+    dirs: &AgentDirs,
+    aliases: &AliasEnv,
+) -> Vec<Requested> {
     let parsed = shell_syntax::parse(command);
     let view = shell_syntax::commands(&parsed);
     let mut out = Vec::new();
@@ -102,7 +146,7 @@ pub fn requested_models(command: &str, cwd: Option<&Path>, dirs: &AgentDirs) -> 
         let Some(args) = claude_args(inv) else {
             continue;
         };
-        launch_models(inv, args, cwd, dirs, &mut out);
+        launch_models(inv, args, cwd, dirs, aliases, &mut out);
     }
     let unparsed = parsed
         .error
@@ -123,17 +167,25 @@ fn launch_models(
     args: &[Arg],
     cwd: Option<&Path>,
     dirs: &AgentDirs,
-    out: &mut Vec<Requested>,
+    session_aliases: &AliasEnv,
+    all: &mut Vec<Requested>,
 ) {
+    let mut aliases = session_aliases.clone();
+    let mut out = Vec::new();
     for var in MODEL_VARS {
         if let Some(e) = inv.env_value(var) {
+            let value = e.value.as_ref().and_then(|a| a.value.as_deref());
             if e.source == EnvSource::Unset {
+                aliases.set(var, None);
                 continue;
             }
-            out.push(req(
-                e.value.as_ref().and_then(|a| a.value.as_deref()),
-                format!("{var} in the launch environment"),
-            ));
+            // A value decided at run time is refused below as it is; the overlay keeps literals.
+            aliases.set(var, value);
+            // An empty value unsets the variable for the CLI: no model asked.
+            if value.is_some_and(|v| v.trim().is_empty()) {
+                continue;
+            }
+            out.push(req(value, format!("{var} in the launch environment")));
         }
     }
     let mut i = 0;
@@ -183,16 +235,23 @@ fn launch_models(
                     out.push(req(None, "--agent decided at run time"));
                 }
             }
-            _ => out.extend(settings_arg(value, cwd)),
+            _ => {
+                let (models, json) = settings_arg(value, cwd);
+                out.extend(models);
+                if let Some(json) = json {
+                    overlay_settings_env(&json, &mut aliases);
+                }
+            }
         }
         i += 1;
     }
+    all.extend(through_aliases(out, &aliases));
 }
 
-/// `--settings` takes inline JSON or a file path.
-fn settings_arg(value: Option<&str>, cwd: Option<&Path>) -> Vec<Requested> {
+/// `--settings` takes inline JSON or a file path: the models it sets, and the object.
+fn settings_arg(value: Option<&str>, cwd: Option<&Path>) -> (Vec<Requested>, Option<Value>) {
     let Some(v) = value else {
-        return vec![req(None, "--settings decided at run time")];
+        return (vec![req(None, "--settings decided at run time")], None);
     };
     let text = if v.trim_start().starts_with('{') {
         Some(v.to_string())
@@ -205,11 +264,14 @@ fn settings_arg(value: Option<&str>, cwd: Option<&Path>) -> Vec<Requested> {
         read_prefix(&p, SETTINGS_FILE_MAX)
     };
     match text.and_then(|t| serde_json::from_str::<Value>(&t).ok()) {
-        Some(json) => settings_models(&json, "--settings"),
-        None => vec![req(
+        Some(json) => (settings_models(&json, "--settings"), Some(json)),
+        None => (
+            vec![req(
+                None,
+                format!("--settings {v:?} that could not be read"),
+            )],
             None,
-            format!("--settings {v:?} that could not be read"),
-        )],
+        ),
     }
 }
 
@@ -218,7 +280,7 @@ mod tests {
     use super::*;
 
     fn models(cmd: &str) -> Vec<Option<String>> {
-        requested_models(cmd, None, &AgentDirs::default())
+        requested_models(cmd, None, &AgentDirs::default(), &AliasEnv::default())
             .into_iter()
             .map(|r| r.model)
             .collect()
@@ -287,6 +349,94 @@ mod tests {
     }
 
     #[test]
+    fn a_launched_alias_runs_where_its_environment_points_it() {
+        let session = AliasEnv::from_lookup(|k| {
+            (k == "ANTHROPIC_DEFAULT_OPUS_MODEL").then(|| "claude-fable-5".to_string())
+        });
+        let models = |cmd: &str, aliases: &AliasEnv| -> Vec<Option<String>> {
+            requested_models(cmd, None, &AgentDirs::default(), aliases)
+                .into_iter()
+                .map(|r| r.model)
+                .collect()
+        };
+        let fable = Some("claude-fable-5".to_string());
+        let opus = Some("opus".to_string());
+        // The session's variable reaches the launch.
+        let got = requested_models(
+            "claude --model opus -p x",
+            None,
+            &AgentDirs::default(),
+            &session,
+        );
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[1].model, fable);
+        assert!(
+            got[1].source.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            "{got:?}"
+        );
+        assert_eq!(
+            models("claude --fallback-model opus -p x", &session),
+            [opus.clone(), fable.clone()]
+        );
+        assert_eq!(
+            models(r#"claude --agents '{"r":{"model":"opus"}}' -p x"#, &session),
+            [opus.clone(), fable.clone()]
+        );
+        // Unset for the launch: `opus` is opus again.
+        assert_eq!(
+            models(
+                "env -u ANTHROPIC_DEFAULT_OPUS_MODEL claude --model opus -p x",
+                &session
+            ),
+            vec![opus.clone()]
+        );
+        // Set by the launch itself (prefix, export, --settings env): the variable's value is a
+        // request of its own, and the alias follows it.
+        let none = AliasEnv::default();
+        assert_eq!(
+            models(
+                "ANTHROPIC_DEFAULT_OPUS_MODEL=claude-sonnet-5 claude --model opus",
+                &session
+            ),
+            [
+                Some("claude-sonnet-5".into()),
+                opus.clone(),
+                Some("claude-sonnet-5".into())
+            ]
+        );
+        assert_eq!(
+            models(
+                "export ANTHROPIC_DEFAULT_SONNET_MODEL=claude-opus-5; claude --model sonnet",
+                &none
+            ),
+            [
+                Some("claude-opus-5".into()),
+                Some("sonnet".into()),
+                Some("claude-opus-5".into())
+            ]
+        );
+        assert_eq!(
+            models(
+                r#"claude --settings '{"env":{"ANTHROPIC_DEFAULT_HAIKU_MODEL":"claude-opus-5"}}' --model haiku"#,
+                &none
+            ),
+            [
+                Some("claude-opus-5".into()),
+                Some("haiku".into()),
+                Some("claude-opus-5".into())
+            ]
+        );
+        // `--settings` env overrides the launch's shell variable.
+        assert_eq!(
+            models(
+                r#"ANTHROPIC_DEFAULT_OPUS_MODEL=claude-opus-5 claude --settings '{"env":{"ANTHROPIC_DEFAULT_OPUS_MODEL":""}}' --model opus"#,
+                &session
+            ),
+            [Some("claude-opus-5".into()), opus]
+        );
+    }
+
+    #[test]
     fn mentions_and_plain_launches_ask_for_nothing() {
         assert!(models("echo claude --model fable").is_empty());
         assert!(models("claude -p 'summarise'").is_empty());
@@ -298,7 +448,7 @@ mod tests {
     fn settings_file_and_agent_definitions() {
         let t = tempfile::tempdir().unwrap();
         std::fs::write(t.path().join("s.json"), r#"{"model":"haiku"}"#).unwrap();
-        let dirs = AgentDirs::new(&[t.path().to_path_buf()], None);
+        let dirs = AgentDirs::new(&[t.path().to_path_buf()], &[]);
         std::fs::create_dir_all(t.path().join(".claude/agents")).unwrap();
         std::fs::write(
             t.path().join(".claude/agents/deep.md"),
@@ -309,6 +459,7 @@ mod tests {
             "claude --settings s.json --agent deep -p x",
             Some(t.path()),
             &dirs,
+            &AliasEnv::default(),
         )
         .into_iter()
         .map(|r| r.model)

@@ -3,7 +3,8 @@
 
 use crate::m1_tiers::{describe, Family, TierPolicy};
 use crate::m3_launch::Requested;
-use crate::main_model::MainModel;
+use crate::main_model::{MainKnowledge, MainModel};
+use crate::model_aliases::AliasEnv;
 use crate::Finding;
 use safety_kernel::{feedback::reason, Grant};
 use serde_json::json;
@@ -61,7 +62,7 @@ pub fn judge_requests(
 /// granted or not (a model decided at run time counts as above).
 pub fn launch_escalation(
     requests: &[Requested],
-    main: Option<&MainModel>,
+    main: &MainKnowledge,
     tainted: bool,
 ) -> Option<String> {
     if !tainted {
@@ -71,7 +72,7 @@ pub fn launch_escalation(
         Some(m) => crate::m2_dispatch::escalates(&Family::of(m), main),
         None => true,
     })?;
-    let main_name = main.map_or_else(|| "unknown".to_string(), |m| format!("{:?}", m.model));
+    let main_name = main.label();
     Some(reason(
         "M5",
         &format!(
@@ -82,10 +83,12 @@ pub fn launch_escalation(
     ))
 }
 
-/// PreModelSwitch: `requested_model` and `to_model`.
+/// PreModelSwitch: `requested_model` and `to_model`, each with where the alias variables point
+/// it (the switch runs in the CLI whose environment the hook has).
 pub fn switch(
     requested: Option<&str>,
     to: Option<&str>,
+    aliases: &AliasEnv,
     tiers: &TierPolicy,
     grant: &Grant,
 ) -> Finding {
@@ -98,23 +101,62 @@ pub fn switch(
             });
         }
     }
+    let reqs = crate::m3_launch::through_aliases(reqs, aliases);
     judge_requests("a model switch", &reqs, tiers, grant)
 }
 
-/// UserPromptSubmit: the session's own main model.
-pub fn prompt(main: Option<&MainModel>, tiers: &TierPolicy, grant: &Grant) -> Finding {
+/// UserPromptSubmit: the session's own main model. A model some source names is blocked, and
+/// so is a CLI default that a launcher's variable points at the tier (`ANTHROPIC_DEFAULT_MODEL`,
+/// `ANTHROPIC_DEFAULT_OPUS_MODEL` retargeting the account's `opus`: 2.1.332 with an API key
+/// then runs the session on it). A CLI default that may be the tier only because an account
+/// default is (a policy restricting `opus`, say) is told to the user: the account decides it.
+pub fn prompt(main: &MainKnowledge, tiers: &TierPolicy, grant: &Grant) -> Finding {
     let mut finding = Finding {
         requirement: "M3",
         deny: None,
         warning: None,
         evidence: json!({
-            "main_model": main.map(|m| json!({"model": m.model, "source": m.source})),
+            "main_model": main.evidence(),
             "granted": grant.is_granted(),
             "grant_note": grant.note(crate::host::GRANT_VAR),
         }),
     };
-    let Some(main) = main else {
-        return finding;
+    let main = match main {
+        MainKnowledge::Known(m) => m,
+        MainKnowledge::CliDefault(list) => {
+            let restricted = |m: &&MainModel| {
+                tiers.is_restricted(&Family::of(&m.model)) && Family::of(&m.model).is_known()
+            };
+            let pointed = list.iter().filter(restricted).find(|m| m.set_by_variable);
+            if let (Some(m), false) = (pointed, grant.is_granted()) {
+                finding.deny = Some(reason(
+                    "M3",
+                    &format!(
+                        "nothing names this session's model, and the CLI's default may run it on {:?} ({}, {}), a maintainer-only tier, without the maintainer's grant",
+                        m.model,
+                        Family::of(&m.model),
+                        m.source
+                    ),
+                    &format!(
+                        "The maintainer names a permitted model ({}) with `claude --model`, ANTHROPIC_MODEL or settings `model`, or unsets the variable, or launches with {}=1.",
+                        tiers.permitted(),
+                        crate::host::GRANT_VAR
+                    ),
+                ));
+                return finding;
+            }
+            let restricted = list.iter().find(restricted);
+            if let (Some(m), false) = (restricted, grant.is_granted()) {
+                finding.warning = Some(format!(
+                    "model-tier-guard: nothing names this session's model, and the CLI's default may be {:?} ({}), a maintainer-only tier here; {}.",
+                    m.model,
+                    m.source,
+                    crate::m2_dispatch::NAME_THE_MAIN_MODEL
+                ));
+            }
+            return finding;
+        }
+        MainKnowledge::Unknown(_) => return finding,
     };
     let fam = Family::of(&main.model);
     if !fam.is_known() {
@@ -153,21 +195,43 @@ mod tests {
     #[test]
     fn switches() {
         let t = TierPolicy::default();
-        assert!(
-            switch(Some("fable"), Some("claude-fable-5"), &t, &Grant::NotSet)
-                .deny
-                .is_some()
-        );
-        assert!(switch(Some("mystery"), None, &t, &Grant::NotSet)
+        let none = AliasEnv::default();
+        assert!(switch(
+            Some("fable"),
+            Some("claude-fable-5"),
+            &none,
+            &t,
+            &Grant::NotSet
+        )
+        .deny
+        .is_some());
+        assert!(switch(Some("mystery"), None, &none, &t, &Grant::NotSet)
             .deny
             .unwrap()
             .contains("no known model family"));
+        assert!(switch(
+            Some("opus"),
+            Some("claude-opus-5"),
+            &none,
+            &t,
+            &Grant::NotSet
+        )
+        .deny
+        .is_none());
+        assert!(switch(Some("fable"), None, &none, &t, &Grant::Granted)
+            .deny
+            .is_none());
+        // `/model sonnet` where the environment points `sonnet` at the tier.
+        let mut aliases = AliasEnv::default();
+        aliases.set("ANTHROPIC_DEFAULT_SONNET_MODEL", Some("claude-fable-5"));
+        let r = switch(Some("sonnet"), None, &aliases, &t, &Grant::NotSet)
+            .deny
+            .unwrap_or_default();
         assert!(
-            switch(Some("opus"), Some("claude-opus-5"), &t, &Grant::NotSet)
-                .deny
-                .is_none()
+            r.contains("claude-fable-5") && r.contains("ANTHROPIC_DEFAULT_SONNET_MODEL"),
+            "{r}"
         );
-        assert!(switch(Some("fable"), None, &t, &Grant::Granted)
+        assert!(switch(Some("haiku"), None, &aliases, &t, &Grant::NotSet)
             .deny
             .is_none());
     }
@@ -175,43 +239,64 @@ mod tests {
     #[test]
     fn prompts() {
         let t = TierPolicy::default();
-        let m = |s: &str| MainModel {
-            model: s.into(),
-            source: "--model".into(),
-        };
-        assert!(prompt(Some(&m("fable")), &t, &Grant::NotSet).deny.is_some());
-        let r = prompt(Some(&m("fable")), &t, &Grant::Unrecognised("tru".into()))
+        let m = |s: &str| MainKnowledge::Known(MainModel::new(s, "--model"));
+        assert!(prompt(&m("fable"), &t, &Grant::NotSet).deny.is_some());
+        let r = prompt(&m("fable"), &t, &Grant::Unrecognised("tru".into()))
             .deny
             .unwrap();
         assert!(r.contains("not recognised"), "{r}");
-        assert!(prompt(Some(&m("fable")), &t, &Grant::Granted)
-            .deny
-            .is_none());
-        assert!(prompt(Some(&m("opus")), &t, &Grant::NotSet).deny.is_none());
-        let f = prompt(Some(&m("custom")), &t, &Grant::NotSet);
+        assert!(prompt(&m("fable"), &t, &Grant::Granted).deny.is_none());
+        assert!(prompt(&m("opus"), &t, &Grant::NotSet).deny.is_none());
+        let f = prompt(&m("custom"), &t, &Grant::NotSet);
         assert!(f.deny.is_none() && f.warning.is_some());
-        assert!(prompt(None, &t, &Grant::NotSet).deny.is_none());
+        let unknown = MainKnowledge::Unknown("x".into());
+        assert!(prompt(&unknown, &t, &Grant::NotSet).deny.is_none());
+        // The CLI's default: never blocked; told when it may be the tier.
+        let default = MainKnowledge::CliDefault(vec![
+            MainModel::new("opus", "api"),
+            MainModel::new("sonnet", "pro"),
+        ]);
+        let f = prompt(&default, &t, &Grant::NotSet);
+        assert!(f.deny.is_none() && f.warning.is_none());
+        let strict = TierPolicy::from_config(Some(&["opus".into()]));
+        let f = prompt(&default, &strict, &Grant::NotSet);
+        assert!(f.deny.is_none());
+        assert!(f.warning.unwrap().contains("ANTHROPIC_MODEL"));
+        // A variable points the default at the tier: blocked unless granted.
+        let pointed = MainKnowledge::CliDefault(vec![
+            MainModel::new("opus", "api"),
+            MainModel::by_variable("claude-fable-5", "\"opus\" → ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            MainModel::new("sonnet", "pro"),
+        ]);
+        let r = prompt(&pointed, &t, &Grant::NotSet)
+            .deny
+            .unwrap_or_default();
+        assert!(
+            r.starts_with("M3:") && r.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            "{r}"
+        );
+        assert!(prompt(&pointed, &t, &Grant::Granted).deny.is_none());
+        // A family-less target there is the launcher's choice, as for a named main model.
+        let gateway = MainKnowledge::CliDefault(vec![MainModel::by_variable("gw-9", "x")]);
+        assert!(prompt(&gateway, &t, &Grant::NotSet).deny.is_none());
     }
 
     #[test]
     fn tainted_launches_may_not_escalate() {
-        let main = MainModel {
-            model: "claude-sonnet-5".into(),
-            source: "t".into(),
-        };
+        let main = MainKnowledge::Known(MainModel::new("claude-sonnet-5", "t"));
         let r = |m: Option<&str>| {
             vec![Requested {
                 model: m.map(Into::into),
                 source: "--model".into(),
             }]
         };
-        assert!(launch_escalation(&r(Some("opus")), Some(&main), true)
+        assert!(launch_escalation(&r(Some("opus")), &main, true)
             .unwrap()
             .starts_with("M5:"));
-        assert!(launch_escalation(&r(Some("opus")), Some(&main), false).is_none());
-        assert!(launch_escalation(&r(Some("haiku")), Some(&main), true).is_none());
-        assert!(launch_escalation(&r(None), Some(&main), true).is_some());
-        assert!(launch_escalation(&[], None, true).is_none());
+        assert!(launch_escalation(&r(Some("opus")), &main, false).is_none());
+        assert!(launch_escalation(&r(Some("haiku")), &main, true).is_none());
+        assert!(launch_escalation(&r(None), &main, true).is_some());
+        assert!(launch_escalation(&[], &MainKnowledge::Unknown("x".into()), true).is_none());
     }
 
     #[test]

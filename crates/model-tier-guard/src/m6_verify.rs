@@ -4,7 +4,7 @@
 //! recorded and the user is told.
 
 use crate::m1_tiers::{Family, TierPolicy};
-use crate::main_model::MainModel;
+use crate::main_model::MainKnowledge;
 use crate::Finding;
 use safety_kernel::Grant;
 use serde_json::{json, Value};
@@ -33,7 +33,7 @@ pub fn reported_models(response: &Value) -> Vec<String> {
 
 pub fn verify(
     response: &Value,
-    main: Option<&MainModel>,
+    main: &MainKnowledge,
     taint: &TaintState,
     tiers: &TierPolicy,
     grant: &Grant,
@@ -45,13 +45,10 @@ pub fn verify(
         if tiers.is_restricted(&fam) && !grant.is_granted() {
             problems.push(("M6", format!("a subagent ran on {m:?} ({fam}), a maintainer-only tier, without the maintainer's grant")));
         } else if taint.tainted {
-            let above = match main {
-                Some(mm) => {
-                    let mf = Family::of(&mm.model);
-                    fam.rank() > if mf.is_known() { mf.rank() } else { 0 }
-                }
-                None => false,
-            };
+            // An unknown main model: nothing to compare with after the fact.
+            let above = main
+                .escalation_floor()
+                .is_some_and(|floor| fam.rank() > floor);
             if above {
                 problems.push((
                     "M5",
@@ -77,7 +74,7 @@ pub fn verify(
         }),
         evidence: json!({
             "reported_models": models,
-            "main_model": main.map(|m| json!({"model": m.model, "source": m.source})),
+            "main_model": main.evidence(),
             "tainted": taint.tainted,
             "granted": grant.is_granted(),
             "critical": !problems.is_empty(),
@@ -91,6 +88,10 @@ pub fn verify(
 mod tests {
     use super::*;
 
+    fn none() -> MainKnowledge {
+        MainKnowledge::Unknown("x".into())
+    }
+
     fn clean() -> TaintState {
         TaintState {
             tainted: false,
@@ -103,18 +104,18 @@ mod tests {
     fn flags_the_tier_without_grant() {
         let t = TierPolicy::default();
         let r = json!({"status": "completed", "resolvedModel": "claude-fable-5-2"});
-        let f = verify(&r, None, &clean(), &t, &Grant::NotSet);
+        let f = verify(&r, &none(), &clean(), &t, &Grant::NotSet);
         assert!(f.warning.unwrap().contains("claude-fable-5-2"));
         assert_eq!(f.evidence["critical"], true);
-        assert!(verify(&r, None, &clean(), &t, &Grant::Granted)
+        assert!(verify(&r, &none(), &clean(), &t, &Grant::Granted)
             .warning
             .is_none());
         let r = json!({"resolvedModel": "claude-haiku-5-5", "modelsUsed": ["claude-haiku-5-5", "claude-fable-5"]});
-        assert!(verify(&r, None, &clean(), &t, &Grant::NotSet)
+        assert!(verify(&r, &none(), &clean(), &t, &Grant::NotSet)
             .warning
             .is_some());
         let r = json!({"resolvedModel": "claude-haiku-5-5"});
-        assert!(verify(&r, None, &clean(), &t, &Grant::NotSet)
+        assert!(verify(&r, &none(), &clean(), &t, &Grant::NotSet)
             .warning
             .is_none());
     }
@@ -122,20 +123,17 @@ mod tests {
     #[test]
     fn flags_escalation_after_taint() {
         let t = TierPolicy::default();
-        let main = MainModel {
-            model: "claude-sonnet-5".into(),
-            source: "t".into(),
-        };
+        let main = MainKnowledge::Known(crate::main_model::MainModel::new("claude-sonnet-5", "t"));
         let tainted = TaintState {
             tainted: true,
             count: 1,
             first: None,
         };
         let r = json!({"resolvedModel": "claude-opus-5"});
-        let f = verify(&r, Some(&main), &tainted, &t, &Grant::Granted);
+        let f = verify(&r, &main, &tainted, &t, &Grant::Granted);
         assert_eq!(f.requirement, "M5");
         assert!(f.warning.is_some());
-        assert!(verify(&r, Some(&main), &clean(), &t, &Grant::Granted)
+        assert!(verify(&r, &main, &clean(), &t, &Grant::Granted)
             .warning
             .is_none());
     }

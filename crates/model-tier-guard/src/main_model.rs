@@ -1,9 +1,12 @@
-//! The main session's model (M3): learned from PostModelSwitch and SessionStart (recorded in the
-//! ledger), the transcript (its last `message.model`, or the `model` attachment), and — before
-//! the transcript has anything, as on the very first prompt — from how the CLI was launched
-//! (`--model`, `ANTHROPIC_MODEL`, settings `model`).
+//! The main session's model (M1, M3): learned from PostModelSwitch and SessionStart (recorded in
+//! the ledger), the transcript (its last `message.model`, or the `model` attachment), and —
+//! before the transcript has anything, as on the very first prompt or tool call — from the
+//! harness's own configuration ([`crate::launch_config`]: `--model`, `ANTHROPIC_MODEL`, settings
+//! `model`, else the CLI's default).
 
-use crate::host::{read_prefix, Host};
+use crate::host::{ConfigFiles, Host};
+use crate::m1_tiers::Family;
+use crate::model_aliases::{self, AliasEnv};
 use serde_json::{json, Map, Value};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -12,20 +15,139 @@ use std::path::Path;
 pub const LEDGER_KEY: &str = "main_model";
 /// How much of the transcript's end is read.
 const TRANSCRIPT_TAIL_BYTES: u64 = 2 * 1024 * 1024;
-const SETTINGS_MAX_BYTES: u64 = 1024 * 1024;
 
 /// A main model and where it was learned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MainModel {
     pub model: String,
     pub source: String,
+    /// One of the CLI's default's possibilities that a launcher's variable put there
+    /// (`ANTHROPIC_DEFAULT_MODEL`, or an alias variable retargeting the account's default
+    /// alias), rather than an account default itself.
+    pub set_by_variable: bool,
 }
 
 impl MainModel {
-    fn new(model: &str, source: &str) -> MainModel {
+    pub fn new(model: &str, source: &str) -> MainModel {
         MainModel {
             model: model.to_string(),
             source: source.to_string(),
+            set_by_variable: false,
+        }
+    }
+
+    /// A possibility of the CLI's default that a launcher's variable put there.
+    pub fn by_variable(model: &str, source: &str) -> MainModel {
+        MainModel {
+            set_by_variable: true,
+            ..MainModel::new(model, source)
+        }
+    }
+
+    /// Rank for escalation (M5): an unknown family ranks lowest, so that a tainted session with
+    /// a main model of no known family may only inherit it.
+    fn escalation_rank(&self) -> u8 {
+        let f = Family::of(&self.model);
+        if f.is_known() {
+            f.rank()
+        } else {
+            0
+        }
+    }
+}
+
+/// What the hook knows about the session's main model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MainKnowledge {
+    /// A source names it.
+    Known(MainModel),
+    /// Nothing names it, so the session runs on the CLI's default, which depends on the
+    /// account: every model it may be (never empty).
+    CliDefault(Vec<MainModel>),
+    /// It could not be learned: why.
+    Unknown(String),
+}
+
+impl MainKnowledge {
+    /// The model when a source names it.
+    pub fn known(&self) -> Option<&MainModel> {
+        match self {
+            MainKnowledge::Known(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Every model the session may be running on (empty: unknown).
+    pub fn possible(&self) -> &[MainModel] {
+        match self {
+            MainKnowledge::Known(m) => std::slice::from_ref(m),
+            MainKnowledge::CliDefault(list) => list,
+            MainKnowledge::Unknown(_) => &[],
+        }
+    }
+
+    /// M5: the rank a dispatch may not exceed — the lowest the main model may be; `None` when
+    /// it is unknown.
+    pub fn escalation_floor(&self) -> Option<u8> {
+        self.possible().iter().map(MainModel::escalation_rank).min()
+    }
+
+    /// For reasons: `"claude-opus-5-5"`, `the CLI's default ("opus" or "sonnet")`, `unknown`.
+    pub fn label(&self) -> String {
+        match self {
+            MainKnowledge::Known(m) => format!("{:?}", m.model),
+            MainKnowledge::CliDefault(list) => {
+                let names: Vec<String> = list.iter().map(|m| format!("{:?}", m.model)).collect();
+                format!("the CLI's default ({})", names.join(" or "))
+            }
+            MainKnowledge::Unknown(_) => "unknown".into(),
+        }
+    }
+
+    /// The main model as the CLI runs it: an alias the environment retargets becomes its target
+    /// ([`model_aliases::main_runs_on`]); every model the CLI's default may be keeps its alias
+    /// and gains its targets ([`model_aliases::possible`]).
+    pub fn through_aliases(self, env: &AliasEnv) -> MainKnowledge {
+        if env.is_empty() {
+            return self;
+        }
+        match self {
+            MainKnowledge::Known(m) => {
+                let meaning = model_aliases::main_runs_on(&m.model, env);
+                MainKnowledge::Known(match meaning.note(&m.model) {
+                    Some(note) => MainModel::new(&meaning.model, &format!("{}, {note}", m.source)),
+                    None => m,
+                })
+            }
+            MainKnowledge::CliDefault(list) => {
+                let mut out: Vec<MainModel> = Vec::new();
+                for m in &list {
+                    for meaning in model_aliases::possible(&m.model, env) {
+                        if out.iter().any(|o| o.model == meaning.model) {
+                            continue;
+                        }
+                        // The variable alone says enough (reasons are bounded).
+                        out.push(match meaning.note(&m.model) {
+                            Some(note) => MainModel::by_variable(&meaning.model, &note),
+                            None => m.clone(),
+                        });
+                    }
+                }
+                MainKnowledge::CliDefault(out)
+            }
+            unknown => unknown,
+        }
+    }
+
+    /// For audit records.
+    pub fn evidence(&self) -> Value {
+        match self {
+            MainKnowledge::Known(m) => json!({"model": m.model, "source": m.source}),
+            MainKnowledge::CliDefault(list) => json!({"cli_default": list
+                .iter()
+                .map(|m| json!({"model": m.model, "source": m.source}))
+                .collect::<Vec<_>>()}),
+            MainKnowledge::Unknown(why) => json!({"unknown": why}),
         }
     }
 }
@@ -45,25 +167,33 @@ fn from_ledger(map: &Map<String, Value>) -> Option<MainModel> {
     ))
 }
 
-/// What the session runs on now, best source first.
+/// What the session runs on now, best source first; the harness's configuration last.
 pub fn learn(
     ledger: &Map<String, Value>,
     transcript_path: Option<&str>,
     host: &Host,
     project_dir: Option<&Path>,
-) -> Option<MainModel> {
+    files: &dyn ConfigFiles,
+) -> MainKnowledge {
+    let aliases = host.aliases();
     let recorded = from_ledger(ledger);
     // A switch is the freshest fact: the transcript still shows the old model until the next turn.
     if let Some(m) = recorded.as_ref().filter(|m| m.source == "PostModelSwitch") {
-        return Some(m.clone());
+        return MainKnowledge::Known(m.clone()).through_aliases(&aliases);
     }
     if let Some(m) = transcript_path
         .filter(|p| !p.is_empty())
         .and_then(|p| from_transcript(Path::new(p)))
     {
-        return Some(MainModel::new(&m, "transcript"));
+        // The transcript names the model the API was asked for: already resolved.
+        return MainKnowledge::Known(MainModel::new(&m, "transcript"));
     }
-    recorded.or_else(|| from_launch(host, project_dir))
+    match recorded {
+        Some(m) => MainKnowledge::Known(m).through_aliases(&aliases),
+        None => {
+            crate::launch_config::resolve(&crate::launch_config::gather(host, project_dir, files))
+        }
+    }
 }
 
 /// The last model the transcript names for the main thread: an assistant line's
@@ -124,34 +254,10 @@ fn model_of_line(line: &[u8]) -> Option<String> {
         .map(str::to_string)
 }
 
-/// How the CLI was launched: `--model`, else `ANTHROPIC_MODEL`, else settings `model`
-/// (local project, project, user).
-pub fn from_launch(host: &Host, project_dir: Option<&Path>) -> Option<MainModel> {
-    if let Some(m) = host.launch_option("--model").filter(|m| !m.is_empty()) {
-        return Some(MainModel::new(&m, "--model"));
-    }
-    if let Some(m) = host.var("ANTHROPIC_MODEL") {
-        return Some(MainModel::new(m, "ANTHROPIC_MODEL"));
-    }
-    let mut files = Vec::new();
-    if let Some(p) = project_dir {
-        files.push(p.join(".claude/settings.local.json"));
-        files.push(p.join(".claude/settings.json"));
-    }
-    if let Some(h) = host.home() {
-        files.push(h.join(".claude/settings.json"));
-    }
-    files.iter().find_map(|f| {
-        let text = read_prefix(f, SETTINGS_MAX_BYTES)?;
-        let v: Value = serde_json::from_str(&text).ok()?;
-        let m = v.get("model")?.as_str().filter(|m| !m.is_empty())?;
-        Some(MainModel::new(m, &format!("settings {}", f.display())))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::Fs;
 
     #[test]
     fn transcript_last_model_wins_and_sidechains_are_skipped() {
@@ -191,33 +297,6 @@ mod tests {
     }
 
     #[test]
-    fn launch_order() {
-        let t = tempfile::tempdir().unwrap();
-        let mut host = Host::default();
-        host.env
-            .insert("HOME".into(), t.path().display().to_string());
-        std::fs::create_dir_all(t.path().join(".claude")).unwrap();
-        std::fs::write(
-            t.path().join(".claude/settings.json"),
-            r#"{"model":"sonnet"}"#,
-        )
-        .unwrap();
-        assert_eq!(from_launch(&host, None).unwrap().model, "sonnet");
-        host.env.insert("ANTHROPIC_MODEL".into(), "opus".into());
-        assert_eq!(from_launch(&host, None).unwrap().model, "opus");
-        host.launch_args = Some(vec![
-            "-p".into(),
-            "x".into(),
-            "--model".into(),
-            "fable".into(),
-        ]);
-        assert_eq!(
-            from_launch(&host, None).unwrap(),
-            MainModel::new("fable", "--model")
-        );
-    }
-
-    #[test]
     fn a_recorded_switch_beats_the_transcript() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("t.jsonl");
@@ -233,26 +312,77 @@ mod tests {
         );
         let host = Host::default();
         let path = p.to_str();
-        assert_eq!(
-            learn(&ledger, path, &host, None).unwrap().model,
-            "claude-opus-5"
-        );
+        let learn = |ledger: &Map<String, Value>, path| learn(ledger, path, &host, None, &Fs);
+        let model = |k: MainKnowledge| k.known().map(|m| m.model.clone()).unwrap_or_default();
+        assert_eq!(model(learn(&ledger, path)), "claude-opus-5");
         ledger.insert(
             LEDGER_KEY.into(),
             ledger_value("claude-haiku-5", "PostModelSwitch", "t"),
         );
-        assert_eq!(
-            learn(&ledger, path, &host, None).unwrap().model,
-            "claude-haiku-5"
-        );
+        assert_eq!(model(learn(&ledger, path)), "claude-haiku-5");
         ledger.insert(
             LEDGER_KEY.into(),
             ledger_value("claude-sonnet-5", "SessionStart", "t"),
         );
-        assert_eq!(
-            learn(&ledger, None, &host, None).unwrap().model,
-            "claude-sonnet-5"
+        assert_eq!(model(learn(&ledger, None)), "claude-sonnet-5");
+        // Nothing recorded and no command line: the configuration cannot rule out `--model`.
+        assert!(matches!(
+            learn(&Map::new(), None),
+            MainKnowledge::Unknown(_)
+        ));
+    }
+
+    #[test]
+    fn a_recorded_alias_runs_where_the_environment_points_it() {
+        let mut host = Host::default();
+        host.env.insert(
+            "ANTHROPIC_DEFAULT_OPUS_MODEL".into(),
+            "claude-fable-5".into(),
         );
-        assert_eq!(learn(&Map::new(), None, &host, None), None);
+        let mut ledger = Map::new();
+        for source in ["PostModelSwitch", "SessionStart"] {
+            ledger.insert(LEDGER_KEY.into(), ledger_value("opus", source, "t"));
+            let k = learn(&ledger, None, &host, None, &Fs);
+            let m = k.known().unwrap();
+            assert_eq!(m.model, "claude-fable-5", "{source}");
+            assert!(
+                m.source.starts_with(source) && m.source.contains("ANTHROPIC_DEFAULT_OPUS_MODEL")
+            );
+        }
+        // The transcript names the model the API was asked for: kept as written.
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        let line = json!({"type": "assistant", "message": {"model": "claude-opus-5"}});
+        std::fs::write(&p, line.to_string()).unwrap();
+        let k = learn(&Map::new(), p.to_str(), &host, None, &Fs);
+        assert_eq!(k.known().unwrap().model, "claude-opus-5");
+    }
+
+    #[test]
+    fn the_configuration_is_consulted_last() {
+        let t = tempfile::tempdir().unwrap();
+        let mut host = Host::default();
+        host.env
+            .insert("HOME".into(), t.path().display().to_string());
+        host.launch_args = Some(Vec::new());
+        std::fs::create_dir_all(t.path().join(".claude")).unwrap();
+        std::fs::write(
+            t.path().join(".claude/settings.json"),
+            r#"{"model":"sonnet"}"#,
+        )
+        .unwrap();
+        let k = learn(&Map::new(), None, &host, None, &Fs);
+        assert_eq!(k.known().unwrap().model, "sonnet");
+        std::fs::remove_file(t.path().join(".claude/settings.json")).unwrap();
+        let k = learn(&Map::new(), None, &host, None, &Fs);
+        assert_eq!(k.escalation_floor(), Some(Family::Sonnet.rank()));
+        assert!(
+            k.label().contains("\"opus\" or \"sonnet\""),
+            "{}",
+            k.label()
+        );
+        let custom = MainKnowledge::Known(MainModel::new("custom-x", "t"));
+        assert_eq!(custom.escalation_floor(), Some(0));
+        assert_eq!(MainKnowledge::Unknown("x".into()).escalation_floor(), None);
     }
 }

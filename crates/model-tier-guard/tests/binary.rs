@@ -1,13 +1,58 @@
 //! The real binary, run as a process: every fixture through hook mode (real temp HOME with
-//! `~/.claude/agents`, real project `.claude/agents`, real state dir), taint recorded by one call
-//! and enforced on the next, failure paths, and the CLI flags.
+//! `~/.claude/agents`, real project `.claude/agents`, real state dir; a stand-in CLI process
+//! whose command line `CLAUDE_PID` points at), the main model learned from a real settings file
+//! and `ANTHROPIC_MODEL`, taint recorded by one call and enforced on the next, failure paths, and
+//! the CLI flags.
 
 use model_tier_guard::fixtures::{check, embedded_cases, Layout, Scratch};
 use serde_json::{json, Map, Value};
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
 
 const EXE: &str = env!("CARGO_BIN_EXE_model-tier-guard");
+
+/// A stand-in for the Claude Code CLI: a live process whose command line carries the launch
+/// arguments, so that the hook reads them from `/proc/$CLAUDE_PID/cmdline` as it would the CLI's.
+struct StandInCli(Child);
+
+impl StandInCli {
+    fn start(dir: &Path, args: &[String]) -> StandInCli {
+        // `read` is a builtin: the shell itself waits, with no child of its own to leak.
+        let script = dir.join("claude-stand-in.sh");
+        std::fs::write(&script, "read -r _\n").unwrap();
+        let child = Command::new("sh")
+            .arg(&script)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The parent is released during exec, before the new command line is in place.
+        let cmdline = format!("/proc/{}/cmdline", child.id());
+        let mut tries = 0;
+        while std::fs::read(&cmdline).unwrap_or_default().is_empty() {
+            tries += 1;
+            assert!(
+                tries < 2000,
+                "the stand-in CLI never showed its command line"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        StandInCli(child)
+    }
+
+    fn env(&self) -> (String, String) {
+        ("CLAUDE_PID".into(), self.0.id().to_string())
+    }
+}
+
+impl Drop for StandInCli {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
 
 fn run(env: &[(String, String)], stdin: &[u8]) -> Output {
     let mut c = Command::new(EXE);
@@ -77,15 +122,31 @@ fn every_fixture_through_the_real_binary() {
     assert!(cases.len() >= 40, "{} cases", cases.len());
     let mut ran = 0;
     for (path, case) in &cases {
-        // The CLI's command line comes from /proc/$CLAUDE_PID; a process test has no CLI.
-        if case.get("launch_args").is_some() {
+        // The binary reads the real managed settings folder, not the case's stand-in.
+        let managed = case
+            .get("files")
+            .and_then(Value::as_object)
+            .is_some_and(|f| f.keys().any(|k| k.starts_with("{managed}")));
+        if managed {
             continue;
         }
         let scratch = Scratch::new("bin").unwrap();
         let layout = Layout::under(scratch.path());
         layout.prepare(case).unwrap();
         let payload = layout.fill_value(&case["payload"]);
-        let out = run(&layout.env(case), payload.to_string().as_bytes());
+        let mut env = layout.env(case);
+        let cli = case.get("launch_args").and_then(Value::as_array).map(|a| {
+            let args: Vec<String> = a
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|s| layout.fill(s))
+                .collect();
+            StandInCli::start(scratch.path(), &args)
+        });
+        if let Some(cli) = &cli {
+            env.push(cli.env());
+        }
+        let out = run(&env, payload.to_string().as_bytes());
         assert_eq!(out.status.code(), Some(0), "{path}");
         let answer = stdout_json(&out);
         let session = payload["session_id"].as_str().unwrap();
@@ -122,7 +183,97 @@ fn every_fixture_through_the_real_binary() {
         }
         ran += 1;
     }
-    assert!(ran >= 40);
+    assert!(ran >= 70, "{ran} cases ran");
+}
+
+/// M1: at the first tool call of a session launched without `--model` the transcript does not
+/// name the main model yet. The hook learns it from the harness's configuration instead.
+#[test]
+fn the_main_model_is_learned_from_settings_and_anthropic_model() {
+    let scratch = Scratch::new("launch").unwrap();
+    let layout = Layout::under(scratch.path());
+    layout.prepare(&json!({})).unwrap();
+    let project = layout.project.display().to_string();
+    // A fork (no subagent_type) naming a permitted model: judged on the main model too.
+    let fork = json!({
+        "hook_event_name": "PreToolUse", "session_id": "s-launch", "cwd": project,
+        "transcript_path": format!("{project}/not-written-yet.jsonl"), "tool_name": "Agent",
+        "tool_use_id": "toolu_1",
+        "tool_input": {"description": "d", "prompt": "p", "model": "haiku"}
+    });
+    let cli = StandInCli::start(scratch.path(), &["-p".into(), "go".into()]);
+    let settings = layout.home.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let ask = |extra: &[(&str, &str)], with_cli: bool| {
+        let mut env = layout.env(&json!({}));
+        env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        if with_cli {
+            env.push(cli.env());
+        }
+        let answer = stdout_json(&run(&env, fork.to_string().as_bytes()));
+        let record = audit_records(&layout, "s-launch").pop().unwrap();
+        (refusal(&answer), record)
+    };
+
+    // Nothing anywhere, and the CLI's command line unreadable (the old answer, still right
+    // then: a --model may have been given): refused, and the maintainer is told what to set.
+    let (r, record) = ask(&[], false);
+    let r = r.expect("an unknowable main model is refused");
+    assert!(r.starts_with("M1:") && r.contains("ANTHROPIC_MODEL"), "{r}");
+    assert!(record["warning"].as_str().unwrap().contains("CLAUDE_PID"));
+    // The command line says no --model: the CLI's default, no maintainer-only tier. Allowed.
+    let (r, record) = ask(&[], true);
+    assert_eq!(r, None, "{record}");
+    assert_eq!(record["decision"], "allow");
+    assert!(record["evidence"]["main_model"]["cli_default"].is_array());
+
+    // User settings name a permitted model: allowed, and the evidence says where it came from.
+    std::fs::write(&settings, r#"{"model": "sonnet"}"#).unwrap();
+    let (r, record) = ask(&[], true);
+    assert_eq!(r, None, "{record}");
+    let source = record["evidence"]["main_model"]["source"].as_str().unwrap();
+    assert!(source.starts_with("user settings") && source.ends_with("settings.json"));
+    // User settings name the maintainer-only tier: a fork would inherit it.
+    std::fs::write(&settings, r#"{"model": "fable"}"#).unwrap();
+    let (r, _) = ask(&[], true);
+    let r = r.expect("a fork onto a main model of the tier is refused");
+    assert!(r.starts_with("M2:") && r.contains("user settings"), "{r}");
+    // ANTHROPIC_MODEL outranks the settings, both ways.
+    let (r, record) = ask(&[("ANTHROPIC_MODEL", "claude-sonnet-5")], true);
+    assert_eq!(r, None, "{record}");
+    assert_eq!(
+        record["evidence"]["main_model"]["source"],
+        "ANTHROPIC_MODEL"
+    );
+    std::fs::write(&settings, r#"{"model": "sonnet"}"#).unwrap();
+    let (r, _) = ask(&[("ANTHROPIC_MODEL", "claude-fable-5-2")], true);
+    let r = r.expect("ANTHROPIC_MODEL naming the tier is refused");
+    assert!(r.starts_with("M2:") && r.contains("ANTHROPIC_MODEL"), "{r}");
+    // The maintainer's grant lets it through.
+    let (r, _) = ask(
+        &[
+            ("ANTHROPIC_MODEL", "claude-fable-5-2"),
+            ("MODEL_TIER_GUARD_ALLOW", "1"),
+        ],
+        true,
+    );
+    assert_eq!(r, None);
+    // Settings that cannot be parsed: unknown, refused (fail closed), the file named.
+    std::fs::write(&settings, r#"{"model": "#).unwrap();
+    let (r, record) = ask(&[], true);
+    assert!(r.unwrap().starts_with("M1:"));
+    assert!(record["evidence"]["main_model"]["unknown"]
+        .as_str()
+        .unwrap()
+        .contains("not valid JSON"));
+
+    // The first prompt of a session whose ANTHROPIC_MODEL is the tier is blocked.
+    let prompt = json!({"hook_event_name": "UserPromptSubmit", "session_id": "s-launch",
+        "cwd": project, "prompt": "hi"});
+    let mut env = layout.env(&json!({"env": {"ANTHROPIC_MODEL": "fable"}}));
+    env.push(cli.env());
+    let v = stdout_json(&run(&env, prompt.to_string().as_bytes()));
+    assert_eq!(v["decision"], "block", "{v}");
 }
 
 #[test]
