@@ -38,7 +38,7 @@ fn command_text(a: &Analysis<'_>, op: &Op) -> String {
             .origins
             .get(*o)
             .map(|f| f.text.as_str())
-            .and_then(|t| t.get(inv.span.start..inv.span.end))
+            .and_then(|t| t.get(inv.span.range()))
             .unwrap_or(""),
     };
     text.chars().take(160).collect()

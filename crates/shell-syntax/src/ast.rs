@@ -14,20 +14,31 @@ pub type Parts = smallvec::SmallVec<[WordPart; 1]>;
 /// The commands of a [`Pipeline`]. One command (the common case) is stored inline.
 pub type PipeElems = smallvec::SmallVec<[PipeElem; 1]>;
 
-/// Byte range `start..end` into the parsed text.
+/// Byte range `start..end` into the parsed text. Offsets are 32-bit: every node has a span,
+/// and the tree's size is most of a large parse's cost; inputs are bounded far below 4 GiB
+/// ([`crate::Limits::max_input`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct Span {
-    pub start: usize,
-    pub end: usize,
+    pub start: u32,
+    pub end: u32,
 }
 
 impl Span {
+    /// A span from byte offsets (an offset past `u32::MAX` is clamped to it).
     pub fn new(start: usize, end: usize) -> Self {
-        Span { start, end }
+        let clamp = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        Span {
+            start: clamp(start),
+            end: clamp(end),
+        }
+    }
+    /// The byte range, for slicing.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
     }
     /// The text this span covers in `src`, or `""` if it does not fit.
     pub fn text<'a>(&self, src: &'a str) -> &'a str {
-        src.get(self.start..self.end).unwrap_or("")
+        src.get(self.range()).unwrap_or("")
     }
 }
 

@@ -149,7 +149,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             _ if self.at_closer() => {}
             _ => return self.unexpected(),
         }
-        Ok(out)
+        Ok(super::exact(out))
     }
 
     fn if_clause(&mut self) -> PResult<CompoundKind> {
@@ -323,7 +323,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 CaseTerminator::None
             };
             arms.push(CaseArm {
-                patterns,
+                patterns: super::exact(patterns),
                 body,
                 terminator,
                 span: self.span(arm_start),

@@ -133,8 +133,10 @@ fn strip_line_tabs(s: &str, at_start: bool) -> String {
 impl Span {
     /// Text of a span produced by a parser whose spans are shifted by `base`.
     fn text_in<'a>(&self, src: &'a str, base: usize) -> &'a str {
-        src.get(self.start.saturating_sub(base)..self.end.saturating_sub(base))
-            .unwrap_or("")
+        src.get(
+            (self.start as usize).saturating_sub(base)..(self.end as usize).saturating_sub(base),
+        )
+        .unwrap_or("")
     }
 }
 

@@ -359,7 +359,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
         lit.flush(self.src, &mut parts);
         self.leave();
-        Ok(parts)
+        Ok(super::exact(parts))
     }
 
     /// At `$` or a backquote: push the expansion it starts (or a literal `$`).
@@ -564,7 +564,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         self.leave();
         Ok(ArithExpr {
             raw: Text::from(&self.src[start..self.pos]),
-            parts,
+            parts: super::exact(parts),
             span: self.span(start),
         })
     }
