@@ -201,7 +201,8 @@ pub enum CompoundKind {
     /// `while`/`until` loop.
     While(WhileLoop),
     For(ForLoop),
-    ArithFor(ArithFor),
+    /// Boxed: its three expressions would triple the size of every compound command.
+    ArithFor(Box<ArithFor>),
     Select(ForLoop),
     Case(CaseClause),
     /// `[[ ... ]]`: the words between the brackets, operators kept as literal words.
@@ -471,9 +472,10 @@ pub struct ParamExp {
     pub length: bool,
     /// `${!name}` (indirection, or key/prefix listing with `[@]`/`*`)
     pub indirect: bool,
-    /// `${name[sub]}`
-    pub index: Option<Word>,
-    pub op: Option<ParamOp>,
+    /// `${name[sub]}` (boxed, like `op`: most expansions are a plain `$name`, and the tree's
+    /// size is most of a large parse's cost).
+    pub index: Option<Box<Word>>,
+    pub op: Option<Box<ParamOp>>,
     pub span: Span,
 }
 

@@ -405,7 +405,7 @@ impl Printer {
 
 /// The words inside a parameter operator.
 pub(crate) fn param_words(pe: &ParamExp) -> Vec<&Word> {
-    match &pe.op {
+    match pe.op.as_deref() {
         Some(ParamOp::Default { word, .. }) => vec![word],
         Some(ParamOp::RemovePrefix { pattern, .. })
         | Some(ParamOp::RemoveSuffix { pattern, .. })
@@ -492,7 +492,7 @@ fn param(pe: &ParamExp) -> String {
     if let Some(i) = &pe.index {
         let _ = write!(s, "[{}]", word(i));
     }
-    match &pe.op {
+    match pe.op.as_deref() {
         None => {}
         Some(ParamOp::Default {
             colon,

@@ -192,12 +192,12 @@ impl<'s, 'b> Parser<'s, 'b> {
                 self.pos += 1;
             }
             let body = self.loop_body()?;
-            return Ok(CompoundKind::ArithFor(ArithFor {
+            return Ok(CompoundKind::ArithFor(Box::new(ArithFor {
                 init,
                 condition,
                 step,
                 body,
-            }));
+            })));
         }
         // bash checks the name only at run time (`for 1x in` parses).
         if self.peek().is_none_or(is_meta) {

@@ -254,7 +254,7 @@ fn fill_parts(parts: &mut [WordPart], b: &mut Bodies) {
                 if let Some(i) = &mut pe.index {
                     fill_word(i, b);
                 }
-                match &mut pe.op {
+                match pe.op.as_deref_mut() {
                     Some(ParamOp::Default { word, .. }) => fill_word(word, b),
                     Some(ParamOp::RemovePrefix { pattern, .. })
                     | Some(ParamOp::RemoveSuffix { pattern, .. })

@@ -24,6 +24,11 @@ pub(crate) struct Shared {
     pub heredocs: usize,
     /// Heredoc bodies read so far, by heredoc id.
     pub bodies: Vec<Option<(Word, bool)>>,
+    /// Words of the simple commands being read, innermost command's on top: each command
+    /// copies its own out at exact size (see [`exact`]).
+    pub words: Vec<Word>,
+    /// Items of the lists being read, innermost list's on top.
+    pub items: Vec<ListItem>,
 }
 
 struct PendingHeredoc {
@@ -68,6 +73,8 @@ pub(crate) fn parse_script(src: &str, limits: &Limits) -> (Script, Option<Syntax
         work: 0,
         heredocs: 0,
         bodies: Vec::new(),
+        words: Vec::new(),
+        items: Vec::new(),
     };
     let mut p = Parser::new(src, 0, src.len(), &mut sh);
     p.top_level()
@@ -411,7 +418,8 @@ impl<'s, 'b> Parser<'s, 'b> {
     fn list(&mut self) -> PResult<List> {
         self.enter()?;
         let start = self.pos;
-        let mut items = Vec::new();
+        // This list's items are `self.sh.items[mark..]` (nested lists push above them).
+        let mark = self.sh.items.len();
         loop {
             self.skip_linebreaks()?;
             if self.at_closer() {
@@ -419,14 +427,14 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             let item = self.list_item()?;
             let done = item.terminator == Terminator::None;
-            items.push(item);
+            self.sh.items.push(item);
             if done {
                 break;
             }
         }
         self.leave();
         Ok(List {
-            items: exact(items),
+            items: self.sh.items.drain(mark..).collect(),
             span: self.span(start),
         })
     }
@@ -583,6 +591,8 @@ impl<'s, 'b> Parser<'s, 'b> {
     fn simple_command(&mut self, start: usize) -> PResult<Command> {
         let mut cmd = SimpleCommand::default();
         let mut decl = false;
+        // This command's words are `self.sh.words[mark..]`.
+        let mark = self.sh.words.len();
         loop {
             self.tick()?;
             self.skip_blanks()?;
@@ -591,14 +601,14 @@ impl<'s, 'b> Parser<'s, 'b> {
                 b'\n' | b';' | b'|' | b')' => break,
                 b'&' if self.peek_at(1) != Some(b'>') => break,
                 b'(' => {
+                    let words = &self.sh.words[mark..];
                     let is_name = cmd.assignments.is_empty()
                         && cmd.redirects.is_empty()
-                        && cmd.words.len() == 1
-                        && cmd.words[0]
-                            .static_value()
-                            .is_some_and(|n| valid_funcname(&n));
+                        && words.len() == 1
+                        && words[0].static_value().is_some_and(|n| valid_funcname(&n));
                     if is_name {
-                        let name = cmd.words[0].static_value().unwrap_or_default();
+                        let name = words[0].static_value().unwrap_or_default();
+                        self.sh.words.truncate(mark);
                         return self.function_parens(start, name, false);
                     }
                     return self.unexpected();
@@ -613,7 +623,8 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
             }
             let name_start = c.is_ascii_alphabetic() || c == b'_';
-            if cmd.words.is_empty() {
+            let first = self.sh.words.len() == mark;
+            if first {
                 if name_start {
                     if let Some(a) = self.try_assignment()? {
                         cmd.assignments.push(a);
@@ -622,24 +633,24 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
             } else if decl && (c.is_ascii_alphanumeric() || c == b'_') {
                 if let Some(w) = self.try_decl_array()? {
-                    cmd.words.push(w);
+                    self.sh.words.push(w);
                     continue;
                 }
             }
             let w = self.word(word::Mode::Normal)?;
-            if cmd.words.is_empty() {
+            if first {
                 decl = matches!(
                     w.parts.as_slice(),
                     [WordPart::Literal(n)]
                         if matches!(n.as_str(), "declare" | "typeset" | "local" | "export" | "readonly")
                 );
             }
-            cmd.words.push(w);
+            self.sh.words.push(w);
         }
+        cmd.words = self.sh.words.drain(mark..).collect();
         if cmd.words.is_empty() && cmd.assignments.is_empty() && cmd.redirects.is_empty() {
             return self.unexpected();
         }
-        cmd.words = exact(cmd.words);
         cmd.assignments = exact(cmd.assignments);
         cmd.redirects = exact(cmd.redirects);
         cmd.span = self.span(start);

@@ -72,7 +72,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             if let Some(close) = close {
                 let w = self.sub(self.pos + 1, close).word(Mode::Index)?;
-                p.index = Some(w);
+                p.index = Some(Box::new(w));
                 self.pos = close + 1;
             }
         }
@@ -84,7 +84,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             p.name = Text::from(&self.src[s..self.pos]);
             drop(w);
         } else {
-            p.op = self.param_op(&p, in_dq)?;
+            p.op = self.param_op(&p, in_dq)?.map(Box::new);
         }
         if self.peek() != Some(b'}') {
             return Err((ErrorKind::Unterminated("${...}"), start + self.base));
