@@ -27,8 +27,6 @@ pub(crate) struct Shared {
     /// Words of the simple commands being read, innermost command's on top: each command
     /// copies its own out at exact size (see [`exact`]).
     pub words: Vec<Word>,
-    /// Items of the lists being read, innermost list's on top.
-    pub items: Vec<ListItem>,
 }
 
 struct PendingHeredoc {
@@ -74,7 +72,6 @@ pub(crate) fn parse_script(src: &str, limits: &Limits) -> (Script, Option<Syntax
         heredocs: 0,
         bodies: Vec::new(),
         words: Vec::new(),
-        items: Vec::new(),
     };
     let mut p = Parser::new(src, 0, src.len(), &mut sh);
     p.top_level()
@@ -418,8 +415,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     fn list(&mut self) -> PResult<List> {
         self.enter()?;
         let start = self.pos;
-        // This list's items are `self.sh.items[mark..]` (nested lists push above them).
-        let mark = self.sh.items.len();
+        let mut items = Vec::new();
         loop {
             self.skip_linebreaks()?;
             if self.at_closer() {
@@ -427,14 +423,14 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             let item = self.list_item()?;
             let done = item.terminator == Terminator::None;
-            self.sh.items.push(item);
+            items.push(item);
             if done {
                 break;
             }
         }
         self.leave();
         Ok(List {
-            items: self.sh.items.drain(mark..).collect(),
+            items: exact(items),
             span: self.span(start),
         })
     }
