@@ -288,7 +288,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 self.pos += 1;
                 self.skip_blanks()?;
             }
-            let mut patterns = Vec::new();
+            let mut patterns = Vec::with_capacity(1);
             loop {
                 self.skip_blanks()?;
                 match self.peek() {

@@ -415,7 +415,8 @@ impl<'s, 'b> Parser<'s, 'b> {
     fn list(&mut self) -> PResult<List> {
         self.enter()?;
         let start = self.pos;
-        let mut items = Vec::new();
+        // Most lists hold one item: sized for it, the common case needs no shrink.
+        let mut items = Vec::with_capacity(1);
         loop {
             self.skip_linebreaks()?;
             if self.at_closer() {
@@ -614,7 +615,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             // First-byte checks before the calls: this loop runs once per word.
             if matches!(c, b'0'..=b'9' | b'{' | b'<' | b'>' | b'&') {
                 if let Some(r) = self.try_redirect()? {
-                    cmd.redirects.push(r);
+                    push_one_first(&mut cmd.redirects, r);
                     continue;
                 }
             }
@@ -623,7 +624,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             if first {
                 if name_start {
                     if let Some(a) = self.try_assignment()? {
-                        cmd.assignments.push(a);
+                        push_one_first(&mut cmd.assignments, a);
                         continue;
                     }
                 }
@@ -909,6 +910,16 @@ pub(crate) fn exact<T>(mut v: Vec<T>) -> Vec<T> {
         v.shrink_to_fit();
     }
     v
+}
+
+/// Push onto a vector that usually ends with one element: the first push allocates room for
+/// exactly one (a growing vector starts at four), so [`exact`] has nothing to shrink.
+#[inline]
+fn push_one_first<T>(v: &mut Vec<T>, x: T) {
+    if v.capacity() == 0 {
+        v.reserve_exact(1);
+    }
+    v.push(x);
 }
 
 /// First bytes of the reserved words.

@@ -314,7 +314,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     pub(super) fn dq_parts(&mut self, close: Option<u8>) -> PResult<Vec<WordPart>> {
         self.enter()?;
         let open = self.pos.saturating_sub(1);
-        let mut parts = Vec::new();
+        let mut parts = Vec::with_capacity(1);
         let mut lit = Lit::new();
         loop {
             self.tick()?;
