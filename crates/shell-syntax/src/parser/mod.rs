@@ -415,8 +415,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     fn list(&mut self) -> PResult<List> {
         self.enter()?;
         let start = self.pos;
-        // Most lists hold one item: sized for it, the common case needs no shrink.
-        let mut items = Vec::with_capacity(1);
+        let mut items = Vec::new();
         loop {
             self.skip_linebreaks()?;
             if self.at_closer() {
@@ -424,7 +423,8 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             let item = self.list_item()?;
             let done = item.terminator == Terminator::None;
-            items.push(item);
+            // Most lists hold one item: room for one first, so the common case needs no shrink.
+            push_one_first(&mut items, item);
             if done {
                 break;
             }
