@@ -1,7 +1,7 @@
 //! egress-audit: Stop/SubagentStop hook (no arguments, payload on stdin) and CLI.
 
 use egress_audit::{cases, configured_gate, e3_cli, e4_contract, e5_hook};
-use hook_io::{Answer, HookSpec};
+use hook_io::{Answer, Cli, HookSpec};
 use serde_json::json;
 use std::time::Duration;
 
@@ -20,29 +20,26 @@ usage:
 config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): egress_mode = \"enforce\"|\"report\",
 egress_extra_phrases = { <family> = [\"phrase\", ...] }, hook_deadline_ms";
 
+const CLI: Cli = Cli {
+    name: "egress-audit",
+    version: env!("CARGO_PKG_VERSION"),
+    help: USAGE,
+};
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match args.first().map(String::as_str) {
         None => hook_mode(),
-        Some("--help") | Some("-h") => {
-            println!("{USAGE}");
-            0
-        }
-        Some("--version") | Some("-V") => {
-            println!("egress-audit {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
         Some("--selftest") => selftest(),
         Some("evaluate") => evaluate(&args[1..]),
         Some("evaluate-fixtures") => evaluate_fixtures(&args[1..]),
-        Some(other) => usage_error(&format!("unknown argument {other:?}")),
+        Some(other) => CLI.other_argument(other),
     };
     std::process::exit(code);
 }
 
 fn usage_error(msg: &str) -> i32 {
-    eprintln!("egress-audit: {msg} (see egress-audit --help)");
-    2
+    CLI.usage_error(msg)
 }
 
 /// Parses `--name VALUE` / `--name=VALUE` pairs and bare `--json`.

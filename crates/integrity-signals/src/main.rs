@@ -1,7 +1,7 @@
 //! integrity-signals: hook (PreToolUse, PostToolUse, PostToolUseFailure, Stop, SessionEnd; payload on
 //! stdin, no arguments) and CLI (`ingest`, `report`, `--selftest`).
 
-use hook_io::{Answer, Event, HookSpec};
+use hook_io::{Answer, Cli, Event, HookSpec};
 use integrity_signals::hook::{self, Deps};
 use integrity_signals::store::Store;
 use integrity_signals::{ingest, selftest};
@@ -26,18 +26,16 @@ config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): mode = \"obser
 workspace_root, restricted_paths, network_allow, integrity_extra_phrases = { <family> = [...] },
 integrity_reference_secs, hook_deadline_ms";
 
+const CLI: Cli = Cli {
+    name: "integrity-signals",
+    version: env!("CARGO_PKG_VERSION"),
+    help: USAGE,
+};
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match args.first().map(String::as_str) {
         None => hook_mode(),
-        Some("--help") | Some("-h") => {
-            println!("{USAGE}");
-            0
-        }
-        Some("--version") | Some("-V") => {
-            println!("integrity-signals {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
         Some("--selftest") => {
             let report = selftest::run_embedded();
             println!(
@@ -48,14 +46,13 @@ fn main() {
         }
         Some("ingest") => ingest_cmd(&args[1..]),
         Some("report") => report_cmd(&args[1..]),
-        Some(other) => usage_error(&format!("unknown argument {other:?}")),
+        Some(other) => CLI.other_argument(other),
     };
     std::process::exit(code);
 }
 
 fn usage_error(msg: &str) -> i32 {
-    eprintln!("integrity-signals: {msg} (see integrity-signals --help)");
-    2
+    CLI.usage_error(msg)
 }
 
 /// `--name VALUE`, `--name=VALUE` and bare `--json`.

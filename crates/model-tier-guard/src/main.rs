@@ -1,7 +1,7 @@
 //! model-tier-guard: hook mode (payload on stdin; the event decides the rule), `--selftest`,
 //! `--help`, `--version`.
 
-use hook_io::HookSpec;
+use hook_io::{Cli, HookSpec};
 use model_tier_guard::{failure_answer, fixtures, judge, write_audit, Ctx};
 use serde_json::json;
 use std::time::Duration;
@@ -22,27 +22,22 @@ grant:  MODEL_TIER_GUARD_ALLOW=1|true|yes|on in the session's launch environment
 config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): maintainer_only_tiers
         (default [\"fable\"]), trusted_mcp_servers, hook_deadline_ms (default 2000)";
 
+const CLI: Cli = Cli {
+    name: "model-tier-guard",
+    version: env!("CARGO_PKG_VERSION"),
+    help: USAGE,
+};
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match args.first().map(String::as_str) {
         None => hook_mode(),
-        Some("--help") | Some("-h") => {
-            println!("{USAGE}");
-            0
-        }
-        Some("--version") | Some("-V") => {
-            println!("model-tier-guard {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
         Some("--selftest") => {
             let (passed, report) = fixtures::selftest();
             println!("{report}");
             i32::from(!passed)
         }
-        Some(other) => {
-            eprintln!("model-tier-guard: unknown argument {other:?} (see model-tier-guard --help)");
-            2
-        }
+        Some(other) => CLI.other_argument(other),
     };
     std::process::exit(code);
 }
