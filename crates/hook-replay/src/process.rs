@@ -5,6 +5,15 @@ use serde_json::Value;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+/// `exe` with a clean environment: `PATH` only, so no setting of the developer's
+/// (`AGENT_GUARDS_CONFIG`, grants, `CLAUDE_*`, HOME) leaks into a test; the test adds the rest.
+pub fn clean_command(exe: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut c = Command::new(exe);
+    c.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    c
+}
+
 /// Runs `command` with `stdin` written to it and returns its output. The input is written on its
 /// own thread: a binary may answer (and exit) before it has read everything, and a large input
 /// must not fill the pipe while nobody reads the output.

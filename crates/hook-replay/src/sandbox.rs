@@ -50,9 +50,7 @@ impl Sandbox {
     /// The binary with a clean environment: `PATH` and the sandbox's HOME and XDG dirs only, so
     /// no setting of the developer's (`AGENT_GUARDS_CONFIG`, grants, `CLAUDE_*`) leaks in.
     pub fn command(&self) -> Command {
-        let mut c = Command::new(&self.exe);
-        c.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+        let mut c = crate::process::clean_command(&self.exe);
         self.isolate(&mut c);
         c
     }
