@@ -3,7 +3,6 @@
 use egress_audit::{cases, configured_gate, e3_cli, e4_contract, e5_hook};
 use hook_io::{Answer, Cli, HookSpec};
 use serde_json::json;
-use std::time::Duration;
 
 const USAGE: &str = "\
 egress-audit: phrase gate over an agent's final message (requirements E1-E6)
@@ -20,26 +19,16 @@ usage:
 config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): egress_mode = \"enforce\"|\"report\",
 egress_extra_phrases = { <family> = [\"phrase\", ...] }, hook_deadline_ms";
 
-const CLI: Cli = Cli {
-    name: "egress-audit",
-    version: env!("CARGO_PKG_VERSION"),
-    help: USAGE,
-};
+const CLI: Cli = Cli::new("egress-audit", env!("CARGO_PKG_VERSION"), USAGE);
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = match args.first().map(String::as_str) {
-        None => hook_mode(),
-        Some("--selftest") => selftest(),
-        Some("evaluate") => evaluate(&args[1..]),
-        Some("evaluate-fixtures") => evaluate_fixtures(&args[1..]),
-        Some(other) => CLI.other_argument(other),
-    };
-    std::process::exit(code);
-}
-
-fn usage_error(msg: &str) -> i32 {
-    CLI.usage_error(msg)
+    CLI.main(|mode, rest| match mode {
+        None => Some(hook_mode()),
+        Some("--selftest") => Some(selftest()),
+        Some("evaluate") => Some(evaluate(rest)),
+        Some("evaluate-fixtures") => Some(evaluate_fixtures(rest)),
+        Some(_) => None,
+    })
 }
 
 /// Parses `--name VALUE` / `--name=VALUE` pairs and bare `--json`.
@@ -71,8 +60,8 @@ fn options(args: &[String], valued: &str) -> Result<(Option<String>, bool), Stri
 fn evaluate(args: &[String]) -> i32 {
     let (text, as_json) = match options(args, "--text") {
         Ok((Some(t), j)) => (t, j),
-        Ok((None, _)) => return usage_error("evaluate needs --text"),
-        Err(e) => return usage_error(&e),
+        Ok((None, _)) => return CLI.usage_error("evaluate needs --text"),
+        Err(e) => return CLI.usage_error(&e),
     };
     let loaded = guard_config::load();
     let (gate, notice) = configured_gate(&loaded);
@@ -87,12 +76,12 @@ fn evaluate(args: &[String]) -> i32 {
 fn evaluate_fixtures(args: &[String]) -> i32 {
     let (dir, as_json) = match options(args, "--input") {
         Ok((Some(d), j)) => (d, j),
-        Ok((None, _)) => return usage_error("evaluate-fixtures needs --input DIR"),
-        Err(e) => return usage_error(&e),
+        Ok((None, _)) => return CLI.usage_error("evaluate-fixtures needs --input DIR"),
+        Err(e) => return CLI.usage_error(&e),
     };
     let cases = match cases::load_dir(std::path::Path::new(&dir)) {
         Ok(c) => c,
-        Err(e) => return usage_error(&e),
+        Err(e) => return CLI.usage_error(&e),
     };
     let loaded = guard_config::load();
     let (gate, notice) = configured_gate(&loaded);
@@ -123,17 +112,12 @@ fn selftest() -> i32 {
 
 fn hook_mode() -> i32 {
     let loaded = guard_config::load();
-    let deadline_ms = loaded
-        .config
-        .hook_deadline_ms
-        .unwrap_or(2000)
-        .clamp(100, 60_000);
     let state = session_store::state_dir(&|k| std::env::var(k).ok()).ok();
     let state_for_failure = state.clone();
     let spec = HookSpec {
         name: "egress-audit",
         input_limit: hook_io::DEFAULT_INPUT_LIMIT,
-        deadline: Duration::from_millis(deadline_ms),
+        deadline: loaded.config.hook_deadline(),
     };
     hook_io::run_hook(
         spec,
@@ -141,16 +125,12 @@ fn hook_mode() -> i32 {
             let (gate, notice) = configured_gate(&loaded);
             let mode = e5_hook::Mode::from_config(loaded.config.egress_mode.as_deref());
             let verdict = e5_hook::judge(&input, &gate, mode, notice);
-            match audit(
+            let written = audit(
                 state.as_deref(),
                 input.session_id.as_deref(),
                 &verdict.audit,
-            ) {
-                Ok(()) => verdict.answer,
-                Err(e) => verdict
-                    .answer
-                    .with_user_note(&format!("egress-audit: audit log not written: {e}")),
-            }
+            );
+            verdict.answer.noting_audit("egress-audit", written)
         },
         move |ctx, cause| {
             // E5 does not fail closed: blocking a stop on our own failure would loop the agent on a

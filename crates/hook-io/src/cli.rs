@@ -15,6 +15,26 @@ pub struct Cli {
 pub const USAGE_EXIT: i32 = 2;
 
 impl Cli {
+    /// `version` is the binary crate's `env!("CARGO_PKG_VERSION")`.
+    pub const fn new(name: &'static str, version: &'static str, help: &'static str) -> Cli {
+        Cli {
+            name,
+            version,
+            help,
+        }
+    }
+
+    /// Runs a binary whose mode is its first argument and exits with the mode's code. `dispatch`
+    /// gets the first argument (`None`: no arguments) and the rest, and answers `None` for a first
+    /// argument it does not take; that one is answered as `--help`/`--version` or a usage error.
+    pub fn main(&self, dispatch: impl FnOnce(Option<&str>, &[String]) -> Option<i32>) -> ! {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let first = args.first().map(String::as_str);
+        let code = dispatch(first, args.get(1..).unwrap_or_default())
+            .unwrap_or_else(|| self.other_argument(first.unwrap_or_default()));
+        std::process::exit(code)
+    }
+
     /// Answers `--help`/`-h` and `--version`/`-V` on stdout with exit code 0; `None` for any
     /// other argument.
     pub fn help_or_version(&self, arg: &str) -> Option<i32> {

@@ -11,11 +11,7 @@ USAGE:
 SessionEnd: report to stderr with exit 2, JSON copy under $XDG_STATE_HOME/agent-guards/.
 SessionStart: an unread report of the same project is shown once as systemMessage.";
 
-const CLI: hook_io::Cli = hook_io::Cli {
-    name: "stray-process-sweep",
-    version: env!("CARGO_PKG_VERSION"),
-    help: HELP,
-};
+const CLI: hook_io::Cli = hook_io::Cli::new("stray-process-sweep", env!("CARGO_PKG_VERSION"), HELP);
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

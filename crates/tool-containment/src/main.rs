@@ -17,11 +17,7 @@ USAGE:
 Ceilings: AGENT_CONTAINMENT_TASKS_MAX / AGENT_CONTAINMENT_MEMORY_MAX, or tasks_max / memory_max in
 ~/.config/agent-guards/config.toml (defaults 4096 tasks, 25% of RAM).";
 
-const CLI: hook_io::Cli = hook_io::Cli {
-    name: "tool-containment",
-    version: env!("CARGO_PKG_VERSION"),
-    help: HELP,
-};
+const CLI: hook_io::Cli = hook_io::Cli::new("tool-containment", env!("CARGO_PKG_VERSION"), HELP);
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
