@@ -31,19 +31,9 @@ impl Drop for Daemon {
     }
 }
 
+/// Trimmed stdout of the shared isolated git.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    hook_replay::git::git(dir, args).trim().to_string()
 }
 
 fn start_daemon(base: &Path) -> Daemon {

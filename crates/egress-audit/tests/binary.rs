@@ -232,20 +232,16 @@ fn evaluate_fixtures_fails_on_a_broken_case() {
         r#"{"case_id":"a","text":"You can run make smoke","expected_status":"green"}"#,
     )
     .unwrap();
-    let out = home
-        .command()
-        .args(["evaluate-fixtures", "--input"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    let evaluate = || {
+        home.command()
+            .args(["evaluate-fixtures", "--input"])
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(evaluate().status.code(), Some(1));
     std::fs::write(dir.join("b.json"), "{broken").unwrap();
-    let out = home
-        .command()
-        .args(["evaluate-fixtures", "--input"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = evaluate();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("b.json"));
 }

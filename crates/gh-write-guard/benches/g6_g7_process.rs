@@ -6,25 +6,12 @@
 //! heredocs < 5 ms.
 
 use hook_replay::bench::{ms, time_runs, Timings};
+use hook_replay::git::git;
 use hook_replay::sandbox::Sandbox;
 use std::path::Path;
 use std::process::Command;
 
 const RUNS: usize = 200;
-
-fn git(dir: &Path, args: &[&str]) {
-    let st = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "b")
-        .env("GIT_AUTHOR_EMAIL", "b@example.invalid")
-        .env("GIT_COMMITTER_NAME", "b")
-        .env("GIT_COMMITTER_EMAIL", "b@example.invalid")
-        .status()
-        .expect("git");
-    assert!(st.success());
-}
 
 /// A 200-line script: heredocs, loops (bounded and inside timeouts), git reads and, with
 /// `assignments`, `x=$(...)` variable assignments every fifth statement.

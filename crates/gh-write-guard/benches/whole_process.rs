@@ -5,22 +5,11 @@
 //! `cargo bench -p gh-write-guard --bench whole_process`
 
 use hook_replay::bench::{ms, time_runs};
+use hook_replay::git::git;
 use hook_replay::sandbox::Sandbox;
 use std::path::Path;
-use std::process::Command;
 
 const RUNS: usize = 300;
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .status()
-        .expect("git runs")
-        .success();
-    assert!(ok, "git {args:?}");
-}
 
 fn main() {
     let home = Sandbox::new(env!("CARGO_BIN_EXE_gh-write-guard"));

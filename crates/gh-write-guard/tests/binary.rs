@@ -4,9 +4,10 @@
 //! revalidation after the TTL), injected faults, the self-test.
 
 use branch_rules::test_support::{Reply, TestServer};
+use hook_replay::git::git;
 use hook_replay::sandbox::{self, Sandbox};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -17,21 +18,6 @@ const MAIN_RULES: &str = "/repos/acme/widget/rules/branches/main";
 struct World {
     home: Sandbox,
     repo: PathBuf,
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 impl World {

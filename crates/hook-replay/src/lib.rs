@@ -7,7 +7,9 @@
 //! * [`sandbox`] (feature `test-support`) is a temp HOME with the XDG config and state dirs
 //!   inside it, so that a test never touches the real user's files;
 //! * [`bench`] (feature `test-support`) times a hook binary as Claude Code runs it, one process
-//!   per call, and prints order statistics of the runs.
+//!   per call, and prints order statistics of the runs;
+//! * [`git`] (feature `test-support`) runs the real git on temp repositories, isolated from the
+//!   machine's git config.
 
 use serde_json::{json, Value};
 
@@ -16,6 +18,8 @@ pub use process::{assert_selftest_passes, run_with_payload};
 
 #[cfg(feature = "test-support")]
 pub mod bench;
+#[cfg(feature = "test-support")]
+pub mod git;
 #[cfg(feature = "test-support")]
 pub mod sandbox;
 
