@@ -75,20 +75,7 @@ fn setup(scenario: &Scenario, srv: &Path) -> Daemon {
     let daemon = start_daemon(srv);
     let project = scenario.project_dir();
     git(&project, &["init", "-q", "-b", "main"]);
-    git(
-        &project,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "work",
-        ],
-    );
+    git(&project, &["commit", "-q", "--allow-empty", "-m", "work"]);
     let url = format!("git://127.0.0.1:{}/acme/widget.git", daemon.port);
     git(&project, &["remote", "add", "origin", &url]);
     daemon

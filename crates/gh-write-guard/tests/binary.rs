@@ -26,20 +26,7 @@ impl World {
         let repo = home.path().join("widget");
         std::fs::create_dir_all(&repo).unwrap();
         git(&repo, &["init", "-q", "-b", "main"]);
-        git(
-            &repo,
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@example.com",
-                "commit",
-                "-q",
-                "--allow-empty",
-                "-m",
-                "init",
-            ],
-        );
+        git(&repo, &["commit", "-q", "--allow-empty", "-m", "init"]);
         git(
             &repo,
             &[
