@@ -1,7 +1,7 @@
 //! The whole process answering a Stop payload with a 64 KiB message (target: median under 3 ms).
 //! `cargo bench -p egress-audit --bench whole_process`
 
-use hook_replay::bench::{ms, time_runs};
+use hook_replay::bench::time_runs;
 use hook_replay::sandbox::Sandbox;
 
 fn main() {
@@ -21,11 +21,6 @@ fn main() {
         })
         .to_string();
         let t = time_runs(&mut command, payload.as_bytes(), 200, |_| {});
-        println!(
-            "egress-audit Stop 64 KiB {name}: median {:.2} ms, p90 {:.2} ms over {} runs",
-            ms(t.wall.median()),
-            ms(t.wall.p90()),
-            t.len()
-        );
+        println!("egress-audit Stop 64 KiB {name}: {}", t.summary());
     }
 }

@@ -63,14 +63,7 @@ fn evaluate(args: &[String]) -> i32 {
         Ok((None, _)) => return CLI.usage_error("evaluate needs --text"),
         Err(e) => return CLI.usage_error(&e),
     };
-    let loaded = guard_config::load();
-    let (gate, notice) = configured_gate(&loaded);
-    if let Some(n) = notice {
-        eprintln!("{n}");
-    }
-    let (out, code) = e3_cli::evaluate(&gate, &text, as_json);
-    println!("{out}");
-    code
+    print_result(e3_cli::evaluate(&gate_from_config(), &text, as_json))
 }
 
 fn evaluate_fixtures(args: &[String]) -> i32 {
@@ -83,12 +76,24 @@ fn evaluate_fixtures(args: &[String]) -> i32 {
         Ok(c) => c,
         Err(e) => return CLI.usage_error(&e),
     };
-    let loaded = guard_config::load();
-    let (gate, notice) = configured_gate(&loaded);
+    print_result(e3_cli::evaluate_fixtures(
+        &gate_from_config(),
+        &cases,
+        as_json,
+    ))
+}
+
+/// The gate the config asks for; a config problem is said on stderr.
+fn gate_from_config() -> phrase_gate::EgressGate {
+    let (gate, notice) = configured_gate(&guard_config::load());
     if let Some(n) = notice {
         eprintln!("{n}");
     }
-    let (out, code) = e3_cli::evaluate_fixtures(&gate, &cases, as_json);
+    gate
+}
+
+/// Prints a CLI command's output; returns its exit code.
+fn print_result((out, code): (String, i32)) -> i32 {
     println!("{out}");
     code
 }

@@ -5,7 +5,7 @@
 //! Targets: `git status` with cwd in a primary checkout < 4 ms; a 200-line script with
 //! heredocs < 5 ms.
 
-use hook_replay::bench::{ms, time_runs, Timings};
+use hook_replay::bench::{time_runs, Timings};
 use hook_replay::git::git;
 use hook_replay::sandbox::Sandbox;
 use std::path::Path;
@@ -109,10 +109,6 @@ fn main() {
     ];
     for (name, command) in cases {
         let t = measure(&mut hook, &repo, command);
-        println!(
-            "{name}: median {:.2} ms, p90 {:.2} ms ({RUNS} runs)",
-            ms(t.wall.median()),
-            ms(t.wall.p90())
-        );
+        println!("{name}: {}", t.summary());
     }
 }

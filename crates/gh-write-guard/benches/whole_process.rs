@@ -4,7 +4,7 @@
 //! stdin, wait for the answer.
 //! `cargo bench -p gh-write-guard --bench whole_process`
 
-use hook_replay::bench::{ms, time_runs};
+use hook_replay::bench::time_runs;
 use hook_replay::git::git;
 use hook_replay::sandbox::Sandbox;
 use std::path::Path;
@@ -45,10 +45,6 @@ fn main() {
         })
         .to_string();
         let t = time_runs(&mut hook, payload.as_bytes(), RUNS, |_| {});
-        println!(
-            "gh-write-guard {name}: median {:.2} ms, p90 {:.2} ms over {RUNS} runs",
-            ms(t.wall.median()),
-            ms(t.wall.p90())
-        );
+        println!("gh-write-guard {name}: {}", t.summary());
     }
 }

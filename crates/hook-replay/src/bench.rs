@@ -85,6 +85,16 @@ impl Timings {
     pub fn is_empty(&self) -> bool {
         self.wall.is_empty()
     }
+
+    /// `median M ms, p90 P ms over N runs` (wall time), the line every whole-process figure has.
+    pub fn summary(&self) -> String {
+        format!(
+            "median {:.2} ms, p90 {:.2} ms over {} runs",
+            ms(self.wall.median()),
+            ms(self.wall.p90()),
+            self.len()
+        )
+    }
 }
 
 /// Runs `command` `runs` times with the same `payload`; `check` sees every run (to assert that the
@@ -191,6 +201,7 @@ mod tests {
             seen += 1;
         });
         assert_eq!((seen, t.len()), (2, 2));
+        assert!(t.summary().ends_with("ms over 2 runs"), "{}", t.summary());
         assert!(t.cpu.max() > Duration::ZERO);
     }
 }

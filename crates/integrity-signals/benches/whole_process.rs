@@ -1,7 +1,7 @@
 //! The whole process answering a PreToolUse on a Read (target: median under 2 ms), and a Bash
 //! call for comparison. `cargo bench -p integrity-signals --bench whole_process`
 
-use hook_replay::bench::{ms, run_once, Timings};
+use hook_replay::bench::{run_once, Timings};
 use hook_replay::sandbox::Sandbox;
 
 fn main() {
@@ -32,11 +32,6 @@ fn main() {
             .to_string();
             t.push(&run_once(&mut hook, payload.as_bytes()));
         }
-        println!(
-            "integrity-signals PreToolUse {name}: median {:.2} ms, p90 {:.2} ms over {} runs",
-            ms(t.wall.median()),
-            ms(t.wall.p90()),
-            t.len()
-        );
+        println!("integrity-signals PreToolUse {name}: {}", t.summary());
     }
 }
