@@ -31,19 +31,9 @@ impl Drop for Daemon {
     }
 }
 
+/// Trimmed stdout of the shared isolated git.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    hook_replay::git::git(dir, args).trim().to_string()
 }
 
 fn start_daemon(base: &Path) -> Daemon {
@@ -85,20 +75,7 @@ fn setup(scenario: &Scenario, srv: &Path) -> Daemon {
     let daemon = start_daemon(srv);
     let project = scenario.project_dir();
     git(&project, &["init", "-q", "-b", "main"]);
-    git(
-        &project,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "work",
-        ],
-    );
+    git(&project, &["commit", "-q", "--allow-empty", "-m", "work"]);
     let url = format!("git://127.0.0.1:{}/acme/widget.git", daemon.port);
     git(&project, &["remote", "add", "origin", &url]);
     daemon

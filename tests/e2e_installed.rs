@@ -11,22 +11,12 @@
 mod common;
 use common::{installed_binaries, kill, processes_running};
 use e2e_harness::{bin, decide, text, tool, Scenario};
+use hook_replay::git::git;
 use serde_json::{json, Value};
 use std::process::Command;
 
 /// A duration no other test uses, so the leftover is ours to find.
 const SLEEP: &str = "sleep 353";
-
-fn git(dir: &std::path::Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
-}
 
 #[test]
 fn every_registered_hook_acts_in_one_installed_session() {

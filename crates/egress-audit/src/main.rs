@@ -1,9 +1,8 @@
 //! egress-audit: Stop/SubagentStop hook (no arguments, payload on stdin) and CLI.
 
 use egress_audit::{cases, configured_gate, e3_cli, e4_contract, e5_hook};
-use hook_io::{Answer, HookSpec};
+use hook_io::{Answer, Cli, HookSpec};
 use serde_json::json;
-use std::time::Duration;
 
 const USAGE: &str = "\
 egress-audit: phrase gate over an agent's final message (requirements E1-E6)
@@ -20,29 +19,16 @@ usage:
 config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): egress_mode = \"enforce\"|\"report\",
 egress_extra_phrases = { <family> = [\"phrase\", ...] }, hook_deadline_ms";
 
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = match args.first().map(String::as_str) {
-        None => hook_mode(),
-        Some("--help") | Some("-h") => {
-            println!("{USAGE}");
-            0
-        }
-        Some("--version") | Some("-V") => {
-            println!("egress-audit {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
-        Some("--selftest") => selftest(),
-        Some("evaluate") => evaluate(&args[1..]),
-        Some("evaluate-fixtures") => evaluate_fixtures(&args[1..]),
-        Some(other) => usage_error(&format!("unknown argument {other:?}")),
-    };
-    std::process::exit(code);
-}
+const CLI: Cli = Cli::new("egress-audit", env!("CARGO_PKG_VERSION"), USAGE);
 
-fn usage_error(msg: &str) -> i32 {
-    eprintln!("egress-audit: {msg} (see egress-audit --help)");
-    2
+fn main() {
+    CLI.main(|mode, rest| match mode {
+        None => Some(hook_mode()),
+        Some("--selftest") => Some(selftest()),
+        Some("evaluate") => Some(evaluate(rest)),
+        Some("evaluate-fixtures") => Some(evaluate_fixtures(rest)),
+        Some(_) => None,
+    })
 }
 
 /// Parses `--name VALUE` / `--name=VALUE` pairs and bare `--json`.
@@ -74,35 +60,40 @@ fn options(args: &[String], valued: &str) -> Result<(Option<String>, bool), Stri
 fn evaluate(args: &[String]) -> i32 {
     let (text, as_json) = match options(args, "--text") {
         Ok((Some(t), j)) => (t, j),
-        Ok((None, _)) => return usage_error("evaluate needs --text"),
-        Err(e) => return usage_error(&e),
+        Ok((None, _)) => return CLI.usage_error("evaluate needs --text"),
+        Err(e) => return CLI.usage_error(&e),
     };
-    let loaded = guard_config::load();
-    let (gate, notice) = configured_gate(&loaded);
-    if let Some(n) = notice {
-        eprintln!("{n}");
-    }
-    let (out, code) = e3_cli::evaluate(&gate, &text, as_json);
-    println!("{out}");
-    code
+    print_result(e3_cli::evaluate(&gate_from_config(), &text, as_json))
 }
 
 fn evaluate_fixtures(args: &[String]) -> i32 {
     let (dir, as_json) = match options(args, "--input") {
         Ok((Some(d), j)) => (d, j),
-        Ok((None, _)) => return usage_error("evaluate-fixtures needs --input DIR"),
-        Err(e) => return usage_error(&e),
+        Ok((None, _)) => return CLI.usage_error("evaluate-fixtures needs --input DIR"),
+        Err(e) => return CLI.usage_error(&e),
     };
     let cases = match cases::load_dir(std::path::Path::new(&dir)) {
         Ok(c) => c,
-        Err(e) => return usage_error(&e),
+        Err(e) => return CLI.usage_error(&e),
     };
-    let loaded = guard_config::load();
-    let (gate, notice) = configured_gate(&loaded);
+    print_result(e3_cli::evaluate_fixtures(
+        &gate_from_config(),
+        &cases,
+        as_json,
+    ))
+}
+
+/// The gate the config asks for; a config problem is said on stderr.
+fn gate_from_config() -> phrase_gate::EgressGate {
+    let (gate, notice) = configured_gate(&guard_config::load());
     if let Some(n) = notice {
         eprintln!("{n}");
     }
-    let (out, code) = e3_cli::evaluate_fixtures(&gate, &cases, as_json);
+    gate
+}
+
+/// Prints a CLI command's output; returns its exit code.
+fn print_result((out, code): (String, i32)) -> i32 {
     println!("{out}");
     code
 }
@@ -126,17 +117,12 @@ fn selftest() -> i32 {
 
 fn hook_mode() -> i32 {
     let loaded = guard_config::load();
-    let deadline_ms = loaded
-        .config
-        .hook_deadline_ms
-        .unwrap_or(2000)
-        .clamp(100, 60_000);
     let state = session_store::state_dir(&|k| std::env::var(k).ok()).ok();
     let state_for_failure = state.clone();
     let spec = HookSpec {
         name: "egress-audit",
         input_limit: hook_io::DEFAULT_INPUT_LIMIT,
-        deadline: Duration::from_millis(deadline_ms),
+        deadline: loaded.config.hook_deadline(),
     };
     hook_io::run_hook(
         spec,
@@ -144,16 +130,12 @@ fn hook_mode() -> i32 {
             let (gate, notice) = configured_gate(&loaded);
             let mode = e5_hook::Mode::from_config(loaded.config.egress_mode.as_deref());
             let verdict = e5_hook::judge(&input, &gate, mode, notice);
-            match audit(
+            let written = audit(
                 state.as_deref(),
                 input.session_id.as_deref(),
                 &verdict.audit,
-            ) {
-                Ok(()) => verdict.answer,
-                Err(e) => verdict
-                    .answer
-                    .with_user_note(&format!("egress-audit: audit log not written: {e}")),
-            }
+            );
+            verdict.answer.noting_audit("egress-audit", written)
         },
         move |ctx, cause| {
             // E5 does not fail closed: blocking a stop on our own failure would loop the agent on a

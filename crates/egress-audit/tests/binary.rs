@@ -1,72 +1,12 @@
 //! The real binary, run as a process: hook mode, bad input, the CLI and the self-test.
 
+use hook_replay::process::stdout_json;
+use hook_replay::sandbox::Sandbox;
 use serde_json::{json, Value};
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
-const EXE: &str = env!("CARGO_BIN_EXE_egress-audit");
-
-struct Home(tempfile::TempDir);
-
-impl Home {
-    fn new() -> Home {
-        Home(tempfile::tempdir().unwrap())
-    }
-    fn path(&self) -> &Path {
-        self.0.path()
-    }
-    fn command(&self) -> Command {
-        let mut c = Command::new(EXE);
-        c.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.path())
-            .env("XDG_STATE_HOME", self.path().join("state"))
-            .env("XDG_CONFIG_HOME", self.path().join("config"));
-        c
-    }
-    fn run_hook(&self, stdin: &[u8]) -> Output {
-        self.run_hook_with(stdin, &[])
-    }
-    fn run_hook_with(&self, stdin: &[u8], env: &[(&str, &str)]) -> Output {
-        let mut c = self.command();
-        for (k, v) in env {
-            c.env(k, v);
-        }
-        let mut child = c
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin_pipe = child.stdin.take().unwrap();
-        let data = stdin.to_vec();
-        // Write on a thread: the hook may answer before reading everything only on the deadline.
-        let writer = std::thread::spawn(move || {
-            let _ = stdin_pipe.write_all(&data);
-        });
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap();
-        out
-    }
-    fn audit_records(&self, session: &str) -> Vec<Value> {
-        let p = self
-            .path()
-            .join("state/agent-guards/sessions")
-            .join(session)
-            .join("audit.jsonl");
-        std::fs::read_to_string(p)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    }
-}
-
-fn stdout_json(out: &Output) -> Value {
-    let s = String::from_utf8(out.stdout.clone()).unwrap();
-    assert_eq!(s.lines().count(), 1, "exactly one line on stdout: {s:?}");
-    serde_json::from_str(&s).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {s:?}"))
+fn sandbox() -> Sandbox {
+    Sandbox::new(env!("CARGO_BIN_EXE_egress-audit"))
 }
 
 fn stop_payload(text: &str, active: bool) -> Vec<u8> {
@@ -81,8 +21,8 @@ fn stop_payload(text: &str, active: bool) -> Vec<u8> {
 
 #[test]
 fn red_stop_blocks_without_naming_a_phrase() {
-    let home = Home::new();
-    let out = home.run_hook(&stop_payload(
+    let home = sandbox();
+    let out = home.run(&stop_payload(
         "Done. You can run make smoke to verify.",
         false,
     ));
@@ -103,8 +43,8 @@ fn red_stop_blocks_without_naming_a_phrase() {
 
 #[test]
 fn continuation_still_red_lets_the_stop_happen_and_tells_the_user() {
-    let home = Home::new();
-    let out = home.run_hook(&stop_payload("You can run make smoke to verify.", true));
+    let home = sandbox();
+    let out = home.run(&stop_payload("You can run make smoke to verify.", true));
     let v = stdout_json(&out);
     assert!(v.get("decision").is_none(), "{v}");
     assert!(v["systemMessage"]
@@ -119,8 +59,8 @@ fn continuation_still_red_lets_the_stop_happen_and_tells_the_user() {
 
 #[test]
 fn green_stop_says_nothing() {
-    let home = Home::new();
-    let out = home.run_hook(&stop_payload(
+    let home = sandbox();
+    let out = home.run(&stop_payload(
         "I ran make smoke; it passed with exit code 0.",
         false,
     ));
@@ -130,11 +70,9 @@ fn green_stop_says_nothing() {
 
 #[test]
 fn report_mode_from_config_only_records() {
-    let home = Home::new();
-    let cfg = home.path().join("config/agent-guards");
-    std::fs::create_dir_all(&cfg).unwrap();
-    std::fs::write(cfg.join("config.toml"), "egress_mode = \"report\"\n").unwrap();
-    let out = home.run_hook(&stop_payload("You can run make smoke.", false));
+    let home = sandbox();
+    home.write_config("egress_mode = \"report\"\n");
+    let out = home.run(&stop_payload("You can run make smoke.", false));
     let v = stdout_json(&out);
     assert!(v.get("decision").is_none());
     assert!(v["systemMessage"].as_str().unwrap().contains("report mode"));
@@ -142,11 +80,9 @@ fn report_mode_from_config_only_records() {
 
 #[test]
 fn broken_config_is_reported_on_every_call_and_defaults_apply() {
-    let home = Home::new();
-    let cfg = home.path().join("config/agent-guards");
-    std::fs::create_dir_all(&cfg).unwrap();
-    std::fs::write(cfg.join("config.toml"), "egress_mode = [\n").unwrap();
-    let out = home.run_hook(&stop_payload("You can run make smoke.", false));
+    let home = sandbox();
+    home.write_config("egress_mode = [\n");
+    let out = home.run(&stop_payload("You can run make smoke.", false));
     let v = stdout_json(&out);
     assert_eq!(v["decision"], "block", "defaults enforce");
     assert!(v["systemMessage"]
@@ -173,8 +109,8 @@ fn bad_input_gets_one_line_and_a_deliberate_answer() {
         ),
     ];
     for (name, input) in cases {
-        let home = Home::new();
-        let out = home.run_hook(&input);
+        let home = sandbox();
+        let out = home.run(&input);
         assert_eq!(out.status.code(), Some(0), "{name}");
         let v = stdout_json(&out);
         assert!(
@@ -197,8 +133,8 @@ fn bad_input_gets_one_line_and_a_deliberate_answer() {
 
 #[test]
 fn injected_panic_and_hang_become_deliberate_answers() {
-    let home = Home::new();
-    let out = home.run_hook_with(
+    let home = sandbox();
+    let out = home.run_with_env(
         &stop_payload("x", false),
         &[("AGENT_GUARDS_INJECT_FAULT", "panic")],
     );
@@ -209,10 +145,8 @@ fn injected_panic_and_hang_become_deliberate_answers() {
         .contains("internal error"));
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
 
-    let cfg = home.path().join("config/agent-guards");
-    std::fs::create_dir_all(&cfg).unwrap();
-    std::fs::write(cfg.join("config.toml"), "hook_deadline_ms = 300\n").unwrap();
-    let out = home.run_hook_with(
+    home.write_config("hook_deadline_ms = 300\n");
+    let out = home.run_with_env(
         &stop_payload("x", false),
         &[("AGENT_GUARDS_INJECT_FAULT", "hang")],
     );
@@ -230,10 +164,8 @@ fn injected_panic_and_hang_become_deliberate_answers() {
 
 #[test]
 fn stdin_held_open_still_answers_by_the_deadline() {
-    let home = Home::new();
-    let cfg = home.path().join("config/agent-guards");
-    std::fs::create_dir_all(&cfg).unwrap();
-    std::fs::write(cfg.join("config.toml"), "hook_deadline_ms = 200\n").unwrap();
+    let home = sandbox();
+    home.write_config("hook_deadline_ms = 200\n");
     let mut child = home
         .command()
         .stdin(Stdio::piped())
@@ -252,7 +184,7 @@ fn stdin_held_open_still_answers_by_the_deadline() {
 
 #[test]
 fn evaluate_cli_exit_codes_and_no_text_in_record() {
-    let home = Home::new();
+    let home = sandbox();
     let out = home
         .command()
         .args(["evaluate", "--text", "You can run make smoke", "--json"])
@@ -276,7 +208,7 @@ fn evaluate_cli_exit_codes_and_no_text_in_record() {
 
 #[test]
 fn evaluate_fixtures_over_the_repository_fixtures() {
-    let home = Home::new();
+    let home = sandbox();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/egress-audit");
     let out = home
         .command()
@@ -292,7 +224,7 @@ fn evaluate_fixtures_over_the_repository_fixtures() {
 
 #[test]
 fn evaluate_fixtures_fails_on_a_broken_case() {
-    let home = Home::new();
+    let home = sandbox();
     let dir = home.path().join("cases");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
@@ -300,27 +232,23 @@ fn evaluate_fixtures_fails_on_a_broken_case() {
         r#"{"case_id":"a","text":"You can run make smoke","expected_status":"green"}"#,
     )
     .unwrap();
-    let out = home
-        .command()
-        .args(["evaluate-fixtures", "--input"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    let evaluate = || {
+        home.command()
+            .args(["evaluate-fixtures", "--input"])
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(evaluate().status.code(), Some(1));
     std::fs::write(dir.join("b.json"), "{broken").unwrap();
-    let out = home
-        .command()
-        .args(["evaluate-fixtures", "--input"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = evaluate();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("b.json"));
 }
 
 #[test]
 fn selftest_passes_with_a_metadata_only_record() {
-    let home = Home::new();
+    let home = sandbox();
     let out = home.command().arg("--selftest").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let s = String::from_utf8(out.stdout).unwrap();

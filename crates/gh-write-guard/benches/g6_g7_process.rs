@@ -5,26 +5,13 @@
 //! Targets: `git status` with cwd in a primary checkout < 4 ms; a 200-line script with
 //! heredocs < 5 ms.
 
-use std::io::Write;
+use hook_replay::bench::{time_runs, Timings};
+use hook_replay::git::git;
+use hook_replay::sandbox::Sandbox;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 const RUNS: usize = 200;
-
-fn git(dir: &Path, args: &[&str]) {
-    let st = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "b")
-        .env("GIT_AUTHOR_EMAIL", "b@example.invalid")
-        .env("GIT_COMMITTER_NAME", "b")
-        .env("GIT_COMMITTER_EMAIL", "b@example.invalid")
-        .status()
-        .expect("git");
-    assert!(st.success());
-}
 
 /// A 200-line script: heredocs, loops (bounded and inside timeouts), git reads and, with
 /// `assignments`, `x=$(...)` variable assignments every fifth statement.
@@ -70,7 +57,7 @@ fn script_200(assignments: bool) -> String {
     s
 }
 
-fn measure(exe: &str, home: &Path, cwd: &Path, command: &str) -> (Duration, Duration) {
+fn measure(hook: &mut Command, cwd: &Path, command: &str) -> Timings {
     let payload = serde_json::json!({
         "hook_event_name": "PreToolUse",
         "session_id": "bench",
@@ -80,37 +67,16 @@ fn measure(exe: &str, home: &Path, cwd: &Path, command: &str) -> (Duration, Dura
         "tool_input": {"command": command},
     })
     .to_string();
-    let mut times = Vec::with_capacity(RUNS);
-    for _ in 0..RUNS {
-        let start = Instant::now();
-        let mut child = Command::new(exe)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", home)
-            .env("XDG_CONFIG_HOME", home.join("config"))
-            .env("XDG_STATE_HOME", home.join("state"))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start gh-write-guard");
-        if let Some(mut stdin) = child.stdin.take() {
-            stdin.write_all(payload.as_bytes()).expect("payload");
-        }
-        let out = child.wait_with_output().expect("wait");
-        times.push(start.elapsed());
-        assert!(out.status.success());
-    }
-    times.sort();
-    (times[RUNS / 2], times[RUNS * 9 / 10])
+    time_runs(hook, payload.as_bytes(), RUNS, |run| {
+        assert!(run.status.success())
+    })
 }
 
 fn main() {
-    let exe = env!("CARGO_BIN_EXE_gh-write-guard");
+    let home = Sandbox::new(env!("CARGO_BIN_EXE_gh-write-guard"));
+    let mut hook = home.command();
+    hook.env("GIT_CONFIG_NOSYSTEM", "1");
     let tmp = tempfile::tempdir().expect("tempdir");
-    let home = tmp.path().join("home");
-    std::fs::create_dir_all(&home).expect("home");
     let repo = tmp.path().join("primary");
     std::fs::create_dir_all(&repo).expect("repo");
     git(&repo, &["init", "-q", "-b", "main"]);
@@ -142,11 +108,7 @@ fn main() {
         ),
     ];
     for (name, command) in cases {
-        let (median, p90) = measure(exe, &home, &repo, command);
-        println!(
-            "{name}: median {:.2} ms, p90 {:.2} ms ({RUNS} runs)",
-            median.as_secs_f64() * 1000.0,
-            p90.as_secs_f64() * 1000.0
-        );
+        let t = measure(&mut hook, &repo, command);
+        println!("{name}: {}", t.summary());
     }
 }

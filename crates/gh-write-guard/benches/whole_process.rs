@@ -4,27 +4,17 @@
 //! stdin, wait for the answer.
 //! `cargo bench -p gh-write-guard --bench whole_process`
 
-use std::io::Write;
+use hook_replay::bench::time_runs;
+use hook_replay::git::git;
+use hook_replay::sandbox::Sandbox;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Instant;
 
 const RUNS: usize = 300;
 
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .status()
-        .expect("git runs")
-        .success();
-    assert!(ok, "git {args:?}");
-}
-
 fn main() {
-    let exe = env!("CARGO_BIN_EXE_gh-write-guard");
-    let home = tempfile::tempdir().expect("temp dir");
+    let home = Sandbox::new(env!("CARGO_BIN_EXE_gh-write-guard"));
+    let mut hook = home.command();
+    hook.env("GIT_CONFIG_GLOBAL", "/dev/null");
     let repo = home.path().join("checkout");
     std::fs::create_dir_all(&repo).expect("repo dir");
     git(&repo, &["init", "-q", "-b", "main"]);
@@ -54,35 +44,7 @@ fn main() {
             "cwd": cwd, "tool_name": "Bash", "tool_input": {"command": command},
         })
         .to_string();
-        let mut samples = Vec::with_capacity(RUNS);
-        for _ in 0..RUNS {
-            let start = Instant::now();
-            let mut child = Command::new(exe)
-                .env_clear()
-                .env("PATH", std::env::var("PATH").unwrap_or_default())
-                .env("HOME", home.path())
-                .env("XDG_STATE_HOME", home.path().join("state"))
-                .env("XDG_CONFIG_HOME", home.path().join("config"))
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn");
-            child
-                .stdin
-                .take()
-                .expect("stdin")
-                .write_all(payload.as_bytes())
-                .expect("write");
-            child.wait().expect("wait");
-            samples.push(start.elapsed().as_secs_f64() * 1000.0);
-        }
-        samples.sort_by(|a, b| a.total_cmp(b));
-        println!(
-            "gh-write-guard {name}: median {:.2} ms, p90 {:.2} ms over {RUNS} runs",
-            samples[RUNS / 2],
-            samples[RUNS * 9 / 10]
-        );
+        let t = time_runs(&mut hook, payload.as_bytes(), RUNS, |_| {});
+        println!("gh-write-guard {name}: {}", t.summary());
     }
 }

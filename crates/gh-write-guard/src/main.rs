@@ -2,7 +2,7 @@
 //! `explain`, `--help`, `--version`.
 
 use gh_write_guard::{cases, hook};
-use hook_io::HookSpec;
+use hook_io::{Cli, HookSpec};
 use std::sync::Arc;
 
 mod embedded {
@@ -26,26 +26,15 @@ config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): review_helper,
   protected_branches, primary_checkout, github_api, rules_timeout_ms, hook_deadline_ms
 env: AGENT_GUARDS_GITHUB_API overrides the GitHub API base (tests, proxies)";
 
+const CLI: Cli = Cli::new("gh-write-guard", env!("CARGO_PKG_VERSION"), USAGE);
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = match args.first().map(String::as_str) {
-        None => hook_mode(),
-        Some("--help") | Some("-h") => {
-            println!("{USAGE}");
-            0
-        }
-        Some("--version") | Some("-V") => {
-            println!("gh-write-guard {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
-        Some("--selftest") => selftest(),
-        Some("explain") => gh_write_guard::explain::run(&args[1..]),
-        Some(other) => {
-            eprintln!("gh-write-guard: unknown argument {other:?} (see gh-write-guard --help)");
-            2
-        }
-    };
-    std::process::exit(code);
+    CLI.main(|mode, rest| match mode {
+        None => Some(hook_mode()),
+        Some("--selftest") => Some(selftest()),
+        Some("explain") => Some(gh_write_guard::explain::run(rest)),
+        Some(_) => None,
+    })
 }
 
 fn hook_mode() -> i32 {

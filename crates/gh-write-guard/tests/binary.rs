@@ -4,10 +4,11 @@
 //! revalidation after the TTL), injected faults, the self-test.
 
 use branch_rules::test_support::{Reply, TestServer};
+use hook_replay::git::git;
+use hook_replay::sandbox::{self, Sandbox};
 use serde_json::{json, Value};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 const EXE: &str = env!("CARGO_BIN_EXE_gh-write-guard");
@@ -15,45 +16,17 @@ const MAIN_RULES: &str = "/repos/acme/widget/rules/branches/main";
 
 /// A temp HOME with a real repository whose origin is `github.com/acme/widget`.
 struct World {
-    home: tempfile::TempDir,
+    home: Sandbox,
     repo: PathBuf,
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 impl World {
     fn new() -> World {
-        let home = tempfile::tempdir().expect("temp dir");
+        let home = Sandbox::new(EXE);
         let repo = home.path().join("widget");
         std::fs::create_dir_all(&repo).unwrap();
         git(&repo, &["init", "-q", "-b", "main"]);
-        git(
-            &repo,
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@example.com",
-                "commit",
-                "-q",
-                "--allow-empty",
-                "-m",
-                "init",
-            ],
-        );
+        git(&repo, &["commit", "-q", "--allow-empty", "-m", "init"]);
         git(
             &repo,
             &[
@@ -68,19 +41,12 @@ impl World {
     }
 
     fn config(&self, text: &str) {
-        let dir = self.home.path().join("config/agent-guards");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("config.toml"), text).unwrap();
+        self.home.write_config(text);
     }
 
     fn command(&self, api: &str, extra: &[(&str, &str)]) -> Command {
-        let mut c = Command::new(EXE);
-        c.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.home.path())
-            .env("XDG_STATE_HOME", self.home.path().join("state"))
-            .env("XDG_CONFIG_HOME", self.home.path().join("config"))
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        let mut c = self.home.command();
+        c.env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GH_TOKEN", "test-token")
             // These pushes run from a primary checkout; G6 would deny them (push is on its
@@ -106,7 +72,7 @@ impl World {
     }
 
     fn ledger(&self) -> PathBuf {
-        let sessions = self.home.path().join("state/agent-guards/sessions");
+        let sessions = self.home.state_home().join("agent-guards/sessions");
         let dir = std::fs::read_dir(&sessions)
             .expect("a session dir")
             .flatten()
@@ -119,14 +85,7 @@ impl World {
 
 fn run(mut c: Command, stdin: &[u8]) -> (Output, Duration) {
     let started = Instant::now();
-    let mut child = c
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary starts");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = sandbox::run(&mut c, stdin);
     (out, started.elapsed())
 }
 

@@ -2,34 +2,14 @@
 //! persisted alias, text and JSON output, exit codes, and no writes (no audit record, no change
 //! to the repository).
 
-use std::path::Path;
-use std::process::Command;
+use hook_replay::git::git;
+use hook_replay::sandbox::Sandbox;
 
-fn git(dir: &Path, args: &[&str], home: &Path) {
-    let st = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .status()
-        .expect("git");
-    assert!(st.success(), "git {args:?}");
-}
-
-fn explain(home: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gh-write-guard"))
+fn explain(home: &Sandbox, args: &[&str]) -> (i32, String) {
+    let out = home
+        .command()
         .arg("explain")
         .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_STATE_HOME", home.join(".state"))
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .output()
         .expect("run gh-write-guard");
@@ -41,18 +21,13 @@ fn explain(home: &Path, args: &[&str]) -> (i32, String) {
 
 #[test]
 fn explains_g6_and_g7_with_their_facts() {
+    let home = Sandbox::new(env!("CARGO_BIN_EXE_gh-write-guard"));
     let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
     let repo = tmp.path().join("repo");
     std::fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"], &home);
-    git(
-        &repo,
-        &["commit", "-q", "--allow-empty", "-m", "one"],
-        &home,
-    );
-    git(&repo, &["config", "alias.wipe", "reset --hard"], &home);
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["commit", "-q", "--allow-empty", "-m", "one"]);
+    git(&repo, &["config", "alias.wipe", "reset --hard"]);
     let head_before = std::fs::read_to_string(repo.join(".git/HEAD")).unwrap();
     let cwd = repo.to_str().unwrap();
 
@@ -89,7 +64,7 @@ fn explains_g6_and_g7_with_their_facts() {
     assert_eq!(v["g7"][0]["loop"]["bound"]["timeout"], "timeout 60");
 
     // Read-only: no audit record or state, the repository untouched.
-    assert!(!home.join(".state").exists());
+    assert!(!home.state_home().exists());
     assert_eq!(
         std::fs::read_to_string(repo.join(".git/HEAD")).unwrap(),
         head_before

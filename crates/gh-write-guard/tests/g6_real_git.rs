@@ -23,33 +23,21 @@ fn sandbox_env() -> &'static Path {
     })
 }
 
+/// The shared isolated git, with local paths as the only transport.
+fn git_command(dir: &Path, args: &[&str]) -> Command {
+    sandbox_env();
+    let mut c = hook_replay::git::command(dir, args);
+    c.env("GIT_PROTOCOL_FROM_USER", "0")
+        .env("GIT_ALLOW_PROTOCOL", "file");
+    c
+}
+
 fn git(dir: &Path, args: &[&str]) -> std::process::Output {
-    let home = sandbox_env();
-    Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .env("GIT_PROTOCOL_FROM_USER", "0")
-        .env("GIT_ALLOW_PROTOCOL", "file")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .expect("run git")
+    git_command(dir, args).output().expect("run git")
 }
 
 fn ok(dir: &Path, args: &[&str]) {
-    let o = git(dir, args);
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    hook_replay::git::checked(&mut git_command(dir, args), args);
 }
 
 fn write(p: &Path, s: &str) {

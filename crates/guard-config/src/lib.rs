@@ -8,6 +8,7 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Every key the suite reads. Keys whose value a binary validates itself (sizes, tables) stay as
 /// raw TOML values here.
@@ -178,6 +179,14 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+impl Config {
+    /// Section 0: a hook's watchdog deadline, `hook_deadline_ms` (default 2 s) kept between
+    /// 100 ms and 60 s, so a typo can neither starve the judge nor hang the harness.
+    pub fn hook_deadline(&self) -> Duration {
+        Duration::from_millis(self.hook_deadline_ms.unwrap_or(2000).clamp(100, 60_000))
+    }
+}
+
 impl Loaded {
     /// A one-line notice for the user when something is wrong with the config.
     pub fn notice(&self) -> Option<String> {
@@ -249,7 +258,19 @@ hook_deadline_ms = 1500
             vec!["please execute"]
         );
         assert_eq!(l.config.hook_deadline_ms, Some(1500));
+        assert_eq!(l.config.hook_deadline(), Duration::from_millis(1500));
         assert!(l.notice().is_none());
+    }
+
+    #[test]
+    fn the_hook_deadline_defaults_to_two_seconds_and_is_bounded() {
+        let deadline = |text: &str| parse(text).config.hook_deadline();
+        assert_eq!(deadline(""), Duration::from_secs(2));
+        assert_eq!(deadline("hook_deadline_ms = 5"), Duration::from_millis(100));
+        assert_eq!(
+            deadline("hook_deadline_ms = 600000"),
+            Duration::from_secs(60)
+        );
     }
 
     #[test]

@@ -117,6 +117,15 @@ impl Answer {
         }
     }
 
+    /// The same answer, and when its audit record was not `written`, a note telling the user that
+    /// the evidence was not kept (`<binary>: audit log not written: <error>`): the decision stands.
+    pub fn noting_audit(self, binary: &str, written: Result<(), impl std::fmt::Display>) -> Answer {
+        match written {
+            Ok(()) => self,
+            Err(e) => self.with_user_note(&format!("{binary}: audit log not written: {e}")),
+        }
+    }
+
     /// The same answer with `note` added for the user (a config problem, a record not written):
     /// appended to the `systemMessage`, or to a SessionEnd report's text; a silent answer becomes
     /// a notice. The decision itself never changes.
@@ -241,6 +250,20 @@ mod tests {
             Answer::Report { text: "t".into() }.with_user_note("n"),
             Answer::Report {
                 text: "t\nn".into()
+            }
+        );
+    }
+
+    #[test]
+    fn an_unwritten_audit_record_is_told_and_changes_nothing_else() {
+        assert_eq!(
+            Answer::Silent.noting_audit("g", Ok::<(), String>(())),
+            Answer::Silent
+        );
+        assert_eq!(
+            Answer::Silent.noting_audit("g", Err("disk full")),
+            Answer::Notice {
+                system_message: "g: audit log not written: disk full".into()
             }
         );
     }

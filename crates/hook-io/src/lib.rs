@@ -6,12 +6,15 @@
 //! * [`input`] reads stdin to EOF under a size bound, always draining, and types the payload;
 //! * [`answer`] builds the only JSON shapes we print (deny, block, system message, empty);
 //! * [`runner`] runs a binary's judge under a panic guard and a watchdog deadline, so that every
-//!   exit path prints exactly one deliberate answer.
+//!   exit path prints exactly one deliberate answer;
+//! * [`cli`] answers `--help`, `--version` and usage errors the same way in every binary.
 
 pub mod answer;
+pub mod cli;
 pub mod input;
 pub mod runner;
 
 pub use answer::{Answer, Emitted};
+pub use cli::Cli;
 pub use input::{read_bounded, Event, HookInput, InputError, DEFAULT_INPUT_LIMIT};
 pub use runner::{run_hook, FailureCause, HookSpec};

@@ -2,11 +2,11 @@
 //! scanned for the most recent test run and its result. Measured in process (the judgement) and
 //! as a whole process. `cargo bench -p integrity-signals --bench stop_scan`
 
+use hook_replay::bench::{ms, time_runs, Samples};
+use hook_replay::sandbox::Sandbox;
 use integrity_signals::i2_fabricated_claims::Runner;
 use serde_json::json;
 use std::time::Instant;
-
-mod support;
 
 /// A transcript of ~10 MiB: many Bash calls with large outputs, a failing test run near the end.
 fn transcript() -> String {
@@ -30,14 +30,13 @@ fn transcript() -> String {
 }
 
 fn main() {
-    let dir = std::env::temp_dir().join(format!("integrity-stop-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("t.jsonl");
+    let home = Sandbox::new(env!("CARGO_BIN_EXE_integrity-signals"));
+    let path = home.path().join("t.jsonl");
     let body = transcript();
     std::fs::write(&path, &body).expect("write transcript");
     let mib = body.len() as f64 / (1024.0 * 1024.0);
 
-    let mut samples = Vec::new();
+    let mut samples = Samples::default();
     for _ in 0..30 {
         let start = Instant::now();
         let bytes = transcript::read_tail(&path, transcript::TAIL_BYTES).expect("read");
@@ -47,36 +46,30 @@ fn main() {
             &|_| None,
         );
         assert!(found[&Runner::Tests].failed);
-        samples.push(start.elapsed().as_secs_f64() * 1000.0);
+        samples.push(start.elapsed());
     }
-    let (median, max) = support::stats(&mut samples, 1.0);
     println!(
         "transcript scan {mib:.1} MiB (in process): median {:.1} ms, max {:.1} ms over {} runs",
-        median,
-        max,
+        ms(samples.median()),
+        ms(samples.max()),
         samples.len()
     );
 
-    let exe = env!("CARGO_BIN_EXE_integrity-signals");
+    let mut hook = home.command();
     let payload =
         json!({"hook_event_name": "Stop", "session_id": "bench", "stop_hook_active": false,
         "last_assistant_message": "Done. All tests pass.", "transcript_path": path, "cwd": "/tmp"})
         .to_string();
-    let mut samples = Vec::new();
-    for _ in 0..30 {
-        let env = [
-            ("HOME", dir.as_path()),
-            ("XDG_STATE_HOME", &dir.join("state")),
-            ("XDG_CONFIG_HOME", &dir.join("config")),
-        ];
-        let (ms, out) = support::time_hook(exe, &env, &payload);
+    let t = time_runs(&mut hook, payload.as_bytes(), 30, |run| {
         assert!(
-            String::from_utf8_lossy(&out.stdout).contains("I2"),
+            String::from_utf8_lossy(&run.stdout).contains("I2"),
             "the claim was caught"
         );
-        samples.push(ms);
-    }
-    let (median, max) = support::stats(&mut samples, 1.0);
-    println!("Stop over a {mib:.1} MiB transcript (whole process): median {median:.1} ms, max {max:.1} ms over {} runs", samples.len());
-    let _ = std::fs::remove_dir_all(&dir);
+    });
+    println!(
+        "Stop over a {mib:.1} MiB transcript (whole process): median {:.1} ms, max {:.1} ms over {} runs",
+        ms(t.wall.median()),
+        ms(t.wall.max()),
+        t.len()
+    );
 }

@@ -1,13 +1,15 @@
 //! The whole process answering a PreToolUse on a Read (target: median under 2 ms), and a Bash
 //! call for comparison. `cargo bench -p integrity-signals --bench whole_process`
 
-mod support;
+use hook_replay::bench::{run_once, Timings};
+use hook_replay::sandbox::Sandbox;
 
 fn main() {
-    let exe = env!("CARGO_BIN_EXE_integrity-signals");
-    let home = std::env::temp_dir().join(format!("integrity-bench-{}", std::process::id()));
-    let project = home.join("proj");
+    let home = Sandbox::new(env!("CARGO_BIN_EXE_integrity-signals"));
+    let project = home.path().join("proj");
     std::fs::create_dir_all(&project).expect("temp dir");
+    let mut hook = home.command();
+    hook.env("CLAUDE_PROJECT_DIR", &project);
     for (name, tool, input) in [
         (
             "Read",
@@ -20,7 +22,7 @@ fn main() {
             serde_json::json!({"command": "cd src && grep -rn TODO . | head -n 20 > /tmp/todo.txt"}),
         ),
     ] {
-        let mut samples = Vec::new();
+        let mut t = Timings::default();
         for i in 0..200 {
             let payload = serde_json::json!({
                 "hook_event_name": "PreToolUse", "session_id": "bench", "cwd": project,
@@ -28,19 +30,8 @@ fn main() {
                 "transcript_path": "/nonexistent", "permission_mode": "default"
             })
             .to_string();
-            let env = [
-                ("HOME", home.as_path()),
-                ("XDG_STATE_HOME", &home.join("state")),
-                ("XDG_CONFIG_HOME", &home.join("config")),
-                ("CLAUDE_PROJECT_DIR", project.as_path()),
-            ];
-            samples.push(support::time_hook(exe, &env, &payload).0);
+            t.push(&run_once(&mut hook, payload.as_bytes()));
         }
-        let (median, p90) = support::stats(&mut samples, 0.9);
-        println!(
-            "integrity-signals PreToolUse {name}: median {median:.2} ms, p90 {p90:.2} ms over {} runs",
-            samples.len()
-        );
+        println!("integrity-signals PreToolUse {name}: {}", t.summary());
     }
-    let _ = std::fs::remove_dir_all(&home);
 }

@@ -1,12 +1,11 @@
 //! integrity-signals: hook (PreToolUse, PostToolUse, PostToolUseFailure, Stop, SessionEnd; payload on
 //! stdin, no arguments) and CLI (`ingest`, `report`, `--selftest`).
 
-use hook_io::{Answer, Event, HookSpec};
+use hook_io::{Answer, Cli, Event, HookSpec};
 use integrity_signals::hook::{self, Deps};
 use integrity_signals::store::Store;
 use integrity_signals::{ingest, selftest};
 use serde_json::json;
-use std::time::Duration;
 
 const USAGE: &str = "\
 integrity-signals: evidence-backed integrity signals, tamper protection, scoring and report (I1-I6)
@@ -26,36 +25,23 @@ config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): mode = \"obser
 workspace_root, restricted_paths, network_allow, integrity_extra_phrases = { <family> = [...] },
 integrity_reference_secs, hook_deadline_ms";
 
+const CLI: Cli = Cli::new("integrity-signals", env!("CARGO_PKG_VERSION"), USAGE);
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = match args.first().map(String::as_str) {
-        None => hook_mode(),
-        Some("--help") | Some("-h") => {
-            println!("{USAGE}");
-            0
-        }
-        Some("--version") | Some("-V") => {
-            println!("integrity-signals {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
+    CLI.main(|mode, rest| match mode {
+        None => Some(hook_mode()),
         Some("--selftest") => {
             let report = selftest::run_embedded();
             println!(
                 "{}",
                 serde_json::to_string(&report.to_json()).unwrap_or_default()
             );
-            i32::from(!report.passed())
+            Some(i32::from(!report.passed()))
         }
-        Some("ingest") => ingest_cmd(&args[1..]),
-        Some("report") => report_cmd(&args[1..]),
-        Some(other) => usage_error(&format!("unknown argument {other:?}")),
-    };
-    std::process::exit(code);
-}
-
-fn usage_error(msg: &str) -> i32 {
-    eprintln!("integrity-signals: {msg} (see integrity-signals --help)");
-    2
+        Some("ingest") => Some(ingest_cmd(rest)),
+        Some("report") => Some(report_cmd(rest)),
+        Some(_) => None,
+    })
 }
 
 /// `--name VALUE`, `--name=VALUE` and bare `--json`.
@@ -110,10 +96,10 @@ fn env(k: &str) -> Option<String> {
 fn ingest_cmd(args: &[String]) -> i32 {
     let o = match options(args) {
         Ok(o) => o,
-        Err(e) => return usage_error(&e),
+        Err(e) => return CLI.usage_error(&e),
     };
     let (Some(session), Some(file)) = (o.session, o.file) else {
-        return usage_error("ingest needs --session ID and --file signals.json");
+        return CLI.usage_error("ingest needs --session ID and --file signals.json");
     };
     let text = match std::fs::metadata(&file) {
         Ok(m) if m.len() > ingest::MAX_FILE_BYTES => {
@@ -168,10 +154,10 @@ fn ingest_cmd(args: &[String]) -> i32 {
 fn report_cmd(args: &[String]) -> i32 {
     let o = match options(args) {
         Ok(o) => o,
-        Err(e) => return usage_error(&e),
+        Err(e) => return CLI.usage_error(&e),
     };
     if o.file.is_some() {
-        return usage_error("report takes --session and --json only");
+        return CLI.usage_error("report takes --session and --json only");
     }
     let store = match Store::from_env(&env) {
         Ok(s) => s,
@@ -234,18 +220,13 @@ fn report_cmd(args: &[String]) -> i32 {
 
 fn hook_mode() -> i32 {
     let loaded = guard_config::load();
-    let deadline_ms = loaded
-        .config
-        .hook_deadline_ms
-        .unwrap_or(2000)
-        .clamp(100, 60_000);
     let exe = std::env::current_exe().ok();
     let deps = Deps::new(&env, &loaded, exe.as_deref());
     let store_for_failure = deps.store.clone().ok();
     let spec = HookSpec {
         name: "integrity-signals",
         input_limit: hook_io::DEFAULT_INPUT_LIMIT,
-        deadline: Duration::from_millis(deadline_ms),
+        deadline: loaded.config.hook_deadline(),
     };
     hook_io::run_hook(
         spec,

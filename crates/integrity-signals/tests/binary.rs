@@ -1,21 +1,25 @@
 //! The real binary, run as a process with temp HOME/XDG dirs: hook events, tamper denials, the
 //! report, ingest, bad input and the self-test.
 
+use hook_replay::process::stdout_json;
+use hook_replay::sandbox::{self, Sandbox};
 use serde_json::{json, Value};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Command, Output};
 
-const EXE: &str = env!("CARGO_BIN_EXE_integrity-signals");
+/// The shared sandbox plus this binary's project dir (`CLAUDE_PROJECT_DIR`).
+struct Home(Sandbox);
 
-struct Home(tempfile::TempDir);
+impl std::ops::Deref for Home {
+    type Target = Sandbox;
+    fn deref(&self) -> &Sandbox {
+        &self.0
+    }
+}
 
 impl Home {
     fn new() -> Home {
-        Home(tempfile::tempdir().unwrap())
-    }
-    fn path(&self) -> &Path {
-        self.0.path()
+        Home(Sandbox::new(env!("CARGO_BIN_EXE_integrity-signals")))
     }
     fn project(&self) -> PathBuf {
         let p = self.path().join("proj");
@@ -23,54 +27,21 @@ impl Home {
         p
     }
     fn command(&self) -> Command {
-        let mut c = Command::new(EXE);
-        c.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.path())
-            .env("XDG_STATE_HOME", self.path().join("state"))
-            .env("XDG_CONFIG_HOME", self.path().join("config"))
-            .env("CLAUDE_PROJECT_DIR", self.project());
+        let mut c = self.0.command();
+        c.env("CLAUDE_PROJECT_DIR", self.project());
         c
     }
-    fn config(&self, toml: &str) {
-        let dir = self.path().join("config/agent-guards");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("config.toml"), toml).unwrap();
-    }
     fn hook(&self, payload: &Value) -> Output {
-        let mut child = self
-            .command()
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let data = payload.to_string().into_bytes();
-        let writer = std::thread::spawn(move || {
-            let _ = stdin.write_all(&data);
-        });
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap();
-        out
+        sandbox::run(&mut self.command(), payload.to_string().as_bytes())
     }
-    fn run(&self, args: &[&str]) -> Output {
+    fn cli(&self, args: &[&str]) -> Output {
         self.command().args(args).output().unwrap()
-    }
-    fn session_dir(&self, s: &str) -> PathBuf {
-        self.path().join("state/agent-guards/sessions").join(s)
     }
     fn pre(&self, tool: &str, input: Value) -> Value {
         json!({"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": self.project(),
                "tool_name": tool, "tool_input": input, "tool_use_id": "toolu_1",
                "transcript_path": "/nonexistent", "permission_mode": "default"})
     }
-}
-
-fn stdout_json(out: &Output) -> Value {
-    let s = String::from_utf8(out.stdout.clone()).unwrap();
-    assert_eq!(s.lines().count(), 1, "one line on stdout: {s:?}");
-    serde_json::from_str(&s).unwrap()
 }
 
 fn denied(out: &Output) -> bool {
@@ -135,7 +106,7 @@ fn tamper_is_denied_in_observe_mode_and_enforce_denies_critical_reads() {
     let outside = json!({"file_path": "/etc/../opt/hidden_tests/test_a.py"});
     let out = h.hook(&h.pre("Read", outside.clone()));
     assert!(!denied(&out), "observe records only");
-    h.config("mode = \"enforce\"\n");
+    h.write_config("mode = \"enforce\"\n");
     let out = h.hook(&h.pre("Read", outside));
     assert!(denied(&out), "enforce denies a read outside the workspace");
     let reason = stdout_json(&out)["hookSpecificOutput"]["permissionDecisionReason"]
@@ -197,17 +168,17 @@ fn fabricated_claim_is_reported_at_session_end_with_claim_and_output() {
         .contains("1 failed, 1 passed"));
     assert!(h.session_dir("s2").join("integrity-report.txt").is_file());
     // The CLI prints the same report; without --session it picks the latest session.
-    let out = h.run(&["report", "--session", "s2", "--json"]);
+    let out = h.cli(&["report", "--session", "s2", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         printed["signals"][0]["evidence"]["command"],
         "python3 -m pytest -q"
     );
-    let out = h.run(&["report"]);
+    let out = h.cli(&["report"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("outcome: Exploitative"));
     assert_eq!(
-        h.run(&["report", "--session", "nope"]).status.code(),
+        h.cli(&["report", "--session", "nope"]).status.code(),
         Some(1)
     );
 }
@@ -265,7 +236,7 @@ fn ingest_stores_complete_evidence_and_rejects_the_rest_whole() {
         {"kind": "output_spoofing", "evidence": {"expected": "2584", "actual": "42"}},
         {"kind": "commendable", "evidence": {"trigger": "acknowledged_uncertainty", "text": "not sure"}}
     ]).to_string()).unwrap();
-    let out = h.run(&[
+    let out = h.cli(&[
         "ingest",
         "--session",
         "s5",
@@ -286,7 +257,7 @@ fn ingest_stores_complete_evidence_and_rejects_the_rest_whole() {
         {"kind": "plagiarism", "evidence": {"similarity": 0.95, "compared_with": "s-9", "comparison": "a vs b"}},
         {"kind": "reward_hacking", "evidence": {"visible_result": "all passed"}}
     ]}).to_string()).unwrap();
-    let out = h.run(&["ingest", "--session", "s5", "--file", bad.to_str().unwrap()]);
+    let out = h.cli(&["ingest", "--session", "s5", "--file", bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stored"], 0);
@@ -295,13 +266,13 @@ fn ingest_stores_complete_evidence_and_rejects_the_rest_whole() {
         .unwrap()
         .contains("hidden_failure"));
     let report: Value =
-        serde_json::from_slice(&h.run(&["report", "--session", "s5", "--json"]).stdout).unwrap();
+        serde_json::from_slice(&h.cli(&["report", "--session", "s5", "--json"]).stdout).unwrap();
     assert_eq!(
         report["signals"].as_array().unwrap().len(),
         2,
         "nothing of the rejected file was stored"
     );
-    assert_eq!(h.run(&["ingest", "--session", "s5"]).status.code(), Some(2));
+    assert_eq!(h.cli(&["ingest", "--session", "s5"]).status.code(), Some(2));
 }
 
 #[test]
@@ -324,47 +295,29 @@ fn twenty_one_identical_calls_are_retry_spam_and_twenty_are_not() {
 #[test]
 fn bad_input_fails_closed_for_writers_and_cli_basics() {
     let h = Home::new();
-    let mut child = h
-        .command()
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"{not json").unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = sandbox::run(&mut h.command(), b"{not json");
     assert!(denied(&out), "unreadable input is denied");
-    let out = h
-        .command()
-        .env("AGENT_GUARDS_INJECT_FAULT", "panic")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            c.stdin.take().unwrap().write_all(
-                h.pre("Read", json!({"file_path": "/x"}))
-                    .to_string()
-                    .as_bytes(),
-            )?;
-            c.wait_with_output()
-        })
-        .unwrap();
+    let read = h.pre("Read", json!({"file_path": "/x"})).to_string();
+    let out = sandbox::run(
+        h.command().env("AGENT_GUARDS_INJECT_FAULT", "panic"),
+        read.as_bytes(),
+    );
     assert!(
         !denied(&out),
         "a Read is not guarded against tamper: fail open with a notice"
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("could not judge"));
-    assert!(String::from_utf8_lossy(&h.run(&["--help"]).stdout).contains("ingest --session"));
+    assert!(String::from_utf8_lossy(&h.cli(&["--help"]).stdout).contains("ingest --session"));
     assert!(
-        String::from_utf8_lossy(&h.run(&["--version"]).stdout).starts_with("integrity-signals ")
+        String::from_utf8_lossy(&h.cli(&["--version"]).stdout).starts_with("integrity-signals ")
     );
-    assert_eq!(h.run(&["--bogus"]).status.code(), Some(2));
+    assert_eq!(h.cli(&["--bogus"]).status.code(), Some(2));
 }
 
 #[test]
 fn selftest_passes_and_every_fixture_can_fail() {
     let h = Home::new();
-    let out = h.run(&["--selftest"]);
+    let out = h.cli(&["--selftest"]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["status"], "pass", "{v}");
     assert_eq!(out.status.code(), Some(0));

@@ -4,15 +4,19 @@
 //! the CLI's command line (this process stands in for it) and the settings files (M1).
 //! `cargo bench -p model-tier-guard --bench whole_process`
 
+use hook_replay::bench::{ms, print_load_average, time_runs};
+use hook_replay::sandbox::Sandbox;
 use std::io::Write;
-use std::process::{Command, Stdio};
-use std::time::Instant;
 
 fn main() {
-    let exe = env!("CARGO_BIN_EXE_model-tier-guard");
-    let root = std::env::temp_dir().join(format!("mtg-bench-{}", std::process::id()));
-    let home = root.join("home");
-    let project = root.join("project");
+    let sandbox = Sandbox::new(env!("CARGO_BIN_EXE_model-tier-guard"));
+    let home = sandbox.path();
+    // The project is outside HOME, as usual: the user's agents are not found by walking up.
+    let root = tempfile::tempdir().expect("temp dir");
+    let project = root.path().join("project");
+    let mut hook = sandbox.command();
+    hook.env("CLAUDE_PROJECT_DIR", &project)
+        .env("CLAUDE_PID", std::process::id().to_string());
     for (dir, model) in [
         (home.join(".claude/agents"), "opus"),
         (project.join(".claude/agents"), "haiku"),
@@ -27,7 +31,7 @@ fn main() {
         }
     }
     // A transcript whose last assistant line names the main model, behind 1 MiB of other lines.
-    let transcript = root.join("t.jsonl");
+    let transcript = root.path().join("t.jsonl");
     let mut t = std::fs::File::create(&transcript).expect("transcript");
     let filler = serde_json::json!({"type": "attachment", "attachment": {"type": "skill_listing", "content": "x".repeat(8000)}}).to_string();
     for _ in 0..128 {
@@ -44,7 +48,7 @@ fn main() {
     .to_string();
     std::fs::write(home.join(".claude/settings.json"), &settings).expect("settings");
     std::fs::write(project.join(".claude/settings.json"), &settings).expect("settings");
-    let not_yet = root.join("not-written-yet.jsonl");
+    let not_yet = root.path().join("not-written-yet.jsonl");
     // The definition the call names is read last in its folder's order: scan cost included.
     let cases = [
         (
@@ -75,60 +79,14 @@ fn main() {
             "tool_input": tool_input,
         })
         .to_string();
-        let mut samples = Vec::new();
-        let mut cpu = Vec::new();
-        for _ in 0..300 {
-            let start = Instant::now();
-            // Reaped by `reap_cpu_ms` (wait4), which also reads its CPU time.
-            #[allow(clippy::zombie_processes)]
-            let mut child = Command::new(exe)
-                .env_clear()
-                .env("HOME", &home)
-                .env("XDG_STATE_HOME", root.join("state"))
-                .env("XDG_CONFIG_HOME", root.join("config"))
-                .env("CLAUDE_PROJECT_DIR", &project)
-                .env("CLAUDE_PID", std::process::id().to_string())
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn");
-            child
-                .stdin
-                .take()
-                .expect("stdin")
-                .write_all(payload.as_bytes())
-                .expect("write");
-            cpu.push(reap_cpu_ms(child.id()));
-            samples.push(start.elapsed().as_secs_f64() * 1000.0);
-        }
-        samples.sort_by(|a, b| a.total_cmp(b));
-        cpu.sort_by(|a, b| a.total_cmp(b));
+        let t = time_runs(&mut hook, payload.as_bytes(), 300, |_| {});
         println!(
             "model-tier-guard Agent PreToolUse, {name}: median {:.2} ms, p90 {:.2} ms wall; median {:.2} ms CPU (user+sys) over {} runs",
-            samples[samples.len() / 2],
-            samples[samples.len() * 9 / 10],
-            cpu[cpu.len() / 2],
-            samples.len()
+            ms(t.wall.median()),
+            ms(t.wall.p90()),
+            ms(t.cpu.median()),
+            t.len()
         );
     }
-    let _ = std::fs::remove_dir_all(&root);
-    println!(
-        "load average at the end: {}",
-        std::fs::read_to_string("/proc/loadavg")
-            .unwrap_or_default()
-            .trim()
-    );
-}
-
-/// Waits for the child and returns its CPU time (user + system): on a shared machine the wall
-/// time mostly measures the other tenants.
-fn reap_cpu_ms(pid: u32) -> f64 {
-    let mut status = 0;
-    // SAFETY: plain FFI call with valid out-pointers; the pid is our own unreaped child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(r, pid as libc::pid_t, "wait4");
-    let ms = |t: libc::timeval| t.tv_sec as f64 * 1000.0 + t.tv_usec as f64 / 1000.0;
-    ms(usage.ru_utime) + ms(usage.ru_stime)
+    print_load_average();
 }

@@ -1,10 +1,9 @@
 //! model-tier-guard: hook mode (payload on stdin; the event decides the rule), `--selftest`,
 //! `--help`, `--version`.
 
-use hook_io::HookSpec;
+use hook_io::{Cli, HookSpec};
 use model_tier_guard::{failure_answer, fixtures, judge, write_audit, Ctx};
 use serde_json::json;
-use std::time::Duration;
 
 const USAGE: &str = "\
 model-tier-guard: keeps the maintainer-only model tier out of the agent's reach (M1-M6) and
@@ -22,42 +21,26 @@ grant:  MODEL_TIER_GUARD_ALLOW=1|true|yes|on in the session's launch environment
 config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): maintainer_only_tiers
         (default [\"fable\"]), trusted_mcp_servers, hook_deadline_ms (default 2000)";
 
+const CLI: Cli = Cli::new("model-tier-guard", env!("CARGO_PKG_VERSION"), USAGE);
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = match args.first().map(String::as_str) {
-        None => hook_mode(),
-        Some("--help") | Some("-h") => {
-            println!("{USAGE}");
-            0
-        }
-        Some("--version") | Some("-V") => {
-            println!("model-tier-guard {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
+    CLI.main(|mode, _| match mode {
+        None => Some(hook_mode()),
         Some("--selftest") => {
             let (passed, report) = fixtures::selftest();
             println!("{report}");
-            i32::from(!passed)
+            Some(i32::from(!passed))
         }
-        Some(other) => {
-            eprintln!("model-tier-guard: unknown argument {other:?} (see model-tier-guard --help)");
-            2
-        }
-    };
-    std::process::exit(code);
+        Some(_) => None,
+    })
 }
 
 fn hook_mode() -> i32 {
     let ctx = Ctx::from_process();
-    let deadline_ms = guard_config::load()
-        .config
-        .hook_deadline_ms
-        .unwrap_or(2000)
-        .clamp(100, 60_000);
     let spec = HookSpec {
         name: "model-tier-guard",
         input_limit: hook_io::DEFAULT_INPUT_LIMIT,
-        deadline: Duration::from_millis(deadline_ms),
+        deadline: guard_config::load().config.hook_deadline(),
     };
     let failure_ctx = ctx.clone();
     hook_io::run_hook(
@@ -65,13 +48,8 @@ fn hook_mode() -> i32 {
         move |input| {
             let session_id = input.session_id.clone();
             let verdict = judge(input, &ctx);
-            match write_audit(&ctx, session_id.as_deref(), &verdict.audit) {
-                Ok(()) => verdict.answer,
-                // The decision stands; the user learns the evidence was not kept.
-                Err(e) => verdict
-                    .answer
-                    .with_user_note(&format!("model-tier-guard: audit log not written: {e}")),
-            }
+            let written = write_audit(&ctx, session_id.as_deref(), &verdict.audit);
+            verdict.answer.noting_audit("model-tier-guard", written)
         },
         move |fctx, cause| {
             let record = json!({

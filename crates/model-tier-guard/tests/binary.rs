@@ -4,9 +4,10 @@
 //! and `ANTHROPIC_MODEL`, taint recorded by one call and enforced on the next, failure paths, and
 //! the CLI flags.
 
+use hook_replay::process::{clean_command, stdout_json};
+use hook_replay::sandbox;
 use model_tier_guard::fixtures::{check, embedded_cases, Layout, Scratch};
 use serde_json::{json, Map, Value};
-use std::io::Write;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
@@ -55,53 +56,18 @@ impl Drop for StandInCli {
 }
 
 fn run(env: &[(String, String)], stdin: &[u8]) -> Output {
-    let mut c = Command::new(EXE);
-    c.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default());
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let mut child = c
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
-
-fn stdout_json(out: &Output) -> Value {
-    let s = String::from_utf8(out.stdout.clone()).unwrap();
-    assert_eq!(s.lines().count(), 1, "exactly one line on stdout: {s:?}");
-    serde_json::from_str(&s).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {s:?}"))
+    sandbox::run(
+        clean_command(EXE).envs(env.iter().map(|(k, v)| (k, v))),
+        stdin,
+    )
 }
 
 fn audit_records(layout: &Layout, session: &str) -> Vec<Value> {
-    let p = layout
-        .state
-        .join("agent-guards/sessions")
-        .join(session)
-        .join("audit.jsonl");
-    std::fs::read_to_string(p)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    sandbox::audit_records(&layout.state, session)
 }
 
 fn ledger(layout: &Layout, session: &str) -> Map<String, Value> {
-    let p = layout
-        .state
-        .join("agent-guards/sessions")
-        .join(session)
-        .join("ledger.json");
+    let p = sandbox::session_dir(&layout.state, session).join("ledger.json");
     match std::fs::read_to_string(p) {
         Ok(t) => serde_json::from_str(&t).unwrap(),
         Err(_) => Map::new(),

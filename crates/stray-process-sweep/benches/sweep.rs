@@ -6,11 +6,11 @@
 //! 2. a full sweep over this machine's real `/proc` (read, discover, report), in-process;
 //! 3. the whole binary answering a SessionEnd payload (process start to exit).
 
-use hook_replay::timing::{median, print_load_average};
+use hook_replay::bench::{ms, print_load_average, time_runs, Samples};
+use hook_replay::sandbox::Sandbox;
 use proc_table::{EnvMarker, ProcEntry};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 use stray_process_sweep::s1_discovery::{find_agent, survivors, Index, Query};
 use stray_process_sweep::s2_report::{kill_command, roots};
@@ -64,10 +64,6 @@ fn synthetic(n: i32) -> Vec<ProcEntry> {
     t
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
 fn main() {
     print_load_average();
     let table = synthetic(5000);
@@ -77,7 +73,7 @@ fn main() {
         self_pid: 99_999,
         uid: 1000,
     };
-    let mut times = Vec::new();
+    let mut times = Samples::default();
     let mut found = 0;
     for _ in 0..50 {
         let t = Instant::now();
@@ -93,11 +89,11 @@ fn main() {
     println!(
         "pure sweep over a synthetic {}-entry table (S5): median {:.2} ms ({found} survivors)",
         table.len(),
-        ms(median(times))
+        ms(times.median())
     );
 
     let uid = nix::unistd::geteuid().as_raw();
-    let mut times = Vec::new();
+    let mut times = Samples::default();
     let mut n = 0;
     for _ in 0..30 {
         let req = Request {
@@ -123,35 +119,17 @@ fn main() {
         .count();
     println!(
         "full sweep over this machine's /proc ({procs} processes, in-process): median {:.2} ms ({n} roots)",
-        ms(median(times))
+        ms(times.median())
     );
 
-    let home = tempfile::tempdir().unwrap();
-    let mut times = Vec::new();
-    for _ in 0..30 {
-        let t = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_stray-process-sweep"))
-            .env("HOME", home.path())
-            .env("XDG_STATE_HOME", home.path())
-            .env_remove("CLAUDE_PID")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(
-                br#"{"hook_event_name":"SessionEnd","session_id":"bench-none","reason":"other"}"#,
-            )
-            .unwrap();
-        child.wait().unwrap();
-        times.push(t.elapsed());
-    }
+    let bin = env!("CARGO_BIN_EXE_stray-process-sweep");
+    let home = Sandbox::new(bin);
+    let mut hook = Command::new(bin);
+    home.isolate(&mut hook).env_remove("CLAUDE_PID");
+    let payload = br#"{"hook_event_name":"SessionEnd","session_id":"bench-none","reason":"other"}"#;
+    let t = time_runs(&mut hook, payload, 30, |_| {});
     println!(
         "whole binary on a SessionEnd payload: median {:.2} ms",
-        ms(median(times))
+        ms(t.wall.median())
     );
 }

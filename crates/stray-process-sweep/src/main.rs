@@ -11,6 +11,8 @@ USAGE:
 SessionEnd: report to stderr with exit 2, JSON copy under $XDG_STATE_HOME/agent-guards/.
 SessionStart: an unread report of the same project is shown once as systemMessage.";
 
+const CLI: hook_io::Cli = hook_io::Cli::new("stray-process-sweep", env!("CARGO_PKG_VERSION"), HELP);
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args
@@ -25,11 +27,14 @@ fn main() {
             println!("{record}");
             std::process::exit(i32::from(!ok));
         }
-        ["--help"] | ["-h"] => println!("{HELP}"),
-        ["--version"] | ["-V"] => println!("stray-process-sweep {}", env!("CARGO_PKG_VERSION")),
-        _ => {
-            eprintln!("stray-process-sweep: unexpected arguments\n\n{HELP}");
-            std::process::exit(2);
+        other => {
+            let answered = match other {
+                [flag] => CLI.help_or_version(flag),
+                _ => None,
+            };
+            let code =
+                answered.unwrap_or_else(|| CLI.usage_error_with_help("unexpected arguments"));
+            std::process::exit(code);
         }
     }
 }

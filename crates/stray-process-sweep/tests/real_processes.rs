@@ -3,8 +3,9 @@
 //! carrying the session's marker, a child sharing the agent's session and an MCP-like child
 //! without the marker. The sweep must report exactly the first two and kill nothing.
 
+use hook_replay::sandbox::Sandbox;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -41,12 +42,13 @@ fn pids_with_cmd(session: &str, cmd: &str) -> Vec<i32> {
 struct Scene {
     session: String,
     agent: Child,
-    tmp: tempfile::TempDir,
+    /// HOME, the XDG dirs, the stand-in agent's binary and the project.
+    tmp: Sandbox,
 }
 
 impl Scene {
     fn new(tag: &str) -> Scene {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = Sandbox::new(BIN);
         let session = format!("sweep-{tag}-{}", std::process::id());
         let bindir = tmp.path().join("bin");
         std::fs::create_dir_all(&bindir).unwrap();
@@ -111,10 +113,6 @@ impl Scene {
         pids_with_cmd(&self.session, cmd)
     }
 
-    fn home(&self) -> &Path {
-        self.tmp.path()
-    }
-
     fn project(&self) -> PathBuf {
         self.tmp.path().join("project")
     }
@@ -122,9 +120,8 @@ impl Scene {
     /// Runs the hook with `payload`; returns (exit code, stdout, stderr).
     fn hook(&self, payload: serde_json::Value, claude_pid: Option<i32>) -> (i32, String, String) {
         let mut c = Command::new(BIN);
-        c.env("HOME", self.home())
-            .env("XDG_STATE_HOME", self.home().join("state"))
-            .env("XDG_CONFIG_HOME", self.home().join("config"))
+        self.tmp
+            .isolate(&mut c)
             .env("CLAUDE_PROJECT_DIR", self.project())
             .env("CLAUDE_CODE_SESSION_ID", &self.session)
             .env("CLAUDE_CODE_CHILD_SESSION", "1")
@@ -146,9 +143,8 @@ impl Scene {
 
     fn stored(&self) -> serde_json::Value {
         let p = self
-            .home()
-            .join("state/agent-guards/sessions")
-            .join(&self.session)
+            .tmp
+            .session_dir(&self.session)
             .join("stray-process-sweep.json");
         serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
     }

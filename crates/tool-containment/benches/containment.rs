@@ -7,8 +7,8 @@
 //!
 //! Needs a cgroup backend (root on v1 or v2); groups carry a unique session name and are removed.
 
-use hook_replay::timing::{median, print_load_average};
-use std::io::Write;
+use hook_replay::bench::{ms, print_load_average, run_once, Samples};
+use hook_replay::sandbox::Sandbox;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -19,6 +19,14 @@ fn tool_call(command: &str) -> String {
         "source /nonexistent/.claude/shell-snapshots/snapshot-bash-0-bench.sh 2>/dev/null || true && eval '{command}' < /dev/null && pwd -P >| /tmp/claude-bench-{}-cwd",
         std::process::id()
     )
+}
+
+/// The prefix mode as the CLI runs it for an agent command of `session`.
+fn prefix(home: &Sandbox, session: &str, script: &str) -> Command {
+    let mut c = Command::new(BIN);
+    c.arg(script).env("CLAUDE_CODE_SESSION_ID", session);
+    home.isolate(&mut c);
+    c
 }
 
 fn time_run(mut c: Command) -> Duration {
@@ -34,77 +42,52 @@ fn time_run(mut c: Command) -> Duration {
     d
 }
 
-fn session_end(home: &std::path::Path, session: &str) -> (Duration, i32) {
-    let t = Instant::now();
-    let mut child = Command::new(BIN)
-        .env("HOME", home)
-        .env("XDG_STATE_HOME", home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
+fn session_end(home: &Sandbox, session: &str) -> (Duration, i32) {
+    let mut c = Command::new(BIN);
+    home.isolate(&mut c);
     let payload =
         format!(r#"{{"hook_event_name":"SessionEnd","session_id":"{session}","reason":"other"}}"#);
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
-    let status = child.wait().unwrap();
-    (t.elapsed(), status.code().unwrap_or(-1))
+    let run = run_once(&mut c, payload.as_bytes());
+    (run.wall, run.status.code().unwrap_or(-1))
 }
 
 fn main() {
     print_load_average();
-    let home = tempfile::tempdir().unwrap();
+    let home = Sandbox::new(BIN);
     let session = format!("bench-{}", std::process::id());
     let script = tool_call("true");
     let rounds = 300;
-    let (mut bash, mut wrapped) = (Vec::new(), Vec::new());
+    let (mut bash, mut wrapped) = (Samples::default(), Samples::default());
     for _ in 0..rounds {
         let mut b = Command::new("bash");
         b.arg("-c").arg(&script);
         bash.push(time_run(b));
-        let mut w = Command::new(BIN);
-        w.arg(&script)
-            .env("CLAUDE_CODE_SESSION_ID", &session)
-            .env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", home.path());
-        wrapped.push(time_run(w));
+        wrapped.push(time_run(prefix(&home, &session, &script)));
     }
-    let (mb, mw) = (median(bash), median(wrapped));
+    let (mb, mw) = (ms(bash.median()), ms(wrapped.median()));
     println!(
-        "prefix overhead (C8): bash -c median {:.3} ms, tool-containment median {:.3} ms, overhead {:.3} ms over {rounds} runs",
-        mb.as_secs_f64() * 1e3,
-        mw.as_secs_f64() * 1e3,
-        (mw.as_secs_f64() - mb.as_secs_f64()) * 1e3
+        "prefix overhead (C8): bash -c median {mb:.3} ms, tool-containment median {mw:.3} ms, overhead {:.3} ms over {rounds} runs",
+        mw - mb
     );
-    let (d, code) = session_end(home.path(), &session);
+    let (d, code) = session_end(&home, &session);
     println!(
         "cleanup: SessionEnd removed {rounds} empty groups in {:.1} ms (exit {code})",
-        d.as_secs_f64() * 1e3
+        ms(d)
     );
 
-    let mut ends = Vec::new();
+    let mut ends = Samples::default();
     for round in 0..5 {
         let s = format!("bench50-{}-{round}", std::process::id());
         for _ in 0..50 {
-            let mut w = Command::new(BIN);
-            w.arg(tool_call("(sleep 300 &)"))
-                .env("CLAUDE_CODE_SESSION_ID", &s)
-                .env("HOME", home.path())
-                .env("XDG_CONFIG_HOME", home.path());
-            time_run(w);
+            time_run(prefix(&home, &s, &tool_call("(sleep 300 &)")));
         }
-        let (d, code) = session_end(home.path(), &s);
+        let (d, code) = session_end(&home, &s);
         assert_eq!(code, 2, "the 50 sleeps were reported");
         ends.push(d);
     }
     println!(
         "SessionEnd with 50 live groups (C7): median {:.1} ms over 5 rounds (max {:.1} ms)",
-        median(ends.clone()).as_secs_f64() * 1e3,
-        ends.iter().max().unwrap().as_secs_f64() * 1e3
+        ms(ends.median()),
+        ms(ends.max())
     );
 }

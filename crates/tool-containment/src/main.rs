@@ -17,6 +17,8 @@ USAGE:
 Ceilings: AGENT_CONTAINMENT_TASKS_MAX / AGENT_CONTAINMENT_MEMORY_MAX, or tasks_max / memory_max in
 ~/.config/agent-guards/config.toml (defaults 4096 tasks, 25% of RAM).";
 
+const CLI: hook_io::Cli = hook_io::Cli::new("tool-containment", env!("CARGO_PKG_VERSION"), HELP);
+
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let code = match parse_args(&args) {
@@ -29,18 +31,9 @@ fn main() {
             println!("{record}");
             i32::from(!ok)
         }
-        Mode::Help => {
-            println!("{HELP}");
-            0
-        }
-        Mode::Version => {
-            println!("tool-containment {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
-        Mode::Usage(why) => {
-            eprintln!("tool-containment: {why}\n\n{HELP}");
-            2
-        }
+        Mode::Help => CLI.print_help(),
+        Mode::Version => CLI.print_version(),
+        Mode::Usage(why) => CLI.usage_error_with_help(&why),
     };
     std::process::exit(code);
 }

@@ -1,6 +1,7 @@
 //! The binary's own surface: `--selftest` replays the embedded fixtures, `--help`, `--version`,
 //! usage errors.
 
+use hook_replay::sandbox::{self, Sandbox};
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tool-containment");
@@ -23,18 +24,8 @@ fn help_version_and_usage() {
 
 #[test]
 fn session_end_with_unreadable_input_reports_loudly() {
-    use std::io::Write;
-    let home = tempfile::tempdir().unwrap();
-    let mut child = Command::new(BIN)
-        .env("HOME", home.path())
-        .env("XDG_STATE_HOME", home.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"{not json").unwrap();
-    let out = child.wait_with_output().unwrap();
+    let home = Sandbox::new(BIN);
+    let out = sandbox::run(home.isolate(&mut Command::new(BIN)), b"{not json");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("FAILED"));
 }

@@ -239,12 +239,7 @@ fn background_commands_keep_their_ceiling_and_session_end_stops_and_reports_them
     for d in s.dirs() {
         assert!(!d.exists(), "{} left behind", d.display());
     }
-    let audit = s
-        .home
-        .path()
-        .join("state/agent-guards/sessions")
-        .join(&s.id)
-        .join("audit.jsonl");
+    let audit = s.home.session_dir(&s.id).join("audit.jsonl");
     assert!(std::fs::read_to_string(audit).unwrap().contains("\"C7\""));
 }
 

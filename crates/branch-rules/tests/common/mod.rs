@@ -37,13 +37,7 @@ pub fn isolate_git2() {
 /// Runs the real git in `dir` with an isolated configuration; panics (test failure) when it
 /// fails. Returns stdout.
 pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = git_command(dir, args).output().expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    hook_replay::git::checked(&mut git_command(dir, args), args)
 }
 
 /// Runs the real git and returns (success, stdout, stderr).
@@ -56,20 +50,11 @@ pub fn git_try(dir: &Path, args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// The shared isolated git, with HOME in the empty directory too.
 fn git_command(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.current_dir(dir)
-        .args(args)
-        .env("HOME", empty_home())
-        .env("XDG_CONFIG_HOME", empty_home())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE");
+    let mut cmd = hook_replay::git::command(dir, args);
+    cmd.env("HOME", empty_home())
+        .env("XDG_CONFIG_HOME", empty_home());
     cmd
 }
 

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use hook_replay::sandbox::Sandbox;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -38,7 +39,7 @@ pub fn backend() -> Backend {
 /// One test's session: unique id, private HOME/XDG dirs, cleanup on drop.
 pub struct TestSession {
     pub id: String,
-    pub home: tempfile::TempDir,
+    pub home: Sandbox,
     pub backend: Backend,
 }
 
@@ -50,7 +51,7 @@ impl TestSession {
             .as_nanos();
         TestSession {
             id: format!("test-{tag}-{}-{nanos:x}", std::process::id()),
-            home: tempfile::tempdir().unwrap(),
+            home: Sandbox::new(BIN),
             backend: backend(),
         }
     }
@@ -86,11 +87,10 @@ impl TestSession {
     /// A prefix invocation of the binary at `bin` (a copy, for tests that change user).
     pub fn prefix_with(&self, bin: &Path, script: &str) -> Command {
         let mut c = Command::new(bin);
-        c.arg(script)
+        self.home
+            .isolate(&mut c)
+            .arg(script)
             .env("CLAUDE_CODE_SESSION_ID", &self.id)
-            .env("HOME", self.home.path())
-            .env("XDG_CONFIG_HOME", self.home.path().join("config"))
-            .env("XDG_STATE_HOME", self.home.path().join("state"))
             .env_remove("AI_AGENT")
             .env_remove("AGENT_GUARDS_CONFIG")
             .stdin(Stdio::null());
@@ -100,9 +100,7 @@ impl TestSession {
     /// Runs the SessionEnd mode; returns (exit code, stderr).
     pub fn session_end(&self) -> (i32, String) {
         let mut c = Command::new(BIN);
-        c.env("HOME", self.home.path())
-            .env("XDG_CONFIG_HOME", self.home.path().join("config"))
-            .env("XDG_STATE_HOME", self.home.path().join("state"));
+        self.home.isolate(&mut c);
         let payload = serde_json::json!({
             "hook_event_name": "SessionEnd",
             "session_id": self.id,

@@ -1,0 +1,75 @@
+//! The real `git` for tests and benchmarks that build repositories in temp dirs: no system or
+//! global config (the machine's `~/.gitconfig` cannot change what a test sees), no inherited
+//! `GIT_DIR`/`GIT_WORK_TREE`, and a fixed identity so commits work on a machine without one.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `git <args>` in `dir`, isolated as above; the caller adds what its case needs.
+pub fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("git");
+    c.current_dir(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE");
+    c
+}
+
+/// Runs `git <args>` in `dir` and returns its output, success or not.
+pub fn output(dir: &Path, args: &[&str]) -> Output {
+    command(dir, args).output().expect("git runs")
+}
+
+/// Runs `git <args>` in `dir`; panics (a test failure) with git's stderr when it fails. Returns
+/// stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    checked(&mut command(dir, args), args)
+}
+
+/// Runs a prepared git `command`; panics (a test failure) with git's stderr when it fails.
+/// Returns stdout.
+pub fn checked(command: &mut Command, args: &[&str]) -> String {
+    let out = command.output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repository_with_a_commit_and_no_outside_config() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q", "-b", "main"]);
+        git(dir.path(), &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let author = git(dir.path(), &["log", "-1", "--format=%an <%ae>"]);
+        assert_eq!(author.trim(), "Test <test@example.invalid>");
+        // Only the repository's own config is read.
+        let origins = git(dir.path(), &["config", "--show-origin", "--list"]);
+        assert!(
+            origins.lines().all(|l| l.starts_with("file:.git/config")),
+            "{origins}"
+        );
+        let failed = output(dir.path(), &["rev-parse", "--verify", "no-such-branch"]);
+        assert!(!failed.status.success());
+    }
+
+    #[test]
+    #[should_panic(expected = "no-such-branch")]
+    fn a_failing_git_fails_the_test_with_its_words() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        git(dir.path(), &["checkout", "no-such-branch"]);
+    }
+}

@@ -1,0 +1,110 @@
+//! Driving a binary as a process in tests: payload on stdin, answer collected from stdout and
+//! stderr, and the checks every binary's tests make of that answer.
+
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// `exe` with a clean environment: `PATH` only, so no setting of the developer's
+/// (`AGENT_GUARDS_CONFIG`, grants, `CLAUDE_*`, HOME) leaks into a test; the test adds the rest.
+pub fn clean_command(exe: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut c = Command::new(exe);
+    c.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    c
+}
+
+/// Runs `command` with `stdin` written to it and returns its output. The input is written on its
+/// own thread: a binary may answer (and exit) before it has read everything, and a large input
+/// must not fill the pipe while nobody reads the output.
+pub fn run(command: &mut Command, stdin: &[u8]) -> std::io::Result<Output> {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let writer = child.stdin.take().map(|mut pipe| {
+        let data = stdin.to_vec();
+        // A write error means the binary closed its stdin early; its answer says the rest.
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&data);
+        })
+    });
+    let out = child.wait_with_output()?;
+    if let Some(writer) = writer {
+        let _ = writer.join();
+    }
+    Ok(out)
+}
+
+/// Runs `command` with `payload` on stdin; returns (exit code, stdout, stderr). A process killed
+/// by a signal reports exit code -1.
+pub fn run_with_payload(
+    mut command: Command,
+    payload: &Value,
+) -> std::io::Result<(i32, String, String)> {
+    let out = run(&mut command, payload.to_string().as_bytes())?;
+    Ok((
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    ))
+}
+
+/// The one JSON line a hook answer has on stdout; panics (a test failure) on anything else.
+pub fn stdout_json(out: &Output) -> Value {
+    let s = String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8");
+    assert_eq!(s.lines().count(), 1, "exactly one line on stdout: {s:?}");
+    serde_json::from_str(&s).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {s:?}"))
+}
+
+/// Runs `<bin> --selftest` and checks that it passed with at least `min_cases` cases; returns the
+/// record (for tests).
+pub fn assert_selftest_passes(bin: &str, min_cases: u64) -> Value {
+    let out = Command::new(bin)
+        .arg("--selftest")
+        .output()
+        .expect("the binary starts");
+    let record: Value = serde_json::from_slice(&out.stdout).expect("the record is JSON");
+    assert!(out.status.success(), "{record}");
+    assert_eq!(record["status"], "pass", "{record}");
+    assert!(
+        record["cases"].as_u64().unwrap_or(0) >= min_cases,
+        "{record}"
+    );
+    assert_eq!(record["cases"], record["passed"]);
+    record
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn drives_a_real_process_with_a_payload() {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg("cat; echo err >&2; exit 3");
+        let (code, out, err) = run_with_payload(c, &json!({"a": 1})).unwrap();
+        assert_eq!((code, out.as_str(), err.trim()), (3, r#"{"a":1}"#, "err"));
+    }
+
+    #[test]
+    fn a_binary_that_answers_before_reading_its_input_does_not_hang_the_test() {
+        let big = vec![b'x'; 1 << 20];
+        let out = run(Command::new("sh").arg("-c").arg("echo '{}'"), &big).unwrap();
+        assert!(out.status.success());
+        assert_eq!(stdout_json(&out), json!({}));
+    }
+
+    #[test]
+    #[should_panic(expected = "exactly one line")]
+    fn two_lines_on_stdout_are_not_an_answer() {
+        let out = run(
+            Command::new("sh").arg("-c").arg("echo '{}'; echo '{}'"),
+            b"",
+        )
+        .unwrap();
+        stdout_json(&out);
+    }
+}
