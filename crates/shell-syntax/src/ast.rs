@@ -11,6 +11,10 @@ pub use compact_str::CompactString as Text;
 /// The parts of a [`Word`]. One part (the common case) is stored inline.
 pub type Parts = smallvec::SmallVec<[WordPart; 1]>;
 
+/// A list that is usually empty or short, stored as one pointer (`thin_vec::ThinVec`, length
+/// and capacity live in its heap block): keeps every command node small.
+pub type Few<T> = thin_vec::ThinVec<T>;
+
 /// The commands of a [`Pipeline`]. One command (the common case) is stored inline.
 pub type PipeElems = smallvec::SmallVec<[PipeElem; 1]>;
 
@@ -87,7 +91,7 @@ pub enum Terminator {
 #[derive(Debug, Clone, PartialEq)]
 pub struct AndOr {
     pub first: Pipeline,
-    pub rest: Vec<(AndOrOp, Pipeline)>,
+    pub rest: Few<(AndOrOp, Pipeline)>,
     pub span: Span,
 }
 
@@ -132,8 +136,9 @@ pub struct PipeElem {
 pub enum Command {
     Simple(SimpleCommand),
     Compound(Box<CompoundCommand>),
-    Function(FunctionDef),
-    Coproc(Coproc),
+    /// Boxed, like `Coproc`: rare, and they would double the size of every command node.
+    Function(Box<FunctionDef>),
+    Coproc(Box<Coproc>),
 }
 
 impl Command {
@@ -159,10 +164,10 @@ impl Command {
 /// `a=1 b[2]+=x cmd arg <in >out`
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SimpleCommand {
-    pub assignments: Vec<Assignment>,
+    pub assignments: Few<Assignment>,
     /// Program and arguments, in order (may be empty: `a=1`, `>file`).
-    pub words: Vec<Word>,
-    pub redirects: Vec<Redirect>,
+    pub words: Few<Word>,
+    pub redirects: Few<Redirect>,
     pub span: Span,
 }
 

@@ -442,13 +442,13 @@ impl<'s, 'b> Parser<'s, 'b> {
         let mut body = self.compound(kind, body_start)?;
         self.leave();
         let redirects = std::mem::take(&mut body.redirects);
-        Ok(Command::Function(FunctionDef {
+        Ok(Command::Function(Box::new(FunctionDef {
             name: name.into(),
             keyword,
             body: Box::new(body),
             redirects,
             span: self.span(start),
-        }))
+        })))
     }
 
     pub(super) fn coproc(&mut self, start: usize) -> PResult<Command> {
@@ -476,10 +476,10 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
         }
         let body = self.command()?;
-        Ok(Command::Coproc(Coproc {
+        Ok(Command::Coproc(Box::new(Coproc {
             name,
             body: Box::new(body),
             span: self.span(start),
-        }))
+        })))
     }
 }

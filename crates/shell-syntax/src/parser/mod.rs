@@ -451,7 +451,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     fn and_or(&mut self) -> PResult<AndOr> {
         let start = self.pos;
         let first = self.pipeline()?;
-        let mut rest = Vec::new();
+        let mut rest = Few::new();
         loop {
             self.skip_blanks()?;
             let op = if self.starts_with("&&") {
@@ -467,7 +467,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
         Ok(AndOr {
             first,
-            rest,
+            rest: exact_few(rest),
             span: self.span(start),
         })
     }
@@ -615,7 +615,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             // First-byte checks before the calls: this loop runs once per word.
             if matches!(c, b'0'..=b'9' | b'{' | b'<' | b'>' | b'&') {
                 if let Some(r) = self.try_redirect()? {
-                    push_one_first(&mut cmd.redirects, r);
+                    push_one_first_few(&mut cmd.redirects, r);
                     continue;
                 }
             }
@@ -624,7 +624,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             if first {
                 if name_start {
                     if let Some(a) = self.try_assignment()? {
-                        push_one_first(&mut cmd.assignments, a);
+                        push_one_first_few(&mut cmd.assignments, a);
                         continue;
                     }
                 }
@@ -648,8 +648,8 @@ impl<'s, 'b> Parser<'s, 'b> {
         if cmd.words.is_empty() && cmd.assignments.is_empty() && cmd.redirects.is_empty() {
             return self.unexpected();
         }
-        cmd.assignments = exact(cmd.assignments);
-        cmd.redirects = exact(cmd.redirects);
+        cmd.assignments = exact_few(cmd.assignments);
+        cmd.redirects = exact_few(cmd.redirects);
         cmd.span = self.span(start);
         Ok(Command::Simple(cmd))
     }
@@ -920,6 +920,24 @@ fn push_one_first<T>(v: &mut Vec<T>, x: T) {
         v.reserve_exact(1);
     }
     v.push(x);
+}
+
+/// [`push_one_first`] for a [`Few`].
+#[inline]
+fn push_one_first_few<T>(v: &mut Few<T>, x: T) {
+    if v.capacity() == 0 {
+        v.reserve_exact(1);
+    }
+    v.push(x);
+}
+
+/// [`exact`] for a [`Few`].
+#[inline]
+fn exact_few<T>(mut v: Few<T>) -> Few<T> {
+    if v.capacity() > v.len() {
+        v.shrink_to_fit();
+    }
+    v
 }
 
 /// First bytes of the reserved words.
