@@ -11,7 +11,7 @@
 
 use crate::paths;
 use shell_syntax::view::{AppliedRedirect, CdKind, Invocation, InvocationKind};
-use shell_syntax::{RedirOp, Word, WordPart};
+use shell_syntax::{RedirOp, Word};
 use std::path::{Path, PathBuf};
 
 /// Where the command runs.
@@ -187,59 +187,7 @@ fn program_name(inv: &Invocation) -> Option<String> {
 /// A word's text with `~`, `$HOME`, `$PWD` and the command's static assignments expanded; globs
 /// kept as pattern text (second value true). `None` when run time decides it.
 fn word_text(word: &Word, lookup: &dyn Fn(&str) -> Option<String>) -> Option<(String, bool)> {
-    let mut out = String::new();
-    let mut glob = false;
-    parts_text(&word.parts, lookup, &mut out, &mut glob).then_some((out, glob))
-}
-
-fn parts_text(
-    parts: &[WordPart],
-    lookup: &dyn Fn(&str) -> Option<String>,
-    out: &mut String,
-    glob: &mut bool,
-) -> bool {
-    for p in parts {
-        match p {
-            WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
-                out.push_str(s)
-            }
-            WordPart::DoubleQuoted(inner) | WordPart::Locale(inner) => {
-                if !parts_text(inner, lookup, out, glob) {
-                    return false;
-                }
-            }
-            WordPart::Tilde(user) if user.is_empty() => match lookup("HOME") {
-                Some(h) => out.push_str(&h),
-                None => return false,
-            },
-            WordPart::Param(pe)
-                if pe.op.is_none() && !pe.length && !pe.indirect && pe.index.is_none() =>
-            {
-                match lookup(&pe.name) {
-                    Some(v) => out.push_str(&v),
-                    None => return false,
-                }
-            }
-            WordPart::Glob(g) => {
-                *glob = true;
-                out.push_str(g);
-            }
-            WordPart::ExtGlob { op, pattern } => {
-                *glob = true;
-                out.push(*op);
-                out.push('(');
-                out.push_str(pattern);
-                out.push(')');
-            }
-            WordPart::Brace(_) => {
-                // Any alternative may be the one; a `*` stands for all of them.
-                *glob = true;
-                out.push('*');
-            }
-            _ => return false,
-        }
-    }
-    true
+    word.resolve_pattern(lookup)
 }
 
 struct Ctx<'a> {

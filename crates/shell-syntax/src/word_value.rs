@@ -59,7 +59,19 @@ impl Word {
     /// resolved through `lookup`; `None` if anything else is dynamic or a lookup fails.
     pub fn resolve(&self, lookup: &dyn Fn(&str) -> Option<String>) -> Option<String> {
         let mut out = String::new();
-        resolve_parts(&self.parts, lookup, &mut out).then_some(out)
+        resolve_parts(&self.parts, lookup, &mut out, None).then_some(out)
+    }
+
+    /// [`Word::resolve`] for a word used as a path pattern: unquoted globs and extglobs are kept
+    /// as pattern text and a brace expansion becomes `*` (any alternative may be the one); the
+    /// flag says whether the text is a pattern.
+    pub fn resolve_pattern(
+        &self,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<(String, bool)> {
+        let mut out = String::new();
+        let mut glob = false;
+        resolve_parts(&self.parts, lookup, &mut out, Some(&mut glob)).then_some((out, glob))
     }
 }
 
@@ -93,10 +105,18 @@ fn static_parts(parts: &[WordPart], out: &mut String) -> bool {
     true
 }
 
+fn mark(glob: &mut Option<&mut bool>) {
+    if let Some(f) = glob {
+        **f = true;
+    }
+}
+
+/// `glob`: `Some` to keep glob parts as pattern text (and note that there was one).
 fn resolve_parts(
     parts: &[WordPart],
     lookup: &dyn Fn(&str) -> Option<String>,
     out: &mut String,
+    mut glob: Option<&mut bool>,
 ) -> bool {
     for p in parts {
         match p {
@@ -104,7 +124,7 @@ fn resolve_parts(
                 out.push_str(s)
             }
             WordPart::DoubleQuoted(inner) | WordPart::Locale(inner) => {
-                if !resolve_parts(inner, lookup, out) {
+                if !resolve_parts(inner, lookup, out, glob.as_deref_mut()) {
                     return false;
                 }
             }
@@ -120,8 +140,53 @@ fn resolve_parts(
                     None => return false,
                 }
             }
+            WordPart::Glob(g) if glob.is_some() => {
+                mark(&mut glob);
+                out.push_str(g);
+            }
+            WordPart::ExtGlob { op, pattern } if glob.is_some() => {
+                mark(&mut glob);
+                out.push(*op);
+                out.push('(');
+                out.push_str(pattern);
+                out.push(')');
+            }
+            WordPart::Brace(_) if glob.is_some() => {
+                mark(&mut glob);
+                out.push('*');
+            }
             _ => return false,
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse;
+
+    fn word(src: &str) -> crate::ast::Word {
+        let p = parse(src);
+        match &p.script.body.items[0].and_or.first.commands[0].command {
+            crate::ast::Command::Simple(c) => c.words[0].clone(),
+            other => panic!("not a simple command: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn resolve_pattern_keeps_globs_that_resolve_refuses() {
+        let home = |n: &str| (n == "HOME").then(|| "/h".to_string());
+        let w = word("~/src/*.rs");
+        assert_eq!(w.resolve(&home), None);
+        assert_eq!(w.resolve_pattern(&home), Some(("/h/src/*.rs".into(), true)));
+        let w = word("\"$HOME\"/a+(b|c)/{x,y}");
+        assert_eq!(
+            w.resolve_pattern(&home),
+            Some(("/h/a+(b|c)/*".into(), true))
+        );
+        let w = word("\"$HOME/*\"");
+        assert_eq!(w.resolve_pattern(&home), Some(("/h/*".into(), false)));
+        assert_eq!(word("$OTHER/x").resolve_pattern(&home), None);
+        assert_eq!(word("$(pwd)/x").resolve_pattern(&home), None);
+    }
 }
