@@ -166,16 +166,8 @@ impl<'s, 'b> Parser<'s, 'b> {
                 b'*' | b'?' | b'+' | b'@' | b'!'
                     if self.peek_at(1) == Some(b'(') && mode.globs() =>
                 {
-                    match self.extglob()? {
-                        Some(p) => {
-                            lit.flush(self.src, &mut parts);
-                            parts.push(p);
-                        }
-                        None => {
-                            lit.push_src(self.src, self.pos, self.pos + 1);
-                            self.pos += 1;
-                        }
-                    }
+                    let p = self.extglob()?;
+                    self.part_or_byte(p, &mut parts, &mut lit);
                 }
                 b'*' | b'?' if mode.globs() => {
                     lit.flush(self.src, &mut parts);
@@ -200,26 +192,14 @@ impl<'s, 'b> Parser<'s, 'b> {
                         }
                     }
                 }
-                b'{' if mode == Mode::Normal => match self.brace()? {
-                    Some(p) => {
-                        lit.flush(self.src, &mut parts);
-                        parts.push(p);
-                    }
-                    None => {
-                        lit.push_src(self.src, self.pos, self.pos + 1);
-                        self.pos += 1;
-                    }
-                },
-                b'~' if self.tilde_allowed(mode, start) => match self.tilde(mode) {
-                    Some(p) => {
-                        lit.flush(self.src, &mut parts);
-                        parts.push(p);
-                    }
-                    None => {
-                        lit.push_src(self.src, self.pos, self.pos + 1);
-                        self.pos += 1;
-                    }
-                },
+                b'{' if mode == Mode::Normal => {
+                    let p = self.brace()?;
+                    self.part_or_byte(p, &mut parts, &mut lit);
+                }
+                b'~' if self.tilde_allowed(mode, start) => {
+                    let p = self.tilde(mode);
+                    self.part_or_byte(p, &mut parts, &mut lit);
+                }
                 b'<' | b'>' if self.peek_at(1) == Some(b'(') => {
                     lit.flush(self.src, &mut parts);
                     parts.push(self.process_subst()?);
@@ -242,6 +222,21 @@ impl<'s, 'b> Parser<'s, 'b> {
             parts,
             span: self.span(start),
         })
+    }
+
+    /// After probing a construct at the cursor (extglob, brace expansion, tilde): push the part
+    /// it made, or, when there was none, take the cursor's byte as literal text.
+    fn part_or_byte(&mut self, part: Option<WordPart>, parts: &mut Parts, lit: &mut Lit) {
+        match part {
+            Some(p) => {
+                lit.flush(self.src, parts);
+                parts.push(p);
+            }
+            None => {
+                lit.push_src(self.src, self.pos, self.pos + 1);
+                self.pos += 1;
+            }
+        }
     }
 
     fn word_ends(&self, c: u8, mode: Mode, depth: &mut usize) -> bool {
