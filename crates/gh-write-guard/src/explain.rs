@@ -13,7 +13,7 @@ use crate::finding::{Finding, Requirement, Verdict};
 use crate::g6_primary_checkout::{self, Policy, Target};
 use crate::g7_wait_loops;
 use crate::hook::Process;
-use crate::judge::{judge_analysis, Analysis, UnitSource};
+use crate::judge::{judge_analysis, Analysis, UnitSource, Units};
 use crate::real_world::{RealWorld, RealWorldConfig};
 use crate::world::World;
 use serde_json::{json, Value};
@@ -127,7 +127,8 @@ pub struct Report {
 
 /// Explains one command against a world (pure apart from the world's lookups).
 pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Report {
-    let analysis = Analysis::build(command, cx, world);
+    let units = Units::build(command, cx, world);
+    let analysis = Analysis::new(&units);
     let decision = judge_analysis(&analysis);
     let home = analysis.home();
     let mut text = String::new();
@@ -153,11 +154,11 @@ pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Re
             "\n== unit {i}: {source} (in {})\n",
             unit.cwd.display()
         ));
-        let error = unit.parsed.error.as_ref().map(|e| e.to_string());
+        let error = unit.parsed().error.as_ref().map(|e| e.to_string());
         if let Some(e) = &error {
             text.push_str(&format!("syntax error: {e}\n"));
         }
-        let view = shell_syntax::printer::print_view(&unit.view);
+        let view = shell_syntax::printer::print_view(unit.view());
         text.push_str("-- invocations\n");
         text.push_str(&view);
 
@@ -193,7 +194,7 @@ pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Re
             j["unit"] = json!(i);
             g6_json.push(j);
         }
-        let loops = g7_wait_loops::wait_loops(&unit.text, &unit.parsed, &unit.view);
+        let loops = g7_wait_loops::wait_loops(&unit.text, unit.parsed(), unit.view());
         if !loops.is_empty() {
             text.push_str("-- G7 facts\n");
         }
@@ -219,7 +220,7 @@ pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Re
             "invocations": view,
         }));
     }
-    for s in &analysis.unread_scripts {
+    for s in analysis.unread_scripts {
         text.push_str(&format!("unread script {}: {}\n", s.path, s.cause));
     }
 

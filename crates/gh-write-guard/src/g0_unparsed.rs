@@ -32,8 +32,8 @@ pub fn mentions_git_or_gh(text: &str) -> bool {
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
-    for unit in &a.units {
-        if let Some(err) = &unit.parsed.error {
+    for unit in a.units {
+        if let Some(err) = &unit.parsed().error {
             let rest = unit
                 .text
                 .get(err.unparsed_from.min(unit.text.len())..)
@@ -47,9 +47,9 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 ));
             }
         }
-        for nested in &unit.view.nested_errors {
+        for nested in &unit.view().nested_errors {
             let text = unit
-                .view
+                .view()
                 .origins
                 .get(nested.origin)
                 .map(|o| o.text.as_str())
@@ -66,7 +66,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 ));
             }
         }
-        if let Some(err) = &unit.view.error {
+        if let Some(err) = &unit.view().error {
             out.push(Finding::deny(
                 Requirement::G0,
                 format!("could not be judged: {err}"),

@@ -63,7 +63,7 @@ fn hidden(inv: &Invocation, a: &Analysis<'_>, unit: usize) -> Option<String> {
     // A pipeline whose last command discards what the write printed.
     if let Some(p) = inv.context.pipeline {
         if p.index + 1 < p.len {
-            let view = &a.units[unit].view;
+            let view = a.units[unit].view();
             let last = view.invocations[inv.index + 1..].iter().find(|o| {
                 o.origin == inv.origin
                     && o.context

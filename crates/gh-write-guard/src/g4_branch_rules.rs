@@ -34,7 +34,7 @@ fn command_text(a: &Analysis<'_>, op: &Op) -> String {
     let text = match inv.origin.last() {
         None => inv.span.text(&unit.text),
         Some(o) => unit
-            .view
+            .view()
             .origins
             .get(*o)
             .map(|f| f.text.as_str())
@@ -365,10 +365,11 @@ mod tests {
     use super::*;
     use crate::git_args::parse_git;
 
-    fn git(cmd: &str) -> GitCall {
+    /// [`explicit_git_bypass`] of the git call `cmd` runs.
+    fn bypass(cmd: &str) -> Option<String> {
         let p = shell_syntax::parse(cmd);
         let v = shell_syntax::commands(&p);
-        parse_git(&v.invocations[0])
+        explicit_git_bypass(&parse_git(&v.invocations[0]))
     }
 
     #[test]
@@ -379,7 +380,7 @@ mod tests {
             "git commit -an",
             "git commit --no-verify",
         ] {
-            assert!(explicit_git_bypass(&git(deny)).is_some(), "{deny}");
+            assert!(bypass(deny).is_some(), "{deny}");
         }
         for allow in [
             "git commit -mn",
@@ -387,12 +388,10 @@ mod tests {
             "git commit -m x -- -n",
             "git status -n",
         ] {
-            assert!(explicit_git_bypass(&git(allow)).is_none(), "{allow}");
+            assert!(bypass(allow).is_none(), "{allow}");
         }
-        assert!(explicit_git_bypass(&git("git -c core.hooksPath=/dev/null commit")).is_some());
-        assert!(
-            explicit_git_bypass(&git("git -c core.hooksPath=.githooks config --list")).is_none()
-        );
-        assert!(explicit_git_bypass(&git("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/x git commit -m y")).is_some());
+        assert!(bypass("git -c core.hooksPath=/dev/null commit").is_some());
+        assert!(bypass("git -c core.hooksPath=.githooks config --list").is_none());
+        assert!(bypass("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/x git commit -m y").is_some());
     }
 }

@@ -129,7 +129,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let policy = Policy::from_analysis(a);
     let home = a.home();
     let mut out = Vec::new();
-    for unit in &a.units {
+    for unit in a.units {
         for v in verdicts(unit, a.world, home.as_deref()) {
             if !v.in_primary {
                 continue;
@@ -166,7 +166,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
 
 /// The verdict on every git invocation of a unit.
 pub fn verdicts(unit: &Unit, world: &dyn World, home: Option<&Path>) -> Vec<GitVerdict> {
-    unit.view
+    unit.view()
         .invocations
         .iter()
         .filter(|inv| inv.name() == Some("git"))
@@ -175,12 +175,12 @@ pub fn verdicts(unit: &Unit, world: &dyn World, home: Option<&Path>) -> Vec<GitV
 }
 
 /// A git invocation split with `~`/`$HOME` resolved in its words and environment.
-fn split_git(inv: &Invocation, home: Option<&Path>) -> GitCall {
-    let args: Vec<Arg> = inv
+fn split_git<'a>(inv: &Invocation<'a>, home: Option<&Path>) -> GitCall<'a> {
+    let args: Vec<Arg<'a>> = inv
         .args
         .iter()
         .map(|a| Arg {
-            word: a.word.clone(),
+            word: a.word,
             value: expand_home(a, home).map(Into::into),
         })
         .collect();
@@ -224,7 +224,9 @@ fn judge_git(unit: &Unit, inv: &Invocation, world: &dyn World, home: Option<&Pat
             Some(d) if !builtin => world.git_aliases(d),
             _ => Default::default(),
         };
-        let e = git_alias::expand(&call, &persisted);
+        // The words an alias adds live only as long as this verdict is made.
+        let arena = bumpalo::Bump::new();
+        let e = git_alias::expand(&arena, &call, &persisted);
         v.aliases = e.chain.clone();
         v.argv = argv_of(&e.call);
         // A `-c` whose key is decided at run time could define any alias.

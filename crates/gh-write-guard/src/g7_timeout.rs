@@ -272,9 +272,10 @@ mod tests {
     }
 
     fn targs(s: &str) -> Option<TimeoutArgs> {
+        let arena = bumpalo::Bump::new();
         let args: Vec<Arg> = s
             .split_whitespace()
-            .map(|w| Arg::synthetic(w.to_string(), Default::default()))
+            .map(|w| Arg::synthetic(&arena, w, Default::default()))
             .collect();
         parse_timeout(&args)
     }

@@ -26,8 +26,8 @@ const REMEDY: &str =
 /// bounded one (for `explain` and the audit log).
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
-    for unit in &a.units {
-        for w in wait_loops(&unit.text, &unit.parsed, &unit.view) {
+    for unit in a.units {
+        for w in wait_loops(&unit.text, unit.parsed(), unit.view()) {
             let evidence = json!({ "wait_loop": w });
             out.push(match w.bound {
                 None => Finding::deny(Requirement::G7, REFUSED, REMEDY, evidence),
@@ -136,7 +136,7 @@ fn judge_loop(src: &str, lp: &LoopInfo, text: &str, view: &CommandView) -> WaitL
     };
     let parsed = shell_syntax::parse(text);
     let compound = parsed
-        .script
+        .script()
         .body
         .items
         .first()
@@ -147,7 +147,7 @@ fn judge_loop(src: &str, lp: &LoopInfo, text: &str, view: &CommandView) -> WaitL
         _ => None,
     };
     match own {
-        Some(CompoundKind::ArithFor(f)) if arith_compares(&f.condition.raw) => {
+        Some(CompoundKind::ArithFor(f)) if arith_compares(f.condition.raw) => {
             w.bound = Some(Bound::Arithmetic);
         }
         Some(CompoundKind::While(wl)) => {
@@ -173,7 +173,7 @@ fn judge_loop(src: &str, lp: &LoopInfo, text: &str, view: &CommandView) -> WaitL
 }
 
 /// The and/or list whose status decides the condition: the last item of the list.
-fn deciding(cond: &List) -> Option<&AndOr> {
+fn deciding<'a>(cond: &List<'a>) -> Option<&'a AndOr<'a>> {
     cond.items.last().map(|i| &i.and_or)
 }
 
@@ -195,7 +195,7 @@ fn command_is_arith_test(c: &Command) -> bool {
             CompoundKind::Test(words) => {
                 compares(&words.iter().map(|w| w.static_value()).collect::<Vec<_>>())
             }
-            CompoundKind::Arith(e) => arith_compares(&e.raw),
+            CompoundKind::Arith(e) => arith_compares(e.raw),
             CompoundKind::Brace(l) | CompoundKind::Subshell(l) => condition_has_arith_bound(l),
             _ => false,
         },

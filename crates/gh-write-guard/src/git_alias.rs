@@ -131,9 +131,9 @@ pub fn is_builtin(name: &str) -> bool {
 
 /// The outcome of expanding a git command's aliases.
 #[derive(Debug, Clone)]
-pub struct Expanded {
+pub struct Expanded<'a> {
     /// The call after expansion (unchanged when no alias applied).
-    pub call: GitCall,
+    pub call: GitCall<'a>,
     /// Alias names followed, in order.
     pub chain: Vec<String>,
     /// A shell alias reached: its command text (without `!`), the arguments appended by git.
@@ -143,8 +143,13 @@ pub struct Expanded {
 }
 
 /// Expands `call`'s subcommand through `alias.*` settings: inline ones first (they override
-/// config), then `persisted` (lower-cased names).
-pub fn expand(call: &GitCall, persisted: &BTreeMap<String, String>) -> Expanded {
+/// config), then `persisted` (lower-cased names). The words an alias adds are allocated in
+/// `arena`.
+pub fn expand<'a>(
+    arena: &'a bumpalo::Bump,
+    call: &GitCall<'a>,
+    persisted: &BTreeMap<String, String>,
+) -> Expanded<'a> {
     let mut out = Expanded {
         call: call.clone(),
         chain: Vec::new(),
@@ -205,10 +210,10 @@ pub fn expand(call: &GitCall, persisted: &BTreeMap<String, String>) -> Expanded 
             .first()
             .map(|a| a.word.span())
             .unwrap_or_default();
-        let mut args: Vec<Arg> = words
+        let mut args: Vec<Arg<'a>> = words
             .iter()
             .skip(1)
-            .map(|w| Arg::synthetic(w.clone(), span))
+            .map(|w| Arg::synthetic(arena, w.as_str(), span))
             .collect();
         args.extend(out.call.args.iter().cloned());
         out.call.subcommand = Some(Some(words[0].clone()));
@@ -221,10 +226,12 @@ mod tests {
     use super::*;
     use crate::git_args::parse_git;
 
-    fn call(cmd: &str) -> GitCall {
+    /// Expands the git call `cmd` runs through `aliases` and hands the result to `check`.
+    fn expanded(cmd: &str, aliases: &BTreeMap<String, String>, check: impl FnOnce(&Expanded<'_>)) {
         let p = shell_syntax::parse(cmd);
         let v = shell_syntax::commands(&p);
-        parse_git(&v.invocations[0])
+        let arena = bumpalo::Bump::new();
+        check(&expand(&arena, &parse_git(&v.invocations[0]), aliases));
     }
 
     #[test]
@@ -237,21 +244,25 @@ mod tests {
             ("loop".to_string(), "loop2".to_string()),
             ("loop2".to_string(), "loop".to_string()),
         ]);
-        let e = expand(&call("git ci -m x"), &aliases);
-        assert_eq!(e.call.sub(), Some("commit"));
-        assert_eq!(e.call.arg_values(), vec![Some("-n"), Some("-m"), Some("x")]);
-        let e = expand(&call("git pub"), &aliases);
-        assert_eq!(e.chain, vec!["pub", "ci2", "ci"]);
-        assert_eq!(e.call.arg_values(), vec![Some("-n"), Some("--amend")]);
-        assert_eq!(
-            expand(&call("git sh"), &aliases).shell.as_deref(),
-            Some("git reset --hard")
-        );
-        assert!(expand(&call("git loop"), &aliases).error.is_some());
-        let e = expand(&call("git -c alias.p=push p origin main"), &BTreeMap::new());
-        assert_eq!(e.call.sub(), Some("push"));
+        expanded("git ci -m x", &aliases, |e| {
+            assert_eq!(e.call.sub(), Some("commit"));
+            assert_eq!(e.call.arg_values(), vec![Some("-n"), Some("-m"), Some("x")]);
+        });
+        expanded("git pub", &aliases, |e| {
+            assert_eq!(e.chain, vec!["pub", "ci2", "ci"]);
+            assert_eq!(e.call.arg_values(), vec![Some("-n"), Some("--amend")]);
+        });
+        expanded("git sh", &aliases, |e| {
+            assert_eq!(e.shell.as_deref(), Some("git reset --hard"))
+        });
+        expanded("git loop", &aliases, |e| assert!(e.error.is_some()));
+        expanded("git -c alias.p=push p origin main", &BTreeMap::new(), |e| {
+            assert_eq!(e.call.sub(), Some("push"))
+        });
         // Builtins are never aliased.
         let shadow = BTreeMap::from([("push".to_string(), "status".to_string())]);
-        assert_eq!(expand(&call("git push"), &shadow).call.sub(), Some("push"));
+        expanded("git push", &shadow, |e| {
+            assert_eq!(e.call.sub(), Some("push"))
+        });
     }
 }

@@ -17,7 +17,7 @@ pub struct ConfigSetting {
 
 /// `git [global options] <subcommand> [args]`.
 #[derive(Debug, Clone)]
-pub struct GitCall {
+pub struct GitCall<'a> {
     /// Each `-C` operand, in order (`None`: dynamic).
     pub dir_changes: Vec<Option<String>>,
     pub config: Vec<ConfigSetting>,
@@ -28,10 +28,10 @@ pub struct GitCall {
     /// The subcommand word: `None` when absent, `Some(None)` when dynamic.
     pub subcommand: Option<Option<String>>,
     /// Arguments after the subcommand.
-    pub args: Vec<Arg>,
+    pub args: Vec<Arg<'a>>,
 }
 
-impl GitCall {
+impl GitCall<'_> {
     /// Static subcommand name.
     pub fn sub(&self) -> Option<&str> {
         self.subcommand.as_ref().and_then(|s| s.as_deref())
@@ -55,7 +55,7 @@ const VALUED: [&str; 6] = [
 
 /// Splits a `git` invocation (program already known to be git). Also reads `GIT_CONFIG_COUNT`,
 /// `GIT_CONFIG_KEY_n`/`VALUE_n` and `GIT_CONFIG_PARAMETERS` from the invocation's environment.
-pub fn parse_git(inv: &Invocation) -> GitCall {
+pub fn parse_git<'a>(inv: &Invocation<'a>) -> GitCall<'a> {
     parse_git_args(&inv.args, &|name| {
         inv.env_value(name).map(|e| {
             e.value
@@ -67,7 +67,10 @@ pub fn parse_git(inv: &Invocation) -> GitCall {
 
 /// Splits git arguments; `env(name)` answers `None` (unset), `Some(None)` (set, dynamic) or
 /// `Some(Some(v))`.
-pub fn parse_git_args(args: &[Arg], env: &dyn Fn(&str) -> Option<Option<String>>) -> GitCall {
+pub fn parse_git_args<'a>(
+    args: &[Arg<'a>],
+    env: &dyn Fn(&str) -> Option<Option<String>>,
+) -> GitCall<'a> {
     let mut call = GitCall {
         dir_changes: Vec::new(),
         config: env_config(env),
@@ -234,37 +237,47 @@ fn env_config(env: &dyn Fn(&str) -> Option<Option<String>>) -> Vec<ConfigSetting
 mod tests {
     use super::*;
 
-    fn call(cmd: &str) -> GitCall {
+    /// Splits the last invocation of `cmd` and hands the call to `check`.
+    fn call(cmd: &str, check: impl FnOnce(GitCall<'_>)) {
         let parsed = shell_syntax::parse(cmd);
         let view = shell_syntax::commands(&parsed);
-        let inv = view.invocations.last().cloned().expect("one invocation");
-        parse_git(&inv)
+        let inv = view.invocations.last().expect("one invocation");
+        check(parse_git(inv))
     }
 
     #[test]
     fn global_options_in_every_spelling() {
-        let c = call("git -C /a -C b -c user.name=x --git-dir=/r/.git -p push origin main");
-        assert_eq!(
-            c.dir_changes,
-            vec![Some("/a".to_string()), Some("b".to_string())]
+        call(
+            "git -C /a -C b -c user.name=x --git-dir=/r/.git -p push origin main",
+            |c| {
+                assert_eq!(
+                    c.dir_changes,
+                    vec![Some("/a".to_string()), Some("b".to_string())]
+                );
+                assert_eq!(c.git_dir, Some(Some("/r/.git".into())));
+                assert_eq!(c.sub(), Some("push"));
+                assert_eq!(c.arg_values(), vec![Some("origin"), Some("main")]);
+                assert_eq!(c.config[0].key, "user.name");
+            },
         );
-        assert_eq!(c.git_dir, Some(Some("/r/.git".into())));
-        assert_eq!(c.sub(), Some("push"));
-        assert_eq!(c.arg_values(), vec![Some("origin"), Some("main")]);
-        assert_eq!(c.config[0].key, "user.name");
-        let c = call("git -Cfoo -ccore.hooksPath=/dev/null commit");
-        assert_eq!(c.dir_changes, vec![Some("foo".to_string())]);
-        assert_eq!(c.config[0].key, "core.hookspath");
+        call("git -Cfoo -ccore.hooksPath=/dev/null commit", |c| {
+            assert_eq!(c.dir_changes, vec![Some("foo".to_string())]);
+            assert_eq!(c.config[0].key, "core.hookspath");
+        });
     }
 
     #[test]
     fn config_from_the_environment() {
-        let c = call("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/x git commit -m y");
-        assert_eq!(c.config[0].key, "core.hookspath");
-        assert_eq!(c.config[0].value.as_deref(), Some("/x"));
-        let c = call("GIT_CONFIG_PARAMETERS=\"'core.hooksPath=/x'\" git commit");
-        assert_eq!(c.config[0].via, "GIT_CONFIG_PARAMETERS");
-        let c = call("git --config-env core.hooksPath=HOOKS commit");
-        assert_eq!(c.config[0].key, "core.hookspath");
+        call("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/x git commit -m y", |c| {
+            assert_eq!(c.config[0].key, "core.hookspath");
+            assert_eq!(c.config[0].value.as_deref(), Some("/x"));
+        });
+        call(
+            "GIT_CONFIG_PARAMETERS=\"'core.hooksPath=/x'\" git commit",
+            |c| assert_eq!(c.config[0].via, "GIT_CONFIG_PARAMETERS"),
+        );
+        call("git --config-env core.hooksPath=HOOKS commit", |c| {
+            assert_eq!(c.config[0].key, "core.hookspath")
+        });
     }
 }

@@ -42,12 +42,21 @@ pub enum UnitSource {
     },
 }
 
+self_cell::self_cell!(
+    /// A parse and its command view, which borrows the parse's arena.
+    struct Viewed {
+        owner: Parsed,
+        #[covariant]
+        dependent: CommandView,
+    }
+    impl {Debug}
+);
+
 /// One parsed text: the command, or a script it runs by path.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Unit {
     pub text: String,
-    pub parsed: Parsed,
-    pub view: CommandView,
+    viewed: Viewed,
     pub source: UnitSource,
     /// The directory the text starts in.
     pub cwd: PathBuf,
@@ -57,20 +66,28 @@ pub struct Unit {
 
 impl Unit {
     fn new(text: String, source: UnitSource, cwd: PathBuf, depth: usize) -> Unit {
-        let parsed = shell_syntax::parse(&text);
-        let view = shell_syntax::commands(&parsed);
+        let viewed = Viewed::new(shell_syntax::parse(&text), shell_syntax::commands);
         Unit {
             text,
-            parsed,
-            view,
+            viewed,
             source,
             cwd,
             depth,
         }
     }
 
+    /// The parse of the text.
+    pub fn parsed(&self) -> &Parsed {
+        self.viewed.borrow_owner()
+    }
+
+    /// The command view of the text.
+    pub fn view(&self) -> &CommandView<'_> {
+        self.viewed.borrow_dependent()
+    }
+
     /// The directory an invocation runs in (cwd, then its `cd`s); `None` when unknown.
-    pub fn dir_of(&self, inv: &Invocation, home: Option<&Path>) -> Option<PathBuf> {
+    pub fn dir_of(&self, inv: &Invocation<'_>, home: Option<&Path>) -> Option<PathBuf> {
         location::after_cds(&self.cwd, &inv.cds, home)
     }
 }
@@ -82,21 +99,24 @@ pub struct UnreadScript {
     pub cause: String,
 }
 
-/// Everything the requirement modules read.
-pub struct Analysis<'a> {
-    pub cx: &'a Context,
-    pub world: &'a dyn World,
+/// The texts one command runs, parsed: the command itself and the scripts and shell aliases it
+/// runs (followed up to [`MAX_SCRIPT_DEPTH`]). An [`Analysis`] borrows them: its operations
+/// hold the views' arguments.
+pub struct Units<'a> {
+    cx: &'a Context,
+    world: &'a dyn World,
     /// `units[0]` is the command; the rest are scripts run by path.
     pub units: Vec<Unit>,
     pub unread_scripts: Vec<UnreadScript>,
     gh_aliases: OnceCell<BTreeMap<String, String>>,
-    ops: OnceCell<Vec<Op>>,
+    /// Words that alias expansion makes up (the arguments of an expanded `git` alias).
+    arena: bumpalo::Bump,
 }
 
-impl<'a> Analysis<'a> {
+impl<'a> Units<'a> {
     /// Parses the command and follows the scripts it runs by path.
-    pub fn build(command: &str, cx: &'a Context, world: &'a dyn World) -> Analysis<'a> {
-        let mut a = Analysis {
+    pub fn build(command: &str, cx: &'a Context, world: &'a dyn World) -> Units<'a> {
+        let mut u = Units {
             cx,
             world,
             units: vec![Unit::new(
@@ -107,10 +127,10 @@ impl<'a> Analysis<'a> {
             )],
             unread_scripts: Vec::new(),
             gh_aliases: OnceCell::new(),
-            ops: OnceCell::new(),
+            arena: bumpalo::Bump::new(),
         };
-        a.follow_scripts();
-        a
+        u.follow_scripts();
+        u
     }
 
     /// gh's aliases (read once).
@@ -118,16 +138,17 @@ impl<'a> Analysis<'a> {
         self.gh_aliases.get_or_init(|| self.world.gh_aliases())
     }
 
-    /// Every git/gh/HTTP operation of every unit (read once).
-    pub fn ops(&self) -> &[Op] {
-        self.ops.get_or_init(|| operations::collect(self))
+    pub fn home(&self) -> Option<PathBuf> {
+        self.cx.home()
     }
 
     /// Shell aliases run by the invocations of one unit: (invocation, alias name, shell text).
     fn shell_aliases_of(&self, unit_index: usize) -> Vec<(usize, String, String)> {
         let unit = &self.units[unit_index];
+        // Only the alias text is kept: the expanded call's made-up words live here briefly.
+        let arena = bumpalo::Bump::new();
         let mut out = Vec::new();
-        for inv in &unit.view.invocations {
+        for inv in &unit.view().invocations {
             match inv.name() {
                 Some("gh") => {
                     let args = crate::gh_cli::parse(&inv.args);
@@ -149,7 +170,7 @@ impl<'a> Analysis<'a> {
                             .dir_of(inv, home.as_deref())
                             .and_then(|d| location::after_git_c(&d, &call, home.as_deref()));
                         let persisted = dir.map(|d| self.world.git_aliases(&d)).unwrap_or_default();
-                        let e = crate::git_alias::expand(&call, &persisted);
+                        let e = crate::git_alias::expand(&arena, &call, &persisted);
                         if let Some(text) = e.shell {
                             out.push((
                                 inv.index,
@@ -163,17 +184,6 @@ impl<'a> Analysis<'a> {
             }
         }
         out
-    }
-
-    /// Every invocation of every unit, with its unit.
-    pub fn invocations(&self) -> impl Iterator<Item = (&Unit, &Invocation)> {
-        self.units
-            .iter()
-            .flat_map(|u| u.view.invocations.iter().map(move |i| (u, i)))
-    }
-
-    pub fn home(&self) -> Option<PathBuf> {
-        self.cx.home()
     }
 
     fn follow_scripts(&mut self) {
@@ -206,7 +216,7 @@ impl<'a> Analysis<'a> {
             let mut found = Vec::new();
             {
                 let unit = &self.units[unit_index];
-                for inv in &unit.view.invocations {
+                for inv in &unit.view().invocations {
                     if let Some(path) = script_path(inv) {
                         let Some(dir) = unit.dir_of(inv, home.as_deref()) else {
                             found.push((inv.index, path, None));
@@ -258,6 +268,57 @@ impl<'a> Analysis<'a> {
     }
 }
 
+/// Everything the requirement modules read.
+pub struct Analysis<'a> {
+    pub cx: &'a Context,
+    pub world: &'a dyn World,
+    /// `units[0]` is the command; the rest are scripts run by path.
+    pub units: &'a [Unit],
+    pub unread_scripts: &'a [UnreadScript],
+    parsed: &'a Units<'a>,
+    ops: OnceCell<Vec<Op<'a>>>,
+}
+
+impl<'a> Analysis<'a> {
+    /// The analysis of parsed units (see [`Units::build`]).
+    pub fn new(parsed: &'a Units<'a>) -> Analysis<'a> {
+        Analysis {
+            cx: parsed.cx,
+            world: parsed.world,
+            units: &parsed.units,
+            unread_scripts: &parsed.unread_scripts,
+            parsed,
+            ops: OnceCell::new(),
+        }
+    }
+
+    /// gh's aliases (read once).
+    pub fn gh_aliases(&self) -> &'a BTreeMap<String, String> {
+        self.parsed.gh_aliases()
+    }
+
+    /// Every git/gh/HTTP operation of every unit (read once).
+    pub fn ops(&self) -> &[Op<'a>] {
+        self.ops.get_or_init(|| operations::collect(self))
+    }
+
+    /// Where operations allocate the words they make up (expanded aliases).
+    pub(crate) fn arena(&self) -> &'a bumpalo::Bump {
+        &self.parsed.arena
+    }
+
+    /// Every invocation of every unit, with its unit.
+    pub fn invocations(&self) -> impl Iterator<Item = (&'a Unit, &'a Invocation<'a>)> {
+        self.units
+            .iter()
+            .flat_map(|u| u.view().invocations.iter().map(move |i| (u, i)))
+    }
+
+    pub fn home(&self) -> Option<PathBuf> {
+        self.cx.home()
+    }
+}
+
 fn expand_tilde(path: &str, home: Option<&Path>) -> String {
     match (path.strip_prefix("~/"), home) {
         (Some(rest), Some(h)) => format!("{}/{rest}", h.display()),
@@ -267,7 +328,7 @@ fn expand_tilde(path: &str, home: Option<&Path>) -> String {
 
 /// The script an invocation runs by path: `bash x.sh`, `sh -e x.sh`, `./x.sh`, `source x.sh`,
 /// `. x.sh`. A shell given `-c` or reading stdin runs no script file.
-pub fn script_path(inv: &Invocation) -> Option<String> {
+pub fn script_path(inv: &Invocation<'_>) -> Option<String> {
     let name = inv.name()?;
     if name == "source" || name == "." {
         let first = inv.args.first()?;
@@ -340,8 +401,8 @@ impl Decision {
 
 /// Judges one Bash command.
 pub fn judge(command: &str, cx: &Context, world: &dyn World) -> Decision {
-    let analysis = Analysis::build(command, cx, world);
-    judge_analysis(&analysis)
+    let units = Units::build(command, cx, world);
+    judge_analysis(&Analysis::new(&units))
 }
 
 /// Runs every requirement over a built analysis (`explain` shares this).
@@ -357,7 +418,7 @@ pub fn judge_analysis(a: &Analysis<'_>) -> Decision {
     findings.extend(g7_wait_loops::check(a));
     Decision {
         findings,
-        unread_scripts: a.unread_scripts.clone(),
+        unread_scripts: a.unread_scripts.to_vec(),
     }
 }
 
@@ -365,20 +426,21 @@ pub fn judge_analysis(a: &Analysis<'_>) -> Decision {
 mod tests {
     use super::*;
 
-    fn first(cmd: &str) -> Invocation {
+    /// The script the first invocation of `cmd` runs by path.
+    fn script_of(cmd: &str) -> Option<String> {
         let p = shell_syntax::parse(cmd);
-        shell_syntax::commands(&p).invocations.remove(0)
+        script_path(&shell_syntax::commands(&p).invocations[0])
     }
 
     #[test]
     fn scripts_by_path() {
-        assert_eq!(script_path(&first("bash x.sh")), Some("x.sh".into()));
-        assert_eq!(script_path(&first("sh -e ./y.sh a")), Some("./y.sh".into()));
-        assert_eq!(script_path(&first("./run.sh")), Some("./run.sh".into()));
-        assert_eq!(script_path(&first(". ~/env.sh")), Some("~/env.sh".into()));
-        assert_eq!(script_path(&first("source lib.sh")), Some("lib.sh".into()));
-        assert_eq!(script_path(&first("bash -c 'ls'")), None);
-        assert_eq!(script_path(&first("bash")), None);
-        assert_eq!(script_path(&first("ls -la")), None);
+        assert_eq!(script_of("bash x.sh"), Some("x.sh".into()));
+        assert_eq!(script_of("sh -e ./y.sh a"), Some("./y.sh".into()));
+        assert_eq!(script_of("./run.sh"), Some("./run.sh".into()));
+        assert_eq!(script_of(". ~/env.sh"), Some("~/env.sh".into()));
+        assert_eq!(script_of("source lib.sh"), Some("lib.sh".into()));
+        assert_eq!(script_of("bash -c 'ls'"), None);
+        assert_eq!(script_of("bash"), None);
+        assert_eq!(script_of("ls -la"), None);
     }
 }

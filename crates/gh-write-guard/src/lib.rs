@@ -39,5 +39,5 @@ pub mod world;
 
 pub use context::Context;
 pub use finding::{Finding, Requirement, Verdict};
-pub use judge::{judge, Analysis, Decision};
+pub use judge::{judge, Analysis, Decision, Units};
 pub use world::World;

@@ -13,11 +13,11 @@ use std::path::PathBuf;
 
 /// What kind of operation an invocation is.
 #[derive(Debug, Clone)]
-pub enum OpKind {
+pub enum OpKind<'a> {
     Git {
         /// The call after alias expansion.
-        call: GitCall,
-        expanded: Expanded,
+        call: GitCall<'a>,
+        expanded: Expanded<'a>,
     },
     Gh {
         args: GhArgs,
@@ -38,19 +38,19 @@ pub enum OpKind {
 
 /// One operation: where it is and what it is.
 #[derive(Debug, Clone)]
-pub struct Op {
+pub struct Op<'a> {
     /// Index into [`Analysis::units`].
     pub unit: usize,
     /// Index into that unit's `view.invocations`.
     pub invocation: usize,
     /// The directory it acts in (after `cd`s and, for git, `-C`); `None`: decided at run time.
     pub dir: Option<PathBuf>,
-    pub kind: OpKind,
+    pub kind: OpKind<'a>,
 }
 
-impl Op {
-    pub fn inv<'a>(&self, a: &'a Analysis<'_>) -> &'a Invocation {
-        &a.units[self.unit].view.invocations[self.invocation]
+impl Op<'_> {
+    pub fn inv<'a>(&self, a: &Analysis<'a>) -> &'a Invocation<'a> {
+        &a.units[self.unit].view().invocations[self.invocation]
     }
 
     /// Whether this is a GitHub write (`git push`, a gh write, an HTTP write).
@@ -82,11 +82,11 @@ impl Op {
 }
 
 /// Reads every operation of the analysis.
-pub fn collect(a: &Analysis<'_>) -> Vec<Op> {
+pub fn collect<'a>(a: &Analysis<'a>) -> Vec<Op<'a>> {
     let home = a.home();
     let mut out = Vec::new();
     for (ui, unit) in a.units.iter().enumerate() {
-        for inv in &unit.view.invocations {
+        for inv in &unit.view().invocations {
             if let Some(kind) = classify(a, unit, inv, home.as_deref()) {
                 let (kind, dir) = kind;
                 out.push(Op {
@@ -104,7 +104,7 @@ pub fn collect(a: &Analysis<'_>) -> Vec<Op> {
 /// The program an invocation runs, taking a dynamic program name as `git`/`gh` when its
 /// arguments read as that program's write (G0: a dynamic name is treated as the write it looks
 /// like).
-fn program_name(inv: &Invocation) -> Option<&str> {
+fn program_name<'i>(inv: &'i Invocation<'_>) -> Option<&'i str> {
     match &inv.program {
         Program::Static { name, .. } => Some(name.as_str()),
         Program::Dynamic(_) => {
@@ -121,12 +121,12 @@ fn program_name(inv: &Invocation) -> Option<&str> {
     }
 }
 
-fn classify(
-    a: &Analysis<'_>,
+fn classify<'a>(
+    a: &Analysis<'a>,
     unit: &Unit,
-    inv: &Invocation,
+    inv: &Invocation<'a>,
     home: Option<&std::path::Path>,
-) -> Option<(OpKind, Option<PathBuf>)> {
+) -> Option<(OpKind<'a>, Option<PathBuf>)> {
     let name = program_name(inv)?;
     let dir = unit.dir_of(inv, home);
     match name {
@@ -140,7 +140,7 @@ fn classify(
                 (Some(d), true) => a.world.git_aliases(d),
                 _ => Default::default(),
             };
-            let expanded = git_alias::expand(&call, &persisted);
+            let expanded = git_alias::expand(a.arena(), &call, &persisted);
             Some((
                 OpKind::Git {
                     call: expanded.call.clone(),
@@ -157,7 +157,7 @@ fn classify(
                     if let Some(expansion) = a.gh_aliases().get(&top) {
                         alias = Some(top.clone());
                         if !expansion.starts_with('!') {
-                            args = gh_cli::parse(&expand_gh_alias(expansion, &inv.args));
+                            args = gh_cli::parse(&expand_gh_alias(a.arena(), expansion, &inv.args));
                         }
                     }
                 }
@@ -202,10 +202,15 @@ fn classify(
     }
 }
 
-/// gh's alias expansion: `$1`.. are replaced by the arguments, the rest are appended.
-pub fn expand_gh_alias(expansion: &str, args: &[Arg]) -> Vec<Arg> {
+/// gh's alias expansion: `$1`.. are replaced by the arguments, the rest are appended. The words
+/// it makes up are allocated in `arena`.
+pub fn expand_gh_alias<'a>(
+    arena: &'a bumpalo::Bump,
+    expansion: &str,
+    args: &[Arg<'a>],
+) -> Vec<Arg<'a>> {
     let span = args.first().map(|a| a.word.span()).unwrap_or_default();
-    let rest: Vec<&Arg> = args.iter().skip(1).collect();
+    let rest: Vec<&Arg<'a>> = args.iter().skip(1).collect();
     let mut used = vec![false; rest.len()];
     let mut out = Vec::new();
     let words = shell_words::split(expansion)
@@ -219,7 +224,7 @@ pub fn expand_gh_alias(expansion: &str, args: &[Arg]) -> Vec<Arg> {
                 text = text.replace(&placeholder, r.value.as_deref().unwrap_or("${__dynamic__}"));
             }
         }
-        out.push(Arg::synthetic(text, span));
+        out.push(Arg::synthetic(arena, text, span));
     }
     for (i, r) in rest.iter().enumerate() {
         if !used[i] {

@@ -191,7 +191,7 @@ fn word_text(word: &Word, lookup: &dyn Fn(&str) -> Option<String>) -> Option<(St
 }
 
 struct Ctx<'a> {
-    inv: &'a Invocation,
+    inv: &'a Invocation<'a>,
     env: &'a Env<'a>,
     cwd: Option<PathBuf>,
     program: String,

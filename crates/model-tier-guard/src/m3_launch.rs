@@ -114,7 +114,7 @@ fn agents_json_models(text: &str) -> Vec<Requested> {
 }
 
 /// The argv after the program when `inv` launches the Claude Code CLI.
-fn claude_args(inv: &Invocation) -> Option<&[Arg]> {
+fn claude_args<'i, 'a>(inv: &'i Invocation<'a>) -> Option<&'i [Arg<'a>]> {
     let name = inv.name()?;
     if name == "claude" || name == "claude-code" {
         return Some(&inv.args);

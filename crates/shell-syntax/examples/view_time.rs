@@ -24,7 +24,7 @@ fn main() {
         t1,
         t2 - t1,
         v.invocations.len(),
-        p.error.map(|e| e.kind),
+        p.error.as_ref().map(|e| &e.kind),
         v.error
     );
 }

@@ -3,20 +3,15 @@
 //! Every node carries a [`Span`] of byte offsets into the text it was parsed from (for a
 //! backtick substitution the offsets are those of the unescaped inner text shifted to where the
 //! substitution starts, so they point near, not exactly at, the original bytes).
+//!
+//! The tree lives in an arena owned by [`crate::Parsed`] (lifetime `'a`): lists are slices,
+//! children are references and texts are `&str`, most of them slices of the arena's copy of the
+//! source. Building it is a bump of a pointer per node and dropping it frees a few blocks; with
+//! one heap allocation per node, the allocator and the drop walk were most of a large parse's
+//! time (see the crate README). Every node is `Copy`.
 
-/// Names and literal texts. Up to 24 bytes are stored inline: most words of a script then cost
-/// no heap allocation (the allocator dominated the parse profile; see the crate README).
+/// Owned text, for values the [`crate::view`] computes (up to 24 bytes stored inline).
 pub use compact_str::CompactString as Text;
-
-/// The parts of a [`Word`]. One part (the common case) is stored inline.
-pub type Parts = smallvec::SmallVec<[WordPart; 1]>;
-
-/// A list that is usually empty or short, stored as one pointer (`thin_vec::ThinVec`, length
-/// and capacity live in its heap block): keeps every command node small.
-pub type Few<T> = thin_vec::ThinVec<T>;
-
-/// The commands of a [`Pipeline`]. One command (the common case) is stored inline.
-pub type PipeElems = smallvec::SmallVec<[PipeElem; 1]>;
 
 /// Byte range `start..end` into the parsed text. Offsets are 32-bit: every node has a span,
 /// and the tree's size is most of a large parse's cost; inputs are bounded far below 4 GiB
@@ -47,28 +42,28 @@ impl Span {
 }
 
 /// A whole script: a list of complete commands.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Script {
-    pub body: List,
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Script<'a> {
+    pub body: List<'a>,
     pub span: Span,
 }
 
 /// Commands separated by `;`, `&` or newlines.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct List {
-    pub items: Vec<ListItem>,
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct List<'a> {
+    pub items: &'a [ListItem<'a>],
     pub span: Span,
 }
 
 /// One and/or list plus how it was terminated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ListItem {
-    pub and_or: AndOr,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ListItem<'a> {
+    pub and_or: AndOr<'a>,
     pub terminator: Terminator,
     pub span: Span,
 }
 
-impl ListItem {
+impl<'a> ListItem<'a> {
     /// Whether the item runs in the background (`&`).
     pub fn background(&self) -> bool {
         self.terminator == Terminator::Amp
@@ -88,10 +83,10 @@ pub enum Terminator {
 }
 
 /// `p1 && p2 || p3 ...`
-#[derive(Debug, Clone, PartialEq)]
-pub struct AndOr {
-    pub first: Pipeline,
-    pub rest: Few<(AndOrOp, Pipeline)>,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AndOr<'a> {
+    pub first: Pipeline<'a>,
+    pub rest: &'a [(AndOrOp, Pipeline<'a>)],
     pub span: Span,
 }
 
@@ -102,16 +97,16 @@ pub enum AndOrOp {
 }
 
 /// `[time [-p]] [!] c1 | c2 |& c3 ...`
-#[derive(Debug, Clone, PartialEq)]
-pub struct Pipeline {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pipeline<'a> {
     /// Number of `!` prefixes (bash accepts `! ! cmd`).
     pub negations: u32,
     pub time: Option<TimeFlags>,
-    pub commands: PipeElems,
+    pub commands: &'a [PipeElem<'a>],
     pub span: Span,
 }
 
-impl Pipeline {
+impl<'a> Pipeline<'a> {
     pub fn negated(&self) -> bool {
         self.negations % 2 == 1
     }
@@ -124,24 +119,24 @@ pub struct TimeFlags {
 }
 
 /// One element of a pipeline and how it connects to the next one.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PipeElem {
-    pub command: Command,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PipeElem<'a> {
+    pub command: Command<'a>,
     /// True when followed by `|&` (stderr also goes into the pipe).
     pub pipe_stderr: bool,
 }
 
 /// A command with the redirections that apply to all of it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    Simple(SimpleCommand),
-    Compound(Box<CompoundCommand>),
-    /// Boxed, like `Coproc`: rare, and they would double the size of every command node.
-    Function(Box<FunctionDef>),
-    Coproc(Box<Coproc>),
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Command<'a> {
+    Simple(SimpleCommand<'a>),
+    Compound(&'a CompoundCommand<'a>),
+    /// By reference, like `Coproc`: rare, and they would double the size of every command node.
+    Function(&'a FunctionDef<'a>),
+    Coproc(&'a Coproc<'a>),
 }
 
-impl Command {
+impl<'a> Command<'a> {
     pub fn span(&self) -> Span {
         match self {
             Command::Simple(c) => c.span,
@@ -151,114 +146,114 @@ impl Command {
         }
     }
     /// Redirections written directly on this command.
-    pub fn redirects(&self) -> &[Redirect] {
-        match self {
-            Command::Simple(c) => &c.redirects,
-            Command::Compound(c) => &c.redirects,
-            Command::Function(c) => &c.redirects,
+    pub fn redirects(&self) -> &'a [Redirect<'a>] {
+        match *self {
+            Command::Simple(c) => c.redirects,
+            Command::Compound(c) => c.redirects,
+            Command::Function(c) => c.redirects,
             Command::Coproc(c) => c.body.redirects(),
         }
     }
 }
 
 /// `a=1 b[2]+=x cmd arg <in >out`
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SimpleCommand {
-    pub assignments: Few<Assignment>,
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SimpleCommand<'a> {
+    pub assignments: &'a [Assignment<'a>],
     /// Program and arguments, in order (may be empty: `a=1`, `>file`).
-    pub words: Few<Word>,
-    pub redirects: Few<Redirect>,
+    pub words: &'a [Word<'a>],
+    pub redirects: &'a [Redirect<'a>],
     pub span: Span,
 }
 
 /// `name=value`, `name+=value`, `name[idx]=value`, `name=(a b)`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Assignment {
-    pub name: Text,
-    pub index: Option<Word>,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Assignment<'a> {
+    pub name: &'a str,
+    pub index: Option<Word<'a>>,
     pub append: bool,
-    pub value: AssignValue,
+    pub value: AssignValue<'a>,
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum AssignValue {
-    Scalar(Word),
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AssignValue<'a> {
+    Scalar(Word<'a>),
     /// `(a [k]=v ...)`: elements as written.
-    Array(Vec<Word>),
+    Array(&'a [Word<'a>]),
 }
 
 /// A compound command with its trailing redirections.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CompoundCommand {
-    pub kind: CompoundKind,
-    pub redirects: Vec<Redirect>,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CompoundCommand<'a> {
+    pub kind: CompoundKind<'a>,
+    pub redirects: &'a [Redirect<'a>],
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum CompoundKind {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CompoundKind<'a> {
     /// `{ list; }`
-    Brace(List),
+    Brace(List<'a>),
     /// `( list )`
-    Subshell(List),
-    If(IfClause),
+    Subshell(List<'a>),
+    If(IfClause<'a>),
     /// `while`/`until` loop.
-    While(WhileLoop),
-    For(ForLoop),
-    /// Boxed: its three expressions would triple the size of every compound command.
-    ArithFor(Box<ArithFor>),
-    Select(ForLoop),
-    Case(CaseClause),
+    While(WhileLoop<'a>),
+    For(ForLoop<'a>),
+    /// By reference: its three expressions would triple the size of every compound command.
+    ArithFor(&'a ArithFor<'a>),
+    Select(ForLoop<'a>),
+    Case(CaseClause<'a>),
     /// `[[ ... ]]`: the words between the brackets, operators kept as literal words.
-    Test(Vec<Word>),
+    Test(&'a [Word<'a>]),
     /// `(( ... ))`
-    Arith(ArithExpr),
+    Arith(ArithExpr<'a>),
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct IfClause {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IfClause<'a> {
     /// `if`/`elif` branches in order.
-    pub branches: Vec<(List, List)>,
-    pub else_body: Option<List>,
+    pub branches: &'a [(List<'a>, List<'a>)],
+    pub else_body: Option<List<'a>>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct WhileLoop {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WhileLoop<'a> {
     /// True for `until`.
     pub until: bool,
-    pub condition: List,
-    pub body: List,
+    pub condition: List<'a>,
+    pub body: List<'a>,
 }
 
 /// `for name [in words]; do body; done` (also `select`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ForLoop {
-    pub var: Text,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ForLoop<'a> {
+    pub var: &'a str,
     /// `None` when there is no `in` (iterates over `"$@"`).
-    pub items: Option<Vec<Word>>,
-    pub body: List,
+    pub items: Option<&'a [Word<'a>]>,
+    pub body: List<'a>,
 }
 
 /// `for ((init; cond; step)); do body; done`
-#[derive(Debug, Clone, PartialEq)]
-pub struct ArithFor {
-    pub init: ArithExpr,
-    pub condition: ArithExpr,
-    pub step: ArithExpr,
-    pub body: List,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ArithFor<'a> {
+    pub init: ArithExpr<'a>,
+    pub condition: ArithExpr<'a>,
+    pub step: ArithExpr<'a>,
+    pub body: List<'a>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct CaseClause {
-    pub subject: Word,
-    pub arms: Vec<CaseArm>,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CaseClause<'a> {
+    pub subject: Word<'a>,
+    pub arms: &'a [CaseArm<'a>],
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct CaseArm {
-    pub patterns: Vec<Word>,
-    pub body: List,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CaseArm<'a> {
+    pub patterns: &'a [Word<'a>],
+    pub body: List<'a>,
     pub terminator: CaseTerminator,
     pub span: Span,
 }
@@ -276,39 +271,39 @@ pub enum CaseTerminator {
 }
 
 /// `name() body` or `function name [()] body`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FunctionDef {
-    pub name: Text,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FunctionDef<'a> {
+    pub name: &'a str,
     pub keyword: bool,
-    pub body: Box<CompoundCommand>,
+    pub body: &'a CompoundCommand<'a>,
     /// Redirections after the body (applied whenever the function runs).
-    pub redirects: Vec<Redirect>,
+    pub redirects: &'a [Redirect<'a>],
     pub span: Span,
 }
 
 /// `coproc [NAME] command`
-#[derive(Debug, Clone, PartialEq)]
-pub struct Coproc {
-    pub name: Option<Text>,
-    pub body: Box<Command>,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Coproc<'a> {
+    pub name: Option<&'a str>,
+    pub body: &'a Command<'a>,
     pub span: Span,
 }
 
 /// A redirection with its file descriptor, operator and target.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Redirect {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Redirect<'a> {
     /// Explicit fd number (`2>`), if any.
     pub fd: Option<u32>,
     /// `{var}>file`: the variable that receives the allocated fd.
-    pub fd_var: Option<Text>,
+    pub fd_var: Option<&'a str>,
     pub op: RedirOp,
     /// Target word; for heredocs, the delimiter word as written.
-    pub target: Word,
-    pub heredoc: Option<Heredoc>,
+    pub target: Word<'a>,
+    pub heredoc: Option<Heredoc<'a>>,
     pub span: Span,
 }
 
-impl Redirect {
+impl<'a> Redirect<'a> {
     /// The fd this redirection changes (explicit, or the operator's default; `None` for
     /// `&>`/`&>>`, which change both 1 and 2, and for `{var}` allocations).
     pub fn effective_fd(&self) -> Option<u32> {
@@ -386,122 +381,132 @@ impl RedirOp {
 }
 
 /// A heredoc body attached to its `<<`/`<<-` redirection.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Heredoc {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Heredoc<'a> {
     /// Index of this heredoc among all heredoc operators of the input, in parse order.
     pub id: u32,
     /// The delimiter with quoting removed.
-    pub delimiter: Text,
+    pub delimiter: &'a str,
     /// Whether any part of the delimiter was quoted (body is then literal).
     pub quoted: bool,
     /// `<<-`: leading tabs stripped.
     pub strip_tabs: bool,
     /// The body (without the delimiter line); literal when `quoted`, else with expansions.
-    pub body: Word,
+    pub body: Word<'a>,
     /// Whether the body ended at end of input instead of at a delimiter line.
     pub unterminated: bool,
 }
 
 /// A shell word: a sequence of parts, quoting kept.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Word {
-    pub parts: Parts,
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Word<'a> {
+    pub parts: &'a [WordPart<'a>],
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum WordPart {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WordPart<'a> {
     /// Unquoted literal text, backslash escapes already removed.
-    Literal(Text),
+    Literal(&'a str),
     /// `'...'`
-    SingleQuoted(Text),
+    SingleQuoted(&'a str),
     /// `"..."`
-    DoubleQuoted(Vec<WordPart>),
+    DoubleQuoted(&'a [WordPart<'a>]),
     /// `$'...'`, escapes decoded.
-    AnsiC(Text),
+    AnsiC(&'a str),
     /// `$"..."`
-    Locale(Vec<WordPart>),
+    Locale(&'a [WordPart<'a>]),
     /// `$name`, `${...}`
-    Param(Box<ParamExp>),
+    Param(&'a ParamExp<'a>),
     /// `$(...)` or `` `...` ``
-    CommandSubst(Box<CommandSubst>),
+    CommandSubst(&'a CommandSubst<'a>),
     /// `$((...))` or `$[...]`
-    Arith(Box<ArithExpr>),
+    Arith(&'a ArithExpr<'a>),
     /// `<(...)` (`output == false`) or `>(...)`
-    ProcessSubst { output: bool, script: Box<Script> },
+    ProcessSubst {
+        output: bool,
+        script: &'a Script<'a>,
+    },
     /// Unquoted glob characters: `*`, `?`, `[...]`.
-    Glob(Text),
+    Glob(&'a str),
     /// `?(...)`, `*(...)`, `+(...)`, `@(...)`, `!(...)`: operator and raw pattern list.
-    ExtGlob { op: char, pattern: Text },
+    ExtGlob { op: char, pattern: &'a str },
     /// `{a,b}` or `{1..5}`: the raw text and its alternatives (for a sequence, the endpoints).
-    Brace(Box<BraceExp>),
+    Brace(&'a BraceExp<'a>),
     /// `~` or `~user` at the start of a word (or after `:`/`=` in an assignment).
-    Tilde(Text),
+    Tilde(&'a str),
     /// `(a b c)` in a declaration argument such as `declare -a x=(a b)`.
-    ArrayLiteral(Vec<Word>),
+    ArrayLiteral(&'a [Word<'a>]),
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct BraceExp {
-    pub raw: Text,
-    pub alternatives: Vec<Word>,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BraceExp<'a> {
+    pub raw: &'a str,
+    pub alternatives: &'a [Word<'a>],
     pub sequence: bool,
 }
 
 /// A command substitution with its parsed script.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CommandSubst {
-    pub script: Script,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CommandSubst<'a> {
+    pub script: Script<'a>,
     pub backtick: bool,
     pub span: Span,
 }
 
 /// Arithmetic text (`$((...))`, `$[...]`, `((...))`, `for ((...))` parts).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ArithExpr {
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ArithExpr<'a> {
     /// The source text between the delimiters.
-    pub raw: Text,
+    pub raw: &'a str,
     /// Its parts: literal text and the expansions it contains.
-    pub parts: Vec<WordPart>,
+    pub parts: &'a [WordPart<'a>],
     pub span: Span,
 }
 
 /// A parameter expansion.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ParamExp {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParamExp<'a> {
     /// Name, positional number or special character (`@`, `*`, `#`, `?`, `$`, `!`, `-`, `0`).
-    pub name: Text,
+    pub name: &'a str,
     /// Written with braces.
     pub braced: bool,
     /// `${#name}`
     pub length: bool,
     /// `${!name}` (indirection, or key/prefix listing with `[@]`/`*`)
     pub indirect: bool,
-    /// `${name[sub]}` (boxed, like `op`: most expansions are a plain `$name`, and the tree's
+    /// `${name[sub]}` (by reference, like `op`: most expansions are a plain `$name`, and the tree's
     /// size is most of a large parse's cost).
-    pub index: Option<Box<Word>>,
-    pub op: Option<Box<ParamOp>>,
+    pub index: Option<&'a Word<'a>>,
+    pub op: Option<&'a ParamOp<'a>>,
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum ParamOp {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ParamOp<'a> {
     /// `-`, `=`, `?`, `+` with optional leading `:`.
-    Default { colon: bool, kind: char, word: Word },
+    Default {
+        colon: bool,
+        kind: char,
+        word: Word<'a>,
+    },
     /// `#pat` / `##pat`
-    RemovePrefix { longest: bool, pattern: Word },
+    RemovePrefix { longest: bool, pattern: Word<'a> },
     /// `%pat` / `%%pat`
-    RemoveSuffix { longest: bool, pattern: Word },
+    RemoveSuffix { longest: bool, pattern: Word<'a> },
     /// `/pat/rep`, `//`, `/#`, `/%`
     Replace {
         mode: ReplaceMode,
-        pattern: Word,
-        replacement: Option<Word>,
+        pattern: Word<'a>,
+        replacement: Option<Word<'a>>,
     },
     /// `:offset[:length]`
-    Substring { offset: Word, length: Option<Word> },
+    Substring {
+        offset: Word<'a>,
+        length: Option<Word<'a>>,
+    },
     /// `^`, `^^`, `,`, `,,` with optional pattern.
-    Case { op: Text, pattern: Word },
+    Case { op: &'a str, pattern: Word<'a> },
     /// `@Q`, `@E`, ... : the operator letter.
     Transform(char),
     /// `${!prefix*}` / `${!prefix@}`

@@ -13,7 +13,7 @@ use std::fmt::Write;
 /// Render a parse result: the tree and the error, if any.
 pub fn print_parsed(p: &Parsed) -> String {
     let mut pr = Printer::default();
-    pr.list(&p.script.body, 0);
+    pr.list(&p.script().body, 0);
     if let Some(e) = &p.error {
         let _ = writeln!(pr.out, "error: {} (unparsed from {})", e, e.unparsed_from);
     }
@@ -21,7 +21,7 @@ pub fn print_parsed(p: &Parsed) -> String {
 }
 
 /// Render a command view: one block per invocation.
-pub fn print_view(v: &CommandView) -> String {
+pub fn print_view(v: &CommandView<'_>) -> String {
     let mut out = String::new();
     for inv in &v.invocations {
         out.push_str(&print_invocation(inv));
@@ -57,7 +57,7 @@ pub fn print_view(v: &CommandView) -> String {
 }
 
 /// Render one invocation on a few lines.
-pub fn print_invocation(inv: &Invocation) -> String {
+pub fn print_invocation(inv: &Invocation<'_>) -> String {
     let mut out = String::new();
     let _ = write!(out, "#{} {}", inv.index, inv.program);
     for a in &inv.args {
@@ -140,8 +140,8 @@ impl Printer {
         self.out.push('\n');
     }
 
-    fn list(&mut self, l: &List, d: usize) {
-        for item in &l.items {
+    fn list(&mut self, l: &List<'_>, d: usize) {
+        for item in l.items {
             let term = match item.terminator {
                 Terminator::Semi => ";",
                 Terminator::Amp => "&",
@@ -154,7 +154,7 @@ impl Printer {
             } else {
                 self.line(d, &format!("and_or {term}"));
                 self.pipeline(&ao.first, d + 1, "");
-                for (op, p) in &ao.rest {
+                for (op, p) in ao.rest {
                     let op = match op {
                         AndOrOp::And => "&&",
                         AndOrOp::Or => "||",
@@ -165,7 +165,7 @@ impl Printer {
         }
     }
 
-    fn pipeline(&mut self, p: &Pipeline, d: usize, tag: &str) {
+    fn pipeline(&mut self, p: &Pipeline<'_>, d: usize, tag: &str) {
         let mut head = String::new();
         if let Some(t) = p.time {
             head.push_str(if t.posix { "time -p " } else { "time " });
@@ -178,12 +178,12 @@ impl Printer {
             return;
         }
         self.line(d, format!("pipeline {head}{tag}").trim_end());
-        for e in &p.commands {
+        for e in p.commands {
             self.command(&e.command, d + 1, if e.pipe_stderr { "|&" } else { "" });
         }
     }
 
-    fn command(&mut self, c: &Command, d: usize, tag: &str) {
+    fn command(&mut self, c: &Command<'_>, d: usize, tag: &str) {
         let tag = if tag.is_empty() {
             String::new()
         } else {
@@ -192,34 +192,34 @@ impl Printer {
         match c {
             Command::Simple(s) => {
                 let mut parts = Vec::new();
-                for a in &s.assignments {
+                for a in s.assignments {
                     parts.push(self.assignment(a));
                 }
-                for w in &s.words {
+                for w in s.words {
                     parts.push(word(w));
                 }
                 self.line(d, &format!("cmd{tag} {}", parts.join(" ")));
-                self.nested_assign(&s.assignments, d + 1);
-                for w in &s.words {
+                self.nested_assign(s.assignments, d + 1);
+                for w in s.words {
                     self.nested(w, d + 1);
                 }
-                self.redirects(&s.redirects, d + 1);
+                self.redirects(s.redirects, d + 1);
             }
             Command::Compound(cc) => self.compound(cc, d, &tag),
             Command::Function(f) => {
                 self.line(d, &format!("function {}{tag}", f.name));
-                self.compound(&f.body, d + 1, "");
-                self.redirects(&f.redirects, d + 1);
+                self.compound(f.body, d + 1, "");
+                self.redirects(f.redirects, d + 1);
             }
             Command::Coproc(co) => {
-                let name = co.name.as_deref().unwrap_or("-");
+                let name = co.name.unwrap_or("-");
                 self.line(d, &format!("coproc {name}{tag}"));
-                self.command(&co.body, d + 1, "");
+                self.command(co.body, d + 1, "");
             }
         }
     }
 
-    fn assignment(&self, a: &Assignment) -> String {
+    fn assignment(&self, a: &Assignment<'_>) -> String {
         let idx = a
             .index
             .as_ref()
@@ -235,7 +235,7 @@ impl Printer {
         format!("{}{idx}{op}{v}", a.name)
     }
 
-    fn nested_assign(&mut self, asg: &[Assignment], d: usize) {
+    fn nested_assign(&mut self, asg: &[Assignment<'_>], d: usize) {
         for a in asg {
             match &a.value {
                 AssignValue::Scalar(w) => self.nested(w, d),
@@ -244,7 +244,7 @@ impl Printer {
         }
     }
 
-    fn compound(&mut self, cc: &CompoundCommand, d: usize, tag: &str) {
+    fn compound(&mut self, cc: &CompoundCommand<'_>, d: usize, tag: &str) {
         match &cc.kind {
             CompoundKind::Brace(l) => {
                 self.line(d, &format!("brace{tag}"));
@@ -283,14 +283,14 @@ impl Printer {
                 } else {
                     "for"
                 };
-                let items = match &f.items {
+                let items = match f.items {
                     Some(ws) => {
                         format!(" in {}", ws.iter().map(word).collect::<Vec<_>>().join(" "))
                     }
                     None => String::new(),
                 };
                 self.line(d, &format!("{kw} {}{items}{tag}", f.var));
-                if let Some(ws) = &f.items {
+                if let Some(ws) = f.items {
                     ws.iter().for_each(|w| self.nested(w, d + 1));
                 }
                 self.line(d + 1, "do");
@@ -310,7 +310,7 @@ impl Printer {
             CompoundKind::Case(c) => {
                 self.line(d, &format!("case {}{tag}", word(&c.subject)));
                 self.nested(&c.subject, d + 1);
-                for arm in &c.arms {
+                for arm in c.arms {
                     let pats = arm
                         .patterns
                         .iter()
@@ -334,13 +334,13 @@ impl Printer {
             }
             CompoundKind::Arith(e) => {
                 self.line(d, &format!("(( {:?} )){tag}", e.raw));
-                self.nested_parts(&e.parts, d + 1);
+                self.nested_parts(e.parts, d + 1);
             }
         }
-        self.redirects(&cc.redirects, d + 1);
+        self.redirects(cc.redirects, d + 1);
     }
 
-    fn redirects(&mut self, rs: &[Redirect], d: usize) {
+    fn redirects(&mut self, rs: &[Redirect<'_>], d: usize) {
         for r in rs {
             let fd = match (&r.fd, &r.fd_var) {
                 (Some(n), _) => n.to_string(),
@@ -370,11 +370,11 @@ impl Printer {
     }
 
     /// Print the scripts nested in a word (substitutions) below it.
-    fn nested(&mut self, w: &Word, d: usize) {
-        self.nested_parts(&w.parts, d);
+    fn nested(&mut self, w: &Word<'_>, d: usize) {
+        self.nested_parts(w.parts, d);
     }
 
-    fn nested_parts(&mut self, parts: &[WordPart], d: usize) {
+    fn nested_parts(&mut self, parts: &[WordPart<'_>], d: usize) {
         for p in parts {
             match p {
                 WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => self.nested_parts(ps, d),
@@ -387,14 +387,14 @@ impl Printer {
                     self.list(&script.body, d + 1);
                 }
                 WordPart::Param(pe) => {
-                    if let Some(i) = &pe.index {
+                    if let Some(i) = pe.index {
                         self.nested(i, d);
                     }
-                    for w in param_words(pe) {
+                    for w in param_words(pe).into_iter().flatten() {
                         self.nested(w, d);
                     }
                 }
-                WordPart::Arith(e) => self.nested_parts(&e.parts, d),
+                WordPart::Arith(e) => self.nested_parts(e.parts, d),
                 WordPart::Brace(b) => b.alternatives.iter().for_each(|w| self.nested(w, d)),
                 WordPart::ArrayLiteral(ws) => ws.iter().for_each(|w| self.nested(w, d)),
                 _ => {}
@@ -403,38 +403,37 @@ impl Printer {
     }
 }
 
-/// The words inside a parameter operator.
-pub(crate) fn param_words(pe: &ParamExp) -> Vec<&Word> {
-    match pe.op.as_deref() {
-        Some(ParamOp::Default { word, .. }) => vec![word],
+/// The words inside a parameter operator, in order (at most two; no allocation: the view
+/// asks for every expansion it visits).
+pub(crate) fn param_words<'a>(pe: &ParamExp<'a>) -> [Option<&'a Word<'a>>; 2] {
+    match pe.op {
+        Some(ParamOp::Default { word, .. }) => [Some(word), None],
         Some(ParamOp::RemovePrefix { pattern, .. })
         | Some(ParamOp::RemoveSuffix { pattern, .. })
-        | Some(ParamOp::Case { pattern, .. }) => vec![pattern],
+        | Some(ParamOp::Case { pattern, .. }) => [Some(pattern), None],
         Some(ParamOp::Replace {
             pattern,
             replacement,
             ..
-        }) => std::iter::once(pattern).chain(replacement.iter()).collect(),
-        Some(ParamOp::Substring { offset, length }) => {
-            std::iter::once(offset).chain(length.iter()).collect()
-        }
-        _ => Vec::new(),
+        }) => [Some(pattern), replacement.as_ref()],
+        Some(ParamOp::Substring { offset, length }) => [Some(offset), length.as_ref()],
+        _ => [None, None],
     }
 }
 
 /// One-line rendering of a word with its parts tagged.
-pub fn word(w: &Word) -> String {
+pub fn word(w: &Word<'_>) -> String {
     if w.parts.is_empty() {
         return "<empty>".into();
     }
-    parts(&w.parts)
+    parts(w.parts)
 }
 
-fn parts(ps: &[WordPart]) -> String {
+fn parts(ps: &[WordPart<'_>]) -> String {
     ps.iter().map(part).collect::<Vec<_>>().join("+")
 }
 
-fn part(p: &WordPart) -> String {
+fn part(p: &WordPart<'_>) -> String {
     match p {
         WordPart::Literal(s) => format!("{s:?}"),
         WordPart::SingleQuoted(s) => format!("sq{s:?}"),
@@ -477,7 +476,7 @@ fn part(p: &WordPart) -> String {
     }
 }
 
-fn param(pe: &ParamExp) -> String {
+fn param(pe: &ParamExp<'_>) -> String {
     if !pe.braced {
         return format!("${}", pe.name);
     }
@@ -488,11 +487,11 @@ fn param(pe: &ParamExp) -> String {
     if pe.indirect {
         s.push('!');
     }
-    s.push_str(&pe.name);
-    if let Some(i) = &pe.index {
+    s.push_str(pe.name);
+    if let Some(i) = pe.index {
         let _ = write!(s, "[{}]", word(i));
     }
-    match pe.op.as_deref() {
+    match pe.op {
         None => {}
         Some(ParamOp::Default {
             colon,

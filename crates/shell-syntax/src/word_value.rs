@@ -2,13 +2,19 @@
 
 use crate::ast::{Span, Text, Word, WordPart};
 
-impl Word {
-    /// A word made of one literal (for synthesised words, e.g. split `env -S` strings).
-    pub fn literal(s: &str, span: Span) -> Word {
+impl<'a> Word<'a> {
+    /// A word made of one literal, in `arena` (for synthesised words, e.g. split `env -S`
+    /// strings). `s` is copied unless it already lives in the arena's lifetime.
+    pub fn literal(arena: &'a bumpalo::Bump, s: &'a str, span: Span) -> Word<'a> {
         Word {
-            parts: smallvec::smallvec![WordPart::Literal(Text::from(s))],
+            parts: arena.alloc([WordPart::Literal(s)]),
             span,
         }
+    }
+
+    /// [`Word::literal`] for text that must first be copied into `arena`.
+    pub fn literal_copy(arena: &'a bumpalo::Bump, s: &str, span: Span) -> Word<'a> {
+        Word::literal(arena, arena.alloc_str(s), span)
     }
 
     /// The word's value after quote removal, if it does not depend on run time (no
@@ -22,20 +28,19 @@ impl Word {
         // Measured hot (every argument the view reports): a one-part word is a plain copy;
         // otherwise size the value first so it is built in one allocation, and a dynamic
         // word allocates nothing.
-        if let [WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s)] =
-            self.parts.as_slice()
+        if let [WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s)] = self.parts
         {
-            return Some(s.clone());
+            return Some(Text::from(*s));
         }
-        let mut out = String::with_capacity(static_len(&self.parts)?);
-        static_parts(&self.parts, &mut out);
+        let mut out = String::with_capacity(static_len(self.parts)?);
+        static_parts(self.parts, &mut out);
         Some(out.into())
     }
 
     /// True when bash decides the value at run time (expansion, substitution, glob, tilde,
     /// brace expansion).
     pub fn is_dynamic(&self) -> bool {
-        static_len(&self.parts).is_none()
+        static_len(self.parts).is_none()
     }
 
     pub fn span(&self) -> Span {
@@ -59,7 +64,7 @@ impl Word {
     /// resolved through `lookup`; `None` if anything else is dynamic or a lookup fails.
     pub fn resolve(&self, lookup: &dyn Fn(&str) -> Option<String>) -> Option<String> {
         let mut out = String::new();
-        resolve_parts(&self.parts, lookup, &mut out, None).then_some(out)
+        resolve_parts(self.parts, lookup, &mut out, None).then_some(out)
     }
 
     /// [`Word::resolve`] for a word used as a path pattern: unquoted globs and extglobs are kept
@@ -71,7 +76,7 @@ impl Word {
     ) -> Option<(String, bool)> {
         let mut out = String::new();
         let mut glob = false;
-        resolve_parts(&self.parts, lookup, &mut out, Some(&mut glob)).then_some((out, glob))
+        resolve_parts(self.parts, lookup, &mut out, Some(&mut glob)).then_some((out, glob))
     }
 }
 
@@ -128,14 +133,14 @@ fn resolve_parts(
                     return false;
                 }
             }
-            WordPart::Tilde(user) if user.is_empty() => match lookup("HOME") {
+            WordPart::Tilde("") => match lookup("HOME") {
                 Some(h) => out.push_str(&h),
                 None => return false,
             },
             WordPart::Param(pe)
                 if pe.op.is_none() && !pe.length && !pe.indirect && pe.index.is_none() =>
             {
-                match lookup(&pe.name) {
+                match lookup(pe.name) {
                     Some(v) => out.push_str(&v),
                     None => return false,
                 }
@@ -165,10 +170,11 @@ fn resolve_parts(
 mod tests {
     use crate::parse;
 
-    fn word(src: &str) -> crate::ast::Word {
+    /// The first word of `src`, resolved in `check`.
+    fn with_word(src: &str, check: impl FnOnce(&crate::ast::Word<'_>)) {
         let p = parse(src);
-        match &p.script.body.items[0].and_or.first.commands[0].command {
-            crate::ast::Command::Simple(c) => c.words[0].clone(),
+        match &p.script().body.items[0].and_or.first.commands[0].command {
+            crate::ast::Command::Simple(c) => check(&c.words[0]),
             other => panic!("not a simple command: {other:?}"),
         }
     }
@@ -176,17 +182,20 @@ mod tests {
     #[test]
     fn resolve_pattern_keeps_globs_that_resolve_refuses() {
         let home = |n: &str| (n == "HOME").then(|| "/h".to_string());
-        let w = word("~/src/*.rs");
-        assert_eq!(w.resolve(&home), None);
-        assert_eq!(w.resolve_pattern(&home), Some(("/h/src/*.rs".into(), true)));
-        let w = word("\"$HOME\"/a+(b|c)/{x,y}");
-        assert_eq!(
-            w.resolve_pattern(&home),
-            Some(("/h/a+(b|c)/*".into(), true))
-        );
-        let w = word("\"$HOME/*\"");
-        assert_eq!(w.resolve_pattern(&home), Some(("/h/*".into(), false)));
-        assert_eq!(word("$OTHER/x").resolve_pattern(&home), None);
-        assert_eq!(word("$(pwd)/x").resolve_pattern(&home), None);
+        with_word("~/src/*.rs", |w| {
+            assert_eq!(w.resolve(&home), None);
+            assert_eq!(w.resolve_pattern(&home), Some(("/h/src/*.rs".into(), true)));
+        });
+        with_word("\"$HOME\"/a+(b|c)/{x,y}", |w| {
+            assert_eq!(
+                w.resolve_pattern(&home),
+                Some(("/h/a+(b|c)/*".into(), true))
+            )
+        });
+        with_word("\"$HOME/*\"", |w| {
+            assert_eq!(w.resolve_pattern(&home), Some(("/h/*".into(), false)))
+        });
+        with_word("$OTHER/x", |w| assert_eq!(w.resolve_pattern(&home), None));
+        with_word("$(pwd)/x", |w| assert_eq!(w.resolve_pattern(&home), None));
     }
 }

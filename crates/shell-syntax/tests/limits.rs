@@ -171,10 +171,10 @@ fn work_budget() {
             ..Limits::default()
         },
     );
-    let err = p.error.expect("budget must run out");
+    let err = p.error.clone().expect("budget must run out");
     assert_eq!(err.kind, ErrorKind::WorkBudget { limit: 500 });
     // The complete lines before the budget ran out are kept.
-    assert!(!p.script.body.items.is_empty());
+    assert!(!p.script().body.items.is_empty());
     assert!(err.unparsed_from > 0);
 }
 

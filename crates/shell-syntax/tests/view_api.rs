@@ -4,13 +4,15 @@ use shell_syntax::ast::{AndOrOp, RedirOp};
 use shell_syntax::view::{CdKind, EnvSource, LoopKind, LoopPart, OriginKind, RedirSource};
 use shell_syntax::{commands, parse, Invocation, Program};
 
-fn view(src: &str) -> shell_syntax::CommandView {
-    let p = parse(src);
+/// The view of `src`. The parse is leaked so the view, which borrows its arena, can be
+/// returned (a few bytes per test).
+fn view(src: &str) -> shell_syntax::CommandView<'static> {
+    let p: &'static _ = Box::leak(Box::new(parse(src)));
     assert!(p.error.is_none(), "{src}: {:?}", p.error);
-    commands(&p)
+    commands(p)
 }
 
-fn find<'a>(v: &'a shell_syntax::CommandView, name: &str) -> &'a Invocation {
+fn find<'v, 'a>(v: &'v shell_syntax::CommandView<'a>, name: &str) -> &'v Invocation<'a> {
     v.invocations
         .iter()
         .find(|i| i.name() == Some(name))

@@ -186,7 +186,7 @@ const GH_VALUED: &[&str] = &[
 
 /// The positional words of a `gh` argv (options and their values removed), and the `-R`
 /// repository if one is given in any spelling.
-fn gh_split(args: &[Arg]) -> (Vec<Option<&str>>, Option<Option<&str>>) {
+fn gh_split<'s>(args: &'s [Arg<'_>]) -> (Vec<Option<&'s str>>, Option<Option<&'s str>>) {
     let mut positional = Vec::new();
     let mut repo = None;
     let mut i = 0;

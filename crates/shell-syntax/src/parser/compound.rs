@@ -20,7 +20,7 @@ pub(super) enum Start {
     Test,
 }
 
-impl<'s, 'b> Parser<'s, 'b> {
+impl<'a, 'b> Parser<'a, 'b> {
     /// Which compound command starts at the cursor, if any.
     pub(super) fn compound_start(&mut self) -> Option<Start> {
         if self.starts_with("((") && self.arith_command_end().is_some() {
@@ -72,7 +72,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         None
     }
 
-    pub(super) fn compound(&mut self, kind: Start, start: usize) -> PResult<CompoundCommand> {
+    pub(super) fn compound(&mut self, kind: Start, start: usize) -> PResult<CompoundCommand<'a>> {
         let kind = match kind {
             Start::Brace => {
                 self.pos += 1;
@@ -133,8 +133,8 @@ impl<'s, 'b> Parser<'s, 'b> {
     }
 
     /// Redirections after a compound command.
-    pub(super) fn trailing_redirects(&mut self) -> PResult<Vec<Redirect>> {
-        let mut out = Vec::new();
+    pub(super) fn trailing_redirects(&mut self) -> PResult<&'a [Redirect<'a>]> {
+        let mut out: smallvec::SmallVec<[Redirect<'a>; 1]> = smallvec::SmallVec::new();
         loop {
             self.skip_blanks()?;
             match self.try_redirect()? {
@@ -149,12 +149,12 @@ impl<'s, 'b> Parser<'s, 'b> {
             _ if self.at_closer() => {}
             _ => return self.unexpected(),
         }
-        Ok(super::exact(out))
+        Ok(self.slice(&out))
     }
 
-    fn if_clause(&mut self) -> PResult<CompoundKind> {
+    fn if_clause(&mut self) -> PResult<CompoundKind<'a>> {
         self.pos += 2;
-        let mut branches = Vec::new();
+        let mut branches: smallvec::SmallVec<[(List<'a>, List<'a>); 2]> = smallvec::SmallVec::new();
         let mut else_body = None;
         loop {
             let cond = self.nonempty_list("`then`")?;
@@ -171,12 +171,12 @@ impl<'s, 'b> Parser<'s, 'b> {
             break;
         }
         Ok(CompoundKind::If(IfClause {
-            branches,
+            branches: self.slice(&branches),
             else_body,
         }))
     }
 
-    fn for_clause(&mut self, select: bool) -> PResult<CompoundKind> {
+    fn for_clause(&mut self, select: bool) -> PResult<CompoundKind<'a>> {
         self.pos += if select { 6 } else { 3 };
         self.skip_blanks()?;
         if !select && self.starts_with("((") {
@@ -192,7 +192,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 self.pos += 1;
             }
             let body = self.loop_body()?;
-            return Ok(CompoundKind::ArithFor(Box::new(ArithFor {
+            return Ok(CompoundKind::ArithFor(self.node(ArithFor {
                 init,
                 condition,
                 step,
@@ -209,13 +209,14 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
         let name_start = self.pos;
         let name_word = self.word(Mode::Normal)?;
-        let var = name_word
-            .static_value()
-            .unwrap_or_else(|| self.src[name_start..self.pos].to_string());
+        let var = match self.static_text(&name_word) {
+            Some(v) => v,
+            None => &self.src[name_start..self.pos],
+        };
         self.skip_linebreaks()?;
         let mut items = None;
         if self.eat_reserved("in")? {
-            let mut words = Vec::new();
+            let mut words: smallvec::SmallVec<[Word<'a>; 4]> = smallvec::SmallVec::new();
             loop {
                 self.skip_blanks()?;
                 match self.peek() {
@@ -225,7 +226,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     _ => words.push(self.word(Mode::Normal)?),
                 }
             }
-            items = Some(words);
+            items = Some(self.slice(&words));
             if self.peek() == Some(b';') {
                 self.pos += 1;
             }
@@ -233,11 +234,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             self.pos += 1;
         }
         let body = self.loop_body()?;
-        let f = ForLoop {
-            var: var.into(),
-            items,
-            body,
-        };
+        let f = ForLoop { var, items, body };
         Ok(if select {
             CompoundKind::Select(f)
         } else {
@@ -246,7 +243,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     }
 
     /// `do list done` (or bash's `{ list }` alternative).
-    fn loop_body(&mut self) -> PResult<List> {
+    fn loop_body(&mut self) -> PResult<List<'a>> {
         self.skip_linebreaks()?;
         if self.reserved() == Some("{") {
             self.pos += 1;
@@ -260,7 +257,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         Ok(body)
     }
 
-    fn case_clause(&mut self) -> PResult<CompoundKind> {
+    fn case_clause(&mut self) -> PResult<CompoundKind<'a>> {
         self.pos += 4;
         self.skip_blanks()?;
         if self.peek().is_none_or(is_meta) {
@@ -273,7 +270,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         let subject = self.word(Mode::Normal)?;
         self.skip_linebreaks()?;
         self.expect_reserved("in")?;
-        let mut arms = Vec::new();
+        let mut arms: smallvec::SmallVec<[CaseArm<'a>; 4]> = smallvec::SmallVec::new();
         loop {
             self.tick()?;
             self.skip_linebreaks()?;
@@ -288,7 +285,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 self.pos += 1;
                 self.skip_blanks()?;
             }
-            let mut patterns = Vec::with_capacity(1);
+            let mut patterns: smallvec::SmallVec<[Word<'a>; 2]> = smallvec::SmallVec::new();
             loop {
                 self.skip_blanks()?;
                 match self.peek() {
@@ -323,7 +320,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 CaseTerminator::None
             };
             arms.push(CaseArm {
-                patterns: super::exact(patterns),
+                patterns: self.slice(&patterns),
                 body,
                 terminator,
                 span: self.span(arm_start),
@@ -334,12 +331,15 @@ impl<'s, 'b> Parser<'s, 'b> {
                 break;
             }
         }
-        Ok(CompoundKind::Case(CaseClause { subject, arms }))
+        Ok(CompoundKind::Case(CaseClause {
+            subject,
+            arms: self.slice(&arms),
+        }))
     }
 
     /// Words of `[[ ... ]]` up to and including `]]`.
-    fn test_words(&mut self) -> PResult<Vec<Word>> {
-        let mut words = Vec::new();
+    fn test_words(&mut self) -> PResult<&'a [Word<'a>]> {
+        let mut words: smallvec::SmallVec<[Word<'a>; 8]> = smallvec::SmallVec::new();
         let mut regex_next = false;
         loop {
             self.tick()?;
@@ -350,7 +350,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             };
             if self.reserved() == Some("]]") {
                 self.pos += 2;
-                return Ok(words);
+                return Ok(self.slice(&words));
             }
             if regex_next && !matches!(c, b'&' | b'|' | b')') {
                 words.push(self.word(Mode::Regex)?);
@@ -366,10 +366,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     continue;
                 }
                 self.pos += op.len();
-                words.push(Word {
-                    parts: smallvec::smallvec![WordPart::Literal(Text::from(op))],
-                    span: self.span(start),
-                });
+                words.push(Word::literal(self.sh.arena, op, self.span(start)));
                 continue;
             }
             if matches!(c, b';' | b'&' | b'|') {
@@ -377,22 +374,22 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             let w = self.word(Mode::Test)?;
             // Most words are one literal: compare without building the static value.
-            regex_next = match w.parts.as_slice() {
-                [WordPart::Literal(l)] => l == "=~",
+            regex_next = match w.parts {
+                [WordPart::Literal(l)] => *l == "=~",
                 _ => w.static_value().as_deref() == Some("=~"),
             };
             words.push(w);
         }
     }
 
-    pub(super) fn function_keyword(&mut self, start: usize) -> PResult<Command> {
+    pub(super) fn function_keyword(&mut self, start: usize) -> PResult<Command<'a>> {
         self.pos += 8;
         self.skip_blanks()?;
         let ns = self.pos;
         while self.peek().is_some_and(|c| !is_meta(c)) {
             self.pos += 1;
         }
-        let name = self.src[ns..self.pos].to_string();
+        let name = &self.src[ns..self.pos];
         if name.is_empty() {
             return self.unexpected();
         }
@@ -408,9 +405,9 @@ impl<'s, 'b> Parser<'s, 'b> {
     pub(super) fn function_parens(
         &mut self,
         start: usize,
-        name: String,
+        name: &'a str,
         keyword: bool,
-    ) -> PResult<Command> {
+    ) -> PResult<Command<'a>> {
         self.skip_blanks()?;
         // With `function`, a `(` not followed by `)` starts the body (`function f ( ... )`).
         let save = self.pos;
@@ -442,16 +439,16 @@ impl<'s, 'b> Parser<'s, 'b> {
         let mut body = self.compound(kind, body_start)?;
         self.leave();
         let redirects = std::mem::take(&mut body.redirects);
-        Ok(Command::Function(Box::new(FunctionDef {
-            name: name.into(),
+        Ok(Command::Function(self.node(FunctionDef {
+            name,
             keyword,
-            body: Box::new(body),
+            body: self.node(body),
             redirects,
             span: self.span(start),
         })))
     }
 
-    pub(super) fn coproc(&mut self, start: usize) -> PResult<Command> {
+    pub(super) fn coproc(&mut self, start: usize) -> PResult<Command<'a>> {
         self.pos += 6;
         self.skip_blanks()?;
         // `coproc NAME compound`: any word followed by a compound command names it.
@@ -470,15 +467,15 @@ impl<'s, 'b> Parser<'s, 'b> {
                 return self.unexpected();
             }
             if !w.parts.is_empty() && blank_after && self.compound_start().is_some() {
-                name = Some(w.static_value().map_or_else(|| Text::from(raw), Text::from));
+                name = Some(self.static_text(&w).unwrap_or(raw));
             } else {
                 self.pos = save;
             }
         }
         let body = self.command()?;
-        Ok(Command::Coproc(Box::new(Coproc {
+        Ok(Command::Coproc(self.node(Coproc {
             name,
-            body: Box::new(body),
+            body: self.node(body),
             span: self.span(start),
         })))
     }

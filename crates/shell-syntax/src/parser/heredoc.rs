@@ -5,9 +5,13 @@ use super::{PResult, Parser, PendingHeredoc};
 use crate::ast::*;
 use crate::error::ErrorKind;
 
-impl<'s, 'b> Parser<'s, 'b> {
+impl<'a, 'b> Parser<'a, 'b> {
     /// Note a heredoc whose body starts after the next newline.
-    pub(super) fn register_heredoc(&mut self, target: &Word, strip_tabs: bool) -> PResult<Heredoc> {
+    pub(super) fn register_heredoc(
+        &mut self,
+        target: &Word<'a>,
+        strip_tabs: bool,
+    ) -> PResult<Heredoc<'a>> {
         self.sh.heredocs += 1;
         if self.sh.heredocs > self.sh.limits.max_heredocs {
             return self.err(ErrorKind::TooManyHeredocs {
@@ -43,7 +47,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         });
         Ok(Heredoc {
             id,
-            delimiter: delimiter.into(),
+            delimiter: self.text(&delimiter),
             quoted,
             strip_tabs,
             body: Word::default(),
@@ -79,29 +83,31 @@ impl<'s, 'b> Parser<'s, 'b> {
                 line_start = line_end + 1;
             };
             let word = if h.quoted {
-                let mut text = self.src[body_start..body_end].to_string();
+                let mut text = &self.src[body_start..body_end];
                 if h.strip_tabs {
-                    text = strip_line_tabs(&text, true);
+                    text = self.text(&strip_line_tabs(text, true));
                 }
                 Word {
-                    parts: smallvec::smallvec![WordPart::Literal(text.into())],
+                    parts: std::slice::from_ref(self.node(WordPart::Literal(text))),
                     span: Span::new(body_start + self.base, body_end + self.base),
                 }
             } else {
                 let mut parts = self.sub(body_start, body_end).dq_parts(None)?;
                 if h.strip_tabs {
+                    let mut stripped = parts.to_vec();
                     let mut at_line_start = true;
-                    for p in parts.iter_mut() {
+                    for p in stripped.iter_mut() {
                         if let WordPart::Literal(s) = p {
-                            *s = strip_line_tabs(s, at_line_start).into();
+                            *s = self.text(&strip_line_tabs(s, at_line_start));
                             at_line_start = s.ends_with('\n');
                         } else {
                             at_line_start = false;
                         }
                     }
+                    parts = self.slice(&stripped);
                 }
                 Word {
-                    parts: parts.into(),
+                    parts,
                     span: Span::new(body_start + self.base, body_end + self.base),
                 }
             };
@@ -140,150 +146,392 @@ impl Span {
     }
 }
 
-type Bodies = [Option<(Word, bool)>];
+pub(super) type Bodies<'a> = [Option<(Word<'a>, bool)>];
 
-/// Attach the heredoc bodies read so far to their redirections (each body is moved out).
-pub(super) fn fill(items: &mut [ListItem], bodies: &mut Bodies) {
+/// Attach the heredoc bodies read so far to their redirections in `items` (each body is taken
+/// out of `bodies`). Tree nodes are shared and immutable, so the nodes on the path to a filled
+/// redirection are copied; a subtree with nothing to fill is kept as it is.
+pub(super) fn fill<'a>(
+    arena: &'a bumpalo::Bump,
+    items: &mut [ListItem<'a>],
+    bodies: &mut Bodies<'a>,
+) {
+    let mut f = Filler { arena, bodies };
     for item in items {
-        fill_item(item, bodies);
-    }
-}
-
-fn fill_item(item: &mut ListItem, b: &mut Bodies) {
-    let ao = &mut item.and_or;
-    for p in std::iter::once(&mut ao.first).chain(ao.rest.iter_mut().map(|(_, p)| p)) {
-        for e in &mut p.commands {
-            fill_command(&mut e.command, b);
+        if let Some(new) = f.item(item) {
+            *item = new;
         }
     }
 }
 
-fn fill_list(l: &mut List, b: &mut Bodies) {
-    for item in &mut l.items {
-        fill_item(item, b);
-    }
+struct Filler<'a, 'x> {
+    arena: &'a bumpalo::Bump,
+    bodies: &'x mut Bodies<'a>,
 }
 
-fn fill_command(c: &mut Command, b: &mut Bodies) {
-    match c {
-        Command::Simple(s) => {
-            for a in &mut s.assignments {
-                if let Some(i) = &mut a.index {
-                    fill_word(i, b);
+/// `new` if it is `Some`, else the old value (for rebuilding a node whose fields may change).
+fn or<T>(new: Option<T>, old: T) -> T {
+    new.unwrap_or(old)
+}
+
+impl<'a> Filler<'a, '_> {
+    /// `s` with the elements `f` changed replaced, copied once; `None` if nothing changed.
+    fn slice<T: Copy>(
+        &mut self,
+        s: &'a [T],
+        f: impl Fn(&mut Self, &T) -> Option<T>,
+    ) -> Option<&'a [T]> {
+        let mut out: Option<Vec<T>> = None;
+        for (i, x) in s.iter().enumerate() {
+            if let Some(new) = f(self, x) {
+                out.get_or_insert_with(|| s.to_vec())[i] = new;
+            }
+        }
+        out.map(|v| &*self.arena.alloc_slice_copy(&v))
+    }
+
+    fn words(&mut self, ws: &'a [Word<'a>]) -> Option<&'a [Word<'a>]> {
+        self.slice(ws, |f, w| f.word(w))
+    }
+
+    fn item(&mut self, item: &ListItem<'a>) -> Option<ListItem<'a>> {
+        let first = self.pipeline(&item.and_or.first);
+        let rest = self.slice(item.and_or.rest, |f, (op, p)| {
+            f.pipeline(p).map(|p| (*op, p))
+        });
+        if first.is_none() && rest.is_none() {
+            return None;
+        }
+        let ao = item.and_or;
+        Some(ListItem {
+            and_or: AndOr {
+                first: or(first, ao.first),
+                rest: or(rest, ao.rest),
+                ..ao
+            },
+            ..*item
+        })
+    }
+
+    fn pipeline(&mut self, p: &Pipeline<'a>) -> Option<Pipeline<'a>> {
+        let commands = self.slice(p.commands, |f, e| {
+            f.command(&e.command)
+                .map(|command| PipeElem { command, ..*e })
+        })?;
+        Some(Pipeline { commands, ..*p })
+    }
+
+    fn list(&mut self, l: &List<'a>) -> Option<List<'a>> {
+        let items = self.slice(l.items, |f, i| f.item(i))?;
+        Some(List { items, ..*l })
+    }
+
+    fn command(&mut self, c: &Command<'a>) -> Option<Command<'a>> {
+        match *c {
+            Command::Simple(s) => {
+                let assignments = self.slice(s.assignments, |f, a| f.assignment(a));
+                let words = self.words(s.words);
+                let redirects = self.redirects(s.redirects);
+                if assignments.is_none() && words.is_none() && redirects.is_none() {
+                    return None;
                 }
-                match &mut a.value {
-                    AssignValue::Scalar(w) => fill_word(w, b),
-                    AssignValue::Array(ws) => ws.iter_mut().for_each(|w| fill_word(w, b)),
+                Some(Command::Simple(SimpleCommand {
+                    assignments: or(assignments, s.assignments),
+                    words: or(words, s.words),
+                    redirects: or(redirects, s.redirects),
+                    span: s.span,
+                }))
+            }
+            Command::Compound(cc) => {
+                let new = self.compound(cc)?;
+                Some(Command::Compound(self.arena.alloc(new)))
+            }
+            Command::Function(fd) => {
+                let body = self.compound(fd.body);
+                let redirects = self.redirects(fd.redirects);
+                if body.is_none() && redirects.is_none() {
+                    return None;
                 }
+                let body = match body {
+                    Some(b) => &*self.arena.alloc(b),
+                    None => fd.body,
+                };
+                let new = FunctionDef {
+                    body,
+                    redirects: or(redirects, fd.redirects),
+                    ..*fd
+                };
+                Some(Command::Function(self.arena.alloc(new)))
             }
-            s.words.iter_mut().for_each(|w| fill_word(w, b));
-            fill_redirects(&mut s.redirects, b);
+            Command::Coproc(co) => {
+                let body = self.command(co.body)?;
+                let new = Coproc {
+                    body: self.arena.alloc(body),
+                    ..*co
+                };
+                Some(Command::Coproc(self.arena.alloc(new)))
+            }
         }
-        Command::Compound(cc) => fill_compound(cc, b),
-        Command::Function(f) => {
-            fill_compound(&mut f.body, b);
-            fill_redirects(&mut f.redirects, b);
-        }
-        Command::Coproc(co) => fill_command(&mut co.body, b),
     }
-}
 
-fn fill_compound(cc: &mut CompoundCommand, b: &mut Bodies) {
-    match &mut cc.kind {
-        CompoundKind::Brace(l) | CompoundKind::Subshell(l) => fill_list(l, b),
-        CompoundKind::If(i) => {
-            for (c, body) in &mut i.branches {
-                fill_list(c, b);
-                fill_list(body, b);
-            }
-            if let Some(e) = &mut i.else_body {
-                fill_list(e, b);
-            }
+    fn assignment(&mut self, a: &Assignment<'a>) -> Option<Assignment<'a>> {
+        let index = a.index.as_ref().and_then(|w| self.word(w));
+        let value = match a.value {
+            AssignValue::Scalar(w) => self.word(&w).map(AssignValue::Scalar),
+            AssignValue::Array(ws) => self.words(ws).map(AssignValue::Array),
+        };
+        if index.is_none() && value.is_none() {
+            return None;
         }
-        CompoundKind::While(w) => {
-            fill_list(&mut w.condition, b);
-            fill_list(&mut w.body, b);
-        }
-        CompoundKind::For(f) | CompoundKind::Select(f) => {
-            if let Some(items) = &mut f.items {
-                items.iter_mut().for_each(|w| fill_word(w, b));
-            }
-            fill_list(&mut f.body, b);
-        }
-        CompoundKind::ArithFor(f) => {
-            for e in [&mut f.init, &mut f.condition, &mut f.step] {
-                fill_parts(&mut e.parts, b);
-            }
-            fill_list(&mut f.body, b);
-        }
-        CompoundKind::Case(c) => {
-            fill_word(&mut c.subject, b);
-            for arm in &mut c.arms {
-                arm.patterns.iter_mut().for_each(|w| fill_word(w, b));
-                fill_list(&mut arm.body, b);
-            }
-        }
-        CompoundKind::Test(ws) => ws.iter_mut().for_each(|w| fill_word(w, b)),
-        CompoundKind::Arith(e) => fill_parts(&mut e.parts, b),
+        Some(Assignment {
+            index: index.or(a.index),
+            value: or(value, a.value),
+            ..*a
+        })
     }
-    fill_redirects(&mut cc.redirects, b);
-}
 
-fn fill_redirects(rs: &mut [Redirect], b: &mut Bodies) {
-    for r in rs {
-        fill_word(&mut r.target, b);
-        if let Some(h) = &mut r.heredoc {
-            if let Some((body, unterminated)) = b.get_mut(h.id as usize).and_then(Option::take) {
+    fn compound(&mut self, cc: &CompoundCommand<'a>) -> Option<CompoundCommand<'a>> {
+        let kind = self.kind(&cc.kind);
+        let redirects = self.redirects(cc.redirects);
+        if kind.is_none() && redirects.is_none() {
+            return None;
+        }
+        Some(CompoundCommand {
+            kind: or(kind, cc.kind),
+            redirects: or(redirects, cc.redirects),
+            span: cc.span,
+        })
+    }
+
+    fn kind(&mut self, k: &CompoundKind<'a>) -> Option<CompoundKind<'a>> {
+        Some(match *k {
+            CompoundKind::Brace(l) => CompoundKind::Brace(self.list(&l)?),
+            CompoundKind::Subshell(l) => CompoundKind::Subshell(self.list(&l)?),
+            CompoundKind::If(i) => {
+                let branches = self.slice(i.branches, |f, (c, b)| {
+                    let (nc, nb) = (f.list(c), f.list(b));
+                    if nc.is_none() && nb.is_none() {
+                        return None;
+                    }
+                    Some((or(nc, *c), or(nb, *b)))
+                });
+                let else_body = i.else_body.as_ref().and_then(|e| self.list(e));
+                if branches.is_none() && else_body.is_none() {
+                    return None;
+                }
+                CompoundKind::If(IfClause {
+                    branches: or(branches, i.branches),
+                    else_body: else_body.or(i.else_body),
+                })
+            }
+            CompoundKind::While(w) => {
+                let (condition, body) = (self.list(&w.condition), self.list(&w.body));
+                if condition.is_none() && body.is_none() {
+                    return None;
+                }
+                CompoundKind::While(WhileLoop {
+                    condition: or(condition, w.condition),
+                    body: or(body, w.body),
+                    ..w
+                })
+            }
+            CompoundKind::For(l) => CompoundKind::For(self.for_loop(&l)?),
+            CompoundKind::Select(l) => CompoundKind::Select(self.for_loop(&l)?),
+            CompoundKind::ArithFor(a) => {
+                let init = self.arith(&a.init);
+                let condition = self.arith(&a.condition);
+                let step = self.arith(&a.step);
+                let body = self.list(&a.body);
+                if init.is_none() && condition.is_none() && step.is_none() && body.is_none() {
+                    return None;
+                }
+                CompoundKind::ArithFor(self.arena.alloc(ArithFor {
+                    init: or(init, a.init),
+                    condition: or(condition, a.condition),
+                    step: or(step, a.step),
+                    body: or(body, a.body),
+                }))
+            }
+            CompoundKind::Case(c) => {
+                let subject = self.word(&c.subject);
+                let arms = self.slice(c.arms, |f, arm| {
+                    let patterns = f.words(arm.patterns);
+                    let body = f.list(&arm.body);
+                    if patterns.is_none() && body.is_none() {
+                        return None;
+                    }
+                    Some(CaseArm {
+                        patterns: or(patterns, arm.patterns),
+                        body: or(body, arm.body),
+                        ..*arm
+                    })
+                });
+                if subject.is_none() && arms.is_none() {
+                    return None;
+                }
+                CompoundKind::Case(CaseClause {
+                    subject: or(subject, c.subject),
+                    arms: or(arms, c.arms),
+                })
+            }
+            CompoundKind::Test(ws) => CompoundKind::Test(self.words(ws)?),
+            CompoundKind::Arith(e) => CompoundKind::Arith(self.arith(&e)?),
+        })
+    }
+
+    fn for_loop(&mut self, l: &ForLoop<'a>) -> Option<ForLoop<'a>> {
+        let items = l.items.and_then(|ws| self.words(ws));
+        let body = self.list(&l.body);
+        if items.is_none() && body.is_none() {
+            return None;
+        }
+        Some(ForLoop {
+            items: items.or(l.items),
+            body: or(body, l.body),
+            ..*l
+        })
+    }
+
+    fn arith(&mut self, e: &ArithExpr<'a>) -> Option<ArithExpr<'a>> {
+        let parts = self.parts(e.parts)?;
+        Some(ArithExpr { parts, ..*e })
+    }
+
+    fn redirects(&mut self, rs: &'a [Redirect<'a>]) -> Option<&'a [Redirect<'a>]> {
+        self.slice(rs, |f, r| f.redirect(r))
+    }
+
+    fn redirect(&mut self, r: &Redirect<'a>) -> Option<Redirect<'a>> {
+        let target = self.word(&r.target);
+        let heredoc = r.heredoc.and_then(|mut h| {
+            let taken = self.bodies.get_mut(h.id as usize).and_then(Option::take);
+            let filled = taken.is_some();
+            if let Some((body, unterminated)) = taken {
                 h.body = body;
                 h.unterminated = unterminated;
             }
-            fill_word(&mut h.body, b);
+            match self.word(&h.body) {
+                Some(body) => Some(Heredoc { body, ..h }),
+                None => filled.then_some(h),
+            }
+        });
+        if target.is_none() && heredoc.is_none() {
+            return None;
         }
+        Some(Redirect {
+            target: or(target, r.target),
+            heredoc: heredoc.or(r.heredoc),
+            ..*r
+        })
     }
-}
 
-fn fill_word(w: &mut Word, b: &mut Bodies) {
-    fill_parts(&mut w.parts, b);
-}
+    fn word(&mut self, w: &Word<'a>) -> Option<Word<'a>> {
+        let parts = self.parts(w.parts)?;
+        Some(Word {
+            parts,
+            span: w.span,
+        })
+    }
 
-fn fill_parts(parts: &mut [WordPart], b: &mut Bodies) {
-    for p in parts {
-        match p {
-            WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => fill_parts(ps, b),
+    fn parts(&mut self, parts: &'a [WordPart<'a>]) -> Option<&'a [WordPart<'a>]> {
+        self.slice(parts, |f, p| f.part(p))
+    }
+
+    fn part(&mut self, p: &WordPart<'a>) -> Option<WordPart<'a>> {
+        Some(match *p {
+            WordPart::DoubleQuoted(ps) => WordPart::DoubleQuoted(self.parts(ps)?),
+            WordPart::Locale(ps) => WordPart::Locale(self.parts(ps)?),
             WordPart::Param(pe) => {
-                if let Some(i) = &mut pe.index {
-                    fill_word(i, b);
+                let index = pe.index.and_then(|w| self.word(w));
+                let op = pe.op.and_then(|op| self.param_op(op));
+                if index.is_none() && op.is_none() {
+                    return None;
                 }
-                match pe.op.as_deref_mut() {
-                    Some(ParamOp::Default { word, .. }) => fill_word(word, b),
-                    Some(ParamOp::RemovePrefix { pattern, .. })
-                    | Some(ParamOp::RemoveSuffix { pattern, .. })
-                    | Some(ParamOp::Case { pattern, .. }) => fill_word(pattern, b),
-                    Some(ParamOp::Replace {
-                        pattern,
-                        replacement,
-                        ..
-                    }) => {
-                        fill_word(pattern, b);
-                        if let Some(r) = replacement {
-                            fill_word(r, b);
-                        }
-                    }
-                    Some(ParamOp::Substring { offset, length }) => {
-                        fill_word(offset, b);
-                        if let Some(l) = length {
-                            fill_word(l, b);
-                        }
-                    }
-                    _ => {}
+                let index = match index {
+                    Some(w) => Some(&*self.arena.alloc(w)),
+                    None => pe.index,
+                };
+                let op = match op {
+                    Some(o) => Some(&*self.arena.alloc(o)),
+                    None => pe.op,
+                };
+                WordPart::Param(self.arena.alloc(ParamExp { index, op, ..*pe }))
+            }
+            WordPart::CommandSubst(cs) => {
+                let body = self.list(&cs.script.body)?;
+                let script = Script { body, ..cs.script };
+                WordPart::CommandSubst(self.arena.alloc(CommandSubst { script, ..*cs }))
+            }
+            WordPart::ProcessSubst { output, script } => {
+                let body = self.list(&script.body)?;
+                WordPart::ProcessSubst {
+                    output,
+                    script: self.arena.alloc(Script { body, ..*script }),
                 }
             }
-            WordPart::CommandSubst(cs) => fill_list(&mut cs.script.body, b),
-            WordPart::ProcessSubst { script, .. } => fill_list(&mut script.body, b),
-            WordPart::Arith(e) => fill_parts(&mut e.parts, b),
-            WordPart::Brace(be) => be.alternatives.iter_mut().for_each(|w| fill_word(w, b)),
-            WordPart::ArrayLiteral(ws) => ws.iter_mut().for_each(|w| fill_word(w, b)),
-            _ => {}
-        }
+            WordPart::Arith(e) => {
+                let new = self.arith(e)?;
+                WordPart::Arith(self.arena.alloc(new))
+            }
+            WordPart::Brace(be) => {
+                let alternatives = self.words(be.alternatives)?;
+                WordPart::Brace(self.arena.alloc(BraceExp {
+                    alternatives,
+                    ..*be
+                }))
+            }
+            WordPart::ArrayLiteral(ws) => WordPart::ArrayLiteral(self.words(ws)?),
+            _ => return None,
+        })
+    }
+
+    fn param_op(&mut self, op: &ParamOp<'a>) -> Option<ParamOp<'a>> {
+        Some(match *op {
+            ParamOp::Default { colon, kind, word } => ParamOp::Default {
+                colon,
+                kind,
+                word: self.word(&word)?,
+            },
+            ParamOp::RemovePrefix { longest, pattern } => ParamOp::RemovePrefix {
+                longest,
+                pattern: self.word(&pattern)?,
+            },
+            ParamOp::RemoveSuffix { longest, pattern } => ParamOp::RemoveSuffix {
+                longest,
+                pattern: self.word(&pattern)?,
+            },
+            ParamOp::Case { op, pattern } => ParamOp::Case {
+                op,
+                pattern: self.word(&pattern)?,
+            },
+            ParamOp::Replace {
+                mode,
+                pattern,
+                replacement,
+            } => {
+                let p = self.word(&pattern);
+                let r = replacement.and_then(|w| self.word(&w));
+                if p.is_none() && r.is_none() {
+                    return None;
+                }
+                ParamOp::Replace {
+                    mode,
+                    pattern: or(p, pattern),
+                    replacement: r.or(replacement),
+                }
+            }
+            ParamOp::Substring { offset, length } => {
+                let o = self.word(&offset);
+                let l = length.and_then(|w| self.word(&w));
+                if o.is_none() && l.is_none() {
+                    return None;
+                }
+                ParamOp::Substring {
+                    offset: or(o, offset),
+                    length: l.or(length),
+                }
+            }
+            ParamOp::Transform(_) | ParamOp::PrefixNames(_) => return None,
+        })
     }
 }

@@ -17,16 +17,18 @@ use crate::error::{ErrorKind, Limits, SyntaxError};
 pub(crate) type PResult<T> = Result<T, (ErrorKind, usize)>;
 
 /// State shared by a parser and the sub-parsers it starts (backticks, heredoc bodies).
-pub(crate) struct Shared {
+pub(crate) struct Shared<'a> {
+    /// Where the tree is built (see [`crate::ast`]).
+    pub arena: &'a bumpalo::Bump,
     pub limits: Limits,
     pub depth: usize,
     pub work: u64,
     pub heredocs: usize,
     /// Heredoc bodies read so far, by heredoc id.
-    pub bodies: Vec<Option<(Word, bool)>>,
+    pub bodies: Vec<Option<(Word<'a>, bool)>>,
     /// Words of the simple commands being read, innermost command's on top: each command
     /// copies its own out at exact size (see [`exact`]).
-    pub words: Vec<Word>,
+    pub words: Vec<Word<'a>>,
 }
 
 struct PendingHeredoc {
@@ -36,24 +38,42 @@ struct PendingHeredoc {
     strip_tabs: bool,
 }
 
-pub(crate) struct Parser<'s, 'b> {
-    src: &'s str,
+pub(crate) struct Parser<'a, 'b> {
+    /// Text in the arena: literals are slices of it.
+    src: &'a str,
     /// The bytes of `src` up to `end` (one bounds check per peek).
-    b: &'s [u8],
+    b: &'a [u8],
     pos: usize,
     /// Exclusive end of the text this parser may read.
     end: usize,
     /// Added to every span (for sub-parsers over a different string).
     base: usize,
-    sh: &'b mut Shared,
+    sh: &'b mut Shared<'a>,
     pending: Vec<PendingHeredoc>,
     /// The last [`Parser::reserved`] answer and the position it was for: the parser asks
     /// several times at each command start (pipeline, compound, closer checks).
     reserved_memo: std::cell::Cell<(usize, Option<&'static str>)>,
 }
 
-/// Parse `src` into the part bash would run plus the first error.
-pub(crate) fn parse_script(src: &str, limits: &Limits) -> (Script, Option<SyntaxError>) {
+/// The arena for parsing `src`: one block sized for its tree (measured with the `arena_size`
+/// example: 15 bytes per byte of a mixed script), so a large parse fills one block instead of
+/// a chain of doubling ones. Only the pages the tree touches are ever mapped.
+pub(crate) fn arena_for(src: &str, limits: &Limits) -> bumpalo::Bump {
+    let len = if src.len() > limits.max_input {
+        0
+    } else {
+        src.len()
+    };
+    bumpalo::Bump::with_capacity(len.saturating_mul(16).saturating_add(1024))
+}
+
+/// Parse `src` into `arena`: the part bash would run plus the first error. The source is copied
+/// into the arena first so the tree's literals can be slices of it.
+pub(crate) fn parse_in<'a>(
+    arena: &'a bumpalo::Bump,
+    src: &str,
+    limits: &Limits,
+) -> (Script<'a>, Option<SyntaxError>) {
     if src.len() > limits.max_input {
         let err = SyntaxError {
             kind: ErrorKind::InputTooLarge {
@@ -65,7 +85,9 @@ pub(crate) fn parse_script(src: &str, limits: &Limits) -> (Script, Option<Syntax
         };
         return (Script::default(), Some(err));
     }
+    let src: &'a str = arena.alloc_str(src);
     let mut sh = Shared {
+        arena,
         limits: limits.clone(),
         depth: 0,
         work: 0,
@@ -79,8 +101,8 @@ pub(crate) fn parse_script(src: &str, limits: &Limits) -> (Script, Option<Syntax
 
 const CLOSERS: &[&str] = &["then", "else", "elif", "fi", "do", "done", "esac", "}"];
 
-impl<'s, 'b> Parser<'s, 'b> {
-    pub(crate) fn new(src: &'s str, pos: usize, end: usize, sh: &'b mut Shared) -> Self {
+impl<'a, 'b> Parser<'a, 'b> {
+    pub(crate) fn new(src: &'a str, pos: usize, end: usize, sh: &'b mut Shared<'a>) -> Self {
         let end = end.min(src.len());
         Parser {
             src,
@@ -91,6 +113,38 @@ impl<'s, 'b> Parser<'s, 'b> {
             sh,
             pending: Vec::new(),
             reserved_memo: std::cell::Cell::new((usize::MAX, None)),
+        }
+    }
+
+    // ---- arena ---------------------------------------------------------------------------
+
+    /// `items` copied into the arena at exact size (an empty list takes no space).
+    #[inline]
+    pub(crate) fn slice<T: Copy>(&self, items: &[T]) -> &'a [T] {
+        if items.is_empty() {
+            &[]
+        } else {
+            self.sh.arena.alloc_slice_copy(items)
+        }
+    }
+
+    /// `x` moved into the arena.
+    #[inline]
+    pub(crate) fn node<T: Copy>(&self, x: T) -> &'a T {
+        self.sh.arena.alloc(x)
+    }
+
+    /// `s` copied into the arena (text that is not a slice of the source: unescaped literals).
+    #[inline]
+    pub(crate) fn text(&self, s: &str) -> &'a str {
+        self.sh.arena.alloc_str(s)
+    }
+
+    /// A word's static value in the arena: the part itself for a one-part word (no copy).
+    pub(crate) fn static_text(&self, w: &Word<'a>) -> Option<&'a str> {
+        match w.parts {
+            [WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s)] => Some(s),
+            _ => w.static_value().map(|v| self.text(&v)),
         }
     }
 
@@ -310,10 +364,10 @@ impl<'s, 'b> Parser<'s, 'b> {
 
     /// Parse the whole input; on error keep the complete top-level commands before the line
     /// that failed (bash reads and runs a script one complete line at a time).
-    fn top_level(&mut self) -> (Script, Option<SyntaxError>) {
+    fn top_level(&mut self) -> (Script<'a>, Option<SyntaxError>) {
         // About one top-level item per 64 bytes in real scripts: sizing up front saves the
         // copies of a growing vector of large items.
-        let mut items: Vec<ListItem> = Vec::with_capacity((self.end - self.pos) / 64);
+        let mut items: Vec<ListItem<'a>> = Vec::with_capacity((self.end - self.pos) / 64);
         let mut fill_from: Option<usize> = None;
         let mut complete = 0;
         let mut unparsed_from = 0;
@@ -343,7 +397,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 // Bodies are all read once no heredoc is pending: attach them now, walking
                 // only the items that have heredocs (keeps the cost linear).
                 if let Some(f) = fill_from.filter(|_| self.pending.is_empty()) {
-                    heredoc::fill(&mut items[f..], &mut self.sh.bodies);
+                    heredoc::fill(self.sh.arena, &mut items[f..], &mut self.sh.bodies);
                     fill_from = None;
                 }
                 if ends_line {
@@ -358,7 +412,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
         })();
         if let Some(f) = fill_from {
-            heredoc::fill(&mut items[f..], &mut self.sh.bodies);
+            heredoc::fill(self.sh.arena, &mut items[f..], &mut self.sh.bodies);
         }
         let err = result.err().map(|(kind, pos)| {
             items.truncate(complete);
@@ -378,13 +432,13 @@ impl<'s, 'b> Parser<'s, 'b> {
         );
         let body = List {
             span,
-            items: exact(items),
+            items: self.slice(&items),
         };
         (Script { body, span }, err)
     }
 
     /// One and/or list with its separator. A newline separator is consumed (heredocs read).
-    fn list_item(&mut self) -> PResult<ListItem> {
+    fn list_item(&mut self) -> PResult<ListItem<'a>> {
         let start = self.pos;
         let and_or = self.and_or()?;
         self.skip_blanks()?;
@@ -412,10 +466,10 @@ impl<'s, 'b> Parser<'s, 'b> {
     }
 
     /// A compound list: items until a closing token (reserved closer, `)`, `;;`, end).
-    fn list(&mut self) -> PResult<List> {
+    fn list(&mut self) -> PResult<List<'a>> {
         self.enter()?;
         let start = self.pos;
-        let mut items = Vec::new();
+        let mut items: smallvec::SmallVec<[ListItem<'a>; 2]> = smallvec::SmallVec::new();
         loop {
             self.skip_linebreaks()?;
             if self.at_closer() {
@@ -423,21 +477,20 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             let item = self.list_item()?;
             let done = item.terminator == Terminator::None;
-            // Most lists hold one item: room for one first, so the common case needs no shrink.
-            push_one_first(&mut items, item);
+            items.push(item);
             if done {
                 break;
             }
         }
         self.leave();
         Ok(List {
-            items: exact(items),
+            items: self.slice(&items),
             span: self.span(start),
         })
     }
 
     /// A list that must contain at least one command (bash rejects empty bodies).
-    fn nonempty_list(&mut self, what: &'static str) -> PResult<List> {
+    fn nonempty_list(&mut self, what: &'static str) -> PResult<List<'a>> {
         let l = self.list()?;
         if l.items.is_empty() {
             if self.at_eof() {
@@ -448,10 +501,10 @@ impl<'s, 'b> Parser<'s, 'b> {
         Ok(l)
     }
 
-    fn and_or(&mut self) -> PResult<AndOr> {
+    fn and_or(&mut self) -> PResult<AndOr<'a>> {
         let start = self.pos;
         let first = self.pipeline()?;
-        let mut rest = Few::new();
+        let mut rest: smallvec::SmallVec<[(AndOrOp, Pipeline<'a>); 2]> = smallvec::SmallVec::new();
         loop {
             self.skip_blanks()?;
             let op = if self.starts_with("&&") {
@@ -467,12 +520,12 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
         Ok(AndOr {
             first,
-            rest: exact_few(rest),
+            rest: self.slice(&rest),
             span: self.span(start),
         })
     }
 
-    fn pipeline(&mut self) -> PResult<Pipeline> {
+    fn pipeline(&mut self) -> PResult<Pipeline<'a>> {
         self.skip_blanks()?;
         let start = self.pos;
         let mut negations = 0;
@@ -504,13 +557,13 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             self.skip_blanks()?;
         }
-        let mut commands = PipeElems::new();
+        let mut commands: smallvec::SmallVec<[PipeElem<'a>; 2]> = smallvec::SmallVec::new();
         // `time` and `!` may stand alone.
         if (time.is_some() || negations > 0) && self.at_pipeline_end() {
             return Ok(Pipeline {
                 negations,
                 time,
-                commands: PipeElems::new(),
+                commands: &[],
                 span: self.span(start),
             });
         }
@@ -539,7 +592,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         Ok(Pipeline {
             negations,
             time,
-            commands,
+            commands: self.slice(&commands),
             span: self.span(start),
         })
     }
@@ -554,19 +607,19 @@ impl<'s, 'b> Parser<'s, 'b> {
 
     // ---- commands ----------------------------------------------------------------------
 
-    fn command(&mut self) -> PResult<Command> {
+    fn command(&mut self) -> PResult<Command<'a>> {
         self.enter()?;
         let r = self.command_inner();
         self.leave();
         r
     }
 
-    fn command_inner(&mut self) -> PResult<Command> {
+    fn command_inner(&mut self) -> PResult<Command<'a>> {
         self.skip_blanks()?;
         let start = self.pos;
         if let Some(kind) = self.compound_start() {
             let c = self.compound(kind, start)?;
-            return Ok(Command::Compound(Box::new(c)));
+            return Ok(Command::Compound(self.node(c)));
         }
         match self.reserved() {
             Some("function") => return self.function_keyword(start),
@@ -585,8 +638,9 @@ impl<'s, 'b> Parser<'s, 'b> {
         self.simple_command(start)
     }
 
-    fn simple_command(&mut self, start: usize) -> PResult<Command> {
-        let mut cmd = SimpleCommand::default();
+    fn simple_command(&mut self, start: usize) -> PResult<Command<'a>> {
+        let mut assignments: smallvec::SmallVec<[Assignment<'a>; 1]> = smallvec::SmallVec::new();
+        let mut redirects: smallvec::SmallVec<[Redirect<'a>; 1]> = smallvec::SmallVec::new();
         let mut decl = false;
         // This command's words are `self.sh.words[mark..]`.
         let mark = self.sh.words.len();
@@ -599,12 +653,12 @@ impl<'s, 'b> Parser<'s, 'b> {
                 b'&' if self.peek_at(1) != Some(b'>') => break,
                 b'(' => {
                     let words = &self.sh.words[mark..];
-                    let is_name = cmd.assignments.is_empty()
-                        && cmd.redirects.is_empty()
+                    let is_name = assignments.is_empty()
+                        && redirects.is_empty()
                         && words.len() == 1
                         && words[0].static_value().is_some_and(|n| valid_funcname(&n));
                     if is_name {
-                        let name = words[0].static_value().unwrap_or_default();
+                        let name = self.static_text(&self.sh.words[mark]).unwrap_or_default();
                         self.sh.words.truncate(mark);
                         return self.function_parens(start, name, false);
                     }
@@ -615,7 +669,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             // First-byte checks before the calls: this loop runs once per word.
             if matches!(c, b'0'..=b'9' | b'{' | b'<' | b'>' | b'&') {
                 if let Some(r) = self.try_redirect()? {
-                    push_one_first_few(&mut cmd.redirects, r);
+                    redirects.push(r);
                     continue;
                 }
             }
@@ -624,7 +678,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             if first {
                 if name_start {
                     if let Some(a) = self.try_assignment()? {
-                        push_one_first_few(&mut cmd.assignments, a);
+                        assignments.push(a);
                         continue;
                     }
                 }
@@ -637,25 +691,28 @@ impl<'s, 'b> Parser<'s, 'b> {
             let w = self.word(word::Mode::Normal)?;
             if first {
                 decl = matches!(
-                    w.parts.as_slice(),
+                    w.parts,
                     [WordPart::Literal(n)]
-                        if matches!(n.as_str(), "declare" | "typeset" | "local" | "export" | "readonly")
+                        if matches!(*n, "declare" | "typeset" | "local" | "export" | "readonly")
                 );
             }
             self.sh.words.push(w);
         }
-        cmd.words = self.sh.words.drain(mark..).collect();
-        if cmd.words.is_empty() && cmd.assignments.is_empty() && cmd.redirects.is_empty() {
+        if self.sh.words.len() == mark && assignments.is_empty() && redirects.is_empty() {
             return self.unexpected();
         }
-        cmd.assignments = exact_few(cmd.assignments);
-        cmd.redirects = exact_few(cmd.redirects);
-        cmd.span = self.span(start);
-        Ok(Command::Simple(cmd))
+        let words = self.slice(&self.sh.words[mark..]);
+        self.sh.words.truncate(mark);
+        Ok(Command::Simple(SimpleCommand {
+            assignments: self.slice(&assignments),
+            words,
+            redirects: self.slice(&redirects),
+            span: self.span(start),
+        }))
     }
 
     /// `name=value` at the cursor (only before the command word).
-    fn try_assignment(&mut self) -> PResult<Option<Assignment>> {
+    fn try_assignment(&mut self) -> PResult<Option<Assignment<'a>>> {
         let start = self.pos;
         let mut e = self.pos;
         while e < self.end && (self.b[e].is_ascii_alphanumeric() || self.b[e] == b'_') {
@@ -679,7 +736,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         if !(append || (p < self.end && self.b[p] == b'=')) {
             return Ok(None);
         }
-        let name = Text::from(&self.src[self.pos..name_end]);
+        let name = &self.src[self.pos..name_end];
         self.pos = p + if append { 2 } else { 1 };
         let value = if self.peek() == Some(b'(') {
             AssignValue::Array(self.array_elements()?)
@@ -696,7 +753,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     }
 
     /// `x=(a b)` as an argument of `declare`/`local`/...: kept as one word.
-    fn try_decl_array(&mut self) -> PResult<Option<Word>> {
+    fn try_decl_array(&mut self) -> PResult<Option<Word<'a>>> {
         let start = self.pos;
         let mut e = self.pos;
         while e < self.end && (self.b[e].is_ascii_alphanumeric() || self.b[e] == b'_') {
@@ -712,20 +769,20 @@ impl<'s, 'b> Parser<'s, 'b> {
         if !(p + 1 < self.end && self.b[p] == b'=' && self.b[p + 1] == b'(') {
             return Ok(None);
         }
-        let prefix = Text::from(&self.src[start..=p]);
+        let prefix = &self.src[start..=p];
         self.pos = p + 1;
         let elems = self.array_elements()?;
         Ok(Some(Word {
-            parts: smallvec::smallvec![WordPart::Literal(prefix), WordPart::ArrayLiteral(elems)],
+            parts: self.slice(&[WordPart::Literal(prefix), WordPart::ArrayLiteral(elems)]),
             span: self.span(start),
         }))
     }
 
     /// `( elem ... )` of an array assignment; the cursor is on `(`.
-    fn array_elements(&mut self) -> PResult<Vec<Word>> {
+    fn array_elements(&mut self) -> PResult<&'a [Word<'a>]> {
         self.enter()?;
         self.pos += 1;
-        let mut elems = Vec::new();
+        let mut elems: smallvec::SmallVec<[Word<'a>; 4]> = smallvec::SmallVec::new();
         loop {
             self.skip_linebreaks()?;
             match self.peek() {
@@ -744,7 +801,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             elems.push(w);
         }
         self.leave();
-        Ok(exact(elems))
+        Ok(self.slice(&elems))
     }
 
     /// Index of the `]` matching the `[` at `open`, within one word.
@@ -788,7 +845,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     }
 
     /// A redirection at the cursor, if one starts here.
-    fn try_redirect(&mut self) -> PResult<Option<Redirect>> {
+    fn try_redirect(&mut self) -> PResult<Option<Redirect<'a>>> {
         // Runs before every word: reject plain words on their first byte.
         if !self
             .peek()
@@ -822,7 +879,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 && self.b[e] == b'}'
                 && matches!(self.b[e + 1], b'<' | b'>')
             {
-                fd_var = Some(Text::from(&self.src[p + 1..e]));
+                fd_var = Some(&self.src[p + 1..e]);
                 p = e + 1;
             } else {
                 return Ok(None);
@@ -898,46 +955,6 @@ impl<'s, 'b> Parser<'s, 'b> {
             span: self.span(start),
         }))
     }
-}
-
-/// `v` without spare capacity. A growing vector holds at least four elements, and a tree is
-/// mostly one-item lists and commands of two or three words: the spare slots tripled the
-/// memory a parse touches (page faults and cache misses were most of its wall time). Shrinking
-/// in place is one `realloc` that splits the block.
-#[inline]
-pub(crate) fn exact<T>(mut v: Vec<T>) -> Vec<T> {
-    if v.capacity() > v.len() {
-        v.shrink_to_fit();
-    }
-    v
-}
-
-/// Push onto a vector that usually ends with one element: the first push allocates room for
-/// exactly one (a growing vector starts at four), so [`exact`] has nothing to shrink.
-#[inline]
-fn push_one_first<T>(v: &mut Vec<T>, x: T) {
-    if v.capacity() == 0 {
-        v.reserve_exact(1);
-    }
-    v.push(x);
-}
-
-/// [`push_one_first`] for a [`Few`].
-#[inline]
-fn push_one_first_few<T>(v: &mut Few<T>, x: T) {
-    if v.capacity() == 0 {
-        v.reserve_exact(1);
-    }
-    v.push(x);
-}
-
-/// [`exact`] for a [`Few`].
-#[inline]
-fn exact_few<T>(mut v: Few<T>) -> Few<T> {
-    if v.capacity() > v.len() {
-        v.shrink_to_fit();
-    }
-    v
 }
 
 /// First bytes of the reserved words.

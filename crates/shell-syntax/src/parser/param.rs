@@ -5,12 +5,12 @@ use super::{PResult, Parser};
 use crate::ast::*;
 use crate::error::ErrorKind;
 
-impl<'s, 'b> Parser<'s, 'b> {
+impl<'a, 'b> Parser<'a, 'b> {
     /// `${...}` with the cursor after `${`.
-    pub(super) fn param_braced(&mut self, start: usize, in_dq: bool) -> PResult<ParamExp> {
+    pub(super) fn param_braced(&mut self, start: usize, in_dq: bool) -> PResult<ParamExp<'a>> {
         self.enter()?;
         let mut p = ParamExp {
-            name: Text::default(),
+            name: "",
             braced: true,
             length: false,
             indirect: false,
@@ -49,7 +49,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             Some(c) if special(c) => self.pos += 1,
             _ => {}
         }
-        p.name = Text::from(&self.src[s..self.pos]);
+        p.name = &self.src[s..self.pos];
         if self.peek() == Some(b'[') && !p.name.is_empty() {
             let mut depth = 0usize;
             let mut i = self.pos;
@@ -72,7 +72,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             if let Some(close) = close {
                 let w = self.sub(self.pos + 1, close).word(Mode::Index)?;
-                p.index = Some(Box::new(w));
+                p.index = Some(self.node(w));
                 self.pos = close + 1;
             }
         }
@@ -80,11 +80,12 @@ impl<'s, 'b> Parser<'s, 'b> {
             // Not a name bash can expand; bash only complains at run time, so read up to the
             // closing brace and keep the text.
             let s = self.pos;
-            let w = self.param_word(b"}", in_dq)?;
-            p.name = Text::from(&self.src[s..self.pos]);
-            drop(w);
+            self.param_word(b"}", in_dq)?;
+            p.name = &self.src[s..self.pos];
         } else {
-            p.op = self.param_op(&p, in_dq)?.map(Box::new);
+            if let Some(op) = self.param_op(&p, in_dq)? {
+                p.op = Some(self.node(op));
+            }
         }
         if self.peek() != Some(b'}') {
             return Err((ErrorKind::Unterminated("${...}"), start + self.base));
@@ -95,11 +96,11 @@ impl<'s, 'b> Parser<'s, 'b> {
         Ok(p)
     }
 
-    fn param_word(&mut self, stops: &'static [u8], in_dq: bool) -> PResult<Word> {
+    fn param_word(&mut self, stops: &'static [u8], in_dq: bool) -> PResult<Word<'a>> {
         self.word(Mode::Param { stops, in_dq })
     }
 
-    fn param_op(&mut self, p: &ParamExp, in_dq: bool) -> PResult<Option<ParamOp>> {
+    fn param_op(&mut self, p: &ParamExp<'a>, in_dq: bool) -> PResult<Option<ParamOp<'a>>> {
         let Some(c) = self.peek() else {
             return Ok(None);
         };
@@ -174,18 +175,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
             }
             b'^' | b',' => {
-                let double = self.peek_at(1) == Some(c);
-                let op = if double {
-                    format!("{}{}", c as char, c as char)
-                } else {
-                    (c as char).to_string()
-                };
-                self.pos += op.len();
+                let len = if self.peek_at(1) == Some(c) { 2 } else { 1 };
+                let op = &self.src[self.pos..self.pos + len];
+                self.pos += len;
                 let pattern = self.param_word(b"}", false)?;
-                ParamOp::Case {
-                    op: op.into(),
-                    pattern,
-                }
+                ParamOp::Case { op, pattern }
             }
             b'@' => {
                 self.pos += 1;

@@ -78,24 +78,31 @@ impl Lit {
         }
     }
 
-    /// Push the collected text as a `Literal` part, if any.
-    fn flush(&mut self, src: &str, parts: &mut impl Extend<WordPart>) {
+    /// Push the collected text as a `Literal` part, if any: a slice of `src` when it is one
+    /// range of it, else copied into `arena`.
+    fn flush<'a>(
+        &mut self,
+        src: &'a str,
+        arena: &'a bumpalo::Bump,
+        parts: &mut impl Extend<WordPart<'a>>,
+    ) {
         if !self.buf.is_empty() {
             self.materialise(src);
-            parts.extend(Some(WordPart::Literal(Text::from(self.buf.as_str()))));
+            parts.extend(Some(WordPart::Literal(arena.alloc_str(&self.buf))));
             self.buf.clear();
         } else if self.start < self.end {
-            parts.extend(Some(WordPart::Literal(Text::from(
-                &src[self.start..self.end],
-            ))));
+            parts.extend(Some(WordPart::Literal(&src[self.start..self.end])));
             (self.start, self.end) = (0, 0);
         }
     }
 }
 
-impl<'s, 'b> Parser<'s, 'b> {
+/// The parts of a word or quoted string being read (copied into the arena when it ends).
+pub(super) type PartBuf<'a> = smallvec::SmallVec<[WordPart<'a>; 4]>;
+
+impl<'a, 'b> Parser<'a, 'b> {
     /// A sub-parser over `pos..end` of the same text, sharing limits and heredoc table.
-    pub(super) fn sub(&mut self, pos: usize, end: usize) -> Parser<'s, '_> {
+    pub(super) fn sub(&mut self, pos: usize, end: usize) -> Parser<'a, '_> {
         let mut p = Parser::new(self.src, pos, end, self.sh);
         p.base = self.base;
         p
@@ -103,7 +110,7 @@ impl<'s, 'b> Parser<'s, 'b> {
 
     /// Read one word in `mode`. May return a word with no parts if a terminator is at the
     /// cursor; callers that need a word check that.
-    pub(crate) fn word(&mut self, mode: Mode) -> PResult<Word> {
+    pub(crate) fn word(&mut self, mode: Mode) -> PResult<Word<'a>> {
         let start = self.pos;
         // Fast path: most words are one run of plain bytes up to a word end.
         if matches!(
@@ -123,14 +130,14 @@ impl<'s, 'b> Parser<'s, 'b> {
             if e > start && ends {
                 self.pos = e;
                 self.tick()?;
+                let part = self.node(WordPart::Literal(&self.src[start..e]));
                 return Ok(Word {
-                    parts: smallvec::smallvec![WordPart::Literal(Text::from(&self.src[start..e]))],
+                    parts: std::slice::from_ref(part),
                     span: self.span(start),
                 });
             }
         }
-        // Most words have one part; start small (page faults dominate big inputs).
-        let mut parts = Parts::new();
+        let mut parts = PartBuf::new();
         let mut lit = Lit::new();
         let mut depth = 0usize;
         loop {
@@ -153,11 +160,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                     }
                 }
                 b'\'' if !matches!(mode, Mode::Param { in_dq: true, .. }) => {
-                    lit.flush(self.src, &mut parts);
+                    lit.flush(self.src, self.sh.arena, &mut parts);
                     parts.push(WordPart::SingleQuoted(self.single_quoted()?));
                 }
                 b'"' => {
-                    lit.flush(self.src, &mut parts);
+                    lit.flush(self.src, self.sh.arena, &mut parts);
                     self.pos += 1;
                     let inner = self.dq_parts(Some(b'"'))?;
                     parts.push(WordPart::DoubleQuoted(inner));
@@ -170,19 +177,15 @@ impl<'s, 'b> Parser<'s, 'b> {
                     self.part_or_byte(p, &mut parts, &mut lit);
                 }
                 b'*' | b'?' if mode.globs() => {
-                    lit.flush(self.src, &mut parts);
+                    lit.flush(self.src, self.sh.arena, &mut parts);
                     self.pos += 1;
-                    parts.push(WordPart::Glob(Text::from(if c == b'*' {
-                        "*"
-                    } else {
-                        "?"
-                    })));
+                    parts.push(WordPart::Glob(if c == b'*' { "*" } else { "?" }));
                 }
                 b'[' if mode.globs() && !matches!(mode, Mode::Regex) => {
                     match self.find_bracket_close(self.pos) {
                         Some(close) if close > self.pos + 1 => {
-                            lit.flush(self.src, &mut parts);
-                            let raw = Text::from(&self.src[self.pos..=close]);
+                            lit.flush(self.src, self.sh.arena, &mut parts);
+                            let raw = &self.src[self.pos..=close];
                             self.pos = close + 1;
                             parts.push(WordPart::Glob(raw));
                         }
@@ -201,7 +204,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     self.part_or_byte(p, &mut parts, &mut lit);
                 }
                 b'<' | b'>' if self.peek_at(1) == Some(b'(') => {
-                    lit.flush(self.src, &mut parts);
+                    lit.flush(self.src, self.sh.arena, &mut parts);
                     parts.push(self.process_subst()?);
                 }
                 _ => {
@@ -217,19 +220,19 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
             }
         }
-        lit.flush(self.src, &mut parts);
+        lit.flush(self.src, self.sh.arena, &mut parts);
         Ok(Word {
-            parts,
+            parts: self.slice(&parts),
             span: self.span(start),
         })
     }
 
     /// After probing a construct at the cursor (extglob, brace expansion, tilde): push the part
     /// it made, or, when there was none, take the cursor's byte as literal text.
-    fn part_or_byte(&mut self, part: Option<WordPart>, parts: &mut Parts, lit: &mut Lit) {
+    fn part_or_byte(&mut self, part: Option<WordPart<'a>>, parts: &mut PartBuf<'a>, lit: &mut Lit) {
         match part {
             Some(p) => {
-                lit.flush(self.src, parts);
+                lit.flush(self.src, self.sh.arena, parts);
                 parts.push(p);
             }
             None => {
@@ -271,7 +274,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
     }
 
-    fn tilde(&mut self, mode: Mode) -> Option<WordPart> {
+    fn tilde(&mut self, mode: Mode) -> Option<WordPart<'a>> {
         let s = self.pos + 1;
         let mut e = s;
         while e < self.end {
@@ -284,12 +287,12 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             e += 1;
         }
-        let user = Text::from(&self.src[s..e]);
+        let user = &self.src[s..e];
         self.pos = e;
         Some(WordPart::Tilde(user))
     }
 
-    pub(super) fn single_quoted(&mut self) -> PResult<Text> {
+    pub(super) fn single_quoted(&mut self) -> PResult<&'a str> {
         let open = self.pos;
         self.pos += 1;
         let s = self.pos;
@@ -299,17 +302,17 @@ impl<'s, 'b> Parser<'s, 'b> {
         if self.at_eof() {
             return Err((ErrorKind::Unterminated("single quote"), open + self.base));
         }
-        let v = Text::from(&self.src[s..self.pos]);
+        let v = &self.src[s..self.pos];
         self.pos += 1;
         Ok(v)
     }
 
     /// Parts of a double-quoted string (cursor after the `"`), or of an unquoted heredoc body
     /// (`close == None`: runs to the end of this parser's text).
-    pub(super) fn dq_parts(&mut self, close: Option<u8>) -> PResult<Vec<WordPart>> {
+    pub(super) fn dq_parts(&mut self, close: Option<u8>) -> PResult<&'a [WordPart<'a>]> {
         self.enter()?;
         let open = self.pos.saturating_sub(1);
-        let mut parts = Vec::with_capacity(1);
+        let mut parts = PartBuf::new();
         let mut lit = Lit::new();
         loop {
             self.tick()?;
@@ -352,9 +355,9 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
             }
         }
-        lit.flush(self.src, &mut parts);
+        lit.flush(self.src, self.sh.arena, &mut parts);
         self.leave();
-        Ok(super::exact(parts))
+        Ok(self.slice(&parts))
     }
 
     /// At `$` or a backquote: push the expansion it starts (or a literal `$`).
@@ -362,7 +365,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         &mut self,
         c: u8,
         in_dq: bool,
-        parts: &mut impl Extend<WordPart>,
+        parts: &mut impl Extend<WordPart<'a>>,
         lit: &mut Lit,
     ) -> PResult<()> {
         let part = if c == b'`' {
@@ -372,7 +375,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         };
         match part {
             Some(p) => {
-                lit.flush(self.src, parts);
+                lit.flush(self.src, self.sh.arena, parts);
                 parts.extend(Some(p));
             }
             None => lit.push_src(self.src, self.pos - 1, self.pos),
@@ -381,7 +384,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     }
 
     /// At `$`: the expansion it starts, or `None` for a literal `$` (cursor moved past it).
-    fn dollar(&mut self, in_dq: bool) -> PResult<Option<WordPart>> {
+    fn dollar(&mut self, in_dq: bool) -> PResult<Option<WordPart<'a>>> {
         let start = self.pos;
         let Some(n) = self.peek_at(1) else {
             self.pos += 1;
@@ -391,7 +394,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             b'{' => {
                 self.pos += 2;
                 let p = self.param_braced(start, in_dq)?;
-                Ok(Some(WordPart::Param(Box::new(p))))
+                Ok(Some(WordPart::Param(self.node(p))))
             }
             b'(' => {
                 if self.peek_at(2) == Some(b'(') {
@@ -400,12 +403,12 @@ impl<'s, 'b> Parser<'s, 'b> {
                         let e = self.arith(b')', true)?;
                         debug_assert!(self.pos == close || self.pos > start);
                         self.pos += 2;
-                        return Ok(Some(WordPart::Arith(Box::new(e))));
+                        return Ok(Some(WordPart::Arith(self.node(e))));
                     }
                 }
                 self.pos += 2;
                 let script = self.nested_script(start)?;
-                Ok(Some(WordPart::CommandSubst(Box::new(CommandSubst {
+                Ok(Some(WordPart::CommandSubst(self.node(CommandSubst {
                     script,
                     backtick: false,
                     span: self.span(start),
@@ -415,11 +418,12 @@ impl<'s, 'b> Parser<'s, 'b> {
                 self.pos += 2;
                 let e = self.arith(b']', false)?;
                 self.pos += 1;
-                Ok(Some(WordPart::Arith(Box::new(e))))
+                Ok(Some(WordPart::Arith(self.node(e))))
             }
             b'\'' if !in_dq => {
                 self.pos += 1;
-                Ok(Some(WordPart::AnsiC(self.ansi_c()?.into())))
+                let v = self.ansi_c()?;
+                Ok(Some(WordPart::AnsiC(self.text(&v))))
             }
             b'"' if !in_dq => {
                 self.pos += 2;
@@ -438,8 +442,9 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             c if c.is_ascii_digit() || b"@*#?$!-".contains(&c) => {
                 self.pos += 2;
-                let name = (c as char).to_string();
-                Ok(Some(self.simple_param(start, &name)))
+                // A one-byte ASCII name: the source byte itself.
+                let name = &self.src[self.pos - 1..self.pos];
+                Ok(Some(self.simple_param(start, name)))
             }
             _ => {
                 self.pos += 1;
@@ -448,9 +453,9 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
     }
 
-    fn simple_param(&self, start: usize, name: &str) -> WordPart {
-        WordPart::Param(Box::new(ParamExp {
-            name: Text::from(name),
+    fn simple_param(&self, start: usize, name: &'a str) -> WordPart<'a> {
+        WordPart::Param(self.node(ParamExp {
+            name,
             braced: false,
             length: false,
             indirect: false,
@@ -461,7 +466,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     }
 
     /// `( list )` after `$(`, `<(` or `>(`: cursor just after the `(`.
-    fn nested_script(&mut self, start: usize) -> PResult<Script> {
+    fn nested_script(&mut self, start: usize) -> PResult<Script<'a>> {
         let body = self.list()?;
         self.skip_linebreaks()?;
         if self.peek() != Some(b')') {
@@ -477,14 +482,14 @@ impl<'s, 'b> Parser<'s, 'b> {
         })
     }
 
-    fn process_subst(&mut self) -> PResult<WordPart> {
+    fn process_subst(&mut self) -> PResult<WordPart<'a>> {
         let start = self.pos;
         let output = self.peek() == Some(b'>');
         self.pos += 2;
         let script = self.nested_script(start)?;
         Ok(WordPart::ProcessSubst {
             output,
-            script: Box::new(script),
+            script: self.node(script),
         })
     }
 
@@ -500,10 +505,10 @@ impl<'s, 'b> Parser<'s, 'b> {
 
     /// Arithmetic text up to `close` at depth 0 (`))` when `double`). Leaves the cursor on
     /// the closing character.
-    pub(super) fn arith(&mut self, close: u8, double: bool) -> PResult<ArithExpr> {
+    pub(super) fn arith(&mut self, close: u8, double: bool) -> PResult<ArithExpr<'a>> {
         self.enter()?;
         let start = self.pos;
-        let mut parts = Vec::new();
+        let mut parts = PartBuf::new();
         let mut lit = Lit::new();
         let mut depth = 0usize;
         loop {
@@ -536,7 +541,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
                 b'$' | b'`' => self.expansion(c, false, &mut parts, &mut lit)?,
                 b'"' => {
-                    lit.flush(self.src, &mut parts);
+                    lit.flush(self.src, self.sh.arena, &mut parts);
                     self.pos += 1;
                     let inner = self.dq_parts(Some(b'"'))?;
                     parts.push(WordPart::DoubleQuoted(inner));
@@ -555,17 +560,17 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
             }
         }
-        lit.flush(self.src, &mut parts);
+        lit.flush(self.src, self.sh.arena, &mut parts);
         self.leave();
         Ok(ArithExpr {
-            raw: Text::from(&self.src[start..self.pos]),
-            parts: super::exact(parts),
+            raw: &self.src[start..self.pos],
+            parts: self.slice(&parts),
             span: self.span(start),
         })
     }
 
     /// `` `...` ``: unescape the inner text and parse it as its own script.
-    fn backtick(&mut self, in_dq: bool) -> PResult<WordPart> {
+    fn backtick(&mut self, in_dq: bool) -> PResult<WordPart<'a>> {
         let start = self.pos;
         self.pos += 1;
         let mut inner = String::new();
@@ -607,8 +612,9 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
         self.enter()?;
         let base = self.base + start + 1;
+        let inner: &'a str = self.text(&inner);
         let script = {
-            let mut p = Parser::new(&inner, 0, inner.len(), self.sh);
+            let mut p = Parser::new(inner, 0, inner.len(), self.sh);
             p.base = base;
             let body = p.list()?;
             p.skip_linebreaks()?;
@@ -621,7 +627,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
         };
         self.leave();
-        Ok(WordPart::CommandSubst(Box::new(CommandSubst {
+        Ok(WordPart::CommandSubst(self.node(CommandSubst {
             script,
             backtick: true,
             span: self.span(start),
@@ -629,7 +635,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     }
 
     /// `?(...)`-style extglob at the cursor, if its parenthesis closes.
-    fn extglob(&mut self) -> PResult<Option<WordPart>> {
+    fn extglob(&mut self) -> PResult<Option<WordPart<'a>>> {
         let op = self.b[self.pos] as char;
         let mut depth = 0usize;
         let mut i = self.pos + 1;
@@ -640,7 +646,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 b')' => {
                     depth -= 1;
                     if depth == 0 {
-                        let pattern = Text::from(&self.src[self.pos + 2..i]);
+                        let pattern = &self.src[self.pos + 2..i];
                         self.pos = i + 1;
                         return Ok(Some(WordPart::ExtGlob { op, pattern }));
                     }
@@ -656,7 +662,7 @@ impl<'s, 'b> Parser<'s, 'b> {
 
     /// Brace expansion at `{`, if the braces close within the word and hold a comma or a
     /// sequence.
-    fn brace(&mut self) -> PResult<Option<WordPart>> {
+    fn brace(&mut self) -> PResult<Option<WordPart<'a>>> {
         let open = self.pos;
         let mut depth = 0usize;
         let mut commas = Vec::new();
@@ -689,20 +695,19 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
         let Some(close) = close else { return Ok(None) };
         let inner = &self.src[open + 1..close];
-        let raw = Text::from(&self.src[open..=close]);
+        let raw = &self.src[open..=close];
         if commas.is_empty() {
             if !is_sequence(inner) {
                 return Ok(None);
             }
-            let alternatives = inner
+            let arena = self.sh.arena;
+            let alternatives: smallvec::SmallVec<[Word<'a>; 3]> = inner
                 .split("..")
-                .map(|s| Word {
-                    parts: smallvec::smallvec![WordPart::Literal(Text::from(s))],
-                    span: Span::default(),
-                })
+                .map(|s| Word::literal(arena, s, Span::default()))
                 .collect();
+            let alternatives = self.slice(&alternatives);
             self.pos = close + 1;
-            return Ok(Some(WordPart::Brace(Box::new(BraceExp {
+            return Ok(Some(WordPart::Brace(self.node(BraceExp {
                 raw,
                 alternatives,
                 sequence: true,
@@ -718,7 +723,8 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
         self.leave();
         self.pos = close + 1;
-        Ok(Some(WordPart::Brace(Box::new(BraceExp {
+        let alternatives = self.slice(&alternatives);
+        Ok(Some(WordPart::Brace(self.node(BraceExp {
             raw,
             alternatives,
             sequence: false,

@@ -6,6 +6,10 @@
 //! gets an [`OriginFrame`]. Scope rules follow bash: `cd`, exports, variables and `exec`
 //! redirections persist to later commands of the same list and into groups, but not out of
 //! subshells, pipeline elements, background jobs or substitutions.
+//!
+//! The view borrows the parse (lifetime `'a`): arguments, redirections and programs hold the
+//! tree's [`Word`]s, which are `Copy` (a slice of parts in the arena), and nested scripts are
+//! parsed into the same arena ([`Parsed`] owns it), so their invocations borrow it too.
 
 mod nested;
 mod types;
@@ -16,62 +20,44 @@ pub use wrappers::{is_shell, normalise_program};
 
 use crate::ast::*;
 use crate::Parsed;
+use bumpalo::Bump;
 use std::rc::Rc;
 
 /// The command view of a parse, with default options.
-pub fn commands(parsed: &Parsed) -> CommandView {
+pub fn commands(parsed: &Parsed) -> CommandView<'_> {
     commands_with(parsed, &ViewOptions::default())
 }
 
 /// The command view of a parse.
-pub fn commands_with(parsed: &Parsed, opts: &ViewOptions) -> CommandView {
+pub fn commands_with<'a>(parsed: &'a Parsed, opts: &ViewOptions) -> CommandView<'a> {
     let mut w = Walker {
+        arena: parsed.arena(),
         opts,
         out: CommandView::default(),
         depth: 0,
         nested_bytes: 0,
+        and_or_level: 0,
     };
     let mut scope = Scope::default();
     let ctx = Ctx::default();
-    w.list(&parsed.script.body, &mut scope, &ctx);
+    w.list(&parsed.script().body, &mut scope, &ctx);
     w.out
 }
 
 /// What persists from one command to the next in a list.
 #[derive(Clone, Default)]
-struct Scope {
-    cds: Vec<CdStep>,
-    env: Vec<EnvVar>,
-    exec_redirects: Vec<AppliedRedirect>,
+struct Scope<'a> {
+    cds: Vec<CdStep<'a>>,
+    env: Vec<EnvVar<'a>>,
+    exec_redirects: Vec<AppliedRedirect<'a>>,
     truncated: bool,
 }
 
-/// Drops the parsed scripts of substitutions inside a value kept in the scope: every later
-/// command's env clones the scope, and `x=$(...)` carried its whole tree into each of them
-/// (quadratic in a long script). The part stays a substitution, so the value stays dynamic; the
-/// commands inside it were already visited where the assignment ran.
-fn lighten(parts: &mut [crate::ast::WordPart]) {
-    use crate::ast::WordPart;
-    for part in parts {
-        match part {
-            WordPart::CommandSubst(c) => c.script = crate::ast::Script::default(),
-            WordPart::ProcessSubst { script, .. } => **script = crate::ast::Script::default(),
-            WordPart::DoubleQuoted(inner) | WordPart::Locale(inner) => lighten(inner),
-            WordPart::ArrayLiteral(words) => {
-                for w in words {
-                    lighten(&mut w.parts);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-impl Scope {
-    fn push_env(&mut self, mut e: EnvVar) {
-        if let Some(v) = e.value.as_mut() {
-            lighten(&mut v.word.parts);
-        }
+impl<'a> Scope<'a> {
+    /// Every later command's env copies these entries; a value such as `x=$(...)` is a word
+    /// pointing into the tree (a copy of a few pointers, not of the substitution), and stays
+    /// dynamic.
+    fn push_env(&mut self, e: EnvVar<'a>) {
         // The newest entry for a name is its current state.
         self.env.retain(|old| old.name != e.name);
         self.env.push(e);
@@ -80,14 +66,14 @@ impl Scope {
             self.truncated = true;
         }
     }
-    fn push_cd(&mut self, c: CdStep) {
+    fn push_cd(&mut self, c: CdStep<'a>) {
         self.cds.push(c);
         if self.cds.len() > MAX_SCOPE_ENTRIES {
             self.cds.remove(0);
             self.truncated = true;
         }
     }
-    fn push_exec_redirect(&mut self, r: AppliedRedirect) {
+    fn push_exec_redirect(&mut self, r: AppliedRedirect<'a>) {
         // A later `exec` redirection of the same fd replaces the earlier one.
         if r.fd.is_some() {
             self.exec_redirects.retain(|old| old.fd != r.fd);
@@ -102,25 +88,29 @@ impl Scope {
 
 /// What an enclosing construct imposes on the commands inside it.
 #[derive(Clone, Default)]
-struct Ctx {
-    context: Context,
+struct Ctx<'a> {
+    context: Context<'a>,
     /// Shared: cloned for every construct, extended only by constructs with redirections.
-    redirects: Rc<Vec<AppliedRedirect>>,
+    redirects: Rc<Vec<AppliedRedirect<'a>>>,
     origin: Vec<usize>,
     /// Wrappers imposed by a `time` keyword on the pipeline.
     time_keyword: bool,
-    /// Level for the next and/or link (incremented by enclosing lists).
+}
+
+struct Walker<'a, 'o> {
+    /// The parse's arena: nested scripts and synthesised words are allocated here.
+    arena: &'a Bump,
+    opts: &'o ViewOptions,
+    out: CommandView<'a>,
+    depth: usize,
+    nested_bytes: usize,
+    /// Level for the next and/or link: one more inside each enclosing and/or list, substitution
+    /// and nested script. Kept here, raised and restored around each walk into them, rather
+    /// than in [`Ctx`]: every list item would otherwise clone its context to raise it.
     and_or_level: usize,
 }
 
-struct Walker<'o> {
-    opts: &'o ViewOptions,
-    out: CommandView,
-    depth: usize,
-    nested_bytes: usize,
-}
-
-impl Walker<'_> {
+impl<'a> Walker<'a, '_> {
     fn enter(&mut self) -> bool {
         if self.out.error.is_some() {
             return false;
@@ -136,11 +126,11 @@ impl Walker<'_> {
         self.depth -= 1;
     }
 
-    fn list(&mut self, l: &List, scope: &mut Scope, ctx: &Ctx) {
+    fn list(&mut self, l: &List<'a>, scope: &mut Scope<'a>, ctx: &Ctx<'a>) {
         if !self.enter() {
             return;
         }
-        for item in &l.items {
+        for item in l.items {
             if item.background() {
                 let mut c = ctx.clone();
                 c.context.background = true;
@@ -154,30 +144,36 @@ impl Walker<'_> {
         self.leave();
     }
 
-    fn and_or(&mut self, ao: &AndOr, scope: &mut Scope, ctx: &Ctx) {
-        let pipes: Vec<&Pipeline> = std::iter::once(&ao.first)
-            .chain(ao.rest.iter().map(|(_, p)| p))
-            .collect();
-        let ops: std::sync::Arc<[(AndOrOp, Option<Vec<Arg>>)]> = ao
-            .rest
-            .iter()
-            .map(|(op, p)| (*op, simple_argv(p)))
-            .collect();
-        for (i, p) in pipes.iter().enumerate() {
-            let mut c = ctx.clone();
-            if !ops.is_empty() {
-                c.context.and_or.push(AndOrLink {
-                    level: ctx.and_or_level,
-                    position: i,
-                    ops: ops.clone(),
-                });
+    fn and_or(&mut self, ao: &AndOr<'a>, scope: &mut Scope<'a>, ctx: &Ctx<'a>) {
+        // Built only for a real and/or list (most lists are one pipeline).
+        let ops = (!ao.rest.is_empty()).then(|| {
+            ao.rest
+                .iter()
+                .map(|(op, p)| (*op, simple_argv(p)))
+                .collect::<std::sync::Arc<[_]>>()
+        });
+        let level = self.and_or_level;
+        self.and_or_level = level + 1;
+        match &ops {
+            // One pipeline: nothing to add to the context, no clone.
+            None => self.pipeline(&ao.first, scope, ctx),
+            Some(ops) => {
+                let pipes = std::iter::once(&ao.first).chain(ao.rest.iter().map(|(_, p)| p));
+                for (i, p) in pipes.enumerate() {
+                    let mut c = ctx.clone();
+                    c.context.and_or.push(AndOrLink {
+                        level,
+                        position: i,
+                        ops: ops.clone(),
+                    });
+                    self.pipeline(p, scope, &c);
+                }
             }
-            c.and_or_level = ctx.and_or_level + 1;
-            self.pipeline(p, scope, &c);
         }
+        self.and_or_level = level;
     }
 
-    fn pipeline(&mut self, p: &Pipeline, scope: &mut Scope, ctx: &Ctx) {
+    fn pipeline(&mut self, p: &Pipeline<'a>, scope: &mut Scope<'a>, ctx: &Ctx<'a>) {
         let n = p.commands.len();
         let changed = (p.negated() && !ctx.context.negated) || ctx.time_keyword != p.time.is_some();
         if n == 1 && !changed {
@@ -212,7 +208,13 @@ impl Walker<'_> {
         }
     }
 
-    fn command(&mut self, cmd: &Command, scope: &mut Scope, ctx: &Ctx, prev: Option<&Command>) {
+    fn command(
+        &mut self,
+        cmd: &Command<'a>,
+        scope: &mut Scope<'a>,
+        ctx: &Ctx<'a>,
+        prev: Option<&Command<'a>>,
+    ) {
         if !self.enter() {
             return;
         }
@@ -221,28 +223,27 @@ impl Walker<'_> {
             Command::Compound(cc) => self.compound(cc, scope, ctx),
             Command::Function(f) => {
                 let mut c = ctx.clone();
-                c.context.function = Some(f.name.clone());
-                let rs = self.applied(&f.redirects, scope, &c, RedirSource::Enclosing);
+                c.context.function = Some(f.name);
+                let rs = self.applied(f.redirects, scope, &c, RedirSource::Enclosing);
                 extend_redirects(&mut c, rs);
                 let mut sub = scope.clone();
-                self.compound(&f.body, &mut sub, &c);
+                self.compound(f.body, &mut sub, &c);
             }
             Command::Coproc(co) => {
                 let mut c = ctx.clone();
                 c.context.coproc = true;
                 c.context.background = true;
                 let mut sub = scope.clone();
-                self.command(&co.body, &mut sub, &c, None);
+                self.command(co.body, &mut sub, &c, None);
             }
         }
         self.leave();
     }
 
-    fn compound(&mut self, cc: &CompoundCommand, scope: &mut Scope, ctx: &Ctx) {
+    fn compound(&mut self, cc: &CompoundCommand<'a>, scope: &mut Scope<'a>, ctx: &Ctx<'a>) {
         let mut c = ctx.clone();
-        let rs = self.applied(&cc.redirects, scope, ctx, RedirSource::Enclosing);
+        let rs = self.applied(cc.redirects, scope, ctx, RedirSource::Enclosing);
         extend_redirects(&mut c, rs.clone());
-        c.and_or_level = ctx.and_or_level;
         match &cc.kind {
             CompoundKind::Brace(l) => self.list(l, scope, &c),
             CompoundKind::Subshell(l) => {
@@ -250,7 +251,7 @@ impl Walker<'_> {
                 self.list(l, &mut sub, &c);
             }
             CompoundKind::If(i) => {
-                for (cond, body) in &i.branches {
+                for (cond, body) in i.branches {
                     let mut cc2 = c.clone();
                     cc2.context.in_condition = true;
                     self.list(cond, scope, &cc2);
@@ -273,7 +274,7 @@ impl Walker<'_> {
                 self.list(&w.body, scope, &body_ctx);
             }
             CompoundKind::For(f) | CompoundKind::Select(f) => {
-                if let Some(items) = &f.items {
+                if let Some(items) = f.items {
                     for w in items {
                         self.word(w, scope, &c);
                     }
@@ -296,7 +297,7 @@ impl Walker<'_> {
                 let id = self.new_loop(LoopKind::ArithFor, cc.span, rs, Some(texts), &c);
                 let cond_ctx = in_loop(&c, id, LoopPart::Condition);
                 for e in [&f.init, &f.condition, &f.step] {
-                    self.parts(&e.parts, scope, &cond_ctx);
+                    self.parts(e.parts, scope, &cond_ctx);
                 }
                 let body_ctx = in_loop(&c, id, LoopPart::Body);
                 self.list(&f.body, scope, &body_ctx);
@@ -305,26 +306,26 @@ impl Walker<'_> {
                 self.word(&cl.subject, scope, &c);
                 let mut arm_ctx = c.clone();
                 arm_ctx.context.in_case = true;
-                for arm in &cl.arms {
-                    for p in &arm.patterns {
+                for arm in cl.arms {
+                    for p in arm.patterns {
                         self.word(p, scope, &c);
                     }
                     self.list(&arm.body, scope, &arm_ctx);
                 }
             }
             CompoundKind::Test(ws) => {
-                for w in ws {
+                for w in *ws {
                     self.word(w, scope, &c);
                 }
-                let args = ws.iter().cloned().map(Arg::new).collect();
+                let args = ws.iter().map(|&w| Arg::new(w)).collect();
                 self.emit_pseudo("[[", InvocationKind::TestClause, args, cc.span, scope, &c);
             }
             CompoundKind::Arith(e) => {
-                self.parts(&e.parts, scope, &c);
+                self.parts(e.parts, scope, &c);
                 let arg = Arg {
-                    word: Word::literal(&e.raw, e.span),
+                    word: Word::literal(self.arena, e.raw, e.span),
                     value: if e.parts.iter().all(|p| matches!(p, WordPart::Literal(_))) {
-                        Some(e.raw.clone())
+                        Some(Text::from(e.raw))
                     } else {
                         None
                     },
@@ -345,9 +346,9 @@ impl Walker<'_> {
         &mut self,
         kind: LoopKind,
         span: Span,
-        redirects: Vec<AppliedRedirect>,
+        redirects: Vec<AppliedRedirect<'a>>,
         arith: Option<[String; 3]>,
-        ctx: &Ctx,
+        ctx: &Ctx<'a>,
     ) -> usize {
         let id = self.out.loops.len();
         self.out.loops.push(LoopInfo {
@@ -368,12 +369,12 @@ impl Walker<'_> {
     /// Redirections written on a construct, as they apply to commands inside it.
     fn applied(
         &mut self,
-        rs: &[Redirect],
-        scope: &mut Scope,
-        ctx: &Ctx,
+        rs: &[Redirect<'a>],
+        scope: &mut Scope<'a>,
+        ctx: &Ctx<'a>,
         source: RedirSource,
-    ) -> Vec<AppliedRedirect> {
-        let mut out = Vec::new();
+    ) -> Vec<AppliedRedirect<'a>> {
+        let mut out = Vec::with_capacity(rs.len());
         for r in rs {
             self.word(&r.target, scope, ctx);
             if let Some(h) = &r.heredoc {
@@ -382,8 +383,8 @@ impl Walker<'_> {
             out.push(AppliedRedirect {
                 fd: r.effective_fd(),
                 op: r.op,
-                target: Arg::new(r.target.clone()),
-                heredoc: r.heredoc.clone(),
+                target: Arg::new(r.target),
+                heredoc: r.heredoc,
                 source,
                 span: r.span,
             });
@@ -392,11 +393,11 @@ impl Walker<'_> {
     }
 
     /// Visit the substitutions inside a word (they run before the command that holds it).
-    fn word(&mut self, w: &Word, scope: &mut Scope, ctx: &Ctx) {
-        self.parts(&w.parts, scope, ctx);
+    fn word(&mut self, w: &Word<'a>, scope: &mut Scope<'a>, ctx: &Ctx<'a>) {
+        self.parts(w.parts, scope, ctx);
     }
 
-    fn parts(&mut self, parts: &[WordPart], scope: &mut Scope, ctx: &Ctx) {
+    fn parts(&mut self, parts: &[WordPart<'a>], scope: &mut Scope<'a>, ctx: &Ctx<'a>) {
         if !self.enter() {
             return;
         }
@@ -404,10 +405,10 @@ impl Walker<'_> {
             match p {
                 WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => self.parts(ps, scope, ctx),
                 WordPart::Param(pe) => {
-                    if let Some(i) = &pe.index {
+                    if let Some(i) = pe.index {
                         self.word(i, scope, ctx);
                     }
-                    for w in crate::printer::param_words(pe) {
+                    for w in crate::printer::param_words(pe).into_iter().flatten() {
                         self.word(w, scope, ctx);
                     }
                 }
@@ -415,26 +416,28 @@ impl Walker<'_> {
                     let mut c = ctx.clone();
                     c.context.command_subst += 1;
                     c.context.pipeline = None;
-                    c.and_or_level += 1;
                     let mut sub = scope.clone();
+                    self.and_or_level += 1;
                     self.list(&cs.script.body, &mut sub, &c);
+                    self.and_or_level -= 1;
                 }
                 WordPart::ProcessSubst { script, .. } => {
                     let mut c = ctx.clone();
                     c.context.process_subst += 1;
                     c.context.pipeline = None;
-                    c.and_or_level += 1;
                     let mut sub = scope.clone();
+                    self.and_or_level += 1;
                     self.list(&script.body, &mut sub, &c);
+                    self.and_or_level -= 1;
                 }
-                WordPart::Arith(e) => self.parts(&e.parts, scope, ctx),
+                WordPart::Arith(e) => self.parts(e.parts, scope, ctx),
                 WordPart::Brace(b) => {
-                    for w in &b.alternatives {
+                    for w in b.alternatives {
                         self.word(w, scope, ctx);
                     }
                 }
                 WordPart::ArrayLiteral(ws) => {
-                    for w in ws {
+                    for w in *ws {
                         self.word(w, scope, ctx);
                     }
                 }
@@ -448,10 +451,10 @@ impl Walker<'_> {
         &mut self,
         name: &str,
         kind: InvocationKind,
-        args: Vec<Arg>,
+        args: Vec<Arg<'a>>,
         span: Span,
-        scope: &Scope,
-        ctx: &Ctx,
+        scope: &Scope<'a>,
+        ctx: &Ctx<'a>,
     ) {
         let inv = Invocation {
             index: 0,
@@ -476,17 +479,19 @@ impl Walker<'_> {
 
     fn redirects_for(
         &self,
-        scope: &Scope,
-        ctx: &Ctx,
-        own: Vec<AppliedRedirect>,
-    ) -> Vec<AppliedRedirect> {
-        let mut rs = scope.exec_redirects.clone();
+        scope: &Scope<'a>,
+        ctx: &Ctx<'a>,
+        own: Vec<AppliedRedirect<'a>>,
+    ) -> Vec<AppliedRedirect<'a>> {
+        let mut rs =
+            Vec::with_capacity(scope.exec_redirects.len() + ctx.redirects.len() + own.len());
+        rs.extend(scope.exec_redirects.iter().cloned());
         rs.extend(ctx.redirects.iter().cloned());
         rs.extend(own);
         rs
     }
 
-    fn push(&mut self, mut inv: Invocation) -> usize {
+    fn push(&mut self, mut inv: Invocation<'a>) -> usize {
         if self.out.invocations.len() >= self.opts.max_invocations {
             if self.out.error.is_none() {
                 self.out.error = Some(ViewError::TooManyInvocations(self.opts.max_invocations));
@@ -507,9 +512,15 @@ impl Walker<'_> {
         idx
     }
 
-    fn simple(&mut self, s: &SimpleCommand, scope: &mut Scope, ctx: &Ctx, prev: Option<&Command>) {
+    fn simple(
+        &mut self,
+        s: &SimpleCommand<'a>,
+        scope: &mut Scope<'a>,
+        ctx: &Ctx<'a>,
+        prev: Option<&Command<'a>>,
+    ) {
         // Expansions run first, left to right.
-        for a in &s.assignments {
+        for a in s.assignments {
             if let Some(i) = &a.index {
                 self.word(i, scope, ctx);
             }
@@ -518,25 +529,25 @@ impl Walker<'_> {
                 AssignValue::Array(ws) => ws.iter().for_each(|w| self.word(w, scope, ctx)),
             }
         }
-        for w in &s.words {
+        for w in s.words {
             self.word(w, scope, ctx);
         }
-        let own = self.applied(&s.redirects, scope, ctx, RedirSource::Own);
-        let prefix: Vec<EnvVar> = s
+        let own = self.applied(s.redirects, scope, ctx, RedirSource::Own);
+        let prefix: Vec<EnvVar<'a>> = s
             .assignments
             .iter()
             .map(|a| EnvVar {
-                name: a.name.clone(),
-                value: match &a.value {
-                    AssignValue::Scalar(w) if a.index.is_none() => Some(Arg::new(w.clone())),
+                name: a.name.into(),
+                value: match a.value {
+                    AssignValue::Scalar(w) if a.index.is_none() => Some(Arg::new(w)),
                     _ => None,
                 },
                 source: EnvSource::Prefix,
             })
             .collect();
-        let argv: Vec<Arg> = s.words.iter().cloned().map(Arg::new).collect();
+        let argv: Vec<Arg<'a>> = s.words.iter().map(|&w| Arg::new(w)).collect();
 
-        let u = wrappers::unwrap(argv);
+        let u = wrappers::unwrap(self.arena, argv);
         let mut wrappers_list = Vec::new();
         if ctx.time_keyword {
             wrappers_list.push(Wrapper {
@@ -552,7 +563,7 @@ impl Walker<'_> {
                     name: wrappers::program_name(v),
                     raw: v.clone(),
                 },
-                None => Program::Dynamic(a.word.clone()),
+                None => Program::Dynamic(a.word),
             },
         };
         let mut env = scope.env.clone();
@@ -614,9 +625,8 @@ impl Walker<'_> {
         self.update_scope(idx, scope);
     }
 
-    fn find_exec(&mut self, find_idx: usize, cmd: Vec<Arg>, plus: bool) {
-        let base = self.out.invocations[find_idx].clone();
-        let u = wrappers::unwrap(cmd);
+    fn find_exec(&mut self, find_idx: usize, cmd: Vec<Arg<'a>>, plus: bool) {
+        let u = wrappers::unwrap(self.arena, cmd);
         let mut wrappers_list = vec![Wrapper {
             name: "find -exec".into(),
             args: Vec::new(),
@@ -629,9 +639,10 @@ impl Walker<'_> {
                     name: wrappers::program_name(v),
                     raw: v.clone(),
                 },
-                None => Program::Dynamic(a.word.clone()),
+                None => Program::Dynamic(a.word),
             },
         };
+        let base = &self.out.invocations[find_idx];
         let mut env = base.env.clone();
         env.extend(u.env);
         let inv = Invocation {
@@ -653,7 +664,7 @@ impl Walker<'_> {
     }
 
     /// What a command changes for the commands after it in the same list.
-    fn update_scope(&mut self, idx: usize, scope: &mut Scope) {
+    fn update_scope(&mut self, idx: usize, scope: &mut Scope<'a>) {
         let inv = &self.out.invocations[idx];
         let Program::Static { name, .. } = &inv.program else {
             return;
@@ -713,7 +724,7 @@ impl Walker<'_> {
                         None => (v, None),
                     };
                     let value = match val {
-                        Some(val) => Some(Arg::synthetic(val, a.word.span)),
+                        Some(val) => Some(Arg::synthetic(self.arena, val, a.word.span)),
                         None => scope
                             .env
                             .iter()
@@ -745,7 +756,7 @@ impl Walker<'_> {
                 }
             }
             "exec" if inv.args.is_empty() && inv.wrappers.is_empty() => {
-                let own: Vec<AppliedRedirect> = inv
+                let own: Vec<AppliedRedirect<'a>> = inv
                     .redirects
                     .iter()
                     .filter(|r| r.source == RedirSource::Own)
@@ -765,7 +776,7 @@ impl Walker<'_> {
 }
 
 /// A launching command's redirections, as they apply to what it runs.
-fn as_launcher(rs: &[AppliedRedirect]) -> Vec<AppliedRedirect> {
+fn as_launcher<'a>(rs: &[AppliedRedirect<'a>]) -> Vec<AppliedRedirect<'a>> {
     rs.iter()
         .cloned()
         .map(|mut r| {
@@ -776,13 +787,13 @@ fn as_launcher(rs: &[AppliedRedirect]) -> Vec<AppliedRedirect> {
 }
 
 /// The context for a loop's condition or body.
-fn in_loop(c: &Ctx, id: usize, part: LoopPart) -> Ctx {
+fn in_loop<'a>(c: &Ctx<'a>, id: usize, part: LoopPart) -> Ctx<'a> {
     let mut c = c.clone();
     c.context.loops.push(LoopRef { id, part });
     c
 }
 
-fn extend_redirects(c: &mut Ctx, rs: Vec<AppliedRedirect>) {
+fn extend_redirects<'a>(c: &mut Ctx<'a>, rs: Vec<AppliedRedirect<'a>>) {
     if !rs.is_empty() {
         let mut v = (*c.redirects).clone();
         v.extend(rs);
@@ -791,10 +802,10 @@ fn extend_redirects(c: &mut Ctx, rs: Vec<AppliedRedirect>) {
 }
 
 /// The argv of a pipeline that is exactly one simple command.
-fn simple_argv(p: &Pipeline) -> Option<Vec<Arg>> {
-    match p.commands.as_slice() {
+fn simple_argv<'a>(p: &Pipeline<'a>) -> Option<Vec<Arg<'a>>> {
+    match p.commands {
         [e] => match &e.command {
-            Command::Simple(s) => Some(s.words.iter().cloned().map(Arg::new).collect()),
+            Command::Simple(s) => Some(s.words.iter().map(|&w| Arg::new(w)).collect()),
             _ => None,
         },
         _ => None,

@@ -1,18 +1,19 @@
 //! Nested scripts: text a command hands to a shell (`eval`, `sh -c`, heredoc/here-string/pipe
-//! into a shell, `watch`, `flock -c`, `su -c`), parsed and walked as part of the view.
+//! into a shell, `watch`, `flock -c`, `su -c`), parsed into the parse's arena and walked as
+//! part of the view.
 
 use super::wrappers;
 use super::*;
 
-impl Walker<'_> {
+impl<'a> Walker<'a, '_> {
     /// `eval`, shells with `-c` or reading stdin.
     pub(super) fn nested_for_program(
         &mut self,
         idx: usize,
         name: &str,
-        own: &[AppliedRedirect],
-        prev: Option<&Command>,
-        ctx: &Ctx,
+        own: &[AppliedRedirect<'a>],
+        prev: Option<&Command<'a>>,
+        ctx: &Ctx<'a>,
     ) {
         if !runs_scripts(name) {
             return;
@@ -75,7 +76,7 @@ impl Walker<'_> {
                     let kind = OriginKind::ShellHeredoc {
                         shell: name.to_string(),
                     };
-                    let body = Arg::new(h.body.clone());
+                    let body = Arg::new(h.body);
                     self.nested_from_args(idx, kind, &[body], ctx);
                 }
                 (None, RedirOp::HereString) => {
@@ -93,24 +94,24 @@ impl Walker<'_> {
         let Some(Command::Simple(p)) = prev else {
             return;
         };
-        let pargv: Vec<Arg> = p.words.iter().cloned().map(Arg::new).collect();
+        let pargv: Vec<Arg<'a>> = p.words.iter().map(|&w| Arg::new(w)).collect();
         let pname = pargv
             .first()
             .and_then(|a| a.value.as_deref())
             .map(normalise_program);
-        let text_args: Option<Vec<Arg>> = match pname.as_deref() {
+        let text_args: Option<Vec<Arg<'a>>> = match pname.as_deref() {
             Some("cat") if pargv.len() == 1 => p
                 .redirects
                 .iter()
                 .rev()
                 .find(|r| r.effective_fd() == Some(0))
                 .and_then(|r| match (&r.heredoc, r.op) {
-                    (Some(h), _) => Some(vec![Arg::new(h.body.clone())]),
-                    (None, RedirOp::HereString) => Some(vec![Arg::new(r.target.clone())]),
+                    (Some(h), _) => Some(vec![Arg::new(h.body)]),
+                    (None, RedirOp::HereString) => Some(vec![Arg::new(r.target)]),
                     _ => None,
                 }),
             Some("echo") => {
-                let rest: Vec<Arg> = pargv[1..]
+                let rest: Vec<Arg<'a>> = pargv[1..]
                     .iter()
                     .skip_while(|a| {
                         matches!(a.value.as_deref(), Some("-n") | Some("-e") | Some("-E"))
@@ -131,12 +132,13 @@ impl Walker<'_> {
     }
 
     /// Parse the words (joined with spaces) as a script run by invocation `idx`, and walk it.
+    /// The script is parsed into the arena, so the invocations found in it can borrow it.
     pub(super) fn nested_from_args(
         &mut self,
         idx: usize,
         kind: OriginKind,
-        words: &[Arg],
-        ctx: &Ctx,
+        words: &[Arg<'a>],
+        ctx: &Ctx<'a>,
     ) {
         if self.out.error.is_some() {
             return;
@@ -162,7 +164,7 @@ impl Walker<'_> {
             self.out.error = Some(ViewError::NestedTooLarge(self.opts.max_nested_bytes));
             return;
         }
-        let parsed = crate::parse_with(&text, &self.opts.limits);
+        let (script, error) = crate::parser::parse_in(self.arena, &text, &self.opts.limits);
         let id = self.out.origins.len();
         self.out.origins.push(OriginFrame {
             id,
@@ -172,17 +174,16 @@ impl Walker<'_> {
             text,
             approximate,
         });
-        if let Some(e) = parsed.error.clone() {
+        if let Some(e) = error {
             self.out.nested_errors.push(NestedError {
                 origin: id,
                 error: e,
             });
         }
-        let launcher = self.out.invocations[idx].clone();
+        let launcher = &self.out.invocations[idx];
         let mut c = ctx.clone();
         c.origin.push(id);
         c.time_keyword = false;
-        c.and_or_level = ctx.and_or_level + 1;
         c.context.pipeline = None;
         c.redirects = Rc::new(as_launcher(&launcher.redirects));
         // The launcher's environment and directory are inherited.
@@ -192,19 +193,21 @@ impl Walker<'_> {
             exec_redirects: Vec::new(),
             truncated: launcher.scope_truncated,
         };
-        self.list(&parsed.script.body, &mut sub, &c);
+        self.and_or_level += 1;
+        self.list(&script.body, &mut sub, &c);
+        self.and_or_level -= 1;
     }
 }
 
 /// Text for a dynamic word handed to a shell: static parts as they are, each run-time part as
 /// `${__shell_syntax_dynamic__}`.
-fn approximate_text(w: &Word) -> String {
+fn approximate_text(w: &Word<'_>) -> String {
     let mut out = String::new();
-    approx_parts(&w.parts, &mut out);
+    approx_parts(w.parts, &mut out);
     out
 }
 
-fn approx_parts(parts: &[WordPart], out: &mut String) {
+fn approx_parts(parts: &[WordPart<'_>], out: &mut String) {
     for p in parts {
         match p {
             WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {

@@ -34,9 +34,9 @@ impl Default for ViewOptions {
 
 /// Everything a rule needs: invocations in execution order, loops, nested-script origins.
 #[derive(Debug, Clone, Default)]
-pub struct CommandView {
-    pub invocations: Vec<Invocation>,
-    pub loops: Vec<LoopInfo>,
+pub struct CommandView<'a> {
+    pub invocations: Vec<Invocation<'a>>,
+    pub loops: Vec<LoopInfo<'a>>,
     /// Nested scripts, by id (see [`Invocation::origin`]).
     pub origins: Vec<OriginFrame>,
     /// Syntax errors in nested scripts (the part before each error is in the view).
@@ -66,27 +66,27 @@ pub struct NestedError {
 
 /// One simple command bash would run (or a `[[ ]]` / `(( ))` test, see [`InvocationKind`]).
 #[derive(Debug, Clone)]
-pub struct Invocation {
+pub struct Invocation<'a> {
     /// Position in [`CommandView::invocations`].
     pub index: usize,
     pub kind: InvocationKind,
     /// The program after unwrapping wrappers.
-    pub program: Program,
+    pub program: Program<'a>,
     /// Arguments after the program.
-    pub args: Vec<Arg>,
+    pub args: Vec<Arg<'a>>,
     /// Wrappers that were unwrapped, outermost first, each with the arguments it consumed.
-    pub wrappers: Vec<Wrapper>,
+    pub wrappers: Vec<Wrapper<'a>>,
     /// Environment that applies: earlier exports and shell assignments in the same list
     /// (and inherited into nested scripts), then this command's prefix and `env` assignments.
     /// Later entries override earlier ones with the same name.
-    pub env: Vec<EnvVar>,
+    pub env: Vec<EnvVar<'a>>,
     /// Redirections that apply, innermost last: earlier `exec` redirections, enclosing
     /// groups/subshells/loops/launching commands, then the command's own.
-    pub redirects: Vec<AppliedRedirect>,
+    pub redirects: Vec<AppliedRedirect<'a>>,
     /// `cd`-like steps that ran before this command in the same list (and enclosing lists,
     /// subshells and launching scripts), in order.
-    pub cds: Vec<CdStep>,
-    pub context: Context,
+    pub cds: Vec<CdStep<'a>>,
+    pub context: Context<'a>,
     /// Nested-script chain, innermost last (ids into [`CommandView::origins`]); empty at top
     /// level.
     pub origin: Vec<usize>,
@@ -103,7 +103,7 @@ pub struct Invocation {
 /// Most environment entries and `cd` steps carried from earlier commands.
 pub const MAX_SCOPE_ENTRIES: usize = 32;
 
-impl Invocation {
+impl<'a> Invocation<'a> {
     /// Static program name, if known.
     pub fn name(&self) -> Option<&str> {
         match &self.program {
@@ -116,7 +116,7 @@ impl Invocation {
         self.args.iter().map(|a| a.value.as_deref()).collect()
     }
     /// The effective environment value of `name` (last assignment wins), if any entry sets it.
-    pub fn env_value(&self, name: &str) -> Option<&EnvVar> {
+    pub fn env_value(&self, name: &str) -> Option<&EnvVar<'a>> {
         self.env.iter().rev().find(|e| e.name == name)
     }
 }
@@ -134,16 +134,16 @@ pub enum InvocationKind {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Program {
+pub enum Program<'a> {
     /// A static name: `name` normalised (basename, `.exe` stripped), `raw` as written.
     Static { name: Text, raw: Text },
     /// Decided at run time.
-    Dynamic(Word),
+    Dynamic(Word<'a>),
     /// No command word (only assignments and/or redirections).
     None,
 }
 
-impl fmt::Display for Program {
+impl fmt::Display for Program<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Program::Static { name, .. } => write!(f, "{name}"),
@@ -155,22 +155,24 @@ impl fmt::Display for Program {
 
 /// A word with its static value when it has one.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Arg {
-    pub word: Word,
+pub struct Arg<'a> {
+    /// The word as written (a cheap copy: it points into the parse's arena).
+    pub word: Word<'a>,
     /// `None` when the value is decided at run time.
     pub value: Option<Text>,
 }
 
-impl Arg {
-    pub fn new(word: Word) -> Arg {
+impl<'a> Arg<'a> {
+    pub fn new(word: Word<'a>) -> Arg<'a> {
         let value = word.static_text();
         Arg { word, value }
     }
-    /// A synthesised static argument (e.g. from splitting `env -S`).
-    pub fn synthetic(value: impl Into<Text>, span: Span) -> Arg {
+    /// A synthesised static argument (e.g. from splitting `env -S`): its word is one literal,
+    /// copied into `arena` (any arena that outlives the argument; the view uses the parse's).
+    pub fn synthetic(arena: &'a bumpalo::Bump, value: impl Into<Text>, span: Span) -> Arg<'a> {
         let value = value.into();
         Arg {
-            word: Word::literal(&value, span),
+            word: Word::literal_copy(arena, &value, span),
             value: Some(value),
         }
     }
@@ -179,7 +181,7 @@ impl Arg {
     }
 }
 
-impl fmt::Display for Arg {
+impl fmt::Display for Arg<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.value {
             Some(v) => write!(f, "{v:?}"),
@@ -189,23 +191,23 @@ impl fmt::Display for Arg {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Wrapper {
+pub struct Wrapper<'a> {
     /// Normalised wrapper name (`env`, `sudo`, `timeout`, `find -exec`, `time` for the
     /// keyword, ...).
     pub name: Text,
     /// Its options and operands before the wrapped command (e.g. `-s KILL 10` of `timeout`).
-    pub args: Vec<Arg>,
+    pub args: Vec<Arg<'a>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct EnvVar {
+pub struct EnvVar<'a> {
     pub name: Text,
     /// `None` for `export NAME` without a value seen, or for an array/dynamic value.
-    pub value: Option<Arg>,
+    pub value: Option<Arg<'a>>,
     pub source: EnvSource,
 }
 
-impl EnvVar {
+impl EnvVar<'_> {
     pub fn value_display(&self) -> String {
         match &self.value {
             Some(a) => a.to_string(),
@@ -230,17 +232,17 @@ pub enum EnvSource {
 
 /// A redirection that applies to an invocation.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AppliedRedirect {
+pub struct AppliedRedirect<'a> {
     /// The fd changed (`None` for `&>`/`&>>`, which change 1 and 2, or `{var}>`).
     pub fd: Option<u32>,
     pub op: RedirOp,
-    pub target: Arg,
-    pub heredoc: Option<Heredoc>,
+    pub target: Arg<'a>,
+    pub heredoc: Option<Heredoc<'a>>,
     pub source: RedirSource,
     pub span: Span,
 }
 
-impl fmt::Display for AppliedRedirect {
+impl fmt::Display for AppliedRedirect<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let fd = self.fd.map(|n| n.to_string()).unwrap_or_default();
         write!(f, "{fd}{}{}", self.op.as_str(), self.target)?;
@@ -270,10 +272,10 @@ pub enum RedirSource {
 
 /// A directory change that ran before an invocation.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CdStep {
+pub struct CdStep<'a> {
     pub kind: CdKind,
     /// Target; `None` means `$HOME` for `cd`, unknown for `popd`/`cd -`.
-    pub target: Option<Arg>,
+    pub target: Option<Arg<'a>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,7 +289,7 @@ pub enum CdKind {
     EnvChdir,
 }
 
-impl fmt::Display for CdStep {
+impl fmt::Display for CdStep<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.target {
             Some(t) => write!(f, "{:?} {t}", self.kind),
@@ -298,7 +300,7 @@ impl fmt::Display for CdStep {
 
 /// Where an invocation sits in the execution structure.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Context {
+pub struct Context<'a> {
     /// Position in its pipeline (only set for pipelines of two or more commands).
     pub pipeline: Option<PipePos>,
     /// The command, or a list item enclosing it in the same script, runs with `&`.
@@ -308,7 +310,7 @@ pub struct Context {
     /// The pipeline (or an enclosing one) is negated with `!`.
     pub negated: bool,
     /// And/or lists around the invocation, outermost first (see [`AndOrLink`]).
-    pub and_or: Vec<AndOrLink>,
+    pub and_or: Vec<AndOrLink<'a>>,
     /// Inside an `if`/`elif` condition (or `while`/`until` condition, see `loops`).
     pub in_condition: bool,
     /// Enclosing loops, innermost last (continues across nested scripts).
@@ -318,12 +320,12 @@ pub struct Context {
     /// Number of enclosing process substitutions.
     pub process_subst: u32,
     /// Defined inside the body of this function (visited where it is defined).
-    pub function: Option<Text>,
+    pub function: Option<&'a str>,
     /// Inside a `case` arm.
     pub in_case: bool,
 }
 
-impl fmt::Display for Context {
+impl fmt::Display for Context<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut parts: Vec<String> = Vec::new();
         if let Some(p) = &self.pipeline {
@@ -380,16 +382,16 @@ pub struct PipePos {
 /// nesting (level 0 is the outermost list of the input; each enclosing list, substitution
 /// or nested script adds one, so the link with the highest level is the innermost).
 #[derive(Debug, Clone, PartialEq)]
-pub struct AndOrLink {
+pub struct AndOrLink<'a> {
     pub level: usize,
     /// Index of the pipeline holding the invocation within the and/or list.
     pub position: usize,
     /// The whole list's operators, each with the argv of the pipeline it leads to when that
     /// pipeline is one simple command (`None` otherwise). Shared between invocations.
-    pub ops: Arc<[(AndOrOp, Option<Vec<Arg>>)]>,
+    pub ops: Arc<[(AndOrOp, Option<Vec<Arg<'a>>>)]>,
 }
 
-impl AndOrLink {
+impl<'a> AndOrLink<'a> {
     /// Operator just before the pipeline, if any.
     pub fn before(&self) -> Option<AndOrOp> {
         self.position
@@ -398,12 +400,12 @@ impl AndOrLink {
             .map(|(op, _)| *op)
     }
     /// Operators after the pipeline, in order, each with the next pipeline's argv.
-    pub fn following(&self) -> &[(AndOrOp, Option<Vec<Arg>>)] {
+    pub fn following(&self) -> &[(AndOrOp, Option<Vec<Arg<'a>>>)] {
         self.ops.get(self.position..).unwrap_or(&[])
     }
 }
 
-impl fmt::Display for AndOrLink {
+impl fmt::Display for AndOrLink<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "L{}", self.level)?;
         if let Some(b) = self.before() {
@@ -458,7 +460,7 @@ pub enum LoopKind {
 
 /// A loop and what runs in it.
 #[derive(Debug, Clone)]
-pub struct LoopInfo {
+pub struct LoopInfo<'a> {
     pub id: usize,
     pub kind: LoopKind,
     /// Innermost nested-script frame it is in (`None`: the input itself).
@@ -468,7 +470,7 @@ pub struct LoopInfo {
     /// Span in the text of its origin.
     pub span: Span,
     /// Redirections written on the loop itself (`done < file`).
-    pub redirects: Vec<AppliedRedirect>,
+    pub redirects: Vec<AppliedRedirect<'a>>,
     /// `for ((init; cond; step))` texts.
     pub arith: Option<[String; 3]>,
     /// Invocations in the condition (`while`/`until`), directly or nested.

@@ -3,18 +3,19 @@
 
 use super::types::*;
 use crate::ast::Span;
+use bumpalo::Bump;
 
 /// The result of unwrapping one argv.
 #[derive(Debug, Default)]
-pub(crate) struct Unwrapped {
-    pub program: Option<Arg>,
-    pub args: Vec<Arg>,
-    pub wrappers: Vec<Wrapper>,
-    pub env: Vec<EnvVar>,
-    pub cds: Vec<CdStep>,
+pub(crate) struct Unwrapped<'a> {
+    pub program: Option<Arg<'a>>,
+    pub args: Vec<Arg<'a>>,
+    pub wrappers: Vec<Wrapper<'a>>,
+    pub env: Vec<EnvVar<'a>>,
+    pub cds: Vec<CdStep<'a>>,
     pub args_incomplete: bool,
     /// A command string a wrapper runs through `sh -c` (`watch 'a; b'`, `flock f -c 'x'`).
-    pub shell_string: Option<(OriginKind, Vec<Arg>)>,
+    pub shell_string: Option<(OriginKind, Vec<Arg<'a>>)>,
 }
 
 /// `git`, `/usr/bin/git`, `./git.exe` → `git`.
@@ -204,8 +205,9 @@ fn skip_options(args: &[Arg], o: &Opts, name: &str) -> Option<(usize, bool)> {
 /// (a chain this long is only there to hide what runs).
 pub const MAX_WRAPPERS: usize = 64;
 
-/// Unwrap wrappers from `argv` (program first).
-pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
+/// Unwrap wrappers from `argv` (program first); words synthesised on the way (`env -S`
+/// splits, `xargs`' implicit `echo`) are allocated in `arena`.
+pub(crate) fn unwrap<'a>(arena: &'a Bump, mut argv: Vec<Arg<'a>>) -> Unwrapped<'a> {
     let mut u = Unwrapped::default();
     let mut start = 0;
     // Each pass consumes at least the wrapper's own word, so this terminates.
@@ -225,8 +227,8 @@ pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
         };
         let name = program_base(raw);
         let rest = &argv[start + 1..];
-        let step: Option<(usize, Option<Vec<Arg>>)> = match name {
-            "env" => unwrap_env(rest, &mut u),
+        let step: Option<(usize, Option<Vec<Arg<'a>>>)> = match name {
+            "env" => unwrap_env(arena, rest, &mut u),
             "flock" => unwrap_flock(rest, &mut u).map(|n| (n, None)),
             _ => {
                 let Some(o) = opts_for(name) else { break };
@@ -250,7 +252,7 @@ pub(crate) fn unwrap(mut argv: Vec<Arg>) -> Unwrapped {
                         // `xargs` with no command runs `echo`.
                         u.args_incomplete = true;
                         u.wrappers.push(wrapper(name, rest));
-                        u.program = Some(Arg::synthetic("echo", first.word.span));
+                        u.program = Some(Arg::synthetic(arena, "echo", first.word.span));
                         return u;
                     }
                     _ => None,
@@ -290,7 +292,7 @@ fn is_flag(a: &Arg, short: char, long: &str) -> bool {
     }
 }
 
-fn wrapper(name: &str, args: &[Arg]) -> Wrapper {
+fn wrapper<'a>(name: &str, args: &[Arg<'a>]) -> Wrapper<'a> {
     Wrapper {
         name: name.into(),
         args: args.to_vec(),
@@ -299,8 +301,12 @@ fn wrapper(name: &str, args: &[Arg]) -> Wrapper {
 
 /// `env [-i] [-u N] [-C dir] [-S str] [N=v]... cmd`. Returns the number of words before the
 /// command; `-S` strings are split in place.
-fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>>)> {
-    let mut args: std::borrow::Cow<'_, [Arg]> = std::borrow::Cow::Borrowed(rest);
+fn unwrap_env<'a>(
+    arena: &'a Bump,
+    rest: &[Arg<'a>],
+    u: &mut Unwrapped<'a>,
+) -> Option<(usize, Option<Vec<Arg<'a>>>)> {
+    let mut args: std::borrow::Cow<'_, [Arg<'a>]> = std::borrow::Cow::Borrowed(rest);
     let mut i = 0;
     let mut guard = 0;
     let mut spliced = false;
@@ -329,7 +335,7 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
             if !v.starts_with('-') && is_name(name) {
                 u.env.push(EnvVar {
                     name: name.into(),
-                    value: Some(Arg::synthetic(value.to_string(), span)),
+                    value: Some(Arg::synthetic(arena, value, span)),
                     source: EnvSource::EnvCommand,
                 });
                 i += 1;
@@ -369,11 +375,14 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
             }),
             "-C" | "--chdir" => u.cds.push(CdStep {
                 kind: CdKind::EnvChdir,
-                target: value.map(|v| Arg::synthetic(v, span)),
+                target: value.map(|v| Arg::synthetic(arena, v, span)),
             }),
             "-S" | "--split-string" => {
                 let words = shell_words::split(&value.unwrap_or_default()).ok()?;
-                let new: Vec<Arg> = words.into_iter().map(|w| Arg::synthetic(w, span)).collect();
+                let new: Vec<Arg<'a>> = words
+                    .into_iter()
+                    .map(|w| Arg::synthetic(arena, w, span))
+                    .collect();
                 args.to_mut().splice(i..i + used, new);
                 spliced = true;
                 continue;
@@ -389,7 +398,7 @@ fn unwrap_env(rest: &[Arg], u: &mut Unwrapped) -> Option<(usize, Option<Vec<Arg>
 }
 
 /// `flock [opts] file cmd...` or `flock [opts] file -c 'cmd'`.
-fn unwrap_flock(rest: &[Arg], u: &mut Unwrapped) -> Option<usize> {
+fn unwrap_flock<'a>(rest: &[Arg<'a>], u: &mut Unwrapped<'a>) -> Option<usize> {
     let o = Opts {
         short_arg: "Ew",
         long_arg: &["--conflict-exit-code", "--timeout", "--wait"],
@@ -408,7 +417,7 @@ fn unwrap_flock(rest: &[Arg], u: &mut Unwrapped) -> Option<usize> {
 }
 
 /// For a dynamic word written `NAME=...`: the name.
-fn dynamic_assignment_name(w: &crate::ast::Word) -> Option<String> {
+fn dynamic_assignment_name(w: &crate::ast::Word<'_>) -> Option<String> {
     match w.parts.first() {
         Some(crate::ast::WordPart::Literal(l)) => {
             let (name, _) = l.split_once('=')?;
@@ -426,7 +435,7 @@ fn is_name(s: &str) -> bool {
 
 /// `find ... -exec cmd args ; ...`: the command of each `-exec`/`-execdir`/`-ok`/`-okdir`.
 /// `{}` becomes a dynamic argument; a `+` terminator means more arguments are appended.
-pub(crate) fn find_execs(args: &[Arg]) -> Vec<(Vec<Arg>, bool)> {
+pub(crate) fn find_execs<'a>(args: &[Arg<'a>]) -> Vec<(Vec<Arg<'a>>, bool)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -446,13 +455,13 @@ pub(crate) fn find_execs(args: &[Arg]) -> Vec<(Vec<Arg>, bool)> {
                 Some("+")
                     if cmd
                         .last()
-                        .is_some_and(|a: &Arg| a.value.as_deref() == Some("{}")) =>
+                        .is_some_and(|a: &Arg<'_>| a.value.as_deref() == Some("{}")) =>
                 {
                     plus = true;
                     break;
                 }
                 Some(v) if v.contains("{}") => cmd.push(Arg {
-                    word: args[i].word.clone(),
+                    word: args[i].word,
                     value: None,
                 }),
                 _ => cmd.push(args[i].clone()),
@@ -469,7 +478,7 @@ pub(crate) fn find_execs(args: &[Arg]) -> Vec<(Vec<Arg>, bool)> {
 
 /// For a shell invocation's arguments: the `-c` command string, if the options ask for one.
 /// `Err(())` means a dynamic word sits among the options.
-pub(crate) fn shell_command_string(args: &[Arg]) -> Result<Option<&Arg>, ()> {
+pub(crate) fn shell_command_string<'s, 'a>(args: &'s [Arg<'a>]) -> Result<Option<&'s Arg<'a>>, ()> {
     let mut c = false;
     let mut i = 0;
     while i < args.len() {
@@ -508,7 +517,7 @@ pub(crate) fn shell_command_string(args: &[Arg]) -> Result<Option<&Arg>, ()> {
 
 /// Whether a shell invocation reads its script from stdin (no `-c`, no script operand, or
 /// `-s`).
-pub(crate) fn shell_reads_stdin(args: &[Arg]) -> bool {
+pub(crate) fn shell_reads_stdin(args: &[Arg<'_>]) -> bool {
     let mut i = 0;
     while i < args.len() {
         let Some(v) = args[i].value.as_deref() else {
@@ -546,7 +555,12 @@ pub(crate) fn shell_reads_stdin(args: &[Arg]) -> bool {
 
 /// Synthesised span-less argument list from a split string.
 #[allow(dead_code)]
-pub(crate) fn split_args(s: &str, span: Span) -> Option<Vec<Arg>> {
+pub(crate) fn split_args<'a>(arena: &'a Bump, s: &str, span: Span) -> Option<Vec<Arg<'a>>> {
     let words = shell_words::split(s).ok()?;
-    Some(words.into_iter().map(|w| Arg::synthetic(w, span)).collect())
+    Some(
+        words
+            .into_iter()
+            .map(|w| Arg::synthetic(arena, w, span))
+            .collect(),
+    )
 }
