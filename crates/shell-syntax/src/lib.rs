@@ -54,13 +54,17 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
-/// An arena for a parse: the spare one if there is one, else a new one sized for `src`.
+/// An arena for a parse: the spare one if it can hold the tree of `src` in its one chunk,
+/// else a new one sized for `src` (a small spare would grow by doubling, leaving a chain of
+/// part-filled chunks and about half again the memory).
 fn take_arena(src: &str, limits: &Limits) -> bumpalo::Bump {
+    let need = parser::arena_estimate(src, limits);
     let spare = SPARE_ARENA
         .try_with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take()))
         .ok()
-        .flatten();
-    spare.unwrap_or_else(|| parser::arena_for(src, limits))
+        .flatten()
+        .filter(|a| a.chunk_capacity() >= need);
+    spare.unwrap_or_else(|| bumpalo::Bump::with_capacity(need))
 }
 
 impl Drop for Recycled {
@@ -126,5 +130,35 @@ pub fn parse_with(src: &str, limits: &Limits) -> Parsed {
     Parsed {
         tree: Recycled(tree),
         error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_arena_of_a_dropped_parse_is_reused_only_when_it_is_large_enough() {
+        let limits = Limits::default();
+        let big = "git status --short && echo done\n".repeat(4096);
+        let need = parser::arena_estimate(&big, &limits);
+
+        drop(parse("echo hi"));
+        let spare_small = SPARE_ARENA.with(|s| s.borrow().as_ref().map(|a| a.chunk_capacity()));
+        assert!(spare_small.is_some_and(|c| c < need), "{spare_small:?}");
+        // The small spare is passed over: the big parse gets one chunk sized for it.
+        let arena = take_arena(&big, &limits);
+        assert!(arena.chunk_capacity() >= need);
+        drop(arena);
+
+        let p = parse(&big);
+        assert!(p.error.is_none());
+        drop(p);
+        let spare_big = SPARE_ARENA.with(|s| s.borrow().as_ref().map(|a| a.chunk_capacity()));
+        assert!(spare_big.is_some_and(|c| c >= need), "{spare_big:?}");
+        // A later parse of either size reuses it, emptied.
+        let p = parse("echo hi");
+        assert!(p.arena().chunk_capacity() + p.arena_used() >= need);
+        assert!(SPARE_ARENA.with(|s| s.borrow().is_none()));
     }
 }

@@ -55,16 +55,16 @@ pub(crate) struct Parser<'a, 'b> {
     reserved_memo: std::cell::Cell<(usize, Option<&'static str>)>,
 }
 
-/// The arena for parsing `src`: one block sized for its tree (measured with the `arena_size`
+/// The arena size for parsing `src`: one block sized for its tree (measured with the `arena_size`
 /// example: 15 bytes per byte of a mixed script), so a large parse fills one block instead of
 /// a chain of doubling ones. Only the pages the tree touches are ever mapped.
-pub(crate) fn arena_for(src: &str, limits: &Limits) -> bumpalo::Bump {
+pub(crate) fn arena_estimate(src: &str, limits: &Limits) -> usize {
     let len = if src.len() > limits.max_input {
         0
     } else {
         src.len()
     };
-    bumpalo::Bump::with_capacity(len.saturating_mul(16).saturating_add(1024))
+    len.saturating_mul(16).saturating_add(1024)
 }
 
 /// Parse `src` into `arena`: the part bash would run plus the first error. The source is copied
