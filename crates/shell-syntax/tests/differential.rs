@@ -298,6 +298,41 @@ fn our_argvs(script: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// `$'\\cX'` control escapes, where the string ends after `\\c\\`, and a lone `\\c` before
+/// the closing quote (a fuzz crasher sliced inside the multibyte char after `\\c`).
+#[test]
+fn ansi_c_control_escapes_match_bash() {
+    let words = [
+        r"$'\ca'",
+        r"$'\cA'",
+        r"$'\c1'",
+        r"$'\c?'",
+        r"$'\c['",
+        r"$'\c'",
+        r"$'x\c'y",
+        r"$'\c\\'",
+        r"$'\c\\x'",
+        r"$'\c\a'",
+        r"$'\c\'x'",
+        r"$'\c\''",
+        r"$'\c\'\''",
+        r"$'\c\u06f7'",
+    ];
+    for w in words {
+        let script = format!("printf '%s\\0' $'\\001cmd' {w} end");
+        assert_eq!(our_argvs(&script), bash_argvs(&script), "{script}");
+    }
+    // A multibyte X: bash keeps its other bytes raw (not UTF-8), so only the extent of the
+    // word is compared: the same number of arguments, and ours does not panic.
+    for w in ["$'\\c\u{6f7}A'", "$'\\c\u{e9}'z", "$'\\c\u{e9}'"] {
+        let script = format!("printf '%s\\0' $'\\001cmd' {w} end");
+        let ours = our_argvs(&script);
+        assert_eq!(ours.len(), 1, "{script}");
+        assert_eq!(ours[0].len(), 3, "{script}: {ours:?}");
+        assert_eq!(ours[0][2], "end", "{script}");
+    }
+}
+
 /// Fixed seed so CI is deterministic; explore with `SHELL_SYNTAX_DIFF_SEED=<n>` and
 /// `SHELL_SYNTAX_DIFF_CASES=<n>` (see the crate README).
 fn config() -> ProptestConfig {

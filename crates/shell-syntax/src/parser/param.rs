@@ -230,6 +230,39 @@ impl<'a, 'b> Parser<'a, 'b> {
         }
     }
 
+    /// `\\cX` (the cursor after the `c`): the control character of X's first byte, as bash's
+    /// `TOCTRL` (`?` gives DEL). The string's end follows bash's lexer, which pairs a backslash
+    /// with the next character: `\\c\\` pairs with what follows, which is dropped when it is
+    /// another backslash (`\\c\\\\`) and kept as a literal otherwise (even a `'`). The other
+    /// bytes of a multibyte X stay raw; like other raw bytes here they become Latin-1 chars.
+    fn ansi_control(&mut self, out: &mut String) {
+        let ch = match self.src[self.pos..].chars().next() {
+            // Nothing to control: the closing quote (or the end) follows, `\\c` stays as written.
+            None | Some('\'') => {
+                out.push_str("\\c");
+                return;
+            }
+            Some(ch) => ch,
+        };
+        self.pos += ch.len_utf8();
+        let mut utf8 = [0u8; 4];
+        let bytes = ch.encode_utf8(&mut utf8).as_bytes();
+        let ctrl = match bytes[0] {
+            b'?' => 0x7f,
+            b => b.to_ascii_uppercase() & 0x1f,
+        };
+        out.push(char::from(ctrl));
+        out.extend(bytes[1..].iter().map(|&b| char::from(b)));
+        if ch == '\\' {
+            if let Some(next) = self.src[self.pos..].chars().next() {
+                self.pos += next.len_utf8();
+                if next != '\\' {
+                    out.push(next);
+                }
+            }
+        }
+    }
+
     fn ansi_escape(&mut self, out: &mut String) {
         let Some(c) = self.peek() else {
             out.push('\\');
@@ -286,13 +319,7 @@ impl<'a, 'b> Parser<'a, 'b> {
                     }
                 }
             }
-            b'c' => match self.peek() {
-                Some(x) => {
-                    self.pos += 1;
-                    out.push(((x.to_ascii_uppercase()) ^ 0x40) as char);
-                }
-                None => out.push_str("\\c"),
-            },
+            b'c' => self.ansi_control(out),
             _ => {
                 out.push('\\');
                 self.pos -= 1;
