@@ -1,4 +1,4 @@
-//! Conformance replay: every case of `shared/conformance/gh-write-guard/cases.json` through the
+//! Conformance replay: every case of `fixtures/conformance/gh-write-guard/cases.json` through the
 //! decision core, the world faked from the case's `env` behind the same [`World`] trait the real
 //! lookups implement. Cases this project decides differently on purpose are listed in
 //! `spec/gh-write-guard.md` (and carry `divergence` in the file itself).
@@ -9,14 +9,13 @@ use gh_write_guard::cases::{replay, CaseResult};
 use gh_write_guard::Requirement;
 use std::path::PathBuf;
 
-/// The conformance file: `AGENT_GUARDS_CONFORMANCE` or the shared checkout beside the repository.
+/// The conformance file: `AGENT_GUARDS_CONFORMANCE` or the copy in the repository's fixtures.
 fn cases_path() -> PathBuf {
     if let Ok(p) = std::env::var("AGENT_GUARDS_CONFORMANCE") {
         return PathBuf::from(p);
     }
-    // `shared/` sits beside the repository on developer machines and in CI.
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/conformance/gh-write-guard/cases.json")
+        .join("../../fixtures/conformance/gh-write-guard/cases.json")
 }
 
 /// Cases this project decides differently on purpose, with the reason; each is also listed in

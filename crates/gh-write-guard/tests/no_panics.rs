@@ -7,10 +7,9 @@ use gh_write_guard::judge;
 use serde_json::Value;
 
 fn commands() -> Vec<(String, Value)> {
-    // `shared/` sits beside the repository on developer machines and in CI.
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    let text = std::fs::read_to_string(root.join("conformance/gh-write-guard/cases.json"))
-        .expect("conformance cases");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/conformance/gh-write-guard");
+    let text = std::fs::read_to_string(root.join("cases.json")).expect("conformance cases");
     let cases: Vec<Value> = serde_json::from_str(&text).expect("JSON");
     cases
         .into_iter()
