@@ -3,13 +3,15 @@
 //! plugin agent folders (`plugin:name`). Reads are bounded: a few thousand files per folder, the
 //! first 16 KiB of each, three folder levels.
 
-use crate::agent_index::Index;
 use crate::host::read_head;
 use std::path::{Path, PathBuf};
 
-const MAX_FILES_PER_ROOT: usize = 4000;
-const MAX_HEAD_BYTES: u64 = 16 * 1024;
-const MAX_DEPTH: usize = 3;
+/// Definitions read per folder; a folder with more cannot be judged whole (fail closed).
+const MAX_FILES_PER_ROOT: usize = 50_000;
+/// Folder levels walked under an agents folder; deeper ones make the folder unreadable.
+const MAX_DEPTH: usize = 32;
+/// The first read of each file: most front matter ends well within it.
+const FIRST_READ_BYTES: usize = 16 * 1024;
 /// Plugin caches nest `<marketplace>/<plugin>/<version>/agents`.
 const MAX_PLUGIN_DEPTH: usize = 6;
 
@@ -50,8 +52,6 @@ pub struct AgentDirs {
     pub user: Vec<PathBuf>,
     /// Plugin folders, in the same order.
     pub plugins: Vec<PathBuf>,
-    /// Where folder indexes are kept ([`crate::agent_index`]); `None` reads every file.
-    pub index_dir: Option<PathBuf>,
 }
 
 impl AgentDirs {
@@ -81,14 +81,7 @@ impl AgentDirs {
             project,
             user,
             plugins,
-            index_dir: None,
         }
-    }
-
-    /// Keeps folder indexes under `dir`.
-    pub fn with_index(mut self, dir: Option<PathBuf>) -> AgentDirs {
-        self.index_dir = dir;
-        self
     }
 }
 
@@ -96,58 +89,51 @@ impl AgentDirs {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FrontMatter {
     pub name: Option<String>,
+    /// The model the file sets: the one value, the highest of competing ones, or a note of no
+    /// known family when it cannot be read (so it is judged as the tier).
     pub model: Option<String>,
 }
 
-/// Parses the YAML front matter between the leading `---` lines (only flat `key: value` lines).
+/// Parses the YAML front matter between the leading `---` lines ([`crate::front_matter`]).
 pub fn front_matter(text: &str) -> Option<FrontMatter> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text.lines();
-    if lines.next()?.trim_end() != "---" {
-        return None;
-    }
-    let mut fm = FrontMatter::default();
-    for line in lines {
-        if line.trim_end() == "---" {
-            return Some(fm);
-        }
-        if line.starts_with([' ', '\t', '#']) {
-            continue;
-        }
-        let Some((key, value)) = line.split_once(':') else {
-            continue;
-        };
-        let value = unquote(strip_comment(value.trim()));
-        match key.trim() {
-            "name" => fm.name = Some(value.to_string()),
-            "model" => fm.model = (!value.is_empty()).then(|| value.to_string()),
-            _ => {}
-        }
-    }
-    // No closing line: the CLI would not read this as front matter either, but a file the
-    // agent is writing may be cut short; keep what was read.
-    Some(fm)
+    let fm = crate::front_matter::parse(text)?;
+    Some(FrontMatter {
+        model: decisive_model(&fm),
+        name: fm.name,
+    })
 }
 
-fn strip_comment(v: &str) -> &str {
-    if v.starts_with(['"', '\'']) {
-        return v;
+/// The model to judge for a front matter: a `model` that cannot be read is a model of no known
+/// family (fail closed); of several values, the highest ranked (`inherit` only when alone).
+pub fn decisive_model(fm: &crate::front_matter::FrontMatter) -> Option<String> {
+    if let Some(why) = &fm.unreadable {
+        return Some(unreadable_model(why));
     }
-    v.split(" #").next().unwrap_or(v).trim()
+    let named: Vec<&String> = fm
+        .models
+        .iter()
+        .filter(|m| !m.eq_ignore_ascii_case("inherit"))
+        .collect();
+    if named.is_empty() {
+        return fm.models.first().cloned();
+    }
+    named
+        .into_iter()
+        .rev()
+        .max_by_key(|m| crate::m1_tiers::Family::of(m).rank())
+        .cloned()
 }
 
-fn unquote(v: &str) -> &str {
-    let v = v.trim();
-    for q in ['"', '\''] {
-        if v.len() >= 2 && v.starts_with(q) && v.ends_with(q) {
-            return &v[1..v.len() - 1];
-        }
-    }
-    v
+/// A model standing for one that could not be read: of no known family, so every rule treats it
+/// as the maintainer-only tier, and the reason says why.
+pub fn unreadable_model(why: &str) -> String {
+    format!("(unreadable definition: {why})")
 }
 
 /// Finds the definition the CLI would use for `subagent_type`. Project definitions win over
-/// user ones, user over plugin ones; `plugin:name` is looked up only among plugins.
+/// user ones, user over plugin ones; `plugin:name` is looked up only among plugins. A folder
+/// that could not be read whole (past the file or depth bound) and did not hold the name
+/// answers with a definition of an unreadable model: one there may set any model.
 pub fn find(subagent_type: &str, dirs: &AgentDirs) -> Option<AgentDef> {
     if let Some((plugin, name)) = subagent_type.split_once(':') {
         return dirs
@@ -155,110 +141,137 @@ pub fn find(subagent_type: &str, dirs: &AgentDirs) -> Option<AgentDef> {
             .iter()
             .find_map(|root| find_plugin(root, plugin, name, subagent_type));
     }
-    let index = dirs.index_dir.as_deref();
     for root in &dirs.project {
-        if let Some(d) = find_in(root, subagent_type, Scope::Project, MAX_DEPTH, index) {
+        if let Some(d) = find_in(root, subagent_type, Scope::Project) {
             return Some(d);
         }
     }
     dirs.user
         .iter()
-        .find_map(|root| find_in(root, subagent_type, Scope::User, MAX_DEPTH, index))
+        .find_map(|root| find_in(root, subagent_type, Scope::User))
 }
 
-fn md_files(root: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return;
-    };
-    let mut dirs = Vec::new();
-    for e in entries.flatten() {
-        if out.len() >= MAX_FILES_PER_ROOT {
-            return;
-        }
-        let p = e.path();
-        let Ok(kind) = e.file_type() else { continue };
-        if kind.is_dir() {
-            dirs.push(p);
-        } else if p.extension().is_some_and(|x| x == "md") {
-            // Only regular files (or links to them): a FIFO named `x.md` would block the read.
-            let regular = kind.is_file()
-                || (kind.is_symlink() && std::fs::metadata(&p).is_ok_and(|m| m.is_file()));
-            if regular {
-                out.push(p);
+/// The `.md` files under `root` (links to regular files included, linked folders not
+/// followed). `Err` when the walk stopped at a bound: the list is then incomplete.
+pub fn md_files(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                if depth + 1 >= MAX_DEPTH {
+                    return Err(format!("folders nested deeper than {MAX_DEPTH} levels"));
+                }
+                stack.push((p, depth + 1));
+            } else if p.extension().is_some_and(|x| x == "md") {
+                // Only regular files (or links to them): a FIFO named `x.md` would block the read.
+                let regular = kind.is_file()
+                    || (kind.is_symlink() && std::fs::metadata(&p).is_ok_and(|m| m.is_file()));
+                if regular {
+                    if out.len() >= MAX_FILES_PER_ROOT {
+                        return Err(format!("more than {MAX_FILES_PER_ROOT} files"));
+                    }
+                    out.push(p);
+                }
             }
         }
     }
-    if depth > 1 {
-        for d in dirs {
-            md_files(&d, depth - 1, out);
-        }
-    }
+    Ok(out)
 }
 
-fn find_in(
-    root: &Path,
-    name: &str,
-    scope: Scope,
-    depth: usize,
-    index_dir: Option<&Path>,
-) -> Option<AgentDef> {
-    let mut files = Vec::new();
-    md_files(root, depth, &mut files);
+fn find_in(root: &Path, name: &str, scope: Scope) -> Option<AgentDef> {
+    let (mut files, incomplete) = match md_files(root) {
+        Ok(f) => (f, None),
+        Err(why) => (Vec::new(), Some(why)),
+    };
     // The file named after the agent is the likely one: read it first.
     files.sort_by_key(|p| p.file_stem().is_none_or(|s| s != name));
-    // One buffer for the whole scan: folders of hundreds of definitions are read per dispatch.
-    let mut buf = vec![0u8; MAX_HEAD_BYTES as usize];
-    let mut index: Option<Index> = None;
-    let mut found = None;
-    for (i, path) in files.iter().enumerate() {
-        let named_file = path.file_stem().is_some_and(|s| s == name);
-        let def = match index_dir {
-            // The named file is read directly; the index pays off for the rest of the folder.
-            Some(dir) if !(i == 0 && named_file) => index
-                .get_or_insert_with(|| Index::load(dir, root))
-                .get_or_read(path, || read_definition(path, &mut buf, None)),
-            _ => read_definition(path, &mut buf, Some(name)),
+    let mut buf = Vec::new();
+    for path in &files {
+        let Some((def_name, model)) = read_definition(path, &mut buf) else {
+            continue;
         };
-        if let Some((def_name, model)) = def.filter(|(n, _)| n == name) {
-            found = Some(AgentDef {
+        if def_name == name {
+            return Some(AgentDef {
                 name: def_name,
                 model,
                 path: path.clone(),
                 scope,
             });
-            break;
         }
     }
-    if let Some(ix) = index.as_mut() {
-        if found.is_none() {
-            ix.retain(&files);
-        }
-        ix.save();
-    }
-    found
+    incomplete.map(|why| AgentDef {
+        name: name.to_string(),
+        model: Some(unreadable_model(&format!(
+            "the folder could not be read whole: {why}"
+        ))),
+        path: root.to_path_buf(),
+        scope,
+    })
 }
 
-/// A definition's `(name, model)`; the name defaults to the file stem. With `only`, a file
-/// that cannot define that name (not named after it, name not in its head) is skipped unparsed.
-fn read_definition(
-    path: &Path,
-    buf: &mut [u8],
-    only: Option<&str>,
-) -> Option<(String, Option<String>)> {
-    let (_, n) = read_head(path, buf)?;
-    let head = &buf[..n];
+/// A definition's `(name, model)`; the name defaults to the file stem. Every file is parsed
+/// (no cache is trusted: a name or model the agent could rewrite in a cache would hide the file).
+pub fn read_definition(path: &Path, buf: &mut Vec<u8>) -> Option<(String, Option<String>)> {
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned())?;
-    if let Some(name) = only {
-        if stem != name && !contains(head, name.as_bytes()) {
-            return None;
+    match read_front(path, buf)? {
+        Front::Text(text) => {
+            let fm = front_matter(&text)?;
+            Some((fm.name.unwrap_or(stem), fm.model))
+        }
+        Front::TooLong(head) => {
+            // What could be read names the agent; the model cannot be known.
+            let name = crate::front_matter::block(&head)
+                .map(crate::front_matter::parse_block)
+                .and_then(|fm| fm.name)
+                .unwrap_or(stem);
+            Some((
+                name,
+                Some(unreadable_model("its front matter is over 1 MiB")),
+            ))
         }
     }
-    let fm = front_matter(&String::from_utf8_lossy(head))?;
-    Some((fm.name.unwrap_or(stem), fm.model))
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
+enum Front {
+    /// The file's start, holding the whole front matter (or no front matter).
+    Text(String),
+    /// The front matter does not end within the bound: what was read.
+    TooLong(String),
+}
+
+/// Reads a file's start until its front matter has ended: 16 KiB first (most files), then
+/// more up to [`crate::front_matter::MAX_FRONT_MATTER_BYTES`].
+fn read_front(path: &Path, buf: &mut Vec<u8>) -> Option<Front> {
+    use std::io::Read;
+    buf.clear();
+    buf.resize(FIRST_READ_BYTES, 0);
+    let (file, n) = read_head(path, buf)?;
+    buf.truncate(n);
+    if n == FIRST_READ_BYTES && !front_matter_closed(buf) {
+        let limit = crate::front_matter::MAX_FRONT_MATTER_BYTES as u64;
+        file.take(limit - n as u64).read_to_end(buf).ok()?;
+        if !front_matter_closed(buf) && buf.len() as u64 >= limit {
+            return Some(Front::TooLong(String::from_utf8_lossy(buf).into_owned()));
+        }
+    }
+    Some(Front::Text(String::from_utf8_lossy(buf).into_owned()))
+}
+
+/// Whether `head` has no front matter or its front matter has closed.
+fn front_matter_closed(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let Some(block) = crate::front_matter::block(&text) else {
+        return true;
+    };
+    // `block` returns the rest when no closing line was found.
+    let after = text.find(block).map(|i| i + block.len()).unwrap_or(0);
+    after < text.len()
 }
 
 fn find_plugin(root: &Path, plugin: &str, name: &str, full: &str) -> Option<AgentDef> {
@@ -272,7 +285,7 @@ fn find_plugin(root: &Path, plugin: &str, name: &str, full: &str) -> Option<Agen
         let agents = dir.join("agents");
         let in_plugin = dir.components().any(|c| c.as_os_str() == plugin);
         if in_plugin && agents.is_dir() {
-            if let Some(mut d) = find_in(&agents, name, Scope::Plugin, MAX_DEPTH, None) {
+            if let Some(mut d) = find_in(&agents, name, Scope::Plugin) {
                 d.name = full.to_string();
                 return Some(d);
             }
@@ -359,7 +372,7 @@ mod tests {
     }
 
     #[test]
-    fn indexed_scans_see_in_place_edits() {
+    fn in_place_edits_deep_folders_and_yaml_shapes_are_seen() {
         let t = tempfile::tempdir().unwrap();
         let project = t.path().join("p");
         let home = t.path().join("h");
@@ -373,17 +386,14 @@ mod tests {
             &home.join(".claude/agents/u.md"),
             "---\nname: helper\nmodel: sonnet\n---\n",
         );
-        let dirs = AgentDirs::new(std::slice::from_ref(&project), &[home.join(".claude")])
-            .with_index(Some(t.path().join("index")));
-        for _ in 0..2 {
-            let d = find("helper", &dirs).unwrap();
-            assert_eq!((d.scope, d.model.as_deref()), (Scope::User, Some("sonnet")));
-        }
-        assert!(std::fs::read_dir(t.path().join("index")).unwrap().count() >= 1);
-        // A project file rewritten in place to shadow the user's agent is seen at once.
+        let dirs = AgentDirs::new(std::slice::from_ref(&project), &[home.join(".claude")]);
+        let d = find("helper", &dirs).unwrap();
+        assert_eq!((d.scope, d.model.as_deref()), (Scope::User, Some("sonnet")));
+        // A project file rewritten in place to shadow the user's agent, its model on the next
+        // line, is seen at once.
         std::fs::write(
             project.join(".claude/agents/a7.md"),
-            "---\nname: helper\nmodel: fable\n---\n",
+            "---\n\"name\": helper\nmodel:\n  fable\n---\n",
         )
         .unwrap();
         let d = find("helper", &dirs).unwrap();
@@ -391,6 +401,69 @@ mod tests {
             (d.scope, d.model.as_deref()),
             (Scope::Project, Some("fable"))
         );
+        // Six folders down.
+        write(
+            &project.join(".claude/agents/a/b/c/d/e/f/deep.md"),
+            "---\n{name: deep, model: fable}\n---\n",
+        );
+        assert_eq!(find("deep", &dirs).unwrap().model.as_deref(), Some("fable"));
+    }
+
+    #[test]
+    fn a_folder_past_the_bounds_is_unreadable_not_empty() {
+        let t = tempfile::tempdir().unwrap();
+        let project = t.path().join("p");
+        let mut deep = project.join(".claude/agents");
+        for i in 0..MAX_DEPTH + 1 {
+            deep = deep.join(format!("d{i}"));
+        }
+        write(&deep.join("x.md"), "---\nname: x\nmodel: fable\n---\n");
+        let dirs = AgentDirs::new(std::slice::from_ref(&project), &[]);
+        let d = find("x", &dirs).unwrap();
+        assert_eq!(
+            crate::m1_tiers::Family::of(d.model.as_deref().unwrap()).rank(),
+            3,
+            "{d:?}"
+        );
+        assert!(d.model.unwrap().contains("deeper"));
+    }
+
+    #[test]
+    fn more_than_four_thousand_definitions_are_all_read() {
+        let t = tempfile::tempdir().unwrap();
+        let project = t.path().join("p");
+        let dir = project.join(".claude/agents");
+        std::fs::create_dir_all(&dir).unwrap();
+        for i in 0..4100 {
+            std::fs::write(
+                dir.join(format!("a{i:05}.md")),
+                format!("---\nname: a{i}\nmodel: haiku\n---\n"),
+            )
+            .unwrap();
+        }
+        std::fs::write(dir.join("zzzz.md"), "---\nname: late\nmodel: fable\n---\n").unwrap();
+        let dirs = AgentDirs::new(std::slice::from_ref(&project), &[]);
+        assert_eq!(find("late", &dirs).unwrap().model.as_deref(), Some("fable"));
+    }
+
+    #[test]
+    fn a_long_description_in_a_file_does_not_hide_the_model() {
+        let t = tempfile::tempdir().unwrap();
+        let project = t.path().join("p");
+        let desc = "word ".repeat(8 * 1024);
+        write(
+            &project.join(".claude/agents/big.md"),
+            &format!("---\nname: big\ndescription: {desc}\nmodel: fable\n---\nbody\n"),
+        );
+        let dirs = AgentDirs::new(std::slice::from_ref(&project), &[]);
+        assert_eq!(find("big", &dirs).unwrap().model.as_deref(), Some("fable"));
+        let huge = "w".repeat(2 * 1024 * 1024);
+        write(
+            &project.join(".claude/agents/huge.md"),
+            &format!("---\nname: huge\ndescription: {huge}\nmodel: haiku\n---\n"),
+        );
+        let d = find("huge", &dirs).unwrap();
+        assert!(d.model.unwrap().contains("over 1 MiB"));
     }
 
     #[test]

@@ -17,9 +17,9 @@
 //! folders, the CLI's command line and settings) through [`host::Host`], [`host::ConfigFiles`]
 //! and a [`session_store::Session`].
 
-pub mod agent_index;
 pub mod agents;
 pub mod fixtures;
+pub mod front_matter;
 pub mod host;
 pub mod launch_config;
 pub mod m1_tiers;
@@ -31,6 +31,7 @@ pub mod m5_taint;
 pub mod m6_verify;
 pub mod main_model;
 pub mod model_aliases;
+pub mod skills;
 
 use hook_io::{Answer, Event, HookInput};
 use host::Host;
@@ -149,6 +150,42 @@ impl Call<'_> {
     }
 
     fn agent_dirs(&self) -> agents::AgentDirs {
+        agents::AgentDirs::new(&self.project_dirs(), &self.ctx.host.user_dirs())
+    }
+
+    fn skill_dirs(&self) -> skills::SkillDirs {
+        skills::SkillDirs::new(&self.project_dirs(), &self.ctx.host.user_dirs())
+    }
+
+    /// M3: a skill or slash command whose front matter names a model (PreToolUse `Skill` /
+    /// `SlashCommand`, or a prompt that starts with `/name`).
+    fn skill_invocation(&self, name: &str) -> Finding {
+        let reqs = skills::requested_models(name, &self.skill_dirs());
+        let reqs = m3_launch::through_aliases(reqs, &self.ctx.host.aliases());
+        let mut f = m3_session::judge_requests(
+            "a skill or slash command that runs",
+            &reqs,
+            &self.ctx.tiers,
+            &self.grant,
+        );
+        f.evidence["invoked"] = json!(name);
+        f
+    }
+
+    /// The name a `Skill` or `SlashCommand` call invokes.
+    fn invoked_name(&self) -> Option<String> {
+        let raw = self
+            .str_input("skill")
+            .or_else(|| self.str_input("command"))
+            .or_else(|| self.str_input("name"))?;
+        let raw = raw.trim();
+        match raw.strip_prefix('/') {
+            Some(_) => skills::invoked_by_prompt(raw).map(str::to_string),
+            None => raw.split_whitespace().next().map(str::to_string),
+        }
+    }
+
+    fn project_dirs(&self) -> Vec<PathBuf> {
         let mut dirs: Vec<PathBuf> = Vec::new();
         if let Some(p) = self
             .ctx
@@ -161,8 +198,7 @@ impl Call<'_> {
         if let Some(c) = self.input.cwd.as_deref().filter(|c| c.starts_with('/')) {
             dirs.push(PathBuf::from(c));
         }
-        agents::AgentDirs::new(&dirs, &self.ctx.host.user_dirs())
-            .with_index(self.ctx.state_dir.as_ref().map(|s| s.join("agent-index")))
+        dirs
     }
 
     fn str_input(&self, key: &str) -> Option<String> {
@@ -350,6 +386,13 @@ pub fn judge(mut input: HookInput, ctx: &Ctx) -> Verdict {
         (Event::PreToolUse, t) if is_agent_tool(t) => Some((call.dispatch(), Kind::Pre)),
         (Event::PreToolUse, "Bash") => Some((call.nested_launch(), Kind::Pre)),
         (Event::PreToolUse, "Write" | "Edit") => Some((call.file_write(), Kind::Pre)),
+        (Event::PreToolUse, "Skill" | "SlashCommand") => {
+            let f = match call.invoked_name() {
+                Some(name) => call.skill_invocation(&name),
+                None => call.skill_invocation(""),
+            };
+            Some((f, Kind::Pre))
+        }
         (Event::PreModelSwitch, _) => {
             let raw = &input.raw;
             let f = m3_session::switch(
@@ -364,7 +407,18 @@ pub fn judge(mut input: HookInput, ctx: &Ctx) -> Verdict {
         (Event::UserPromptSubmit, _) => {
             let map = call.ledger();
             let main = call.learn_main(&map);
-            let f = m3_session::prompt(&main, &ctx.tiers, &call.grant);
+            let mut f = m3_session::prompt(&main, &ctx.tiers, &call.grant);
+            let prompt = input
+                .raw
+                .get("prompt")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if let (None, Some(name)) = (&f.deny, skills::invoked_by_prompt(prompt)) {
+                let s = call.skill_invocation(name);
+                if s.deny.is_some() {
+                    f = s;
+                }
+            }
             Some((f, Kind::Prompt))
         }
         (Event::SessionStart | Event::PostModelSwitch, _) => {
@@ -502,8 +556,12 @@ pub fn failure_answer(event: Option<&Event>, tool: Option<&str>, cause: &str) ->
             system_message: None,
         },
         Some(Event::PreToolUse) => {
-            let ours =
-                tool.is_none_or(|t| matches!(t, "Agent" | "Task" | "Bash" | "Write" | "Edit"));
+            let ours = tool.is_none_or(|t| {
+                matches!(
+                    t,
+                    "Agent" | "Task" | "Bash" | "Write" | "Edit" | "Skill" | "SlashCommand"
+                )
+            });
             if ours {
                 Answer::Deny {
                     event: "PreToolUse".into(),

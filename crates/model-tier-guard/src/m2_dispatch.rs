@@ -91,12 +91,18 @@ fn main_candidates(main: &MainKnowledge, why: &str, out: &mut Vec<Candidate>) {
 /// Every model the subagent may run on.
 pub fn candidates(f: &DispatchFacts) -> Vec<Candidate> {
     let mut out = Vec::new();
+    // `inherit` in CLAUDE_CODE_SUBAGENT_MODEL means unset (the CLI since 2.1.196), as does "".
+    let env_model = f
+        .env_model
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty() && !m.eq_ignore_ascii_case("inherit"));
     let may_fork = matches!(f.subagent_type.as_deref(), None | Some("") | Some("fork"));
     if may_fork {
         main_candidates(&f.main, "a fork inherits", &mut out);
     }
     let forced = denial_switch(f.env_force.as_deref());
-    if let (true, Some(m)) = (forced, f.env_model.as_deref()) {
+    if let (true, Some(m)) = (forced, env_model) {
         push_named(
             &mut out,
             m,
@@ -135,7 +141,7 @@ pub fn candidates(f: &DispatchFacts) -> Vec<Candidate> {
             None => {}
         }
     }
-    if let Some(m) = f.env_model.as_deref() {
+    if let Some(m) = env_model {
         push_named(&mut out, m, "CLAUDE_CODE_SUBAGENT_MODEL", &f.aliases);
         return out;
     }
@@ -165,6 +171,11 @@ pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
     let mut warning = None;
     for c in &cands {
         let Some(model) = c.model.as_deref() else {
+            if granted {
+                // The grant allows every tier, so the unknown main model has nothing left to be
+                // refused for; escalation after taint compares with the main model itself.
+                continue;
+            }
             violations.push((
                 "M1",
                 reason(

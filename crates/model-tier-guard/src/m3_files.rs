@@ -27,12 +27,17 @@ pub fn kind_of(path: &str, config_dir: Option<&Path>) -> Option<FileKind> {
         .map(|d| d.display().to_string())
         .and_then(|d| p.strip_prefix(d.trim_end_matches('/')).map(str::to_string))
         .and_then(|rest| rest.strip_prefix('/').map(str::to_string));
-    if is_definition_path(&p) {
+    if is_definition_path(&p) || crate::skills::is_skill_or_command_path(&p) {
         return Some(FileKind::AgentDefinition);
     }
     if let Some(rest) = &in_config {
-        let agents = rest.starts_with("agents/")
-            || (rest.starts_with("plugins/") && rest.contains("/agents/"));
+        let agents = ["agents/", "skills/", "commands/"]
+            .iter()
+            .any(|d| rest.starts_with(d))
+            || (rest.starts_with("plugins/")
+                && ["/agents/", "/skills/", "/commands/"]
+                    .iter()
+                    .any(|d| rest.contains(d)));
         if agents && rest.ends_with(".md") {
             return Some(FileKind::AgentDefinition);
         }
