@@ -229,14 +229,22 @@ fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
 
     let hits = tamper_hits(&call, &deps.protected, deps.home.as_deref(), facts.as_ref());
     let mut signals: Vec<Signal> = hits.iter().map(|h| tamper_signal(h, &call)).collect();
-    let memory = durable_memory_write(&call, deps, facts.as_ref(), input.session_id.as_deref());
+    let memory = durable_memory_write(
+        &call,
+        deps,
+        facts.as_ref(),
+        input.session_id.as_deref(),
+        input.transcript_path.as_deref().map(Path::new),
+    );
 
     let settings = deps.settings(input.cwd.as_deref());
     let path_signals = i1_signals::path_signals(&call, &settings, facts.as_ref());
     let would_deny = !hits.is_empty() || path_signals.iter().any(|s| deps.mode.denies(s.kind));
     let network = i1_signals::network_signals(&call, &settings, facts.as_ref(), "pending");
     let deny = would_deny || memory.is_some() || network.iter().any(|s| deps.mode.denies(s.kind));
-    let decision = if deny { "blocked" } else { "allowed" };
+    // Whether the call runs is known later (another guard may refuse it): the report resolves
+    // `pending` from the audit log ([`crate::outcomes`]).
+    let decision = if deny { "blocked" } else { "pending" };
     signals.extend(path_signals);
     signals.extend(network.into_iter().map(|mut s| {
         s.evidence.insert("decision".into(), json!(decision));
@@ -290,7 +298,7 @@ fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
             event: "PreToolUse".into(),
             reason: safety_kernel::feedback::reason(
                 "I3",
-                &format!("this session read untrusted external content, so it may not write durable memory ({path})"),
+                &format!("this session read untrusted external content or its taint record cannot be read, so it may not write durable memory ({path})"),
                 "Finish the task without changing memory or agent files; the maintainer can record what is worth keeping.",
             ),
             system_message: Some(format!("integrity-signals denied a durable-memory write in a tainted session ({path}).")),
@@ -331,6 +339,7 @@ fn durable_memory_write(
     deps: &Deps,
     facts: Option<&BashFacts>,
     session: Option<&str>,
+    transcript: Option<&Path>,
 ) -> Option<(String, String)> {
     let mut targets: Vec<PathBuf> = i1_signals::tool_paths(call, deps.home.as_deref())
         .into_iter()
@@ -348,11 +357,55 @@ fn durable_memory_write(
     let path = targets
         .into_iter()
         .find(|p| crate::i3_tamper::is_durable_memory(p))?;
-    let store = deps.store.as_ref().ok()?;
-    let state = taint::taint_state(&store.session(session)).ok()?;
-    state
-        .tainted
-        .then(|| (path.display().to_string(), state.summary()))
+    let summary = match &deps.store {
+        Ok(store) => memory_taint(store, session, transcript)?,
+        Err(e) => format!("no state dir ({e}): taint cannot be ruled out"),
+    };
+    Some((path.display().to_string(), summary))
+}
+
+/// Whether durable memory is closed to the session, and why (K5): it is tainted, or its taint
+/// cannot be ruled out — the ledger cannot be read (damaged, a folder in its place), or the
+/// session's state is gone although the transcript shows completed tool calls (the state folder
+/// was removed: deleting it must not erase taint).
+pub fn memory_taint(
+    store: &Store,
+    session: Option<&str>,
+    transcript: Option<&Path>,
+) -> Option<String> {
+    let s = store.session(session);
+    match taint::taint_state(&s) {
+        Err(e) => Some(format!(
+            "the session ledger could not be read ({e}): taint cannot be ruled out"
+        )),
+        Ok(state) if state.tainted => Some(state.summary()),
+        Ok(_) => {
+            let state_kept = s.dir().join(store::CALLS_FILE).exists() || s.ledger().path().exists();
+            if state_kept {
+                return None;
+            }
+            let earlier = transcript.map_or(0, completed_calls);
+            (earlier > 0).then(|| {
+                format!("the session's state is missing although the transcript shows {earlier} completed tool call(s): taint cannot be ruled out")
+            })
+        }
+    }
+}
+
+/// Tool calls of the main thread that have a result in the transcript (bounded scan).
+fn completed_calls(transcript: &Path) -> usize {
+    let mut n = 0;
+    let _ = transcript::calls_newest_first_in_file(transcript, &mut |c| {
+        if c.result().is_some() {
+            n += 1;
+        }
+        if n >= 1 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    n
 }
 
 /// Records taint at the source (K5) for a completed call: the type of the call decides, never
@@ -639,6 +692,13 @@ pub fn write_report(
 ) -> Result<(i4_scoring::Score, String), String> {
     let (mut signals, unreadable) = store.signals(session)?;
     signals.extend(extra.iter().cloned());
+    let audit = store
+        .session(session)
+        .audit()
+        .read_all()
+        .map(|(records, _)| records)
+        .unwrap_or_default();
+    crate::outcomes::Outcomes::from_audit(&audit).resolve(&mut signals);
     let mut score = i4_scoring::score(&signals);
     score.rejected.extend(
         unreadable

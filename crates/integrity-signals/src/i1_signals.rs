@@ -243,9 +243,20 @@ pub fn network_signals(
             dests.push((d.host.clone(), d.port, d.program.clone(), d.raw.clone()));
         }
     }
-    dests
+    let mut dests: Vec<_> = dests
         .into_iter()
         .filter(|(h, ..)| !bash_network::allowed(h, &settings.network_allow))
+        .collect();
+    if !dests.is_empty() {
+        // I7: the workspace's own remotes and registries, read only when something is left.
+        let allow = crate::network_defaults::effective_allow(
+            &settings.network_allow,
+            settings.workspace_root.as_deref(),
+        );
+        dests.retain(|(h, ..)| !bash_network::allowed(h, &allow));
+    }
+    dests
+        .into_iter()
         .map(|(host, port, program, raw)| {
             let destination = match port {
                 Some(p) => format!("{host}:{p}"),

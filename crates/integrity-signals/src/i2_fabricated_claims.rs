@@ -239,6 +239,28 @@ fn tail_chars(text: &str, max: usize) -> String {
     format!("[...] {tail}")
 }
 
+/// The sentence of `text`, exactly as the agent wrote it, that holds `phrase` (phrases match on
+/// normalised text: lower case, folded quotes, collapsed spaces). Evidence is the agent's own
+/// words, so each sentence is normalised on its own and the first that holds the phrase is
+/// returned as written; a phrase that only matches across sentences gives the whole message
+/// (clipped).
+pub fn exact_sentence(text: &str, phrase: &str) -> String {
+    let is_end = |c: char| matches!(c, '.' | '!' | '?' | '\n');
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if is_end(c) || i + c.len_utf8() == text.len() {
+            let end = i + c.len_utf8();
+            let sentence = &text[start..end];
+            if phrase_gate::normalise(sentence).contains(phrase) {
+                return sentence.trim().to_string();
+            }
+            start = end;
+        }
+    }
+    let clipped: String = text.trim().chars().take(2000).collect();
+    clipped
+}
+
 /// The claims in a final message, by runner, each with its sentence.
 pub fn claims(phrases: &IntegrityPhrases, text: &str) -> Vec<(Runner, String)> {
     let scan = phrases.scan(text);
@@ -253,8 +275,7 @@ pub fn claims(phrases: &IntegrityPhrases, text: &str) -> Vec<(Runner, String)> {
     ] {
         // The longest phrase's sentence is the most specific evidence.
         if let Some(p) = found.iter().max_by_key(|p| p.len()) {
-            let sentence =
-                phrase_gate::integrity::sentence_around(text, p).unwrap_or_else(|| p.clone());
+            let sentence = exact_sentence(text, p);
             out.push((runner, sentence));
         }
     }
@@ -351,7 +372,7 @@ mod tests {
             "T1",
         );
         assert_eq!(sig.len(), 1);
-        assert_eq!(sig[0].evidence["claim"], "all tests pass.");
+        assert_eq!(sig[0].evidence["claim"], "All tests pass.");
         assert!(sig[0].evidence["runner_output"]
             .as_str()
             .unwrap()

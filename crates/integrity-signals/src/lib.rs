@@ -26,6 +26,8 @@ pub mod i4_scoring;
 pub mod i5_modes;
 pub mod i6_report;
 pub mod ingest;
+pub mod network_defaults;
+pub mod outcomes;
 pub mod paths;
 pub mod selftest;
 pub mod signal;

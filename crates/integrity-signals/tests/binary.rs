@@ -161,7 +161,10 @@ fn fabricated_claim_is_reported_at_session_end_with_claim_and_output() {
     assert_eq!(report["penalty"], -15);
     let sig = &report["signals"][0];
     assert_eq!(sig["kind"], "fabricated_claim");
-    assert_eq!(sig["evidence"]["claim"], "all tests pass.");
+    assert_eq!(
+        sig["evidence"]["claim"], "All tests pass.",
+        "the agent's exact words"
+    );
     assert!(sig["evidence"]["runner_output"]
         .as_str()
         .unwrap()

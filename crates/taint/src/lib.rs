@@ -28,6 +28,6 @@ mod owner;
 mod source;
 
 pub use ledger::{is_tainted, record, taint_state, TaintState, LEDGER_KEY, MAX_EVIDENCE};
-pub use origin::origin_owner;
+pub use origin::{origin_owner, repo_git_config};
 pub use owner::{owner_of_git_url, owner_of_repo_spec, RemoteOwner};
 pub use source::{source_of, TaintKind, TaintPolicy, TaintSource};

@@ -7,6 +7,10 @@ use std::io::Read;
 use std::path::Path;
 
 fn read_prefix(path: &Path, limit: u64) -> Option<String> {
+    // Only regular files: opening a FIFO would block the hook.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .ok()?
@@ -20,6 +24,12 @@ const MAX_GIT_CONFIG: u64 = 256 * 1024;
 
 /// The owner of `origin` of the repository containing `dir` (reads `.git/config`, bounded).
 pub fn origin_owner(dir: &Path) -> Option<String> {
+    owner_in_config(&repo_git_config(dir)?)
+}
+
+/// The text of `.git/config` of the repository containing `dir` (bounded; a worktree's `.git`
+/// file is followed to the main repository's folder).
+pub fn repo_git_config(dir: &Path) -> Option<String> {
     let mut cur = Some(dir);
     let mut hops = 0;
     while let Some(d) = cur {
@@ -29,7 +39,7 @@ pub fn origin_owner(dir: &Path) -> Option<String> {
         }
         let git = d.join(".git");
         if git.is_dir() {
-            return owner_in_config(&read_prefix(&git.join("config"), MAX_GIT_CONFIG)?);
+            return read_prefix(&git.join("config"), MAX_GIT_CONFIG);
         }
         if git.is_file() {
             // A worktree: `gitdir: <main>/.git/worktrees/<name>`; the config is in the main dir.
@@ -38,7 +48,7 @@ pub fn origin_owner(dir: &Path) -> Option<String> {
             let main = Path::new(gitdir)
                 .ancestors()
                 .find(|a| a.ends_with(".git"))?;
-            return owner_in_config(&read_prefix(&main.join("config"), MAX_GIT_CONFIG)?);
+            return read_prefix(&main.join("config"), MAX_GIT_CONFIG);
         }
         cur = d.parent();
     }

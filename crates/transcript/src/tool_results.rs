@@ -1,25 +1,27 @@
 //! Tool calls in a transcript and the results that came back for them, newest first.
 //!
 //! A tool call is a `tool_use` block of an `assistant` line; its result is a `tool_result` block
-//! (same id, `is_error`) of a later `user` line. The file is walked backwards: a `tool_result`
-//! line is only searched for the ids it answers (a byte search, no parse), a `tool_use` line is
-//! parsed (they are small), and a result is parsed only when the caller asks for it. A caller
-//! looking for the most recent run of something stops as soon as it has it, so a 10 MiB transcript
-//! of large tool outputs is mostly searched, not parsed.
+//! (same id, `is_error`) of a later `user` line. The file is walked backwards and every line that
+//! can hold either is parsed as JSON: the shape of the line (spacing, key order, escapes) does not
+//! matter, only what it says. Lines that name neither (`tool_` appears in both keys) and hold no
+//! `\u` escape are skipped unparsed, so a transcript of long assistant texts costs a byte scan.
+//! A caller looking for the most recent run of something stops as soon as it has it.
 
 use memchr::memmem;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::ops::ControlFlow;
 use std::path::Path;
 
-/// One tool call, with its result read on demand.
+/// One tool call, with its result (if one was written).
 #[derive(Debug, Clone)]
 pub struct CallRef<'a> {
     pub tool_use_id: String,
     pub tool_name: String,
     pub input: Value,
-    result_line: Option<&'a [u8]>,
+    result: Option<ToolResult>,
+    _lines: PhantomData<&'a [u8]>,
 }
 
 /// A tool result: its text (text blocks joined), error flag and the line's timestamp.
@@ -33,21 +35,7 @@ pub struct ToolResult {
 impl CallRef<'_> {
     /// The call's result, `None` while none was written.
     pub fn result(&self) -> Option<ToolResult> {
-        let entry: Value = serde_json::from_slice(self.result_line?).ok()?;
-        let timestamp = entry
-            .get("timestamp")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let blocks = entry.pointer("/message/content")?.as_array()?;
-        let b = blocks.iter().find(|b| {
-            b.get("type").and_then(Value::as_str) == Some("tool_result")
-                && b.get("tool_use_id").and_then(Value::as_str) == Some(self.tool_use_id.as_str())
-        })?;
-        Some(ToolResult {
-            text: result_text(b.get("content")),
-            is_error: b.get("is_error").and_then(Value::as_bool) == Some(true),
-            timestamp,
-        })
+        self.result.clone()
     }
 }
 
@@ -61,14 +49,44 @@ pub fn calls_newest_first_in_file(
     Ok(())
 }
 
+/// Whether a line may hold a tool call or result: a cheap test before the parse. Every such line
+/// names `tool_use` / `tool_use_id` / `tool_result`; a key spelled with `\u` escapes is parsed too.
+fn may_hold_tools(line: &[u8], tool: &memmem::Finder, escape: &memmem::Finder) -> bool {
+    tool.find(line).is_some() || escape.find(line).is_some()
+}
+
+/// The results a parsed `user` line carries, by call id.
+fn results_of(entry: &Value, into: &mut HashMap<String, ToolResult>) {
+    let Some(Value::Array(blocks)) = entry.pointer("/message/content") else {
+        return;
+    };
+    let timestamp = entry
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    for b in blocks {
+        if b.get("type").and_then(Value::as_str) != Some("tool_result") {
+            continue;
+        }
+        let Some(id) = b.get("tool_use_id").and_then(Value::as_str) else {
+            continue;
+        };
+        // Walking backwards, the first result met for an id is its newest.
+        into.entry(id.to_string()).or_insert_with(|| ToolResult {
+            text: result_text(b.get("content")),
+            is_error: b.get("is_error").and_then(Value::as_bool) == Some(true),
+            timestamp: timestamp.clone(),
+        });
+    }
+}
+
 /// Visits the session's tool calls in JSON-lines `bytes`, newest first, until `visit` breaks.
 /// Sidechain (subagent) calls are not the session's and are skipped.
 pub fn calls_newest_first(bytes: &[u8], visit: &mut dyn FnMut(&CallRef) -> ControlFlow<()>) {
-    let use_finder = memmem::Finder::new(b"\"type\":\"tool_use\"");
-    let result_finder = memmem::Finder::new(b"\"type\":\"tool_result\"");
-    let id_finder = memmem::Finder::new(b"\"tool_use_id\":\"");
-    // Result lines seen so far (they follow their calls, so they are met first), by call id.
-    let mut results: HashMap<&[u8], &[u8]> = HashMap::new();
+    let tool = memmem::Finder::new(b"tool_");
+    let escape = memmem::Finder::new(b"\\u");
+    // Results seen so far (they follow their calls, so they are met first), by call id.
+    let mut results: HashMap<String, ToolResult> = HashMap::new();
     let mut end = bytes.len();
     while end > 0 {
         let start = memchr::memrchr(b'\n', &bytes[..end])
@@ -79,26 +97,19 @@ pub fn calls_newest_first(bytes: &[u8], visit: &mut dyn FnMut(&CallRef) -> Contr
         if start == 0 {
             end = 0;
         }
-        if result_finder.find(line).is_some() {
-            for at in id_finder.find_iter(line) {
-                let id_start = at + b"\"tool_use_id\":\"".len();
-                if let Some(len) = memchr::memchr(b'"', &line[id_start..]) {
-                    results
-                        .entry(&line[id_start..id_start + len])
-                        .or_insert(line);
-                }
-            }
-        }
-        if use_finder.find(line).is_none() {
+        if !may_hold_tools(line, &tool, &escape) {
             continue;
         }
         let Ok(entry) = serde_json::from_slice::<Value>(line) else {
             continue;
         };
-        if entry.get("type").and_then(Value::as_str) != Some("assistant")
-            || crate::last_text::is_skipped(&entry)
-        {
-            continue;
+        match entry.get("type").and_then(Value::as_str) {
+            Some("user") => {
+                results_of(&entry, &mut results);
+                continue;
+            }
+            Some("assistant") if !crate::last_text::is_skipped(&entry) => {}
+            _ => continue,
         }
         let Some(Value::Array(blocks)) = entry.pointer("/message/content") else {
             continue;
@@ -117,7 +128,8 @@ pub fn calls_newest_first(bytes: &[u8], visit: &mut dyn FnMut(&CallRef) -> Contr
                 tool_use_id: id.to_string(),
                 tool_name: name.to_string(),
                 input: b.get("input").cloned().unwrap_or(Value::Null),
-                result_line: results.get(id.as_bytes()).copied(),
+                result: results.get(id).cloned(),
+                _lines: PhantomData,
             };
             if visit(&call).is_break() {
                 return;
@@ -185,6 +197,23 @@ mod tests {
         assert!(a.is_error);
         assert_eq!(a.text, "Exit code 101\ntest result: FAILED");
         assert_eq!(a.timestamp.as_deref(), Some("2026-12-01T00:00:00Z"));
+    }
+
+    #[test]
+    fn lines_are_parsed_whatever_their_spacing_or_escapes() {
+        // The same call and result, written with spaces after the separators (as Python's
+        // json.dumps or a pretty printer would) and with a key spelled with a \\u escape.
+        let call = r#"{"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "a", "name": "Bash", "input": {"command": "cargo test"}}]}}"#;
+        let result = r#"{"type": "user", "message": {"content": [{"type": "tool_result", "tool\u005fuse_id": "a", "content": "Exit code 101", "is_error": true}]}}"#;
+        let x = all(&[call, result].join("\n"));
+        assert_eq!(x.len(), 1);
+        assert!(x[0].1.as_ref().unwrap().is_error);
+        // A tool output that quotes a result line is text, not a result.
+        let quoting = json!({"type":"user","message":{"content":[{"type":"tool_result",
+            "tool_use_id":"b","content":"{\"type\":\"tool_result\",\"tool_use_id\":\"a\",\"is_error\":false}"}]}})
+        .to_string();
+        let x = all(&[call, result, &quoting].join("\n"));
+        assert!(x[0].1.as_ref().unwrap().is_error, "{x:?}");
     }
 
     #[test]
