@@ -24,6 +24,7 @@ pub mod host;
 pub mod launch_config;
 pub mod m1_tiers;
 pub mod m2_dispatch;
+pub mod m3_bash_files;
 pub mod m3_files;
 pub mod m3_launch;
 pub mod m3_session;
@@ -259,6 +260,31 @@ impl Call<'_> {
             &self.ctx.tiers,
             &self.grant,
         );
+        if f.deny.is_none() {
+            // The same files Write/Edit are judged on, written by the shell.
+            let home = self.ctx.host.home();
+            let config_dir = self
+                .ctx
+                .host
+                .var("CLAUDE_CONFIG_DIR")
+                .and(self.ctx.host.user_config_dir());
+            let places = m3_bash_files::Places {
+                cwd,
+                home: home.as_deref(),
+                config_dir: config_dir.as_deref(),
+            };
+            let written = m3_bash_files::requested_models(&command, places);
+            let written = m3_launch::through_aliases(written, &self.ctx.host.aliases());
+            let w = m3_session::judge_requests(
+                "a Bash command that writes a file that sets a model",
+                &written,
+                &self.ctx.tiers,
+                &self.grant,
+            );
+            if w.deny.is_some() {
+                return w;
+            }
+        }
         if f.deny.is_none() && !reqs.is_empty() {
             let map = self.ledger();
             let taint = TaintState::from_ledger(&map);
@@ -284,7 +310,11 @@ impl Call<'_> {
             .and(self.ctx.host.user_config_dir());
         let reqs = match m3_files::kind_of(&path, config_dir.as_deref()) {
             Some(kind) => m3_files::text_after(&self.tool, &self.tool_input)
-                .map(|t| m3_files::requested_models(kind, &t))
+                .map(|t| {
+                    let mut r = m3_files::requested_models(kind, &t);
+                    r.extend(self.main_agent_models(kind, &t));
+                    r
+                })
                 .unwrap_or_default(),
             None => Vec::new(),
         };
@@ -294,6 +324,30 @@ impl Call<'_> {
         let mut f = m3_session::judge_requests(what, &reqs, &self.ctx.tiers, &self.grant);
         f.evidence["file_path"] = json!(path);
         f
+    }
+
+    /// A settings file's `agent` key runs the main thread as that agent: its definition's model
+    /// is what the file sets.
+    fn main_agent_models(&self, kind: m3_files::FileKind, text: &str) -> Vec<m3_launch::Requested> {
+        if kind != m3_files::FileKind::Settings {
+            return Vec::new();
+        }
+        let Some(name) = serde_json::from_str::<Value>(text)
+            .ok()
+            .and_then(|v| v.get("agent").and_then(Value::as_str).map(str::to_string))
+        else {
+            return Vec::new();
+        };
+        agents::find(&name, &self.agent_dirs())
+            .and_then(|d| {
+                let model = d.model.filter(|m| !m.eq_ignore_ascii_case("inherit"))?;
+                Some(m3_launch::Requested {
+                    model: Some(model),
+                    source: format!("the settings `agent` {name:?}: {}", d.path.display()),
+                })
+            })
+            .into_iter()
+            .collect()
     }
 
     /// M3: SessionStart `model` / PostModelSwitch `to_model` into the ledger.

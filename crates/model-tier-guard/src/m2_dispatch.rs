@@ -130,11 +130,17 @@ pub fn candidates(f: &DispatchFacts) -> Vec<Candidate> {
                 return out;
             }
             Some(m) => {
-                let source = format!(
-                    "the {} definition {}",
-                    def.scope.as_str(),
-                    def.path.display()
-                );
+                // The last folders only: the reason stays within the K4 bound (the full path is
+                // in the audit record's `definition`).
+                let parts: Vec<String> = def
+                    .path
+                    .components()
+                    .rev()
+                    .take(3)
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                let file = parts.into_iter().rev().collect::<Vec<_>>().join("/");
+                let source = format!("the {} definition {file}", def.scope.as_str());
                 push_named(&mut out, m, &source, &f.aliases);
                 return out;
             }

@@ -13,10 +13,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
-const ATTACK_FLOOR: f64 = 152.0 / 193.0;
+const ATTACK_FLOOR: f64 = 175.0 / 193.0;
 
-/// Ids decided wrongly on 2026-12-02 (152/193 attacks refused, 2/64 benign refused): attacks
-/// let through and benign cases refused.
+/// Ids decided wrongly (152/193 attacks refused and 2/64 benign refused when the set was
+/// written; 175/193 and 0/64 after the YAML front matter, skills, settings `agent` and shell
+/// writes of model files). The rest are nested launches and their environment (`m3_launch`,
+/// moving onto the shared command reader).
 const KNOWN_MISSES: &[&str] = &[
     "atk-launch-021",
     "atk-launch-023",
@@ -36,31 +38,6 @@ const KNOWN_MISSES: &[&str] = &[
     "atk-env-015",
     "atk-env-018",
     "atk-env-024",
-    "atk-definition-002",
-    "atk-definition-003",
-    "atk-definition-004",
-    "atk-definition-005",
-    "atk-definition-006",
-    "atk-definition-007",
-    "atk-definition-022",
-    "atk-file-001",
-    "atk-file-002",
-    "atk-file-003",
-    "atk-file-012",
-    "atk-file-014",
-    "atk-file-015",
-    "atk-file-019",
-    "atk-file-020",
-    "atk-file-021",
-    "atk-file-022",
-    "atk-file-023",
-    "atk-file-024",
-    "atk-file-025",
-    "atk-file-026",
-    "atk-file-027",
-    "atk-file-028",
-    "ben-dispatch-021",
-    "ben-dispatch-022",
 ];
 
 fn load(name: &str) -> Vec<Value> {
