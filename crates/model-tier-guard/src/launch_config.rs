@@ -61,6 +61,9 @@ pub struct LaunchFacts {
     /// The alias variables (`ANTHROPIC_DEFAULT_*_MODEL`): where a family alias — named by any
     /// source above, or the default's own `opus` / `sonnet` — really points.
     pub aliases: AliasEnv,
+    /// The main agent's definition (`--agent`, settings `agent`), when one is set: `Some(model)`
+    /// as its front matter says (`None` inside: it names none), `None`: not found.
+    pub agent_definition: Option<Option<String>>,
 }
 
 /// Values of `ANTHROPIC_DEFAULT_MODEL` the CLI ignores (shared notes §6.2).
@@ -136,9 +139,22 @@ fn resolve_named(f: &LaunchFacts) -> MainKnowledge {
         .as_deref()
         .or_else(|| f.settings.iter().find_map(|l| l.agent.as_deref()));
     if let Some(a) = agent.filter(|a| !a.is_empty()) {
-        return MainKnowledge::Unknown(format!(
-            "the session runs as the agent {a:?}, whose definition may set its model"
-        ));
+        match &f.agent_definition {
+            // The definition names the model the main thread runs on.
+            Some(Some(m)) if !m.trim().is_empty() && !m.trim().eq_ignore_ascii_case("inherit") => {
+                return MainKnowledge::Known(MainModel::new(
+                    m.trim(),
+                    &format!("the main agent {a:?}'s definition"),
+                ))
+            }
+            // It names none (or inherits): the CLI's default, as below.
+            Some(_) => {}
+            None => {
+                return MainKnowledge::Unknown(format!(
+                    "the session runs as the agent {a:?}, whose definition could not be found"
+                ))
+            }
+        }
     }
     let mut possible = account_defaults();
     if let Some(m) = f.env_default_model.as_deref().map(str::trim).filter(|m| {
@@ -178,10 +194,21 @@ pub fn gather(host: &Host, project_dir: Option<&Path>, files: &dyn ConfigFiles) 
             files,
         ));
     }
+    let cli_agent = opt("--agent");
+    let agent = cli_agent
+        .clone()
+        .or_else(|| settings.iter().find_map(|l| l.agent.clone()))
+        .filter(|a| !a.trim().is_empty());
+    let agent_definition = agent.and_then(|a| {
+        let projects: Vec<std::path::PathBuf> =
+            project_dir.map(Path::to_path_buf).into_iter().collect();
+        let dirs = crate::agents::AgentDirs::new(&projects, &host.user_dirs());
+        crate::agents::find(&a, &dirs).map(|d| d.model)
+    });
     LaunchFacts {
         command_line: args.is_some(),
         cli_model: opt("--model"),
-        cli_agent: opt("--agent"),
+        cli_agent,
         resumed: args.is_some_and(|a| {
             a.iter().any(|x| {
                 matches!(x.as_str(), "--resume" | "-r" | "--continue" | "-c")
@@ -192,6 +219,7 @@ pub fn gather(host: &Host, project_dir: Option<&Path>, files: &dyn ConfigFiles) 
         settings,
         env_default_model: var("ANTHROPIC_DEFAULT_MODEL"),
         aliases: host.aliases(),
+        agent_definition,
     }
 }
 
@@ -428,6 +456,16 @@ mod tests {
             agent: Some("deep".into()),
         }];
         assert!(matches!(resolve(&f), MainKnowledge::Unknown(_)));
+        // A definition that was found: its model runs the main thread; none = the default.
+        f.agent_definition = Some(Some("fable".into()));
+        assert_eq!(
+            known(&resolve(&f)),
+            Some(("fable", "the main agent \"deep\"'s definition"))
+        );
+        f.agent_definition = Some(Some("inherit".into()));
+        assert!(matches!(resolve(&f), MainKnowledge::CliDefault(_)));
+        f.agent_definition = Some(None);
+        assert!(matches!(resolve(&f), MainKnowledge::CliDefault(_)));
     }
 
     #[test]
