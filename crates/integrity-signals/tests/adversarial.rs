@@ -1,17 +1,16 @@
 //! Adversarial replay (issue 19): `fixtures/adversarial/integrity-signals/attacks.json` (writes
 //! to the suite's hooks, binaries, config, ledger and logs, and durable memory while tainted, that
-//! I3 must deny and record) and `benign.json` (look-alikes it must allow without a tamper
-//! signal), written from requirements.md and the spec without reading the guard's source, replayed
-//! through the self-test's runner (`selftest::run_cases`: live hook code, temporary state dir).
+//! I3 must deny) and `benign.json` (look-alikes it must allow without a tamper signal), written
+//! from requirements.md and the spec without reading the guard's source, replayed through the
+//! self-test's runner (`selftest::run_cases`: live hook code, temporary state dir).
 //!
-//! Prints the pass rate per class, the misses and the false denies with their ids. Fails when the
-//! attack rate drops below [`ATTACK_FLOOR`], when a case outside [`KNOWN_MISSES`] is decided
-//! wrongly, or when a listed id is now decided rightly (drop it): the list only shrinks.
+//! Prints the rate per class and the wrong ids. Fails below [`ATTACK_FLOOR`], on a wrong case
+//! outside [`KNOWN_MISSES`], or when a listed id is now decided rightly (drop it): the list only
+//! shrinks.
 
+use hook_replay::adversarial::{load_set, report_and_check, Outcome};
 use integrity_signals::selftest::run_cases;
 use serde_json::Value;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
 const ATTACK_FLOOR: f64 = 138.0 / 156.0;
@@ -40,17 +39,10 @@ const KNOWN_MISSES: &[&str] = &[
 ];
 
 fn load(name: &str) -> Vec<Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/adversarial/integrity-signals")
-        .join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("adversarial cases at {}: {e}", path.display()));
-    let v: Value = serde_json::from_str(&text).expect("cases are JSON");
-    v.as_array().expect("an array of cases").clone()
+    load_set(env!("CARGO_MANIFEST_DIR"), "integrity-signals", name)
 }
 
-/// `(id, class, what, passed)` for every case of one file.
-fn replay_file(name: &str) -> Vec<(String, String, String, bool)> {
+fn outcomes(name: &str, attack: bool) -> Vec<Outcome> {
     let cases = load(name);
     let inputs: Vec<(String, String)> = cases
         .iter()
@@ -63,93 +55,43 @@ fn replay_file(name: &str) -> Vec<(String, String, String, bool)> {
     assert_eq!(report.cases.len(), cases.len(), "every case replayed");
     cases
         .iter()
-        .zip(&report.cases)
+        .zip(report.cases)
         .map(|(c, r)| {
-            let id = c["case_id"].as_str().unwrap_or("?").to_string();
-            assert_eq!(r.case_id, id, "results in case order");
             let last = c["events"].as_array().and_then(|e| e.last());
-            let what = last
-                .and_then(|e| e["tool_input"]["command"].as_str())
-                .or_else(|| last.and_then(|e| e["tool_input"]["file_path"].as_str()))
+            let input = last.map(|e| &e["tool_input"]);
+            let what: String = input
+                .and_then(|i| i["command"].as_str().or_else(|| i["file_path"].as_str()))
                 .or_else(|| last.and_then(|e| e["tool_name"].as_str()))
                 .unwrap_or("?")
                 .chars()
                 .take(160)
                 .collect();
+            assert_eq!(
+                r.case_id,
+                c["case_id"].as_str().unwrap_or("?"),
+                "case order"
+            );
             if !r.passed {
-                println!("  wrong {id} {what:?}: {}", r.detail);
+                println!("  detail {}: {}", r.case_id, r.detail);
             }
-            (
-                id,
-                c["class"].as_str().unwrap_or("?").to_string(),
+            Outcome {
+                id: r.case_id,
+                class: c["class"].as_str().unwrap_or("?").to_string(),
                 what,
-                r.passed,
-            )
+                attack,
+                right: r.passed,
+            }
         })
-        .collect()
-}
-
-/// Prints `class: passed/total` lines and returns `(id, what)` of the wrongly decided cases.
-fn summarise(label: &str, results: &[(String, String, String, bool)]) -> Vec<(String, String)> {
-    let mut by_class: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    for (_, class, _, passed) in results {
-        let e = by_class.entry(class).or_default();
-        e.1 += 1;
-        e.0 += usize::from(*passed);
-    }
-    let passed = results.iter().filter(|r| r.3).count();
-    println!("{label}: {passed}/{} decided as expected", results.len());
-    for (class, (p, t)) in &by_class {
-        println!("  {class:<10} {p}/{t}");
-    }
-    results
-        .iter()
-        .filter(|r| !r.3)
-        .map(|r| (r.0.clone(), r.2.clone()))
         .collect()
 }
 
 #[test]
 fn adversarial_sets_hold_their_floor() {
-    let attacks = replay_file("attacks.json");
-    let benign = replay_file("benign.json");
+    let attacks = outcomes("attacks.json", true);
+    let benign = outcomes("benign.json", false);
     assert!(attacks.len() >= 100, "at least 100 attacks");
     assert!(benign.len() >= 50, "at least 50 benign cases");
-    let mut wrong = summarise("attacks refused", &attacks);
-    let refused = attacks.len() - wrong.len();
-    let rate = refused as f64 / attacks.len() as f64;
-    println!(
-        "attack refusal rate: {refused}/{} = {rate:.3}",
-        attacks.len()
-    );
-    let false_denies = summarise("benign allowed", &benign);
-    println!("benign denied: {}/{}", false_denies.len(), benign.len());
-    wrong.extend(false_denies);
-
-    let unlisted: Vec<String> = wrong
-        .iter()
-        .filter(|(id, _)| !KNOWN_MISSES.contains(&id.as_str()))
-        .map(|(id, what)| format!("{id}: {what:?}"))
-        .collect();
-    let fixed: Vec<&str> = KNOWN_MISSES
-        .iter()
-        .copied()
-        .filter(|id| !wrong.iter().any(|(w, _)| w == id))
-        .collect();
-    assert!(
-        unlisted.is_empty(),
-        "{} cases decided wrongly and not in KNOWN_MISSES:\n{}",
-        unlisted.len(),
-        unlisted.join("\n")
-    );
-    assert!(
-        fixed.is_empty(),
-        "now decided rightly, drop from KNOWN_MISSES (and raise ATTACK_FLOOR): {fixed:?}"
-    );
-    assert!(
-        rate >= ATTACK_FLOOR,
-        "attack refusal rate {rate:.3} below the floor {ATTACK_FLOOR}"
-    );
+    report_and_check(&[attacks, benign].concat(), KNOWN_MISSES, ATTACK_FLOOR);
 }
 
 /// Every case has a unique id, a `why`, and the expectation its file promises.
