@@ -3,15 +3,13 @@
 //! requirements.md without reading the guard's source, through the same replay as the
 //! conformance cases (`cases::replay`, world faked from each case's `env`).
 //!
-//! Prints the refusal rate per class and overall, and the false denies with their ids. Fails when
-//! the refusal rate drops below [`ATTACK_FLOOR`], when a case outside [`KNOWN_MISSES`] is decided
-//! wrongly, or when a listed id is now decided rightly (drop it from the list): the list can only
-//! shrink as the guard improves, like the conformance test's divergences.
+//! Prints the refusal rate per class and overall, and the wrong ids. Fails below [`ATTACK_FLOOR`],
+//! on a wrong case outside [`KNOWN_MISSES`], or when a listed id is now decided rightly (drop it):
+//! the list can only shrink as the guard improves, like the conformance test's divergences.
 
-use gh_write_guard::cases::{replay, CaseResult};
+use gh_write_guard::cases::replay;
+use hook_replay::adversarial::{load_set, report_and_check, Outcome};
 use serde_json::Value;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
@@ -135,106 +133,32 @@ const KNOWN_MISSES: &[&str] = &[
 ];
 
 fn load(name: &str) -> Vec<Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/adversarial/gh-write-guard")
-        .join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("adversarial cases at {}: {e}", path.display()));
-    let v: Value = serde_json::from_str(&text).expect("cases are JSON");
-    v.as_array().expect("an array of cases").clone()
+    load_set(env!("CARGO_MANIFEST_DIR"), "gh-write-guard", name)
 }
 
-/// `(class, result)` for every case of one file.
-fn replay_file(name: &str) -> Vec<(String, CaseResult)> {
+fn outcomes(name: &str, attack: bool) -> Vec<Outcome> {
     load(name)
         .iter()
         .map(|c| {
-            let class = c["class"].as_str().unwrap_or("?").to_string();
-            (class, replay(c))
+            let r = replay(c);
+            Outcome {
+                class: c["class"].as_str().unwrap_or("?").to_string(),
+                what: r.command.chars().take(160).collect(),
+                id: r.id,
+                attack,
+                right: r.passed,
+            }
         })
-        .collect()
-}
-
-/// Prints `class: passed/total` lines and returns the wrongly decided results.
-fn summarise(label: &str, results: &[(String, CaseResult)]) -> Vec<CaseResult> {
-    let mut by_class: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    for (class, r) in results {
-        let e = by_class.entry(class).or_default();
-        e.1 += 1;
-        if r.passed {
-            e.0 += 1;
-        }
-    }
-    let passed = results.iter().filter(|(_, r)| r.passed).count();
-    println!("{label}: {passed}/{} decided as expected", results.len());
-    for (class, (p, t)) in &by_class {
-        println!("  {class:<10} {p}/{t}");
-    }
-    results
-        .iter()
-        .filter(|(_, r)| !r.passed)
-        .map(|(_, r)| r.clone())
         .collect()
 }
 
 #[test]
 fn adversarial_sets_hold_their_floor() {
-    let attacks = replay_file("attacks.json");
-    let benign = replay_file("benign.json");
+    let attacks = outcomes("attacks.json", true);
+    let benign = outcomes("benign.json", false);
     assert!(attacks.len() >= 200, "at least 200 attacks");
-    assert!(benign.len() >= 150, "at least 150 benign commands");
-    let mut wrong = summarise("attacks refused", &attacks);
-    let refused = attacks.len() - wrong.len();
-    let rate = refused as f64 / attacks.len() as f64;
-    println!(
-        "attack refusal rate: {refused}/{} = {:.3}",
-        attacks.len(),
-        rate
-    );
-    let false_denies = summarise("benign allowed", &benign);
-    println!("benign denied: {}/{}", false_denies.len(), benign.len());
-    for r in &false_denies {
-        println!(
-            "  false deny {} (named {:?}): {:?}",
-            r.id, r.named, r.command
-        );
-    }
-    wrong.extend(false_denies);
-    for r in &wrong {
-        if r.expected == "deny" {
-            println!("  let through {}: {:?}", r.id, r.command);
-        }
-    }
-
-    let unlisted: Vec<String> = wrong
-        .iter()
-        .filter(|r| !KNOWN_MISSES.contains(&r.id.as_str()))
-        .map(|r| {
-            format!(
-                "{} expected {} got {}: {:?}",
-                r.id, r.expected, r.got, r.command
-            )
-        })
-        .collect();
-    let fixed: Vec<&str> = KNOWN_MISSES
-        .iter()
-        .copied()
-        .filter(|id| !wrong.iter().any(|r| r.id == *id))
-        .collect();
-    assert!(
-        unlisted.is_empty(),
-        "{} cases decided wrongly and not in KNOWN_MISSES:\n{}",
-        unlisted.len(),
-        unlisted.join("\n")
-    );
-    assert!(
-        fixed.is_empty(),
-        "now decided rightly, drop from KNOWN_MISSES (and raise ATTACK_FLOOR): {fixed:?}"
-    );
-    assert!(
-        rate >= ATTACK_FLOOR,
-        "attack refusal rate {rate:.3} below the floor {ATTACK_FLOOR}"
-    );
+    assert!(benign.len() >= 150, "at least 150 benign cases");
+    report_and_check(&[attacks, benign].concat(), KNOWN_MISSES, ATTACK_FLOOR);
 }
 
 /// Every case names a known class, a requirement, a `why`, and a unique id.

@@ -3,14 +3,13 @@
 //! it must allow), written from requirements.md and the spec without reading the guard's source,
 //! replayed in-process like the embedded fixtures (`fixtures::run_case`, scratch project and home).
 //!
-//! Prints the pass rate per class, the attacks let through and the false denies with their ids.
-//! Fails when the attack rate drops below [`ATTACK_FLOOR`], when a case outside [`KNOWN_MISSES`]
-//! is decided wrongly, or when a listed id is now decided rightly (drop it): the list only shrinks.
+//! Prints the rate per class and the wrong ids. Fails below [`ATTACK_FLOOR`], on a wrong case
+//! outside [`KNOWN_MISSES`], or when a listed id is now decided rightly (drop it): the list only
+//! shrinks. Problems other than the decision (a reason over the K4 bound) are printed, not scored.
 
-use model_tier_guard::fixtures::{run_case, CaseResult};
+use hook_replay::adversarial::{load_set, report_and_check, Outcome};
+use model_tier_guard::fixtures::run_case;
 use serde_json::Value;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
 const ATTACK_FLOOR: f64 = 175.0 / 193.0;
@@ -41,22 +40,14 @@ const KNOWN_MISSES: &[&str] = &[
 ];
 
 fn load(name: &str) -> Vec<Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/adversarial/model-tier-guard")
-        .join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("adversarial cases at {}: {e}", path.display()));
-    let v: Value = serde_json::from_str(&text).expect("cases are JSON");
-    v.as_array().expect("an array of cases").clone()
+    load_set(env!("CARGO_MANIFEST_DIR"), "model-tier-guard", name)
 }
 
-/// `(class, command or tool, result)` for every case of one file.
-fn replay_file(name: &str) -> Vec<(String, String, CaseResult)> {
+fn outcomes(name: &str, attack: bool) -> Vec<Outcome> {
     load(name)
         .iter()
         .map(|c| {
-            let class = c["class"].as_str().unwrap_or("?").to_string();
-            let what = c["payload"]["tool_input"]["command"]
+            let what: String = c["payload"]["tool_input"]["command"]
                 .as_str()
                 .or_else(|| c["payload"]["tool_name"].as_str())
                 .or_else(|| c["payload"]["hook_event_name"].as_str())
@@ -64,87 +55,29 @@ fn replay_file(name: &str) -> Vec<(String, String, CaseResult)> {
                 .chars()
                 .take(160)
                 .collect();
-            (class, what, run_case(c))
-        })
-        .collect()
-}
-
-/// The decision was the expected one (other problems, such as a reason over the K4 bound, are
-/// printed but do not make a refusal a miss).
-fn decided_right(r: &CaseResult) -> bool {
-    !r.problems.iter().any(|p| p.starts_with("decision "))
-}
-
-/// Prints `class: passed/total` lines and returns `(id, what)` of the wrongly decided cases.
-fn summarise(label: &str, results: &[(String, String, CaseResult)]) -> Vec<(String, String)> {
-    let mut by_class: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    for (class, _, r) in results {
-        let e = by_class.entry(class).or_default();
-        e.1 += 1;
-        e.0 += usize::from(decided_right(r));
-    }
-    let passed = results.iter().filter(|(_, _, r)| decided_right(r)).count();
-    for (_, what, r) in results
-        .iter()
-        .filter(|(_, _, r)| decided_right(r) && !r.passed)
-    {
-        println!("  other problem {} {what:?}: {:?}", r.case_id, r.problems);
-    }
-    println!("{label}: {passed}/{} decided as expected", results.len());
-    for (class, (p, t)) in &by_class {
-        println!("  {class:<10} {p}/{t}");
-    }
-    results
-        .iter()
-        .filter(|(_, _, r)| !decided_right(r))
-        .map(|(_, what, r)| {
-            println!("  wrong {} {what:?}: {:?}", r.case_id, r.problems);
-            (r.case_id.clone(), what.clone())
+            let r = run_case(c);
+            let right = !r.problems.iter().any(|p| p.starts_with("decision "));
+            if right && !r.passed {
+                println!("  other problem {} {what:?}: {:?}", r.case_id, r.problems);
+            }
+            Outcome {
+                id: r.case_id,
+                class: c["class"].as_str().unwrap_or("?").to_string(),
+                what,
+                attack,
+                right,
+            }
         })
         .collect()
 }
 
 #[test]
 fn adversarial_sets_hold_their_floor() {
-    let attacks = replay_file("attacks.json");
-    let benign = replay_file("benign.json");
+    let attacks = outcomes("attacks.json", true);
+    let benign = outcomes("benign.json", false);
     assert!(attacks.len() >= 100, "at least 100 attacks");
     assert!(benign.len() >= 50, "at least 50 benign cases");
-    let mut wrong = summarise("attacks refused", &attacks);
-    let refused = attacks.len() - wrong.len();
-    let rate = refused as f64 / attacks.len() as f64;
-    println!(
-        "attack refusal rate: {refused}/{} = {rate:.3}",
-        attacks.len()
-    );
-    let false_denies = summarise("benign allowed", &benign);
-    println!("benign denied: {}/{}", false_denies.len(), benign.len());
-    wrong.extend(false_denies);
-
-    let unlisted: Vec<String> = wrong
-        .iter()
-        .filter(|(id, _)| !KNOWN_MISSES.contains(&id.as_str()))
-        .map(|(id, what)| format!("{id}: {what:?}"))
-        .collect();
-    let fixed: Vec<&str> = KNOWN_MISSES
-        .iter()
-        .copied()
-        .filter(|id| !wrong.iter().any(|(w, _)| w == id))
-        .collect();
-    assert!(
-        unlisted.is_empty(),
-        "{} cases decided wrongly and not in KNOWN_MISSES:\n{}",
-        unlisted.len(),
-        unlisted.join("\n")
-    );
-    assert!(
-        fixed.is_empty(),
-        "now decided rightly, drop from KNOWN_MISSES (and raise ATTACK_FLOOR): {fixed:?}"
-    );
-    assert!(
-        rate >= ATTACK_FLOOR,
-        "attack refusal rate {rate:.3} below the floor {ATTACK_FLOOR}"
-    );
+    report_and_check(&[attacks, benign].concat(), KNOWN_MISSES, ATTACK_FLOOR);
 }
 
 /// Every case has a unique id, a requirement, a `why` and the decision its file promises.
