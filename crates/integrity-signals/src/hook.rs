@@ -354,6 +354,14 @@ fn durable_memory_write(
                 .filter_map(|u| u.path.clone().or_else(|| Some(PathBuf::from(&u.text)))),
         );
     }
+    if call.tool_name == "Bash" {
+        let command = call
+            .input
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        targets.extend(interpreter_named_paths(command, call.cwd));
+    }
     let path = targets
         .into_iter()
         .find(|p| crate::i3_tamper::is_durable_memory(p))?;
@@ -362,6 +370,37 @@ fn durable_memory_write(
         Err(e) => format!("no state dir ({e}): taint cannot be ruled out"),
     };
     Some((path.display().to_string(), summary))
+}
+
+/// Paths named inside interpreter one-liners (`python3 -c "open('CLAUDE.md','a')..."`): a
+/// script that names a file may write it. Only consulted for durable memory in a tainted
+/// session, where refusing a script that only reads such a file costs little.
+fn interpreter_named_paths(command: &str, cwd: Option<&Path>) -> Vec<PathBuf> {
+    const INTERPRETERS: &[&str] = &[
+        "python", "python3", "python2", "node", "perl", "ruby", "deno", "bun", "php", "lua",
+    ];
+    let parsed = shell_syntax::parse(command);
+    let view = shell_syntax::commands(&parsed);
+    let mut out = Vec::new();
+    for inv in &view.invocations {
+        if !inv.name().is_some_and(|n| INTERPRETERS.contains(&n)) {
+            continue;
+        }
+        for arg in inv.args.iter().filter_map(|a| a.value.as_deref()) {
+            let pieces = arg.split(|c: char| {
+                c.is_whitespace()
+                    || matches!(c, '\'' | '"' | '`' | '(' | ')' | ',' | ';' | '[' | ']')
+            });
+            for piece in pieces.filter(|p| p.contains("CLAUDE") || p.contains(".claude")) {
+                let p = Path::new(piece);
+                out.push(match cwd {
+                    Some(c) if p.is_relative() => c.join(p),
+                    _ => p.to_path_buf(),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Whether durable memory is closed to the session, and why (K5): it is tainted, or its taint
