@@ -384,3 +384,68 @@ fn an_unreadable_ledger_counts_as_tainted() {
         "{v}"
     );
 }
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files_under(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn nothing_in_the_state_folder_can_grant_the_tier() {
+    // Issue 19: a cache of definitions kept in the state folder was trusted as written, so an
+    // agent that rewrote an entry (`fable` → `haiku`, stamp kept) dispatched on the tier. The
+    // definition is `other.md` naming `deep`, so it is not read as "the file named after it".
+    let scratch = Scratch::new("state").unwrap();
+    let layout = Layout::under(scratch.path());
+    let mut files = serde_json::Map::new();
+    files.insert(
+        "{project}/t.jsonl".into(),
+        json!("{\"type\":\"assistant\",\"message\":{\"model\":\"claude-opus-5-5\"}}\n"),
+    );
+    for i in 0..30 {
+        files.insert(
+            format!("{{project}}/.claude/agents/a{i}.md"),
+            json!(format!("---\nname: a{i}\nmodel: haiku\n---\n")),
+        );
+    }
+    files.insert(
+        "{project}/.claude/agents/other.md".into(),
+        json!("---\nname: deep\nmodel: fable\n---\nGo.\n"),
+    );
+    layout.prepare(&json!({ "files": files })).unwrap();
+    let project = layout.project.display().to_string();
+    let agent = |id: &str| {
+        json!({
+            "hook_event_name": "PreToolUse", "session_id": "s-state", "cwd": project,
+            "transcript_path": format!("{project}/t.jsonl"), "tool_name": "Agent",
+            "tool_use_id": id,
+            "tool_input": {"description": "d", "prompt": "p", "subagent_type": "deep"}
+        })
+    };
+    let env = layout.env(&json!({}));
+    let first = stdout_json(&run(&env, agent("t1").to_string().as_bytes()));
+    assert!(
+        refusal(&first).is_some_and(|r| r.starts_with("M2:")),
+        "{first}"
+    );
+    // The agent rewrites whatever the state folder holds, keeping file stamps' other fields.
+    let mut state_files = Vec::new();
+    files_under(&layout.state, &mut state_files);
+    for f in state_files {
+        if let Ok(text) = std::fs::read_to_string(&f) {
+            std::fs::write(&f, text.replace("fable", "haiku")).unwrap();
+        }
+    }
+    let second = stdout_json(&run(&env, agent("t2").to_string().as_bytes()));
+    assert!(
+        refusal(&second).is_some_and(|r| r.starts_with("M2:")),
+        "the rewritten state granted the tier: {second}"
+    );
+}
