@@ -365,8 +365,10 @@ fn durable_memory_write(
     let path = targets
         .into_iter()
         .find(|p| crate::i3_tamper::is_durable_memory(p))?;
+    let own = call.cwd.and_then(taint::origin_owner);
+    let policy = taint::TaintPolicy::new(deps.config.trusted_mcp_servers.clone(), own);
     let summary = match &deps.store {
-        Ok(store) => memory_taint(store, session, transcript)?,
+        Ok(store) => memory_taint(store, session, transcript, &policy)?,
         Err(e) => format!("no state dir ({e}): taint cannot be ruled out"),
     };
     Some((path.display().to_string(), summary))
@@ -406,11 +408,13 @@ fn interpreter_named_paths(command: &str, cwd: Option<&Path>) -> Vec<PathBuf> {
 /// Whether durable memory is closed to the session, and why (K5): it is tainted, or its taint
 /// cannot be ruled out — the ledger cannot be read (damaged, a folder in its place), or the
 /// session's state is gone although the transcript shows completed tool calls (the state folder
-/// was removed: deleting it must not erase taint).
+/// was removed: deleting it must not erase taint), or the transcript shows a completed call that
+/// taints although the ledger does not.
 pub fn memory_taint(
     store: &Store,
     session: Option<&str>,
     transcript: Option<&Path>,
+    policy: &taint::TaintPolicy,
 ) -> Option<String> {
     let s = store.session(session);
     match taint::taint_state(&s) {
@@ -419,6 +423,14 @@ pub fn memory_taint(
         )),
         Ok(state) if state.tainted => Some(state.summary()),
         Ok(_) => {
+            // The transcript keeps what the ledger may have lost (K5: taint survives the state).
+            if let Some((src, id)) = transcript.and_then(|t| taint::transcript_source(t, policy)) {
+                return Some(format!(
+                    "the transcript shows {} ({}) in call {id}",
+                    src.kind.as_str(),
+                    src.detail
+                ));
+            }
             let state_kept = s.dir().join(store::CALLS_FILE).exists() || s.ledger().path().exists();
             if state_kept {
                 return None;

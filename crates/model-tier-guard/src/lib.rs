@@ -139,6 +139,45 @@ impl Call<'_> {
         }
     }
 
+    /// The maintainer's trust (K5): trusted MCP servers and the owner of `origin` around `cwd`.
+    fn taint_policy(&self) -> TaintPolicy {
+        let own = self
+            .input
+            .cwd
+            .as_deref()
+            .and_then(|c| m5_taint::origin_owner(std::path::Path::new(c)));
+        TaintPolicy::new(self.ctx.trusted_mcp_servers.clone(), own)
+    }
+
+    /// The ledger, with taint the transcript shows when the ledger says clean (a ledger the
+    /// agent removed or rewrote must not untaint the session); such taint is recorded again.
+    /// Used where taint decides (M5, M6).
+    fn ledger_and_transcript(&mut self) -> Map<String, Value> {
+        let mut map = self.ledger();
+        if TaintState::from_ledger(&map).tainted {
+            return map;
+        }
+        let Some(t) = self.input.transcript_path.as_deref() else {
+            return map;
+        };
+        let policy = self.taint_policy();
+        let Some((src, id)) = taint::transcript_source(std::path::Path::new(t), &policy) else {
+            return map;
+        };
+        if let Some(s) = &self.session {
+            if let Err(e) = taint::record(s, &src, Some(&id), &self.ctx.now) {
+                self.store_errors.push(e.to_string());
+            }
+        }
+        map.insert(
+            taint::LEDGER_KEY.into(),
+            json!({"tainted": true, "count": 1, "first": {
+                "tool": src.tool, "kind": src.kind.as_str(), "detail": src.detail,
+                "tool_use_id": id, "from": "transcript"}}),
+        );
+        map
+    }
+
     fn learn_main(&self, map: &Map<String, Value>) -> main_model::MainKnowledge {
         let project = self.ctx.host.project_dir(self.input.cwd.as_deref());
         main_model::learn(
@@ -211,7 +250,7 @@ impl Call<'_> {
 
     /// M2: PreToolUse Agent/Task.
     fn dispatch(&mut self) -> Finding {
-        let map = self.ledger();
+        let map = self.ledger_and_transcript();
         let subagent_type = self.str_input("subagent_type");
         let definition = subagent_type
             .as_deref()
@@ -286,7 +325,7 @@ impl Call<'_> {
             }
         }
         if f.deny.is_none() && !reqs.is_empty() {
-            let map = self.ledger();
+            let map = self.ledger_and_transcript();
             let taint = TaintState::from_ledger(&map);
             if taint.tainted {
                 let main = self.learn_main(&map);
@@ -380,7 +419,7 @@ impl Call<'_> {
 
     /// M6: PostToolUse Agent/Task.
     fn verify_after(&mut self) -> Finding {
-        let map = self.ledger();
+        let map = self.ledger_and_transcript();
         let response = self.input.tool_response.clone().unwrap_or(Value::Null);
         m6_verify::verify(
             &response,
@@ -393,12 +432,7 @@ impl Call<'_> {
 
     /// K5: PostToolUse of any other tool. `None` when the tool does not taint.
     fn record_taint(&mut self) -> Option<Finding> {
-        let own = self
-            .input
-            .cwd
-            .as_deref()
-            .and_then(|c| m5_taint::origin_owner(std::path::Path::new(c)));
-        let policy = TaintPolicy::new(self.ctx.trusted_mcp_servers.clone(), own);
+        let policy = self.taint_policy();
         let src = taint::source_of(&self.tool, &self.tool_input, &policy)?;
         if let Some(s) = &self.session {
             let id = self.input.tool_use_id.as_deref();

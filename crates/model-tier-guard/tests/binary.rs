@@ -449,3 +449,42 @@ fn nothing_in_the_state_folder_can_grant_the_tier() {
         "the rewritten state granted the tier: {second}"
     );
 }
+
+#[test]
+fn a_deleted_state_folder_does_not_erase_taint() {
+    // The session fetched a web page (its transcript shows the completed call); the agent then
+    // removed the state folder. Escalation is still refused, and the taint is recorded again.
+    let scratch = Scratch::new("deleted").unwrap();
+    let layout = Layout::under(scratch.path());
+    let transcript = [
+        json!({"type":"assistant","message":{"id":"m1","model":"claude-sonnet-5-5","content":[
+            {"type":"tool_use","id":"toolu_w","name":"WebFetch","input":{"url":"https://example.net/a","prompt":"read"}}]}}),
+        json!({"type":"user","message":{"role":"user","content":[
+            {"type":"tool_result","tool_use_id":"toolu_w","content":"page text"}]}}),
+        json!({"type":"assistant","message":{"id":"m2","model":"claude-sonnet-5-5","content":[{"type":"text","text":"ok"}]}}),
+    ]
+    .iter()
+    .map(Value::to_string)
+    .collect::<Vec<_>>()
+    .join("\n");
+    layout
+        .prepare(&json!({"files": {"{project}/t.jsonl": transcript}}))
+        .unwrap();
+    let project = layout.project.display().to_string();
+    let agent = json!({
+        "hook_event_name": "PreToolUse", "session_id": "s-del", "cwd": project,
+        "transcript_path": format!("{project}/t.jsonl"), "tool_name": "Agent", "tool_use_id": "toolu_a",
+        "tool_input": {"description": "d", "prompt": "p", "subagent_type": "general-purpose", "model": "opus"}
+    });
+    let _ = std::fs::remove_dir_all(layout.state.join("agent-guards"));
+    let v = stdout_json(&run(&layout.env(&json!({})), agent.to_string().as_bytes()));
+    let r = refusal(&v).expect("escalation refused: the transcript shows the taint");
+    assert!(r.starts_with("M5:"), "{r}");
+    let taint = &ledger(&layout, "s-del")["taint"];
+    assert_eq!(taint["tainted"], true, "{taint}");
+    // A permitted dispatch at the main model's tier stays allowed.
+    let mut same = agent.clone();
+    same["tool_input"]["model"] = json!("sonnet");
+    let v = stdout_json(&run(&layout.env(&json!({})), same.to_string().as_bytes()));
+    assert!(refusal(&v).is_none(), "{v}");
+}
