@@ -13,7 +13,7 @@ use std::path::Path;
 pub fn transcript_source(path: &Path, policy: &TaintPolicy) -> Option<(TaintSource, String)> {
     let mut found = None;
     let _ = transcript::calls_newest_first_in_file(path, &mut |c| {
-        let completed = c.result().is_some_and(|r| !r.is_error);
+        let completed = c.result_is_error() == Some(false);
         if completed {
             if let Some(s) = source_of(&c.tool_name, &c.input, policy) {
                 found = Some((s, c.tool_use_id.clone()));

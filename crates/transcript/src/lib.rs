@@ -9,6 +9,7 @@
 //! the CLI and changes between versions).
 
 pub mod last_text;
+mod light;
 pub mod tool_results;
 
 pub use last_text::{last_assistant_text, last_assistant_text_in};

@@ -2,26 +2,27 @@
 //!
 //! A tool call is a `tool_use` block of an `assistant` line; its result is a `tool_result` block
 //! (same id, `is_error`) of a later `user` line. The file is walked backwards and every line that
-//! can hold either is parsed as JSON: the shape of the line (spacing, key order, escapes) does not
-//! matter, only what it says. Lines that name neither (`tool_` appears in both keys) and hold no
-//! `\u` escape are skipped unparsed, so a transcript of long assistant texts costs a byte scan.
+//! can hold either is parsed as JSON — the shape of the line (spacing, key order, escapes) does
+//! not matter, only what it says. The parse is typed and light ([`crate::light`]: types, ids and
+//! error flags; long texts and tool outputs skipped unallocated); a call's input is read only for
+//! lines that hold a `tool_use`, and a result's text only when the caller asks for it. Lines
+//! that name neither (`tool_` appears in both keys) and hold no `\u` escape are skipped unparsed.
 //! A caller looking for the most recent run of something stops as soon as it has it.
 
+use crate::light;
 use memchr::memmem;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::marker::PhantomData;
 use std::ops::ControlFlow;
 use std::path::Path;
 
-/// One tool call, with its result (if one was written).
+/// One tool call, with its result read on demand.
 #[derive(Debug, Clone)]
 pub struct CallRef<'a> {
     pub tool_use_id: String,
     pub tool_name: String,
     pub input: Value,
-    result: Option<ToolResult>,
-    _lines: PhantomData<&'a [u8]>,
+    result: Option<(&'a [u8], bool)>,
 }
 
 /// A tool result: its text (text blocks joined), error flag and the line's timestamp.
@@ -35,7 +36,27 @@ pub struct ToolResult {
 impl CallRef<'_> {
     /// The call's result, `None` while none was written.
     pub fn result(&self) -> Option<ToolResult> {
-        self.result.clone()
+        let (line, is_error) = self.result?;
+        let entry: Value = serde_json::from_slice(line).ok()?;
+        let timestamp = entry
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let blocks = entry.pointer("/message/content")?.as_array()?;
+        let b = blocks.iter().find(|b| {
+            b.get("type").and_then(Value::as_str) == Some("tool_result")
+                && b.get("tool_use_id").and_then(Value::as_str) == Some(self.tool_use_id.as_str())
+        })?;
+        Some(ToolResult {
+            text: result_text(b.get("content")),
+            is_error,
+            timestamp,
+        })
+    }
+
+    /// Whether a result came back, and whether it was an error (no text read).
+    pub fn result_is_error(&self) -> Option<bool> {
+        self.result.map(|(_, e)| e)
     }
 }
 
@@ -49,44 +70,14 @@ pub fn calls_newest_first_in_file(
     Ok(())
 }
 
-/// Whether a line may hold a tool call or result: a cheap test before the parse. Every such line
-/// names `tool_use` / `tool_use_id` / `tool_result`; a key spelled with `\u` escapes is parsed too.
-fn may_hold_tools(line: &[u8], tool: &memmem::Finder, escape: &memmem::Finder) -> bool {
-    tool.find(line).is_some() || escape.find(line).is_some()
-}
-
-/// The results a parsed `user` line carries, by call id.
-fn results_of(entry: &Value, into: &mut HashMap<String, ToolResult>) {
-    let Some(Value::Array(blocks)) = entry.pointer("/message/content") else {
-        return;
-    };
-    let timestamp = entry
-        .get("timestamp")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    for b in blocks {
-        if b.get("type").and_then(Value::as_str) != Some("tool_result") {
-            continue;
-        }
-        let Some(id) = b.get("tool_use_id").and_then(Value::as_str) else {
-            continue;
-        };
-        // Walking backwards, the first result met for an id is its newest.
-        into.entry(id.to_string()).or_insert_with(|| ToolResult {
-            text: result_text(b.get("content")),
-            is_error: b.get("is_error").and_then(Value::as_bool) == Some(true),
-            timestamp: timestamp.clone(),
-        });
-    }
-}
-
 /// Visits the session's tool calls in JSON-lines `bytes`, newest first, until `visit` breaks.
 /// Sidechain (subagent) calls are not the session's and are skipped.
 pub fn calls_newest_first(bytes: &[u8], visit: &mut dyn FnMut(&CallRef) -> ControlFlow<()>) {
     let tool = memmem::Finder::new(b"tool_");
     let escape = memmem::Finder::new(b"\\u");
-    // Results seen so far (they follow their calls, so they are met first), by call id.
-    let mut results: HashMap<String, ToolResult> = HashMap::new();
+    // Results seen so far (they follow their calls, so they are met first), by call id: the
+    // line and its error flag.
+    let mut results: HashMap<String, (&[u8], bool)> = HashMap::new();
     let mut end = bytes.len();
     while end > 0 {
         let start = memchr::memrchr(b'\n', &bytes[..end])
@@ -97,20 +88,39 @@ pub fn calls_newest_first(bytes: &[u8], visit: &mut dyn FnMut(&CallRef) -> Contr
         if start == 0 {
             end = 0;
         }
-        if !may_hold_tools(line, &tool, &escape) {
+        if tool.find(line).is_none() && escape.find(line).is_none() {
+            continue;
+        }
+        let Some(view) = light::parse(line) else {
+            continue;
+        };
+        match view.kind.as_deref() {
+            Some("user") => {
+                for b in view.blocks() {
+                    if let (Some("tool_result"), Some(id)) =
+                        (b.kind.as_deref(), b.tool_use_id.as_deref())
+                    {
+                        // Walking backwards, the first result met for an id is its newest.
+                        results
+                            .entry(id.to_string())
+                            .or_insert((line, b.is_error == Some(true)));
+                    }
+                }
+                continue;
+            }
+            Some("assistant") if !view.is_skipped() => {}
+            _ => continue,
+        }
+        if !view
+            .blocks()
+            .iter()
+            .any(|b| b.kind.as_deref() == Some("tool_use"))
+        {
             continue;
         }
         let Ok(entry) = serde_json::from_slice::<Value>(line) else {
             continue;
         };
-        match entry.get("type").and_then(Value::as_str) {
-            Some("user") => {
-                results_of(&entry, &mut results);
-                continue;
-            }
-            Some("assistant") if !crate::last_text::is_skipped(&entry) => {}
-            _ => continue,
-        }
         let Some(Value::Array(blocks)) = entry.pointer("/message/content") else {
             continue;
         };
@@ -128,8 +138,7 @@ pub fn calls_newest_first(bytes: &[u8], visit: &mut dyn FnMut(&CallRef) -> Contr
                 tool_use_id: id.to_string(),
                 tool_name: name.to_string(),
                 input: b.get("input").cloned().unwrap_or(Value::Null),
-                result: results.get(id).cloned(),
-                _lines: PhantomData,
+                result: results.get(id).copied(),
             };
             if visit(&call).is_break() {
                 return;
