@@ -75,7 +75,15 @@ fn judge_write(
         }
         return;
     }
-    for word in model_words(command) {
+    let words = model_words(command);
+    if words.is_empty() && command.contains(['$', '`']) {
+        // Text decided at run time may name any model (K9: a run-time word is unknown).
+        out.push(Requested {
+            model: None,
+            source: format!("a Bash command that writes {at} with text decided at run time"),
+        });
+    }
+    for word in words {
         out.push(Requested {
             model: Some(word),
             source: format!("a Bash command that writes {at}"),
@@ -262,6 +270,11 @@ mod tests {
         assert_eq!(
             models("ln -sf /nonexistent/deep.md .claude/agents/deep.md", &p, &h),
             [None]
+        );
+        assert_eq!(
+            models("echo \"$DEF\" > .claude/agents/deep.md", &p, &h),
+            [None],
+            "run-time text"
         );
         // Look-alikes.
         for cmd in [
