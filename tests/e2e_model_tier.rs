@@ -625,3 +625,47 @@ fn h_an_alias_retargeted_by_the_environment_is_judged_where_it_points() {
         );
     }
 }
+
+/// Issue 19: the CLI reads agent front matter with a real YAML parser. Each definition below
+/// hides `fable` from a `key: value` line reader; the CLI, with no PreToolUse guard, runs the
+/// subagent on the tier (so the shape is real), and with the guard the dispatch is denied.
+#[test]
+fn i_yaml_front_matter_the_cli_honours_is_read_by_the_guard() {
+    let shapes = [
+        "---\nname: reviewer\ndescription: Reviews changes.\nmodel:\n  fable\n---\nReview the change.\n",
+        "---\n{\"name\": \"reviewer\", \"description\": \"Reviews changes.\", \"model\": \"fable\"}\n---\nReview the change.\n",
+    ];
+    for def in shapes {
+        let Some(out) = Scenario::new()
+            .allowed_tools(&["Bash", "Agent"])
+            .file(".claude/agents/reviewer.md", def)
+            .turn(tool("Agent", agent_call(None)))
+            .subagent_turn(text("Reviewed."))
+            .turn(text("Done."))
+            .run()
+        else {
+            return;
+        };
+        let sub = out.subagent_requests();
+        assert_eq!(sub.len(), 1, "{def:?}");
+        assert_eq!(
+            family(sub[0].model().unwrap_or("")),
+            "fable",
+            "the CLI runs {def:?} on {:?}",
+            sub[0].model()
+        );
+        let Some(out) = with_guard(Scenario::new())
+            .allowed_tools(&["Bash", "Agent"])
+            .file(".claude/agents/reviewer.md", def)
+            .turn(tool("Agent", agent_call(None)))
+            .turn(echo_result())
+            .run()
+        else {
+            return;
+        };
+        assert_eq!(out.result.permission_denials.len(), 1, "{def:?}");
+        assert!(out.subagent_requests().is_empty(), "no subagent ran");
+        let result = &out.main_requests()[1].tool_results()[0];
+        assert!(result.text.contains("M2:"), "{}", result.text);
+    }
+}
