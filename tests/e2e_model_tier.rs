@@ -669,3 +669,52 @@ fn i_yaml_front_matter_the_cli_honours_is_read_by_the_guard() {
         assert!(result.text.contains("M2:"), "{}", result.text);
     }
 }
+
+/// Issue 19: a skill whose front matter names a model. Without a guard the CLI launches it
+/// ("Launching skill: deep"); in `-p` 2.1.332 the request after it still asked for the main
+/// model (printed below, not pinned: the issue reports skills reaching the tier, and the guard
+/// refuses the invocation whatever this version does). With the guard the Skill call is refused
+/// (M3) and the refusal reaches the model.
+#[test]
+fn j_a_skill_on_the_tier_is_refused() {
+    let skill = "---\nname: deep\ndescription: Think hard about the change.\nmodel: fable\n---\nThink hard.\n";
+    let Some(out) = Scenario::new()
+        .allowed_tools(&["Bash", "Skill"])
+        .file(".claude/skills/deep/SKILL.md", skill)
+        .turn(tool("Skill", json!({"skill": "deep"})))
+        .turn(text("Done."))
+        .lenient()
+        .run()
+    else {
+        return;
+    };
+    let models: Vec<String> = out
+        .main_requests()
+        .iter()
+        .map(|r| r.model().unwrap_or("").to_string())
+        .collect();
+    let r = &out.main_requests()[1].tool_results();
+    println!("without the guard, main requests asked for {models:?}; skill result {r:?}");
+    let Some(out) = with_guard(Scenario::new())
+        .hook("PreToolUse", Some("Skill"), &guard(), &[])
+        .allowed_tools(&["Bash", "Skill"])
+        .file(".claude/skills/deep/SKILL.md", skill)
+        .turn(tool("Skill", json!({"skill": "deep"})))
+        .turn(echo_result())
+        .run()
+    else {
+        return;
+    };
+    assert_eq!(
+        out.result.permission_denials.len(),
+        1,
+        "{:?}",
+        out.result.raw
+    );
+    let result = &out.main_requests()[1].tool_results()[0];
+    assert!(
+        result.is_error && result.text.contains("M3:"),
+        "{}",
+        result.text
+    );
+}
