@@ -696,7 +696,7 @@ fn j_a_skill_on_the_tier_is_refused() {
     let r = &out.main_requests()[1].tool_results();
     println!("without the guard, main requests asked for {models:?}; skill result {r:?}");
     let Some(out) = with_guard(Scenario::new())
-        .hook("PreToolUse", Some("Skill"), &guard(), &[])
+        .hook("PreToolUse", Some("Skill"), guard(), &[])
         .allowed_tools(&["Bash", "Skill"])
         .file(".claude/skills/deep/SKILL.md", skill)
         .turn(tool("Skill", json!({"skill": "deep"})))
