@@ -63,6 +63,13 @@ pub const REGISTRATIONS: &[Registration] = &[
         Some("Write|Edit"),
         Some(10),
     ),
+    // Skills and slash commands whose front matter names a model (M3).
+    reg(
+        "model-tier-guard",
+        "PreToolUse",
+        Some("Skill|SlashCommand"),
+        Some(10),
+    ),
     // PreModelSwitch: a timeout blocks the switch, so the CLI's default (30 s) stays.
     reg("model-tier-guard", "PreModelSwitch", None, None),
     reg("model-tier-guard", "UserPromptSubmit", None, Some(10)),

@@ -34,6 +34,7 @@ fn with_guard(s: Scenario) -> Scenario {
     s.hook("PreToolUse", Some("Agent|Task"), &g, &[])
         .hook("PreToolUse", Some("Bash"), &g, &[])
         .hook("PreToolUse", Some("Write|Edit"), &g, &[])
+        .hook("PreToolUse", Some("Skill|SlashCommand"), &g, &[])
         .hook("UserPromptSubmit", None, &g, &[])
         .hook("SessionStart", None, &g, &[])
         .hook(
@@ -696,7 +697,6 @@ fn j_a_skill_on_the_tier_is_refused() {
     let r = &out.main_requests()[1].tool_results();
     println!("without the guard, main requests asked for {models:?}; skill result {r:?}");
     let Some(out) = with_guard(Scenario::new())
-        .hook("PreToolUse", Some("Skill"), guard(), &[])
         .allowed_tools(&["Bash", "Skill"])
         .file(".claude/skills/deep/SKILL.md", skill)
         .turn(tool("Skill", json!({"skill": "deep"})))
