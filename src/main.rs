@@ -56,6 +56,8 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
         "install" | "uninstall" | "report" => {}
         "plugin" => return plugin(&args[1..]),
         "explain" => explain(&args[1..]),
+        // The README's configuration table, generated from guard-config's list of keys.
+        "config-table" => return Ok(vec![guard_config::diagnose::markdown_table()]),
         // The binaries the installer stages, one per line (used by the tests and the CI script).
         "binaries" => return Ok(registry::BINARIES.iter().map(|b| b.to_string()).collect()),
         other => {
