@@ -2,9 +2,10 @@
 //!
 //! What is installed and in which version, what is registered where and how it drifted from what
 //! the installer wrote (missing, edited, duplicated entries), whether containment works on this
-//! host, whether a GitHub token is available for live branch rules, and the state dir's size.
+//! host, whether a GitHub token is available for live branch rules, the state dir's size, and
+//! every problem of the config file (guard-config's diagnosis).
 
-use crate::registry::{Registration, BINARIES, REGISTRATIONS};
+use crate::registry::{Registration, ADMIN_BINARY, BINARIES, REGISTRATIONS};
 use crate::settings_merge;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -135,6 +136,7 @@ pub fn build(w: &Where) -> Value {
     let bin_dir = w.prefix.join("bin");
     let binaries: Vec<Value> = BINARIES
         .iter()
+        .chain([&ADMIN_BINARY])
         .map(|name| {
             let path = bin_dir.join(name);
             let version = path
