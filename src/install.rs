@@ -141,8 +141,8 @@ pub fn install(t: &Target) -> Result<Vec<String>> {
     )?);
     log.extend(config_lines(t.config.as_deref()));
     log.push(format!(
-        "the admin tool is {admin}: `{admin} report`, `{admin} explain '<command>'`, `{admin} uninstall`",
-        admin = bin_dir.join(ADMIN_BINARY).display()
+        "admin tool: {} (report, explain '<command>', uninstall)",
+        bin_dir.join(ADMIN_BINARY).display()
     ));
     log.push(format!(
         "to run it as `agent-guards`, put its folder on PATH: echo 'export PATH=\"{}:$PATH\"' >> ~/.bashrc (or ~/.zshrc)",

@@ -91,6 +91,23 @@ impl Node {
     }
 }
 
+/// The first key that appears twice in one object, anywhere in the tree. Such a file is refused:
+/// readers disagree on which value counts, so an edit could land on the one that does not.
+pub fn duplicate_key(node: &Node) -> Option<&str> {
+    match node {
+        Node::Object { members, .. } => {
+            for (i, m) in members.iter().enumerate() {
+                if members[..i].iter().any(|earlier| earlier.key == m.key) {
+                    return Some(&m.key);
+                }
+            }
+            members.iter().find_map(|m| duplicate_key(&m.value))
+        }
+        Node::Array { items, .. } => items.iter().find_map(duplicate_key),
+        Node::Scalar { .. } => None,
+    }
+}
+
 /// Scans the top-level value of `text`.
 pub fn scan(text: &str) -> Result<Node, String> {
     let mut s = Scanner {
@@ -235,6 +252,8 @@ impl Scanner<'_> {
 pub struct Style {
     /// One level of indentation; `None` for a file written on one line.
     pub unit: Option<String>,
+    /// `"\r\n"` in a file written with CRLF line ends, else `"\n"`.
+    pub newline: &'static str,
 }
 
 impl Style {
@@ -254,7 +273,8 @@ impl Style {
                 }
             }
         };
-        Style { unit }
+        let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+        Style { unit, newline }
     }
 
     /// `value` rendered to start at a line indented by `indent`.
@@ -269,7 +289,7 @@ impl Style {
                 if value.serialize(&mut ser).is_err() {
                     return String::new();
                 }
-                String::from_utf8_lossy(&out).replace('\n', &format!("\n{indent}"))
+                String::from_utf8_lossy(&out).replace('\n', &format!("{}{indent}", self.newline))
             }
         }
     }
@@ -328,8 +348,9 @@ pub fn append(
         Some(unit) => {
             let outer = line_indent(text, container.start());
             let inner = format!("{outer}{unit}");
+            let nl = style.newline;
             format!(
-                "{}\n{inner}{}\n{outer}{}",
+                "{}{nl}{inner}{}{nl}{outer}{}",
                 &text[..open],
                 render(&inner),
                 &text[close..]
@@ -421,6 +442,33 @@ mod tests {
         let root = scan(text).unwrap();
         assert_eq!(remove(text, &root, 1), "{\n  \"a\": 1,\n  \"c\": 3\n}");
         assert_eq!(remove(text, &root, 0), "{\n  \"b\": 2,\n  \"c\": 3\n}");
+    }
+
+    #[test]
+    fn crlf_files_get_crlf_lines_and_come_back_exactly() {
+        let text = "{\r\n  \"x\": {}\r\n}\r\n";
+        let root = scan(text).unwrap();
+        let style = Style::of(text, &root);
+        let out = append(text, &root, Some("y"), &json!({"z": [1]}), &style);
+        assert!(!out.replace("\r\n", "").contains('\n'), "{out:?}");
+        append_then_remove(text, &[], Some("y"));
+        append_then_remove(text, &["x"], Some("y"));
+    }
+
+    #[test]
+    fn a_duplicate_key_is_found_at_any_depth() {
+        assert_eq!(
+            duplicate_key(&scan(r#"{"a":1,"b":{"c":[{"d":1,"d":2}]}}"#).unwrap()),
+            Some("d")
+        );
+        assert_eq!(
+            duplicate_key(&scan(r#"{"hooks":{},"hooks":{}}"#).unwrap()),
+            Some("hooks")
+        );
+        assert_eq!(
+            duplicate_key(&scan(r#"{"a":{"x":1},"b":{"x":1}}"#).unwrap()),
+            None
+        );
     }
 
     #[test]

@@ -164,7 +164,7 @@ pub fn build(w: &Where) -> Value {
             let status = if not_ok == 0 {
                 "every hook registered".to_string()
             } else if states.iter().all(|s| *s == "missing") {
-                "NO hook of agent-guards is registered (install: ./install.sh in the clone)".into()
+                "NO hook of agent-guards is registered (agent-guards install, or ./install.sh in the clone)".into()
             } else {
                 format!(
                     "DRIFTED: {not_ok} of {} registrations are not as installed (agent-guards install puts them back)",

@@ -16,6 +16,8 @@ pub enum Refusal {
     NotJson(String),
     NotObject,
     WrongType(&'static str, &'static str),
+    /// A key twice in one object: JSON readers disagree on which value counts.
+    DuplicateKey(String),
 }
 
 impl std::fmt::Display for Refusal {
@@ -24,6 +26,7 @@ impl std::fmt::Display for Refusal {
             Refusal::NotJson(e) => write!(f, "not valid JSON ({e})"),
             Refusal::NotObject => write!(f, "the top level is not a JSON object"),
             Refusal::WrongType(key, want) => write!(f, "`{key}` is not {want}"),
+            Refusal::DuplicateKey(key) => write!(f, "the key {key:?} appears twice in one object"),
         }
     }
 }
@@ -37,6 +40,10 @@ pub fn parse(text: &str) -> Result<Map<String, Value>, Refusal> {
     let Value::Object(map) = v else {
         return Err(Refusal::NotObject);
     };
+    let root = json_text::scan(text).map_err(Refusal::NotJson)?;
+    if let Some(key) = json_text::duplicate_key(&root) {
+        return Err(Refusal::DuplicateKey(key.to_string()));
+    }
     for (key, want) in [
         ("hooks", "an object"),
         ("env", "an object"),

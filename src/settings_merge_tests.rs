@@ -33,6 +33,10 @@ fn refuses_what_it_cannot_merge() {
     );
     assert!(parse(r#"{"hooks": {"Stop": {}}}"#).is_err());
     assert!(parse("").unwrap().is_empty());
+    assert_eq!(
+        parse(r#"{"hooks": {}, "hooks": {"Stop": []}}"#),
+        Err(Refusal::DuplicateKey("hooks".into()))
+    );
 }
 
 #[test]

@@ -138,7 +138,13 @@ fn install_keeps_other_tools_entries_and_uninstall_restores() {
 
 #[test]
 fn unparseable_or_misshapen_settings_are_refused_untouched() {
-    for bad in ["{\"hooks\": ", "[1, 2]", "{\"hooks\": []}", "{\"env\": 3}"] {
+    for bad in [
+        "{\"hooks\": ",
+        "[1, 2]",
+        "{\"hooks\": []}",
+        "{\"env\": 3}",
+        "{\"hooks\": {}, \"hooks\": {}}",
+    ] {
         let home = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(home.path().join(".claude")).unwrap();
         std::fs::write(settings(home.path()), bad).unwrap();
