@@ -5,7 +5,8 @@
 # text, backed up, written atomically). Help, report and uninstall never build when an installed
 # or already built `agent-guards` can answer.
 set -euo pipefail
-cd "$(dirname "$0")"
+# The clone; relative paths in the options stay relative to where the user ran the script.
+here="$(cd "$(dirname "$0")" && pwd)"
 
 usage() {
   cat <<'EOF'
@@ -58,16 +59,16 @@ build() {
   fi
   echo "install.sh: building the release binaries (7 hooks and tools, about 180 crates, link-time optimised)."
   echo "install.sh: a first build takes several minutes (measured: about 4 minutes on 2 cores, more on a busy machine); later builds reuse target/."
-  cargo build --release --locked --workspace --bins
-  from=target/release
+  (cd "$here" && cargo build --release --locked --workspace --bins)
+  from="$here/target/release"
 }
 
 if [ -z "$from" ]; then
   if [ "$cmd" != install ] && [ -x "$prefix/bin/agent-guards" ]; then
     # Report and uninstall need no build: the installed admin binary answers.
     from="$prefix/bin"
-  elif [ "$cmd" != install ] && [ -x target/release/agent-guards ]; then
-    from=target/release
+  elif [ "$cmd" != install ] && [ -x "$here/target/release/agent-guards" ]; then
+    from="$here/target/release"
   else
     build
   fi

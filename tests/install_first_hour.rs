@@ -341,3 +341,33 @@ fn install_sh_help_report_and_uninstall_do_not_build() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("takes several minutes"));
 }
+
+/// Relative paths in the options are relative to where the user runs the script, not the clone.
+#[test]
+fn install_sh_reads_relative_paths_from_the_users_folder() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let work = h.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let from = built_bins();
+    let out = run(
+        Path::new("/bin/bash"),
+        &[
+            SCRIPT,
+            "--settings",
+            "my-settings.json",
+            "--prefix",
+            "tools",
+            "--from",
+            from.to_str().unwrap(),
+        ],
+        h,
+        &work,
+        &system_path(),
+    );
+    ok(&out);
+    assert!(work.join("my-settings.json").exists());
+    assert!(work.join("tools/bin/agent-guards").exists());
+    let clone = Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert!(!clone.join("my-settings.json").exists() && !clone.join("tools").exists());
+}
