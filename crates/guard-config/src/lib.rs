@@ -5,12 +5,13 @@
 //! that cannot be read or parsed is an error every hook reports on every call; the guards then run
 //! on their defaults, never with everything off.
 
-pub mod diagnose;
-
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// The one table of keys, and the diagnosis of a config file against it.
+pub mod diagnose;
 
 /// Every key the suite reads. Keys whose value a binary validates itself (sizes, tables) stay as
 /// raw TOML values here.
