@@ -57,8 +57,8 @@ build() {
     echo "install.sh: cargo is not on PATH. Install rustup (https://rustup.rs), a C compiler and git, then run ./install.sh again." >&2
     exit 1
   fi
-  echo "install.sh: building the release binaries (7 hooks and tools, about 180 crates, link-time optimised)."
-  echo "install.sh: a first build takes several minutes (measured: about 4 minutes on 2 cores, more on a busy machine); later builds reuse target/."
+  echo "install.sh: building the release binaries: 6 hooks and the admin tool, 185 crates, optimised and link-time optimised."
+  echo "install.sh: a first build takes several minutes (about 7 CPU-minutes: 4 or more on 2 idle cores, far more on a busy machine); later builds reuse target/."
   (cd "$here" && cargo build --release --locked --workspace --bins)
   from="$here/target/release"
 }
