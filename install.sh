@@ -1,37 +1,80 @@
 #!/usr/bin/env bash
 # Installs agent-guards for the current user: builds release binaries, self-tests the staged copies
-# (any failure installs nothing), installs them to ~/.local/share/agent-guards/bin and registers the
-# hooks in ~/.claude/settings.json (merged, backed up, written atomically).
-#
-#   ./install.sh [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
-#   ./install.sh --uninstall [same options]         remove exactly what we registered
-#   ./install.sh --report [same options] [--json]   read-only installation report
-#   --from DIR   use binaries already built in DIR instead of building release binaries
+# (any failure installs nothing), installs them and the admin binary `agent-guards` to
+# ~/.local/share/agent-guards/bin and registers the hooks in ~/.claude/settings.json (merged as
+# text, backed up, written atomically). Help, report and uninstall never build when an installed
+# or already built `agent-guards` can answer.
 set -euo pipefail
-cd "$(dirname "$0")"
+# The clone; relative paths in the options stay relative to where the user ran the script.
+here="$(cd "$(dirname "$0")" && pwd)"
+
+usage() {
+  cat <<'EOF'
+usage: ./install.sh [--prefix DIR] [--settings FILE | --project DIR] [--dry-run] [--from DIR]
+       ./install.sh uninstall [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
+       ./install.sh report [--prefix DIR] [--settings FILE | --project DIR] [--json]
+       ./install.sh --help
+
+  install (default)  build release binaries (cargo build --release --locked; the first build takes
+                     several minutes), self-test them, install them with the admin binary
+                     agent-guards into DIR/bin, register the hooks, report config problems
+  uninstall          remove exactly the hooks we registered (binaries, config and logs stay; the
+                     output says where they are and how to remove them)
+  report             read-only installation report: binaries, registrations, config problems,
+                     containment backend, GitHub token, state dir size
+
+  --prefix DIR     install prefix (default ~/.local/share/agent-guards; binaries in DIR/bin)
+  --settings FILE  the Claude Code settings file (default ~/.claude/settings.json)
+  --project DIR    use DIR/.claude/settings.json
+  --dry-run        print what would change, write nothing
+  --from DIR       take already built binaries from DIR instead of building
+  --json           (report) the report as JSON
+
+Prerequisites: rustup (it fetches the pinned toolchain), a C compiler (cc), git.
+After install, the same commands work from anywhere: agent-guards report | uninstall | explain '<cmd>'.
+EOF
+}
+
 cmd=install
 from=""
+prefix="${HOME:-}/.local/share/agent-guards"
 args=()
 while [ "$#" -gt 0 ]; do
   case "$1" in
+    -h|--help|help) usage; exit 0 ;;
     --uninstall|uninstall) cmd=uninstall ;;
     --report|report) cmd=report ;;
     --from) from="${2:?--from needs a folder}"; shift ;;
     --from=*) from="${1#--from=}" ;;
+    --prefix) prefix="${2:?--prefix needs a folder}"; args+=("$1" "$2"); shift ;;
     *) args+=("$1") ;;
   esac
   shift
 done
+
+build() {
+  if ! command -v cargo >/dev/null 2>&1; then
+    echo "install.sh: cargo is not on PATH. Install rustup (https://rustup.rs), a C compiler and git, then run ./install.sh again." >&2
+    exit 1
+  fi
+  echo "install.sh: building the release binaries: 6 hooks and the admin tool, 185 crates, optimised and link-time optimised."
+  echo "install.sh: a first build takes several minutes (about 7 CPU-minutes: 4 or more on 2 idle cores, far more on a busy machine); later builds reuse target/."
+  (cd "$here" && cargo build --release --locked --workspace --bins)
+  from="$here/target/release"
+}
+
 if [ -z "$from" ]; then
-  if [ "$cmd" = report ] && [ -x target/release/agent-guards ]; then
-    from=target/release
+  if [ "$cmd" != install ] && [ -x "$prefix/bin/agent-guards" ]; then
+    # Report and uninstall need no build: the installed admin binary answers.
+    from="$prefix/bin"
+  elif [ "$cmd" != install ] && [ -x "$here/target/release/agent-guards" ]; then
+    from="$here/target/release"
   else
-    cargo build --release --locked --workspace --bins --quiet
-    from=target/release
+    build
   fi
 fi
 admin="$from/agent-guards"
-[ -x "$admin" ] || { echo "install.sh: $admin is missing (build the workspace first)" >&2; exit 1; }
+[ -x "$admin" ] || { echo "install.sh: $admin is missing (build the workspace first, or drop --from)" >&2; exit 1; }
 if [ "$cmd" = install ]; then
   exec "$admin" install --from "$from" ${args[@]+"${args[@]}"}
 fi

@@ -3,7 +3,7 @@
 //! Nothing is installed unless every staged binary passes its own `--selftest`; the settings file
 //! is merged (never clobbered), backed up, and replaced atomically with its permissions kept.
 
-use crate::registry::{BINARIES, REGISTRATIONS, SHELL_PREFIX_BINARY};
+use crate::registry::{ADMIN_BINARY, BINARIES, REGISTRATIONS, SHELL_PREFIX_BINARY};
 use crate::settings_merge;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -20,6 +20,8 @@ pub struct Target {
     pub settings: PathBuf,
     /// The maintainer config file (written with defaults when absent).
     pub config: Option<PathBuf>,
+    /// The hooks' state dir (audit logs), named by uninstall.
+    pub state_dir: Option<PathBuf>,
     pub dry_run: bool,
 }
 
@@ -61,7 +63,7 @@ pub fn selftest(binary: &Path, scratch: &Path) -> Result<()> {
 pub fn install(t: &Target) -> Result<Vec<String>> {
     let mut log = Vec::new();
     // Read the settings first: a file we cannot parse stops everything before anything moves.
-    let (before, mut settings) = read_settings(&t.settings)?;
+    let before = read_settings(&t.settings)?;
     let bin_dir = t.bin_dir();
     // Staging sits in the prefix so the final move is a rename on one file system; a dry run
     // stages in the temp dir and creates nothing in the prefix.
@@ -81,34 +83,41 @@ pub fn install(t: &Target) -> Result<Vec<String>> {
             return Err(format!("{e}; nothing was installed"));
         }
     };
-    settings_merge::install(&mut settings, REGISTRATIONS, &bin_dir);
+    let after = settings_merge::install(
+        &settings_merge::base_text(before.as_deref()),
+        REGISTRATIONS,
+        &bin_dir,
+    );
     let prefix = backend
         .as_ref()
         .ok()
         .map(|_| bin_dir.join(SHELL_PREFIX_BINARY));
-    if let Some(note) = settings_merge::set_shell_prefix(&mut settings, &bin_dir, prefix.as_deref())
-    {
-        log.push(note);
-    }
+    let (after, note) = settings_merge::set_shell_prefix(&after, &bin_dir, prefix.as_deref());
+    log.extend(note);
+    let would = if t.dry_run { "would be " } else { "" };
     log.push(match &backend {
-        Ok(name) => format!("containment backend: {name}; CLAUDE_CODE_SHELL_PREFIX registered"),
+        Ok(name) => format!("containment backend: {name}; CLAUDE_CODE_SHELL_PREFIX {would}registered"),
         Err(why) => format!(
             "containment: no usable backend ({why}); commands run without ceilings, the prefix is not registered"
         ),
     });
-    let after = settings_merge::render(&settings);
     if t.dry_run {
         let _ = std::fs::remove_dir_all(&staging);
         log.push(format!(
             "would install {} into {}",
-            BINARIES.join(", "),
+            installed_names().join(", "),
             bin_dir.display()
         ));
-        log.push(describe_change(&t.settings, before.as_deref(), &after));
+        log.push(describe_change(
+            &t.settings,
+            before.as_deref(),
+            &after,
+            "would register the hooks",
+        ));
         return Ok(log);
     }
     std::fs::create_dir_all(&bin_dir).map_err(|e| io_err(&bin_dir, e))?;
-    for name in BINARIES {
+    for name in installed_names() {
         let dest = bin_dir.join(name);
         std::fs::rename(staging.join(name), &dest).map_err(|e| io_err(&dest, e))?;
         log.push(format!("installed {}", dest.display()));
@@ -116,38 +125,111 @@ pub fn install(t: &Target) -> Result<Vec<String>> {
     let _ = std::fs::remove_dir_all(&staging);
     if let Some(cfg) = &t.config {
         if !cfg.exists() {
-            write_atomically(cfg, DEFAULT_CONFIG.as_bytes(), None)?;
+            write_atomically(
+                cfg,
+                guard_config::diagnose::default_config().as_bytes(),
+                None,
+            )?;
             log.push(format!("wrote default config {}", cfg.display()));
         }
     }
-    log.push(write_settings(&t.settings, before.as_deref(), &after)?);
-    Ok(log)
-}
-
-/// Removes exactly what we registered; the binaries stay unless `remove_binaries`.
-pub fn uninstall(t: &Target) -> Result<Vec<String>> {
-    let (before, mut settings) = read_settings(&t.settings)?;
-    if before.is_none() {
-        return Ok(vec![format!(
-            "{} does not exist; nothing to do",
-            t.settings.display()
-        )]);
-    }
-    settings_merge::remove_ours(&mut settings, &t.bin_dir());
-    settings_merge::set_shell_prefix(&mut settings, &t.bin_dir(), None);
-    let after = settings_merge::render(&settings);
-    if t.dry_run {
-        return Ok(vec![describe_change(
-            &t.settings,
-            before.as_deref(),
-            &after,
-        )]);
-    }
-    Ok(vec![write_settings(
+    log.push(write_settings(
         &t.settings,
         before.as_deref(),
         &after,
-    )?])
+        "registered the hooks in",
+    )?);
+    log.extend(config_lines(t.config.as_deref()));
+    log.push(format!(
+        "admin tool: {} (report, explain '<command>', uninstall)",
+        bin_dir.join(ADMIN_BINARY).display()
+    ));
+    log.push(format!(
+        "to run it as `agent-guards`, put its folder on PATH: echo 'export PATH=\"{}:$PATH\"' >> ~/.bashrc (or ~/.zshrc)",
+        bin_dir.display()
+    ));
+    Ok(log)
+}
+
+/// The binaries copied into the bin dir: the hooks and the admin binary beside them.
+fn installed_names() -> Vec<&'static str> {
+    BINARIES.iter().copied().chain([ADMIN_BINARY]).collect()
+}
+
+/// What `agent-guards report` says about the config, for the end of an install.
+fn config_lines(config: Option<&Path>) -> Vec<String> {
+    let Some(path) = config else {
+        return Vec::new();
+    };
+    match crate::report::config_problems(path) {
+        Ok(problems) if problems.is_empty() => vec![format!("config {}: ok", path.display())],
+        Ok(problems) => std::iter::once(format!(
+            "config {}: {} problem(s); the hooks report them until fixed:",
+            path.display(),
+            problems.len()
+        ))
+        .chain(problems.iter().map(|p| format!("  {p}")))
+        .collect(),
+        Err(e) => vec![format!("config {}: {e}", path.display())],
+    }
+}
+
+/// Removes exactly what we registered; the binaries, the config and the logs stay (the message
+/// says where they are and how to remove them).
+pub fn uninstall(t: &Target) -> Result<Vec<String>> {
+    let Some(before) = read_settings(&t.settings)? else {
+        return Ok(vec![format!(
+            "{} does not exist; no hooks to remove",
+            t.settings.display()
+        )]);
+    };
+    let after = settings_merge::remove_ours(&before, &t.bin_dir());
+    let (after, _) = settings_merge::set_shell_prefix(&after, &t.bin_dir(), None);
+    if t.dry_run {
+        return Ok(vec![describe_change(
+            &t.settings,
+            Some(&before),
+            &after,
+            "would remove the hooks of agent-guards",
+        )]);
+    }
+    let mut log = vec![write_settings(
+        &t.settings,
+        Some(&before),
+        &after,
+        "removed the hooks of agent-guards from",
+    )?];
+    log.push("left in place (remove them yourself if you want them gone):".into());
+    let bin_dir = t.bin_dir();
+    if bin_dir.exists() {
+        log.push(format!("  binaries: rm -r {}", shell_quote(&t.prefix)));
+    }
+    if let Some(cfg) = t.config.as_ref().filter(|c| c.exists()) {
+        log.push(format!("  config:   rm {}", shell_quote(cfg)));
+    }
+    if let Some(state) = t.state_dir.as_ref().filter(|s| s.exists()) {
+        log.push(format!(
+            "  audit logs and session state: rm -r {}",
+            shell_quote(state)
+        ));
+    }
+    log.push(format!(
+        "  backups of {}: {}.agent-guards-backup-*",
+        t.settings.display(),
+        t.settings.display()
+    ));
+    Ok(log)
+}
+
+fn shell_quote(p: &Path) -> String {
+    let s = p.to_string_lossy();
+    if s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:@".contains(&b))
+    {
+        s.into_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 /// The containment backend the staged `tool-containment --report` names, or why there is none.
@@ -172,7 +254,7 @@ fn containment_backend(binary: &Path) -> std::result::Result<String, String> {
 
 fn stage_and_test(t: &Target, staging: &Path) -> Result<()> {
     std::fs::create_dir_all(staging).map_err(|e| io_err(staging, e))?;
-    for name in BINARIES {
+    for name in installed_names() {
         let src = t.from.join(name);
         let dst = staging.join(name);
         std::fs::copy(&src, &dst).map_err(|e| io_err(&src, e))?;
@@ -184,43 +266,80 @@ fn stage_and_test(t: &Target, staging: &Path) -> Result<()> {
         selftest(&staging.join(name), &scratch)?;
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    Ok(())
+    // The admin binary has no fixtures to replay; it must at least run.
+    let admin = staging.join(ADMIN_BINARY);
+    match crate::report::run_bounded(
+        Command::new(&admin).arg("--version"),
+        std::time::Duration::from_secs(5),
+    ) {
+        Some((0, _)) => Ok(()),
+        _ => Err(format!("{} --version failed", admin.display())),
+    }
 }
 
-/// Reads a settings file: (original text if it exists, parsed map). Refuses what it cannot merge.
-fn read_settings(
-    path: &Path,
-) -> Result<(Option<String>, serde_json::Map<String, serde_json::Value>)> {
+/// Reads a settings file: its text if it exists. Refuses what it cannot merge, untouched.
+fn read_settings(path: &Path) -> Result<Option<String>> {
     match std::fs::read_to_string(path) {
         Ok(text) => {
-            let map = settings_merge::parse(&text)
+            settings_merge::parse(&text)
                 .map_err(|e| format!("{}: {e}; the file was left untouched", path.display()))?;
-            Ok((Some(text), map))
+            Ok(Some(text))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((None, serde_json::Map::new())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io_err(path, e)),
     }
 }
 
-fn describe_change(path: &Path, before: Option<&str>, after: &str) -> String {
+fn describe_change(path: &Path, before: Option<&str>, after: &str, action: &str) -> String {
     if before == Some(after) {
         format!("{}: no change", path.display())
     } else {
-        format!("{} would become:\n{after}", path.display())
+        format!("{action} in {}; it would become:\n{after}", path.display())
     }
 }
 
-fn write_settings(path: &Path, before: Option<&str>, after: &str) -> Result<String> {
+/// Writes the new settings: a backup of the old text beside `path` with the old file's mode, then
+/// the new text through a symlink (the link stays, its target is replaced), mode kept.
+fn write_settings(path: &Path, before: Option<&str>, after: &str, action: &str) -> Result<String> {
     if before == Some(after) {
         return Ok(format!("{}: already up to date", path.display()));
     }
-    let mode = std::fs::metadata(path).ok().map(|m| m.permissions().mode());
+    // A dotfile manager's symlink must stay a symlink: write where it points.
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::canonicalize(path).map_err(|e| io_err(path, e))?
+        }
+        _ => path.to_path_buf(),
+    };
+    let mode = std::fs::metadata(&target)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777);
+    let mut backup_note = String::new();
     if let Some(old) = before {
         let backup = backup_path(path);
-        std::fs::write(&backup, old).map_err(|e| io_err(&backup, e))?;
+        write_new_file(&backup, old.as_bytes(), Some(mode.unwrap_or(0o600)))?;
+        backup_note = format!(" (previous file saved as {})", backup.display());
     }
-    write_atomically(path, after.as_bytes(), mode)?;
-    Ok(format!("registered hooks in {}", path.display()))
+    write_atomically(&target, after.as_bytes(), mode)?;
+    Ok(format!("{action} {}{backup_note}", path.display()))
+}
+
+/// Creates `path` (it must not exist) with `mode` from the start: settings often hold tokens.
+fn write_new_file(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode.unwrap_or(0o666))
+        .open(path)
+        .map_err(|e| io_err(path, e))?;
+    // The umask may have narrowed a kept mode; set it exactly. A new file follows the umask.
+    if let Some(m) = mode {
+        f.set_permissions(std::fs::Permissions::from_mode(m))
+            .map_err(|e| io_err(path, e))?;
+    }
+    f.write_all(bytes).map_err(|e| io_err(path, e))
 }
 
 fn backup_path(path: &Path) -> PathBuf {
@@ -232,7 +351,17 @@ fn backup_path(path: &Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    path.with_file_name(format!("{name}.agent-guards-backup-{stamp}"))
+    let first = path.with_file_name(format!("{name}.agent-guards-backup-{stamp}"));
+    (1..)
+        .map(|n| {
+            if n == 1 {
+                first.clone()
+            } else {
+                path.with_file_name(format!("{name}.agent-guards-backup-{stamp}-{n}"))
+            }
+        })
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+        .unwrap_or(first)
 }
 
 /// Writes a temp file beside `path` and renames it over `path`.
@@ -246,30 +375,10 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<
             .unwrap_or_default(),
         std::process::id()
     ));
-    std::fs::write(&tmp, bytes).map_err(|e| io_err(&tmp, e))?;
-    if let Some(m) = mode {
-        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(m))
-            .map_err(|e| io_err(&tmp, e))?;
-    }
+    let _ = std::fs::remove_file(&tmp);
+    write_new_file(&tmp, bytes, mode)?;
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         io_err(path, e)
     })
 }
-
-/// The default config: every key documented, none set.
-pub const DEFAULT_CONFIG: &str = r#"# agent-guards configuration. Every key is optional; the values shown are the defaults.
-# egress-audit (E5): "enforce" blocks a red final message once; "report" only records it.
-# egress_mode = "enforce"
-# egress-audit (E6): extra phrases per family.
-# egress_extra_phrases = { command_displacement = [], execution_receipt = [] }
-# Watchdog deadline of a hook, in milliseconds.
-# hook_deadline_ms = 2000
-# model-tier-guard (M1): model families only the maintainer may use.
-# maintainer_only_tiers = ["fable"]
-# Taint (K5): MCP servers whose tools do not taint the session.
-# trusted_mcp_servers = []
-# tool-containment (C5): ceilings per command ("max" for none).
-# tasks_max = 4096
-# memory_max = "25%"
-"#;

@@ -1,6 +1,8 @@
-//! `agent-guards`: the admin binary behind `install.sh` — install, uninstall.
+//! `agent-guards`: the admin binary behind `install.sh` — install, uninstall, report, explain.
+//! Installed beside the hooks, so all of it works without the clone.
 
 mod install;
+mod json_text;
 mod plugin_layout;
 mod registry;
 mod report;
@@ -15,6 +17,7 @@ usage:
   agent-guards install   [--from DIR] [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
   agent-guards uninstall [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
   agent-guards report    [--prefix DIR] [--settings FILE | --project DIR] [--json]
+  agent-guards explain   '<command>' [--live]   why gh-write-guard allows or denies a command
   agent-guards plugin    --out DIR [--from DIR]   write a Claude Code plugin folder (hooks, bin/)
   agent-guards --help | --version
 
@@ -52,6 +55,9 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
         }
         "install" | "uninstall" | "report" => {}
         "plugin" => return plugin(&args[1..]),
+        "explain" => explain(&args[1..]),
+        // The README's configuration table, generated from guard-config's list of keys.
+        "config-table" => return Ok(vec![guard_config::diagnose::markdown_table()]),
         // The binaries the installer stages, one per line (used by the tests and the CI script).
         "binaries" => return Ok(registry::BINARIES.iter().map(|b| b.to_string()).collect()),
         other => {
@@ -72,7 +78,8 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             .unwrap_or_else(|| PathBuf::from(".")),
         prefix: home.join(".local/share/agent-guards"),
         settings: home.join(".claude/settings.json"),
-        config: guard_config_path(&home),
+        config: guard_config::config_path(&|k| std::env::var(k).ok()),
+        state_dir: session_store::state_dir(&|k| std::env::var(k).ok()).ok(),
         dry_run: false,
     };
     let mut as_json = false;
@@ -111,17 +118,43 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
         "install" => install::install(&target),
         "uninstall" => install::uninstall(&target),
         _ => {
-            let state_dir = session_store::state_dir(&|k| std::env::var(k).ok()).ok();
             let r = report::build(&report::Where {
                 prefix: target.prefix.clone(),
                 settings: target.settings.clone(),
-                state_dir,
+                state_dir: target.state_dir.clone(),
+                config: target.config.clone(),
             });
             Ok(if as_json {
                 vec![serde_json::to_string_pretty(&r).unwrap_or_default()]
             } else {
                 report::render(&r)
             })
+        }
+    }
+}
+
+/// `agent-guards explain '<cmd>'`: gh-write-guard's explain, from the folder this binary is in
+/// (installed: the bin dir; in the clone: target/release). Its exit code is passed on.
+fn explain(args: &[String]) -> ! {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("gh-write-guard")))
+        .filter(|p| p.exists());
+    let Some(guard) = beside else {
+        eprintln!(
+            "agent-guards: gh-write-guard is not beside this binary (install first: ./install.sh)"
+        );
+        std::process::exit(1);
+    };
+    match std::process::Command::new(&guard)
+        .arg("explain")
+        .args(args)
+        .status()
+    {
+        Ok(s) => std::process::exit(s.code().unwrap_or(1)),
+        Err(e) => {
+            eprintln!("agent-guards: {}: {e}", guard.display());
+            std::process::exit(1);
         }
     }
 }
@@ -152,16 +185,4 @@ fn plugin(args: &[String]) -> Result<Vec<String>, String> {
     }
     let out = out.ok_or("plugin needs --out DIR")?;
     plugin_layout::write(&out, &from)
-}
-
-fn guard_config_path(home: &std::path::Path) -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("AGENT_GUARDS_CONFIG") {
-        if !p.is_empty() {
-            return Some(PathBuf::from(p));
-        }
-    }
-    match std::env::var("XDG_CONFIG_HOME") {
-        Ok(x) if x.starts_with('/') => Some(PathBuf::from(x).join("agent-guards/config.toml")),
-        _ => Some(home.join(".config/agent-guards/config.toml")),
-    }
 }

@@ -11,8 +11,8 @@ const ROOT: &str = "${CLAUDE_PLUGIN_ROOT}/bin";
 
 /// `hooks/hooks.json`.
 pub fn hooks_json() -> Value {
-    let mut settings = Map::new();
-    crate::settings_merge::install(&mut settings, REGISTRATIONS, Path::new(ROOT));
+    let text = crate::settings_merge::install("{}", REGISTRATIONS, Path::new(ROOT));
+    let mut settings: Map<String, Value> = serde_json::from_str(&text).unwrap_or_default();
     let mut out = Map::new();
     out.insert(
         "description".into(),

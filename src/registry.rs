@@ -24,6 +24,9 @@ pub const BINARIES: &[&str] = &[
     "integrity-signals",
 ];
 
+/// The admin binary, installed beside the hooks (report, uninstall, explain from anywhere).
+pub const ADMIN_BINARY: &str = "agent-guards";
+
 /// The binary that is also `CLAUDE_CODE_SHELL_PREFIX` where a containment backend works.
 pub const SHELL_PREFIX_BINARY: &str = "tool-containment";
 

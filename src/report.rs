@@ -2,9 +2,10 @@
 //!
 //! What is installed and in which version, what is registered where and how it drifted from what
 //! the installer wrote (missing, edited, duplicated entries), whether containment works on this
-//! host, whether a GitHub token is available for live branch rules, and the state dir's size.
+//! host, whether a GitHub token is available for live branch rules, the state dir's size, and
+//! every problem of the config file (guard-config's diagnosis).
 
-use crate::registry::{Registration, BINARIES, REGISTRATIONS};
+use crate::registry::{Registration, ADMIN_BINARY, BINARIES, REGISTRATIONS};
 use crate::settings_merge;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -97,11 +98,37 @@ fn dir_size(dir: &Path, budget: &mut usize) -> u64 {
     total
 }
 
+/// Every problem of the config file at `path` (empty: fine), from guard-config's diagnosis. The
+/// read is bounded and only a regular file is read: a FIFO must not hang the report.
+pub fn config_problems(path: &Path) -> Result<Vec<String>, String> {
+    use std::io::Read;
+    const LIMIT: u64 = 1024 * 1024;
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err("not found; the defaults are in use".into())
+        }
+        Err(e) => return Err(format!("cannot read it: {e}")),
+        Ok(m) if !m.is_file() => return Err("not a regular file; the defaults are in use".into()),
+        Ok(m) if m.len() > LIMIT => return Err("larger than 1 MiB; the defaults are in use".into()),
+        Ok(_) => {}
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(LIMIT).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text; the defaults are in use")?;
+    Ok(guard_config::diagnose::diagnose(&text)
+        .iter()
+        .map(ToString::to_string)
+        .collect())
+}
+
 /// Everything the report needs to know about where to look.
 pub struct Where {
     pub prefix: PathBuf,
     pub settings: PathBuf,
     pub state_dir: Option<PathBuf>,
+    pub config: Option<PathBuf>,
 }
 
 /// Builds the report as JSON.
@@ -109,6 +136,7 @@ pub fn build(w: &Where) -> Value {
     let bin_dir = w.prefix.join("bin");
     let binaries: Vec<Value> = BINARIES
         .iter()
+        .chain([&ADMIN_BINARY])
         .map(|name| {
             let path = bin_dir.join(name);
             let version = path
@@ -127,18 +155,43 @@ pub fn build(w: &Where) -> Value {
     let (settings_status, registrations) = match &settings_value {
         None => ("absent".to_string(), Vec::new()),
         Some(Err(e)) => (format!("unreadable: {e}"), Vec::new()),
-        Some(Ok(v)) => (
-            "ok".to_string(),
-            REGISTRATIONS
+        Some(Ok(v)) => {
+            let states: Vec<&str> = REGISTRATIONS
                 .iter()
-                .map(|r| {
-                    json!({
-                        "binary": r.binary, "event": r.event, "matcher": r.matcher,
-                        "state": registration_state(v, r, &bin_dir),
-                    })
+                .map(|r| registration_state(v, r, &bin_dir))
+                .collect();
+            let not_ok = states.iter().filter(|s| **s != "ok").count();
+            let status = if not_ok == 0 {
+                "every hook registered".to_string()
+            } else if states.iter().all(|s| *s == "missing") {
+                "NO hook of agent-guards is registered (agent-guards install, or ./install.sh in the clone)".into()
+            } else {
+                format!(
+                    "DRIFTED: {not_ok} of {} registrations are not as installed (agent-guards install puts them back)",
+                    states.len()
+                )
+            };
+            let rows = REGISTRATIONS
+                .iter()
+                .zip(states)
+                .map(|(r, state)| {
+                    json!({"binary": r.binary, "event": r.event, "matcher": r.matcher, "state": state})
                 })
-                .collect(),
-        ),
+                .collect();
+            (status, rows)
+        }
+    };
+    let config = match &w.config {
+        None => json!({"path": null, "status": "no config path (HOME is not set)", "problems": []}),
+        Some(p) => match config_problems(p) {
+            Ok(problems) if problems.is_empty() => {
+                json!({"path": p, "status": "ok", "problems": []})
+            }
+            Ok(problems) => {
+                json!({"path": p, "status": format!("{} problem(s)", problems.len()), "problems": problems})
+            }
+            Err(e) => json!({"path": p, "status": e, "problems": []}),
+        },
     };
     let containment = {
         // The installed copy, else the one built beside this binary: the report says what this
@@ -181,6 +234,7 @@ pub fn build(w: &Where) -> Value {
         "prefix": w.prefix,
         "binaries": binaries,
         "settings": {"path": w.settings, "status": settings_status, "registrations": registrations},
+        "config": config,
         "containment": containment,
         "github_token": token.unwrap_or_else(|| "none (live branch rules only for public repositories)".into()),
         "state_dir": {"path": w.state_dir, "bytes": state_size},
@@ -225,6 +279,14 @@ pub fn render(r: &Value) -> Vec<String> {
             reg["binary"].as_str().unwrap_or("?"),
             reg["state"].as_str().unwrap_or("?")
         ));
+    }
+    out.push(format!(
+        "config {}: {}",
+        r["config"]["path"].as_str().unwrap_or("(none)"),
+        r["config"]["status"].as_str().unwrap_or("?")
+    ));
+    for p in r["config"]["problems"].as_array().into_iter().flatten() {
+        out.push(format!("  {}", p.as_str().unwrap_or("?")));
     }
     let c = &r["containment"];
     out.push(format!(

@@ -1,9 +1,11 @@
 //! Merging our hook registrations into a Claude Code settings file without touching anything else.
 //!
-//! Pure functions over JSON values. Ours are recognised by their command: an absolute path in our
-//! bin dir whose file name is one of our binaries. Everything else — other tools' hooks, matcher
-//! groups, permissions, env, unknown keys — is kept as it was, in its order.
+//! Pure functions from settings text to settings text ([`crate::json_text`] splices): ours are
+//! recognised by their command, an absolute path in our bin dir whose file name is one of our
+//! binaries. Everything else — other tools' hooks, matcher groups, permissions, env, unknown keys,
+//! the key order, the indentation, numbers of any size — keeps its bytes.
 
+use crate::json_text::{self, Node, Style};
 use crate::registry::{Registration, BINARIES};
 use serde_json::{json, Map, Value};
 use std::path::Path;
@@ -14,6 +16,8 @@ pub enum Refusal {
     NotJson(String),
     NotObject,
     WrongType(&'static str, &'static str),
+    /// A key twice in one object: JSON readers disagree on which value counts.
+    DuplicateKey(String),
 }
 
 impl std::fmt::Display for Refusal {
@@ -22,6 +26,7 @@ impl std::fmt::Display for Refusal {
             Refusal::NotJson(e) => write!(f, "not valid JSON ({e})"),
             Refusal::NotObject => write!(f, "the top level is not a JSON object"),
             Refusal::WrongType(key, want) => write!(f, "`{key}` is not {want}"),
+            Refusal::DuplicateKey(key) => write!(f, "the key {key:?} appears twice in one object"),
         }
     }
 }
@@ -35,6 +40,10 @@ pub fn parse(text: &str) -> Result<Map<String, Value>, Refusal> {
     let Value::Object(map) = v else {
         return Err(Refusal::NotObject);
     };
+    let root = json_text::scan(text).map_err(Refusal::NotJson)?;
+    if let Some(key) = json_text::duplicate_key(&root) {
+        return Err(Refusal::DuplicateKey(key.to_string()));
+    }
     for (key, want) in [
         ("hooks", "an object"),
         ("env", "an object"),
@@ -88,191 +97,170 @@ pub fn handler(reg: &Registration, bin_dir: &Path) -> Value {
     h
 }
 
-/// Removes our handlers everywhere; drops groups and events that only held ours.
-pub fn remove_ours(settings: &mut Map<String, Value>, bin_dir: &Path) {
-    let Some(Value::Object(hooks)) = settings.get_mut("hooks") else {
-        return;
-    };
-    for groups in hooks.values_mut() {
-        if let Value::Array(gs) = groups {
-            for g in gs.iter_mut() {
-                if let Some(Value::Array(hs)) = g.get_mut("hooks") {
-                    let before = hs.len();
-                    hs.retain(|h| !is_ours(h, bin_dir));
-                    if hs.len() != before && hs.is_empty() {
-                        // Mark the group as emptied by us; removed below.
-                        *g = Value::Null;
-                    }
-                }
-            }
-            gs.retain(|g| !g.is_null());
-        }
-    }
-    hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
-    if hooks.is_empty() {
-        settings.remove("hooks");
+/// Settings text and its scanned layout, for the edits below.
+fn scanned(text: &str) -> (Node, Style) {
+    // The text was validated by `parse`; an unscannable text (never expected) is treated as `{}`.
+    let root = json_text::scan(text).unwrap_or(Node::Object {
+        start: 0,
+        end: 0,
+        members: Vec::new(),
+    });
+    let style = Style::of(text, &root);
+    (root, style)
+}
+
+/// The text to start from: the file's, or `{}` for an absent or blank file.
+pub fn base_text(before: Option<&str>) -> String {
+    match before {
+        Some(t) if !t.trim().is_empty() => t.to_string(),
+        _ => "{}\n".to_string(),
     }
 }
 
-/// Installs our registrations: ours are replaced where they stand (same event and matcher group),
-/// new ones are appended as their own groups. Running it twice gives the same value.
-pub fn install(settings: &mut Map<String, Value>, regs: &[Registration], bin_dir: &Path) {
-    let hooks = settings
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Value::Object(hooks) = hooks else { return };
-    for reg in regs {
-        let groups = hooks
-            .entry(reg.event)
-            .or_insert_with(|| Value::Array(Vec::new()));
-        let Value::Array(gs) = groups else { continue };
-        let wanted = handler(reg, bin_dir);
-        let same_group = |g: &Value| g.get("matcher").and_then(Value::as_str) == reg.matcher;
-        // Replace our handler for this binary in a group with the same matcher, in place.
-        let mut placed = false;
-        for g in gs.iter_mut().filter(|g| same_group(g)) {
-            if let Some(Value::Array(hs)) = g.get_mut("hooks") {
-                for h in hs.iter_mut() {
-                    let same_binary = is_ours(h, bin_dir)
-                        && h.get("command").and_then(Value::as_str) == wanted["command"].as_str();
-                    if same_binary && !placed {
-                        *h = wanted.clone();
-                        placed = true;
-                    }
-                }
+/// Removes our handlers everywhere; a matcher group, event list or `hooks` object that only held
+/// ours goes with them. Everything else keeps its bytes.
+pub fn remove_ours(text: &str, bin_dir: &Path) -> String {
+    let mut text = text.to_string();
+    // One removal per pass, then scan again: offsets change with every edit.
+    loop {
+        let (root, _) = scanned(&text);
+        let Some(next) = first_removal(&text, &root, bin_dir) else {
+            return text;
+        };
+        text = next;
+    }
+}
+
+fn first_removal(text: &str, root: &Node, bin_dir: &Path) -> Option<String> {
+    let hooks = root.get("hooks")?;
+    let ours =
+        |n: &Node| serde_json::from_str::<Value>(n.text(text)).is_ok_and(|h| is_ours(&h, bin_dir));
+    for event in hooks.members() {
+        for (gi, group) in event.value.items().iter().enumerate() {
+            let Some(handlers) = group.get("hooks") else {
+                continue;
+            };
+            let Some(hi) = handlers.items().iter().position(ours) else {
+                continue;
+            };
+            // The outermost container our removal empties goes instead of the handler.
+            if handlers.items().len() > 1 {
+                return Some(json_text::remove(text, handlers, hi));
             }
-        }
-        if !placed {
-            let mut group = Map::new();
-            if let Some(m) = reg.matcher {
-                group.insert("matcher".into(), json!(m));
+            if event.value.items().len() > 1 {
+                return Some(json_text::remove(text, &event.value, gi));
             }
-            group.insert("hooks".into(), json!([wanted]));
-            gs.push(Value::Object(group));
+            let ei = hooks.members().iter().position(|m| m.key == event.key)?;
+            if hooks.members().len() > 1 {
+                return Some(json_text::remove(text, hooks, ei));
+            }
+            let ri = root.members().iter().position(|m| m.key == "hooks")?;
+            return Some(json_text::remove(text, root, ri));
         }
     }
+    None
+}
+
+/// Installs our registrations: ours are replaced where they stand (same event and matcher group),
+/// new ones are appended as their own groups. Running it twice gives the same text.
+pub fn install(text: &str, regs: &[Registration], bin_dir: &Path) -> String {
+    let mut text = text.to_string();
+    for reg in regs {
+        text = install_one(&text, reg, bin_dir);
+    }
+    text
+}
+
+fn install_one(text: &str, reg: &Registration, bin_dir: &Path) -> String {
+    let (root, style) = scanned(text);
+    let Some(hooks) = root.get("hooks") else {
+        let text = json_text::append(text, &root, Some("hooks"), &json!({}), &style);
+        return install_one(&text, reg, bin_dir);
+    };
+    let Some(groups) = hooks.get(reg.event) else {
+        let text = json_text::append(text, hooks, Some(reg.event), &json!([]), &style);
+        return install_one(&text, reg, bin_dir);
+    };
+    let wanted = handler(reg, bin_dir);
+    for group in groups.items() {
+        let matcher = serde_json::from_str::<Value>(group.text(text)).ok();
+        let matcher = matcher.as_ref().and_then(|g| g.get("matcher"));
+        if matcher.and_then(Value::as_str) != reg.matcher {
+            continue;
+        }
+        let Some(handlers) = group.get("hooks") else {
+            continue;
+        };
+        for h in handlers.items() {
+            let current: Value = serde_json::from_str(h.text(text)).unwrap_or_default();
+            let same_binary =
+                is_ours(&current, bin_dir) && current.get("command") == wanted.get("command");
+            if same_binary {
+                // Replaced in place, and only when it differs: a second run changes nothing.
+                return if current == wanted {
+                    text.to_string()
+                } else {
+                    json_text::replace(text, h, &wanted, &style)
+                };
+            }
+        }
+    }
+    let mut group = Map::new();
+    if let Some(m) = reg.matcher {
+        group.insert("matcher".into(), json!(m));
+    }
+    group.insert("hooks".into(), json!([wanted]));
+    json_text::append(text, groups, None, &Value::Object(group), &style)
 }
 
 /// Sets `env.CLAUDE_CODE_SHELL_PREFIX` to `prefix` (`Some`) or removes ours (`None`). A prefix
 /// the user set to something else is never touched; the returned note says so.
 pub fn set_shell_prefix(
-    settings: &mut Map<String, Value>,
+    text: &str,
     bin_dir: &Path,
     prefix: Option<&Path>,
-) -> Option<String> {
+) -> (String, Option<String>) {
     const KEY: &str = "CLAUDE_CODE_SHELL_PREFIX";
-    let current = settings
-        .get("env")
-        .and_then(|e| e.get(KEY))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let (root, style) = scanned(text);
+    let env = root.get("env");
+    let node = env.and_then(|e| e.get(KEY));
+    let current = node
+        .and_then(|n| serde_json::from_str::<Value>(n.text(text)).ok())
+        .and_then(|v| v.as_str().map(str::to_string));
     let ours = |v: &str| is_ours(&json!({"command": v}), bin_dir);
-    match (current.as_deref(), prefix) {
-        (Some(v), _) if !ours(v) => Some(format!(
-            "env.{KEY} is set to {v:?} by someone else; left as it is (containment not registered)"
-        )),
-        (_, Some(p)) => {
-            let env = settings
-                .entry("env")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(env) = env {
-                env.insert(KEY.into(), json!(p.to_string_lossy()));
-            }
-            None
+    match (current.as_deref(), prefix, env, node) {
+        (Some(v), _, _, _) if !ours(v) => (
+            text.to_string(),
+            Some(format!(
+                "env.{KEY} is set to {v:?} by someone else; left as it is (containment not registered)"
+            )),
+        ),
+        (_, Some(p), _, _) => {
+            let wanted = json!(p.to_string_lossy());
+            let edited = match (env, node) {
+                (None, _) => json_text::append(text, &root, Some("env"), &json!({KEY: wanted}), &style),
+                (Some(e), None) => json_text::append(text, e, Some(KEY), &wanted, &style),
+                (Some(_), Some(_)) if current.as_deref() == wanted.as_str() => text.to_string(),
+                (Some(_), Some(n)) => json_text::replace(text, n, &wanted, &style),
+            };
+            (edited, None)
         }
-        (Some(_), None) => {
-            if let Some(Value::Object(env)) = settings.get_mut("env") {
-                env.remove(KEY);
-                if env.is_empty() {
-                    settings.remove("env");
+        (Some(_), None, Some(e), Some(_)) => {
+            let ki = e.members().iter().position(|m| m.key == KEY);
+            let edited = match ki {
+                Some(_) if e.members().len() == 1 => {
+                    let ri = root.members().iter().position(|m| m.key == "env");
+                    ri.map_or(text.to_string(), |ri| json_text::remove(text, &root, ri))
                 }
-            }
-            None
+                Some(ki) => json_text::remove(text, e, ki),
+                None => text.to_string(),
+            };
+            (edited, None)
         }
-        (None, None) => None,
+        _ => (text.to_string(), None),
     }
-}
-
-/// Renders settings the way we write them: two-space JSON and a final newline.
-pub fn render(settings: &Map<String, Value>) -> String {
-    let mut s = serde_json::to_string_pretty(settings).unwrap_or_else(|_| "{}".into());
-    s.push('\n');
-    s
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::registry::REGISTRATIONS;
-
-    const BIN: &str = "/home/u/.local/share/agent-guards/bin";
-
-    #[test]
-    fn refuses_what_it_cannot_merge() {
-        assert!(matches!(parse("{"), Err(Refusal::NotJson(_))));
-        assert_eq!(parse("[]"), Err(Refusal::NotObject));
-        assert_eq!(
-            parse(r#"{"hooks": []}"#),
-            Err(Refusal::WrongType("hooks", "an object"))
-        );
-        assert_eq!(
-            parse(r#"{"env": "x"}"#),
-            Err(Refusal::WrongType("env", "an object"))
-        );
-        assert!(parse(r#"{"hooks": {"Stop": {}}}"#).is_err());
-        assert!(parse("").unwrap().is_empty());
-    }
-
-    #[test]
-    fn install_keeps_others_and_is_idempotent() {
-        let text = r#"{"model":"sonnet","hooks":{"Stop":[{"hooks":[{"type":"command","command":"/opt/other"}]}]},"env":{"A":"1"}}"#;
-        let mut s = parse(text).unwrap();
-        install(&mut s, REGISTRATIONS, Path::new(BIN));
-        let once = render(&s);
-        install(&mut s, REGISTRATIONS, Path::new(BIN));
-        assert_eq!(render(&s), once);
-        let v: Value = serde_json::from_str(&once).unwrap();
-        assert_eq!(v["model"], "sonnet");
-        assert_eq!(v["env"]["A"], "1");
-        assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "/opt/other");
-        assert_eq!(
-            v["hooks"]["Stop"][1]["hooks"][0]["command"],
-            format!("{BIN}/egress-audit")
-        );
-        assert_eq!(v["hooks"]["SubagentStop"].as_array().unwrap().len(), 1);
-    }
-
-    #[test]
-    fn uninstall_restores_the_original() {
-        let text = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/opt/other"}]}]}}"#;
-        let original = parse(text).unwrap();
-        let mut s = original.clone();
-        install(&mut s, REGISTRATIONS, Path::new(BIN));
-        remove_ours(&mut s, Path::new(BIN));
-        assert_eq!(s, original);
-        let mut empty = Map::new();
-        install(&mut empty, REGISTRATIONS, Path::new(BIN));
-        remove_ours(&mut empty, Path::new(BIN));
-        assert!(empty.is_empty());
-    }
-
-    #[test]
-    fn a_hand_edited_entry_of_ours_is_replaced_in_place() {
-        let text = format!(
-            r#"{{"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"{BIN}/egress-audit","args":["old"]}},{{"type":"command","command":"/x"}}]}}]}}}}"#
-        );
-        let mut s = parse(&text).unwrap();
-        install(&mut s, REGISTRATIONS, Path::new(BIN));
-        let v = Value::Object(s);
-        // egress-audit's entry was replaced where it stood; other Stop hooks of ours got groups.
-        assert_eq!(v["hooks"]["Stop"][0]["hooks"].as_array().unwrap().len(), 2);
-        assert_eq!(
-            v["hooks"]["Stop"][0]["hooks"][0]["command"],
-            format!("{BIN}/egress-audit")
-        );
-        assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["args"], json!([]));
-        let stop_regs = REGISTRATIONS.iter().filter(|r| r.event == "Stop").count();
-        assert_eq!(v["hooks"]["Stop"].as_array().unwrap().len(), stop_regs);
-        assert_eq!(v["hooks"]["Stop"][0]["hooks"][1]["command"], "/x");
-    }
-}
+#[path = "settings_merge_tests.rs"]
+mod tests;

@@ -129,11 +129,22 @@ fn install_keeps_other_tools_entries_and_uninstall_restores() {
     let after: Value =
         serde_json::from_slice(&std::fs::read(settings(home.path())).unwrap()).unwrap();
     assert_eq!(after, original, "uninstall removes exactly what we added");
+    assert_eq!(
+        std::fs::read_to_string(settings(home.path())).unwrap(),
+        OTHERS,
+        "byte for byte"
+    );
 }
 
 #[test]
 fn unparseable_or_misshapen_settings_are_refused_untouched() {
-    for bad in ["{\"hooks\": ", "[1, 2]", "{\"hooks\": []}", "{\"env\": 3}"] {
+    for bad in [
+        "{\"hooks\": ",
+        "[1, 2]",
+        "{\"hooks\": []}",
+        "{\"env\": 3}",
+        "{\"hooks\": {}, \"hooks\": {}}",
+    ] {
         let home = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(home.path().join(".claude")).unwrap();
         std::fs::write(settings(home.path()), bad).unwrap();
@@ -181,7 +192,9 @@ fn dry_run_writes_nothing() {
         ],
     );
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("would become"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("would register the hooks"), "{text}");
+    assert!(!text.contains("registered the hooks"), "{text}");
     assert!(!settings(home.path()).exists());
     assert!(
         !home.path().join(".local").exists(),
@@ -215,6 +228,7 @@ fn report_names_drift() {
     };
     let r = report(home.path());
     assert_eq!(state_of(&r, "Stop"), "ok");
+    assert_eq!(r["settings"]["status"], "every hook registered");
     for b in r["binaries"].as_array().unwrap() {
         assert_eq!(b["installed"], true, "{b}");
         let name = b["name"].as_str().unwrap();
@@ -239,6 +253,16 @@ fn report_names_drift() {
     v["hooks"].as_object_mut().unwrap().remove("Stop");
     std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
     assert_eq!(state_of(&report(home.path()), "Stop"), "missing");
+    // Every hook missing is not "ok".
+    std::fs::write(&path, "{\"model\": \"x\"}").unwrap();
+    let r = report(home.path());
+    assert!(
+        r["settings"]["status"]
+            .as_str()
+            .unwrap()
+            .starts_with("NO hook"),
+        "{r}"
+    );
     // The report is read-only.
     let before = std::fs::read(&path).unwrap();
     report(home.path());

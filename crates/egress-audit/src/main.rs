@@ -128,6 +128,13 @@ fn hook_mode() -> i32 {
         spec,
         move |input| {
             let (gate, notice) = configured_gate(&loaded);
+            // A config problem: in the audit log and to the user, once per session.
+            let notice = session_store::config_notice::once(
+                state.as_deref(),
+                input.session_id.as_deref(),
+                "egress-audit",
+                notice,
+            );
             let mode = e5_hook::Mode::from_config(loaded.config.egress_mode.as_deref());
             let verdict = e5_hook::judge(&input, &gate, mode, notice);
             let written = audit(

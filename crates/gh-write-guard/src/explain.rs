@@ -5,8 +5,8 @@
 //! invocation the command view found, each requirement's verdict with its findings and
 //! evidence, and the facts G6 and G7 used (repository kinds, aliases, targets, wait loops and
 //! their bounds). Read-only: it runs the same decision core as the hook against the real world,
-//! writes no audit record and fetches no branch rules unless `--live` (without it the rules
-//! lookup points at a closed local port, so G4 reports them as not determinable).
+//! writes no audit record and fetches no branch rules unless `--live` (without it the world's
+//! rules answer "not fetched", so G4 reports them as not determinable and names why).
 
 use crate::context::Context;
 use crate::finding::{Finding, Requirement, Verdict};
@@ -15,9 +15,10 @@ use crate::g7_wait_loops;
 use crate::hook::Process;
 use crate::judge::{judge_analysis, Analysis, UnitSource, Units};
 use crate::real_world::{RealWorld, RealWorldConfig};
-use crate::world::World;
+use crate::world::{DefaultPush, Destination, LookupError, RepoKind, RepoSlug, World};
 use serde_json::{json, Value};
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Where the rules lookup goes without `--live`: a port nothing listens on.
@@ -105,7 +106,11 @@ pub fn run(args: &[String]) -> i32 {
         rules_deadline: deadline,
         cache: std::sync::Arc::new(branch_rules::cache::MemoryCache::new()),
     });
-    let report = explain(&opts.command, &cx, &world, opts.live);
+    let report = if opts.live {
+        explain(&opts.command, &cx, &world, true)
+    } else {
+        explain(&opts.command, &cx, &Offline(&world), false)
+    };
     if opts.json {
         println!(
             "{}",
@@ -115,6 +120,69 @@ pub fn run(args: &[String]) -> i32 {
         print!("{}", report.text);
     }
     i32::from(report.denied)
+}
+
+/// The real world with its branch-rules lookup replaced by "not fetched": an offline explain must
+/// not report a timeout for a lookup it never made.
+struct Offline<'a>(&'a dyn World);
+
+struct NotFetched;
+
+impl branch_rules::Rules for NotFetched {
+    fn rules_for(&self, _: &str, _: &str, _: &str, _: &str) -> branch_rules::RulesOutcome {
+        branch_rules::RulesOutcome::Undeterminable(branch_rules::fetch::Cause::Transport(
+            "not fetched: explain runs offline (add --live to ask GitHub)".into(),
+        ))
+    }
+}
+
+impl World for Offline<'_> {
+    fn origin(&self, dir: &Path) -> Option<RepoSlug> {
+        self.0.origin(dir)
+    }
+    fn push_destinations(
+        &self,
+        dir: &Path,
+        remote: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Vec<Destination>, LookupError> {
+        self.0.push_destinations(dir, remote, overrides)
+    }
+    fn default_push(
+        &self,
+        dir: &Path,
+        explicit_remote: Option<&str>,
+        overrides: &[(String, String)],
+    ) -> Result<DefaultPush, LookupError> {
+        self.0.default_push(dir, explicit_remote, overrides)
+    }
+    fn remote_tracking_branch(&self, dir: &Path, remote: &str, branch: &str) -> Option<bool> {
+        self.0.remote_tracking_branch(dir, remote, branch)
+    }
+    fn local_branches(&self, dir: &Path) -> Vec<String> {
+        self.0.local_branches(dir)
+    }
+    fn is_github_host(&self, host: &str) -> bool {
+        self.0.is_github_host(host)
+    }
+    fn rules(&self) -> &dyn branch_rules::Rules {
+        &NotFetched
+    }
+    fn repo_kind(&self, dir: &Path) -> RepoKind {
+        self.0.repo_kind(dir)
+    }
+    fn resolves_to_commit(&self, dir: &Path, arg: &str) -> bool {
+        self.0.resolves_to_commit(dir, arg)
+    }
+    fn git_aliases(&self, dir: &Path) -> BTreeMap<String, String> {
+        self.0.git_aliases(dir)
+    }
+    fn gh_aliases(&self) -> BTreeMap<String, String> {
+        self.0.gh_aliases()
+    }
+    fn read_script(&self, path: &Path) -> Result<String, LookupError> {
+        self.0.read_script(path)
+    }
 }
 
 /// The explanation in both forms.

@@ -73,3 +73,27 @@ fn explains_g6_and_g7_with_their_facts() {
     let (code, _) = explain(&home, &["--bogus"]);
     assert_eq!(code, 2);
 }
+
+/// Without `--live` no rules lookup is made, so none can have timed out: the reason says the
+/// rules were not fetched (issue 20).
+#[test]
+fn offline_explain_says_the_rules_were_not_fetched_not_that_they_timed_out() {
+    let home = Sandbox::new(env!("CARGO_BIN_EXE_gh-write-guard"));
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(
+        &repo,
+        &["remote", "add", "origin", "https://github.com/o/r.git"],
+    );
+    let cwd = repo.to_str().unwrap();
+    let (code, text) = explain(&home, &["git push --force origin main", "--cwd", cwd]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("G4: deny"), "{text}");
+    assert!(text.contains("not fetched: explain runs offline"), "{text}");
+    assert!(
+        !text.contains("deadline") && !text.contains("Timeout"),
+        "{text}"
+    );
+}

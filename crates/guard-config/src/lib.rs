@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The one table of keys, and the diagnosis of a config file against it.
+pub mod diagnose;
+
 /// Every key the suite reads. Keys whose value a binary validates itself (sizes, tables) stay as
 /// raw TOML values here.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -63,31 +66,10 @@ pub struct Loaded {
     pub error: Option<String>,
     /// Keys we do not know (likely typos); reported, not fatal.
     pub unknown_keys: Vec<String>,
+    /// Every problem [`diagnose`] names in the file (unknown keys with the nearest known one,
+    /// values outside what is allowed); reported, not fatal.
+    pub problems: Vec<String>,
 }
-
-const KNOWN_KEYS: [&str; 20] = [
-    "review_helper",
-    "protected_branches",
-    "primary_checkout",
-    "github_api",
-    "rules_timeout_ms",
-    "maintainer_only_tiers",
-    "trusted_mcp_servers",
-    "mode",
-    "workspace_root",
-    "restricted_paths",
-    "network_allow",
-    "egress_mode",
-    "egress_extra_phrases",
-    "tasks_max",
-    "memory_max",
-    "hook_deadline_ms",
-    "integrity_extra_phrases",
-    "integrity_reference_secs",
-    // Reserved for the installer's own bookkeeping.
-    "installed_by",
-    "version",
-];
 
 /// Where the config file lives, from an environment lookup.
 pub fn config_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
@@ -159,13 +141,18 @@ pub fn parse(text: &str) -> Loaded {
     };
     let unknown_keys = table
         .keys()
-        .filter(|k| !KNOWN_KEYS.contains(&k.as_str()))
+        .filter(|k| diagnose::key(k).is_none())
         .cloned()
+        .collect();
+    let problems = diagnose::diagnose_table(&table)
+        .into_iter()
+        .map(|(_, message)| message)
         .collect();
     match Config::deserialize(toml::Value::Table(table)) {
         Ok(config) => Loaded {
             config,
             unknown_keys,
+            problems,
             ..Loaded::default()
         },
         Err(e) => failed(
@@ -193,10 +180,15 @@ impl Loaded {
         if let Some(e) = &self.error {
             return Some(format!("agent-guards config error (defaults in use): {e}"));
         }
-        if !self.unknown_keys.is_empty() {
+        if !self.problems.is_empty() {
+            let file = self
+                .path
+                .as_ref()
+                .map(|p| format!(" {}", p.display()))
+                .unwrap_or_default();
             return Some(format!(
-                "agent-guards config: unknown keys ignored: {}",
-                self.unknown_keys.join(", ")
+                "agent-guards config{file}: {} (`agent-guards report` lists them)",
+                self.problems.join("; ")
             ));
         }
         None

@@ -130,7 +130,13 @@ pub fn run(input: &HookInput, deps: &Deps) -> Verdict {
         }
         Err(e) => problems.push(format!("no state dir: {e}")),
     }
-    let mut notes = deps.notices.clone();
+    // A config problem: in the audit log and to the user, once per session.
+    let config_notice = (!deps.notices.is_empty()).then(|| deps.notices.join(" "));
+    let state_dir = deps.store.as_ref().ok().map(|s| s.state_dir.as_path());
+    let mut notes: Vec<String> =
+        session_store::config_notice::once(state_dir, session, "integrity-signals", config_notice)
+            .into_iter()
+            .collect();
     notes.extend(
         problems
             .into_iter()

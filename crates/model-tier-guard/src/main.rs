@@ -47,6 +47,14 @@ fn hook_mode() -> i32 {
         spec,
         move |input| {
             let session_id = input.session_id.clone();
+            // A config problem: in the audit log and to the user, once per session.
+            let mut ctx = ctx;
+            ctx.config_notice = session_store::config_notice::once(
+                ctx.state_dir.as_deref(),
+                session_id.as_deref(),
+                "model-tier-guard",
+                ctx.config_notice.take(),
+            );
             let verdict = judge(input, &ctx);
             let written = write_audit(&ctx, session_id.as_deref(), &verdict.audit);
             verdict.answer.noting_audit("model-tier-guard", written)

@@ -5,9 +5,11 @@
 //! * [`ledger`] — per-session state (taint, counters, cached lookups, recorded model) updated under an
 //!   exclusive file lock and written new-then-renamed, so concurrent hooks and crashes never corrupt it;
 //! * [`audit`] — the JSON-lines audit log: full evidence for the maintainer, one line per decision,
-//!   appended under a lock so concurrent hooks never interleave lines.
+//!   appended under a lock so concurrent hooks never interleave lines;
+//! * [`config_notice`] — a config problem said to the user once per session, and recorded.
 
 pub mod audit;
+pub mod config_notice;
 pub mod ledger;
 pub mod paths;
 pub mod time;
