@@ -42,6 +42,10 @@ pub struct ProcEntry {
     pub age_secs: u64,
     /// The short name from `stat` (`comm`).
     pub comm: String,
+    /// Start time in clock ticks since boot (`stat` field 22): with the pid, the identity of a
+    /// process (a reused pid has a later start).
+    #[serde(default)]
+    pub start_ticks: u64,
     /// The command line with NULs as spaces, at most [`CMDLINE_CHARS`] characters.
     pub cmdline: String,
     #[serde(default)]
@@ -56,6 +60,11 @@ pub struct TableRead {
     pub other_users: usize,
     /// Processes of our user whose environment could not be read (cleared, zombie, raced).
     pub env_unreadable: usize,
+    /// Processes whose environment was larger than [`ENVIRON_BYTES`] (a marker past it is unseen).
+    pub env_truncated: usize,
+    /// Processes of this user whose environment was not read because they started before the
+    /// agent (they cannot have been spawned by this run of the session).
+    pub started_before_agent: usize,
     /// The deadline passed before the whole table was read.
     pub truncated: bool,
 }
@@ -132,30 +141,15 @@ pub fn clip_cmdline(bytes: &[u8]) -> String {
     hook_io::escape_bytes(&joined, CMDLINE_CHARS + 1)
 }
 
-/// Reads one process. `with_env` reads its environment too (costly; only for our user's processes).
-/// `None` when the process vanished or its `stat` is unreadable.
-pub fn read_entry(proc_root: &Path, pid: i32, with_env: bool, uptime: f64) -> Option<ProcEntry> {
+/// Reads one process's owner and `stat` (no command line, no environment: `cmdline` is empty
+/// and `env` unread). `None` when the process vanished.
+pub fn read_stat_entry(proc_root: &Path, pid: i32, uptime: f64) -> Option<ProcEntry> {
     let dir: PathBuf = proc_root.join(pid.to_string());
     let uid = std::fs::metadata(&dir).ok()?.uid();
     let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
     let (comm, ppid, pgid, sid, start_ticks) = parse_stat(&stat)?;
     let started = start_ticks as f64 / ticks_per_second() as f64;
     let age_secs = (uptime - started).max(0.0) as u64;
-    let cmdline = read_capped(&dir.join("cmdline"), CMDLINE_BYTES)
-        .map(|b| clip_cmdline(&b))
-        .unwrap_or_default();
-    let env = if with_env {
-        match read_capped(&dir.join("environ"), ENVIRON_BYTES) {
-            Ok(bytes) if !bytes.is_empty() => EnvMarker {
-                truncated: bytes.len() >= ENVIRON_BYTES,
-                ..parse_environ(&bytes)
-            },
-            // An empty environ is a kernel thread, a zombie or a cleared environment.
-            _ => EnvMarker::default(),
-        }
-    } else {
-        EnvMarker::default()
-    };
     Some(ProcEntry {
         pid,
         ppid,
@@ -163,14 +157,78 @@ pub fn read_entry(proc_root: &Path, pid: i32, with_env: bool, uptime: f64) -> Op
         sid,
         uid,
         age_secs,
-        cmdline: if cmdline.is_empty() {
-            format!("[{}]", hook_io::escape_text(&comm, 32))
-        } else {
-            cmdline
-        },
         comm: hook_io::escape_text(&comm, 32),
-        env,
+        start_ticks,
+        cmdline: String::new(),
+        env: EnvMarker::default(),
     })
+}
+
+/// Reads `e`'s command line (escaped, clipped; `[comm]` when empty).
+pub fn fill_cmdline(proc_root: &Path, e: &mut ProcEntry) {
+    let dir = proc_root.join(e.pid.to_string());
+    let cmdline = read_capped(&dir.join("cmdline"), CMDLINE_BYTES)
+        .map(|b| clip_cmdline(&b))
+        .unwrap_or_default();
+    e.cmdline = if cmdline.is_empty() {
+        format!("[{}]", e.comm)
+    } else {
+        cmdline
+    };
+}
+
+/// Reads `e`'s environment markers.
+pub fn fill_env(proc_root: &Path, e: &mut ProcEntry) {
+    let dir = proc_root.join(e.pid.to_string());
+    e.env = match read_capped(&dir.join("environ"), ENVIRON_BYTES) {
+        Ok(bytes) if !bytes.is_empty() => EnvMarker {
+            truncated: bytes.len() >= ENVIRON_BYTES,
+            ..parse_environ(&bytes)
+        },
+        // An empty environ is a kernel thread, a zombie or a cleared environment.
+        _ => EnvMarker::default(),
+    };
+}
+
+/// Reads one process. `with_env` reads its environment too (costly; only for our user's processes).
+/// `None` when the process vanished or its `stat` is unreadable.
+pub fn read_entry(proc_root: &Path, pid: i32, with_env: bool, uptime: f64) -> Option<ProcEntry> {
+    let mut e = read_stat_entry(proc_root, pid, uptime)?;
+    fill_cmdline(proc_root, &mut e);
+    if with_env {
+        fill_env(proc_root, &mut e);
+    }
+    Some(e)
+}
+
+/// Every process's owner and `stat` under `proc_root`, sorted by pid; stops at `deadline`
+/// (marking the read truncated). Command lines and environments are read later, only for the
+/// processes that need them ([`fill_cmdline`], [`fill_env`]).
+pub fn read_stats(
+    proc_root: &Path,
+    deadline: Option<std::time::Instant>,
+) -> std::io::Result<TableRead> {
+    let uptime = uptime_secs(proc_root).unwrap_or(0.0);
+    let mut read = TableRead::default();
+    for dirent in std::fs::read_dir(proc_root)? {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            read.truncated = true;
+            break;
+        }
+        let Ok(dirent) = dirent else { continue };
+        let Some(pid) = dirent
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if let Some(e) = read_stat_entry(proc_root, pid, uptime) {
+            read.entries.push(e);
+        }
+    }
+    read.entries.sort_by_key(|e| e.pid);
+    Ok(read)
 }
 
 /// Reads every process under `proc_root`. Environments are read only for processes owned by

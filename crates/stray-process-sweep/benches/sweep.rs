@@ -25,12 +25,14 @@ fn entry(pid: i32, ppid: i32, sid: i32, session: Option<&str>, child: bool) -> P
         uid: 1000,
         age_secs: 600,
         comm: "proc".into(),
+        start_ticks: 0,
         cmdline: format!("/usr/bin/proc --id {pid}"),
         env: EnvMarker {
             session_id: session.map(str::to_string),
             child_session: child,
             harness: false,
             readable: true,
+            truncated: false,
         },
     }
 }

@@ -246,6 +246,7 @@ mod tests {
             uid: 0,
             age_secs: age,
             comm: "x".into(),
+            start_ticks: 0,
             cmdline: proc_table::entry::clip_cmdline(cmd.as_bytes()),
             env: Default::default(),
         }
