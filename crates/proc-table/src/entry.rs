@@ -201,6 +201,16 @@ pub fn read_entry(proc_root: &Path, pid: i32, with_env: bool, uptime: f64) -> Op
     Some(e)
 }
 
+/// The pids listed under `proc_root` (the numeric directory names), in directory order.
+pub fn pids(proc_root: &Path) -> std::io::Result<impl Iterator<Item = i32>> {
+    Ok(std::fs::read_dir(proc_root)?.filter_map(|d| {
+        d.ok()?
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+    }))
+}
+
 /// Every process's owner and `stat` under `proc_root`, sorted by pid; stops at `deadline`
 /// (marking the read truncated). Command lines and environments are read later, only for the
 /// processes that need them ([`fill_cmdline`], [`fill_env`]).
@@ -210,19 +220,11 @@ pub fn read_stats(
 ) -> std::io::Result<TableRead> {
     let uptime = uptime_secs(proc_root).unwrap_or(0.0);
     let mut read = TableRead::default();
-    for dirent in std::fs::read_dir(proc_root)? {
+    for pid in pids(proc_root)? {
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             read.truncated = true;
             break;
         }
-        let Ok(dirent) = dirent else { continue };
-        let Some(pid) = dirent
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
         if let Some(e) = read_stat_entry(proc_root, pid, uptime) {
             read.entries.push(e);
         }
@@ -241,24 +243,18 @@ pub fn read_table(
 ) -> std::io::Result<TableRead> {
     let uptime = uptime_secs(proc_root).unwrap_or(0.0);
     let mut read = TableRead::default();
-    for dirent in std::fs::read_dir(proc_root)? {
+    for pid in pids(proc_root)? {
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             read.truncated = true;
             break;
         }
-        let Ok(dirent) = dirent else { continue };
-        let Some(pid) = dirent
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
+        let Some(mut entry) = read_stat_entry(proc_root, pid, uptime) else {
             continue;
         };
-        let owner = dirent.metadata().map(|m| m.uid()).ok();
-        let with_env = owner == Some(env_uid);
-        let Some(entry) = read_entry(proc_root, pid, with_env, uptime) else {
-            continue;
-        };
+        fill_cmdline(proc_root, &mut entry);
+        if entry.uid == env_uid {
+            fill_env(proc_root, &mut entry);
+        }
         // Kernel threads (kthreadd and its children) have no environment to read.
         let kernel_thread = entry.pid == 2 || entry.ppid == 2;
         if entry.uid != env_uid {

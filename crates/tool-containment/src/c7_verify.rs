@@ -45,28 +45,21 @@ pub fn marked_alive(session_id: &str, until: Instant) -> Result<Vec<ProcEntry>, 
     let uptime = uptime_secs(proc_root).unwrap_or(0.0);
     let needle = format!("CLAUDE_CODE_SESSION_ID={session_id}\0");
     let mut out = Vec::new();
-    let entries =
-        std::fs::read_dir(proc_root).map_err(|e| format!("cannot read /proc to verify: {e}"))?;
+    let pids = proc_table::entry::pids(proc_root)
+        .map_err(|e| format!("cannot read /proc to verify: {e}"))?;
     let mut buf = Vec::new();
-    for dirent in entries.flatten() {
+    for pid in pids {
         if Instant::now() >= until {
             return Err(format!(
                 "the deadline passed while checking /proc for survivors ({} found so far)",
                 out.len()
             ));
         }
-        let Some(pid) = dirent
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
         if skip.contains(&pid) {
             continue;
         }
         buf.clear();
-        let Ok(f) = std::fs::File::open(dirent.path().join("environ")) else {
+        let Ok(f) = std::fs::File::open(proc_root.join(pid.to_string()).join("environ")) else {
             continue;
         };
         if f.take(ENVIRON_BYTES).read_to_end(&mut buf).is_err() {
