@@ -70,7 +70,10 @@ fn the_session_end_watchdog_answers_with_what_was_done_and_records_it() {
     });
     let (code, _, err) = hook_replay::run_with_payload(c, &payload).unwrap();
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("could not finish the session-end stop"), "{err}");
+    assert!(
+        err.contains("could not finish the session-end stop"),
+        "{err}"
+    );
     assert!(!err.contains("stopped them"), "{err}");
     let audit = audit_text(&s);
     assert!(
@@ -93,16 +96,16 @@ fn an_unreadable_payload_still_stops_the_session_named_in_the_hook_environment()
     assert!(wait_for(Duration::from_secs(10), || running(&cmd).len() == 1));
     let mut c = Command::new(BIN);
     s.home.isolate(&mut c);
-    let out = hook_replay::sandbox::run(
-        c.env("CLAUDE_CODE_SESSION_ID", &s.id),
-        b"{not json",
-    );
+    let out = hook_replay::sandbox::run(c.env("CLAUDE_CODE_SESSION_ID", &s.id), b"{not json");
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     let still = running(&cmd);
     kill_all(&cmd);
     assert_eq!(out.status.code(), Some(2));
     assert!(err.contains("could not be read"), "{err}");
-    assert!(still.is_empty(), "the session in the environment was stopped: {err}");
+    assert!(
+        still.is_empty(),
+        "the session in the environment was stopped: {err}"
+    );
     assert!(err.contains(&format!("1 × {cmd}")), "{err}");
 }
 
@@ -142,6 +145,13 @@ fn commands_without_a_session_id_are_grouped_under_their_cli_and_stopped_at_its_
     let (code, err) = s.session_end();
     let still = running(&cmd);
     kill_all(&cmd);
+    // Cleanup whatever the assertions below find: the id-less group is not the session's.
+    let group = tool_containment::c3_groups::no_session_group_of(me as i32).unwrap();
+    let _ = tool_containment::c7_session_end::stop_session(
+        &s.backend,
+        &group,
+        std::time::Instant::now() + Duration::from_secs(5),
+    );
     assert_eq!(code, 2, "{err}");
     assert!(still.is_empty(), "{err}");
     assert!(err.contains(&format!("1 × {cmd}")), "{err}");
