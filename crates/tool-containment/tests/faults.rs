@@ -126,33 +126,55 @@ fn the_session_as_a_whole_carries_the_ceilings() {
 
 #[test]
 fn commands_without_a_session_id_are_grouped_under_their_cli_and_stopped_at_its_end() {
-    // The test process plays the CLI: it is the parent of the prefix and of the SessionEnd hook.
+    // A bash plays the CLI (not the test process: other tests' SessionEnd hooks are its
+    // children too): it runs the prefix without a session id, then the SessionEnd hook.
     let s = TestSession::new("nosession");
     let arg = unique_sleep(2);
     let cmd = format!("sleep {arg}");
-    let mut c = s.prefix(&tool_call(&format!("cat /proc/self/cgroup; sleep {arg} &")));
-    c.env_remove("CLAUDE_CODE_SESSION_ID")
+    let script = tool_call(&format!(
+        "cat /proc/self/cgroup; sleep {arg} >/dev/null 2>&1 &"
+    ));
+    let payload = serde_json::json!({
+        "hook_event_name": "SessionEnd", "session_id": s.id, "reason": "exit",
+    })
+    .to_string();
+    let mut cli = Command::new("bash");
+    s.home.isolate(&mut cli);
+    let out = cli
+        .arg("-c")
+        .arg(r#"echo "cli=$$"; "$BIN" "$SCRIPT"; sleep 0.5; printf '%s' "$PAYLOAD" | "$BIN""#)
+        .env("BIN", BIN)
+        .env("SCRIPT", &script)
+        .env("PAYLOAD", &payload)
+        .env_remove("CLAUDE_CODE_SESSION_ID")
+        .env_remove("AI_AGENT")
         .env("CLAUDE_CODE_CHILD_SESSION", "1")
-        .stdout(Stdio::piped());
-    let out = c.output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let me = std::process::id();
-    assert!(
-        text.contains(&format!("/agent-guards/session-_no-session-{me}-")),
-        "{text}"
-    );
-    assert!(wait_for(Duration::from_secs(10), || running(&cmd).len() == 1));
-    let (code, err) = s.session_end();
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
     let still = running(&cmd);
     kill_all(&cmd);
-    // Cleanup whatever the assertions below find: the id-less group is not the session's.
-    let group = tool_containment::c3_groups::no_session_group_of(me as i32).unwrap();
-    let _ = tool_containment::c7_session_end::stop_session(
-        &s.backend,
-        &group,
-        std::time::Instant::now() + Duration::from_secs(5),
+    let cli_pid: i32 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("cli="))
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap();
+    assert!(
+        text.contains(&format!("/agent-guards/session-_no-session-{cli_pid}-")),
+        "{text}"
     );
-    assert_eq!(code, 2, "{err}");
     assert!(still.is_empty(), "{err}");
     assert!(err.contains(&format!("1 × {cmd}")), "{err}");
+    // The CLI has ended: its id-less group is gone (no cleanup needed beyond the check).
+    let dirs = tool_containment::c3_groups::session_dirs(&s.backend, "session-_no-session-x");
+    let parent = dirs[0].parent().unwrap().to_path_buf();
+    let left: Vec<String> = std::fs::read_dir(&parent)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("session-_no-session-{cli_pid}-")))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
