@@ -116,7 +116,7 @@ fn five_hundred_sleepers_in_one_command_are_stopped_and_named() {
 }
 
 #[test]
-#[ignore = "heavy: 4,000 processes (~20-60 s on 2 shared cores); run with --ignored"]
+#[ignore = "heavy: 4,000 processes (15-60 s on 2 loaded cores); run with --ignored"]
 fn four_thousand_sleepers_at_the_default_ceiling_are_stopped_and_named() {
     sleepers_case(4000);
 }
@@ -168,7 +168,7 @@ fn five_hundred_finished_commands_and_one_leftover() {
 }
 
 #[test]
-#[ignore = "heavy: 5,000 commands (~30-90 s on 2 shared cores); run with --ignored"]
+#[ignore = "heavy: 5,000 commands (55-230 s on 2 loaded cores); run with --ignored"]
 fn five_thousand_finished_commands_and_one_leftover() {
     finished_commands_case(5000);
 }
