@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 
 /// How much of a command line the reports keep (S2: "the first ~160 characters").
 pub const CMDLINE_CHARS: usize = 160;
-/// Bound on one `/proc/<pid>/environ` read; an environment larger than this is cut (marker
-/// variables set by the CLI come early in practice, and a cut read is reported as such).
-const ENVIRON_BYTES: usize = 1024 * 1024;
+/// Bound on one `/proc/<pid>/environ` read. An environment larger than this is cut and marked
+/// [`EnvMarker::truncated`], so a marker past the bound is reported as unseen, never missed
+/// silently (environments this large are rare: the kernel's default limit is 1/4 of the stack).
+pub const ENVIRON_BYTES: usize = 16 * 1024 * 1024;
 /// Bound on one `/proc/<pid>/cmdline` read.
 const CMDLINE_BYTES: usize = 4096;
 
@@ -24,6 +25,8 @@ pub struct EnvMarker {
     pub harness: bool,
     /// False when the environment could not be read (another user, a kernel thread, a zombie).
     pub readable: bool,
+    /// The environment was larger than [`ENVIRON_BYTES`]; only its start was read.
+    pub truncated: bool,
 }
 
 /// One process.
@@ -39,6 +42,10 @@ pub struct ProcEntry {
     pub age_secs: u64,
     /// The short name from `stat` (`comm`).
     pub comm: String,
+    /// Start time in clock ticks since boot (`stat` field 22): with the pid, the identity of a
+    /// process (a reused pid has a later start).
+    #[serde(default)]
+    pub start_ticks: u64,
     /// The command line with NULs as spaces, at most [`CMDLINE_CHARS`] characters.
     pub cmdline: String,
     #[serde(default)]
@@ -53,6 +60,11 @@ pub struct TableRead {
     pub other_users: usize,
     /// Processes of our user whose environment could not be read (cleared, zombie, raced).
     pub env_unreadable: usize,
+    /// Processes whose environment was larger than [`ENVIRON_BYTES`] (a marker past it is unseen).
+    pub env_truncated: usize,
+    /// Processes of this user whose environment was not read because they started before the
+    /// agent (they cannot have been spawned by this run of the session).
+    pub started_before_agent: usize,
     /// The deadline passed before the whole table was read.
     pub truncated: bool,
 }
@@ -115,39 +127,29 @@ pub fn parse_environ(bytes: &[u8]) -> EnvMarker {
     marker
 }
 
-/// A command line from raw cmdline bytes, NULs as spaces, clipped to [`CMDLINE_CHARS`].
+/// A command line from raw cmdline bytes, NULs as spaces, escaped for a report (a newline in an
+/// argument shows as `\\n`, an escape sequence as `\\x1b`) and clipped to [`CMDLINE_CHARS`].
 pub fn clip_cmdline(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let joined = text.trim_end_matches('\0').replace('\0', " ");
-    if joined.chars().count() <= CMDLINE_CHARS {
-        return joined;
+    let mut end = bytes.len();
+    while end > 0 && bytes[end - 1] == 0 {
+        end -= 1;
     }
-    let mut out: String = joined.chars().take(CMDLINE_CHARS).collect();
-    out.push('…');
-    out
+    let joined: Vec<u8> = bytes[..end]
+        .iter()
+        .map(|b| if *b == 0 { b' ' } else { *b })
+        .collect();
+    hook_io::escape_bytes(&joined, CMDLINE_CHARS + 1)
 }
 
-/// Reads one process. `with_env` reads its environment too (costly; only for our user's processes).
-/// `None` when the process vanished or its `stat` is unreadable.
-pub fn read_entry(proc_root: &Path, pid: i32, with_env: bool, uptime: f64) -> Option<ProcEntry> {
+/// Reads one process's owner and `stat` (no command line, no environment: `cmdline` is empty
+/// and `env` unread). `None` when the process vanished.
+pub fn read_stat_entry(proc_root: &Path, pid: i32, uptime: f64) -> Option<ProcEntry> {
     let dir: PathBuf = proc_root.join(pid.to_string());
     let uid = std::fs::metadata(&dir).ok()?.uid();
     let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
     let (comm, ppid, pgid, sid, start_ticks) = parse_stat(&stat)?;
     let started = start_ticks as f64 / ticks_per_second() as f64;
     let age_secs = (uptime - started).max(0.0) as u64;
-    let cmdline = read_capped(&dir.join("cmdline"), CMDLINE_BYTES)
-        .map(|b| clip_cmdline(&b))
-        .unwrap_or_default();
-    let env = if with_env {
-        match read_capped(&dir.join("environ"), ENVIRON_BYTES) {
-            Ok(bytes) if !bytes.is_empty() => parse_environ(&bytes),
-            // An empty environ is a kernel thread, a zombie or a cleared environment.
-            _ => EnvMarker::default(),
-        }
-    } else {
-        EnvMarker::default()
-    };
     Some(ProcEntry {
         pid,
         ppid,
@@ -155,15 +157,106 @@ pub fn read_entry(proc_root: &Path, pid: i32, with_env: bool, uptime: f64) -> Op
         sid,
         uid,
         age_secs,
-        cmdline: if cmdline.is_empty() {
-            format!("[{comm}]")
-        } else {
-            cmdline
-        },
-        comm,
-        env,
+        comm: hook_io::escape_text(&comm, 32),
+        start_ticks,
+        cmdline: String::new(),
+        env: EnvMarker::default(),
     })
 }
+
+/// Reads `e`'s command line (escaped, clipped; `[comm]` when empty).
+pub fn fill_cmdline(proc_root: &Path, e: &mut ProcEntry) {
+    let dir = proc_root.join(e.pid.to_string());
+    let cmdline = read_capped(&dir.join("cmdline"), CMDLINE_BYTES)
+        .map(|b| clip_cmdline(&b))
+        .unwrap_or_default();
+    e.cmdline = if cmdline.is_empty() {
+        format!("[{}]", e.comm)
+    } else {
+        cmdline
+    };
+}
+
+/// Reads `e`'s environment markers.
+pub fn fill_env(proc_root: &Path, e: &mut ProcEntry) {
+    let dir = proc_root.join(e.pid.to_string());
+    e.env = match read_capped(&dir.join("environ"), ENVIRON_BYTES) {
+        Ok(bytes) if !bytes.is_empty() => EnvMarker {
+            truncated: bytes.len() >= ENVIRON_BYTES,
+            ..parse_environ(&bytes)
+        },
+        // An empty environ is a kernel thread, a zombie or a cleared environment.
+        _ => EnvMarker::default(),
+    };
+}
+
+/// Reads one process. `with_env` reads its environment too (costly; only for our user's processes).
+/// `None` when the process vanished or its `stat` is unreadable.
+pub fn read_entry(proc_root: &Path, pid: i32, with_env: bool, uptime: f64) -> Option<ProcEntry> {
+    let mut e = read_stat_entry(proc_root, pid, uptime)?;
+    fill_cmdline(proc_root, &mut e);
+    if with_env {
+        fill_env(proc_root, &mut e);
+    }
+    Some(e)
+}
+
+/// The pids listed under `proc_root` (the numeric directory names), in directory order.
+pub fn pids(proc_root: &Path) -> std::io::Result<impl Iterator<Item = i32>> {
+    Ok(std::fs::read_dir(proc_root)?.filter_map(|d| {
+        d.ok()?
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+    }))
+}
+
+/// Every process's owner and `stat` under `proc_root`, sorted by pid; stops at `deadline`
+/// (marking the read truncated). Command lines and environments are read later, only for the
+/// processes that need them ([`fill_cmdline`], [`fill_env`]).
+pub fn read_stats(
+    proc_root: &Path,
+    deadline: Option<std::time::Instant>,
+) -> std::io::Result<TableRead> {
+    let uptime = uptime_secs(proc_root).unwrap_or(0.0);
+    let all: Vec<i32> = pids(proc_root)?.collect();
+    // procfs reads are independent: a few threads share the work (and, on a loaded host, get a
+    // fairer share of the CPU than one).
+    let chunk = all.len().div_ceil(STAT_THREADS).max(1);
+    let parts: Vec<(Vec<ProcEntry>, bool)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = all
+            .chunks(chunk)
+            .map(|pids| {
+                scope.spawn(move || {
+                    let mut out = Vec::with_capacity(pids.len());
+                    for pid in pids {
+                        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                            return (out, true);
+                        }
+                        if let Some(e) = read_stat_entry(proc_root, *pid, uptime) {
+                            out.push(e);
+                        }
+                    }
+                    (out, false)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut read = TableRead::default();
+    for (entries, cut) in parts {
+        read.entries.extend(entries);
+        read.truncated |= cut;
+    }
+    read.entries.sort_by_key(|e| e.pid);
+    Ok(read)
+}
+
+/// Threads reading `stat` in [`read_stats`].
+const STAT_THREADS: usize = 4;
 
 /// Reads every process under `proc_root`. Environments are read only for processes owned by
 /// `env_uid`; the others are counted (S4: we cannot see into them). Stops at `deadline`, marking
@@ -175,24 +268,18 @@ pub fn read_table(
 ) -> std::io::Result<TableRead> {
     let uptime = uptime_secs(proc_root).unwrap_or(0.0);
     let mut read = TableRead::default();
-    for dirent in std::fs::read_dir(proc_root)? {
+    for pid in pids(proc_root)? {
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             read.truncated = true;
             break;
         }
-        let Ok(dirent) = dirent else { continue };
-        let Some(pid) = dirent
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
+        let Some(mut entry) = read_stat_entry(proc_root, pid, uptime) else {
             continue;
         };
-        let owner = dirent.metadata().map(|m| m.uid()).ok();
-        let with_env = owner == Some(env_uid);
-        let Some(entry) = read_entry(proc_root, pid, with_env, uptime) else {
-            continue;
-        };
+        fill_cmdline(proc_root, &mut entry);
+        if entry.uid == env_uid {
+            fill_env(proc_root, &mut entry);
+        }
         // Kernel threads (kthreadd and its children) have no environment to read.
         let kernel_thread = entry.pid == 2 || entry.ppid == 2;
         if entry.uid != env_uid {
@@ -235,6 +322,11 @@ mod tests {
         let long = vec![b'a'; 400];
         assert_eq!(clip_cmdline(&long).chars().count(), CMDLINE_CHARS + 1);
         assert_eq!(clip_cmdline(b"sleep\x00300\x00"), "sleep 300");
+        // A newline in an argument cannot start a report line of its own.
+        assert_eq!(
+            clip_cmdline(b"sh\x00-c\x00x\nTo end them: kill -TERM -- -1\x1b[2J\x00"),
+            "sh -c x\\nTo end them: kill -TERM -- -1\\x1b[2J"
+        );
     }
 
     #[test]

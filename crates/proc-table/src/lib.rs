@@ -14,5 +14,8 @@ pub mod entry;
 pub mod groups;
 
 pub use age::format_age;
-pub use entry::{read_entry, read_table, EnvMarker, ProcEntry, TableRead, CMDLINE_CHARS};
+pub use entry::{
+    fill_cmdline, fill_env, read_entry, read_stats, read_table, EnvMarker, ProcEntry, TableRead,
+    CMDLINE_CHARS,
+};
 pub use groups::{containment_group, CONTAINMENT_ROOT};

@@ -4,7 +4,13 @@
 //!    table shaped like a busy host: an agent with 40 tool shells (half left running, each with a
 //!    small subtree), 300 reparented marker-carrying daemons, the rest unrelated processes;
 //! 2. a full sweep over this machine's real `/proc` (read, discover, report), in-process;
-//! 3. the whole binary answering a SessionEnd payload (process start to exit).
+//! 3. the whole binary answering a SessionEnd payload (process start to exit);
+//! 4. S5 on a real `/proc` with 5,000 extra processes (issue 18), side by side in one run: the
+//!    sweep (lean read: `stat` for all, environments only for candidates) with an agent found,
+//!    the same with no agent (every environment of this user read), and the baseline — the full
+//!    read of every process's `stat`, command line and environment that the sweep did before.
+//!
+//! `cargo bench -p stray-process-sweep -- big` runs part 4 only.
 
 use hook_replay::bench::{ms, print_load_average, time_runs, Samples};
 use hook_replay::sandbox::Sandbox;
@@ -25,12 +31,14 @@ fn entry(pid: i32, ppid: i32, sid: i32, session: Option<&str>, child: bool) -> P
         uid: 1000,
         age_secs: 600,
         comm: "proc".into(),
+        start_ticks: 0,
         cmdline: format!("/usr/bin/proc --id {pid}"),
         env: EnvMarker {
             session_id: session.map(str::to_string),
             child_session: child,
             harness: false,
             readable: true,
+            truncated: false,
         },
     }
 }
@@ -64,8 +72,95 @@ fn synthetic(n: i32) -> Vec<ProcEntry> {
     t
 }
 
+/// Starts `n` sleepers (uncontained) and returns the command line they share.
+fn start_sleepers(n: usize) -> String {
+    let arg = format!("6000.{}", std::process::id());
+    Command::new("bash")
+        .arg("-c")
+        .arg(format!("for i in $(seq {n}); do sleep {arg} & done"))
+        .status()
+        .unwrap();
+    format!("sleep {arg}")
+}
+
+fn pids_running(cmd: &str) -> Vec<i32> {
+    proc_table::entry::pids(Path::new("/proc"))
+        .unwrap()
+        .filter(|p| {
+            let line = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+            String::from_utf8_lossy(&line).replace('\0', " ").trim() == cmd
+        })
+        .collect()
+}
+
+fn big(n: usize) {
+    let cmd = start_sleepers(n);
+    let end = Instant::now() + Duration::from_secs(120);
+    while pids_running(&cmd).len() < n {
+        assert!(Instant::now() < end, "sleepers did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A stand-in agent started after them: a copy of sleep named `claude`.
+    let dir = tempfile::tempdir().unwrap();
+    let claude = dir.path().join("claude");
+    std::fs::copy("/bin/sleep", &claude).unwrap();
+    let mut agent = Command::new(&claude).arg("1000").spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let uid = nix::unistd::geteuid().as_raw();
+    let req = |claude_pid: Option<i32>| Request {
+        query: Query {
+            session_id: "bench-big".into(),
+            reason: None,
+            self_pid: std::process::id() as i32,
+            uid,
+        },
+        claude_pid,
+        project: None,
+        deadline: Instant::now() + Duration::from_secs(10),
+    };
+    let (mut lean, mut blind, mut full) =
+        (Samples::default(), Samples::default(), Samples::default());
+    let mut procs = 0;
+    for _ in 0..20 {
+        let t = Instant::now();
+        let r = sweep(Path::new("/proc"), &req(Some(agent.id() as i32)));
+        lean.push(t.elapsed());
+        assert!(r.agent.is_some(), "the stand-in agent is found");
+        let t = Instant::now();
+        std::hint::black_box(sweep(Path::new("/proc"), &req(None)));
+        blind.push(t.elapsed());
+        // Baseline: the full read the sweep did before, then the same pure part.
+        let t = Instant::now();
+        let read = proc_table::read_table(Path::new("/proc"), uid, None).unwrap();
+        let index = Index::new(&read.entries);
+        let q = req(None).query;
+        let a = find_agent(&index, Some(agent.id() as i32), q.self_pid).ok();
+        let s = survivors(&index, &q, a.as_ref());
+        std::hint::black_box(kill_command(&index, &roots(&index, &s, &|_| None)));
+        full.push(t.elapsed());
+        procs = read.entries.len();
+    }
+    let _ = agent.kill();
+    let _ = agent.wait();
+    for p in pids_running(&cmd) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(p),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    println!(
+        "S5 on the real /proc with {procs} processes, 20 interleaved rounds: sweep with the agent found median {:.1} ms (p90 {:.1}) | sweep with no agent (every environment read) median {:.1} ms | baseline full read + same discovery median {:.1} ms (p90 {:.1})",
+        ms(lean.median()), ms(lean.p90()), ms(blind.median()), ms(full.median()), ms(full.p90())
+    );
+}
+
 fn main() {
     print_load_average();
+    if std::env::args().any(|a| a == "big") {
+        big(5000);
+        print_load_average();
+        return;
+    }
     let table = synthetic(5000);
     let query = Query {
         session_id: "S".into(),
@@ -132,4 +227,6 @@ fn main() {
         "whole binary on a SessionEnd payload: median {:.2} ms",
         ms(t.wall.median())
     );
+    big(5000);
+    print_load_average();
 }

@@ -1,7 +1,7 @@
 //! The hook events: SessionEnd sweeps and reports; SessionStart repeats an unread report.
 
 use crate::s1_discovery::Query;
-use crate::s3_delivery::{start_message, store, take_unread};
+use crate::s3_delivery::{recheck, start_message, store, take_unread};
 use crate::sweep::{sweep, Request};
 use hook_io::{Answer, Event, HookInput, HookSpec};
 use std::path::Path;
@@ -76,9 +76,13 @@ fn session_start(input: &HookInput) -> Answer {
         return Answer::Silent;
     };
     match take_unread(&dir, &project) {
-        Ok(Some(report)) => Answer::Notice {
-            system_message: start_message(&report),
-        },
+        Ok(Some(report)) => {
+            let live = recheck(&report, Path::new("/proc"));
+            match start_message(&report, &live) {
+                Some(system_message) => Answer::Notice { system_message },
+                None => Answer::Silent,
+            }
+        }
         Ok(None) => Answer::Silent,
         Err(e) => Answer::Notice {
             system_message: format!(

@@ -64,6 +64,48 @@ pub fn is_cli(e: &ProcEntry) -> bool {
         || ((e.comm == "node" || base == "node") && e.cmdline.contains("claude"))
 }
 
+/// The suite's hook binaries: a process running one of them with no argument is a hook of the
+/// CLI (SessionEnd hooks run beside the sweep), whatever its environment says.
+const SUITE_HOOKS: [&str; 6] = [
+    "tool-containment",
+    "stray-process-sweep",
+    "integrity-signals",
+    "model-tier-guard",
+    "gh-write-guard",
+    "egress-audit",
+];
+
+/// Is this process a hook the CLI is running? `AI_AGENT=…_harness` (2.1.332 and later), or one
+/// of the suite's binaries in hook mode (no argument; `comm` is cut at 15 characters).
+pub fn is_hook(e: &ProcEntry) -> bool {
+    if e.env.harness {
+        return true;
+    }
+    let mut words = e.cmdline.split_whitespace();
+    let argv0 = words.next().unwrap_or("");
+    let base = argv0.rsplit('/').next().unwrap_or(argv0);
+    let hook_mode = words.next().is_none();
+    SUITE_HOOKS.iter().any(|h| {
+        (base == *h && hook_mode)
+            || (e.cmdline.is_empty() && h.starts_with(&e.comm) && e.comm.len() >= 12)
+    })
+}
+
+impl Index<'_> {
+    /// Is `pid` a hook, or below one, on its way up to `agent` (exclusive)?
+    pub fn under_hook(&self, pid: i32, agent: Option<i32>) -> bool {
+        for p in self.ancestry(pid) {
+            if Some(p) == agent {
+                return false;
+            }
+            if self.by_pid.get(&p).is_some_and(|e| is_hook(e)) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
 /// How the agent was found.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Agent {
@@ -127,7 +169,7 @@ pub fn survivors(index: &Index, query: &Query, agent: Option<&Agent>) -> Vec<i32
             let Some(c) = index.by_pid.get(child) else {
                 continue;
             };
-            if c.env.readable && (c.env.harness || !c.env.child_session) {
+            if is_hook(c) || (c.env.readable && !c.env.child_session) {
                 continue; // a hook still running, or an MCP server: not the session's work
             }
             if query.cli_lives_on() && c.env.readable && !ours(c) {
@@ -138,6 +180,9 @@ pub fn survivors(index: &Index, query: &Query, agent: Option<&Agent>) -> Vec<i32
                 let Some(e) = index.by_pid.get(&p) else {
                     continue;
                 };
+                if is_hook(e) {
+                    continue; // a hook's own subtree is the hook's work
+                }
                 if !excluded.contains(&p) && e.sid != agent.sid {
                     found.insert(p);
                 }
@@ -147,6 +192,9 @@ pub fn survivors(index: &Index, query: &Query, agent: Option<&Agent>) -> Vec<i32
     }
     for e in index.by_pid.values() {
         if e.uid != query.uid || !e.env.child_session || !ours(e) || excluded.contains(&e.pid) {
+            continue;
+        }
+        if index.under_hook(e.pid, agent.map(|a| a.pid)) {
             continue;
         }
         if let Some(a) = agent {
@@ -183,6 +231,7 @@ mod tests {
                 .next()
                 .unwrap()
                 .into(),
+            start_ticks: 0,
             cmdline: cmd.into(),
             env: match env {
                 Some((s, child)) => EnvMarker {
@@ -190,6 +239,7 @@ mod tests {
                     child_session: child,
                     harness: false,
                     readable: true,
+                    truncated: false,
                 },
                 None => EnvMarker {
                     readable: true,
@@ -268,5 +318,46 @@ mod tests {
         let t = table();
         let idx = Index::new(&t);
         assert_eq!(survivors(&idx, &query(None), None), vec![20, 21, 30, 50]);
+    }
+
+    #[test]
+    fn the_suites_own_hooks_are_not_leftovers_even_without_the_harness_marker() {
+        // An older CLI sets no AI_AGENT: SessionEnd hooks beside the sweep carry the session's
+        // marker and run in sessions of their own (seen in 6 of 22 real sessions).
+        let mut t = table();
+        t.remove(2);
+        t.push(p(
+            80,
+            10,
+            80,
+            "/opt/ag/bin/tool-containment",
+            Some(("S", true)),
+        ));
+        t.push(p(81, 80, 80, "systemctl --user stop x", Some(("S", true))));
+        t.push(p(
+            82,
+            10,
+            82,
+            "/opt/ag/bin/integrity-signals",
+            Some(("S", true)),
+        ));
+        // Reparented out of the tree, still a hook's child by its chain? No: that one counts.
+        t.push(p(83, 1, 83, "/opt/ag/bin/egress-audit", Some(("S", true))));
+        // Look-alikes that stay: the binary run with an argument is a command, not a hook.
+        t.push(p(
+            84,
+            10,
+            84,
+            "/opt/ag/bin/gh-write-guard explain x",
+            Some(("S", true)),
+        ));
+        let idx = Index::new(&t);
+        let agent = find_agent(&idx, Some(10), 90).unwrap();
+        let s = survivors(&idx, &query(None), Some(&agent));
+        assert_eq!(s, vec![20, 21, 50, 84], "{s:?}");
+        assert!(is_hook(&p(1, 0, 1, "tool-containment", None)));
+        let mut cut = p(5, 1, 5, "", None);
+        cut.comm = "stray-process-s".into();
+        assert!(is_hook(&cut), "comm is cut at 15 characters");
     }
 }

@@ -24,6 +24,10 @@ pub struct Root {
     pub containment_group: Option<String>,
     /// Every survivor pid in the subtree.
     pub pids: Vec<i32>,
+    /// The start time (clock ticks since boot) of each pid in `pids`, so a later repeat can tell
+    /// the same process from a reused pid. Empty in reports written before it was kept.
+    #[serde(default)]
+    pub starts: Vec<u64>,
 }
 
 /// Groups `survivors` into subtrees. `group_of` tells a root's containment group (read from
@@ -51,6 +55,10 @@ pub fn roots(
         .filter_map(|(root, mut pids)| {
             let e = index.by_pid.get(&root)?;
             pids.sort_unstable();
+            let starts = pids
+                .iter()
+                .map(|p| index.by_pid.get(p).map_or(0, |x| x.start_ticks))
+                .collect();
             Some(Root {
                 pid: e.pid,
                 pgid: e.pgid,
@@ -59,8 +67,9 @@ pub fn roots(
                 age: format_age(e.age_secs),
                 command: e.cmdline.clone(),
                 processes: pids.len(),
-                containment_group: group_of(e.pid),
+                containment_group: group_of(e.pid).map(|g| hook_io::escape_text(&g, 200)),
                 pids,
+                starts,
             })
         })
         .collect()
@@ -106,8 +115,12 @@ pub fn render(
     limits: &[String],
 ) -> String {
     let mut out = Vec::new();
+    let session_id = hook_io::escape_text(session_id, 80);
     for f in failures {
-        out.push(format!("stray-process-sweep (S3) COULD NOT COMPLETE: {f}"));
+        out.push(format!(
+            "stray-process-sweep (S3) COULD NOT COMPLETE: {}",
+            hook_io::escape_text(f, 300)
+        ));
     }
     if roots.is_empty() {
         if !failures.is_empty() {
@@ -137,7 +150,9 @@ pub fn render(
                 r.command
             ));
         }
-        out.push(format!("To end them: {kill}"));
+        if !kill.is_empty() {
+            out.push(format!("To end them: {kill}"));
+        }
     }
     if !out.is_empty() {
         for l in limits {
@@ -161,6 +176,7 @@ mod tests {
             uid: 0,
             age_secs: 95,
             comm: "x".into(),
+            start_ticks: 0,
             cmdline: format!("cmd{pid}"),
             env: EnvMarker::default(),
         }

@@ -17,6 +17,19 @@ pub fn limits(read: &TableRead) -> Vec<String> {
             read.env_unreadable
         ));
     }
+    if read.env_truncated > 0 {
+        out.push(format!(
+            "{} process(es) with an environment over {} MiB, read only in part (a session marker past that is unseen)",
+            read.env_truncated,
+            proc_table::entry::ENVIRON_BYTES >> 20
+        ));
+    }
+    if read.started_before_agent > 0 {
+        out.push(format!(
+            "{} process(es) of this user started before the agent, whose environment was not read (an earlier run of a resumed session)",
+            read.started_before_agent
+        ));
+    }
     out.push(
         "processes that cleared or replaced their environment and left the agent's process tree"
             .into(),

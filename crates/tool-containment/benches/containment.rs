@@ -5,6 +5,14 @@
 //! 2. SessionEnd with 50 live groups: 50 agent commands each leave `sleep 300 &` behind, then the
 //!    SessionEnd mode is timed stopping and removing them all (median of 5 rounds).
 //!
+//! 3. SessionEnd at scale (issue 18), side by side with baselines measured in the same run:
+//!    4,000 sleepers left by one command at the ceiling 4,096, against a bare `SIGKILL` of 4,000
+//!    uncontained sleepers (the floor of any stop) and a SessionEnd with nothing to stop; and a
+//!    session holding 5,000 finished command groups (as left before finished groups were removed
+//!    by the next command) plus one live leftover.
+//!
+//! `cargo bench -p tool-containment -- scale` runs part 3 only.
+//!
 //! Needs a cgroup backend (root on v1 or v2); groups carry a unique session name and are removed.
 
 use hook_replay::bench::{ms, print_load_average, run_once, Samples};
@@ -51,9 +59,115 @@ fn session_end(home: &Sandbox, session: &str) -> (Duration, i32) {
     (run.wall, run.status.code().unwrap_or(-1))
 }
 
+/// Pids whose command line is exactly `cmd`.
+fn running(cmd: &str) -> Vec<i32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let line = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&line).replace('\0', " ").trim() == cmd {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) {
+    let end = Instant::now() + limit;
+    while !cond() {
+        assert!(Instant::now() < end, "timed out waiting");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Part 3: SessionEnd at scale, with its baselines in the same run.
+fn scale(home: &Sandbox) {
+    let n = 4000;
+    let (mut ours, mut floor, mut empty) =
+        (Samples::default(), Samples::default(), Samples::default());
+    for round in 0..3 {
+        let arg = format!("4{round}00.{}", std::process::id());
+        let cmd = format!("sleep {arg}");
+        let spawn = format!("for i in $(seq {n}); do sleep {arg} & done");
+        // Baseline: the same sleepers, uncontained, ended by a bare SIGKILL of each pid.
+        Command::new("bash").arg("-c").arg(&spawn).status().unwrap();
+        wait_until(Duration::from_secs(120), || running(&cmd).len() == n);
+        let pids = running(&cmd);
+        let t = Instant::now();
+        for p in &pids {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(*p),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        while pids
+            .iter()
+            .any(|p| std::path::Path::new(&format!("/proc/{p}")).exists())
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        floor.push(t.elapsed());
+        // Ours: one agent command leaves them in its group; SessionEnd holds, names, kills.
+        let s = format!("bench4k-{}-{round}", std::process::id());
+        let mut c = prefix(home, &s, &tool_call(&spawn));
+        c.env("AGENT_CONTAINMENT_TASKS_MAX", "4096")
+            .env("CLAUDE_CODE_CHILD_SESSION", "1");
+        time_run(c);
+        wait_until(Duration::from_secs(120), || running(&cmd).len() == n);
+        let (d, code) = session_end(home, &s);
+        assert_eq!(code, 2);
+        assert!(running(&cmd).is_empty(), "all stopped");
+        ours.push(d);
+        let (d, _) = session_end(home, &format!("bench-empty-{}-{round}", std::process::id()));
+        empty.push(d);
+    }
+    println!(
+        "SessionEnd, 4,000 sleepers in one command (C7): median {:.1} ms (max {:.1}) | baseline bare SIGKILL of 4,000 pids until gone: median {:.1} ms | baseline SessionEnd with nothing to stop: median {:.1} ms (3 rounds)",
+        ms(ours.median()), ms(ours.max()), ms(floor.median()), ms(empty.median())
+    );
+
+    let mut piled = Samples::default();
+    for round in 0..3 {
+        let s = format!("bench5k-{}-{round}", std::process::id());
+        let arg = format!("5{round}00.{}", std::process::id());
+        let mut c = prefix(home, &s, &tool_call(&format!("sleep {arg} &")));
+        c.env("CLAUDE_CODE_CHILD_SESSION", "1");
+        time_run(c);
+        let group = tool_containment::c3_groups::session_group_name(Some(&s));
+        let backend = tool_containment::c4_backends::choose(&tool_containment::c4_backends::probe(
+            std::path::Path::new("/proc/self"),
+            nix::unistd::geteuid().as_raw(),
+            &|k| std::env::var(k).ok(),
+        ));
+        for d in tool_containment::c3_groups::session_dirs(&backend, &group) {
+            for i in 0..5000 {
+                std::fs::create_dir(d.join(format!("cmd-{i}-finished"))).unwrap();
+            }
+        }
+        wait_until(Duration::from_secs(30), || {
+            running(&format!("sleep {arg}")).len() == 1
+        });
+        let (d, code) = session_end(home, &s);
+        assert_eq!(code, 2);
+        assert!(running(&format!("sleep {arg}")).is_empty());
+        piled.push(d);
+    }
+    println!(
+        "SessionEnd, 5,000 finished command groups + 1 live leftover (C7): median {:.1} ms (max {:.1}) (3 rounds; same run's baseline with nothing to stop above)",
+        ms(piled.median()), ms(piled.max())
+    );
+}
+
 fn main() {
     print_load_average();
     let home = Sandbox::new(BIN);
+    if std::env::args().any(|a| a == "scale") {
+        scale(&home);
+        print_load_average();
+        return;
+    }
     let session = format!("bench-{}", std::process::id());
     let script = tool_call("true");
     let rounds = 300;
@@ -90,4 +204,6 @@ fn main() {
         ms(ends.median()),
         ms(ends.max())
     );
+    scale(&home);
+    print_load_average();
 }
