@@ -216,6 +216,10 @@ impl World for FakeWorld {
         Some(listed.iter().any(|b| *b == format!("{remote}/{branch}")))
     }
 
+    fn head_branch(&self, _dir: &Path) -> Option<String> {
+        self.current_branch.clone()
+    }
+
     fn local_branches(&self, _dir: &Path) -> Vec<String> {
         let mut b: Vec<String> = self.rules.by_branch.keys().cloned().collect();
         b.extend(self.current_branch.clone());

@@ -10,13 +10,13 @@
 //! - `gh api` writes to `git/refs/heads/<b>` (update, force, delete) are judged as pushes.
 
 use crate::finding::{Finding, Requirement};
-use crate::gh_api::ApiCall;
-use crate::git_args::GitCall;
 use crate::git_push::{self, BranchUpdate};
 use crate::judge::Analysis;
 use crate::operations::{Op, OpKind};
 use crate::world::{Destination, RulesOutcome};
 use branch_rules::{blocking_rule, FailClosedPolicy, PushKind};
+use command_effects::gh_api::ApiCall;
+use command_effects::git::GitCall;
 use serde_json::json;
 
 const REMEDY: &str =
@@ -24,9 +24,6 @@ const REMEDY: &str =
 
 /// Subcommands that run hooks a `core.hooksPath` override or `--no-verify` would skip.
 const HOOKED: [&str; 5] = ["commit", "merge", "push", "am", "pull"];
-
-/// Short options of `git commit` that take a value (the rest of a cluster is the value).
-const COMMIT_VALUED_SHORT: &str = "mFcCtSu";
 
 fn command_text(a: &Analysis<'_>, op: &Op) -> String {
     let inv = op.inv(a);
@@ -44,30 +41,19 @@ fn command_text(a: &Analysis<'_>, op: &Op) -> String {
     text.chars().take(160).collect()
 }
 
-/// `-n` inside a `git commit` short cluster (`-nm`, `-an`; not `-mn`, where `n` is the message).
-fn commit_no_verify(call: &GitCall) -> bool {
-    for a in &call.args {
-        let Some(v) = a.value.as_deref() else {
-            continue;
-        };
-        if v == "--" {
-            return false;
+/// Whether git would skip the hooks: the last `--verify`/`--no-verify` (any unique prefix,
+/// e.g. `--no-verif`) or `-n` of `git commit` in a short cluster (`-nm`, `-an`; not `-mn`,
+/// where `n` is the message), read with git's option grammar.
+fn skips_hooks(call: &GitCall, sub: &str) -> bool {
+    match command_effects::git_options::table(sub) {
+        Some(table) => {
+            command_effects::git_options::parse(table, &call.args).flag("verify") == Some(false)
         }
-        if v == "--no-verify" {
-            return true;
-        }
-        if let Some(cluster) = v.strip_prefix('-').filter(|c| !c.starts_with('-')) {
-            for c in cluster.chars() {
-                if c == 'n' {
-                    return true;
-                }
-                if COMMIT_VALUED_SHORT.contains(c) {
-                    break;
-                }
-            }
-        }
+        None => call
+            .args
+            .iter()
+            .any(|a| a.value.as_deref() == Some("--no-verify")),
     }
-    false
 }
 
 fn explicit_git_bypass(call: &GitCall) -> Option<String> {
@@ -89,13 +75,7 @@ fn explicit_git_bypass(call: &GitCall) -> Option<String> {
             format!("git {sub} with core.hooksPath overridden ({})", c.via)
         });
     }
-    let no_verify = match sub {
-        "commit" => commit_no_verify(call),
-        _ => call
-            .args
-            .iter()
-            .any(|a| a.value.as_deref() == Some("--no-verify")),
-    };
+    let no_verify = skips_hooks(call, sub);
     no_verify.then(|| format!("git {sub} --no-verify skips the repository's hooks"))
 }
 
@@ -104,7 +84,9 @@ fn api_shape(api: &ApiCall) -> Option<ApiShape> {
     if !api.is_write() || api.graphql {
         return None;
     }
-    let path = api.rest_path()?;
+    // A run-time segment stays in the path as `${NAME}` (`branches/$B/protection` is still a
+    // protection write).
+    let path = api.rest_path_template()?;
     let parts: Vec<&str> = path.split('/').collect();
     if parts.iter().any(|p| *p == "protection" || *p == "rulesets")
         || (parts.first() == Some(&"orgs") && parts.contains(&"rulesets"))
@@ -363,7 +345,7 @@ fn undeterminable(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::git_args::parse_git;
+    use command_effects::git::parse_git;
 
     /// [`explicit_git_bypass`] of the git call `cmd` runs.
     fn bypass(cmd: &str) -> Option<String> {

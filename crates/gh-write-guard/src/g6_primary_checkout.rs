@@ -2,16 +2,15 @@
 //!
 //! For each `git` invocation of every unit: work out which repository it acts on (the unit's
 //! cwd, every `cd` before it, the `-C` chain, `--git-dir`/`GIT_DIR`, `--work-tree`/
-//! `GIT_WORK_TREE`, `~`/`$HOME`), expand aliases ([`crate::git_alias`]), classify the subcommand
+//! `GIT_WORK_TREE`, `~`/`$HOME`), expand aliases ([`command_effects::git_alias`]), classify the subcommand
 //! ([`mutates`]), and only for a mutating one ask the world what kind of repository the target
 //! is. A grant (K2) or config `primary_checkout` lets the maintainer allow it.
 
 use crate::finding::{Finding, Requirement};
-use crate::git_alias;
-use crate::git_args::{self, GitCall};
 use crate::judge::{Analysis, Unit};
 use crate::location::{self, expand_home};
 use crate::world::{RepoKind, World};
+use command_effects::git::{self, GitCall};
 use serde_json::json;
 use shell_syntax::view::{Arg, EnvSource, Invocation};
 use std::path::{Path, PathBuf};
@@ -184,7 +183,7 @@ fn split_git<'a>(inv: &Invocation<'a>, home: Option<&Path>) -> GitCall<'a> {
             value: expand_home(a, home).map(Into::into),
         })
         .collect();
-    git_args::parse_git_args(&args, &|name| {
+    git::parse_git_args(&args, &|name| {
         let e = inv.env_value(name)?;
         if e.source == EnvSource::Unset {
             return None;
@@ -219,14 +218,14 @@ fn judge_git(unit: &Unit, inv: &Invocation, world: &dyn World, home: Option<&Pat
         Some(Some(s)) => Some(s.clone()),
     };
     if let Some(sub) = sub {
-        let builtin = git_alias::is_builtin(&sub);
+        let builtin = command_effects::git_alias::is_builtin(&sub);
         let persisted = match dir {
             Some(d) if !builtin => world.git_aliases(d),
             _ => Default::default(),
         };
         // The words an alias adds live only as long as this verdict is made.
         let arena = bumpalo::Bump::new();
-        let e = git_alias::expand(&arena, &call, &persisted);
+        let e = command_effects::git_alias::expand(&arena, &call, &persisted);
         v.aliases = e.chain.clone();
         v.argv = argv_of(&e.call);
         // A `-c` whose key is decided at run time could define any alias.

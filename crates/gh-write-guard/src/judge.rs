@@ -151,9 +151,9 @@ impl<'a> Units<'a> {
         for inv in &unit.view().invocations {
             match inv.name() {
                 Some("gh") => {
-                    let args = crate::gh_cli::parse(&inv.args);
+                    let args = command_effects::gh::parse(&inv.args);
                     if let Some(top) = args.top.as_deref() {
-                        if !crate::gh_cli::is_builtin(top) {
+                        if !command_effects::gh::is_builtin(top) {
                             if let Some(text) =
                                 self.gh_aliases().get(top).and_then(|e| e.strip_prefix('!'))
                             {
@@ -163,14 +163,17 @@ impl<'a> Units<'a> {
                     }
                 }
                 Some("git") => {
-                    let call = crate::git_args::parse_git(inv);
-                    if call.sub().is_some_and(|s| !crate::git_alias::is_builtin(s)) {
+                    let call = command_effects::git::parse_git(inv);
+                    if call
+                        .sub()
+                        .is_some_and(|s| !command_effects::git_alias::is_builtin(s))
+                    {
                         let home = self.home();
                         let dir = unit
                             .dir_of(inv, home.as_deref())
                             .and_then(|d| location::after_git_c(&d, &call, home.as_deref()));
                         let persisted = dir.map(|d| self.world.git_aliases(&d)).unwrap_or_default();
-                        let e = crate::git_alias::expand(&arena, &call, &persisted);
+                        let e = command_effects::git_alias::expand(&arena, &call, &persisted);
                         if let Some(text) = e.shell {
                             out.push((
                                 inv.index,

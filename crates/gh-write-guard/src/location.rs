@@ -2,7 +2,7 @@
 //! ran before it, then git's `-C` chain. `~`, `~user`-less `~/x`, `$HOME` and `${HOME}` expand
 //! from the hook's environment; any other run-time word makes the directory unknown.
 
-use crate::git_args::GitCall;
+use command_effects::git::GitCall;
 use shell_syntax::view::{Arg, CdKind, CdStep};
 use std::path::{Component, Path, PathBuf};
 

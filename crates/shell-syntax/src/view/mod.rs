@@ -382,6 +382,7 @@ impl<'a> Walker<'a, '_> {
             }
             out.push(AppliedRedirect {
                 fd: r.effective_fd(),
+                fd_var: r.fd_var,
                 op: r.op,
                 target: Arg::new(r.target),
                 heredoc: r.heredoc,
@@ -612,7 +613,7 @@ impl<'a> Walker<'a, '_> {
         if name.as_deref() == Some("find") {
             let args = self.out.invocations[idx].args.clone();
             for (cmd, plus) in wrappers::find_execs(&args) {
-                self.find_exec(idx, cmd, plus);
+                self.find_exec(idx, cmd, plus, ctx);
             }
         }
         // Nested scripts this command runs.
@@ -625,13 +626,14 @@ impl<'a> Walker<'a, '_> {
         self.update_scope(idx, scope);
     }
 
-    fn find_exec(&mut self, find_idx: usize, cmd: Vec<Arg<'a>>, plus: bool) {
-        let u = wrappers::unwrap(self.arena, cmd);
+    fn find_exec(&mut self, find_idx: usize, cmd: Vec<Arg<'a>>, plus: bool, ctx: &Ctx<'a>) {
+        let mut u = wrappers::unwrap(self.arena, cmd);
         let mut wrappers_list = vec![Wrapper {
             name: "find -exec".into(),
             args: Vec::new(),
         }];
         wrappers_list.extend(u.wrappers);
+        let shell_string = u.shell_string.take();
         let program = match &u.program {
             None => return,
             Some(a) => match &a.value {
@@ -660,7 +662,21 @@ impl<'a> Walker<'a, '_> {
             args_incomplete: plus || u.args_incomplete,
             scope_truncated: base.scope_truncated,
         };
-        self.push(inv);
+        let name = match &inv.program {
+            Program::Static { name, .. } => Some(name.clone()),
+            _ => None,
+        };
+        let idx = self.push(inv);
+        if idx == usize::MAX {
+            return;
+        }
+        // `find -exec sh -c '...' \;` runs a script too.
+        if let Some((kind, words)) = shell_string {
+            self.nested_from_args(idx, kind, &words, ctx);
+        }
+        if let Some(n) = name.as_deref() {
+            self.nested_for_program(idx, n, &[], None, ctx);
+        }
     }
 
     /// What a command changes for the commands after it in the same list.

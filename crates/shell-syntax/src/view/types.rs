@@ -235,6 +235,9 @@ pub enum EnvSource {
 pub struct AppliedRedirect<'a> {
     /// The fd changed (`None` for `&>`/`&>>`, which change 1 and 2, or `{var}>`).
     pub fd: Option<u32>,
+    /// `{var}>file`: a new descriptor bash allocates (10 or above) and names `var`; it is
+    /// neither stdout nor stderr.
+    pub fd_var: Option<&'a str>,
     pub op: RedirOp,
     pub target: Arg<'a>,
     pub heredoc: Option<Heredoc<'a>>,
@@ -242,9 +245,20 @@ pub struct AppliedRedirect<'a> {
     pub span: Span,
 }
 
+impl AppliedRedirect<'_> {
+    /// Whether it changes stdout or stderr (`>`, `2>`, `&>`; not `3>` nor `{fd}>`).
+    pub fn touches_stdout_or_stderr(&self) -> bool {
+        self.fd_var.is_none() && matches!(self.fd, None | Some(1) | Some(2))
+    }
+}
+
 impl fmt::Display for AppliedRedirect<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let fd = self.fd.map(|n| n.to_string()).unwrap_or_default();
+        let fd = match (self.fd_var, self.fd) {
+            (Some(v), _) => format!("{{{v}}}"),
+            (None, Some(n)) => n.to_string(),
+            (None, None) => String::new(),
+        };
         write!(f, "{fd}{}{}", self.op.as_str(), self.target)?;
         if let Some(h) = &self.heredoc {
             write!(f, "[body {:?}]", crate::printer::word(&h.body))?;

@@ -342,7 +342,12 @@ fn unwrap_env<'a>(
                 continue;
             }
         }
-        if !v.starts_with('-') || v == "-" {
+        if v == "-" {
+            // A lone `-` is `-i` (GNU env).
+            i += 1;
+            continue;
+        }
+        if !v.starts_with('-') {
             break;
         }
         let (opt, attached) = if let Some(l) = v.strip_prefix("--") {
@@ -350,16 +355,26 @@ fn unwrap_env<'a>(
                 Some((k, val)) => (format!("--{k}"), Some(val.to_string())),
                 None => (v.to_string(), None),
             }
-        } else if v.len() > 2 && matches!(v.as_bytes()[1], b'u' | b'C' | b'S') {
-            // Byte 1 is ASCII here, so 2 is a char boundary (`v[1..2]` on a multi-byte char
-            // panicked; found by the fuzz smoke).
-            (v[..2].to_string(), Some(v[2..].to_string()))
         } else {
-            (v.to_string(), None)
+            // A short cluster (`-iS str`, `-vS'str'`, `-u NAME`): flags up to the first letter
+            // that takes a value, which takes the rest of the word or the next word.
+            match v[1..]
+                .char_indices()
+                .find(|(_, c)| matches!(c, 'u' | 'C' | 'S' | 'P'))
+            {
+                Some((k, c)) => {
+                    let rest = &v[1 + k + 1..];
+                    (
+                        format!("-{c}"),
+                        (!rest.is_empty()).then(|| rest.to_string()),
+                    )
+                }
+                None => (v.to_string(), None),
+            }
         };
         let takes_arg = matches!(
             opt.as_str(),
-            "-u" | "--unset" | "-C" | "--chdir" | "-S" | "--split-string"
+            "-u" | "--unset" | "-C" | "--chdir" | "-S" | "--split-string" | "-P"
         );
         let mut value = attached;
         let mut used = 1;

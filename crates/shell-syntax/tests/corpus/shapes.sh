@@ -902,3 +902,13 @@ f()
 coproc
 ### err_time_in_middle_pipe
 a | time b
+### ansi_c_hex_braces
+$'\x{72}m' -rf x $'\x{4142}' $'\x{41zz}b'
+### ansi_c_nul_ends_the_part
+$'rm\x00zz'abc -rf x$'\0q'y $'\c@x'y
+### subscript_with_blanks
+a[ 1 ]=2 rm -rf x
+### env_clusters_and_dash
+env -iS 'git push origin main'; env - git status; env -vu HOME git log
+### find_exec_shell_script
+find . -exec sh -c 'git push origin main' \;

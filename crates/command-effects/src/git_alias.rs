@@ -2,7 +2,7 @@
 //! repository's persisted aliases (config with includes, from the world), with a hop limit and
 //! cycle detection. A shell alias (`!...`) is returned as shell text for the caller to judge.
 
-use crate::git_args::GitCall;
+use crate::git::GitCall;
 use shell_syntax::view::Arg;
 use std::collections::BTreeMap;
 
@@ -224,7 +224,7 @@ pub fn expand<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::git_args::parse_git;
+    use crate::git::parse_git;
 
     /// Expands the git call `cmd` runs through `aliases` and hands the result to `check`.
     fn expanded(cmd: &str, aliases: &BTreeMap<String, String>, check: impl FnOnce(&Expanded<'_>)) {

@@ -35,6 +35,9 @@ pub struct GhArgs {
     pub flags: Vec<Flag>,
     /// Positionals after the command path (static values or `None`).
     pub positionals: Vec<Option<String>>,
+    /// The positionals with plain `$NAME`/`${NAME}` kept as `${NAME}` (see [`template`]), for
+    /// reading the static parts of a dynamic word (`repos/o/r/issues/$N/comments`).
+    pub positional_templates: Vec<Option<String>>,
     /// A dynamic word stood where the command path was.
     pub dynamic_command: bool,
 }
@@ -237,6 +240,7 @@ pub fn parse(args: &[Arg]) -> GhArgs {
                 path_done = true;
             }
             out.positionals.push(None);
+            out.positional_templates.push(tmpl);
             i += 1;
             continue;
         };
@@ -257,6 +261,7 @@ pub fn parse(args: &[Arg]) -> GhArgs {
                 }
             }
             out.positionals.push(Some(v.to_string()));
+            out.positional_templates.push(Some(v.to_string()));
             i += 1;
             continue;
         }
