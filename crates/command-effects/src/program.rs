@@ -54,6 +54,28 @@ impl Run<'_> {
         })
     }
 
+    /// `#N program "arg" ...` as `explain` lists it, with the program bash runs (a function
+    /// call as `<function f>`, a run-time program as `<dynamic>`), and the runners unwrapped
+    /// here after `via`.
+    pub fn headline(&self) -> String {
+        let mut s = format!("#{} ", self.invocation);
+        match &self.program {
+            Resolved::Program(n) => s.push_str(n),
+            Resolved::Function(n) => s.push_str(&format!("<function {n}>")),
+            Resolved::Unknown => s.push_str("<dynamic>"),
+            Resolved::Nothing => s.push_str("<none>"),
+        }
+        for a in &self.args {
+            s.push(' ');
+            s.push_str(&a.to_string());
+        }
+        if !self.runners.is_empty() {
+            let names: Vec<&str> = self.runners.iter().map(|r| r.as_str()).collect();
+            s.push_str(&format!(" (via {})", names.join(", ")));
+        }
+        s
+    }
+
     /// The program's name, when it is a program (not a function).
     pub fn name(&self) -> Option<&str> {
         match &self.program {

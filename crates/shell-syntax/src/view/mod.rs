@@ -48,7 +48,7 @@ pub fn commands_with<'a>(parsed: &'a Parsed, opts: &ViewOptions) -> CommandView<
 #[derive(Clone, Default)]
 struct Scope<'a> {
     cds: Vec<CdStep<'a>>,
-    env: Vec<EnvVar<'a>>,
+    env: EnvChain<'a>,
     exec_redirects: Vec<AppliedRedirect<'a>>,
     truncated: bool,
 }
@@ -58,11 +58,8 @@ impl<'a> Scope<'a> {
     /// pointing into the tree (a copy of a few pointers, not of the substitution), and stays
     /// dynamic.
     fn push_env(&mut self, e: EnvVar<'a>) {
-        // The newest entry for a name is its current state.
-        self.env.retain(|old| old.name != e.name);
-        self.env.push(e);
-        if self.env.len() > MAX_SCOPE_ENTRIES {
-            self.env.remove(0);
+        // O(1): the newest entry for a name is its current state (see `EnvChain`).
+        if self.env.push(e) {
             self.truncated = true;
         }
     }
@@ -466,7 +463,10 @@ impl<'a> Walker<'a, '_> {
             },
             args,
             wrappers: Vec::new(),
-            env: scope.env.clone(),
+            env: Env {
+                inherited: scope.env.clone(),
+                own: Vec::new(),
+            },
             redirects: self.redirects_for(scope, ctx, Vec::new()),
             cds: scope.cds.clone(),
             context: ctx.context.clone(),
@@ -567,7 +567,7 @@ impl<'a> Walker<'a, '_> {
                 None => Program::Dynamic(a.word),
             },
         };
-        let mut env = scope.env.clone();
+        let inherited = scope.env.clone();
         if s.words.is_empty() {
             // Assignments alone set shell variables for the rest of the list.
             for e in &prefix {
@@ -576,8 +576,12 @@ impl<'a> Walker<'a, '_> {
                 scope.push_env(e);
             }
         }
-        env.extend(prefix);
-        env.extend(u.env);
+        let mut own_env = prefix;
+        own_env.extend(u.env);
+        let env = Env {
+            inherited,
+            own: own_env,
+        };
         let mut cds = scope.cds.clone();
         cds.extend(u.cds);
         let name = match &program {
@@ -646,7 +650,7 @@ impl<'a> Walker<'a, '_> {
         };
         let base = &self.out.invocations[find_idx];
         let mut env = base.env.clone();
-        env.extend(u.env);
+        env.own.extend(u.env);
         let inv = Invocation {
             index: 0,
             kind: InvocationKind::FindExec,
@@ -741,12 +745,7 @@ impl<'a> Walker<'a, '_> {
                     };
                     let value = match val {
                         Some(val) => Some(Arg::synthetic(self.arena, val, a.word.span)),
-                        None => scope
-                            .env
-                            .iter()
-                            .rev()
-                            .find(|e| e.name == n)
-                            .and_then(|e| e.value.clone()),
+                        None => scope.env.get(n).and_then(|e| e.value.clone()),
                     };
                     scope.push_env(EnvVar {
                         name: n.into(),

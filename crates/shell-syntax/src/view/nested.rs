@@ -187,11 +187,12 @@ impl<'a> Walker<'a, '_> {
         c.context.pipeline = None;
         c.redirects = Rc::new(as_launcher(&launcher.redirects));
         // The launcher's environment and directory are inherited.
+        let (env, dropped) = launcher.env.to_chain();
         let mut sub = Scope {
             cds: launcher.cds.clone(),
-            env: launcher.env.clone(),
+            env,
             exec_redirects: Vec::new(),
-            truncated: launcher.scope_truncated,
+            truncated: launcher.scope_truncated || dropped,
         };
         self.and_or_level += 1;
         self.list(&script.body, &mut sub, &c);
