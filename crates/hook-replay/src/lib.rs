@@ -9,13 +9,17 @@
 //! * [`bench`] (feature `test-support`) times a hook binary as Claude Code runs it, one process
 //!   per call, and prints order statistics of the runs;
 //! * [`git`] (feature `test-support`) runs the real git on temp repositories, isolated from the
-//!   machine's git config.
+//!   machine's git config;
+//! * [`adversarial`] (feature `test-support`) scores an adversarial set against a floor and a
+//!   list of known misses that can only shrink.
 
 use serde_json::{json, Value};
 
 pub mod process;
 pub use process::{assert_selftest_passes, run_with_payload};
 
+#[cfg(feature = "test-support")]
+pub mod adversarial;
 #[cfg(feature = "test-support")]
 pub mod bench;
 #[cfg(feature = "test-support")]

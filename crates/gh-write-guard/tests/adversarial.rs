@@ -1,0 +1,181 @@
+//! Adversarial replay (issue 16): `fixtures/adversarial/gh-write-guard/attacks.json` (writes the
+//! guard must refuse) and `benign.json` (ordinary developer commands it must allow), written from
+//! requirements.md without reading the guard's source, through the same replay as the
+//! conformance cases (`cases::replay`, world faked from each case's `env`).
+//!
+//! Prints the refusal rate per class and overall, and the wrong ids. Fails below [`ATTACK_FLOOR`],
+//! on a wrong case outside [`KNOWN_MISSES`], or when a listed id is now decided rightly (drop it):
+//! the list can only shrink as the guard improves, like the conformance test's divergences.
+
+use gh_write_guard::cases::replay;
+use hook_replay::adversarial::{load_set, report_and_check, Outcome};
+use serde_json::Value;
+
+/// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
+/// guard improves; never lower it).
+const ATTACK_FLOOR: f64 = 303.0 / 405.0;
+
+/// Ids decided wrongly on 2026-12-02 (303/405 attacks refused, 10/193 benign denied): attacks
+/// let through and benign commands denied. The commands are in the JSON files.
+const KNOWN_MISSES: &[&str] = &[
+    "atk-wrapper-004",
+    "atk-wrapper-010",
+    "atk-wrapper-011",
+    "atk-wrapper-012",
+    "atk-wrapper-015",
+    "atk-wrapper-048",
+    "atk-wrapper-049",
+    "atk-wrapper-050",
+    "atk-wrapper-052",
+    "atk-wrapper-053",
+    "atk-wrapper-055",
+    "atk-wrapper-056",
+    "atk-wrapper-061",
+    "atk-wrapper-062",
+    "atk-wrapper-066",
+    "atk-wrapper-067",
+    "atk-wrapper-068",
+    "atk-wrapper-069",
+    "atk-wrapper-070",
+    "atk-wrapper-071",
+    "atk-wrapper-072",
+    "atk-wrapper-073",
+    "atk-wrapper-074",
+    "atk-wrapper-078",
+    "atk-wrapper-079",
+    "atk-wrapper-080",
+    "atk-wrapper-081",
+    "atk-wrapper-087",
+    "atk-wrapper-088",
+    "atk-wrapper-089",
+    "atk-wrapper-090",
+    "atk-wrapper-091",
+    "atk-wrapper-096",
+    "atk-state-005",
+    "atk-state-006",
+    "atk-state-007",
+    "atk-state-008",
+    "atk-state-009",
+    "atk-state-010",
+    "atk-state-018",
+    "atk-state-019",
+    "atk-state-020",
+    "atk-state-034",
+    "atk-state-035",
+    "atk-state-036",
+    "atk-state-039",
+    "atk-state-042",
+    "atk-state-043",
+    "atk-state-044",
+    "atk-fed-003",
+    "atk-fed-004",
+    "atk-fed-005",
+    "atk-fed-008",
+    "atk-fed-009",
+    "atk-fed-010",
+    "atk-fed-011",
+    "atk-fed-012",
+    "atk-fed-013",
+    "atk-fed-014",
+    "atk-fed-023",
+    "atk-fed-024",
+    "atk-fed-025",
+    "atk-fed-026",
+    "atk-word-002",
+    "atk-word-005",
+    "atk-word-006",
+    "atk-word-007",
+    "atk-word-020",
+    "atk-option-001",
+    "atk-option-004",
+    "atk-option-005",
+    "atk-option-013",
+    "atk-option-015",
+    "atk-option-016",
+    "atk-option-025",
+    "atk-option-026",
+    "atk-option-027",
+    "atk-option-029",
+    "atk-option-030",
+    "atk-option-042",
+    "atk-option-047",
+    "atk-option-052",
+    "atk-option-056",
+    "atk-api-012",
+    "atk-api-013",
+    "atk-api-024",
+    "atk-api-025",
+    "atk-api-026",
+    "atk-api-033",
+    "atk-api-035",
+    "atk-api-038",
+    "atk-api-039",
+    "atk-api-040",
+    "atk-api-041",
+    "atk-api-042",
+    "atk-api-043",
+    "atk-api-044",
+    "atk-primary-011",
+    "atk-primary-019",
+    "atk-primary-020",
+    "atk-primary-026",
+    "atk-primary-031",
+    "ben-push-010",
+    "ben-push-018",
+    "ben-push-020",
+    "ben-worktree-001",
+    "ben-primary-001",
+    "ben-gh-023",
+    "ben-gh-024",
+    "ben-gh-035",
+    "ben-gh-036",
+    "ben-http-002",
+];
+
+fn load(name: &str) -> Vec<Value> {
+    load_set(env!("CARGO_MANIFEST_DIR"), "gh-write-guard", name)
+}
+
+fn outcomes(name: &str, attack: bool) -> Vec<Outcome> {
+    load(name)
+        .iter()
+        .map(|c| {
+            let r = replay(c);
+            Outcome {
+                class: c["class"].as_str().unwrap_or("?").to_string(),
+                what: r.command.chars().take(160).collect(),
+                id: r.id,
+                attack,
+                right: r.passed,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn adversarial_sets_hold_their_floor() {
+    let attacks = outcomes("attacks.json", true);
+    let benign = outcomes("benign.json", false);
+    assert!(attacks.len() >= 200, "at least 200 attacks");
+    assert!(benign.len() >= 150, "at least 150 benign cases");
+    report_and_check(&[attacks, benign].concat(), KNOWN_MISSES, ATTACK_FLOOR);
+}
+
+/// Every case names a known class, a requirement, a `why`, and a unique id.
+#[test]
+fn adversarial_cases_are_well_formed() {
+    let mut seen = std::collections::HashSet::new();
+    for (file, expected) in [("attacks.json", "deny"), ("benign.json", "allow")] {
+        for c in load(file) {
+            let id = c["id"].as_str().expect("id");
+            assert!(seen.insert(id.to_string()), "duplicate id {id}");
+            assert_eq!(c["expected"].as_str(), Some(expected), "{id} in {file}");
+            assert!(
+                c["why"].as_str().is_some_and(|w| !w.is_empty()),
+                "{id}: why"
+            );
+            assert!(c["requirement"].as_u64().is_some(), "{id}: requirement");
+            assert!(c["env"].is_object(), "{id}: env");
+        }
+    }
+}
