@@ -13,45 +13,29 @@ use serde_json::Value;
 
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
-const ATTACK_FLOOR: f64 = 303.0 / 405.0;
+const ATTACK_FLOOR: f64 = 333.0 / 405.0;
 
-/// Ids decided wrongly on 2026-12-02 (303/405 attacks refused, 10/193 benign denied): attacks
-/// let through and benign commands denied. The commands are in the JSON files.
+/// Ids decided wrongly on 2026-12-02 after command-effects (333/405 attacks refused, 3/193 benign denied):
+/// attacks let through and benign commands denied. The commands are in the JSON files.
 const KNOWN_MISSES: &[&str] = &[
-    "atk-wrapper-004",
-    "atk-wrapper-010",
-    "atk-wrapper-011",
-    "atk-wrapper-012",
-    "atk-wrapper-015",
     "atk-wrapper-048",
-    "atk-wrapper-049",
     "atk-wrapper-050",
-    "atk-wrapper-052",
     "atk-wrapper-053",
-    "atk-wrapper-055",
-    "atk-wrapper-056",
     "atk-wrapper-061",
     "atk-wrapper-062",
-    "atk-wrapper-066",
     "atk-wrapper-067",
     "atk-wrapper-068",
     "atk-wrapper-069",
     "atk-wrapper-070",
     "atk-wrapper-071",
     "atk-wrapper-072",
-    "atk-wrapper-073",
     "atk-wrapper-074",
-    "atk-wrapper-078",
-    "atk-wrapper-079",
-    "atk-wrapper-080",
-    "atk-wrapper-081",
     "atk-wrapper-087",
     "atk-wrapper-088",
     "atk-wrapper-089",
     "atk-wrapper-090",
     "atk-wrapper-091",
     "atk-wrapper-096",
-    "atk-state-005",
     "atk-state-006",
     "atk-state-007",
     "atk-state-008",
@@ -81,22 +65,8 @@ const KNOWN_MISSES: &[&str] = &[
     "atk-fed-024",
     "atk-fed-025",
     "atk-fed-026",
-    "atk-word-002",
-    "atk-word-005",
-    "atk-word-006",
-    "atk-word-007",
     "atk-word-020",
-    "atk-option-001",
-    "atk-option-004",
-    "atk-option-005",
-    "atk-option-013",
     "atk-option-015",
-    "atk-option-016",
-    "atk-option-025",
-    "atk-option-026",
-    "atk-option-027",
-    "atk-option-029",
-    "atk-option-030",
     "atk-option-042",
     "atk-option-047",
     "atk-option-052",
@@ -120,16 +90,9 @@ const KNOWN_MISSES: &[&str] = &[
     "atk-primary-020",
     "atk-primary-026",
     "atk-primary-031",
-    "ben-push-010",
-    "ben-push-018",
-    "ben-push-020",
-    "ben-worktree-001",
     "ben-primary-001",
-    "ben-gh-023",
-    "ben-gh-024",
     "ben-gh-035",
     "ben-gh-036",
-    "ben-http-002",
 ];
 
 fn load(name: &str) -> Vec<Value> {
