@@ -59,6 +59,22 @@ impl GhArgs {
         self.flags.iter().any(|f| names.contains(&f.name.as_str()))
     }
 
+    /// A boolean flag as pflag reads it: the last occurrence wins; `--x` is true, `--x=v`
+    /// takes `v` as strconv.ParseBool does (`1 t T TRUE true True`, `0 f F FALSE false False`;
+    /// anything else makes gh refuse the command, counted as true here); `None`: not given.
+    pub fn bool_flag(&self, names: &[&str]) -> Option<bool> {
+        let f = self
+            .flags
+            .iter()
+            .rev()
+            .find(|f| names.contains(&f.name.as_str()))?;
+        Some(match &f.value {
+            None => true,
+            Some(Some(v)) => !matches!(v.as_str(), "0" | "f" | "F" | "FALSE" | "false" | "False"),
+            Some(None) => true,
+        })
+    }
+
     pub fn sub(&self) -> Option<&str> {
         self.sub.first().map(String::as_str)
     }

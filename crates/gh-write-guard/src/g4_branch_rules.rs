@@ -79,46 +79,108 @@ fn explicit_git_bypass(call: &GitCall) -> Option<String> {
     no_verify.then(|| format!("git {sub} --no-verify skips the repository's hooks"))
 }
 
-/// `gh api` writes that change protection, rulesets or branch refs.
+/// `gh api` writes that change protection, rulesets or branches.
 fn api_shape(api: &ApiCall) -> Option<ApiShape> {
-    if !api.is_write() || api.graphql {
+    if !api.is_write() {
         return None;
+    }
+    if api.graphql {
+        return graphql_shape(api);
     }
     // A run-time segment stays in the path as `${NAME}` (`branches/$B/protection` is still a
     // protection write).
     let path = api.rest_path_template()?;
+    let field = |key: &str| -> Option<Option<String>> {
+        let f = api
+            .fields
+            .iter()
+            .rev()
+            .find(|f| f.key.as_deref() == Some(key))?;
+        Some(f.value.clone())
+    };
+    rest_shape(api.method.as_deref(), &path, &field)
+}
+
+/// GraphQL mutations that change branch protection, rulesets or branches (G4 writes).
+const RULE_MUTATIONS: &[&str] = &[
+    "deleteBranchProtectionRule",
+    "updateBranchProtectionRule",
+    "createBranchProtectionRule",
+    "updateRepositoryRuleset",
+    "deleteRepositoryRuleset",
+    "createRepositoryRuleset",
+    "updateRefs",
+    "updateRef",
+    "deleteRef",
+    "createCommitOnBranch",
+    "mergeBranch",
+];
+
+fn graphql_shape(api: &ApiCall) -> Option<ApiShape> {
+    let command_effects::gh_api::Query::Text(q) = &api.query else {
+        return None;
+    };
+    RULE_MUTATIONS
+        .iter()
+        .find(|m| command_effects::gh_api::has_word(q, m))
+        .map(|m| ApiShape::Protection(format!("graphql {m}")))
+}
+
+/// A REST write by path and method, from `gh api` or an HTTP client: protection and rulesets,
+/// branch refs (`git/refs/heads/<b>`), file contents committed to a branch (`contents/...`
+/// with `branch`, else the default branch), merges into a branch (`merges` with `base`).
+/// `field(key)`: `None` absent, `Some(None)` decided at run time.
+fn rest_shape(
+    method: Option<&str>,
+    path: &str,
+    field: &dyn Fn(&str) -> Option<Option<String>>,
+) -> Option<ApiShape> {
     let parts: Vec<&str> = path.split('/').collect();
     if parts.iter().any(|p| *p == "protection" || *p == "rulesets")
         || (parts.first() == Some(&"orgs") && parts.contains(&"rulesets"))
     {
-        return Some(ApiShape::Protection(path));
+        return Some(ApiShape::Protection(path.to_string()));
     }
+    if parts.len() < 4 || parts[0] != "repos" {
+        return None;
+    }
+    let (owner, repo) = (parts[1].to_string(), parts[2].to_string());
+    let method = method.unwrap_or("POST");
+    let update = |branch: Option<String>, kind| ApiShape::Ref {
+        owner: owner.clone(),
+        repo: repo.clone(),
+        update: BranchUpdate { branch, kind },
+    };
     // repos/o/r/git/refs/heads/<branch...>
-    if parts.len() >= 7
-        && parts[0] == "repos"
-        && parts[3] == "git"
-        && parts[4] == "refs"
-        && parts[5] == "heads"
-    {
+    if parts.len() >= 7 && parts[3] == "git" && parts[4] == "refs" && parts[5] == "heads" {
         let branch = parts[6..].join("/");
-        let method = api.method.as_deref().unwrap_or("POST");
         let kind = if method == "DELETE" {
             PushKind::Delete
-        } else if api.field("force").is_some_and(|f| f == "true") {
+        } else if matches!(field("force"), Some(Some(f)) if f == "true") {
+            PushKind::Force
+        } else if matches!(field("force"), Some(None)) {
             PushKind::Force
         } else {
             PushKind::Update
         };
-        return Some(ApiShape::Ref {
-            owner: parts[1].to_string(),
-            repo: parts[2].to_string(),
-            update: BranchUpdate {
-                branch: Some(branch),
-                kind,
-            },
-        });
+        return Some(update(Some(branch), kind));
+    }
+    // repos/o/r/contents/<path>: PUT/DELETE commit to `branch` (default branch when absent,
+    // which the guard does not know here).
+    if parts[3] == "contents" && matches!(method, "PUT" | "DELETE") {
+        return Some(update(field("branch").flatten(), PushKind::Update));
+    }
+    // repos/o/r/merges: merges `head` into `base`.
+    if parts[3] == "merges" && parts.len() == 4 {
+        return Some(update(field("base").flatten(), PushKind::Update));
     }
     None
+}
+
+/// An HTTP client's write to the REST API (`curl -X DELETE .../protection`).
+fn http_shape(method: &str, url: &str) -> Option<ApiShape> {
+    let path = command_effects::gh_api::rest_path(url);
+    rest_shape(Some(method), &path, &|_| Some(None))
 }
 
 enum ApiShape {
@@ -202,7 +264,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             OpKind::Gh { args, api, .. } => {
                 if args.top.as_deref() == Some("pr")
                     && args.sub() == Some("merge")
-                    && args.has(&["--admin"])
+                    && args.bool_flag(&["--admin"]) == Some(true)
                 {
                     out.push(Finding::deny(
                         Requirement::G4,
@@ -255,7 +317,29 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     out.extend(check_push(a, op, call, &policy));
                 }
             }
-            OpKind::HttpWrite { .. } => {}
+            OpKind::HttpWrite { method, url, .. } => match http_shape(method, url) {
+                Some(ApiShape::Protection(path)) => out.push(Finding::deny(
+                    Requirement::G4,
+                    "an API write that changes branch protection or rulesets",
+                    "Only the maintainer changes branch rules; hand them the exact command to run.",
+                    json!({"endpoint": path, "command": command_text(a, op)}),
+                )),
+                Some(ApiShape::Ref {
+                    owner,
+                    repo,
+                    update,
+                }) => out.extend(judge_update(
+                    a,
+                    op,
+                    "github.com",
+                    &owner,
+                    &repo,
+                    &update,
+                    &policy,
+                    None,
+                )),
+                None => {}
+            },
         }
     }
     out

@@ -325,12 +325,16 @@ pub fn mutates(argv: &[String], resolves: &dyn Fn(&str) -> bool) -> Option<Strin
             .any(|a| *a == long || short_cluster_has(a, short))
     };
     let why = |s: &str| Some(format!("git {sub}: {s}"));
+    // `git <sub> --help` shows the manual and `-h` the usage: nothing runs.
+    if before_dd.iter().any(|a| *a == "--help" || *a == "-h") {
+        return None;
+    }
     match sub.as_str() {
         "reset" | "rebase" | "cherry-pick" | "revert" | "restore" | "add" | "commit" | "rm"
         | "mv" | "apply" | "am" | "push" | "filter-branch" | "update-ref" => {
             why("rewrites the work tree, the index or refs")
         }
-        "merge" | "pull" if !args.contains(&"--ff-only") => why("merges without --ff-only"),
+        "merge" | "pull" if !fast_forward_only(&before_dd) => why("merges without --ff-only"),
         "stash" if !matches!(args.first(), Some(&"list") | Some(&"show")) => {
             why("moves uncommitted work out of the work tree")
         }
@@ -339,7 +343,14 @@ pub fn mutates(argv: &[String], resolves: &dyn Fn(&str) -> bool) -> Option<Strin
             why("remove --force discards the worktree's changes")
         }
         "checkout" | "switch" => checkout_mutates(sub, &args, resolves),
-        "branch" if has("--force", 'D') || has("--force", 'f') => why("deletes or moves a branch"),
+        "branch"
+            if has("--force", 'D')
+                || has("--force", 'f')
+                || has("--force", 'M')
+                || has("--force", 'C') =>
+        {
+            why("deletes, moves or copies over a branch")
+        }
         "tag" if has("--delete", 'd') => why("deletes a tag"),
         "symbolic-ref"
             if has("--delete", 'd') || args.iter().filter(|a| !a.starts_with('-')).count() >= 2 =>
@@ -350,10 +361,11 @@ pub fn mutates(argv: &[String], resolves: &dyn Fn(&str) -> bool) -> Option<Strin
             why("drops recovery points")
         }
         "gc" if args.iter().enumerate().any(|(i, a)| {
-            *a == "--prune=now" || (*a == "--prune" && args.get(i + 1) == Some(&"now"))
+            a.strip_prefix("--prune=").is_some_and(|v| !v.is_empty())
+                || (*a == "--prune" && args.get(i + 1).is_some_and(|v| !v.starts_with('-')))
         }) =>
         {
-            why("--prune=now drops unreachable objects")
+            why("--prune=<date> drops unreachable objects (now, all, ...)")
         }
         "replace"
             if !args
@@ -364,6 +376,15 @@ pub fn mutates(argv: &[String], resolves: &dyn Fn(&str) -> bool) -> Option<Strin
         }
         _ => None,
     }
+}
+
+/// Whether `merge`/`pull` options end on fast-forward only: the last of `--ff`, `--no-ff`,
+/// `--ff-only` wins, as git reads them (`--ff-only --no-ff` merges).
+fn fast_forward_only(args: &[&str]) -> bool {
+    args.iter()
+        .rev()
+        .find(|a| matches!(**a, "--ff" | "--no-ff" | "--ff-only"))
+        .is_some_and(|a| *a == "--ff-only")
 }
 
 /// A short option cluster (`-qf`, `-fd`) containing `c`.
@@ -409,6 +430,9 @@ fn checkout_mutates(sub: &str, args: &[&str], resolves: &dyn Fn(&str) -> bool) -
             let name = a.split('=').next().unwrap_or(a);
             if force_long.contains(&name) {
                 return why(&format!("{name} discards or rewrites work"));
+            }
+            if name == "--pathspec-from-file" {
+                return why("--pathspec-from-file restores the paths it lists");
             }
             if long_valued.contains(&name) && !a.contains('=') {
                 i += 1;

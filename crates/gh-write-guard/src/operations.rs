@@ -283,10 +283,16 @@ fn http_write(program: &str, args: &[Arg], a: &Analysis<'_>) -> Option<(String, 
         host == "api.github.com"
             || (host.contains('.') && a.world.is_github_host(&host) && v.contains("/api/"))
     })?;
+    // HTTPie and xh take `host/path` without a scheme.
+    let url = if url.contains("://") {
+        url.to_string()
+    } else {
+        format!("https://{url}")
+    };
     call.is_write().then(|| {
         (
             call.method.clone().unwrap_or_else(|| "<dynamic>".into()),
-            url.to_string(),
+            url,
         )
     })
 }

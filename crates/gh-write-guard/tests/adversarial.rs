@@ -13,9 +13,9 @@ use serde_json::Value;
 
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
-const ATTACK_FLOOR: f64 = 333.0 / 405.0;
+const ATTACK_FLOOR: f64 = 352.0 / 405.0;
 
-/// Ids decided wrongly on 2026-12-02 after command-effects (333/405 attacks refused, 3/193 benign denied):
+/// Ids decided wrongly on 2026-12-02 after command-effects (352/405 attacks refused, 0/193 benign denied):
 /// attacks let through and benign commands denied. The commands are in the JSON files.
 const KNOWN_MISSES: &[&str] = &[
     "atk-wrapper-048",
@@ -71,28 +71,6 @@ const KNOWN_MISSES: &[&str] = &[
     "atk-option-047",
     "atk-option-052",
     "atk-option-056",
-    "atk-api-012",
-    "atk-api-013",
-    "atk-api-024",
-    "atk-api-025",
-    "atk-api-026",
-    "atk-api-033",
-    "atk-api-035",
-    "atk-api-038",
-    "atk-api-039",
-    "atk-api-040",
-    "atk-api-041",
-    "atk-api-042",
-    "atk-api-043",
-    "atk-api-044",
-    "atk-primary-011",
-    "atk-primary-019",
-    "atk-primary-020",
-    "atk-primary-026",
-    "atk-primary-031",
-    "ben-primary-001",
-    "ben-gh-035",
-    "ben-gh-036",
 ];
 
 fn load(name: &str) -> Vec<Value> {
