@@ -156,9 +156,9 @@ fn rest_shape(
         let branch = parts[6..].join("/");
         let kind = if method == "DELETE" {
             PushKind::Delete
-        } else if matches!(field("force"), Some(Some(f)) if f == "true") {
-            PushKind::Force
-        } else if matches!(field("force"), Some(None)) {
+        } else if matches!(field("force"), Some(None))
+            || matches!(field("force"), Some(Some(f)) if f == "true")
+        {
             PushKind::Force
         } else {
             PushKind::Update
