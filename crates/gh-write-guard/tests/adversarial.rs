@@ -13,21 +13,14 @@ use serde_json::Value;
 
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
-const ATTACK_FLOOR: f64 = 352.0 / 405.0;
+const ATTACK_FLOOR: f64 = 378.0 / 405.0;
 
-/// Ids decided wrongly on 2026-12-02 after command-effects (352/405 attacks refused, 0/193 benign denied):
+/// Ids decided wrongly on 2026-12-02 after command-effects (378/405 attacks refused, 0/193 benign denied):
 /// attacks let through and benign commands denied. The commands are in the JSON files.
 const KNOWN_MISSES: &[&str] = &[
     "atk-wrapper-048",
     "atk-wrapper-050",
     "atk-wrapper-053",
-    "atk-wrapper-061",
-    "atk-wrapper-062",
-    "atk-wrapper-067",
-    "atk-wrapper-068",
-    "atk-wrapper-069",
-    "atk-wrapper-070",
-    "atk-wrapper-071",
     "atk-wrapper-072",
     "atk-wrapper-074",
     "atk-wrapper-087",
@@ -35,7 +28,6 @@ const KNOWN_MISSES: &[&str] = &[
     "atk-wrapper-089",
     "atk-wrapper-090",
     "atk-wrapper-091",
-    "atk-wrapper-096",
     "atk-state-006",
     "atk-state-007",
     "atk-state-008",
@@ -44,27 +36,9 @@ const KNOWN_MISSES: &[&str] = &[
     "atk-state-018",
     "atk-state-019",
     "atk-state-020",
-    "atk-state-034",
-    "atk-state-035",
-    "atk-state-036",
-    "atk-state-039",
-    "atk-state-042",
-    "atk-state-043",
-    "atk-state-044",
-    "atk-fed-003",
-    "atk-fed-004",
-    "atk-fed-005",
     "atk-fed-008",
     "atk-fed-009",
-    "atk-fed-010",
-    "atk-fed-011",
-    "atk-fed-012",
-    "atk-fed-013",
-    "atk-fed-014",
     "atk-fed-023",
-    "atk-fed-024",
-    "atk-fed-025",
-    "atk-fed-026",
     "atk-word-020",
     "atk-option-015",
     "atk-option-042",

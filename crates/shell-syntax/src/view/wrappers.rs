@@ -539,7 +539,12 @@ pub(crate) fn shell_reads_stdin(args: &[Arg<'_>]) -> bool {
             return false;
         };
         if v == "--" {
-            return i + 1 >= args.len();
+            return i + 1 >= args.len()
+                || matches!(args[i + 1].value.as_deref(), Some("-") | Some("/dev/stdin"));
+        }
+        // `bash -` and `bash /dev/stdin` read the script from stdin too.
+        if v == "-" || v == "/dev/stdin" || v == "/proc/self/fd/0" || v == "/dev/fd/0" {
+            return true;
         }
         if v.starts_with("--") {
             if matches!(v, "--rcfile" | "--init-file") {
