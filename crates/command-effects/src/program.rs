@@ -441,6 +441,9 @@ pub fn resolve<'a>(
                 | "watch"
         )
     });
+    // `xargs` without a replacement string appends its input words to the command.
+    let appends_input =
+        inv.wrappers.iter().any(|w| w.name == "xargs") && xargs_replacement(inv).is_none();
     let after_sudo = inv
         .wrappers
         .last()
@@ -453,7 +456,7 @@ pub fn resolve<'a>(
             run.program = Resolved::Nothing;
             return run;
         };
-        let Some(raw) = first.value.clone() else {
+        let Some(raw) = first.value.clone().or_else(|| dashed_git_tail(&first.word)) else {
             run.program = Resolved::Unknown;
             run.args = argv[1..].to_vec();
             return run;
@@ -544,6 +547,34 @@ pub fn resolve<'a>(
             return ssh(run, &argv, arena);
         }
         if name == "parallel" {
+            // `parallel ::: 'cmd args'`: with no command, each input is a command line.
+            if let Some(list) = argv[1..].iter().position(|a| value(a) == Some(":::")) {
+                let opts_only = argv[1..1 + list]
+                    .iter()
+                    .all(|a| value(a).is_some_and(|v| v.starts_with('-')));
+                if opts_only {
+                    run.runners.push(Text::from("parallel"));
+                    let line = argv.get(list + 2).and_then(value).map(String::from);
+                    let span = argv[0].word.span;
+                    match line
+                        .and_then(|l| shell_words::split(&l).ok())
+                        .filter(|w| !w.is_empty())
+                    {
+                        Some(words) => {
+                            argv = words
+                                .into_iter()
+                                .map(|w| Arg::synthetic(arena, w, span))
+                                .collect();
+                            continue;
+                        }
+                        None => {
+                            run.program = Resolved::Unknown;
+                            run.args = argv[1..].to_vec();
+                            return run;
+                        }
+                    }
+                }
+            }
             if let Some(at) = parallel_command(&argv[1..]) {
                 run.runners.push(Text::from("parallel"));
                 run.args_incomplete = true;
@@ -577,6 +608,11 @@ pub fn resolve<'a>(
         }
         run.program = Resolved::Program(name.into());
         run.args = argv[1..].to_vec();
+        // `xargs cmd args`: the input words are appended at run time.
+        if appends_input && run.args_incomplete {
+            let word = run.args.last().map(|a| a.word).unwrap_or(argv[0].word);
+            run.args.push(Arg { word, value: None });
+        }
         return run;
     }
 }
@@ -660,12 +696,37 @@ fn package_binary(spec: &str) -> String {
         .to_string()
 }
 
-/// `node .../node_modules/@anthropic-ai/claude-code/cli.js`: the binary of that package.
+/// `node .../node_modules/@anthropic-ai/claude-code/cli.js`: the binary of that package
+/// (`node_modules/<pkg>/` or `node_modules/@scope/<pkg>/`).
 fn script_package(path: &str) -> Option<String> {
-    let (pkg, _) = PACKAGE_BINARIES
-        .iter()
-        .find(|(p, _)| path.contains(&format!("{p}/")))?;
-    Some(package_binary(pkg))
+    let (_, after) = path.rsplit_once("node_modules/")?;
+    let mut parts = after.split('/');
+    let first = parts.next()?;
+    let pkg = if first.starts_with('@') {
+        format!("{first}/{}", parts.next()?)
+    } else {
+        first.to_string()
+    };
+    parts.next()?;
+    Some(package_binary(&pkg))
+}
+
+/// `"$(git --exec-path)/git-push"`: a run-time directory, but the program's name is literal.
+fn dashed_git_tail(w: &shell_syntax::Word<'_>) -> Option<Text> {
+    use shell_syntax::ast::WordPart;
+    let last = match w.parts.last()? {
+        WordPart::DoubleQuoted(ps) => match ps.last()? {
+            WordPart::Literal(s) => *s,
+            _ => return None,
+        },
+        WordPart::Literal(s) | WordPart::SingleQuoted(s) => *s,
+        _ => return None,
+    };
+    let (_, base) = last.rsplit_once('/')?;
+    let sub = base.strip_prefix("git-")?;
+    GIT_DASHED
+        .contains(&sub)
+        .then(|| Text::from(format!("/git-core/{base}")))
 }
 
 /// `ssh [opts] host [cmd...]`: the command runs on `host`; its words are joined with spaces and

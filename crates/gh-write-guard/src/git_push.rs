@@ -203,6 +203,7 @@ fn explicit_updates(
         }
     };
     let mut out = Vec::new();
+    let mut skip_tag = false;
     let every_local =
         |out: &mut Vec<BranchUpdate>, kind: PushKind, pattern: Option<&str>| match locals {
             Some(ls) => out.extend(
@@ -224,8 +225,12 @@ fn explicit_updates(
             continue;
         };
         if spec == "tag" {
-            // `git push origin tag v1`: the next operand is a tag.
-            break;
+            // `git push origin tag v1 main`: the next operand is a tag, the rest are refspecs.
+            skip_tag = true;
+            continue;
+        }
+        if std::mem::take(&mut skip_tag) {
+            continue;
         }
         let (forced, spec) = match spec.strip_prefix('+') {
             Some(s) => (true, s),

@@ -220,6 +220,48 @@ fn classify<'a>(
                 dir,
             ))
         }
+        // The gh-pages publisher commits a folder and pushes it to `-b/--branch` (default
+        // `gh-pages`) of `-o/--remote` (default origin) or `-r/--repo`: judged as that push.
+        "gh-pages" => {
+            let span = inv.span;
+            let vals: Vec<Option<&str>> = run.args.iter().map(|a| a.value.as_deref()).collect();
+            let opt = |short: &str, long: &str| -> Option<Option<String>> {
+                let mut found = None;
+                for (i, v) in vals.iter().enumerate() {
+                    match v {
+                        Some(v) if *v == short || *v == long => {
+                            found = Some(vals.get(i + 1).copied().flatten().map(String::from))
+                        }
+                        Some(v) if v.starts_with(&format!("{long}=")) => {
+                            found = Some(Some(v[long.len() + 1..].to_string()))
+                        }
+                        _ => {}
+                    }
+                }
+                found
+            };
+            let arena = a.arena();
+            let word = |v: Option<String>| match v {
+                Some(v) => Arg::synthetic(arena, v, span),
+                None => Arg {
+                    word: shell_syntax::Word::literal(arena, "", span),
+                    value: None,
+                },
+            };
+            let remote = opt("-r", "--repo")
+                .or_else(|| opt("-o", "--remote"))
+                .unwrap_or(Some("origin".into()));
+            let branch = opt("-b", "--branch").unwrap_or(Some("gh-pages".into()));
+            let refspec = branch.map(|b| format!("HEAD:refs/heads/{b}"));
+            let args = vec![
+                Arg::synthetic(arena, "push", span),
+                word(remote),
+                word(refspec),
+            ];
+            let call = command_effects::git::parse_git_args(&args, &|n| run.env_value(inv, n));
+            let expanded = command_effects::git_alias::expand(arena, &call, &Default::default());
+            Some((OpKind::Git { call, expanded }, dir))
+        }
         n if http::is_http_client(n) => http_write(n, &run.args, a).map(|(method, url)| {
             (
                 OpKind::HttpWrite {

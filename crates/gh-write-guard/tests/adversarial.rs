@@ -13,21 +13,12 @@ use serde_json::Value;
 
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
-const ATTACK_FLOOR: f64 = 378.0 / 405.0;
+const ATTACK_FLOOR: f64 = 388.0 / 405.0;
 
-/// Ids decided wrongly on 2026-12-02 after command-effects (378/405 attacks refused, 0/193 benign denied):
+/// Ids decided wrongly on 2026-12-02 after command-effects (388/405 attacks refused, 0/193 benign denied):
 /// attacks let through and benign commands denied. The commands are in the JSON files.
 const KNOWN_MISSES: &[&str] = &[
-    "atk-wrapper-048",
-    "atk-wrapper-050",
-    "atk-wrapper-053",
     "atk-wrapper-072",
-    "atk-wrapper-074",
-    "atk-wrapper-087",
-    "atk-wrapper-088",
-    "atk-wrapper-089",
-    "atk-wrapper-090",
-    "atk-wrapper-091",
     "atk-state-006",
     "atk-state-007",
     "atk-state-008",
@@ -40,7 +31,6 @@ const KNOWN_MISSES: &[&str] = &[
     "atk-fed-009",
     "atk-fed-023",
     "atk-word-020",
-    "atk-option-015",
     "atk-option-042",
     "atk-option-047",
     "atk-option-052",
