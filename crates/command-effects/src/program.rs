@@ -828,6 +828,37 @@ fn parallel_command(args: &[Arg<'_>]) -> Option<usize> {
     None
 }
 
+/// Every run of a view in execution order: each invocation with its program resolved, a call
+/// of a shell function replaced by its body's runs with the call's arguments, and a function's
+/// body where it is defined only when the function is never called (bash runs a body only
+/// when it is called; an uncalled one is kept, judged as written).
+pub fn runs<'a>(view: &CommandView<'a>, arena: &'a bumpalo::Bump) -> Vec<Run<'a>> {
+    let funcs = Functions::of(view);
+    let resolved: Vec<Run<'a>> = view
+        .invocations
+        .iter()
+        .map(|inv| resolve(&funcs, inv, arena))
+        .collect();
+    let called: std::collections::HashSet<&str> = resolved
+        .iter()
+        .filter_map(|r| match &r.program {
+            Resolved::Function(f) => Some(f.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::with_capacity(resolved.len());
+    for (inv, run) in view.invocations.iter().zip(&resolved) {
+        if inv.context.function.is_some_and(|f| called.contains(f)) {
+            continue;
+        }
+        match run.program {
+            Resolved::Function(_) => out.extend(function_body_runs(view, &funcs, run, arena)),
+            _ => out.push(run.clone()),
+        }
+    }
+    out
+}
+
 /// Most function calls followed inside one another (`f` calling `g` calling `h`).
 pub const MAX_CALL_DEPTH: usize = 4;
 
@@ -883,7 +914,10 @@ fn body_runs<'a>(
             substitute(a, &call.args, arena, &mut words);
         }
         let mut inv = body.clone();
-        let Some(head) = words.first().cloned() else {
+        // The substituted words go through the view's wrapper table again (`command "$@"`
+        // with `git push` in place is `git push`).
+        let u = shell_syntax::view::unwrap(arena, words);
+        let Some(head) = u.program else {
             continue;
         };
         inv.program = match &head.value {
@@ -893,7 +927,13 @@ fn body_runs<'a>(
             },
             None => Program::Dynamic(head.word),
         };
-        inv.args = words[1..].to_vec();
+        inv.args = u.args;
+        inv.wrappers.extend(u.wrappers);
+        for e in u.env {
+            inv.env.push(e);
+        }
+        inv.cds.extend(u.cds);
+        inv.args_incomplete |= u.args_incomplete;
         let mut run = resolve_at(funcs, &inv, arena, call.invocation);
         run.invocation = body.index;
         if matches!(run.program, Resolved::Function(_)) {

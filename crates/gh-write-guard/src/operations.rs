@@ -9,7 +9,7 @@ use command_effects::gh_api::ApiCall;
 use command_effects::git::GitCall;
 use command_effects::git_alias::Expanded;
 use command_effects::http;
-use command_effects::program::{Functions, Resolved, Run};
+use command_effects::program::{Resolved, Run};
 use shell_syntax::view::{Arg, Invocation};
 use std::path::PathBuf;
 
@@ -92,41 +92,18 @@ pub fn collect<'a>(a: &Analysis<'a>) -> Vec<Op<'a>> {
     let mut out = Vec::new();
     for (ui, unit) in a.units.iter().enumerate() {
         let view = unit.view();
-        let funcs = Functions::of(view);
-        let runs: Vec<Run<'a>> = view
-            .invocations
-            .iter()
-            .map(|inv| command_effects::resolve(&funcs, inv, arena))
-            .collect();
-        let called: std::collections::HashSet<&str> = runs
-            .iter()
-            .filter_map(|r| match &r.program {
-                Resolved::Function(f) => Some(f.as_str()),
-                _ => None,
-            })
-            .collect();
-        for (inv, run) in view.invocations.iter().zip(&runs) {
-            if inv.context.function.is_some_and(|f| called.contains(f)) {
-                // Judged at each call, with the call's arguments.
+        // A body run keeps its own invocation (its context, e.g. `|| return 0`).
+        for run in command_effects::program::runs(view, arena) {
+            let Some(inv) = view.invocations.get(run.invocation) else {
                 continue;
-            }
-            let runs = match run.program {
-                Resolved::Function(_) => {
-                    command_effects::program::function_body_runs(view, &funcs, run, arena)
-                }
-                _ => vec![run.clone()],
             };
-            for run in runs {
-                // A body run keeps its own invocation (its context, e.g. `|| return 0`).
-                let at = view.invocations.get(run.invocation).unwrap_or(inv);
-                if let Some((kind, dir)) = classify(a, unit, at, &run, home.as_deref()) {
-                    out.push(Op {
-                        unit: ui,
-                        invocation: at.index,
-                        dir,
-                        kind,
-                    });
-                }
+            if let Some((kind, dir)) = classify(a, unit, inv, &run, home.as_deref()) {
+                out.push(Op {
+                    unit: ui,
+                    invocation: inv.index,
+                    dir,
+                    kind,
+                });
             }
         }
     }

@@ -16,7 +16,7 @@ mod types;
 mod wrappers;
 
 pub use types::*;
-pub use wrappers::{is_shell, normalise_program};
+pub use wrappers::{is_shell, normalise_program, unwrap, Unwrapped};
 
 use crate::ast::*;
 use crate::Parsed;

@@ -7,7 +7,7 @@ use bumpalo::Bump;
 
 /// The result of unwrapping one argv.
 #[derive(Debug, Default)]
-pub(crate) struct Unwrapped<'a> {
+pub struct Unwrapped<'a> {
     pub program: Option<Arg<'a>>,
     pub args: Vec<Arg<'a>>,
     pub wrappers: Vec<Wrapper<'a>>,
@@ -206,8 +206,9 @@ fn skip_options(args: &[Arg], o: &Opts, name: &str) -> Option<(usize, bool)> {
 pub const MAX_WRAPPERS: usize = 64;
 
 /// Unwrap wrappers from `argv` (program first); words synthesised on the way (`env -S`
-/// splits, `xargs`' implicit `echo`) are allocated in `arena`.
-pub(crate) fn unwrap<'a>(arena: &'a Bump, mut argv: Vec<Arg<'a>>) -> Unwrapped<'a> {
+/// splits, `xargs`' implicit `echo`) are allocated in `arena`. Public for layers that build an
+/// argv of their own (a function body with the call's arguments in place).
+pub fn unwrap<'a>(arena: &'a Bump, mut argv: Vec<Arg<'a>>) -> Unwrapped<'a> {
     let mut u = Unwrapped::default();
     let mut start = 0;
     // Each pass consumes at least the wrapper's own word, so this terminates.
