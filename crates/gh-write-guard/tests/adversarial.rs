@@ -13,10 +13,10 @@ use serde_json::Value;
 
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
-const ATTACK_FLOOR: f64 = 390.0 / 411.0;
+const ATTACK_FLOOR: f64 = 393.0 / 411.0;
 
-/// Ids decided wrongly on 2026-12-02 after command-effects (390/411 attacks refused, 0/193 benign denied):
-/// let through and benign commands denied. The commands are in the JSON files.
+/// Ids decided wrongly on 2026-12-02 after command-effects (393/411 attacks refused, 0/193 benign denied):
+/// attacks let through and benign commands denied. The commands are in the JSON files.
 const KNOWN_MISSES: &[&str] = &[
     "atk-wrapper-072",
     "atk-state-006",
@@ -35,10 +35,7 @@ const KNOWN_MISSES: &[&str] = &[
     "atk-fed-009",
     "atk-fed-023",
     "atk-word-020",
-    "atk-option-042",
-    "atk-option-047",
     "atk-option-052",
-    "atk-option-056",
 ];
 
 fn load(name: &str) -> Vec<Value> {
