@@ -37,6 +37,7 @@ pub fn commands_with<'a>(parsed: &'a Parsed, opts: &ViewOptions) -> CommandView<
         depth: 0,
         nested_bytes: 0,
         and_or_level: 0,
+        nested_scope: None,
     };
     let mut scope = Scope::default();
     let ctx = Ctx::default();
@@ -105,6 +106,9 @@ struct Walker<'a, 'o> {
     /// and nested script. Kept here, raised and restored around each walk into them, rather
     /// than in [`Ctx`]: every list item would otherwise clone its context to raise it.
     and_or_level: usize,
+    /// The scope a nested script left when its walk ended (`eval` and `source` run in the
+    /// current shell: their `cd`s, exports and `exec` redirections persist).
+    nested_scope: Option<Scope<'a>>,
 }
 
 impl<'a> Walker<'a, '_> {
@@ -625,7 +629,14 @@ impl<'a> Walker<'a, '_> {
             self.nested_from_args(idx, kind, &words, ctx);
         }
         if let Some(n) = name.as_deref() {
+            self.nested_scope = None;
             self.nested_for_program(idx, n, &own_redirects, prev, ctx);
+            // `eval` and `source` run the text in this shell: what it changed persists.
+            if matches!(n, "eval" | "source" | ".") {
+                if let Some(sub) = self.nested_scope.take() {
+                    *scope = sub;
+                }
+            }
         }
         self.update_scope(idx, scope);
     }

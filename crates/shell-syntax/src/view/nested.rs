@@ -212,6 +212,7 @@ impl<'a> Walker<'a, '_> {
         self.and_or_level += 1;
         self.list(&script.body, &mut sub, &c);
         self.and_or_level -= 1;
+        self.nested_scope = Some(sub);
     }
 }
 

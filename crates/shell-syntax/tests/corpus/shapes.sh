@@ -920,3 +920,5 @@ bash - <<< 'git push'; . /dev/stdin <<< 'gh pr merge 1'; source <(echo 'git push
 x="git push origin main"; eval "$x"; eval "$(printf 'git push origin %s' main)"; bash -c "$(echo 'git status')"
 ### nested_interpreter_strings
 python3 -c 'import os; os.system("git push origin main")'; echo 'git push' | at now
+### eval_and_source_leave_state
+eval 'cd /r; export GH_REPO=o/x'; gh pr create; source <(echo cd /s); git status; bash -c 'cd /t'; git log
