@@ -279,6 +279,11 @@ pub struct Functions<'a> {
     first: std::collections::HashMap<&'a str, usize>,
     /// Name → body invocation indices.
     bodies: std::collections::HashMap<&'a str, Vec<usize>>,
+    /// Aliases, in definition order: (index of the `alias` invocation, name, value; `None`
+    /// for a value decided at run time).
+    aliases: Vec<(usize, String, Option<String>)>,
+    /// Index of the first `shopt -s expand_aliases` (bash expands aliases only after it).
+    expand_aliases_from: Option<usize>,
 }
 
 impl<'a> Functions<'a> {
@@ -289,8 +294,55 @@ impl<'a> Functions<'a> {
                 f.first.entry(name).or_insert(inv.index);
                 f.bodies.entry(name).or_default().push(inv.index);
             }
+            match inv.name() {
+                Some("alias") => {
+                    for a in &inv.args {
+                        match a.value.as_deref() {
+                            Some(v) => {
+                                if let Some((n, val)) = v.split_once('=') {
+                                    f.aliases.push((
+                                        inv.index,
+                                        n.to_string(),
+                                        Some(val.to_string()),
+                                    ));
+                                }
+                            }
+                            None => {
+                                if let Some(n) = a
+                                    .word
+                                    .resolve(&|_| Some(String::new()))
+                                    .and_then(|t| t.split_once('=').map(|(n, _)| n.to_string()))
+                                {
+                                    f.aliases.push((inv.index, n, None));
+                                }
+                            }
+                        }
+                    }
+                }
+                Some("shopt") if f.expand_aliases_from.is_none() => {
+                    let vals: Vec<Option<&str>> =
+                        inv.args.iter().map(|a| a.value.as_deref()).collect();
+                    if vals.contains(&Some("-s")) && vals.contains(&Some("expand_aliases")) {
+                        f.expand_aliases_from = Some(inv.index);
+                    }
+                }
+                _ => {}
+            }
         }
         f
+    }
+
+    /// The value of alias `name` for invocation `index` (`Some(None)`: decided at run time),
+    /// when aliases are expanded there.
+    pub fn alias_before(&self, name: &str, index: usize) -> Option<Option<&str>> {
+        if self.expand_aliases_from.is_none_or(|from| from >= index) {
+            return None;
+        }
+        self.aliases
+            .iter()
+            .rev()
+            .find(|(at, n, _)| *at < index && n == name)
+            .map(|(_, _, v)| v.as_deref())
     }
 
     /// Whether `name` is a function defined before invocation `index`.
@@ -352,6 +404,41 @@ fn skip_runner(r: &Runner, args: &[Arg<'_>]) -> Option<usize> {
     (at < args.len()).then_some(at)
 }
 
+/// An unquoted `$name` whose value is a literal assigned earlier (`c="git push"; $c`): the
+/// words bash makes of it by splitting on `IFS` (its literal value, else blank, tab, newline).
+fn split_known<'a>(
+    inv: &Invocation<'a>,
+    w: &shell_syntax::Word<'a>,
+    arena: &'a bumpalo::Bump,
+) -> Option<Vec<Arg<'a>>> {
+    use shell_syntax::ast::WordPart;
+    let [WordPart::Param(p)] = w.parts else {
+        return None;
+    };
+    if p.op.is_some() || p.index.is_some() || p.length || p.indirect {
+        return None;
+    }
+    let static_value = |name: &str| -> Option<Option<String>> {
+        inv.env_value(name).map(|e| {
+            e.value
+                .as_ref()
+                .and_then(|a| a.value.as_deref().map(String::from))
+        })
+    };
+    let value = static_value(p.name)??;
+    let ifs = match static_value("IFS") {
+        None => " \t\n".to_string(),
+        Some(Some(v)) => v,
+        Some(None) => return None,
+    };
+    let words: Vec<Arg<'a>> = value
+        .split(|c| ifs.contains(c))
+        .filter(|x| !x.is_empty())
+        .map(|x| Arg::synthetic(arena, x, w.span))
+        .collect();
+    (!words.is_empty()).then_some(words)
+}
+
 /// The replacement string of an `xargs` wrapper (`-I X`, `-iX`, `--replace[=X]`).
 fn xargs_replacement(inv: &Invocation<'_>) -> Option<String> {
     let w = inv.wrappers.iter().rev().find(|w| w.name == "xargs")?;
@@ -394,10 +481,12 @@ pub fn resolve<'a>(
     let mut argv: Vec<Arg<'a>> = match &inv.program {
         Program::None => return run,
         Program::Dynamic(w) => {
-            let mut v = vec![Arg {
-                word: *w,
-                value: None,
-            }];
+            let mut v = split_known(inv, w, arena).unwrap_or_else(|| {
+                vec![Arg {
+                    word: *w,
+                    value: None,
+                }]
+            });
             v.extend(inv.args.iter().cloned());
             v
         }
@@ -450,8 +539,33 @@ pub fn resolve<'a>(
         .is_some_and(|w| matches!(w.name.as_str(), "sudo" | "doas"));
     let mut layers = 0;
     let mut allow_assignments = after_sudo;
+    let mut alias_hops = 0;
+    let mut expanded: Vec<String> = Vec::new();
+    let mut pending_alias: Option<usize> = None;
     loop {
         layers += 1;
+        // Aliases apply to the command word (and, after a value ending in a blank, to the
+        // word after it: `alias sudo='sudo '`).
+        if let Some(at) = pending_alias.take() {
+            if at > 0 && at < argv.len() {
+                if let Some(v) = argv[at].value.clone() {
+                    if let Some(Some(value)) = funcs.alias_before(&v, inv.index) {
+                        if let Ok(w) = shell_words::split(value) {
+                            alias_hops += 1;
+                            if alias_hops <= 16 {
+                                let span = argv[at].word.span;
+                                let new: Vec<Arg<'a>> = w
+                                    .into_iter()
+                                    .map(|x| Arg::synthetic(arena, x, span))
+                                    .collect();
+                                argv.splice(at..=at, new);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let alias_word = layers == 1;
         let Some(first) = argv.first() else {
             run.program = Resolved::Nothing;
             return run;
@@ -480,6 +594,60 @@ pub fn resolve<'a>(
         let name = normalise_program(&raw);
         // A function defined earlier shadows any program of that name (not after `command`,
         // `env` and other wrappers that exec a program).
+        // `shopt -s expand_aliases; alias p='git push'; p origin main`: bash replaces the
+        // first word (and the next one after a value ending in a blank).
+        if alias_word && !raw.contains('/') && !expanded.contains(&raw.to_string()) {
+            if let Some(value) = funcs.alias_before(&raw, inv.index) {
+                // bash does not expand an alias again inside its own expansion.
+                expanded.push(raw.to_string());
+                alias_hops += 1;
+                let words = value.and_then(|v| {
+                    let trailing = v.ends_with(' ') || v.ends_with('\t');
+                    shell_words::split(v).ok().map(|w| (w, trailing))
+                });
+                match words {
+                    Some((w, trailing))
+                        if alias_hops <= 16
+                            && !w
+                                .iter()
+                                .any(|x| matches!(x.as_str(), ";" | "&&" | "||" | "|" | "&")) =>
+                    {
+                        let span = first.word.span;
+                        let n = w.len();
+                        let mut v: Vec<Arg<'a>> = w
+                            .into_iter()
+                            .map(|x| Arg::synthetic(arena, x, span))
+                            .collect();
+                        v.extend(argv[1..].iter().cloned());
+                        // The expansion goes through the view's wrapper table (`alias run=command`).
+                        let u = shell_syntax::view::unwrap(arena, v);
+                        run.runners
+                            .extend(u.wrappers.iter().map(|w| w.name.clone()));
+                        run.env.extend(u.env.iter().map(|e| {
+                            (
+                                e.name.clone(),
+                                e.value.as_ref().and_then(|a| a.value.clone()),
+                            )
+                        }));
+                        run.args_incomplete |= u.args_incomplete;
+                        let Some(head) = u.program else {
+                            run.program = Resolved::Nothing;
+                            return run;
+                        };
+                        argv = std::iter::once(head).chain(u.args).collect();
+                        // A value ending in a blank makes the next word an alias candidate.
+                        pending_alias = trailing.then_some(n);
+                        layers -= 1;
+                        continue;
+                    }
+                    _ => {
+                        run.program = Resolved::Unknown;
+                        run.args = argv[1..].to_vec();
+                        return run;
+                    }
+                }
+            }
+        }
         if layers == 1
             && !bypass_functions
             && !raw.contains('/')
@@ -977,7 +1145,25 @@ fn substitute<'a>(
         [WordPart::DoubleQuoted([WordPart::Param(p)])] => Some(p),
         _ => None,
     }
-    .filter(|p| p.op.is_none() && p.index.is_none() && !p.length && !p.indirect);
+    .filter(|p| p.index.is_none() && !p.length && !p.indirect);
+    // `"${@:N}"` and `"${@:N:L}"`: a slice of the call's arguments (`$0` is offset 0).
+    if let Some(p) = param.filter(|p| p.name == "@" || p.name == "*") {
+        if let Some(shell_syntax::ast::ParamOp::Substring { offset, length }) = p.op {
+            let num = |w: &shell_syntax::Word<'_>| w.static_value()?.trim().parse::<usize>().ok();
+            if let Some(off) = num(offset) {
+                let start = off.saturating_sub(1).min(call_args.len());
+                let end = match length {
+                    None => Some(call_args.len()),
+                    Some(l) => num(l).map(|l| (start + l).min(call_args.len())),
+                };
+                if let Some(end) = end {
+                    out.extend(call_args[start..end].iter().cloned());
+                    return;
+                }
+            }
+        }
+    }
+    let param = param.filter(|p| p.op.is_none());
     if let Some(p) = param {
         if p.name == "@" || p.name == "*" {
             out.extend(call_args.iter().cloned());

@@ -25,7 +25,21 @@ impl<'a> Walker<'a, '_> {
             }
             return;
         }
-        if let Some(words) = other_shell_string(name, &args) {
+        if let Some(mut words) = other_shell_string(name, &args) {
+            // `screen cmd args` and `tmux new cmd args` pass words (tmux joins them, screen
+            // execs them): quoted again so `sh -c 'a b'` stays three words.
+            let argv_like = matches!(name, "screen" | "tmux") && words.len() > 1;
+            if argv_like {
+                if let Some(vals) = words
+                    .iter()
+                    .map(|a| a.value.as_deref())
+                    .collect::<Option<Vec<&str>>>()
+                {
+                    let joined = shell_words::join(vals);
+                    let span = words[0].word.span;
+                    words = vec![Arg::synthetic(self.arena, joined, span)];
+                }
+            }
             let kind = OriginKind::OtherShellString {
                 program: name.to_string(),
             };
