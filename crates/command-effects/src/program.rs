@@ -1007,21 +1007,21 @@ pub fn runs<'a>(view: &CommandView<'a>, arena: &'a bumpalo::Bump) -> Vec<Run<'a>
         .iter()
         .map(|inv| resolve(&funcs, inv, arena))
         .collect();
-    let called: std::collections::HashSet<&str> = resolved
+    let called: std::collections::HashSet<Text> = resolved
         .iter()
         .filter_map(|r| match &r.program {
-            Resolved::Function(f) => Some(f.as_str()),
+            Resolved::Function(f) => Some(f.clone()),
             _ => None,
         })
         .collect();
     let mut out = Vec::with_capacity(resolved.len());
-    for (inv, run) in view.invocations.iter().zip(&resolved) {
+    for (inv, run) in view.invocations.iter().zip(resolved) {
         if inv.context.function.is_some_and(|f| called.contains(f)) {
             continue;
         }
         match run.program {
-            Resolved::Function(_) => out.extend(function_body_runs(view, &funcs, run, arena)),
-            _ => out.push(run.clone()),
+            Resolved::Function(_) => out.extend(function_body_runs(view, &funcs, &run, arena)),
+            _ => out.push(run),
         }
     }
     out
