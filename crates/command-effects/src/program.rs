@@ -879,7 +879,8 @@ fn script_package(path: &str) -> Option<String> {
     Some(package_binary(&pkg))
 }
 
-/// `"$(git --exec-path)/git-push"`: a run-time directory, but the program's name is literal.
+/// `"$(git --exec-path)/git-push"`, `~/.claude/local/claude`: a run-time directory, but the
+/// program's name is literal (the last part of the word, after its last `/`).
 fn dashed_git_tail(w: &shell_syntax::Word<'_>) -> Option<Text> {
     use shell_syntax::ast::WordPart;
     let last = match w.parts.last()? {
@@ -891,10 +892,13 @@ fn dashed_git_tail(w: &shell_syntax::Word<'_>) -> Option<Text> {
         _ => return None,
     };
     let (_, base) = last.rsplit_once('/')?;
-    let sub = base.strip_prefix("git-")?;
-    GIT_DASHED
-        .contains(&sub)
-        .then(|| Text::from(format!("/git-core/{base}")))
+    if base.is_empty() || base.contains(['*', '?', '[']) {
+        return None;
+    }
+    Some(match base.strip_prefix("git-") {
+        Some(sub) if GIT_DASHED.contains(&sub) => Text::from(format!("/git-core/{base}")),
+        _ => Text::from(format!("/{base}")),
+    })
 }
 
 /// `ssh [opts] host [cmd...]`: the command runs on `host`; its words are joined with spaces and
@@ -1104,6 +1108,27 @@ fn body_runs<'a>(
         inv.args_incomplete |= u.args_incomplete;
         let mut run = resolve_at(funcs, &inv, arena, call.invocation);
         run.invocation = body.index;
+        // `X=1 f`: the call's own assignments are in the body's environment.
+        if let Some(call_inv) = view.invocations.get(call.invocation) {
+            let own = call_inv.env.iter().filter(|e| {
+                matches!(
+                    e.source,
+                    shell_syntax::view::EnvSource::Prefix
+                        | shell_syntax::view::EnvSource::EnvCommand
+                )
+            });
+            let mut env: Vec<(Text, Option<Text>)> = own
+                .map(|e| {
+                    (
+                        e.name.clone(),
+                        e.value.as_ref().and_then(|a| a.value.clone()),
+                    )
+                })
+                .collect();
+            env.extend(call.env.iter().cloned());
+            env.append(&mut run.env);
+            run.env = env;
+        }
         if matches!(run.program, Resolved::Function(_)) {
             body_runs(view, funcs, &run, arena, depth + 1, out);
         } else {
