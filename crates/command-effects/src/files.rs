@@ -147,26 +147,45 @@ pub struct FileChange {
 
 /// The files `program args` writes or removes, by the table.
 pub fn changes(program: &str, args: &[Arg<'_>]) -> Vec<FileChange> {
+    let values: Vec<Option<&str>> = args.iter().map(|a| a.value.as_deref()).collect();
+    changed_words(program, &values)
+        .into_iter()
+        .map(|(i, change, path)| FileChange {
+            change,
+            path: path.or_else(|| values.get(i).copied().flatten().map(String::from)),
+        })
+        .collect()
+}
+
+/// The words of `program`'s arguments (`values`, `None` for a run-time word) that name a file
+/// it writes or removes: (index, change, the path when it is only part of the word, as in
+/// `dd of=f` or `--output=f`). For guards that expand words their own way (`~`, `$HOME`).
+pub fn changed_words(
+    program: &str,
+    values: &[Option<&str>],
+) -> Vec<(usize, Change, Option<String>)> {
     let Some(r) = FILE_RULES.iter().find(|r| r.program == program) else {
         return Vec::new();
     };
-    let mut operands: Vec<Option<String>> = Vec::new();
-    let mut options: Vec<(String, Option<String>)> = Vec::new();
-    let mut i = 0;
-    let mut only = false;
     let option_names: &[&str] = match r.which {
         Which::Option(o) => o,
         _ => &[],
     };
-    while i < args.len() {
-        let v = args[i].value.as_deref();
+    // (index, value) of operands; (name, index of the value word or None, attached value).
+    let mut operands: Vec<(usize, Option<&str>)> = Vec::new();
+    let mut options: Vec<(String, Option<usize>, Option<String>)> = Vec::new();
+    let mut i = 0;
+    let mut only = false;
+    while i < values.len() {
+        let at = i;
+        let v = values[i];
         i += 1;
         let Some(v) = v else {
-            operands.push(None);
+            operands.push((at, None));
             continue;
         };
         if only || !v.starts_with('-') || v == "-" {
-            operands.push(Some(v.to_string()));
+            operands.push((at, Some(v)));
             continue;
         }
         if v == "--" {
@@ -174,64 +193,101 @@ pub fn changes(program: &str, args: &[Arg<'_>]) -> Vec<FileChange> {
             continue;
         }
         if let Some((k, val)) = v.split_once('=').filter(|_| v.starts_with("--")) {
-            options.push((k.to_string(), Some(val.to_string())));
+            options.push((k.to_string(), None, Some(val.to_string())));
             continue;
         }
         if r.valued.contains(&v) || option_names.contains(&v) {
-            options.push((
-                v.to_string(),
-                args.get(i)
-                    .and_then(|a| a.value.as_deref().map(String::from)),
-            ));
+            options.push((v.to_string(), (i < values.len()).then_some(i), None));
             i += 1;
             continue;
         }
-        // `-ofile` attached to a listed short option.
         if let Some(o) = option_names
             .iter()
             .find(|o| o.len() == 2 && v.starts_with(**o) && v.len() > 2)
         {
-            options.push((o.to_string(), Some(v[2..].to_string())));
+            options.push((o.to_string(), None, Some(v[2..].to_string())));
             continue;
         }
-        options.push((v.to_string(), None));
+        options.push((v.to_string(), None, None));
     }
     let has = |names: &[&str]| {
-        options.iter().any(|(k, _)| {
+        options.iter().any(|(k, _, _)| {
             names
                 .iter()
                 .any(|n| k == n || (n.len() == 2 && k.starts_with(n) && !k.starts_with("--")))
         })
     };
-    let paths: Vec<Option<String>> = match r.which {
-        Which::Operands => operands,
-        Which::LastOperand => operands.last().cloned().into_iter().collect(),
-        Which::SecondOperand => operands.get(1).cloned().into_iter().collect(),
+    let all = |ops: &[(usize, Option<&str>)]| -> Vec<(usize, Change, Option<String>)> {
+        ops.iter().map(|(i, _)| (*i, r.change, None)).collect()
+    };
+    match r.which {
+        Which::Operands => all(&operands),
+        Which::LastOperand => all(operands.last().map(std::slice::from_ref).unwrap_or(&[])),
+        Which::SecondOperand => all(operands.get(1).map(std::slice::from_ref).unwrap_or(&[])),
         Which::Option(names) => options
             .iter()
-            .filter(|(k, _)| names.contains(&k.as_str()))
-            .map(|(_, v)| v.clone())
+            .filter(|(k, _, _)| names.contains(&k.as_str()))
+            .filter_map(|(_, at, attached)| match (at, attached) {
+                (Some(at), _) => Some((*at, r.change, None)),
+                (None, Some(a)) => Some((usize::MAX, r.change, Some(a.clone()))),
+                _ => None,
+            })
             .collect(),
-        Which::OperandsWith(names) if has(names) => operands,
+        Which::OperandsWith(names) if has(names) => all(&operands),
         Which::LastOperandWith(names) if has(names) => {
-            operands.last().cloned().into_iter().collect()
+            all(operands.last().map(std::slice::from_ref).unwrap_or(&[]))
         }
         Which::Key(key) => operands
-            .into_iter()
-            .filter_map(|o| match o {
-                None => Some(None),
+            .iter()
+            .filter_map(|(i, o)| match o {
+                None => Some((*i, r.change, None)),
                 Some(o) => o
                     .strip_prefix(&format!("{key}="))
-                    .map(|p| Some(p.to_string())),
+                    .map(|p| (*i, r.change, Some(p.to_string()))),
             })
             .collect(),
         _ => Vec::new(),
-    };
-    paths
-        .into_iter()
-        .map(|path| FileChange {
-            change: r.change,
-            path,
-        })
-        .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(program: &str, args: &[&str]) -> Vec<(usize, Change, Option<String>)> {
+        let v: Vec<Option<&str>> = args.iter().map(|a| Some(*a)).collect();
+        changed_words(program, &v)
+    }
+
+    #[test]
+    fn each_rule_names_its_files() {
+        assert_eq!(
+            words("uniq", &["/tmp/in", "out"]),
+            vec![(1, Change::Writes, None)]
+        );
+        assert_eq!(
+            words("tree", &["-o", "f", "/tmp"]),
+            vec![(1, Change::Writes, None)]
+        );
+        assert_eq!(
+            words("xxd", &["-r", "hex", "bin"]),
+            vec![(2, Change::Writes, None)]
+        );
+        assert!(words("xxd", &["hex", "bin"]).is_empty());
+        assert_eq!(
+            words("tar", &["-xf", "s.tar", "-C", "d"]),
+            vec![(3, Change::Writes, None)]
+        );
+        assert_eq!(
+            words("dd", &["if=a", "of=b"]),
+            vec![(1, Change::Writes, Some("b".into()))]
+        );
+        assert_eq!(
+            words("sort", &["-o", "out", "in"]),
+            vec![(1, Change::Writes, None)]
+        );
+        assert_eq!(words("rm", &["-rf", "a", "b"]).len(), 2);
+        assert_eq!(words("sed", &["-i", "s/a/b/", "f"]).len(), 2);
+        assert!(words("sed", &["s/a/b/", "f"]).is_empty());
+    }
 }
