@@ -713,9 +713,16 @@ impl<'a> Walker<'a, '_> {
                     .filter(|a| a.value.as_deref() != Some("--"))
                     .collect();
                 let step = match operands.first() {
+                    // `HOME=/x; cd`: bash goes to the HOME the command sees, not the hook's.
                     None => CdStep {
                         kind: CdKind::Cd,
-                        target: None,
+                        target: inv.env_value("HOME").map(|e| match &e.value {
+                            Some(a) => a.clone(),
+                            None => Arg {
+                                word: inv.args.first().map(|a| a.word).unwrap_or_default(),
+                                value: None,
+                            },
+                        }),
                     },
                     Some(a) if a.value.as_deref() == Some("-") => CdStep {
                         kind: CdKind::Back,
