@@ -491,8 +491,17 @@ pub fn resolve<'a>(
             v
         }
         Program::Static { raw, .. } => {
-            let first = Arg::synthetic(arena, raw.as_str(), inv.span);
-            let mut v = vec![first];
+            // The value is what counts; the word only carries the span (no copy into the
+            // arena for every invocation).
+            let first = Arg {
+                word: shell_syntax::Word {
+                    parts: &[],
+                    span: inv.span,
+                },
+                value: Some(raw.clone()),
+            };
+            let mut v = Vec::with_capacity(inv.args.len() + 1);
+            v.push(first);
             v.extend(inv.args.iter().cloned());
             v
         }
