@@ -15,6 +15,7 @@
 
 pub mod effects;
 pub mod files;
+pub mod functions;
 pub mod gh;
 pub mod gh_api;
 pub mod git;
@@ -24,6 +25,7 @@ pub mod git_push;
 pub mod http;
 pub mod program;
 pub mod repo;
+pub mod runners;
 
 pub use effects::{effects_of, Effect};
 pub use program::{resolve, Resolved, Run};
