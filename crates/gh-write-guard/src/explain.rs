@@ -226,7 +226,23 @@ pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Re
         if let Some(e) = &error {
             text.push_str(&format!("syntax error: {e}\n"));
         }
-        let view = shell_syntax::printer::print_view(unit.view());
+        // Each invocation with the program bash runs (command-effects), and for a function
+        // call the runs of its body with the call's arguments.
+        let funcs = command_effects::program::Functions::of(unit.view());
+        let arena = bumpalo::Bump::new();
+        let view = shell_syntax::printer::print_view_with(unit.view(), &|inv| {
+            let run = command_effects::resolve(&funcs, inv, &arena);
+            let mut line = run.headline();
+            if matches!(run.program, command_effects::Resolved::Function(_)) {
+                for body in
+                    command_effects::program::function_body_runs(unit.view(), &funcs, &run, &arena)
+                {
+                    line.push_str("\n    runs: ");
+                    line.push_str(&body.headline());
+                }
+            }
+            Some(line)
+        });
         text.push_str("-- invocations\n");
         text.push_str(&view);
 

@@ -191,16 +191,32 @@ impl World for FakeWorld {
                 .cloned()
                 .unwrap_or_else(|| remote.to_string()),
         };
-        Ok(vec![classify_url(&url, &self.hosts)])
+        Ok(vec![classify_url(
+            &rewrite_push_url(&url, overrides),
+            &self.hosts,
+        )])
     }
 
     fn default_push(
         &self,
         _dir: &Path,
         explicit_remote: Option<&str>,
-        _overrides: &[(String, String)],
+        overrides: &[(String, String)],
     ) -> Result<DefaultPush, LookupError> {
         let remote = explicit_remote.unwrap_or("origin").to_string();
+        let push_default = overrides
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "push.default")
+            .map(|(_, v)| v.as_str());
+        if push_default == Some("matching") {
+            return Ok(DefaultPush {
+                remote,
+                target: PushTarget::Matching {
+                    branches: self.local_branches(Path::new("/")),
+                },
+            });
+        }
         let target = match &self.current_branch {
             Some(b) => PushTarget::Branch {
                 src: b.clone(),
@@ -214,6 +230,10 @@ impl World for FakeWorld {
     fn remote_tracking_branch(&self, _dir: &Path, remote: &str, branch: &str) -> Option<bool> {
         let listed = self.remote_branches.as_ref()?;
         Some(listed.iter().any(|b| *b == format!("{remote}/{branch}")))
+    }
+
+    fn head_branch(&self, _dir: &Path) -> Option<String> {
+        self.current_branch.clone()
     }
 
     fn local_branches(&self, _dir: &Path) -> Vec<String> {
@@ -268,4 +288,22 @@ impl World for FakeWorld {
             .cloned()
             .ok_or_else(|| LookupError(format!("{}: no such file", path.display())))
     }
+}
+
+/// `url.<base>.pushInsteadOf` / `insteadOf` among the command's own settings, applied as git
+/// applies them to a push URL: the longest matching prefix, `pushInsteadOf` first.
+fn rewrite_push_url(url: &str, overrides: &[(String, String)]) -> String {
+    for suffix in [".pushinsteadof", ".insteadof"] {
+        let best = overrides
+            .iter()
+            .filter_map(|(k, v)| {
+                let base = k.strip_prefix("url.")?.strip_suffix(suffix)?;
+                url.starts_with(v.as_str()).then_some((base, v))
+            })
+            .max_by_key(|(_, v)| v.len());
+        if let Some((base, v)) = best {
+            return format!("{base}{}", &url[v.len()..]);
+        }
+    }
+    url.to_string()
 }

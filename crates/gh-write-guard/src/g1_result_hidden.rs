@@ -22,7 +22,8 @@ fn discards_output(r: &AppliedRedirect) -> bool {
     );
     // `>&/dev/null` is `&>/dev/null`.
     let output_op = output_op || r.op == RedirOp::DupOut;
-    let fd_ok = matches!(r.fd, None | Some(1) | Some(2));
+    // `{fd}>/dev/null` opens a new descriptor: stdout and stderr are untouched.
+    let fd_ok = r.touches_stdout_or_stderr();
     output_op && fd_ok && r.target.value.as_deref().is_some_and(is_dev_null)
 }
 
@@ -73,7 +74,7 @@ fn hidden(inv: &Invocation, a: &Analysis<'_>, unit: usize) -> Option<String> {
             if last
                 .redirects
                 .iter()
-                .any(|r| r.fd.is_none_or(|f| f == 1) && discards_output(r))
+                .any(|r| r.fd.is_none_or(|f| f == 1) && r.fd_var.is_none() && discards_output(r))
             {
                 return Some("the pipeline's output goes to /dev/null".into());
             }

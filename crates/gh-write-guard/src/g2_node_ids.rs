@@ -3,9 +3,9 @@
 //! inside the query text. A variable reference (`$ID`, `"$ID"`) is fine.
 
 use crate::finding::{Finding, Requirement};
-use crate::gh_api::Query;
 use crate::judge::Analysis;
 use crate::operations::OpKind;
+use command_effects::gh_api::Query;
 use serde_json::json;
 
 const REMEDY: &str = "Look the id up in the same command, or pass it from a variable captured from a live query; do not paste ids.";

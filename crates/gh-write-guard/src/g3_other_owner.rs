@@ -5,11 +5,11 @@
 //! the API, and `git push` to a URL or remote naming another owner. No origin: G3 skips.
 
 use crate::finding::{Finding, Requirement};
-use crate::gh_api::{is_placeholder, rest_path};
 use crate::git_push;
 use crate::judge::Analysis;
 use crate::operations::{Op, OpKind};
 use crate::world::Destination;
+use command_effects::gh_api::{is_placeholder, rest_path};
 use serde_json::json;
 
 /// A target named by a write: `owner/repo`, or unknown (decided at run time).
@@ -25,22 +25,7 @@ pub enum Target {
     },
 }
 
-/// `[HOST/]OWNER/REPO` or a URL to `(owner, repo)`; placeholders are not targets.
-pub fn parse_repo(value: &str) -> Option<(String, String)> {
-    let v = value.trim();
-    let v = v.split_once("://").map(|(_, r)| r).unwrap_or(v);
-    let v = v.trim_end_matches('/').trim_end_matches(".git");
-    let parts: Vec<&str> = v.split('/').filter(|p| !p.is_empty()).collect();
-    let (owner, repo) = match parts.len() {
-        2 => (parts[0], parts[1]),
-        3 => (parts[1], parts[2]),
-        _ => return None,
-    };
-    if is_placeholder(owner) || is_placeholder(repo) {
-        return None;
-    }
-    Some((owner.to_string(), repo.to_string()))
-}
+pub use command_effects::repo::parse_repo;
 
 fn push_value(out: &mut Vec<Target>, value: Option<&str>, via: &str) {
     match value {
@@ -77,11 +62,15 @@ pub fn targets(op: &Op, a: &Analysis<'_>) -> Vec<Target> {
                         repo,
                         via: "gh api endpoint".into(),
                     });
-                } else if api.endpoint_dynamic {
+                } else if api.endpoint_dynamic
+                    && !api.rest_path_template().is_some_and(|p| {
+                        p.starts_with("repos/{owner}") || p.starts_with("repos/:owner")
+                    })
+                {
                     out.push(Target::Unknown {
                         via: "gh api endpoint".into(),
                     });
-                } else if api.rest_path().is_some_and(|p| {
+                } else if api.rest_path_template().is_some_and(|p| {
                     p.starts_with("repos/{owner}") || p.starts_with("repos/:owner")
                 }) {
                     // gh fills `{owner}/{repo}` from GH_REPO when it is set.

@@ -10,13 +10,13 @@
 //! - `gh api` writes to `git/refs/heads/<b>` (update, force, delete) are judged as pushes.
 
 use crate::finding::{Finding, Requirement};
-use crate::gh_api::ApiCall;
-use crate::git_args::GitCall;
 use crate::git_push::{self, BranchUpdate};
 use crate::judge::Analysis;
 use crate::operations::{Op, OpKind};
 use crate::world::{Destination, RulesOutcome};
 use branch_rules::{blocking_rule, FailClosedPolicy, PushKind};
+use command_effects::gh_api::ApiCall;
+use command_effects::git::GitCall;
 use serde_json::json;
 
 const REMEDY: &str =
@@ -24,9 +24,6 @@ const REMEDY: &str =
 
 /// Subcommands that run hooks a `core.hooksPath` override or `--no-verify` would skip.
 const HOOKED: [&str; 5] = ["commit", "merge", "push", "am", "pull"];
-
-/// Short options of `git commit` that take a value (the rest of a cluster is the value).
-const COMMIT_VALUED_SHORT: &str = "mFcCtSu";
 
 fn command_text(a: &Analysis<'_>, op: &Op) -> String {
     let inv = op.inv(a);
@@ -44,30 +41,19 @@ fn command_text(a: &Analysis<'_>, op: &Op) -> String {
     text.chars().take(160).collect()
 }
 
-/// `-n` inside a `git commit` short cluster (`-nm`, `-an`; not `-mn`, where `n` is the message).
-fn commit_no_verify(call: &GitCall) -> bool {
-    for a in &call.args {
-        let Some(v) = a.value.as_deref() else {
-            continue;
-        };
-        if v == "--" {
-            return false;
+/// Whether git would skip the hooks: the last `--verify`/`--no-verify` (any unique prefix,
+/// e.g. `--no-verif`) or `-n` of `git commit` in a short cluster (`-nm`, `-an`; not `-mn`,
+/// where `n` is the message), read with git's option grammar.
+fn skips_hooks(call: &GitCall, sub: &str) -> bool {
+    match command_effects::git_options::table(sub) {
+        Some(table) => {
+            command_effects::git_options::parse(table, &call.args).flag("verify") == Some(false)
         }
-        if v == "--no-verify" {
-            return true;
-        }
-        if let Some(cluster) = v.strip_prefix('-').filter(|c| !c.starts_with('-')) {
-            for c in cluster.chars() {
-                if c == 'n' {
-                    return true;
-                }
-                if COMMIT_VALUED_SHORT.contains(c) {
-                    break;
-                }
-            }
-        }
+        None => call
+            .args
+            .iter()
+            .any(|a| a.value.as_deref() == Some("--no-verify")),
     }
-    false
 }
 
 fn explicit_git_bypass(call: &GitCall) -> Option<String> {
@@ -89,54 +75,112 @@ fn explicit_git_bypass(call: &GitCall) -> Option<String> {
             format!("git {sub} with core.hooksPath overridden ({})", c.via)
         });
     }
-    let no_verify = match sub {
-        "commit" => commit_no_verify(call),
-        _ => call
-            .args
-            .iter()
-            .any(|a| a.value.as_deref() == Some("--no-verify")),
-    };
+    let no_verify = skips_hooks(call, sub);
     no_verify.then(|| format!("git {sub} --no-verify skips the repository's hooks"))
 }
 
-/// `gh api` writes that change protection, rulesets or branch refs.
+/// `gh api` writes that change protection, rulesets or branches.
 fn api_shape(api: &ApiCall) -> Option<ApiShape> {
-    if !api.is_write() || api.graphql {
+    if !api.is_write() {
         return None;
     }
-    let path = api.rest_path()?;
+    if api.graphql {
+        return graphql_shape(api);
+    }
+    // A run-time segment stays in the path as `${NAME}` (`branches/$B/protection` is still a
+    // protection write).
+    let path = api.rest_path_template()?;
+    let field = |key: &str| -> Option<Option<String>> {
+        let f = api
+            .fields
+            .iter()
+            .rev()
+            .find(|f| f.key.as_deref() == Some(key))?;
+        Some(f.value.clone())
+    };
+    rest_shape(api.method.as_deref(), &path, &field)
+}
+
+/// GraphQL mutations that change branch protection, rulesets or branches (G4 writes).
+const RULE_MUTATIONS: &[&str] = &[
+    "deleteBranchProtectionRule",
+    "updateBranchProtectionRule",
+    "createBranchProtectionRule",
+    "updateRepositoryRuleset",
+    "deleteRepositoryRuleset",
+    "createRepositoryRuleset",
+    "updateRefs",
+    "updateRef",
+    "deleteRef",
+    "createCommitOnBranch",
+    "mergeBranch",
+];
+
+fn graphql_shape(api: &ApiCall) -> Option<ApiShape> {
+    let command_effects::gh_api::Query::Text(q) = &api.query else {
+        return None;
+    };
+    RULE_MUTATIONS
+        .iter()
+        .find(|m| command_effects::gh_api::has_word(q, m))
+        .map(|m| ApiShape::Protection(format!("graphql {m}")))
+}
+
+/// A REST write by path and method, from `gh api` or an HTTP client: protection and rulesets,
+/// branch refs (`git/refs/heads/<b>`), file contents committed to a branch (`contents/...`
+/// with `branch`, else the default branch), merges into a branch (`merges` with `base`).
+/// `field(key)`: `None` absent, `Some(None)` decided at run time.
+fn rest_shape(
+    method: Option<&str>,
+    path: &str,
+    field: &dyn Fn(&str) -> Option<Option<String>>,
+) -> Option<ApiShape> {
     let parts: Vec<&str> = path.split('/').collect();
     if parts.iter().any(|p| *p == "protection" || *p == "rulesets")
         || (parts.first() == Some(&"orgs") && parts.contains(&"rulesets"))
     {
-        return Some(ApiShape::Protection(path));
+        return Some(ApiShape::Protection(path.to_string()));
     }
+    if parts.len() < 4 || parts[0] != "repos" {
+        return None;
+    }
+    let (owner, repo) = (parts[1].to_string(), parts[2].to_string());
+    let method = method.unwrap_or("POST");
+    let update = |branch: Option<String>, kind| ApiShape::Ref {
+        owner: owner.clone(),
+        repo: repo.clone(),
+        update: BranchUpdate { branch, kind },
+    };
     // repos/o/r/git/refs/heads/<branch...>
-    if parts.len() >= 7
-        && parts[0] == "repos"
-        && parts[3] == "git"
-        && parts[4] == "refs"
-        && parts[5] == "heads"
-    {
+    if parts.len() >= 7 && parts[3] == "git" && parts[4] == "refs" && parts[5] == "heads" {
         let branch = parts[6..].join("/");
-        let method = api.method.as_deref().unwrap_or("POST");
         let kind = if method == "DELETE" {
             PushKind::Delete
-        } else if api.field("force").is_some_and(|f| f == "true") {
+        } else if matches!(field("force"), Some(None))
+            || matches!(field("force"), Some(Some(f)) if f == "true")
+        {
             PushKind::Force
         } else {
             PushKind::Update
         };
-        return Some(ApiShape::Ref {
-            owner: parts[1].to_string(),
-            repo: parts[2].to_string(),
-            update: BranchUpdate {
-                branch: Some(branch),
-                kind,
-            },
-        });
+        return Some(update(Some(branch), kind));
+    }
+    // repos/o/r/contents/<path>: PUT/DELETE commit to `branch` (default branch when absent,
+    // which the guard does not know here).
+    if parts[3] == "contents" && matches!(method, "PUT" | "DELETE") {
+        return Some(update(field("branch").flatten(), PushKind::Update));
+    }
+    // repos/o/r/merges: merges `head` into `base`.
+    if parts[3] == "merges" && parts.len() == 4 {
+        return Some(update(field("base").flatten(), PushKind::Update));
     }
     None
+}
+
+/// An HTTP client's write to the REST API (`curl -X DELETE .../protection`).
+fn http_shape(method: &str, url: &str) -> Option<ApiShape> {
+    let path = command_effects::gh_api::rest_path(url);
+    rest_shape(Some(method), &path, &|_| Some(None))
 }
 
 enum ApiShape {
@@ -220,7 +264,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             OpKind::Gh { args, api, .. } => {
                 if args.top.as_deref() == Some("pr")
                     && args.sub() == Some("merge")
-                    && args.has(&["--admin"])
+                    && args.bool_flag(&["--admin"]) == Some(true)
                 {
                     out.push(Finding::deny(
                         Requirement::G4,
@@ -273,7 +317,29 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     out.extend(check_push(a, op, call, &policy));
                 }
             }
-            OpKind::HttpWrite { .. } => {}
+            OpKind::HttpWrite { method, url, .. } => match http_shape(method, url) {
+                Some(ApiShape::Protection(path)) => out.push(Finding::deny(
+                    Requirement::G4,
+                    "an API write that changes branch protection or rulesets",
+                    "Only the maintainer changes branch rules; hand them the exact command to run.",
+                    json!({"endpoint": path, "command": command_text(a, op)}),
+                )),
+                Some(ApiShape::Ref {
+                    owner,
+                    repo,
+                    update,
+                }) => out.extend(judge_update(
+                    a,
+                    op,
+                    "github.com",
+                    &owner,
+                    &repo,
+                    &update,
+                    &policy,
+                    None,
+                )),
+                None => {}
+            },
         }
     }
     out
@@ -363,7 +429,7 @@ fn undeterminable(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::git_args::parse_git;
+    use command_effects::git::parse_git;
 
     /// [`explicit_git_bypass`] of the git call `cmd` runs.
     fn bypass(cmd: &str) -> Option<String> {

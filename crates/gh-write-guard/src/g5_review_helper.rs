@@ -5,9 +5,9 @@
 //! `GH_WRITE_GUARD_ALLOW` is allowed (for GraphQL, whose thread id is opaque, any active grant).
 
 use crate::finding::{Finding, Requirement};
-use crate::gh_api::{has_word, Query};
 use crate::judge::Analysis;
 use crate::operations::OpKind;
+use command_effects::gh_api::{has_word, Query};
 use serde_json::json;
 
 /// GraphQL mutations that reply to or resolve review threads.

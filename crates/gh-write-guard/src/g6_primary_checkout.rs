@@ -2,16 +2,15 @@
 //!
 //! For each `git` invocation of every unit: work out which repository it acts on (the unit's
 //! cwd, every `cd` before it, the `-C` chain, `--git-dir`/`GIT_DIR`, `--work-tree`/
-//! `GIT_WORK_TREE`, `~`/`$HOME`), expand aliases ([`crate::git_alias`]), classify the subcommand
+//! `GIT_WORK_TREE`, `~`/`$HOME`), expand aliases ([`command_effects::git_alias`]), classify the subcommand
 //! ([`mutates`]), and only for a mutating one ask the world what kind of repository the target
 //! is. A grant (K2) or config `primary_checkout` lets the maintainer allow it.
 
 use crate::finding::{Finding, Requirement};
-use crate::git_alias;
-use crate::git_args::{self, GitCall};
 use crate::judge::{Analysis, Unit};
 use crate::location::{self, expand_home};
 use crate::world::{RepoKind, World};
+use command_effects::git::{self, GitCall};
 use serde_json::json;
 use shell_syntax::view::{Arg, EnvSource, Invocation};
 use std::path::{Path, PathBuf};
@@ -184,7 +183,7 @@ fn split_git<'a>(inv: &Invocation<'a>, home: Option<&Path>) -> GitCall<'a> {
             value: expand_home(a, home).map(Into::into),
         })
         .collect();
-    git_args::parse_git_args(&args, &|name| {
+    git::parse_git_args(&args, &|name| {
         let e = inv.env_value(name)?;
         if e.source == EnvSource::Unset {
             return None;
@@ -219,14 +218,14 @@ fn judge_git(unit: &Unit, inv: &Invocation, world: &dyn World, home: Option<&Pat
         Some(Some(s)) => Some(s.clone()),
     };
     if let Some(sub) = sub {
-        let builtin = git_alias::is_builtin(&sub);
+        let builtin = command_effects::git_alias::is_builtin(&sub);
         let persisted = match dir {
             Some(d) if !builtin => world.git_aliases(d),
             _ => Default::default(),
         };
         // The words an alias adds live only as long as this verdict is made.
         let arena = bumpalo::Bump::new();
-        let e = git_alias::expand(&arena, &call, &persisted);
+        let e = command_effects::git_alias::expand(&arena, &call, &persisted);
         v.aliases = e.chain.clone();
         v.argv = argv_of(&e.call);
         // A `-c` whose key is decided at run time could define any alias.
@@ -326,12 +325,16 @@ pub fn mutates(argv: &[String], resolves: &dyn Fn(&str) -> bool) -> Option<Strin
             .any(|a| *a == long || short_cluster_has(a, short))
     };
     let why = |s: &str| Some(format!("git {sub}: {s}"));
+    // `git <sub> --help` shows the manual and `-h` the usage: nothing runs.
+    if before_dd.iter().any(|a| *a == "--help" || *a == "-h") {
+        return None;
+    }
     match sub.as_str() {
         "reset" | "rebase" | "cherry-pick" | "revert" | "restore" | "add" | "commit" | "rm"
         | "mv" | "apply" | "am" | "push" | "filter-branch" | "update-ref" => {
             why("rewrites the work tree, the index or refs")
         }
-        "merge" | "pull" if !args.contains(&"--ff-only") => why("merges without --ff-only"),
+        "merge" | "pull" if !fast_forward_only(&before_dd) => why("merges without --ff-only"),
         "stash" if !matches!(args.first(), Some(&"list") | Some(&"show")) => {
             why("moves uncommitted work out of the work tree")
         }
@@ -340,7 +343,14 @@ pub fn mutates(argv: &[String], resolves: &dyn Fn(&str) -> bool) -> Option<Strin
             why("remove --force discards the worktree's changes")
         }
         "checkout" | "switch" => checkout_mutates(sub, &args, resolves),
-        "branch" if has("--force", 'D') || has("--force", 'f') => why("deletes or moves a branch"),
+        "branch"
+            if has("--force", 'D')
+                || has("--force", 'f')
+                || has("--force", 'M')
+                || has("--force", 'C') =>
+        {
+            why("deletes, moves or copies over a branch")
+        }
         "tag" if has("--delete", 'd') => why("deletes a tag"),
         "symbolic-ref"
             if has("--delete", 'd') || args.iter().filter(|a| !a.starts_with('-')).count() >= 2 =>
@@ -351,10 +361,11 @@ pub fn mutates(argv: &[String], resolves: &dyn Fn(&str) -> bool) -> Option<Strin
             why("drops recovery points")
         }
         "gc" if args.iter().enumerate().any(|(i, a)| {
-            *a == "--prune=now" || (*a == "--prune" && args.get(i + 1) == Some(&"now"))
+            a.strip_prefix("--prune=").is_some_and(|v| !v.is_empty())
+                || (*a == "--prune" && args.get(i + 1).is_some_and(|v| !v.starts_with('-')))
         }) =>
         {
-            why("--prune=now drops unreachable objects")
+            why("--prune=<date> drops unreachable objects (now, all, ...)")
         }
         "replace"
             if !args
@@ -365,6 +376,15 @@ pub fn mutates(argv: &[String], resolves: &dyn Fn(&str) -> bool) -> Option<Strin
         }
         _ => None,
     }
+}
+
+/// Whether `merge`/`pull` options end on fast-forward only: the last of `--ff`, `--no-ff`,
+/// `--ff-only` wins, as git reads them (`--ff-only --no-ff` merges).
+fn fast_forward_only(args: &[&str]) -> bool {
+    args.iter()
+        .rev()
+        .find(|a| matches!(**a, "--ff" | "--no-ff" | "--ff-only"))
+        .is_some_and(|a| *a == "--ff-only")
 }
 
 /// A short option cluster (`-qf`, `-fd`) containing `c`.
@@ -410,6 +430,9 @@ fn checkout_mutates(sub: &str, args: &[&str], resolves: &dyn Fn(&str) -> bool) -
             let name = a.split('=').next().unwrap_or(a);
             if force_long.contains(&name) {
                 return why(&format!("{name} discards or rewrites work"));
+            }
+            if name == "--pathspec-from-file" {
+                return why("--pathspec-from-file restores the paths it lists");
             }
             if long_valued.contains(&name) && !a.contains('=') {
                 i += 1;

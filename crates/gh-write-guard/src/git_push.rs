@@ -4,9 +4,10 @@
 //! (`--force`, `--force-with-lease`, `--delete`, `--mirror`, `--all`, `--tags`,
 //! `--follow-tags`, `--dry-run`) and, with no refspec, the branch's push target.
 
-use crate::git_args::GitCall;
 use crate::world::{Destination, LookupError, PushTarget, World};
 use branch_rules::PushKind;
+use command_effects::git::GitCall;
+pub use command_effects::git_push::{parse_push, PushArgs};
 use std::path::Path;
 
 /// One destination branch of a push.
@@ -17,114 +18,13 @@ pub struct BranchUpdate {
     pub kind: PushKind,
 }
 
-/// The flags and operands of a `git push`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PushArgs {
-    /// The repository operand: `None` when absent, `Some(None)` when dynamic.
-    pub remote: Option<Option<String>>,
-    /// Refspec operands (`None`: dynamic).
-    pub refspecs: Vec<Option<String>>,
-    pub force: bool,
-    pub delete: bool,
-    pub mirror: bool,
-    pub all: bool,
-    pub tags: bool,
-    pub follow_tags: bool,
-    pub dry_run: bool,
-    pub no_verify: bool,
-}
-
-/// Long options of `git push` that take a separate value.
-const VALUED_LONG: [&str; 5] = [
-    "--push-option",
-    "--receive-pack",
-    "--exec",
-    "--repo",
-    "--signed",
-];
-
-/// Reads `git push` arguments (after the subcommand).
-pub fn parse_push(call: &GitCall) -> PushArgs {
-    let mut p = PushArgs::default();
-    let mut operands: Vec<Option<String>> = Vec::new();
-    let mut only_operands = false;
-    let mut i = 0;
-    let args = &call.args;
-    while i < args.len() {
-        let Some(v) = args[i].value.as_deref() else {
-            operands.push(None);
-            i += 1;
-            continue;
-        };
-        if only_operands || !v.starts_with('-') || v == "-" {
-            operands.push(Some(v.to_string()));
-            i += 1;
-            continue;
-        }
-        if v == "--" {
-            only_operands = true;
-            i += 1;
-            continue;
-        }
-        if let Some(long) = v.strip_prefix("--") {
-            let name = long.split('=').next().unwrap_or(long);
-            match name {
-                "force" | "force-with-lease" | "force-if-includes" => p.force = true,
-                "delete" => p.delete = true,
-                "mirror" => p.mirror = true,
-                "all" | "branches" => p.all = true,
-                "tags" => p.tags = true,
-                "follow-tags" => p.follow_tags = true,
-                "dry-run" => p.dry_run = true,
-                "no-verify" => p.no_verify = true,
-                "verify" => p.no_verify = false,
-                "repo" => {
-                    p.remote = Some(match long.split_once('=') {
-                        Some((_, r)) => Some(r.to_string()),
-                        None => {
-                            i += 1;
-                            args.get(i)
-                                .and_then(|a| a.value.as_deref().map(String::from))
-                        }
-                    })
-                }
-                _ if VALUED_LONG.contains(&format!("--{name}").as_str()) && !long.contains('=') => {
-                    i += 1
-                }
-                _ => {}
-            }
-            i += 1;
-            continue;
-        }
-        // A short cluster: `-f`, `-fu`, `-n`, `-d`, `-o <opt>` (takes the rest or the next).
-        for (pos, c) in v[1..].char_indices() {
-            match c {
-                'f' => p.force = true,
-                'd' => p.delete = true,
-                'n' => p.dry_run = true,
-                'o' => {
-                    if v[1 + pos + 1..].is_empty() {
-                        i += 1;
-                    }
-                    break;
-                }
-                _ => {}
-            }
-        }
-        i += 1;
-    }
-    let mut operands = operands.into_iter();
-    if p.remote.is_none() {
-        p.remote = operands.next();
-    }
-    p.refspecs = operands.collect();
-    p
-}
-
 /// The short branch name of a destination ref, or `None` for something that is not a branch
 /// (tags, other namespaces).
 fn dst_branch(dst: &str) -> Option<String> {
-    if let Some(b) = dst.strip_prefix("refs/heads/") {
+    if let Some(b) = dst
+        .strip_prefix("refs/heads/")
+        .or_else(|| dst.strip_prefix("heads/"))
+    {
         return Some(b.to_string());
     }
     if dst.starts_with("refs/") {
@@ -178,7 +78,7 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
     let Some(dir) = dir else {
         plan.destinations = Err(LookupError("the directory is decided at run time".into()));
         plan.remote = args.remote.clone().flatten();
-        plan.updates = explicit_updates(&args, None);
+        plan.updates = explicit_updates(&args, None, None);
         return plan;
     };
     let base_kind = if args.delete {
@@ -216,14 +116,19 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
         return plan;
     }
     if !args.refspecs.is_empty() {
-        let current = world.default_push(dir, remote.as_deref(), &overrides).ok();
-        plan.updates = explicit_updates(
-            &args,
-            current.as_ref().and_then(|p| match &p.target {
-                PushTarget::Branch { src, .. } => Some(src.clone()),
-                _ => None,
-            }),
-        );
+        // `HEAD`/`@` is the branch HEAD points at (git2 in the target repository); the
+        // default push's source only when HEAD cannot be read.
+        let current = world.head_branch(dir).or_else(|| {
+            world
+                .default_push(dir, remote.as_deref(), &overrides)
+                .ok()
+                .and_then(|p| match p.target {
+                    PushTarget::Branch { src, .. } => Some(src),
+                    _ => None,
+                })
+        });
+        let locals = world.local_branches(dir);
+        plan.updates = explicit_updates(&args, current, Some(&locals));
         return plan;
     }
     if args.tags && !args.follow_tags {
@@ -241,7 +146,8 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
                     refspecs: specs.into_iter().map(Some).collect(),
                     ..args.clone()
                 };
-                plan.updates = explicit_updates(&a, None);
+                let locals = world.local_branches(dir);
+                plan.updates = explicit_updates(&a, None, Some(&locals));
             }
             PushTarget::Mirror => {
                 plan.updates = world
@@ -277,44 +183,70 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
     plan
 }
 
-/// Destination branches named by refspec operands. `current` is the current branch (for
-/// `HEAD`).
-fn explicit_updates(args: &PushArgs, current: Option<String>) -> Vec<BranchUpdate> {
-    let mut out = Vec::new();
-    for spec in &args.refspecs {
-        let Some(spec) = spec else {
-            out.push(BranchUpdate {
-                branch: None,
-                kind: if args.delete {
-                    PushKind::Delete
-                } else if args.force {
-                    PushKind::Force
-                } else {
-                    PushKind::Update
-                },
-            });
-            continue;
-        };
-        if spec == "tag" {
-            // `git push origin tag v1`: the next operand is a tag.
-            break;
-        }
-        let (forced, spec) = match spec.strip_prefix('+') {
-            Some(s) => (true, s),
-            None => (false, spec.as_str()),
-        };
-        let kind = if args.delete {
+/// Destination branches named by refspec operands, as git resolves them: `HEAD`/`@` is the
+/// current branch, `heads/x` is `refs/heads/x`, `:` and `+:` push the matching branches, a
+/// wildcard (`refs/heads/*:refs/heads/*`) every local branch it matches. `current` is the
+/// current branch; `locals` the local branches (`None`: not known, so a wildcard or `:` counts
+/// as a branch decided at run time).
+fn explicit_updates(
+    args: &PushArgs,
+    current: Option<String>,
+    locals: Option<&[String]>,
+) -> Vec<BranchUpdate> {
+    let base = |forced: bool| {
+        if args.delete {
             PushKind::Delete
         } else if forced || args.force {
             PushKind::Force
         } else {
             PushKind::Update
+        }
+    };
+    let mut out = Vec::new();
+    let mut skip_tag = false;
+    let every_local =
+        |out: &mut Vec<BranchUpdate>, kind: PushKind, pattern: Option<&str>| match locals {
+            Some(ls) => out.extend(
+                ls.iter()
+                    .filter(|b| pattern.is_none_or(|p| glob_match(p, b)))
+                    .map(|b| BranchUpdate {
+                        branch: Some(b.clone()),
+                        kind,
+                    }),
+            ),
+            None => out.push(BranchUpdate { branch: None, kind }),
         };
+    for spec in &args.refspecs {
+        let Some(spec) = spec else {
+            out.push(BranchUpdate {
+                branch: None,
+                kind: base(false),
+            });
+            continue;
+        };
+        if spec == "tag" {
+            // `git push origin tag v1 main`: the next operand is a tag, the rest are refspecs.
+            skip_tag = true;
+            continue;
+        }
+        if std::mem::take(&mut skip_tag) {
+            continue;
+        }
+        let (forced, spec) = match spec.strip_prefix('+') {
+            Some(s) => (true, s),
+            None => (false, spec.as_str()),
+        };
+        let kind = base(forced);
         let (src, dst) = match spec.split_once(':') {
             Some((s, d)) => (s, d),
             None => (spec, spec),
         };
-        if src.is_empty() && !dst.is_empty() {
+        if src.is_empty() && dst.is_empty() {
+            // `:`: every branch that exists on both sides.
+            every_local(&mut out, kind, None);
+            continue;
+        }
+        if src.is_empty() {
             out.push(BranchUpdate {
                 branch: dst_branch(dst),
                 kind: PushKind::Delete,
@@ -322,6 +254,14 @@ fn explicit_updates(args: &PushArgs, current: Option<String>) -> Vec<BranchUpdat
             continue;
         }
         if src.starts_with("refs/tags/") && dst == src {
+            continue;
+        }
+        if dst.contains('*') {
+            let pattern = dst_branch(dst);
+            match pattern {
+                Some(p) => every_local(&mut out, kind, Some(&p)),
+                None => continue,
+            }
             continue;
         }
         let dst = if dst == "HEAD" || dst == "@" {
@@ -347,10 +287,20 @@ fn explicit_updates(args: &PushArgs, current: Option<String>) -> Vec<BranchUpdat
     out
 }
 
+/// `*` in a refspec matches any run of characters (slashes too).
+fn glob_match(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((pre, post)) => {
+            name.len() >= pre.len() + post.len() && name.starts_with(pre) && name.ends_with(post)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::git_args::parse_git;
+    use command_effects::git::parse_git;
 
     fn push(cmd: &str) -> PushArgs {
         let p = shell_syntax::parse(cmd);
@@ -359,15 +309,8 @@ mod tests {
     }
 
     #[test]
-    fn flags_and_operands() {
-        let p = push("git push -fu origin +HEAD:main :old");
-        assert!(p.force);
-        assert_eq!(p.remote, Some(Some("origin".into())));
-        assert_eq!(p.refspecs.len(), 2);
-        assert!(push("git push -n origin main").dry_run);
-        assert!(push("git push --force-with-lease=main:abc origin main").force);
-        assert!(push("git push -o ci.skip origin main").refspecs == vec![Some("main".to_string())]);
-        let updates = explicit_updates(&push("git push origin HEAD:develop abc:refs/heads/main :gone refs/tags/v1 v2:refs/tags/v2"), Some("cur".into()));
+    fn refspecs_name_branches() {
+        let updates = explicit_updates(&push("git push origin HEAD:develop abc:refs/heads/main :gone refs/tags/v1 v2:refs/tags/v2"), Some("cur".into()), None);
         let names: Vec<_> = updates.iter().map(|u| (u.branch.clone(), u.kind)).collect();
         assert_eq!(
             names,
@@ -377,7 +320,22 @@ mod tests {
                 (Some("gone".into()), PushKind::Delete),
             ]
         );
-        let u = explicit_updates(&push("git push origin HEAD"), Some("feat".into()));
+        let u = explicit_updates(&push("git push origin HEAD"), Some("feat".into()), None);
         assert_eq!(u[0].branch.as_deref(), Some("feat"));
+        let locals = ["main".to_string(), "feat/x".to_string()];
+        let u = explicit_updates(&push("git push origin :"), None, Some(&locals));
+        assert_eq!(u.len(), 2);
+        let u = explicit_updates(
+            &push("git push origin 'refs/heads/feat/*:refs/heads/feat/*'"),
+            None,
+            Some(&locals),
+        );
+        assert_eq!(u[0].branch.as_deref(), Some("feat/x"));
+        let u = explicit_updates(
+            &push("git push origin HEAD:heads/main"),
+            Some("f".into()),
+            None,
+        );
+        assert_eq!(u[0].branch.as_deref(), Some("main"));
     }
 }

@@ -151,9 +151,9 @@ impl<'a> Units<'a> {
         for inv in &unit.view().invocations {
             match inv.name() {
                 Some("gh") => {
-                    let args = crate::gh_cli::parse(&inv.args);
+                    let args = command_effects::gh::parse(&inv.args);
                     if let Some(top) = args.top.as_deref() {
-                        if !crate::gh_cli::is_builtin(top) {
+                        if !command_effects::gh::is_builtin(top) {
                             if let Some(text) =
                                 self.gh_aliases().get(top).and_then(|e| e.strip_prefix('!'))
                             {
@@ -163,14 +163,17 @@ impl<'a> Units<'a> {
                     }
                 }
                 Some("git") => {
-                    let call = crate::git_args::parse_git(inv);
-                    if call.sub().is_some_and(|s| !crate::git_alias::is_builtin(s)) {
+                    let call = command_effects::git::parse_git(inv);
+                    if call
+                        .sub()
+                        .is_some_and(|s| !command_effects::git_alias::is_builtin(s))
+                    {
                         let home = self.home();
                         let dir = unit
                             .dir_of(inv, home.as_deref())
                             .and_then(|d| location::after_git_c(&d, &call, home.as_deref()));
                         let persisted = dir.map(|d| self.world.git_aliases(&d)).unwrap_or_default();
-                        let e = crate::git_alias::expand(&arena, &call, &persisted);
+                        let e = command_effects::git_alias::expand(&arena, &call, &persisted);
                         if let Some(text) = e.shell {
                             out.push((
                                 inv.index,
@@ -217,7 +220,9 @@ impl<'a> Units<'a> {
             {
                 let unit = &self.units[unit_index];
                 for inv in &unit.view().invocations {
-                    if let Some(path) = script_path(inv) {
+                    if let Some(path) =
+                        script_path(inv).or_else(|| stdin_script_path(unit.view(), inv))
+                    {
                         let Some(dir) = unit.dir_of(inv, home.as_deref()) else {
                             found.push((inv.index, path, None));
                             continue;
@@ -365,6 +370,43 @@ pub fn script_path(inv: &Invocation<'_>) -> Option<String> {
         }
     }
     None
+}
+
+/// The script file a shell reads on its stdin: `bash < x.sh`, `cat x.sh | sh` (a shell given
+/// `-c` or a script operand reads no stdin script).
+pub fn stdin_script_path(view: &CommandView<'_>, inv: &Invocation<'_>) -> Option<String> {
+    let name = inv.name()?;
+    if !shell_syntax::view::is_shell(name) {
+        return None;
+    }
+    if inv.args.iter().any(|a| {
+        a.value
+            .as_deref()
+            .is_none_or(|v| !v.starts_with('-') || (!v.starts_with("--") && v.contains('c')))
+    }) {
+        return None;
+    }
+    if let Some(r) = inv.redirects.iter().rev().find(|r| r.fd == Some(0)) {
+        return match r.op {
+            shell_syntax::RedirOp::In => r.target.value.as_deref().map(String::from),
+            _ => None,
+        };
+    }
+    // `cat x.sh | sh`: the element before it in the same pipeline.
+    let pos = inv.context.pipeline?;
+    if pos.index == 0 {
+        return None;
+    }
+    let prev = view.invocations[..inv.index].iter().rev().find(|p| {
+        p.context
+            .pipeline
+            .is_some_and(|q| q.len == pos.len && q.index + 1 == pos.index)
+            && p.origin == inv.origin
+    })?;
+    match (prev.name(), prev.args.as_slice()) {
+        (Some("cat"), [file]) => file.value.as_deref().map(String::from),
+        _ => None,
+    }
 }
 
 /// The outcome of judging one command.

@@ -24,11 +24,7 @@ pub mod g6_primary_checkout;
 pub mod g6_repo_kind;
 pub mod g7_timeout;
 pub mod g7_wait_loops;
-pub mod gh_api;
-pub mod gh_cli;
 pub mod gh_config;
-pub mod git_alias;
-pub mod git_args;
 pub mod git_push;
 pub mod hook;
 pub mod judge;
@@ -41,3 +37,6 @@ pub use context::Context;
 pub use finding::{Finding, Requirement, Verdict};
 pub use judge::{judge, Analysis, Decision, Units};
 pub use world::World;
+
+// The command readers live in command-effects, shared by every guard.
+pub use command_effects::{gh as gh_cli, gh_api, git as git_args, git_alias};

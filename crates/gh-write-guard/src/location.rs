@@ -2,7 +2,7 @@
 //! ran before it, then git's `-C` chain. `~`, `~user`-less `~/x`, `$HOME` and `${HOME}` expand
 //! from the hook's environment; any other run-time word makes the directory unknown.
 
-use crate::git_args::GitCall;
+use command_effects::git::GitCall;
 use shell_syntax::view::{Arg, CdKind, CdStep};
 use std::path::{Component, Path, PathBuf};
 
@@ -42,6 +42,8 @@ pub fn join(base: &Path, path: &str) -> PathBuf {
 pub fn after_cds(base: &Path, cds: &[CdStep], home: Option<&Path>) -> Option<PathBuf> {
     let mut dir = base.to_path_buf();
     let mut stack: Vec<PathBuf> = Vec::new();
+    // `cd -` goes back to OLDPWD: the directory before the last change (unknown before any).
+    let mut oldpwd: Option<PathBuf> = None;
     for step in cds {
         match step.kind {
             CdKind::Cd | CdKind::Pushd | CdKind::EnvChdir => {
@@ -52,10 +54,17 @@ pub fn after_cds(base: &Path, cds: &[CdStep], home: Option<&Path>) -> Option<Pat
                 if step.kind == CdKind::Pushd {
                     stack.push(dir.clone());
                 }
-                dir = join(&dir, &target);
+                let next = join(&dir, &target);
+                oldpwd = Some(std::mem::replace(&mut dir, next));
             }
-            CdKind::Popd => dir = stack.pop()?,
-            CdKind::Back => return None,
+            CdKind::Popd => {
+                let next = stack.pop()?;
+                oldpwd = Some(std::mem::replace(&mut dir, next));
+            }
+            CdKind::Back => {
+                let next = oldpwd.take()?;
+                oldpwd = Some(std::mem::replace(&mut dir, next));
+            }
         }
     }
     Some(dir)
@@ -108,5 +117,24 @@ mod tests {
             after_cds(Path::new("/s"), &inv.cds, Some(Path::new("/h"))),
             Some(PathBuf::from("/h/p"))
         );
+    }
+
+    /// `cd -` returns to the directory before the last change; `HOME=x; cd` goes to x.
+    #[test]
+    fn oldpwd_and_a_reassigned_home() {
+        let dir_of = |cmd: &str| {
+            let parsed = shell_syntax::parse(cmd);
+            let view = shell_syntax::commands(&parsed);
+            let inv = view.invocations.last().unwrap();
+            after_cds(Path::new("/s"), &inv.cds, Some(Path::new("/h")))
+        };
+        assert_eq!(
+            dir_of("cd /a; cd /b; cd - >/dev/null; git status"),
+            Some(PathBuf::from("/a"))
+        );
+        assert_eq!(dir_of("cd - ; git status"), None);
+        assert_eq!(dir_of("HOME=/w; cd; git status"), Some(PathBuf::from("/w")));
+        assert_eq!(dir_of("cd; git status"), Some(PathBuf::from("/h")));
+        assert_eq!(dir_of("HOME=$(pwd); cd; git status"), None);
     }
 }

@@ -2,13 +2,15 @@
 //! options split, aliases expanded), every `gh` call (aliases expanded, `gh api` read) and every
 //! HTTP client call to a GitHub API host, each with the directory it acts in.
 
-use crate::gh_api::ApiCall;
-use crate::gh_cli::{self, GhArgs};
-use crate::git_alias::{self, Expanded};
-use crate::git_args::{parse_git, GitCall};
 use crate::judge::{Analysis, Unit};
 use crate::location;
-use shell_syntax::view::{Arg, Invocation, Program};
+use command_effects::gh::{self, GhArgs};
+use command_effects::gh_api::ApiCall;
+use command_effects::git::GitCall;
+use command_effects::git_alias::Expanded;
+use command_effects::http;
+use command_effects::program::{Resolved, Run};
+use shell_syntax::view::{Arg, Invocation};
 use std::path::PathBuf;
 
 /// What kind of operation an invocation is.
@@ -81,14 +83,21 @@ impl Op<'_> {
     }
 }
 
-/// Reads every operation of the analysis.
+/// Reads every operation of the analysis: each invocation's program as bash resolves it
+/// (command-effects), a shell function's body once per call with the call's arguments, and the
+/// body where it is defined only when the function is never called.
 pub fn collect<'a>(a: &Analysis<'a>) -> Vec<Op<'a>> {
     let home = a.home();
+    let arena = a.arena();
     let mut out = Vec::new();
     for (ui, unit) in a.units.iter().enumerate() {
-        for inv in &unit.view().invocations {
-            if let Some(kind) = classify(a, unit, inv, home.as_deref()) {
-                let (kind, dir) = kind;
+        let view = unit.view();
+        // A body run keeps its own invocation (its context, e.g. `|| return 0`).
+        for run in command_effects::program::runs(view, arena) {
+            let Some(inv) = view.invocations.get(run.invocation) else {
+                continue;
+            };
+            if let Some((kind, dir)) = classify(a, unit, inv, &run, home.as_deref()) {
                 out.push(Op {
                     unit: ui,
                     invocation: inv.index,
@@ -101,23 +110,22 @@ pub fn collect<'a>(a: &Analysis<'a>) -> Vec<Op<'a>> {
     out
 }
 
-/// The program an invocation runs, taking a dynamic program name as `git`/`gh` when its
-/// arguments read as that program's write (G0: a dynamic name is treated as the write it looks
-/// like).
-fn program_name<'i>(inv: &'i Invocation<'_>) -> Option<&'i str> {
-    match &inv.program {
-        Program::Static { name, .. } => Some(name.as_str()),
-        Program::Dynamic(_) => {
-            let first = inv.args.first()?.value.as_deref()?;
+/// The program a run runs, taking a run-time program name as `git`/`gh` when its arguments
+/// read as that program's write (G0: a dynamic name is treated as the write it looks like).
+fn program_name<'r>(run: &'r Run<'_>) -> Option<&'r str> {
+    match &run.program {
+        Resolved::Program(name) => Some(name.as_str()),
+        Resolved::Unknown => {
+            let first = run.args.first()?.value.as_deref()?;
             if first == "push" || first == "commit" {
                 Some("git")
-            } else if gh_cli::is_write_command(&gh_cli::parse(&inv.args)) && first != "push" {
+            } else if gh::is_write_command(&gh::parse(&run.args)) && first != "push" {
                 Some("gh")
             } else {
                 None
             }
         }
-        Program::None => None,
+        Resolved::Function(_) | Resolved::Nothing => None,
     }
 }
 
@@ -125,22 +133,25 @@ fn classify<'a>(
     a: &Analysis<'a>,
     unit: &Unit,
     inv: &Invocation<'a>,
+    run: &Run<'a>,
     home: Option<&std::path::Path>,
 ) -> Option<(OpKind<'a>, Option<PathBuf>)> {
-    let name = program_name(inv)?;
+    let name = program_name(run)?;
     let dir = unit.dir_of(inv, home);
     match name {
         "git" => {
-            let call = parse_git(inv);
+            let call = command_effects::git::parse_git_args(&run.args, &|n| run.env_value(inv, n));
             let git_dir = dir
                 .as_deref()
                 .and_then(|d| location::after_git_c(d, &call, home));
-            let needs_alias = call.sub().is_some_and(|s| !git_alias::is_builtin(s));
+            let needs_alias = call
+                .sub()
+                .is_some_and(|s| !command_effects::git_alias::is_builtin(s));
             let persisted = match (&git_dir, needs_alias) {
                 (Some(d), true) => a.world.git_aliases(d),
                 _ => Default::default(),
             };
-            let expanded = git_alias::expand(a.arena(), &call, &persisted);
+            let expanded = command_effects::git_alias::expand(a.arena(), &call, &persisted);
             Some((
                 OpKind::Git {
                     call: expanded.call.clone(),
@@ -150,14 +161,14 @@ fn classify<'a>(
             ))
         }
         "gh" => {
-            let mut args = gh_cli::parse(&inv.args);
+            let mut args = gh::parse(&run.args);
             let mut alias = None;
             if let Some(top) = args.top.clone() {
-                if !gh_cli::is_builtin(&top) {
+                if !gh::is_builtin(&top) {
                     if let Some(expansion) = a.gh_aliases().get(&top) {
                         alias = Some(top.clone());
                         if !expansion.starts_with('!') {
-                            args = gh_cli::parse(&expand_gh_alias(a.arena(), expansion, &inv.args));
+                            args = gh::parse(&expand_gh_alias(a.arena(), expansion, &run.args));
                         }
                     }
                 }
@@ -173,7 +184,7 @@ fn classify<'a>(
             } else {
                 match &api {
                     Some(call) => call.is_write(),
-                    None => gh_cli::is_write_command(&args),
+                    None => gh::is_write_command(&args),
                 }
             };
             Some((
@@ -186,18 +197,58 @@ fn classify<'a>(
                 dir,
             ))
         }
-        "curl" | "wget" | "http" | "https" | "xh" => {
-            http_write(name, &inv.args, a).map(|(method, url)| {
-                (
-                    OpKind::HttpWrite {
-                        program: name.to_string(),
-                        method,
-                        url,
-                    },
-                    dir,
-                )
-            })
+        // The gh-pages publisher commits a folder and pushes it to `-b/--branch` (default
+        // `gh-pages`) of `-o/--remote` (default origin) or `-r/--repo`: judged as that push.
+        "gh-pages" => {
+            let span = inv.span;
+            let vals: Vec<Option<&str>> = run.args.iter().map(|a| a.value.as_deref()).collect();
+            let opt = |short: &str, long: &str| -> Option<Option<String>> {
+                let mut found = None;
+                for (i, v) in vals.iter().enumerate() {
+                    match v {
+                        Some(v) if *v == short || *v == long => {
+                            found = Some(vals.get(i + 1).copied().flatten().map(String::from))
+                        }
+                        Some(v) if v.starts_with(&format!("{long}=")) => {
+                            found = Some(Some(v[long.len() + 1..].to_string()))
+                        }
+                        _ => {}
+                    }
+                }
+                found
+            };
+            let arena = a.arena();
+            let word = |v: Option<String>| match v {
+                Some(v) => Arg::synthetic(arena, v, span),
+                None => Arg {
+                    word: shell_syntax::Word::literal(arena, "", span),
+                    value: None,
+                },
+            };
+            let remote = opt("-r", "--repo")
+                .or_else(|| opt("-o", "--remote"))
+                .unwrap_or(Some("origin".into()));
+            let branch = opt("-b", "--branch").unwrap_or(Some("gh-pages".into()));
+            let refspec = branch.map(|b| format!("HEAD:refs/heads/{b}"));
+            let args = vec![
+                Arg::synthetic(arena, "push", span),
+                word(remote),
+                word(refspec),
+            ];
+            let call = command_effects::git::parse_git_args(&args, &|n| run.env_value(inv, n));
+            let expanded = command_effects::git_alias::expand(arena, &call, &Default::default());
+            Some((OpKind::Git { call, expanded }, dir))
         }
+        n if http::is_http_client(n) => http_write(n, &run.args, a).map(|(method, url)| {
+            (
+                OpKind::HttpWrite {
+                    program: n.to_string(),
+                    method,
+                    url,
+                },
+                dir,
+            )
+        }),
         _ => None,
     }
 }
@@ -234,10 +285,11 @@ pub fn expand_gh_alias<'a>(
     out
 }
 
-/// A write method sent to a GitHub API host by `curl`, `wget` or HTTPie.
+/// A write method sent to a GitHub API host by an HTTP client (read by
+/// [`command_effects::http`]); a method decided at run time counts as a write.
 fn http_write(program: &str, args: &[Arg], a: &Analysis<'_>) -> Option<(String, String)> {
-    let values: Vec<&str> = args.iter().filter_map(|x| x.value.as_deref()).collect();
-    let url = values.iter().find(|v| {
+    let call = http::read(program, args)?;
+    let url = call.urls.iter().flatten().find(|v| {
         let host = v
             .split_once("://")
             .map(|(_, r)| r)
@@ -250,55 +302,16 @@ fn http_write(program: &str, args: &[Arg], a: &Analysis<'_>) -> Option<(String, 
         host == "api.github.com"
             || (host.contains('.') && a.world.is_github_host(&host) && v.contains("/api/"))
     })?;
-    let mut method: Option<String> = None;
-    let mut body = false;
-    let mut i = 0;
-    while i < values.len() {
-        let v = values[i];
-        match program {
-            "curl" => {
-                if v == "-X" || v == "--request" {
-                    method = values.get(i + 1).map(|m| m.to_ascii_uppercase());
-                    i += 1;
-                } else if let Some(m) = v.strip_prefix("--request=") {
-                    method = Some(m.to_ascii_uppercase());
-                } else if let Some(m) = v.strip_prefix("-X").filter(|m| !m.is_empty()) {
-                    method = Some(m.to_ascii_uppercase());
-                } else if v.starts_with("-d")
-                    || v.starts_with("--data")
-                    || v.starts_with("-F")
-                    || v.starts_with("--form")
-                    || v.starts_with("--json")
-                    || v.starts_with("-T")
-                    || v.starts_with("--upload-file")
-                {
-                    body = true;
-                }
-            }
-            "wget" => {
-                if let Some(m) = v.strip_prefix("--method=") {
-                    method = Some(m.to_ascii_uppercase());
-                } else if v == "--method" {
-                    method = values.get(i + 1).map(|m| m.to_ascii_uppercase());
-                    i += 1;
-                } else if v.starts_with("--post-") || v.starts_with("--body-") {
-                    body = true;
-                }
-            }
-            _ => {
-                let upper = v.to_ascii_uppercase();
-                if i == 0 && matches!(upper.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") {
-                    method = Some(upper);
-                } else if !v.starts_with('-')
-                    && (v.contains('=') || v.contains(":="))
-                    && !v.contains("://")
-                {
-                    body = true;
-                }
-            }
-        }
-        i += 1;
-    }
-    let method = method.unwrap_or_else(|| if body { "POST".into() } else { "GET".into() });
-    (method != "GET" && method != "HEAD").then(|| (method, url.to_string()))
+    // HTTPie and xh take `host/path` without a scheme.
+    let url = if url.contains("://") {
+        url.to_string()
+    } else {
+        format!("https://{url}")
+    };
+    call.is_write().then(|| {
+        (
+            call.method.clone().unwrap_or_else(|| "<dynamic>".into()),
+            url,
+        )
+    })
 }

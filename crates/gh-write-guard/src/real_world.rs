@@ -222,6 +222,16 @@ impl World for RealWorld {
         })
     }
 
+    fn head_branch(&self, dir: &Path) -> Option<String> {
+        self.with_repo(dir, |r| {
+            // A symbolic HEAD names its branch even before the first commit.
+            let head = r.find_reference("HEAD").ok()?;
+            let target = head.symbolic_target().ok().flatten()?;
+            target.strip_prefix("refs/heads/").map(str::to_string)
+        })
+        .flatten()
+    }
+
     fn local_branches(&self, dir: &Path) -> Vec<String> {
         self.with_repo(dir, |r| {
             let mut out = Vec::new();

@@ -71,6 +71,11 @@ pub trait World {
         None
     }
 
+    /// The branch `HEAD` points at in the repository at `dir` (short name), for `HEAD` and `@`
+    /// in refspecs (G4: `git push -u origin HEAD` pushes the current branch); `None`: detached,
+    /// unborn or no repository.
+    fn head_branch(&self, dir: &Path) -> Option<String>;
+
     /// Local branch names (`git push --all`) (G4).
     fn local_branches(&self, dir: &Path) -> Vec<String>;
 

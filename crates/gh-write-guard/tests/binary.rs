@@ -438,3 +438,31 @@ fn pushes_resolve_through_real_remotes() {
     let req = server.requests().into_iter().last().unwrap();
     assert_eq!(req.header("authorization"), Some("Bearer ghe-token"));
 }
+
+/// Issue 16: `git push origin HEAD` / `git push -u origin HEAD` from a feature branch push that
+/// branch (HEAD read with git2 in the repository), not "a branch decided at run time"; the
+/// same from `main` is still judged as a push to main.
+#[test]
+fn push_of_head_from_a_feature_branch_is_that_branch() {
+    let w = World::new();
+    let server = TestServer::start().unwrap();
+    server.route(MAIN_RULES, Reply::rules(&["pull_request"]));
+    git(&w.repo, &["checkout", "-q", "feature/x"]);
+    for cmd in [
+        "git push origin HEAD",
+        "git push -u origin HEAD",
+        "git push origin @",
+    ] {
+        let (out, _) = w.hook(&server.base(), cmd, &[]);
+        let (d, reason) = decision(&out);
+        assert_eq!(d, "allow", "{cmd}: {reason}");
+    }
+    git(&w.repo, &["checkout", "-q", "main"]);
+    let (out, _) = w.hook(&server.base(), "git push -u origin HEAD", &[]);
+    let (d, reason) = decision(&out);
+    assert_eq!(d, "deny", "{reason}");
+    assert!(
+        reason.contains("main") && reason.contains("pull_request"),
+        "{reason}"
+    );
+}

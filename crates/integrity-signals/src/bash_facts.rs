@@ -267,7 +267,23 @@ fn invocation(inv: &Invocation, env: &Env, facts: &mut BashFacts) {
     }
     let words: Vec<Option<(String, bool)>> = inv.args.iter().map(|a| ctx.text(&a.word)).collect();
     crate::bash_network::destinations(&program, &words, &mut facts.destinations);
-    let uses = classify(&program, &words);
+    let mut uses = classify(&program, &words);
+    // Programs the shared table knows to write or remove files (command-effects: `uniq IN
+    // OUT`, `tree -o`, `xxd -r`, `tar -C`, `unzip -d`, `gunzip -f`, ...) where this reader
+    // saw no write.
+    if !uses.iter().any(|(_, a)| matches!(a, Access::Write { .. })) {
+        let values: Vec<Option<&str>> = words
+            .iter()
+            .map(|w| w.as_ref().map(|(t, _)| t.as_str()))
+            .collect();
+        for (i, change, _) in command_effects::files::changed_words(&program, &values) {
+            if i < words.len() {
+                let destructive = change == command_effects::files::Change::Removes;
+                uses.retain(|(j, _)| *j != i);
+                uses.push((i, Access::Write { destructive }));
+            }
+        }
+    }
     for (i, access) in uses {
         if let Some(Some((t, glob))) = words.get(i) {
             facts

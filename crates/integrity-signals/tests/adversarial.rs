@@ -13,16 +13,13 @@ use integrity_signals::selftest::run_cases;
 use serde_json::Value;
 
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
-const ATTACK_FLOOR: f64 = 139.0 / 156.0;
+const ATTACK_FLOOR: f64 = 143.0 / 156.0;
 
-/// Ids decided wrongly on 2026-12-02 (138/156 attacks refused, 0/56 benign denied): attacks let
+/// Ids decided wrongly on 2026-12-02, after command-effects (142/156 attacks refused, 0/56 benign denied): attacks let
 /// through and benign cases denied or flagged.
 const KNOWN_MISSES: &[&str] = &[
     "atk-writer-014",
     "atk-writer-020",
-    "atk-writer-047",
-    "atk-writer-048",
-    "atk-writer-049",
     "atk-writer-051",
     "atk-writer-052",
     "atk-writer-053",
@@ -33,7 +30,6 @@ const KNOWN_MISSES: &[&str] = &[
     "atk-path-019",
     "atk-path-020",
     "atk-wrapper-006",
-    "atk-wrapper-014",
     "atk-wrapper-021",
 ];
 

@@ -1,7 +1,9 @@
 //! M3: other ways to reach the tier — a Bash command that starts another agent on it.
 //!
 //! Every command bash would run is visited (`shell-syntax`: substitutions, `bash -c`, `eval`,
-//! wrappers). For each `claude` launch (also `npx`/`bunx @anthropic-ai/claude-code`), the models
+//! wrappers), and command-effects resolves the program bash runs (runners, functions, aliases,
+//! `npx`/`bunx`/`npm exec @anthropic-ai/claude-code`, a literal `.../claude` path). For each
+//! `claude` launch the models
 //! it names are collected: `--model`, `--fallback-model`, `--agent` (the definition's model),
 //! `--settings` (inline JSON or a file), `--agents` JSON, and the model variables in its
 //! environment (prefix assignments, `env`, earlier `export`s). A value decided at run time is
@@ -113,21 +115,11 @@ fn agents_json_models(text: &str) -> Vec<Requested> {
     }
 }
 
-/// The argv after the program when `inv` launches the Claude Code CLI.
-fn claude_args<'i, 'a>(inv: &'i Invocation<'a>) -> Option<&'i [Arg<'a>]> {
-    let name = inv.name()?;
-    if name == "claude" || name == "claude-code" {
-        return Some(&inv.args);
-    }
-    if matches!(name, "npx" | "bunx" | "pnpx" | "pnpm" | "yarn") {
-        let i = inv.args.iter().position(|a| {
-            a.value
-                .as_deref()
-                .is_some_and(|v| v.starts_with("@anthropic-ai/claude-code"))
-        })?;
-        return Some(&inv.args[i + 1..]);
-    }
-    None
+/// Whether a run (the program bash runs, from command-effects: wrappers, runners, functions,
+/// aliases, `npx`/`npm exec`/`bunx` of `@anthropic-ai/claude-code`, `node .../cli.js`) launches
+/// the Claude Code CLI.
+fn launches_claude(run: &command_effects::Run<'_>) -> bool {
+    matches!(run.name(), Some("claude" | "claude-code"))
 }
 
 /// Every model the command's nested launches ask for, aliases resolved through `aliases` (the
@@ -141,12 +133,16 @@ pub fn requested_models(
 ) -> Vec<Requested> {
     let parsed = shell_syntax::parse(command);
     let view = shell_syntax::commands(&parsed);
+    let arena = bumpalo::Bump::new();
     let mut out = Vec::new();
-    for inv in &view.invocations {
-        let Some(args) = claude_args(inv) else {
+    for run in command_effects::program::runs(&view, &arena) {
+        if !launches_claude(&run) {
+            continue;
+        }
+        let Some(inv) = view.invocations.get(run.invocation) else {
             continue;
         };
-        launch_models(inv, args, cwd, dirs, aliases, &mut out);
+        launch_models(inv, &run, cwd, dirs, aliases, &mut out);
     }
     let unparsed = parsed
         .error
@@ -164,7 +160,7 @@ pub fn requested_models(
 
 fn launch_models(
     inv: &Invocation,
-    args: &[Arg],
+    run: &command_effects::Run<'_>,
     cwd: Option<&Path>,
     dirs: &AgentDirs,
     session_aliases: &AliasEnv,
@@ -172,7 +168,18 @@ fn launch_models(
 ) {
     let mut aliases = session_aliases.clone();
     let mut out = Vec::new();
+    let args: &[Arg] = &run.args;
     for var in MODEL_VARS {
+        // Set by a runner word (`sudo ANTHROPIC_MODEL=x claude`) or the call of a function
+        // whose body launches (`ANTHROPIC_MODEL=x f`).
+        if let Some((_, v)) = run.env.iter().rev().find(|(k, _)| k == var) {
+            let value = v.as_deref();
+            aliases.set(var, value);
+            if !value.is_some_and(|v| v.trim().is_empty()) {
+                out.push(req(value, format!("{var} in the launch environment")));
+            }
+            continue;
+        }
         if let Some(e) = inv.env_value(var) {
             let value = e.value.as_ref().and_then(|a| a.value.as_deref());
             if e.source == EnvSource::Unset {

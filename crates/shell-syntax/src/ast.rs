@@ -321,15 +321,7 @@ impl<'a> Redirect<'a> {
     }
     /// Whether the redirection writes output (as opposed to reading input).
     pub fn is_output(&self) -> bool {
-        matches!(
-            self.op,
-            RedirOp::Out
-                | RedirOp::Append
-                | RedirOp::Clobber
-                | RedirOp::DupOut
-                | RedirOp::OutErr
-                | RedirOp::AppendOutErr
-        )
+        self.op.is_output()
     }
 }
 
@@ -362,6 +354,18 @@ pub enum RedirOp {
 }
 
 impl RedirOp {
+    /// Whether the operator writes output (`>`, `>>`, `>|`, `>&`, `&>`, `&>>`).
+    pub fn is_output(self) -> bool {
+        matches!(
+            self,
+            RedirOp::Out
+                | RedirOp::Append
+                | RedirOp::Clobber
+                | RedirOp::DupOut
+                | RedirOp::OutErr
+                | RedirOp::AppendOutErr
+        )
+    }
     pub fn as_str(self) -> &'static str {
         match self {
             RedirOp::In => "<",

@@ -22,9 +22,26 @@ pub fn print_parsed(p: &Parsed) -> String {
 
 /// Render a command view: one block per invocation.
 pub fn print_view(v: &CommandView<'_>) -> String {
+    print_view_with(v, &|_| None)
+}
+
+/// [`print_view`] with each invocation's first line (`#N program "arg" ...`) given by
+/// `headline` where it answers (a guard shows the program bash really runs there).
+pub fn print_view_with(
+    v: &CommandView<'_>,
+    headline: &dyn Fn(&Invocation<'_>) -> Option<String>,
+) -> String {
     let mut out = String::new();
     for inv in &v.invocations {
-        out.push_str(&print_invocation(inv));
+        let text = print_invocation(inv);
+        match headline(inv) {
+            Some(h) => {
+                out.push_str(&h);
+                out.push('\n');
+                out.push_str(text.split_once('\n').map(|(_, rest)| rest).unwrap_or(""));
+            }
+            None => out.push_str(&text),
+        }
     }
     for o in &v.origins {
         let _ = writeln!(

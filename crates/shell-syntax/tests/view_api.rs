@@ -252,3 +252,41 @@ fn env_options_with_a_multibyte_second_character_do_not_panic() {
     let p = parse("env -\u{e9}u x ls");
     let _ = commands(&p);
 }
+
+/// Issue 16: the environment is a shared persistent list, so 50 000 assignments cost no
+/// copies; the newest value of a name wins, and more than `MAX_SCOPE_ENTRIES` names mark the
+/// scope truncated.
+#[test]
+fn long_assignment_scripts_keep_the_newest_values() {
+    let mut src: String = (0..50_000).map(|i| format!("a=v{i}\n")).collect();
+    src.push_str("GH_REPO=o/r\ngh pr create\n");
+    let p = shell_syntax::parse(&src);
+    let v = shell_syntax::commands(&p);
+    let gh = v.invocations.last().expect("gh");
+    assert_eq!(
+        gh.env_value("a")
+            .and_then(|e| e.value.as_ref()?.value.clone())
+            .as_deref(),
+        Some("v49999")
+    );
+    assert_eq!(
+        gh.env_value("GH_REPO")
+            .and_then(|e| e.value.as_ref()?.value.clone())
+            .as_deref(),
+        Some("o/r")
+    );
+    assert!(!gh.scope_truncated);
+
+    let mut src: String = (0..10_000).map(|i| format!("x{i}=v\n")).collect();
+    src.push_str("git push\n");
+    let p = shell_syntax::parse(&src);
+    let v = shell_syntax::commands(&p);
+    let git = v.invocations.last().expect("git");
+    assert!(git.scope_truncated);
+    assert!(git.env_value("x9999").is_some());
+    assert!(git.env_value("x0").is_none());
+    assert_eq!(
+        git.env.iter().count(),
+        shell_syntax::view::MAX_SCOPE_ENTRIES
+    );
+}

@@ -725,7 +725,7 @@ impl<'a, 'b> Parser<'a, 'b> {
         let mut index = None;
         let mut p = e;
         if p < self.end && self.b[p] == b'[' {
-            let Some(close) = self.find_bracket_close(p) else {
+            let Some(close) = self.find_bracket_close(p, true) else {
                 return Ok(None);
             };
             let idx = self.sub(p + 1, close).word(word::Mode::Index)?;
@@ -805,7 +805,7 @@ impl<'a, 'b> Parser<'a, 'b> {
     }
 
     /// Index of the `]` matching the `[` at `open`, within one word.
-    fn find_bracket_close(&self, open: usize) -> Option<usize> {
+    fn find_bracket_close(&self, open: usize, subscript: bool) -> Option<usize> {
         let mut depth = 0usize;
         let mut i = open;
         while i < self.end {
@@ -834,6 +834,10 @@ impl<'a, 'b> Parser<'a, 'b> {
                         i += 1;
                     }
                 }
+                // Blanks belong to an assignment's subscript, as in bash's lexer (`a[ 1 ]=2 rm
+                // x` is one assignment word, which bash reports invalid, then it runs `rm`);
+                // they end a glob's bracket (`[ -f x ]`).
+                b' ' | b'\t' if subscript => {}
                 b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')' => {
                     return None
                 }

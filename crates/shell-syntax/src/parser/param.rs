@@ -305,6 +305,22 @@ impl<'a, 'b> Parser<'a, 'b> {
                 let v = digits(self, 3, 8).unwrap_or(0);
                 out.push(char::from_u32(v & 0xff).unwrap_or('?'));
             }
+            // `\x{HHH...}`: every hex digit, a closing `}` is dropped, the value is masked to
+            // a byte (bash's strtrans.c; `$'\x{72}m'` is `rm`).
+            b'x' if self.peek() == Some(b'{') => {
+                self.pos += 1;
+                let s = self.pos;
+                while self.peek().is_some_and(|c| c.is_ascii_hexdigit()) {
+                    self.pos += 1;
+                }
+                let v = self.src[s..self.pos].bytes().fold(0u32, |acc, c| {
+                    (acc << 4 | (c as char).to_digit(16).unwrap_or(0)) & 0xff
+                });
+                if self.peek() == Some(b'}') {
+                    self.pos += 1;
+                }
+                out.push(char::from_u32(v).unwrap_or('?'));
+            }
             b'x' => match digits(self, 2, 16) {
                 Some(v) => out.push(char::from_u32(v).unwrap_or('?')),
                 None => out.push_str("\\x"),

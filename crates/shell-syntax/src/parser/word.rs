@@ -182,7 +182,7 @@ impl<'a, 'b> Parser<'a, 'b> {
                     parts.push(WordPart::Glob(if c == b'*' { "*" } else { "?" }));
                 }
                 b'[' if mode.globs() && !matches!(mode, Mode::Regex) => {
-                    match self.find_bracket_close(self.pos) {
+                    match self.find_bracket_close(self.pos, false) {
                         Some(close) if close > self.pos + 1 => {
                             lit.flush(self.src, self.sh.arena, &mut parts);
                             let raw = &self.src[self.pos..=close];
@@ -422,7 +422,12 @@ impl<'a, 'b> Parser<'a, 'b> {
             }
             b'\'' if !in_dq => {
                 self.pos += 1;
-                let v = self.ansi_c()?;
+                let mut v = self.ansi_c()?;
+                // Bash keeps the decoded text as a C string: a NUL (`\x00`, `\0`, `\c@`,
+                // `\u0000`) ends this part; the rest of the word still follows.
+                if let Some(nul) = v.find('\0') {
+                    v.truncate(nul);
+                }
                 Ok(Some(WordPart::AnsiC(self.text(&v))))
             }
             b'"' if !in_dq => {

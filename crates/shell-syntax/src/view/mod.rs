@@ -16,7 +16,7 @@ mod types;
 mod wrappers;
 
 pub use types::*;
-pub use wrappers::{is_shell, normalise_program};
+pub use wrappers::{is_shell, normalise_program, unwrap, Unwrapped};
 
 use crate::ast::*;
 use crate::Parsed;
@@ -37,6 +37,7 @@ pub fn commands_with<'a>(parsed: &'a Parsed, opts: &ViewOptions) -> CommandView<
         depth: 0,
         nested_bytes: 0,
         and_or_level: 0,
+        nested_scope: None,
     };
     let mut scope = Scope::default();
     let ctx = Ctx::default();
@@ -48,7 +49,7 @@ pub fn commands_with<'a>(parsed: &'a Parsed, opts: &ViewOptions) -> CommandView<
 #[derive(Clone, Default)]
 struct Scope<'a> {
     cds: Vec<CdStep<'a>>,
-    env: Vec<EnvVar<'a>>,
+    env: EnvChain<'a>,
     exec_redirects: Vec<AppliedRedirect<'a>>,
     truncated: bool,
 }
@@ -58,11 +59,8 @@ impl<'a> Scope<'a> {
     /// pointing into the tree (a copy of a few pointers, not of the substitution), and stays
     /// dynamic.
     fn push_env(&mut self, e: EnvVar<'a>) {
-        // The newest entry for a name is its current state.
-        self.env.retain(|old| old.name != e.name);
-        self.env.push(e);
-        if self.env.len() > MAX_SCOPE_ENTRIES {
-            self.env.remove(0);
+        // O(1): the newest entry for a name is its current state (see `EnvChain`).
+        if self.env.push(e) {
             self.truncated = true;
         }
     }
@@ -108,6 +106,9 @@ struct Walker<'a, 'o> {
     /// and nested script. Kept here, raised and restored around each walk into them, rather
     /// than in [`Ctx`]: every list item would otherwise clone its context to raise it.
     and_or_level: usize,
+    /// The scope a nested script left when its walk ended (`eval` and `source` run in the
+    /// current shell: their `cd`s, exports and `exec` redirections persist).
+    nested_scope: Option<Scope<'a>>,
 }
 
 impl<'a> Walker<'a, '_> {
@@ -382,6 +383,7 @@ impl<'a> Walker<'a, '_> {
             }
             out.push(AppliedRedirect {
                 fd: r.effective_fd(),
+                fd_var: r.fd_var,
                 op: r.op,
                 target: Arg::new(r.target),
                 heredoc: r.heredoc,
@@ -465,7 +467,10 @@ impl<'a> Walker<'a, '_> {
             },
             args,
             wrappers: Vec::new(),
-            env: scope.env.clone(),
+            env: Env {
+                inherited: scope.env.clone(),
+                own: Vec::new(),
+            },
             redirects: self.redirects_for(scope, ctx, Vec::new()),
             cds: scope.cds.clone(),
             context: ctx.context.clone(),
@@ -566,7 +571,7 @@ impl<'a> Walker<'a, '_> {
                 None => Program::Dynamic(a.word),
             },
         };
-        let mut env = scope.env.clone();
+        let inherited = scope.env.clone();
         if s.words.is_empty() {
             // Assignments alone set shell variables for the rest of the list.
             for e in &prefix {
@@ -575,8 +580,12 @@ impl<'a> Walker<'a, '_> {
                 scope.push_env(e);
             }
         }
-        env.extend(prefix);
-        env.extend(u.env);
+        let mut own_env = prefix;
+        own_env.extend(u.env);
+        let env = Env {
+            inherited,
+            own: own_env,
+        };
         let mut cds = scope.cds.clone();
         cds.extend(u.cds);
         let name = match &program {
@@ -612,7 +621,7 @@ impl<'a> Walker<'a, '_> {
         if name.as_deref() == Some("find") {
             let args = self.out.invocations[idx].args.clone();
             for (cmd, plus) in wrappers::find_execs(&args) {
-                self.find_exec(idx, cmd, plus);
+                self.find_exec(idx, cmd, plus, ctx);
             }
         }
         // Nested scripts this command runs.
@@ -620,18 +629,26 @@ impl<'a> Walker<'a, '_> {
             self.nested_from_args(idx, kind, &words, ctx);
         }
         if let Some(n) = name.as_deref() {
+            self.nested_scope = None;
             self.nested_for_program(idx, n, &own_redirects, prev, ctx);
+            // `eval` and `source` run the text in this shell: what it changed persists.
+            if matches!(n, "eval" | "source" | ".") {
+                if let Some(sub) = self.nested_scope.take() {
+                    *scope = sub;
+                }
+            }
         }
         self.update_scope(idx, scope);
     }
 
-    fn find_exec(&mut self, find_idx: usize, cmd: Vec<Arg<'a>>, plus: bool) {
-        let u = wrappers::unwrap(self.arena, cmd);
+    fn find_exec(&mut self, find_idx: usize, cmd: Vec<Arg<'a>>, plus: bool, ctx: &Ctx<'a>) {
+        let mut u = wrappers::unwrap(self.arena, cmd);
         let mut wrappers_list = vec![Wrapper {
             name: "find -exec".into(),
             args: Vec::new(),
         }];
         wrappers_list.extend(u.wrappers);
+        let shell_string = u.shell_string.take();
         let program = match &u.program {
             None => return,
             Some(a) => match &a.value {
@@ -644,7 +661,7 @@ impl<'a> Walker<'a, '_> {
         };
         let base = &self.out.invocations[find_idx];
         let mut env = base.env.clone();
-        env.extend(u.env);
+        env.own.extend(u.env);
         let inv = Invocation {
             index: 0,
             kind: InvocationKind::FindExec,
@@ -660,7 +677,21 @@ impl<'a> Walker<'a, '_> {
             args_incomplete: plus || u.args_incomplete,
             scope_truncated: base.scope_truncated,
         };
-        self.push(inv);
+        let name = match &inv.program {
+            Program::Static { name, .. } => Some(name.clone()),
+            _ => None,
+        };
+        let idx = self.push(inv);
+        if idx == usize::MAX {
+            return;
+        }
+        // `find -exec sh -c '...' \;` runs a script too.
+        if let Some((kind, words)) = shell_string {
+            self.nested_from_args(idx, kind, &words, ctx);
+        }
+        if let Some(n) = name.as_deref() {
+            self.nested_for_program(idx, n, &[], None, ctx);
+        }
     }
 
     /// What a command changes for the commands after it in the same list.
@@ -682,9 +713,16 @@ impl<'a> Walker<'a, '_> {
                     .filter(|a| a.value.as_deref() != Some("--"))
                     .collect();
                 let step = match operands.first() {
+                    // `HOME=/x; cd`: bash goes to the HOME the command sees, not the hook's.
                     None => CdStep {
                         kind: CdKind::Cd,
-                        target: None,
+                        target: inv.env_value("HOME").map(|e| match &e.value {
+                            Some(a) => a.clone(),
+                            None => Arg {
+                                word: inv.args.first().map(|a| a.word).unwrap_or_default(),
+                                value: None,
+                            },
+                        }),
                     },
                     Some(a) if a.value.as_deref() == Some("-") => CdStep {
                         kind: CdKind::Back,
@@ -725,12 +763,7 @@ impl<'a> Walker<'a, '_> {
                     };
                     let value = match val {
                         Some(val) => Some(Arg::synthetic(self.arena, val, a.word.span)),
-                        None => scope
-                            .env
-                            .iter()
-                            .rev()
-                            .find(|e| e.name == n)
-                            .and_then(|e| e.value.clone()),
+                        None => scope.env.get(n).and_then(|e| e.value.clone()),
                     };
                     scope.push_env(EnvVar {
                         name: n.into(),

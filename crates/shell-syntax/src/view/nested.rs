@@ -25,24 +25,78 @@ impl<'a> Walker<'a, '_> {
             }
             return;
         }
-        if name == "su" {
-            if let Some(pos) = args
-                .iter()
-                .position(|a| matches!(a.value.as_deref(), Some("-c") | Some("--command")))
-            {
-                if let Some(cmd) = args.get(pos + 1) {
-                    let kind = OriginKind::OtherShellString {
-                        program: "su".into(),
-                    };
-                    self.nested_from_args(idx, kind, std::slice::from_ref(cmd), ctx);
+        if let Some(mut words) = other_shell_string(name, &args) {
+            // `screen cmd args` and `tmux new cmd args` pass words (tmux joins them, screen
+            // execs them): quoted again so `sh -c 'a b'` stays three words.
+            let argv_like = matches!(name, "screen" | "tmux") && words.len() > 1;
+            if argv_like {
+                if let Some(vals) = words
+                    .iter()
+                    .map(|a| a.value.as_deref())
+                    .collect::<Option<Vec<&str>>>()
+                {
+                    let joined = shell_words::join(vals);
+                    let span = words[0].word.span;
+                    words = vec![Arg::synthetic(self.arena, joined, span)];
                 }
+            }
+            let kind = OriginKind::OtherShellString {
+                program: name.to_string(),
+            };
+            self.nested_from_args(idx, kind, &words, ctx);
+            return;
+        }
+        if let Some(codes) = interpreter_code(name, &args) {
+            // `python3 -c 'os.system("git push")'`: each string literal of the code is
+            // walked as a script (what the code hands to a shell is one of them).
+            for text in string_literals(&codes) {
+                let kind = OriginKind::OtherShellString {
+                    program: name.to_string(),
+                };
+                let arg = Arg::synthetic(self.arena, text, self.out.invocations[idx].span);
+                self.nested_from_args(idx, kind, &[arg], ctx);
             }
             return;
         }
-        if !is_shell(name) {
+        let sources = name == "source" || name == ".";
+        if sources {
+            // `source <(...)`, `. /dev/stdin <<< '...'`.
+            match args.first() {
+                Some(a) if a.value.as_deref() == Some("/dev/stdin") => {}
+                Some(a) => {
+                    if let Some(t) = self.process_subst_text(a) {
+                        let kind = OriginKind::OtherShellString {
+                            program: name.to_string(),
+                        };
+                        self.nested_from_args(idx, kind, &t, ctx);
+                    }
+                    return;
+                }
+                None => return,
+            }
+        } else if !is_shell(name) && !matches!(name, "at" | "batch") {
             return;
         }
-        match wrappers::shell_command_string(&args) {
+        // `bash <(echo '...')`: the script is a process substitution's output.
+        if !sources && is_shell(name) {
+            if let Some(t) = args
+                .iter()
+                .find(|a| a.value.as_deref().is_none_or(|v| !v.starts_with('-')))
+                .and_then(|a| self.process_subst_text(a))
+            {
+                let kind = OriginKind::ShellPipe {
+                    shell: name.to_string(),
+                };
+                self.nested_from_args(idx, kind, &t, ctx);
+                return;
+            }
+        }
+        let shell_args: &[Arg<'a>] = if sources || !is_shell(name) {
+            &[]
+        } else {
+            &args
+        };
+        match wrappers::shell_command_string(shell_args) {
             Ok(Some(cmd)) => {
                 let kind = OriginKind::ShellC {
                     shell: name.to_string(),
@@ -54,7 +108,7 @@ impl<'a> Walker<'a, '_> {
             Ok(None) => {}
             Err(()) => return,
         }
-        if !wrappers::shell_reads_stdin(&args) {
+        if !sources && is_shell(name) && !wrappers::shell_reads_stdin(&args) {
             return;
         }
         // Script from the shell's own stdin redirection (the last one wins).
@@ -94,35 +148,7 @@ impl<'a> Walker<'a, '_> {
         let Some(Command::Simple(p)) = prev else {
             return;
         };
-        let pargv: Vec<Arg<'a>> = p.words.iter().map(|&w| Arg::new(w)).collect();
-        let pname = pargv
-            .first()
-            .and_then(|a| a.value.as_deref())
-            .map(normalise_program);
-        let text_args: Option<Vec<Arg<'a>>> = match pname.as_deref() {
-            Some("cat") if pargv.len() == 1 => p
-                .redirects
-                .iter()
-                .rev()
-                .find(|r| r.effective_fd() == Some(0))
-                .and_then(|r| match (&r.heredoc, r.op) {
-                    (Some(h), _) => Some(vec![Arg::new(h.body)]),
-                    (None, RedirOp::HereString) => Some(vec![Arg::new(r.target)]),
-                    _ => None,
-                }),
-            Some("echo") => {
-                let rest: Vec<Arg<'a>> = pargv[1..]
-                    .iter()
-                    .skip_while(|a| {
-                        matches!(a.value.as_deref(), Some("-n") | Some("-e") | Some("-E"))
-                    })
-                    .cloned()
-                    .collect();
-                (!rest.is_empty()).then_some(rest)
-            }
-            Some("printf") if pargv.len() == 2 => Some(vec![pargv[1].clone()]),
-            _ => None,
-        };
+        let text_args = producer_text(self.arena, p);
         if let Some(t) = text_args {
             let kind = OriginKind::ShellPipe {
                 shell: name.to_string(),
@@ -148,13 +174,16 @@ impl<'a> Walker<'a, '_> {
             return;
         }
         let mut approximate = false;
+        let launcher_env = &self.out.invocations[idx].env;
+        let arena = self.arena;
         let text = words
             .iter()
             .map(|a| match &a.value {
                 Some(v) => v.to_string(),
                 None => {
-                    approximate = true;
-                    approximate_text(&a.word)
+                    let (t, exact) = approximate_text(arena, &a.word, launcher_env);
+                    approximate |= !exact;
+                    t
                 }
             })
             .collect::<Vec<_>>()
@@ -187,44 +216,370 @@ impl<'a> Walker<'a, '_> {
         c.context.pipeline = None;
         c.redirects = Rc::new(as_launcher(&launcher.redirects));
         // The launcher's environment and directory are inherited.
+        let (env, dropped) = launcher.env.to_chain();
         let mut sub = Scope {
             cds: launcher.cds.clone(),
-            env: launcher.env.clone(),
+            env,
             exec_redirects: Vec::new(),
-            truncated: launcher.scope_truncated,
+            truncated: launcher.scope_truncated || dropped,
         };
         self.and_or_level += 1;
         self.list(&script.body, &mut sub, &c);
         self.and_or_level -= 1;
+        self.nested_scope = Some(sub);
     }
 }
 
-/// Text for a dynamic word handed to a shell: static parts as they are, each run-time part as
-/// `${__shell_syntax_dynamic__}`.
-fn approximate_text(w: &Word<'_>) -> String {
+/// Text for a dynamic word handed to a shell: static parts as they are, a parameter with a
+/// static value in the launcher's environment as that value (`x='git push'; eval "$x"`), a
+/// command substitution of `echo`/`printf` with static words as its output, and every other
+/// run-time part as `${__shell_syntax_dynamic__}`. The flag says whether nothing was
+/// approximated.
+fn approximate_text(arena: &bumpalo::Bump, w: &Word<'_>, env: &Env<'_>) -> (String, bool) {
     let mut out = String::new();
-    approx_parts(w.parts, &mut out);
-    out
+    let mut exact = true;
+    approx_parts(arena, w.parts, env, &mut out, &mut exact);
+    (out, exact)
 }
 
-fn approx_parts(parts: &[WordPart<'_>], out: &mut String) {
+fn approx_parts(
+    arena: &bumpalo::Bump,
+    parts: &[WordPart<'_>],
+    env: &Env<'_>,
+    out: &mut String,
+    exact: &mut bool,
+) {
     for p in parts {
         match p {
             WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
                 out.push_str(s)
             }
-            WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => approx_parts(ps, out),
-            _ => {
-                out.push_str("${");
-                out.push_str(DYNAMIC_PLACEHOLDER);
-                out.push('}');
+            WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => {
+                approx_parts(arena, ps, env, out, exact)
+            }
+            WordPart::Param(pe)
+                if pe.op.is_none() && pe.index.is_none() && !pe.length && !pe.indirect =>
+            {
+                match env
+                    .get(pe.name)
+                    .and_then(|e| e.value.as_ref())
+                    .and_then(|a| a.value.as_deref())
+                {
+                    Some(v) => out.push_str(v),
+                    None => placeholder(out, exact),
+                }
+            }
+            WordPart::CommandSubst(cs) => match single_simple(&cs.script.body)
+                .and_then(|c| producer_text(arena, c))
+                .and_then(|args| joined_static(&args))
+            {
+                Some(t) => out.push_str(t.trim_end_matches('\n')),
+                None => placeholder(out, exact),
+            },
+            _ => placeholder(out, exact),
+        }
+    }
+}
+
+fn placeholder(out: &mut String, exact: &mut bool) {
+    *exact = false;
+    out.push_str("${");
+    out.push_str(DYNAMIC_PLACEHOLDER);
+    out.push('}');
+}
+
+fn joined_static(args: &[Arg<'_>]) -> Option<String> {
+    let vals: Option<Vec<&str>> = args.iter().map(|a| a.value.as_deref()).collect();
+    Some(vals?.join(" "))
+}
+
+/// The one simple command of a list, if that is all it holds.
+fn single_simple<'x, 'a>(l: &'x List<'a>) -> Option<&'x SimpleCommand<'a>> {
+    match l.items {
+        [item] if item.and_or.rest.is_empty() => match item.and_or.first.commands {
+            [e] => match &e.command {
+                Command::Simple(s) => Some(s),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// What a text-producing command writes: `cat` of a heredoc/here-string, `echo` (without
+/// `-n/-e/-E`), `printf FORMAT [ARGS]` with `%s`/`%b`/`%d`/`%%` and `\n`/`\t`. Returned as
+/// script words (joined with spaces by the caller).
+fn producer_text<'a>(arena: &'a bumpalo::Bump, p: &SimpleCommand<'a>) -> Option<Vec<Arg<'a>>> {
+    let pargv: Vec<Arg<'a>> = p.words.iter().map(|&w| Arg::new(w)).collect();
+    let pname = pargv
+        .first()
+        .and_then(|a| a.value.as_deref())
+        .map(normalise_program);
+    match pname.as_deref() {
+        Some("cat") if pargv.len() == 1 => p
+            .redirects
+            .iter()
+            .rev()
+            .find(|r| r.effective_fd() == Some(0))
+            .and_then(|r| match (&r.heredoc, r.op) {
+                (Some(h), _) => Some(vec![Arg::new(h.body)]),
+                (None, RedirOp::HereString) => Some(vec![Arg::new(r.target)]),
+                _ => None,
+            }),
+        Some("echo") => {
+            let rest: Vec<Arg<'a>> = pargv[1..]
+                .iter()
+                .skip_while(|a| matches!(a.value.as_deref(), Some("-n") | Some("-e") | Some("-E")))
+                .cloned()
+                .collect();
+            (!rest.is_empty()).then_some(rest)
+        }
+        Some("printf") if pargv.len() == 2 && pargv[1].value.is_none() => {
+            Some(vec![pargv[1].clone()])
+        }
+        Some("printf") if pargv.len() >= 2 => {
+            let vals: Option<Vec<&str>> = pargv[1..].iter().map(|a| a.value.as_deref()).collect();
+            let vals = vals?;
+            let text = printf(vals[0], &vals[1..])?;
+            Some(vec![Arg::synthetic(arena, text, p.span)])
+        }
+        _ => None,
+    }
+}
+
+/// bash's `printf` for the common directives; `None` for anything else.
+fn printf(format: &str, args: &[&str]) -> Option<String> {
+    let mut out = String::new();
+    let mut next = 0;
+    // The format is reused while arguments remain (at least once).
+    for _ in 0..64 {
+        let mut chars = format.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next()? {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    '\\' => out.push('\\'),
+                    '\'' => out.push('\''),
+                    '"' => out.push('"'),
+                    _ => return None,
+                },
+                '%' => match chars.next()? {
+                    '%' => out.push('%'),
+                    's' | 'b' | 'd' | 'i' => {
+                        out.push_str(args.get(next).copied().unwrap_or(""));
+                        next += 1;
+                    }
+                    _ => return None,
+                },
+                c => out.push(c),
+            }
+        }
+        if next == 0 || next >= args.len() {
+            return Some(out);
+        }
+    }
+    None
+}
+
+/// `su -c 'cmd'`, `runuser -l u -c 'cmd'`, `script -qc 'cmd' file`, `trap 'cmd' SIG`, `tmux
+/// new -d 'cmd'` / `tmux send-keys 'cmd' Enter`, `screen -dm cmd ...`: the words of the command
+/// string a shell runs.
+fn other_shell_string<'a>(name: &str, args: &[Arg<'a>]) -> Option<Vec<Arg<'a>>> {
+    let val = |a: &Arg<'_>| a.value.as_deref().map(String::from);
+    match name {
+        "su" | "runuser" | "script" => {
+            let mut i = 0;
+            while i < args.len() {
+                let v = val(&args[i]);
+                match v.as_deref() {
+                    Some("-c") | Some("--command") => {
+                        return args.get(i + 1).map(|a| vec![a.clone()])
+                    }
+                    Some(v) if v.starts_with("--command=") => {
+                        let mut a = args[i].clone();
+                        a.value = Some(v["--command=".len()..].into());
+                        return Some(vec![a]);
+                    }
+                    // `-qc 'cmd'`: a cluster ending in `c` takes the next word.
+                    Some(v)
+                        if name == "script"
+                            && v.starts_with('-')
+                            && !v.starts_with("--")
+                            && v.ends_with('c') =>
+                    {
+                        return args.get(i + 1).map(|a| vec![a.clone()]);
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            None
+        }
+        "trap" => {
+            let rest: Vec<&Arg<'a>> = args
+                .iter()
+                .skip_while(|a| matches!(a.value.as_deref(), Some("-l") | Some("-p") | Some("--")))
+                .collect();
+            // `trap SIG` and `trap - SIG` reset; `trap 'cmd' SIG...` sets a handler that runs.
+            match rest.as_slice() {
+                [cmd, _, ..] if cmd.value.as_deref() != Some("-") => Some(vec![(*cmd).clone()]),
+                _ => None,
+            }
+        }
+        "tmux" => {
+            let sub_at = args
+                .iter()
+                .position(|a| a.value.as_deref().is_none_or(|v| !v.starts_with('-')))?;
+            let sub = args[sub_at].value.as_deref()?;
+            let valued = "stnFcxyelLSpPTfw";
+            let mut i = sub_at + 1;
+            while i < args.len() {
+                let Some(v) = args[i].value.as_deref() else {
+                    break;
+                };
+                if v == "--" {
+                    i += 1;
+                    break;
+                }
+                if !v.starts_with('-') || v.len() < 2 {
+                    break;
+                }
+                if v[1..].chars().last().is_some_and(|c| valued.contains(c)) {
+                    i += 1;
+                }
+                i += 1;
+            }
+            let mut words: Vec<Arg<'a>> = args.get(i..)?.to_vec();
+            match sub {
+                "new-session" | "new" | "new-window" | "neww" | "split-window" | "splitw"
+                | "respawn-pane" | "respawnp" | "respawn-window" | "respawnw" | "run-shell"
+                | "run" => {}
+                "send-keys" | "send" => {
+                    words.retain(|a| {
+                        !matches!(a.value.as_deref(), Some("Enter" | "C-m" | "KPEnter"))
+                    });
+                }
+                _ => return None,
+            }
+            (!words.is_empty()).then_some(words)
+        }
+        "screen" => {
+            let valued = [
+                "-S", "-c", "-e", "-h", "-p", "-T", "-s", "-t", "-L", "-Logfile",
+            ];
+            let mut i = 0;
+            while i < args.len() {
+                let Some(v) = args[i].value.as_deref() else {
+                    break;
+                };
+                if !v.starts_with('-') {
+                    break;
+                }
+                if valued.contains(&v) || (v.starts_with("-dmS") && v.len() == 4) {
+                    i += 1;
+                }
+                if v == "-X" || v == "-r" || v == "-x" || v == "-ls" || v == "-list" {
+                    return None;
+                }
+                i += 1;
+            }
+            let words = args.get(i..)?.to_vec();
+            (!words.is_empty()).then_some(words)
+        }
+        _ => None,
+    }
+}
+
+/// The code an interpreter runs from its command line (`python3 -c CODE`, `perl -e CODE`,
+/// `ruby -e`, `node -e`), static parts only.
+fn interpreter_code(name: &str, args: &[Arg<'_>]) -> Option<String> {
+    let flag = match name {
+        "python" | "python2" | "python3" => "-c",
+        "perl" | "ruby" | "node" | "nodejs" => "-e",
+        _ => return None,
+    };
+    let mut code = String::new();
+    for (i, a) in args.iter().enumerate() {
+        let v = a.value.as_deref();
+        if v == Some(flag) || (flag == "-e" && v == Some("-E")) || v == Some("--eval") {
+            if let Some(c) = args.get(i + 1) {
+                code.push_str(&c.value.clone().map(String::from).unwrap_or_default());
+                code.push('\n');
             }
         }
     }
+    (!code.is_empty()).then_some(code)
+}
+
+/// The string literals of some code (`"..."`, `'...'`, `` `...` ``), unescaped simply.
+fn string_literals(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let b = code.as_bytes();
+    let mut i = 0;
+    while i < b.len() && out.len() < 64 {
+        let q = b[i];
+        if q == b'"' || q == b'\'' || q == b'`' {
+            let mut j = i + 1;
+            let mut s = Vec::new();
+            while j < b.len() && b[j] != q {
+                if b[j] == b'\\' && j + 1 < b.len() {
+                    j += 1;
+                }
+                s.push(b[j]);
+                j += 1;
+            }
+            if let Ok(t) = String::from_utf8(s) {
+                if t.contains(' ') {
+                    out.push(t);
+                }
+            }
+            i = j + 1;
+        } else {
+            i += 1;
+        }
+    }
+    out
 }
 
 /// Programs [`Walker::nested_for_program`] may find a script in (checked before cloning
 /// anything: this runs for every simple command).
 pub(super) fn runs_scripts(name: &str) -> bool {
-    name == "eval" || name == "su" || is_shell(name)
+    is_shell(name)
+        || matches!(
+            name,
+            "eval"
+                | "su"
+                | "runuser"
+                | "script"
+                | "trap"
+                | "tmux"
+                | "screen"
+                | "source"
+                | "."
+                | "at"
+                | "batch"
+                | "python"
+                | "python2"
+                | "python3"
+                | "perl"
+                | "ruby"
+                | "node"
+                | "nodejs"
+        )
+}
+
+impl<'a> Walker<'a, '_> {
+    /// For a word that is one process substitution (`<(echo '...')`): what its command writes.
+    fn process_subst_text(&self, a: &Arg<'a>) -> Option<Vec<Arg<'a>>> {
+        let [WordPart::ProcessSubst {
+            script,
+            output: false,
+        }] = a.word.parts
+        else {
+            return None;
+        };
+        producer_text(self.arena, single_simple(&script.body)?)
+    }
 }

@@ -78,8 +78,9 @@ pub struct Invocation<'a> {
     pub wrappers: Vec<Wrapper<'a>>,
     /// Environment that applies: earlier exports and shell assignments in the same list
     /// (and inherited into nested scripts), then this command's prefix and `env` assignments.
-    /// Later entries override earlier ones with the same name.
-    pub env: Vec<EnvVar<'a>>,
+    /// Later entries override earlier ones with the same name. The earlier part is shared
+    /// with the invocations before (see [`Env`]), so a long script costs no copies.
+    pub env: Env<'a>,
     /// Redirections that apply, innermost last: earlier `exec` redirections, enclosing
     /// groups/subshells/loops/launching commands, then the command's own.
     pub redirects: Vec<AppliedRedirect<'a>>,
@@ -103,6 +104,131 @@ pub struct Invocation<'a> {
 /// Most environment entries and `cd` steps carried from earlier commands.
 pub const MAX_SCOPE_ENTRIES: usize = 32;
 
+/// A persistent list of environment entries, newest first, shared between invocations: each
+/// assignment adds one node in O(1), and an invocation keeps a pointer to the list as it was.
+/// The list is compacted (newest entry per name, at most [`MAX_SCOPE_ENTRIES`] names) when it
+/// grows past twice that, so reading it stays bounded.
+#[derive(Debug, Clone, Default)]
+pub struct EnvChain<'a> {
+    head: Option<Arc<EnvNode<'a>>>,
+    len: usize,
+}
+
+/// Chain length at which [`EnvChain`] is compacted (reads walk at most this many nodes).
+const COMPACT_AT: usize = 4 * MAX_SCOPE_ENTRIES;
+
+#[derive(Debug)]
+struct EnvNode<'a> {
+    var: EnvVar<'a>,
+    prev: Option<Arc<EnvNode<'a>>>,
+}
+
+impl<'a> EnvChain<'a> {
+    /// Newest first, every entry (names may repeat).
+    fn nodes(&self) -> impl Iterator<Item = &EnvVar<'a>> {
+        let mut next = self.head.as_deref();
+        std::iter::from_fn(move || {
+            let n = next?;
+            next = n.prev.as_deref();
+            Some(&n.var)
+        })
+    }
+
+    /// The newest entry for each name, at most [`MAX_SCOPE_ENTRIES`], oldest first.
+    fn current(&self) -> Vec<&EnvVar<'a>> {
+        let mut out: Vec<&EnvVar<'a>> = Vec::new();
+        for v in self.nodes() {
+            if out.len() >= MAX_SCOPE_ENTRIES {
+                break;
+            }
+            if !out.iter().any(|o| o.name == v.name) {
+                out.push(v);
+            }
+        }
+        out.reverse();
+        out
+    }
+
+    /// Adds an entry; `true` when older names were dropped to stay within
+    /// [`MAX_SCOPE_ENTRIES`].
+    pub(crate) fn push(&mut self, var: EnvVar<'a>) -> bool {
+        self.head = Some(Arc::new(EnvNode {
+            var,
+            prev: self.head.take(),
+        }));
+        self.len += 1;
+        if self.len <= COMPACT_AT {
+            return false;
+        }
+        // Newest entry per name, newest first, at most MAX_SCOPE_ENTRIES names.
+        let mut seen = std::collections::HashSet::with_capacity(COMPACT_AT);
+        let mut kept: Vec<EnvVar<'a>> = Vec::with_capacity(MAX_SCOPE_ENTRIES);
+        let mut dropped = false;
+        for v in self.nodes() {
+            if seen.insert(v.name.as_str()) {
+                if kept.len() < MAX_SCOPE_ENTRIES {
+                    kept.push(v.clone());
+                } else {
+                    dropped = true;
+                }
+            }
+        }
+        *self = EnvChain::default();
+        for v in kept.into_iter().rev() {
+            self.head = Some(Arc::new(EnvNode {
+                var: v,
+                prev: self.head.take(),
+            }));
+            self.len += 1;
+        }
+        dropped
+    }
+
+    /// The newest entry for `name`.
+    pub fn get(&self, name: &str) -> Option<&EnvVar<'a>> {
+        self.nodes().find(|v| v.name == name)
+    }
+}
+
+/// The environment of one invocation: the shared entries set before it ([`EnvChain`]), then
+/// its own (prefix assignments, `env NAME=v`), in order.
+#[derive(Debug, Clone, Default)]
+pub struct Env<'a> {
+    pub(crate) inherited: EnvChain<'a>,
+    pub(crate) own: Vec<EnvVar<'a>>,
+}
+
+impl<'a> Env<'a> {
+    /// The entries in order (inherited ones first, the newest per name), later ones override.
+    pub fn iter(&self) -> impl Iterator<Item = &EnvVar<'a>> {
+        self.inherited.current().into_iter().chain(self.own.iter())
+    }
+    /// The effective entry for `name` (the last one set).
+    pub fn get(&self, name: &str) -> Option<&EnvVar<'a>> {
+        self.own
+            .iter()
+            .rev()
+            .find(|e| e.name == name)
+            .or_else(|| self.inherited.get(name))
+    }
+    pub fn is_empty(&self) -> bool {
+        self.inherited.head.is_none() && self.own.is_empty()
+    }
+    /// Adds an entry of the invocation's own.
+    pub fn push(&mut self, e: EnvVar<'a>) {
+        self.own.push(e);
+    }
+    /// The whole environment as a chain (for a nested script, which inherits it).
+    pub(crate) fn to_chain(&self) -> (EnvChain<'a>, bool) {
+        let mut c = self.inherited.clone();
+        let mut dropped = false;
+        for e in &self.own {
+            dropped |= c.push(e.clone());
+        }
+        (c, dropped)
+    }
+}
+
 impl<'a> Invocation<'a> {
     /// Static program name, if known.
     pub fn name(&self) -> Option<&str> {
@@ -117,7 +243,7 @@ impl<'a> Invocation<'a> {
     }
     /// The effective environment value of `name` (last assignment wins), if any entry sets it.
     pub fn env_value(&self, name: &str) -> Option<&EnvVar<'a>> {
-        self.env.iter().rev().find(|e| e.name == name)
+        self.env.get(name)
     }
 }
 
@@ -235,6 +361,9 @@ pub enum EnvSource {
 pub struct AppliedRedirect<'a> {
     /// The fd changed (`None` for `&>`/`&>>`, which change 1 and 2, or `{var}>`).
     pub fd: Option<u32>,
+    /// `{var}>file`: a new descriptor bash allocates (10 or above) and names `var`; it is
+    /// neither stdout nor stderr.
+    pub fd_var: Option<&'a str>,
     pub op: RedirOp,
     pub target: Arg<'a>,
     pub heredoc: Option<Heredoc<'a>>,
@@ -242,9 +371,20 @@ pub struct AppliedRedirect<'a> {
     pub span: Span,
 }
 
+impl AppliedRedirect<'_> {
+    /// Whether it changes stdout or stderr (`>`, `2>`, `&>`; not `3>` nor `{fd}>`).
+    pub fn touches_stdout_or_stderr(&self) -> bool {
+        self.fd_var.is_none() && matches!(self.fd, None | Some(1) | Some(2))
+    }
+}
+
 impl fmt::Display for AppliedRedirect<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let fd = self.fd.map(|n| n.to_string()).unwrap_or_default();
+        let fd = match (self.fd_var, self.fd) {
+            (Some(v), _) => format!("{{{v}}}"),
+            (None, Some(n)) => n.to_string(),
+            (None, None) => String::new(),
+        };
         write!(f, "{fd}{}{}", self.op.as_str(), self.target)?;
         if let Some(h) = &self.heredoc {
             write!(f, "[body {:?}]", crate::printer::word(&h.body))?;

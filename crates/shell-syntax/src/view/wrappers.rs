@@ -7,7 +7,7 @@ use bumpalo::Bump;
 
 /// The result of unwrapping one argv.
 #[derive(Debug, Default)]
-pub(crate) struct Unwrapped<'a> {
+pub struct Unwrapped<'a> {
     pub program: Option<Arg<'a>>,
     pub args: Vec<Arg<'a>>,
     pub wrappers: Vec<Wrapper<'a>>,
@@ -206,8 +206,9 @@ fn skip_options(args: &[Arg], o: &Opts, name: &str) -> Option<(usize, bool)> {
 pub const MAX_WRAPPERS: usize = 64;
 
 /// Unwrap wrappers from `argv` (program first); words synthesised on the way (`env -S`
-/// splits, `xargs`' implicit `echo`) are allocated in `arena`.
-pub(crate) fn unwrap<'a>(arena: &'a Bump, mut argv: Vec<Arg<'a>>) -> Unwrapped<'a> {
+/// splits, `xargs`' implicit `echo`) are allocated in `arena`. Public for layers that build an
+/// argv of their own (a function body with the call's arguments in place).
+pub fn unwrap<'a>(arena: &'a Bump, mut argv: Vec<Arg<'a>>) -> Unwrapped<'a> {
     let mut u = Unwrapped::default();
     let mut start = 0;
     // Each pass consumes at least the wrapper's own word, so this terminates.
@@ -342,7 +343,12 @@ fn unwrap_env<'a>(
                 continue;
             }
         }
-        if !v.starts_with('-') || v == "-" {
+        if v == "-" {
+            // A lone `-` is `-i` (GNU env).
+            i += 1;
+            continue;
+        }
+        if !v.starts_with('-') {
             break;
         }
         let (opt, attached) = if let Some(l) = v.strip_prefix("--") {
@@ -350,16 +356,26 @@ fn unwrap_env<'a>(
                 Some((k, val)) => (format!("--{k}"), Some(val.to_string())),
                 None => (v.to_string(), None),
             }
-        } else if v.len() > 2 && matches!(v.as_bytes()[1], b'u' | b'C' | b'S') {
-            // Byte 1 is ASCII here, so 2 is a char boundary (`v[1..2]` on a multi-byte char
-            // panicked; found by the fuzz smoke).
-            (v[..2].to_string(), Some(v[2..].to_string()))
         } else {
-            (v.to_string(), None)
+            // A short cluster (`-iS str`, `-vS'str'`, `-u NAME`): flags up to the first letter
+            // that takes a value, which takes the rest of the word or the next word.
+            match v[1..]
+                .char_indices()
+                .find(|(_, c)| matches!(c, 'u' | 'C' | 'S' | 'P'))
+            {
+                Some((k, c)) => {
+                    let rest = &v[1 + k + 1..];
+                    (
+                        format!("-{c}"),
+                        (!rest.is_empty()).then(|| rest.to_string()),
+                    )
+                }
+                None => (v.to_string(), None),
+            }
         };
         let takes_arg = matches!(
             opt.as_str(),
-            "-u" | "--unset" | "-C" | "--chdir" | "-S" | "--split-string"
+            "-u" | "--unset" | "-C" | "--chdir" | "-S" | "--split-string" | "-P"
         );
         let mut value = attached;
         let mut used = 1;
@@ -524,7 +540,12 @@ pub(crate) fn shell_reads_stdin(args: &[Arg<'_>]) -> bool {
             return false;
         };
         if v == "--" {
-            return i + 1 >= args.len();
+            return i + 1 >= args.len()
+                || matches!(args[i + 1].value.as_deref(), Some("-") | Some("/dev/stdin"));
+        }
+        // `bash -` and `bash /dev/stdin` read the script from stdin too.
+        if v == "-" || v == "/dev/stdin" || v == "/proc/self/fd/0" || v == "/dev/fd/0" {
+            return true;
         }
         if v.starts_with("--") {
             if matches!(v, "--rcfile" | "--init-file") {

@@ -902,3 +902,23 @@ f()
 coproc
 ### err_time_in_middle_pipe
 a | time b
+### ansi_c_hex_braces
+$'\x{72}m' -rf x $'\x{4142}' $'\x{41zz}b'
+### ansi_c_nul_ends_the_part
+$'rm\x00zz'abc -rf x$'\0q'y $'\c@x'y
+### subscript_with_blanks
+a[ 1 ]=2 rm -rf x
+### env_clusters_and_dash
+env -iS 'git push origin main'; env - git status; env -vu HOME git log
+### find_exec_shell_script
+find . -exec sh -c 'git push origin main' \;
+### nested_trap_script_tmux_screen
+trap 'git push origin main' EXIT; script -qc 'gh pr merge 1' /tmp/t; tmux new -d 'git push'; tmux send-keys -t 0 'git push' Enter; runuser -l u -c 'git status'
+### nested_stdin_and_process_substitution
+bash - <<< 'git push'; . /dev/stdin <<< 'gh pr merge 1'; source <(echo 'git push'); bash <(printf 'git %s\n' push)
+### nested_eval_of_known_values
+x="git push origin main"; eval "$x"; eval "$(printf 'git push origin %s' main)"; bash -c "$(echo 'git status')"
+### nested_interpreter_strings
+python3 -c 'import os; os.system("git push origin main")'; echo 'git push' | at now
+### eval_and_source_leave_state
+eval 'cd /r; export GH_REPO=o/x'; gh pr create; source <(echo cd /s); git status; bash -c 'cd /t'; git log

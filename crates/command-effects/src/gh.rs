@@ -35,6 +35,9 @@ pub struct GhArgs {
     pub flags: Vec<Flag>,
     /// Positionals after the command path (static values or `None`).
     pub positionals: Vec<Option<String>>,
+    /// The positionals with plain `$NAME`/`${NAME}` kept as `${NAME}` (see [`template`]), for
+    /// reading the static parts of a dynamic word (`repos/o/r/issues/$N/comments`).
+    pub positional_templates: Vec<Option<String>>,
     /// A dynamic word stood where the command path was.
     pub dynamic_command: bool,
 }
@@ -54,6 +57,22 @@ impl GhArgs {
     /// Whether any of the named flags is present.
     pub fn has(&self, names: &[&str]) -> bool {
         self.flags.iter().any(|f| names.contains(&f.name.as_str()))
+    }
+
+    /// A boolean flag as pflag reads it: the last occurrence wins; `--x` is true, `--x=v`
+    /// takes `v` as strconv.ParseBool does (`1 t T TRUE true True`, `0 f F FALSE false False`;
+    /// anything else makes gh refuse the command, counted as true here); `None`: not given.
+    pub fn bool_flag(&self, names: &[&str]) -> Option<bool> {
+        let f = self
+            .flags
+            .iter()
+            .rev()
+            .find(|f| names.contains(&f.name.as_str()))?;
+        Some(match &f.value {
+            None => true,
+            Some(Some(v)) => !matches!(v.as_str(), "0" | "f" | "F" | "FALSE" | "false" | "False"),
+            Some(None) => true,
+        })
     }
 
     pub fn sub(&self) -> Option<&str> {
@@ -237,6 +256,7 @@ pub fn parse(args: &[Arg]) -> GhArgs {
                 path_done = true;
             }
             out.positionals.push(None);
+            out.positional_templates.push(tmpl);
             i += 1;
             continue;
         };
@@ -257,6 +277,7 @@ pub fn parse(args: &[Arg]) -> GhArgs {
                 }
             }
             out.positionals.push(Some(v.to_string()));
+            out.positional_templates.push(Some(v.to_string()));
             i += 1;
             continue;
         }

@@ -2,7 +2,7 @@
 //! repository's persisted aliases (config with includes, from the world), with a hop limit and
 //! cycle detection. A shell alias (`!...`) is returned as shell text for the caller to judge.
 
-use crate::git_args::GitCall;
+use crate::git::GitCall;
 use shell_syntax::view::Arg;
 use std::collections::BTreeMap;
 
@@ -210,21 +210,31 @@ pub fn expand<'a>(
             .first()
             .map(|a| a.word.span())
             .unwrap_or_default();
-        let mut args: Vec<Arg<'a>> = words
+        // The alias value is read as git's own arguments: it may start with global options
+        // (`-c core.hooksPath=/dev/null commit`), which apply to the expanded command.
+        let mut all: Vec<Arg<'a>> = words
             .iter()
-            .skip(1)
             .map(|w| Arg::synthetic(arena, w.as_str(), span))
             .collect();
-        args.extend(out.call.args.iter().cloned());
-        out.call.subcommand = Some(Some(words[0].clone()));
-        out.call.args = args;
+        all.extend(out.call.args.iter().cloned());
+        let inner = crate::git::parse_git_args(&all, &|_| None);
+        out.call.dir_changes.extend(inner.dir_changes);
+        out.call.config.extend(inner.config);
+        if inner.git_dir.is_some() {
+            out.call.git_dir = inner.git_dir;
+        }
+        if inner.work_tree.is_some() {
+            out.call.work_tree = inner.work_tree;
+        }
+        out.call.subcommand = inner.subcommand;
+        out.call.args = inner.args;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::git_args::parse_git;
+    use crate::git::parse_git;
 
     /// Expands the git call `cmd` runs through `aliases` and hands the result to `check`.
     fn expanded(cmd: &str, aliases: &BTreeMap<String, String>, check: impl FnOnce(&Expanded<'_>)) {

@@ -3,7 +3,7 @@
 //! given, else GET), the fields (`-f`/`-F`/`--field`/`--raw-field`, attached and `=` forms) and,
 //! for GraphQL, the query text and whether it is a mutation.
 
-use crate::gh_cli::GhArgs;
+use crate::gh::GhArgs;
 
 /// One `-f`/`-F` field.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -40,6 +40,9 @@ pub struct ApiCall {
     /// The endpoint as written; `None` when missing or decided at run time.
     pub endpoint: Option<String>,
     pub endpoint_dynamic: bool,
+    /// The endpoint with run-time parts named `${NAME}` (`repos/o/r/issues/${N}/comments`);
+    /// `None` when a part is not a plain parameter (a substitution).
+    pub endpoint_template: Option<String>,
     /// Upper-cased method; `None` when `-X` is given a run-time word.
     pub method: Option<String>,
     pub fields: Vec<Field>,
@@ -55,6 +58,7 @@ impl ApiCall {
         let endpoint_arg = g.positionals.first();
         let endpoint = endpoint_arg.cloned().flatten();
         let endpoint_dynamic = matches!(endpoint_arg, Some(None));
+        let endpoint_template = g.positional_templates.first().cloned().flatten();
         let mut fields = Vec::new();
         for f in &g.flags {
             let typed = match f.name.as_str() {
@@ -136,6 +140,7 @@ impl ApiCall {
         ApiCall {
             endpoint,
             endpoint_dynamic,
+            endpoint_template,
             method,
             fields,
             input,
@@ -172,16 +177,31 @@ impl ApiCall {
         self.endpoint.as_deref().map(rest_path)
     }
 
-    /// `repos/<owner>/<repo>/...` named by the endpoint (placeholders are not targets).
+    /// The REST path as far as it is known: [`ApiCall::rest_path`], or for an endpoint decided
+    /// at run time its template (run-time parts as `${NAME}`).
+    pub fn rest_path_template(&self) -> Option<String> {
+        self.rest_path()
+            .or_else(|| self.endpoint_template.as_deref().map(rest_path))
+    }
+
+    /// `repos/<owner>/<repo>/...` named by the endpoint (placeholders are not targets). Owner
+    /// and repository count when they are literal, even if a later segment is decided at run
+    /// time (`repos/o/r/issues/$N/comments`).
     pub fn repo_target(&self) -> Option<(String, String)> {
-        let path = self.rest_path()?;
+        let path = self.rest_path_template()?;
         let mut parts = path.split('/');
         if parts.next()? != "repos" {
             return None;
         }
         let owner = parts.next()?;
         let repo = parts.next()?;
-        if is_placeholder(owner) || is_placeholder(repo) || owner.is_empty() || repo.is_empty() {
+        if is_placeholder(owner)
+            || is_placeholder(repo)
+            || owner.is_empty()
+            || repo.is_empty()
+            || owner.contains('$')
+            || repo.contains('$')
+        {
             return None;
         }
         Some((owner.to_string(), repo.to_string()))
@@ -197,10 +217,7 @@ impl ApiCall {
     }
 }
 
-/// `{owner}`, `<repo>`, `:owner` and similar: not a real target.
-pub fn is_placeholder(s: &str) -> bool {
-    s.starts_with('{') || s.starts_with('<') || s.starts_with(':') || s.contains(['{', '<'])
-}
+pub use crate::repo::is_placeholder;
 
 fn strip_query(e: &str) -> &str {
     let e = e.split('#').next().unwrap_or(e);
@@ -243,7 +260,7 @@ mod tests {
     fn api(cmd: &str) -> ApiCall {
         let p = shell_syntax::parse(cmd);
         let v = shell_syntax::commands(&p);
-        ApiCall::from_args(&crate::gh_cli::parse(&v.invocations[0].args))
+        ApiCall::from_args(&crate::gh::parse(&v.invocations[0].args))
     }
 
     #[test]
@@ -315,5 +332,8 @@ mod tests {
             want
         );
         assert_eq!(t("gh api repos/{owner}/{repo}/issues"), None);
+        assert_eq!(t("gh api \"repos/o/r/issues/$N/comments\" -f body=x"), want);
+        assert_eq!(t("gh api \"repos/$O/r/issues\" -f body=x"), None);
+        assert_eq!(t("gh api \"repos/o/$(echo r)/issues\" -f body=x"), None);
     }
 }

@@ -1,0 +1,118 @@
+//! What each run does, from the per-program grammars: a git or gh operation, an HTTP call, a
+//! file written or removed (by the program or by a redirection; a named descriptor `{fd}>` is
+//! not stdout), a network destination, a model launch.
+
+use crate::files::{self, Change, FileChange};
+use crate::gh::{self, GhArgs};
+use crate::git::{self, GitCall};
+use crate::http::{self, HttpCall};
+use crate::program::{Resolved, Run};
+use shell_syntax::ast::RedirOp;
+use shell_syntax::view::Invocation;
+
+/// One effect of a run. `None` inside means decided at run time.
+#[derive(Debug, Clone)]
+pub enum Effect<'a> {
+    Git(GitCall<'a>),
+    Gh(GhArgs),
+    Http(HttpCall),
+    File(FileChange),
+    /// A connection to another host (`ssh`, `scp`, `nc`, `/dev/tcp/...`).
+    Network {
+        via: String,
+        dest: Option<String>,
+    },
+    /// A model launch (`claude` by any launcher): the `--model` value (`Some(None)`: run time).
+    ModelLaunch {
+        model: Option<Option<String>>,
+    },
+}
+
+/// Programs that open a connection to the host named by an operand.
+const NETWORK_PROGRAMS: &[&str] = &[
+    "ssh", "scp", "sftp", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "rsync", "mosh",
+];
+
+/// The effects of `run` (resolved from `inv`).
+pub fn effects_of<'a>(run: &Run<'a>, inv: &Invocation<'a>) -> Vec<Effect<'a>> {
+    let mut out = Vec::new();
+    for r in &inv.redirects {
+        if !(r.op.is_output() || r.op == RedirOp::ReadWrite) {
+            continue;
+        }
+        // `{fd}>file` opens a new descriptor: still a file written.
+        let path = r.target.value.as_deref().map(String::from);
+        if let Some(p) = &path {
+            if let Some(rest) = p
+                .strip_prefix("/dev/tcp/")
+                .or_else(|| p.strip_prefix("/dev/udp/"))
+            {
+                out.push(Effect::Network {
+                    via: "redirection".into(),
+                    dest: Some(rest.replace('/', ":")),
+                });
+                continue;
+            }
+            if p == "/dev/null" || p.starts_with("/dev/std") || p.starts_with("/dev/fd/") {
+                continue;
+            }
+        }
+        if matches!(r.op, RedirOp::DupOut) {
+            continue;
+        }
+        out.push(Effect::File(FileChange {
+            change: Change::Writes,
+            path,
+        }));
+    }
+    if let Some(host) = &run.remote_host {
+        out.push(Effect::Network {
+            via: "ssh".into(),
+            dest: host.as_deref().map(String::from),
+        });
+    }
+    let Resolved::Program(name) = &run.program else {
+        return out;
+    };
+    let env = |n: &str| run.env_value(inv, n);
+    match name.as_str() {
+        "git" => out.push(Effect::Git(git::parse_git_args(&run.args, &env))),
+        "gh" => out.push(Effect::Gh(gh::parse(&run.args))),
+        "claude" => {
+            let mut model = None;
+            let vals: Vec<Option<&str>> = run.args.iter().map(|a| a.value.as_deref()).collect();
+            for (i, v) in vals.iter().enumerate() {
+                match v {
+                    Some("--model") => {
+                        model = Some(vals.get(i + 1).copied().flatten().map(String::from))
+                    }
+                    Some(v) if v.starts_with("--model=") => model = Some(Some(v[8..].to_string())),
+                    _ => {}
+                }
+            }
+            if model.is_none() {
+                model = env("ANTHROPIC_MODEL");
+            }
+            out.push(Effect::ModelLaunch { model });
+        }
+        n if http::is_http_client(n) => {
+            if let Some(call) = http::read(n, &run.args) {
+                out.push(Effect::Http(call));
+            }
+        }
+        n => {
+            if NETWORK_PROGRAMS.contains(&n) && n != "ssh" {
+                let dest = run
+                    .args
+                    .iter()
+                    .find(|a| a.value.as_deref().is_none_or(|v| !v.starts_with('-')));
+                out.push(Effect::Network {
+                    via: n.to_string(),
+                    dest: dest.and_then(|a| a.value.as_deref().map(String::from)),
+                });
+            }
+            out.extend(files::changes(n, &run.args).into_iter().map(Effect::File));
+        }
+    }
+    out
+}

@@ -1,0 +1,319 @@
+//! Shell functions: where each is defined, and its body's runs for each call with the call's
+//! arguments in place (`$@`, `$1`.., `${@:N}`) and its prefix assignments in the environment.
+
+use crate::program::{resolve, Resolved, Run};
+use shell_syntax::view::{normalise_program, Arg, CommandView, Invocation, Program};
+use shell_syntax::Text;
+
+/// The shell functions of a view: where each is first defined and the invocations of its body
+/// (the view visits a body where it is defined, with `context.function` set). Built once per
+/// view, so resolving every invocation stays linear.
+#[derive(Debug, Default)]
+pub struct Functions<'a> {
+    /// Name → index of the first body invocation (the function exists from there on).
+    first: std::collections::HashMap<&'a str, usize>,
+    /// Name → body invocation indices.
+    bodies: std::collections::HashMap<&'a str, Vec<usize>>,
+    /// Aliases, in definition order: (index of the `alias` invocation, name, value; `None`
+    /// for a value decided at run time).
+    aliases: Vec<(usize, String, Option<String>)>,
+    /// Index of the first `shopt -s expand_aliases` (bash expands aliases only after it).
+    expand_aliases_from: Option<usize>,
+}
+
+impl<'a> Functions<'a> {
+    pub fn of(view: &CommandView<'a>) -> Functions<'a> {
+        let mut f = Functions::default();
+        for inv in &view.invocations {
+            if let Some(name) = inv.context.function {
+                f.first.entry(name).or_insert(inv.index);
+                f.bodies.entry(name).or_default().push(inv.index);
+            }
+            match inv.name() {
+                Some("alias") => {
+                    for a in &inv.args {
+                        match a.value.as_deref() {
+                            Some(v) => {
+                                if let Some((n, val)) = v.split_once('=') {
+                                    f.aliases.push((
+                                        inv.index,
+                                        n.to_string(),
+                                        Some(val.to_string()),
+                                    ));
+                                }
+                            }
+                            None => {
+                                if let Some(n) = a
+                                    .word
+                                    .resolve(&|_| Some(String::new()))
+                                    .and_then(|t| t.split_once('=').map(|(n, _)| n.to_string()))
+                                {
+                                    f.aliases.push((inv.index, n, None));
+                                }
+                            }
+                        }
+                    }
+                }
+                Some("shopt") if f.expand_aliases_from.is_none() => {
+                    let vals: Vec<Option<&str>> =
+                        inv.args.iter().map(|a| a.value.as_deref()).collect();
+                    if vals.contains(&Some("-s")) && vals.contains(&Some("expand_aliases")) {
+                        f.expand_aliases_from = Some(inv.index);
+                    }
+                }
+                _ => {}
+            }
+        }
+        f
+    }
+
+    /// The value of alias `name` for invocation `index` (`Some(None)`: decided at run time),
+    /// when aliases are expanded there.
+    pub fn alias_before(&self, name: &str, index: usize) -> Option<Option<&str>> {
+        if self.expand_aliases_from.is_none_or(|from| from >= index) {
+            return None;
+        }
+        self.aliases
+            .iter()
+            .rev()
+            .find(|(at, n, _)| *at < index && n == name)
+            .map(|(_, _, v)| v.as_deref())
+    }
+
+    /// Whether `name` is a function defined before invocation `index`.
+    pub fn defined_before(&self, name: &str, index: usize) -> bool {
+        self.first.get(name).is_some_and(|&i| i < index)
+    }
+
+    /// Body invocation indices of `name`.
+    pub fn body(&self, name: &str) -> &[usize] {
+        self.bodies.get(name).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.first.is_empty()
+    }
+}
+
+/// Every run of a view in execution order: each invocation with its program resolved, a call
+/// of a shell function replaced by its body's runs with the call's arguments, and a function's
+/// body where it is defined only when the function is never called (bash runs a body only
+/// when it is called; an uncalled one is kept, judged as written).
+pub fn runs<'a>(view: &CommandView<'a>, arena: &'a bumpalo::Bump) -> Vec<Run<'a>> {
+    let funcs = Functions::of(view);
+    let resolved: Vec<Run<'a>> = view
+        .invocations
+        .iter()
+        .map(|inv| resolve(&funcs, inv, arena))
+        .collect();
+    let called: std::collections::HashSet<Text> = resolved
+        .iter()
+        .filter_map(|r| match &r.program {
+            Resolved::Function(f) => Some(f.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::with_capacity(resolved.len());
+    for (inv, run) in view.invocations.iter().zip(resolved) {
+        if inv.context.function.is_some_and(|f| called.contains(f)) {
+            continue;
+        }
+        match run.program {
+            Resolved::Function(_) => out.extend(function_body_runs(view, &funcs, &run, arena)),
+            _ => out.push(run),
+        }
+    }
+    out
+}
+
+/// Most function calls followed inside one another (`f` calling `g` calling `h`).
+pub const MAX_CALL_DEPTH: usize = 4;
+
+/// The runs of a function's body for one call (`run.program` is [`Resolved::Function`]): each
+/// body invocation with `$@`, `$*` and `$1`..`$9` replaced by the call's arguments, resolved
+/// again. Functions called from the body are followed up to [`MAX_CALL_DEPTH`]. Each returned
+/// run keeps the index of the body invocation.
+pub fn function_body_runs<'a>(
+    view: &CommandView<'a>,
+    funcs: &Functions<'_>,
+    call: &Run<'a>,
+    arena: &'a bumpalo::Bump,
+) -> Vec<Run<'a>> {
+    let mut out = Vec::new();
+    body_runs(view, funcs, call, arena, 0, &mut out);
+    out
+}
+
+fn body_runs<'a>(
+    view: &CommandView<'a>,
+    funcs: &Functions<'_>,
+    call: &Run<'a>,
+    arena: &'a bumpalo::Bump,
+    depth: usize,
+    out: &mut Vec<Run<'a>>,
+) {
+    let Resolved::Function(name) = &call.program else {
+        return;
+    };
+    if depth >= MAX_CALL_DEPTH {
+        out.push(Run {
+            program: Resolved::Unknown,
+            ..call.clone()
+        });
+        return;
+    }
+    for body in funcs
+        .body(name)
+        .iter()
+        .filter_map(|&i| view.invocations.get(i))
+        .filter(|b| b.index < call.invocation)
+    {
+        let mut words: Vec<Arg<'a>> = Vec::new();
+        let first = match &body.program {
+            Program::None => continue,
+            Program::Dynamic(w) => Arg {
+                word: *w,
+                value: None,
+            },
+            Program::Static { raw, .. } => Arg::synthetic(arena, raw.as_str(), body.span),
+        };
+        for a in std::iter::once(&first).chain(body.args.iter()) {
+            substitute(a, &call.args, arena, &mut words);
+        }
+        let mut inv = body.clone();
+        // The substituted words go through the view's wrapper table again (`command "$@"`
+        // with `git push` in place is `git push`).
+        let u = shell_syntax::view::unwrap(arena, words);
+        let Some(head) = u.program else {
+            continue;
+        };
+        inv.program = match &head.value {
+            Some(v) => Program::Static {
+                name: normalise_program(v).into(),
+                raw: v.clone(),
+            },
+            None => Program::Dynamic(head.word),
+        };
+        inv.args = u.args;
+        inv.wrappers.extend(u.wrappers);
+        for e in u.env {
+            inv.env.push(e);
+        }
+        inv.cds.extend(u.cds);
+        inv.args_incomplete |= u.args_incomplete;
+        let mut run = resolve_at(funcs, &inv, arena, call.invocation);
+        run.invocation = body.index;
+        // `X=1 f`: the call's own assignments are in the body's environment.
+        if let Some(call_inv) = view.invocations.get(call.invocation) {
+            let own = call_inv.env.iter().filter(|e| {
+                matches!(
+                    e.source,
+                    shell_syntax::view::EnvSource::Prefix
+                        | shell_syntax::view::EnvSource::EnvCommand
+                )
+            });
+            let mut env: Vec<(Text, Option<Text>)> = own
+                .map(|e| {
+                    (
+                        e.name.clone(),
+                        e.value.as_ref().and_then(|a| a.value.clone()),
+                    )
+                })
+                .collect();
+            env.extend(call.env.iter().cloned());
+            env.append(&mut run.env);
+            run.env = env;
+        }
+        if matches!(run.program, Resolved::Function(_)) {
+            body_runs(view, funcs, &run, arena, depth + 1, out);
+        } else {
+            out.push(run);
+        }
+    }
+}
+
+/// [`resolve`] for a body invocation run from the call at `call_index` (functions defined
+/// before the call are visible).
+fn resolve_at<'a>(
+    funcs: &Functions<'_>,
+    inv: &Invocation<'a>,
+    arena: &'a bumpalo::Bump,
+    call_index: usize,
+) -> Run<'a> {
+    let mut at_call = inv.clone();
+    at_call.index = call_index;
+    at_call.context.function = None;
+    let mut run = resolve(funcs, &at_call, arena);
+    run.invocation = inv.index;
+    run
+}
+
+/// One body word with the call's positional parameters in place.
+fn substitute<'a>(
+    a: &Arg<'a>,
+    call_args: &[Arg<'a>],
+    arena: &'a bumpalo::Bump,
+    out: &mut Vec<Arg<'a>>,
+) {
+    use shell_syntax::ast::WordPart;
+    if a.value.is_some() {
+        out.push(a.clone());
+        return;
+    }
+    let param = match a.word.parts {
+        [WordPart::Param(p)] => Some(p),
+        [WordPart::DoubleQuoted([WordPart::Param(p)])] => Some(p),
+        _ => None,
+    }
+    .filter(|p| p.index.is_none() && !p.length && !p.indirect);
+    // `"${@:N}"` and `"${@:N:L}"`: a slice of the call's arguments (`$0` is offset 0).
+    if let Some(p) = param.filter(|p| p.name == "@" || p.name == "*") {
+        if let Some(shell_syntax::ast::ParamOp::Substring { offset, length }) = p.op {
+            let num = |w: &shell_syntax::Word<'_>| w.static_value()?.trim().parse::<usize>().ok();
+            if let Some(off) = num(offset) {
+                let start = off.saturating_sub(1).min(call_args.len());
+                let end = match length {
+                    None => Some(call_args.len()),
+                    Some(l) => num(l).map(|l| (start + l).min(call_args.len())),
+                };
+                if let Some(end) = end {
+                    out.extend(call_args[start..end].iter().cloned());
+                    return;
+                }
+            }
+        }
+    }
+    let param = param.filter(|p| p.op.is_none());
+    if let Some(p) = param {
+        if p.name == "@" || p.name == "*" {
+            out.extend(call_args.iter().cloned());
+            return;
+        }
+        if let Ok(n) = p.name.parse::<usize>() {
+            if n >= 1 {
+                match call_args.get(n - 1) {
+                    Some(v) => out.push(v.clone()),
+                    None => {
+                        if matches!(a.word.parts, [WordPart::DoubleQuoted(_)]) {
+                            out.push(Arg::synthetic(arena, "", a.word.span));
+                        }
+                    }
+                }
+                return;
+            }
+        }
+    }
+    // `refs/heads/$1`: positional parameters with static values inside a longer word.
+    let lookup = |name: &str| -> Option<String> {
+        let n: usize = name.parse().ok()?;
+        call_args
+            .get(n.checked_sub(1)?)?
+            .value
+            .as_deref()
+            .map(String::from)
+    };
+    match a.word.resolve(&lookup) {
+        Some(v) => out.push(Arg::synthetic(arena, v, a.word.span)),
+        None => out.push(a.clone()),
+    }
+}

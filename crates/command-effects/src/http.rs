@@ -1,0 +1,373 @@
+//! HTTP clients read as each reads its arguments (one table per client): the method a request
+//! uses and the URLs it goes to. `curl -sLX DELETE` is a DELETE (a cluster ending in a valued
+//! letter takes the next word); `curl -G -d x` is a GET (data goes into the query); HTTPie and
+//! xh take an optional method word, and `key==value` items are query parameters, not a body.
+
+use shell_syntax::view::Arg;
+
+/// One HTTP client call.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HttpCall {
+    pub program: String,
+    /// Upper-cased method; `None` when decided at run time.
+    pub method: Option<String>,
+    /// URL operands (`None`: decided at run time).
+    pub urls: Vec<Option<String>>,
+}
+
+impl HttpCall {
+    /// Whether the request may change something (a method other than GET/HEAD/OPTIONS, or one
+    /// decided at run time).
+    pub fn is_write(&self) -> bool {
+        !matches!(
+            self.method.as_deref(),
+            Some("GET") | Some("HEAD") | Some("OPTIONS")
+        )
+    }
+}
+
+/// The HTTP clients we read, by program name.
+pub fn is_http_client(name: &str) -> bool {
+    matches!(
+        name,
+        "curl" | "wget" | "http" | "https" | "xh" | "xhs" | "httpie"
+    )
+}
+
+/// curl's short options that take a value (curl 8 `tool_getparam.c`).
+const CURL_VALUED_SHORT: &str = "AbcCdDeEFHKmoPQrTtuUwXxyYz";
+/// curl's long options that take a value (the ones that change method, body or target, and
+/// the common ones whose value could be mistaken for a URL).
+const CURL_VALUED_LONG: &[&str] = &[
+    "request",
+    "data",
+    "data-raw",
+    "data-binary",
+    "data-ascii",
+    "data-urlencode",
+    "json",
+    "form",
+    "form-string",
+    "upload-file",
+    "header",
+    "user",
+    "user-agent",
+    "referer",
+    "output",
+    "cookie",
+    "cookie-jar",
+    "config",
+    "max-time",
+    "connect-timeout",
+    "proxy",
+    "cacert",
+    "cert",
+    "key",
+    "url",
+    "write-out",
+    "retry",
+    "oauth2-bearer",
+    "range",
+    "continue-at",
+    "dump-header",
+    "resolve",
+    "connect-to",
+    "interface",
+    "limit-rate",
+    "max-filesize",
+    "output-dir",
+    "proto",
+    "proto-redir",
+    "unix-socket",
+    "variable",
+    "expand-url",
+    "aws-sigv4",
+];
+
+fn curl(args: &[Arg<'_>]) -> HttpCall {
+    let mut method: Option<Option<String>> = None;
+    let (mut body, mut get, mut head, mut upload) = (false, false, false, false);
+    let mut urls = Vec::new();
+    let mut i = 0;
+    let mut only_operands = false;
+    while i < args.len() {
+        let Some(v) = args[i].value.as_deref() else {
+            urls.push(None);
+            i += 1;
+            continue;
+        };
+        i += 1;
+        if only_operands || !v.starts_with('-') || v == "-" {
+            urls.push(Some(v.to_string()));
+            continue;
+        }
+        if v == "--" {
+            only_operands = true;
+            continue;
+        }
+        let take = |i: &mut usize| -> Option<String> {
+            let next = args
+                .get(*i)
+                .and_then(|a| a.value.as_deref().map(String::from));
+            *i += 1;
+            next
+        };
+        if let Some(long) = v.strip_prefix("--") {
+            let (name, attached) = match long.split_once('=') {
+                Some((n, val)) => (n, Some(val.to_string())),
+                None => (long, None),
+            };
+            let value = if CURL_VALUED_LONG.contains(&name) {
+                Some(attached.or_else(|| take(&mut i)))
+            } else {
+                None
+            };
+            match name {
+                "request" => method = value.map(|m| m.map(|m| m.to_ascii_uppercase())),
+                "get" => get = true,
+                "head" => head = true,
+                "url" => urls.push(value.flatten()),
+                "upload-file" => upload = true,
+                n if n.starts_with("data") || n.starts_with("form") || n == "json" => body = true,
+                _ => {}
+            }
+            continue;
+        }
+        let cluster = &v[1..];
+        for (pos, c) in cluster.char_indices() {
+            if CURL_VALUED_SHORT.contains(c) {
+                let rest = &cluster[pos + c.len_utf8()..];
+                let value = if rest.is_empty() {
+                    take(&mut i)
+                } else {
+                    Some(rest.to_string())
+                };
+                match c {
+                    'X' => method = Some(value.map(|m| m.to_ascii_uppercase())),
+                    'd' | 'F' => body = true,
+                    'T' => upload = true,
+                    _ => {}
+                }
+                break;
+            }
+            match c {
+                'G' => get = true,
+                'I' => head = true,
+                _ => {}
+            }
+        }
+    }
+    let method = match method {
+        Some(m) => m,
+        None if head => Some("HEAD".into()),
+        None if get => Some("GET".into()),
+        None if upload => Some("PUT".into()),
+        None if body => Some("POST".into()),
+        None => Some("GET".into()),
+    };
+    HttpCall {
+        program: "curl".into(),
+        method,
+        urls,
+    }
+}
+
+fn wget(args: &[Arg<'_>]) -> HttpCall {
+    let mut method: Option<Option<String>> = None;
+    let mut body = false;
+    let mut urls = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let Some(v) = args[i].value.as_deref() else {
+            urls.push(None);
+            i += 1;
+            continue;
+        };
+        i += 1;
+        if let Some(m) = v.strip_prefix("--method=") {
+            method = Some(Some(m.to_ascii_uppercase()));
+        } else if v == "--method" {
+            method = Some(
+                args.get(i)
+                    .and_then(|a| a.value.as_deref().map(str::to_ascii_uppercase)),
+            );
+            i += 1;
+        } else if v.starts_with("--post-") || v.starts_with("--body-") {
+            body = true;
+            if !v.contains('=') {
+                i += 1;
+            }
+        } else if matches!(
+            v,
+            "-O" | "-o" | "-P" | "-U" | "--header" | "--user" | "--password"
+        ) {
+            i += 1;
+        } else if !v.starts_with('-') {
+            urls.push(Some(v.to_string()));
+        }
+    }
+    let method = method.unwrap_or_else(|| Some(if body { "POST" } else { "GET" }.into()));
+    HttpCall {
+        program: "wget".into(),
+        method,
+        urls,
+    }
+}
+
+/// HTTPie/xh valued flags.
+const HTTPIE_VALUED: &[&str] = &[
+    "-a",
+    "--auth",
+    "-A",
+    "--auth-type",
+    "-o",
+    "--output",
+    "--session",
+    "--session-read-only",
+    "--verify",
+    "--cert",
+    "--cert-key",
+    "--proxy",
+    "--timeout",
+    "--pretty",
+    "-s",
+    "--style",
+    "-p",
+    "--print",
+    "--max-redirects",
+    "--default-scheme",
+    "--format-options",
+    "--raw",
+    "--unix-socket",
+    "--ssl",
+    "--ciphers",
+    "--boundary",
+    "--response-charset",
+    "--response-mime",
+    "-P",
+    "--history-print",
+    "--bearer",
+];
+
+fn httpie(program: &str, args: &[Arg<'_>]) -> HttpCall {
+    let mut positionals: Vec<Option<String>> = Vec::new();
+    let mut forced_method: Option<String> = None;
+    let mut i = 0;
+    let mut raw_body = false;
+    while i < args.len() {
+        let Some(v) = args[i].value.as_deref() else {
+            positionals.push(None);
+            i += 1;
+            continue;
+        };
+        i += 1;
+        if v.starts_with('-') && v.len() > 1 {
+            let name = v.split('=').next().unwrap_or(v);
+            if name == "--raw" {
+                raw_body = true;
+            }
+            if HTTPIE_VALUED.contains(&name) && !v.contains('=') {
+                i += 1;
+            }
+            if v == "--offline" {
+                forced_method = Some("GET".into());
+            }
+            continue;
+        }
+        positionals.push(Some(v.to_string()));
+    }
+    let mut it = positionals.into_iter().peekable();
+    let mut method: Option<Option<String>> = None;
+    // `http [METHOD] URL [ITEM...]`: a first word of capital letters is the method.
+    if let Some(Some(first)) = it.peek() {
+        if !first.is_empty()
+            && first.bytes().all(|b| b.is_ascii_alphabetic())
+            && first.len() <= 10
+            && !first.contains('.')
+        {
+            let is_method = first.bytes().all(|b| b.is_ascii_uppercase())
+                || matches!(
+                    first.to_ascii_uppercase().as_str(),
+                    "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
+                );
+            if is_method {
+                method = Some(Some(first.to_ascii_uppercase()));
+                it.next();
+            }
+        }
+    }
+    let url = it.next();
+    let mut body = raw_body;
+    for item in it {
+        match item {
+            None => body = true,
+            Some(item) => {
+                if item.contains("==") {
+                    continue;
+                }
+                if item.contains(":=") || item.contains('=') || item.contains('@') {
+                    body = true;
+                }
+            }
+        }
+    }
+    let _ = forced_method;
+    let method = method.unwrap_or_else(|| Some(if body { "POST" } else { "GET" }.into()));
+    HttpCall {
+        program: program.into(),
+        method,
+        urls: url.into_iter().collect(),
+    }
+}
+
+/// Reads a call of the HTTP client `program` (see [`is_http_client`]).
+pub fn read(program: &str, args: &[Arg<'_>]) -> Option<HttpCall> {
+    Some(match program {
+        "curl" => curl(args),
+        "wget" => wget(args),
+        "http" | "https" | "xh" | "xhs" | "httpie" => httpie(program, args),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(cmd: &str) -> HttpCall {
+        let p = shell_syntax::parse(cmd);
+        let v = shell_syntax::commands(&p);
+        let inv = &v.invocations[0];
+        read(inv.name().unwrap(), &inv.args).unwrap()
+    }
+
+    #[test]
+    fn methods_as_each_client_reads_them() {
+        let m = |c: &str| call(c).method;
+        assert_eq!(
+            m("curl -sLX DELETE https://api.github.com/repos/o/r"),
+            Some("DELETE".into())
+        );
+        assert_eq!(m("curl -XPATCH https://x/y"), Some("PATCH".into()));
+        assert_eq!(m("curl --request=put https://x/y"), Some("PUT".into()));
+        assert_eq!(m("curl -G -d q=1 https://x/y"), Some("GET".into()));
+        assert_eq!(m("curl -d q=1 https://x/y"), Some("POST".into()));
+        assert_eq!(m("curl --json '{}' https://x/y"), Some("POST".into()));
+        assert_eq!(m("curl -H 'X: y' https://x/y"), Some("GET".into()));
+        assert_eq!(m("curl -X \"$M\" https://x/y"), None);
+        assert_eq!(
+            m("http DELETE api.github.com/repos/o/r"),
+            Some("DELETE".into())
+        );
+        assert_eq!(m("http api.github.com/search q==x"), Some("GET".into()));
+        assert_eq!(
+            m("xh api.github.com/repos/o/r/issues title=x"),
+            Some("POST".into())
+        );
+        assert_eq!(m("wget --method=DELETE https://x/y"), Some("DELETE".into()));
+        assert_eq!(
+            call("curl -H 'Accept: x' -o out https://api.github.com/x").urls,
+            vec![Some("https://api.github.com/x".to_string())]
+        );
+    }
+}

@@ -1,0 +1,31 @@
+//! `command-effects`: one model of what a shell command runs and what each program does, over
+//! shell-syntax's command view, shared by every guard.
+//!
+//! - [`program`]: the program bash runs for each invocation (functions that shadow programs,
+//!   runners the view does not unwrap, `ssh host cmd`, package runners, dashed git, `xargs -I`).
+//! - Per-program grammars, each kept as data: [`git`] (global options, `-c`, `GIT_CONFIG_*`),
+//!   [`git_options`] (subcommand options: unique prefixes, `--no-X`, last one wins),
+//!   [`git_push`], [`git_alias`], [`gh`] (pflag), [`gh_api`], [`http`] (curl, wget, HTTPie,
+//!   xh), [`files`] (programs that write or remove files), [`repo`] (owner/repo in URLs).
+//! - [`effects`]: each run's effects: a git/gh operation, an HTTP call, a file written or
+//!   removed, a network destination, a model launch. A word decided at run time stays `None`.
+//!
+//! No I/O: facts about the machine (the current branch, aliases in config files) belong to the
+//! guards' own world traits.
+
+pub mod effects;
+pub mod files;
+pub mod functions;
+pub mod gh;
+pub mod gh_api;
+pub mod git;
+pub mod git_alias;
+pub mod git_options;
+pub mod git_push;
+pub mod http;
+pub mod program;
+pub mod repo;
+pub mod runners;
+
+pub use effects::{effects_of, Effect};
+pub use program::{resolve, Resolved, Run};
