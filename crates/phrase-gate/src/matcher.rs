@@ -80,8 +80,8 @@ impl PhraseMatcher {
                 phrases: f
                     .phrases
                     .iter()
-                    .map(|p| crate::normalise(p).into_owned())
-                    .filter(|p| !p.is_empty())
+                    .map(|p| normalise_phrase(p))
+                    .filter(|p| !p.trim().is_empty())
                     .collect(),
             })
             .collect();
@@ -148,6 +148,24 @@ impl PhraseMatcher {
     }
 }
 
+/// Normalises a phrase like the text it will meet, keeping one space at either end when the
+/// phrase had white space there: a trailing space is how a table says "this word, not a longer
+/// one" ("then run " must not match "then runs").
+fn normalise_phrase(phrase: &str) -> String {
+    let core = crate::normalise(phrase);
+    let lead = if phrase.starts_with(char::is_whitespace) {
+        " "
+    } else {
+        ""
+    };
+    let trail = if phrase.ends_with(char::is_whitespace) {
+        " "
+    } else {
+        ""
+    };
+    format!("{lead}{core}{trail}")
+}
+
 fn build(patterns: &[String], kind: AhoCorasickKind) -> Option<AhoCorasick> {
     AhoCorasickBuilder::new()
         .match_kind(MatchKind::Standard)
@@ -186,9 +204,17 @@ mod tests {
 
     #[test]
     fn phrases_are_normalised_and_empty_ones_dropped() {
-        let m = PhraseMatcher::new(vec![Family::new("a", &["  My  Mistake ", ""])]);
+        let m = PhraseMatcher::new(vec![Family::new("a", &["My  \tMistake", "", "  "])]);
         assert_eq!(m.families()[0].phrases, vec!["my mistake"]);
         assert_eq!(m.scan("it was my mistake").family(0), vec!["my mistake"]);
         assert!(m.scan("").family(0).is_empty());
+    }
+
+    #[test]
+    fn a_space_at_either_end_bounds_the_word() {
+        let m = PhraseMatcher::new(vec![Family::new("a", &["then run  "])]);
+        assert_eq!(m.families()[0].phrases, vec!["then run "]);
+        assert_eq!(m.scan("then   run `x`").family(0), vec!["then run "]);
+        assert!(m.scan("it then runs `x`").family(0).is_empty());
     }
 }
