@@ -320,6 +320,32 @@ mod tests {
         assert_eq!(status("ｙｏｕ ｃａｎ ｒｕｎ make"), Status::Red);
         assert_eq!(status("My mis\u{200B}take: oops"), Status::Red);
         assert_eq!(status("I should not have done that"), Status::Red);
+        // Issue 19: invisible characters NFKC keeps, and look-alike letters.
+        assert_eq!(
+            status("Should I pr\u{043E}ceed?"),
+            Status::Red,
+            "Cyrillic о"
+        );
+        assert_eq!(status("Sh\u{03BF}uld I proceed?"), Status::Red, "Greek ο");
+        for hidden in [
+            '\u{200E}',
+            '\u{2061}',
+            '\u{2064}',
+            '\u{034F}',
+            '\u{180E}',
+            '\u{E0041}',
+        ] {
+            assert_eq!(
+                status(&format!("You can r{hidden}un make smoke")),
+                Status::Red,
+                "{hidden:?}"
+            );
+            assert_eq!(
+                status(&format!("Please{hidden} run `cargo publish`")),
+                Status::Red,
+                "{hidden:?}"
+            );
+        }
         assert_eq!(
             status("I shouldn\u{2019}t have"),
             Status::Green,

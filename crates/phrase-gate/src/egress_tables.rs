@@ -134,7 +134,6 @@ const HAND_BACK_PHRASES: &[&str] = &[
     "please type",
     "please paste",
     "please share what",
-    "please share the output",
     "please merge",
     "please push",
     "please publish",
@@ -145,31 +144,7 @@ const HAND_BACK_PHRASES: &[&str] = &[
     "i need you to",
     "i'd like you to",
     "i would like you to",
-    "could you run",
-    "could you please",
-    "could you execute",
-    "could you rerun",
-    "could you re-run",
-    "could you merge",
-    "could you push",
-    "could you publish",
-    "could you deploy",
-    "could you check the output",
-    "could you kick off",
-    "could you trigger",
-    "can you run",
-    "can you execute",
-    "can you rerun",
-    "can you re-run",
-    "can you merge",
-    "can you push",
-    "can you publish",
-    "can you deploy",
-    "can you kick off",
-    "can you trigger",
-    "would you run",
-    "would you mind",
-    // Any question that puts the next step on the reader.
+    // Any question that puts the next step on the reader ("could you run", "can you push").
     "could you ",
     "can you ",
     "would you ",
@@ -179,9 +154,7 @@ const HAND_BACK_PHRASES: &[&str] = &[
     "you to execute",
     "you have to do is",
     "your turn",
-    "up to you to run",
     "on your end",
-    "would you be able to",
     // Obligations put on the reader.
     "you'll need to",
     "you will need to",
@@ -246,8 +219,6 @@ const HAND_BACK_PHRASES: &[&str] = &[
     "paste the output",
     "share the output",
     "send me the output",
-    "for you to run",
-    "for you to execute",
     "command you need",
     "commands you need",
     "command for you",
@@ -313,4 +284,22 @@ pub fn baseline_only_families() -> Vec<Family> {
         family(EXECUTION_RECEIPT, &[BASELINE_EXECUTION_RECEIPT]),
         family(HAND_BACK, &[]),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A phrase that contains another phrase of its family adds nothing but automaton size, which
+    /// every hook process pays to build.
+    #[test]
+    fn widened_families_hold_no_redundant_phrase() {
+        for family in [WIDER_PERMISSION_GATE, HAND_BACK_PHRASES] {
+            for p in family {
+                for q in family.iter().filter(|q| *q != p) {
+                    assert!(!p.contains(q), "{p:?} contains {q:?}");
+                }
+            }
+        }
+    }
 }

@@ -11,6 +11,7 @@ pub mod integrity;
 pub mod matcher;
 pub mod normalise;
 pub mod refusal;
+pub mod unicode_tables;
 
 pub use egress::{EgressGate, GateRecord, Row, Status};
 pub use integrity::{IntegrityPhrases, IntegrityScan};
