@@ -327,14 +327,7 @@ mod tests {
             "Cyrillic о"
         );
         assert_eq!(status("Sh\u{03BF}uld I proceed?"), Status::Red, "Greek ο");
-        for hidden in [
-            '\u{200E}',
-            '\u{2061}',
-            '\u{2064}',
-            '\u{034F}',
-            '\u{180E}',
-            '\u{E0041}',
-        ] {
+        for hidden in crate::unicode_tables::EXAMPLE_INVISIBLES {
             assert_eq!(
                 status(&format!("You can r{hidden}un make smoke")),
                 Status::Red,
