@@ -64,7 +64,7 @@ pub fn block_reason(record: &GateRecord) -> String {
     }
     safety_kernel::feedback::reason(
         "E5",
-        "this final message hands work back to the operator without doing it, so it was not sent",
+        "this final message hands work back to the operator, so it was not sent",
         &remedies.join(" "),
     )
 }
@@ -251,6 +251,9 @@ mod tests {
         };
         assert!(!gate.mentions_tripwire(reason), "{reason}");
         assert_eq!(v.audit["record"]["violation_count"], 3);
+        // Every remedy whole: the reason fits the K4 bound without clipping.
+        assert!(!reason.ends_with("..."), "{reason}");
+        assert!(reason.contains("name its id"), "{reason}");
     }
 
     #[test]

@@ -47,7 +47,7 @@ pub const DETECTORS: [Detector; 3] = [
             excused_by_recorded_refusal: true,
         }],
         rule: "ask for permission only after naming a real blast-radius blocker; otherwise take the safe bounded action and report what happened.",
-        remedy: "Do not stop to ask for permission: take the next safe step and report what happened, or name the concrete blocker that makes the step unsafe.",
+        remedy: "Take the next safe step and report what happened, or name the concrete blocker.",
     },
     Detector {
         diagnostic_id: "self_error_without_capture",
@@ -57,7 +57,7 @@ pub const DETECTORS: [Detector; 3] = [
             excused_by_recorded_refusal: false,
         }],
         rule: "a self-detected mistake must be bound to a durable capture before it appears in operator-facing prose.",
-        remedy: "Record the error durably first (a work item or work-log entry naming what went wrong), then refer to that record.",
+        remedy: "Record the mistake durably (a work item or work-log entry), then refer to that record.",
     },
     Detector {
         diagnostic_id: "command_displacement_to_operator",
@@ -76,7 +76,7 @@ pub const DETECTORS: [Detector; 3] = [
             },
         ],
         rule: "do not hand a safe in-scope command to the operator; run it and report the result, unless a real blocker exists.",
-        remedy: "Execute the command yourself and report what it printed and how it ended, or name the real blocker that prevents you.",
+        remedy: "Execute the command yourself and report its output and exit status, or name the real blocker (a guard's refusal counts: name its id).",
     },
 ];
 
