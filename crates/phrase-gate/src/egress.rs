@@ -179,11 +179,7 @@ impl EgressGate {
     pub fn evaluate_with(&self, text: &str, refusals: &[RecordedRefusal]) -> GateRecord {
         let normalised = sentence_started(text);
         let scan = self.matcher.scan_normalised(&normalised);
-        let named: Vec<String> = refusals
-            .iter()
-            .filter(|r| r.is_named_in(&normalised))
-            .map(RecordedRefusal::label)
-            .collect();
+        let named = crate::refusal::excusing(refusals, &normalised);
         let index = |id: &str| self.matcher.family_index(id).unwrap_or(usize::MAX);
         let mut rows = Vec::new();
         for d in DETECTORS {

@@ -70,6 +70,58 @@ impl RecordedRefusal {
     }
 }
 
+/// The labels of the refusals that excuse a hand-back in `normalised`: those the text names, and
+/// only when every command the text quotes (a backtick span of two or more words) belongs to one
+/// of them. So a refusal cannot excuse handing back an unrelated command ("`git push` was refused;
+/// please run `cargo publish` yourself" stays red).
+pub fn excusing(refusals: &[RecordedRefusal], normalised: &str) -> Vec<String> {
+    let named: Vec<&RecordedRefusal> = refusals
+        .iter()
+        .filter(|r| r.is_named_in(normalised))
+        .collect();
+    let all_quoted_covered = quoted_commands(normalised).all(|q| named.iter().any(|r| r.covers(q)));
+    if !all_quoted_covered {
+        return Vec::new();
+    }
+    let mut labels: Vec<String> = named.iter().map(|r| r.label()).collect();
+    labels.sort();
+    labels.dedup();
+    labels
+}
+
+/// Backtick spans of two or more words that start like a program (a letter, digit, `.` or `/`):
+/// what a message quotes as a command. A fragment such as `|| ":"` is not one.
+fn quoted_commands(text: &str) -> impl Iterator<Item = &str> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::trim)
+        .filter(|q| q.contains(' '))
+        .filter(|q| {
+            q.chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '.' || c == '/')
+        })
+}
+
+/// The first two words of a command.
+fn head(command: &str) -> String {
+    command.split(' ').take(2).collect::<Vec<_>>().join(" ")
+}
+
+impl RecordedRefusal {
+    /// Whether a quoted command belongs to this refusal: the refused command holds its first two
+    /// words, or it holds the refused command's. A refusal of no command (an Agent dispatch, a file
+    /// write) covers what the message quotes about it.
+    fn covers(&self, quoted: &str) -> bool {
+        let Some(command) = &self.command else {
+            return true;
+        };
+        let refused = crate::normalise(command);
+        refused.contains(&head(quoted)) || quoted.contains(&head(&refused))
+    }
+}
+
 /// `word` occurs in `text` with no letter or digit on either side.
 fn contains_word(text: &str, word: &str) -> bool {
     if word.is_empty() {
@@ -116,6 +168,34 @@ mod tests {
         assert!(r.is_named_in("m2: the dispatch on that tier was refused"));
         assert!(!r.is_named_in("the dispatch was refused"));
         assert_eq!(r.label(), "recorded refusal M2");
+    }
+
+    #[test]
+    fn a_refusal_excuses_only_its_own_command() {
+        let refusals = [g4("echo $(gh pr merge 1 --admin)")];
+        let text = |t: &str| crate::normalise(t).into_owned();
+        assert_eq!(
+            excusing(
+                &refusals,
+                &text("G4 refused `gh pr merge 1 --admin`; please run it yourself.")
+            ),
+            vec!["recorded refusal G4"]
+        );
+        assert!(excusing(
+            &refusals,
+            &text("G4 refused the merge. Please run `cargo publish` yourself.")
+        )
+        .is_empty());
+        assert!(excusing(&refusals, &text("Please run `cargo publish` yourself.")).is_empty());
+        // Single words and shell fragments in backticks are not commands.
+        assert_eq!(
+            excusing(&refusals, &text("G4: failure hidden by `|| \":\"`.")).len(),
+            1
+        );
+        assert_eq!(
+            excusing(&refusals, &text("G4 refused it; `main` is protected.")).len(),
+            1
+        );
     }
 
     #[test]
