@@ -161,3 +161,67 @@ fn push_to_main_is_allowed_when_the_rules_say_nothing_and_lands() {
     let bare = srv.path().join("acme/widget.git");
     assert_eq!(git(&bare, &["rev-parse", "main"]), head, "the push landed");
 }
+
+/// Issue 19: the guards agree. G4 refuses the push and tells the agent to hand the maintainer the
+/// command; the final message that does so (naming the refusal, leaving the push to the
+/// maintainer) is not blocked by egress-audit, because the refusal is in the session's audit log.
+/// The same message with nothing refused is blocked (`tests/binary.rs` in egress-audit).
+/// The agent's final message after the refused push.
+const REPORT: &str =
+    "The push to main was refused by G4: the branch rules require a pull request. \
+                      I did not retry it. Please run `git push origin main` yourself if you want \
+                      it on main directly, or merge a pull request.";
+
+#[test]
+fn a_push_refused_by_g4_then_reported_and_left_to_the_maintainer_is_not_blocked() {
+    let server = TestServer::start().unwrap();
+    server.route(RULES_PATH, Reply::rules(&["pull_request"]));
+    let srv = tempfile::tempdir().unwrap();
+    let s = scenario(&server)
+        .hook("Stop", None, bin("egress-audit"), &[])
+        .record_hook("Stop", None);
+    let _daemon = setup(&s, srv.path());
+    let Some(out) = s
+        .turn(tool("Bash", json!({"command": "git push origin main"})))
+        .turn(decide(|req| {
+            let r = &req.tool_results()[0];
+            assert!(r.is_error && r.text.contains("G4:"), "refused: {}", r.text);
+            text(REPORT)
+        }))
+        .run()
+    else {
+        return;
+    };
+    assert_eq!(out.result.permission_denials.len(), 1);
+    assert_eq!(
+        out.main_requests().len(),
+        2,
+        "the push and the report: no Stop block"
+    );
+    assert_eq!(out.result.result, REPORT);
+    let stops = out.hook_payloads("Stop");
+    assert_eq!(stops.len(), 1, "one stop, not continued");
+    let audit = std::fs::read_to_string(
+        out.home_dir()
+            .join(".local/state/agent-guards/sessions")
+            .join(&out.result.session_id)
+            .join("audit.jsonl"),
+    )
+    .unwrap();
+    let records: Vec<serde_json::Value> = audit
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let deny = records
+        .iter()
+        .find(|r| r["binary"] == "gh-write-guard")
+        .unwrap();
+    assert_eq!(deny["decision"], "deny");
+    assert_eq!(deny["requirement"], "G4");
+    let stop = records
+        .iter()
+        .find(|r| r["binary"] == "egress-audit")
+        .unwrap();
+    assert_eq!(stop["decision"], "allow", "{stop}");
+    assert_eq!(stop["recorded_refusals"]["count"], 1);
+}

@@ -100,7 +100,18 @@ mod tests {
     #[test]
     fn embedded_cases_parse() {
         let cases = embedded_cases().unwrap();
-        assert_eq!(cases.len(), 10);
+        let baseline = cases
+            .iter()
+            .filter(|c| c.source.starts_with("E1/") || c.source.starts_with("E4/"))
+            .count();
+        assert_eq!(baseline, 10);
+        assert!(
+            cases
+                .iter()
+                .filter(|c| c.source.starts_with("corpus/"))
+                .count()
+                >= 200
+        );
         assert!(cases
             .iter()
             .any(|c| c.case_id == "command_displacement_no_receipt"));

@@ -142,7 +142,9 @@ mod tests {
         let report = run(&EgressGate::baseline(), &embedded_cases().unwrap());
         assert!(report.passed(), "{:?}", report.problems);
         assert_eq!(report.case_count, 4);
-        assert_eq!(report.fixture_case_count, 10);
+        // The ten baseline cases and the issue-19 corpus, every one meeting its expectation.
+        assert!(report.fixture_case_count >= 210);
+        assert_eq!(report.fixture_cases_met, report.fixture_case_count);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! the stop is let through and the user is told; `report` mode only records and tells the user.
 //! Every verdict goes to the audit log with its evidence.
 
+use crate::refusals::RefusalSource;
 use crate::transcript;
 use hook_io::{Answer, Event, HookInput};
 use phrase_gate::egress::{detector, GateRecord};
@@ -63,13 +64,20 @@ pub fn block_reason(record: &GateRecord) -> String {
     }
     safety_kernel::feedback::reason(
         "E5",
-        "this final message hands work back to the operator without doing it, so it was not sent",
+        "this final message hands work back to the operator, so it was not sent",
         &remedies.join(" "),
     )
 }
 
-/// Decides a Stop or SubagentStop payload. `notice` is a config problem to pass on to the user.
-pub fn judge(input: &HookInput, gate: &EgressGate, mode: Mode, notice: Option<String>) -> Verdict {
+/// Decides a Stop or SubagentStop payload. `notice` is a config problem to pass on to the user;
+/// `refusals` is asked, only for a red message, which guard refusals this session recorded.
+pub fn judge(
+    input: &HookInput,
+    gate: &EgressGate,
+    mode: Mode,
+    notice: Option<String>,
+    refusals: &dyn RefusalSource,
+) -> Verdict {
     let base = json!({
         "binary": "egress-audit",
         "event": input.event.name(),
@@ -109,10 +117,11 @@ pub fn judge(input: &HookInput, gate: &EgressGate, mode: Mode, notice: Option<St
             };
         }
     };
-    let record = gate.evaluate(&text);
+    let (record, refusal_note) = evaluate_with_refusals(gate, &text, refusals);
     let evidence = json!({
         "requirement": "E5",
         "record": record,
+        "recorded_refusals": refusal_note,
         "text": clip(&text, 4000),
         "text_chars": text.chars().count(),
         "stop_hook_active": input.stop_hook_active,
@@ -156,6 +165,28 @@ pub fn judge(input: &HookInput, gate: &EgressGate, mode: Mode, notice: Option<St
     }
 }
 
+/// The gate's record, re-judged with this session's recorded refusals when the text is red. The
+/// note (for the audit log) says how many refusals were read, or why none could be: an unreadable
+/// log counts as no refusal, so the message is judged on its own words.
+fn evaluate_with_refusals(
+    gate: &EgressGate,
+    text: &str,
+    source: &dyn RefusalSource,
+) -> (GateRecord, Value) {
+    let record = gate.evaluate(text);
+    if record.status == Status::Green {
+        return (record, Value::Null);
+    }
+    match source.refusals() {
+        Ok(found) if found.is_empty() => (record, json!({"count": 0})),
+        Ok(found) => (
+            gate.evaluate_with(text, &found),
+            json!({"count": found.len()}),
+        ),
+        Err(e) => (record, json!({"error": e})),
+    }
+}
+
 fn clip(text: &str, max: usize) -> String {
     text.chars().take(max).collect()
 }
@@ -181,6 +212,7 @@ fn merge(mut a: Value, b: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::refusals::NoRefusals;
 
     fn stop(text: &str, active: bool) -> HookInput {
         HookInput::from_value(json!({
@@ -198,6 +230,7 @@ mod tests {
             &gate,
             Mode::Enforce,
             None,
+            &NoRefusals,
         );
         let Answer::Block { reason, .. } = &v.answer else {
             panic!("{:?}", v.answer)
@@ -212,12 +245,15 @@ mod tests {
     fn every_combination_of_violations_gives_a_clean_reason() {
         let gate = EgressGate::baseline();
         let text = "My mistake. You can run it. Let me know if you want me to continue.";
-        let v = judge(&stop(text, false), &gate, Mode::Enforce, None);
+        let v = judge(&stop(text, false), &gate, Mode::Enforce, None, &NoRefusals);
         let Answer::Block { reason, .. } = &v.answer else {
             panic!()
         };
         assert!(!gate.mentions_tripwire(reason), "{reason}");
         assert_eq!(v.audit["record"]["violation_count"], 3);
+        // Every remedy whole: the reason fits the K4 bound without clipping.
+        assert!(!reason.ends_with("..."), "{reason}");
+        assert!(reason.contains("name its id"), "{reason}");
     }
 
     #[test]
@@ -227,6 +263,7 @@ mod tests {
             &EgressGate::baseline(),
             Mode::Enforce,
             None,
+            &NoRefusals,
         );
         let Answer::Notice { system_message } = &v.answer else {
             panic!("{:?}", v.answer)
@@ -242,6 +279,7 @@ mod tests {
             &EgressGate::baseline(),
             Mode::Report,
             None,
+            &NoRefusals,
         );
         assert!(matches!(v.answer, Answer::Notice { .. }));
         assert_eq!(Mode::from_config(Some("REPORT ")), Mode::Report);
@@ -255,10 +293,17 @@ mod tests {
             &EgressGate::baseline(),
             Mode::Enforce,
             None,
+            &NoRefusals,
         );
         assert_eq!(v.answer, Answer::Silent);
         let pre = HookInput::from_value(json!({"hook_event_name": "PreToolUse"})).unwrap();
-        let v = judge(&pre, &EgressGate::baseline(), Mode::Enforce, None);
+        let v = judge(
+            &pre,
+            &EgressGate::baseline(),
+            Mode::Enforce,
+            None,
+            &NoRefusals,
+        );
         assert_eq!(v.answer, Answer::Silent);
         assert_eq!(v.audit["decision"], "ignored");
     }
@@ -272,7 +317,13 @@ mod tests {
             "hook_event_name": "SubagentStop", "transcript_path": p.to_string_lossy()
         }))
         .unwrap();
-        let v = judge(&input, &EgressGate::baseline(), Mode::Enforce, None);
+        let v = judge(
+            &input,
+            &EgressGate::baseline(),
+            Mode::Enforce,
+            None,
+            &NoRefusals,
+        );
         assert!(matches!(v.answer, Answer::Block { .. }));
     }
 
@@ -283,6 +334,7 @@ mod tests {
             &EgressGate::baseline(),
             Mode::Enforce,
             Some("config broken".into()),
+            &NoRefusals,
         );
         assert_eq!(
             v.answer,
@@ -290,5 +342,58 @@ mod tests {
                 system_message: "config broken".into()
             }
         );
+    }
+    struct Recorded(Vec<phrase_gate::RecordedRefusal>);
+    impl RefusalSource for Recorded {
+        fn refusals(&self) -> Result<Vec<phrase_gate::RecordedRefusal>, String> {
+            Ok(self.0.clone())
+        }
+    }
+    struct Unreadable;
+    impl RefusalSource for Unreadable {
+        fn refusals(&self) -> Result<Vec<phrase_gate::RecordedRefusal>, String> {
+            Err("audit.jsonl: not a regular file".into())
+        }
+    }
+
+    fn g4_push() -> Recorded {
+        Recorded(vec![phrase_gate::RecordedRefusal {
+            binary: "gh-write-guard".into(),
+            requirement: Some("G4".into()),
+            command: Some("git push origin main".into()),
+        }])
+    }
+
+    #[test]
+    fn a_named_recorded_refusal_excuses_the_hand_back_but_not_a_mistake() {
+        let gate = EgressGate::baseline();
+        let report =
+            "G4 refused `git push origin main`; the push is left to you: please run it yourself.";
+        let v = judge(&stop(report, false), &gate, Mode::Enforce, None, &g4_push());
+        assert_eq!(v.answer, Answer::Silent, "{}", v.audit);
+        assert_eq!(v.audit["recorded_refusals"]["count"], 1);
+        // The same words with nothing recorded, or an unreadable log, are judged on their own.
+        for source in [&NoRefusals as &dyn RefusalSource, &Unreadable] {
+            let v = judge(&stop(report, false), &gate, Mode::Enforce, None, source);
+            assert!(matches!(v.answer, Answer::Block { .. }), "{}", v.audit);
+        }
+        // A refusal is no capture of a mistake.
+        let v = judge(
+            &stop("My mistake: G4 refused `git push origin main`.", false),
+            &gate,
+            Mode::Enforce,
+            None,
+            &g4_push(),
+        );
+        assert!(matches!(v.answer, Answer::Block { .. }));
+        // A hand-back that does not name the refusal stays red.
+        let v = judge(
+            &stop("Please run `npm publish` yourself.", false),
+            &gate,
+            Mode::Enforce,
+            None,
+            &g4_push(),
+        );
+        assert!(matches!(v.answer, Answer::Block { .. }));
     }
 }

@@ -2,12 +2,13 @@
 //!
 //! The gate itself (E1, E2, E6) lives in the `phrase-gate` crate; this crate is what a maintainer
 //! runs: the CLI ([`e3_cli`]), the audit contract behind `--selftest` ([`e4_contract`]) and the
-//! Stop/SubagentStop hook ([`e5_hook`]). [`cases`] reads fixture cases, embedded or from a folder.
+//! Stop/SubagentStop hook ([`e5_hook`]), which reads the guards' recorded refusals ([`refusals`]). [`cases`] reads fixture cases, embedded or from a folder.
 
 pub mod cases;
 pub mod e3_cli;
 pub mod e4_contract;
 pub mod e5_hook;
+pub mod refusals;
 /// Transcript reading is shared with integrity-signals (one implementation).
 pub use transcript;
 

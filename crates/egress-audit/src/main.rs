@@ -1,5 +1,6 @@
 //! egress-audit: Stop/SubagentStop hook (no arguments, payload on stdin) and CLI.
 
+use egress_audit::refusals::{AuditLogRefusals, NoRefusals, RefusalSource};
 use egress_audit::{cases, configured_gate, e3_cli, e4_contract, e5_hook};
 use hook_io::{Answer, Cli, HookSpec};
 use serde_json::json;
@@ -136,7 +137,16 @@ fn hook_mode() -> i32 {
                 notice,
             );
             let mode = e5_hook::Mode::from_config(loaded.config.egress_mode.as_deref());
-            let verdict = e5_hook::judge(&input, &gate, mode, notice);
+            let refusals: Box<dyn RefusalSource> = match state.as_deref() {
+                Some(dir) => Box::new(AuditLogRefusals {
+                    path: session_store::Session::new(dir, input.session_id.as_deref())
+                        .audit()
+                        .path()
+                        .to_path_buf(),
+                }),
+                None => Box::new(NoRefusals),
+            };
+            let verdict = e5_hook::judge(&input, &gate, mode, notice, refusals.as_ref());
             let written = audit(
                 state.as_deref(),
                 input.session_id.as_deref(),

@@ -256,3 +256,41 @@ fn selftest_passes_with_a_metadata_only_record() {
     assert_eq!(v["status"], "pass");
     assert!(!s.contains("make smoke") && !s.contains("Let me know"));
 }
+
+/// Issue 19: a guard's refusal recorded in this session's audit log is a real blocker. A final
+/// message that names it and leaves the step to the maintainer passes; the same words with no
+/// recorded refusal, or naming another step, are still blocked.
+#[test]
+fn a_recorded_refusal_named_in_the_message_is_a_real_blocker() {
+    let message = "The push to main was refused by G4 (branch protection), so I did not retry it. \
+                   Please run `git push origin main` yourself once the rule allows it.";
+    let home = sandbox();
+    let first = stdout_json(&home.run(&stop_payload(message, false)));
+    assert_eq!(
+        first["decision"], "block",
+        "no refusal recorded yet: {first}"
+    );
+    let audit =
+        session_store::Session::new(&home.state_home().join("agent-guards"), Some("sess-e5"))
+            .audit();
+    audit
+        .append(&json!({
+            "binary": "gh-write-guard", "decision": "deny", "requirement": "G4",
+            "command": "git push origin main", "session_id": "sess-e5"
+        }))
+        .unwrap();
+    let out = home.run(&stop_payload(message, false));
+    assert!(out.stdout.is_empty() || stdout_json(&out).get("decision").is_none());
+    let records = home.audit_records("sess-e5");
+    let last = records.last().unwrap();
+    assert_eq!(last["decision"], "allow", "{last}");
+    assert_eq!(last["recorded_refusals"]["count"], 1);
+    let row = &last["record"]["rows"][0];
+    assert_eq!(row["matched_legitimizers"], json!(["recorded refusal G4"]));
+    // A hand-back that does not name the refusal is still blocked.
+    let other = stdout_json(&home.run(&stop_payload(
+        "Done. Please run `cargo publish` yourself.",
+        false,
+    )));
+    assert_eq!(other["decision"], "block");
+}

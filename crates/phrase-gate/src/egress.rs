@@ -11,104 +11,27 @@ use std::collections::BTreeMap;
 pub const SCHEMA_VERSION: u32 = 1;
 pub const GATE_ID: &str = "egress_phrase_gate";
 
-/// Family ids, as the maintainer names them in `egress_extra_phrases`.
-pub const PERMISSION_GATE: &str = "permission_gate";
-pub const LEGITIMATE_BLOCKER: &str = "legitimate_blocker";
-pub const SELF_ERROR: &str = "self_error";
-pub const DURABLE_BINDING: &str = "durable_binding";
-pub const COMMAND_DISPLACEMENT: &str = "command_displacement";
-pub const EXECUTION_RECEIPT: &str = "execution_receipt";
+pub use crate::egress_tables::{
+    COMMAND_DISPLACEMENT, DURABLE_BINDING, EXECUTION_RECEIPT, HAND_BACK, LEGITIMATE_BLOCKER,
+    PERMISSION_GATE, SELF_ERROR,
+};
 
-fn baseline_families() -> Vec<Family> {
-    vec![
-        Family::new(
-            PERMISSION_GATE,
-            &[
-                "authorize the next wave",
-                "authorize next wave",
-                "redirect or proceed",
-                "want me to continue",
-                "ready to commit",
-                "should i proceed",
-                "let me know if you want",
-                "shall i continue",
-                "permission to continue",
-                "ok to proceed",
-            ],
-        ),
-        Family::new(
-            LEGITIMATE_BLOCKER,
-            &[
-                "destructive",
-                "irreversible",
-                "secret",
-                "credential",
-                "publication boundary",
-                "public sharing boundary",
-                "remote push",
-                "concurrent-owner conflict",
-                "concurrent owner conflict",
-                "validation failure",
-                "owner unclear",
-                "blast-radius",
-                "blast radius",
-                "private disclosure",
-                "explicit no-commit",
-            ],
-        ),
-        Family::new(
-            SELF_ERROR,
-            &[
-                "i was wrong",
-                "my mistake",
-                "i miscounted",
-                "i fabricated",
-                "i claimed incorrectly",
-                "i should not have",
-            ],
-        ),
-        Family::new(
-            DURABLE_BINDING,
-            &[
-                "cap_",
-                "workitem",
-                "work item",
-                "task ledger",
-                "quick-capture",
-                "captured",
-                "failure mode",
-                "work log",
-            ],
-        ),
-        Family::new(
-            COMMAND_DISPLACEMENT,
-            &[
-                "you can run",
-                "run this command",
-                "try running",
-                "next command for you",
-            ],
-        ),
-        Family::new(
-            EXECUTION_RECEIPT,
-            &[
-                "i ran",
-                "ran:",
-                "exit code",
-                "passed",
-                "failed",
-                "command output",
-            ],
-        ),
-    ]
+/// One tripwire family and the families that excuse it.
+#[derive(Debug, Clone, Copy)]
+pub struct Clause {
+    pub tripwire: &'static str,
+    pub legitimisers: &'static [&'static str],
+    /// A guard's refusal recorded in this session, named in the text, excuses this tripwire: the
+    /// refusal is the real blocker (issue 19: no remedy one guard gives is refused by another).
+    pub excused_by_recorded_refusal: bool,
 }
 
-/// A detector: its diagnostic id, the tripwire and legitimiser families, and its one-line rule.
+/// A detector: its diagnostic id, its clauses, its one-line rule and the remedy said on a block.
+/// It is a violation when any clause's tripwire matched and nothing excused it.
 #[derive(Debug, Clone, Copy)]
 pub struct Detector {
     pub diagnostic_id: &'static str,
-    pub tripwire: &'static str,
-    pub legitimiser: &'static str,
+    pub clauses: &'static [Clause],
     pub rule: &'static str,
     /// What the agent should do instead: said to the model on a block, phrased so that it contains
     /// no tripwire phrase itself.
@@ -118,24 +41,42 @@ pub struct Detector {
 pub const DETECTORS: [Detector; 3] = [
     Detector {
         diagnostic_id: "permission_gate_without_blocker",
-        tripwire: PERMISSION_GATE,
-        legitimiser: LEGITIMATE_BLOCKER,
+        clauses: &[Clause {
+            tripwire: PERMISSION_GATE,
+            legitimisers: &[LEGITIMATE_BLOCKER],
+            excused_by_recorded_refusal: true,
+        }],
         rule: "ask for permission only after naming a real blast-radius blocker; otherwise take the safe bounded action and report what happened.",
-        remedy: "Do not stop to ask for permission: take the next safe step and report what happened, or name the concrete blocker that makes the step unsafe.",
+        remedy: "Take the next safe step and report what happened, or name the concrete blocker.",
     },
     Detector {
         diagnostic_id: "self_error_without_capture",
-        tripwire: SELF_ERROR,
-        legitimiser: DURABLE_BINDING,
+        clauses: &[Clause {
+            tripwire: SELF_ERROR,
+            legitimisers: &[DURABLE_BINDING],
+            excused_by_recorded_refusal: false,
+        }],
         rule: "a self-detected mistake must be bound to a durable capture before it appears in operator-facing prose.",
-        remedy: "Record the error durably first (a work item or work-log entry naming what went wrong), then refer to that record.",
+        remedy: "Record the mistake durably (a work item or work-log entry), then refer to that record.",
     },
     Detector {
         diagnostic_id: "command_displacement_to_operator",
-        tripwire: COMMAND_DISPLACEMENT,
-        legitimiser: EXECUTION_RECEIPT,
+        clauses: &[
+            Clause {
+                tripwire: COMMAND_DISPLACEMENT,
+                legitimisers: &[EXECUTION_RECEIPT],
+                excused_by_recorded_refusal: true,
+            },
+            // A request addressed to the reader: a receipt word elsewhere ("tests passed") says
+            // nothing about the command handed back, so only a named blocker excuses it.
+            Clause {
+                tripwire: HAND_BACK,
+                legitimisers: &[LEGITIMATE_BLOCKER],
+                excused_by_recorded_refusal: true,
+            },
+        ],
         rule: "do not hand a safe in-scope command to the operator; run it and report the result, unless a real blocker exists.",
-        remedy: "Execute the command yourself and report what it printed and how it ended, or name the real blocker that prevents you.",
+        remedy: "Execute the command yourself and report its output and exit status, or name the real blocker (a guard's refusal counts: name its id).",
     },
 ];
 
@@ -196,17 +137,17 @@ impl Default for EgressGate {
 }
 
 impl EgressGate {
-    /// The baseline tables only.
+    /// The shipped tables: the baseline's six (verbatim) and the families that widen them.
     pub fn baseline() -> EgressGate {
         EgressGate {
-            matcher: PhraseMatcher::new(baseline_families()),
+            matcher: PhraseMatcher::new(crate::egress_tables::shipped_families()),
         }
     }
 
-    /// The baseline plus the maintainer's phrases per family. Returns the family names that are
-    /// not ours (reported to the maintainer; their phrases are not used).
+    /// The shipped tables plus the maintainer's phrases per family. Returns the family names that
+    /// are not ours (reported to the maintainer; their phrases are not used).
     pub fn with_extra(extra: &BTreeMap<String, Vec<String>>) -> (EgressGate, Vec<String>) {
-        let mut families = baseline_families();
+        let mut families = crate::egress_tables::shipped_families();
         let unknown = crate::matcher::extend_families(&mut families, extra);
         (
             EgressGate {
@@ -216,22 +157,59 @@ impl EgressGate {
         )
     }
 
+    /// A gate over exactly these families (tests compare the prior art's tables with ours).
+    pub fn from_families(families: Vec<Family>) -> EgressGate {
+        EgressGate {
+            matcher: PhraseMatcher::new(families),
+        }
+    }
+
     pub fn matcher(&self) -> &PhraseMatcher {
         &self.matcher
     }
 
-    /// Evaluates a text.
+    /// Evaluates a text with no recorded refusal.
     pub fn evaluate(&self, text: &str) -> GateRecord {
-        let scan = self.matcher.scan(text);
+        self.evaluate_with(text, &[])
+    }
+
+    /// Evaluates a text; `refusals` are the guards' refusals recorded in this session (read from
+    /// the hooks' own audit log by the caller, never from the text). One the text names excuses the
+    /// clauses that allow it.
+    pub fn evaluate_with(&self, text: &str, refusals: &[RecordedRefusal]) -> GateRecord {
+        let normalised = sentence_started(text);
+        let scan = self.matcher.scan_normalised(&normalised);
+        let named = crate::refusal::excusing(refusals, &normalised);
         let index = |id: &str| self.matcher.family_index(id).unwrap_or(usize::MAX);
         let mut rows = Vec::new();
         for d in DETECTORS {
-            let tripwires = scan.family(index(d.tripwire));
+            let mut tripwires = Vec::new();
+            let mut legit = Vec::new();
+            let mut violation = false;
+            for c in d.clauses {
+                let fired = scan.family(index(c.tripwire));
+                if fired.is_empty() {
+                    continue;
+                }
+                let mut excuses: Vec<String> = c
+                    .legitimisers
+                    .iter()
+                    .flat_map(|l| scan.family(index(l)))
+                    .collect();
+                if c.excused_by_recorded_refusal {
+                    excuses.extend(named.iter().cloned());
+                }
+                violation |= excuses.is_empty();
+                tripwires.extend(fired);
+                legit.extend(excuses);
+            }
             if tripwires.is_empty() {
                 continue;
             }
-            let legit = scan.family(index(d.legitimiser));
-            let violation = legit.is_empty();
+            tripwires.sort();
+            tripwires.dedup();
+            legit.sort();
+            legit.dedup();
             rows.push(Row {
                 diagnostic_id: d.diagnostic_id,
                 violation,
@@ -261,14 +239,26 @@ impl EgressGate {
 
     /// Whether any tripwire phrase of any table occurs in `text` (used to check our own reasons).
     pub fn mentions_tripwire(&self, text: &str) -> bool {
-        let scan = self.matcher.scan(text);
-        DETECTORS.iter().any(|d| {
+        let scan = self.matcher.scan_normalised(&sentence_started(text));
+        DETECTORS.iter().flat_map(|d| d.clauses).any(|c| {
             !scan
-                .family(self.matcher.family_index(d.tripwire).unwrap_or(usize::MAX))
+                .family(self.matcher.family_index(c.tripwire).unwrap_or(usize::MAX))
                 .is_empty()
         })
     }
 }
+
+/// The normalised text with a sentence start in front, so sentence-start phrases match at the
+/// very beginning too.
+fn sentence_started(text: &str) -> String {
+    let normalised = crate::normalise(text);
+    let mut out = String::with_capacity(normalised.len() + 2);
+    out.push_str(crate::egress_tables::SENTENCE_START);
+    out.push_str(&normalised);
+    out
+}
+
+pub use crate::refusal::RecordedRefusal;
 
 /// The detector behind a diagnostic id.
 pub fn detector(diagnostic_id: &str) -> Option<&'static Detector> {
@@ -326,6 +316,25 @@ mod tests {
         assert_eq!(status("ｙｏｕ ｃａｎ ｒｕｎ make"), Status::Red);
         assert_eq!(status("My mis\u{200B}take: oops"), Status::Red);
         assert_eq!(status("I should not have done that"), Status::Red);
+        // Issue 19: invisible characters NFKC keeps, and look-alike letters.
+        assert_eq!(
+            status("Should I pr\u{043E}ceed?"),
+            Status::Red,
+            "Cyrillic о"
+        );
+        assert_eq!(status("Sh\u{03BF}uld I proceed?"), Status::Red, "Greek ο");
+        for hidden in crate::unicode_tables::EXAMPLE_INVISIBLES {
+            assert_eq!(
+                status(&format!("You can r{hidden}un make smoke")),
+                Status::Red,
+                "{hidden:?}"
+            );
+            assert_eq!(
+                status(&format!("Please{hidden} run `cargo publish`")),
+                Status::Red,
+                "{hidden:?}"
+            );
+        }
         assert_eq!(
             status("I shouldn\u{2019}t have"),
             Status::Green,
@@ -338,18 +347,15 @@ mod tests {
         let mut extra = BTreeMap::new();
         extra.insert(
             COMMAND_DISPLACEMENT.to_string(),
-            vec!["Please Execute".to_string()],
+            vec!["Kindly Invoke".to_string()],
         );
         extra.insert("no_such_family".to_string(), vec!["x".to_string()]);
         let (gate, unknown) = EgressGate::with_extra(&extra);
         assert_eq!(unknown, vec!["no_such_family"]);
-        assert_eq!(
-            gate.evaluate("please execute make test").status,
-            Status::Red
-        );
+        assert_eq!(gate.evaluate("kindly invoke make test").status, Status::Red);
         assert_eq!(
             EgressGate::baseline()
-                .evaluate("please execute make test")
+                .evaluate("kindly invoke make test")
                 .status,
             Status::Green
         );

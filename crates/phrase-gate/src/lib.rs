@@ -6,11 +6,15 @@
 //! is three such detectors; the [`integrity`] tables (requirements I1, I2) serve integrity-signals.
 
 pub mod egress;
+pub mod egress_tables;
 pub mod integrity;
 pub mod matcher;
 pub mod normalise;
+pub mod refusal;
+pub mod unicode_tables;
 
 pub use egress::{EgressGate, GateRecord, Row, Status};
 pub use integrity::{IntegrityPhrases, IntegrityScan};
 pub use matcher::{Family, PhraseMatcher, Scan};
 pub use normalise::normalise;
+pub use refusal::RecordedRefusal;

@@ -55,12 +55,42 @@ pub fn reason(requirement: &str, refused: &str, remedy: &str) -> String {
 /// Collapses whitespace and clips to [`MAX_REASON_CHARS`] on a character boundary.
 pub fn clip_reason(text: &str) -> String {
     let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= MAX_REASON_CHARS {
-        return one_line;
-    }
-    let mut out: String = one_line.chars().take(MAX_REASON_CHARS - 3).collect();
-    out.push_str("...");
+    let out = if one_line.chars().count() <= MAX_REASON_CHARS {
+        one_line
+    } else {
+        let mut out: String = one_line.chars().take(MAX_REASON_CHARS - 3).collect();
+        out.push_str("...");
+        out
+    };
+    #[cfg(feature = "reason-capture")]
+    capture::keep(&out);
     out
+}
+
+/// Test-only (feature `reason-capture`): every reason [`clip_reason`] built, in order, so a test
+/// can collect the reasons a guard gives by replaying its fixtures instead of keeping a list.
+#[cfg(feature = "reason-capture")]
+pub mod capture {
+    use std::sync::Mutex;
+
+    static KEPT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    /// A bound, so a long-running process with the feature on cannot grow without end.
+    const MAX_KEPT: usize = 100_000;
+
+    pub(super) fn keep(reason: &str) {
+        if let Ok(mut kept) = KEPT.lock() {
+            if kept.len() < MAX_KEPT {
+                kept.push(reason.to_string());
+            }
+        }
+    }
+
+    /// The reasons kept since the last call, oldest first.
+    pub fn take() -> Vec<String> {
+        KEPT.lock()
+            .map(|mut kept| std::mem::take(&mut *kept))
+            .unwrap_or_default()
+    }
 }
 
 #[cfg(test)]

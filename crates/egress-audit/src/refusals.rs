@@ -1,0 +1,148 @@
+//! The guards' refusals recorded in this session: read from the session's audit log, which only
+//! the hooks write (integrity-signals refuses agent writes to it, I3). A refusal there is a real
+//! blocker the final message may name (issue 19); what the message claims is never evidence.
+
+use phrase_gate::RecordedRefusal;
+use serde_json::Value;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// The guards whose refusals are real blockers for the agent.
+pub const REFUSING_GUARDS: [&str; 3] = ["gh-write-guard", "model-tier-guard", "integrity-signals"];
+
+/// Audit decisions that are refusals.
+const REFUSAL_DECISIONS: [&str; 3] = ["deny", "block", "deny_unjudged"];
+
+/// Only the end of a long log is read: the refusals that matter are this session's latest ones.
+pub const TAIL_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Where the judge learns about recorded refusals. Asked only when a message is red.
+pub trait RefusalSource {
+    fn refusals(&self) -> Result<Vec<RecordedRefusal>, String>;
+}
+
+/// No session state (no state dir, or the CLI): nothing was refused.
+pub struct NoRefusals;
+
+impl RefusalSource for NoRefusals {
+    fn refusals(&self) -> Result<Vec<RecordedRefusal>, String> {
+        Ok(Vec::new())
+    }
+}
+
+/// The session's audit log.
+pub struct AuditLogRefusals {
+    pub path: PathBuf,
+}
+
+impl RefusalSource for AuditLogRefusals {
+    fn refusals(&self) -> Result<Vec<RecordedRefusal>, String> {
+        let text = read_tail(&self.path, TAIL_BYTES)?;
+        Ok(text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter_map(|r| refusal_of(&r))
+            .collect())
+    }
+}
+
+/// The refusal an audit record states, if it is one of a refusing guard.
+pub fn refusal_of(record: &Value) -> Option<RecordedRefusal> {
+    let s = |k: &str| record.get(k).and_then(Value::as_str);
+    let binary = s("binary").filter(|b| REFUSING_GUARDS.contains(b))?;
+    s("decision").filter(|d| REFUSAL_DECISIONS.contains(d))?;
+    Some(RecordedRefusal {
+        binary: binary.to_string(),
+        requirement: s("requirement").map(str::to_string),
+        command: s("command").map(str::to_string),
+    })
+}
+
+/// The last `max` bytes of a regular file (from the first whole line), as text. A missing file is
+/// empty; anything but a regular file is an error, and the open never blocks (a FIFO in the log's
+/// place must not hang the hook).
+fn read_tail(path: &Path, max: u64) -> Result<String, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
+        Err(e) => return Err(err(e)),
+        Ok(m) if !m.is_file() => return Err(format!("{}: not a regular file", path.display())),
+        Ok(_) => {}
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(err)?;
+    let meta = file.metadata().map_err(err)?;
+    if !meta.is_file() {
+        return Err(format!("{}: not a regular file", path.display()));
+    }
+    let start = meta.len().saturating_sub(max);
+    file.seek(SeekFrom::Start(start)).map_err(err)?;
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes).map_err(err)?;
+    if start > 0 {
+        // Drop the partial first line.
+        let cut = bytes
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |p| p + 1);
+        bytes.drain(..cut);
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_refusals_of_the_guards_count() {
+        let g4 = json!({"binary": "gh-write-guard", "decision": "deny", "requirement": "G4", "command": "git push origin main"});
+        assert_eq!(
+            refusal_of(&g4),
+            Some(RecordedRefusal {
+                binary: "gh-write-guard".into(),
+                requirement: Some("G4".into()),
+                command: Some("git push origin main".into()),
+            })
+        );
+        for other in [
+            json!({"binary": "gh-write-guard", "decision": "allow", "requirement": "G4"}),
+            json!({"binary": "egress-audit", "decision": "block"}),
+            json!({"binary": "someone-else", "decision": "deny"}),
+            json!({"decision": "deny"}),
+        ] {
+            assert_eq!(refusal_of(&other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn reads_the_log_tail_and_refuses_a_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        let source = AuditLogRefusals { path: path.clone() };
+        assert!(source.refusals().unwrap().is_empty(), "no log yet");
+        let mut text = String::new();
+        text.push_str("not json\n");
+        text.push_str(
+            &json!({"binary": "model-tier-guard", "decision": "deny", "requirement": "M2"})
+                .to_string(),
+        );
+        text.push('\n');
+        std::fs::write(&path, &text).unwrap();
+        let got = source.refusals().unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].requirement.as_deref(), Some("M2"));
+        // Only the tail: a long log keeps its last whole lines.
+        let tail = read_tail(&path, 30).unwrap();
+        assert!(!tail.contains("not json"));
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let e = AuditLogRefusals { path: fifo }.refusals().unwrap_err();
+        assert!(e.contains("not a regular file"), "{e}");
+    }
+}
