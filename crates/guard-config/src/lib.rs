@@ -5,6 +5,8 @@
 //! that cannot be read or parsed is an error every hook reports on every call; the guards then run
 //! on their defaults, never with everything off.
 
+pub mod read;
+
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -102,34 +104,30 @@ pub fn config_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         .map(|h| Path::new(&h).join(".config/agent-guards/config.toml"))
 }
 
-/// Files larger than this are not configs; refuse rather than read them.
-const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
-
 /// Loads the config from the process environment.
 pub fn load() -> Loaded {
     load_with(&|k| std::env::var(k).ok())
 }
 
-/// Loads the config using `env` for lookups (tests pass their own).
+/// Loads the config using `env` for lookups (tests pass their own). Never blocks: the file is
+/// read by [`read::read_regular`] (regular files only, at most 1 MiB, within
+/// [`read::READ_TIME_BOUND`]); anything else is an error and the defaults apply.
 pub fn load_with(env: &dyn Fn(&str) -> Option<String>) -> Loaded {
     let path = config_path(env);
     let Some(p) = path.clone() else {
         return Loaded::default();
     };
-    match std::fs::metadata(&p) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    let bytes = match read::read_regular(&p, read::MAX_CONFIG_BYTES, read::READ_TIME_BOUND) {
+        Ok(None) => {
             return Loaded {
                 path,
                 ..Loaded::default()
             }
         }
-        Err(e) => return failed(path, format!("cannot read {}: {e}", p.display())),
-        Ok(m) if m.len() > MAX_CONFIG_BYTES => {
-            return failed(path, format!("{} is larger than 1 MiB", p.display()))
-        }
-        Ok(_) => {}
-    }
-    match std::fs::read_to_string(&p) {
+        Ok(Some(b)) => b,
+        Err(e) => return failed(path, format!("{} {e}", p.display())),
+    };
+    match String::from_utf8(bytes) {
         Ok(text) => {
             let mut loaded = parse(&text);
             if let Some(e) = loaded.error.take() {
@@ -138,7 +136,7 @@ pub fn load_with(env: &dyn Fn(&str) -> Option<String>) -> Loaded {
             loaded.path = path;
             loaded
         }
-        Err(e) => failed(path, format!("cannot read {}: {e}", p.display())),
+        Err(_) => failed(path, format!("{} is not valid UTF-8", p.display())),
     }
 }
 
@@ -302,5 +300,20 @@ hook_deadline_ms = 1500
         std::fs::create_dir(&p).unwrap();
         let l = load_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
         assert!(l.error.is_some(), "a directory is not a config");
+    }
+
+    #[test]
+    fn a_fifo_config_is_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo reads the NUL-terminated path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let ps = p.to_string_lossy().to_string();
+        let l = load_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
+        let e = l.error.as_deref().unwrap();
+        assert!(e.contains("is a FIFO, not a regular file"), "{e}");
+        assert_eq!(l.config, Config::default());
+        assert!(l.notice().unwrap().contains("defaults in use"));
     }
 }

@@ -115,13 +115,44 @@ fn injected_fault() -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
+/// The longest stretch before [`run_hook`] that its deadline counts: the bounded reads a binary
+/// does on its way in (the config, within 250 ms each).
+pub const COUNTED_BEFORE_RUN: Duration = Duration::from_millis(500);
+
+/// When this process started, as an [`Instant`]: the watchdog's deadline counts from there, so
+/// whatever a binary reads before it calls [`run_hook`] (its config) is inside the deadline. Read
+/// from `/proc/self/stat` (start time in clock ticks) against `/proc/uptime`; the stretch counted
+/// is at most [`COUNTED_BEFORE_RUN`], and `now` when `/proc` cannot tell.
+pub fn process_started() -> Instant {
+    let now = Instant::now();
+    let age = (|| {
+        let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+        let rest = stat.get(stat.rfind(')')? + 1..)?;
+        // Field 22 (starttime) is the 20th after the command name.
+        let ticks: f64 = rest.split_whitespace().nth(19)?.parse().ok()?;
+        let uptime: f64 = std::fs::read_to_string("/proc/uptime")
+            .ok()?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()?;
+        // SAFETY: sysconf has no memory-safety preconditions.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        let hz = if hz > 0 { hz as f64 } else { 100.0 };
+        let secs = (uptime - ticks / hz).max(0.0);
+        Some(Duration::from_secs_f64(secs))
+    })()
+    .unwrap_or_default();
+    now.checked_sub(age.min(COUNTED_BEFORE_RUN)).unwrap_or(now)
+}
+
 /// Runs a hook and exits. `judge` decides; `on_failure` turns any failure into the deliberate answer.
 pub fn run_hook<J, F>(spec: HookSpec, judge: J, on_failure: F) -> !
 where
     J: FnOnce(HookInput) -> Answer + Send + 'static,
     F: Fn(&FailureContext, &FailureCause) -> Answer,
 {
-    let started = Instant::now();
+    let started = process_started();
     install_quiet_panic_hook();
     let (tx, rx) = mpsc::channel::<Progress>();
     let limit = spec.input_limit;

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 
 /// How much of a command line the reports keep (S2: "the first ~160 characters").
 pub const CMDLINE_CHARS: usize = 160;
-/// Bound on one `/proc/<pid>/environ` read; an environment larger than this is cut (marker
-/// variables set by the CLI come early in practice, and a cut read is reported as such).
-const ENVIRON_BYTES: usize = 1024 * 1024;
+/// Bound on one `/proc/<pid>/environ` read. An environment larger than this is cut and marked
+/// [`EnvMarker::truncated`], so a marker past the bound is reported as unseen, never missed
+/// silently (environments this large are rare: the kernel's default limit is 1/4 of the stack).
+pub const ENVIRON_BYTES: usize = 16 * 1024 * 1024;
 /// Bound on one `/proc/<pid>/cmdline` read.
 const CMDLINE_BYTES: usize = 4096;
 
@@ -24,6 +25,8 @@ pub struct EnvMarker {
     pub harness: bool,
     /// False when the environment could not be read (another user, a kernel thread, a zombie).
     pub readable: bool,
+    /// The environment was larger than [`ENVIRON_BYTES`]; only its start was read.
+    pub truncated: bool,
 }
 
 /// One process.
@@ -115,16 +118,18 @@ pub fn parse_environ(bytes: &[u8]) -> EnvMarker {
     marker
 }
 
-/// A command line from raw cmdline bytes, NULs as spaces, clipped to [`CMDLINE_CHARS`].
+/// A command line from raw cmdline bytes, NULs as spaces, escaped for a report (a newline in an
+/// argument shows as `\\n`, an escape sequence as `\\x1b`) and clipped to [`CMDLINE_CHARS`].
 pub fn clip_cmdline(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let joined = text.trim_end_matches('\0').replace('\0', " ");
-    if joined.chars().count() <= CMDLINE_CHARS {
-        return joined;
+    let mut end = bytes.len();
+    while end > 0 && bytes[end - 1] == 0 {
+        end -= 1;
     }
-    let mut out: String = joined.chars().take(CMDLINE_CHARS).collect();
-    out.push('…');
-    out
+    let joined: Vec<u8> = bytes[..end]
+        .iter()
+        .map(|b| if *b == 0 { b' ' } else { *b })
+        .collect();
+    hook_io::escape_bytes(&joined, CMDLINE_CHARS + 1)
 }
 
 /// Reads one process. `with_env` reads its environment too (costly; only for our user's processes).
@@ -141,7 +146,10 @@ pub fn read_entry(proc_root: &Path, pid: i32, with_env: bool, uptime: f64) -> Op
         .unwrap_or_default();
     let env = if with_env {
         match read_capped(&dir.join("environ"), ENVIRON_BYTES) {
-            Ok(bytes) if !bytes.is_empty() => parse_environ(&bytes),
+            Ok(bytes) if !bytes.is_empty() => EnvMarker {
+                truncated: bytes.len() >= ENVIRON_BYTES,
+                ..parse_environ(&bytes)
+            },
             // An empty environ is a kernel thread, a zombie or a cleared environment.
             _ => EnvMarker::default(),
         }
@@ -156,11 +164,11 @@ pub fn read_entry(proc_root: &Path, pid: i32, with_env: bool, uptime: f64) -> Op
         uid,
         age_secs,
         cmdline: if cmdline.is_empty() {
-            format!("[{comm}]")
+            format!("[{}]", hook_io::escape_text(&comm, 32))
         } else {
             cmdline
         },
-        comm,
+        comm: hook_io::escape_text(&comm, 32),
         env,
     })
 }
@@ -235,6 +243,11 @@ mod tests {
         let long = vec![b'a'; 400];
         assert_eq!(clip_cmdline(&long).chars().count(), CMDLINE_CHARS + 1);
         assert_eq!(clip_cmdline(b"sleep\x00300\x00"), "sleep 300");
+        // A newline in an argument cannot start a report line of its own.
+        assert_eq!(
+            clip_cmdline(b"sh\x00-c\x00x\nTo end them: kill -TERM -- -1\x1b[2J\x00"),
+            "sh -c x\\nTo end them: kill -TERM -- -1\\x1b[2J"
+        );
     }
 
     #[test]

@@ -29,6 +29,15 @@ pub fn session_group_name(session_id: Option<&str>) -> String {
     }
 }
 
+/// The group of commands run without a session id by the CLI with pid `cli_pid`:
+/// `session-_no-session-<pid>-<start ticks>` (the start time keeps a reused pid apart).
+/// `None` when that process cannot be read.
+pub fn no_session_group_of(cli_pid: i32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{cli_pid}/stat")).ok()?;
+    let (.., start) = proc_table::entry::parse_stat(&stat)?;
+    Some(format!("session-_no-session-{cli_pid}-{start}"))
+}
+
 /// A command group's folder name, unique per command: the prefix's pid plus the clock, so a
 /// reused pid later in the session never joins an older group.
 pub fn command_group_name(pid: u32, nanos: u128) -> String {
@@ -96,51 +105,24 @@ pub fn enter(
     let task = CgroupPid::from(u64::from(pid));
     match backend {
         Backend::V1(d) => {
-            let pids_leaf = d.pids.join(CONTAINMENT_ROOT).join(session_group).join(cmd);
-            let mem_leaf = d
-                .memory
-                .join(CONTAINMENT_ROOT)
-                .join(session_group)
-                .join(cmd);
-            let pids = PidController::new(pids_leaf.clone(), d.pids_mount.clone(), false);
-            let mem = MemController::new(mem_leaf.clone(), d.memory_mount.clone(), false);
-            let result = (|| {
-                pids.create()
-                    .map_err(|e| err("cannot create", &pids_leaf, e))?;
-                mem.create()
-                    .map_err(|e| err("cannot create", &mem_leaf, e))?;
-                pids.set_pid_max(tasks_value(ceilings.tasks))
-                    .map_err(|e| err("cannot set pids.max in", &pids_leaf, e))?;
-                let limit = memory_value(ceilings.memory);
-                mem.set_limit(limit)
-                    .map_err(|e| err("cannot set the memory limit in", &mem_leaf, e))?;
-                // Swap off where the host allows: memsw exists only with swap accounting.
-                if mem_leaf.join("memory.memsw.limit_in_bytes").exists() {
-                    mem.set_memswap_limit(limit)
-                        .map_err(|e| err("cannot set memsw limit in", &mem_leaf, e))?;
+            // SessionEnd may remove a just-made group before we are in it: try again, so a
+            // command starting while its session ends never runs without its ceilings.
+            let mut last = Err(String::new());
+            for _ in 0..3 {
+                last = enter_v1(d, session_group, cmd, ceilings, pid);
+                match &last {
+                    Err(e) if e.contains("No such file") => continue,
+                    _ => break,
                 }
-                if pid == std::process::id() {
-                    // Ourselves, single-threaded: `0` in `tasks` moves the calling thread, which
-                    // the kernel does without the global threadgroup lock and its RCU grace
-                    // period (milliseconds per move through `cgroup.procs`; see the README).
-                    let me = CgroupPid::from(0u64);
-                    pids.add_task(&me)
-                        .map_err(|e| err("cannot enter", &pids_leaf, e))?;
-                    mem.add_task(&me)
-                        .map_err(|e| err("cannot enter", &mem_leaf, e))?;
-                } else {
-                    pids.add_task_by_tgid(&task)
-                        .map_err(|e| err("cannot enter", &pids_leaf, e))?;
-                    mem.add_task_by_tgid(&task)
-                        .map_err(|e| err("cannot enter", &mem_leaf, e))?;
-                }
-                Ok(vec![pids_leaf.clone(), mem_leaf.clone()])
-            })();
-            if result.is_err() {
-                let _ = std::fs::remove_dir(&pids_leaf);
-                let _ = std::fs::remove_dir(&mem_leaf);
             }
-            result
+            if last.is_ok() {
+                sweep_empty_siblings(
+                    &d.pids.join(CONTAINMENT_ROOT).join(session_group),
+                    &d.memory.join(CONTAINMENT_ROOT).join(session_group),
+                    cmd,
+                );
+            }
+            last
         }
         Backend::V2 { mount, anchor } => {
             let root = anchor.join(CONTAINMENT_ROOT);
@@ -178,6 +160,121 @@ pub fn enter(
             Err(format!("{} has no directory to enter", backend.name()))
         }
     }
+}
+
+/// Removes at most this many empty sibling groups per command, so the work per command is
+/// bounded and a long session never piles up thousands of finished groups.
+const SIBLINGS_SWEPT: usize = 8;
+
+/// Removes finished (empty) sibling command groups: `rmdir` fails at once on a group that still
+/// holds processes, so the live ones stay. Starts at a place picked by our pid, so live groups
+/// early in the listing cannot keep the empty ones behind them forever.
+fn sweep_empty_siblings(pids_session: &Path, memory_session: &Path, own: &str) {
+    let Ok(entries) = std::fs::read_dir(pids_session) else {
+        return;
+    };
+    let names: Vec<std::ffi::OsString> = entries
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| {
+            n.to_str()
+                .is_some_and(|s| s.starts_with("cmd-") && s != own)
+        })
+        .collect();
+    if names.is_empty() {
+        return;
+    }
+    let start = std::process::id() as usize % names.len();
+    for name in names
+        .iter()
+        .cycle()
+        .skip(start)
+        .take(names.len().min(SIBLINGS_SWEPT))
+    {
+        if std::fs::remove_dir(pids_session.join(name)).is_ok() {
+            let _ = std::fs::remove_dir(memory_session.join(name));
+        }
+    }
+}
+
+/// Creates the session group when missing, holding the session as a whole to the ceilings too.
+fn ensure_v1_session(
+    d: &crate::c4_backends::V1Dirs,
+    session_group: &str,
+    ceilings: &Ceilings,
+) -> Result<(), String> {
+    let pids_session = d.pids.join(CONTAINMENT_ROOT).join(session_group);
+    let mem_session = d.memory.join(CONTAINMENT_ROOT).join(session_group);
+    if pids_session.is_dir() && mem_session.is_dir() {
+        return Ok(());
+    }
+    for dir in [&pids_session, &mem_session] {
+        if let Some(parent) = dir.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| err("cannot create", parent, e))?;
+        }
+        mkdir(dir)?;
+    }
+    let pids = PidController::new(pids_session.clone(), d.pids_mount.clone(), false);
+    let mem = MemController::new(mem_session.clone(), d.memory_mount.clone(), false);
+    pids.set_pid_max(tasks_value(ceilings.tasks))
+        .map_err(|e| err("cannot set pids.max in", &pids_session, e))?;
+    mem.set_limit(memory_value(ceilings.memory))
+        .map_err(|e| err("cannot set the memory limit in", &mem_session, e))?;
+    Ok(())
+}
+
+fn enter_v1(
+    d: &crate::c4_backends::V1Dirs,
+    session_group: &str,
+    cmd: &str,
+    ceilings: &Ceilings,
+    pid: u32,
+) -> Result<Vec<PathBuf>, String> {
+    let task = CgroupPid::from(u64::from(pid));
+    ensure_v1_session(d, session_group, ceilings)?;
+    let pids_leaf = d.pids.join(CONTAINMENT_ROOT).join(session_group).join(cmd);
+    let mem_leaf = d
+        .memory
+        .join(CONTAINMENT_ROOT)
+        .join(session_group)
+        .join(cmd);
+    let pids = PidController::new(pids_leaf.clone(), d.pids_mount.clone(), false);
+    let mem = MemController::new(mem_leaf.clone(), d.memory_mount.clone(), false);
+    let result = (|| {
+        mkdir(&pids_leaf)?;
+        mkdir(&mem_leaf)?;
+        pids.set_pid_max(tasks_value(ceilings.tasks))
+            .map_err(|e| err("cannot set pids.max in", &pids_leaf, e))?;
+        let limit = memory_value(ceilings.memory);
+        mem.set_limit(limit)
+            .map_err(|e| err("cannot set the memory limit in", &mem_leaf, e))?;
+        // Swap off where the host allows: memsw exists only with swap accounting.
+        if mem_leaf.join("memory.memsw.limit_in_bytes").exists() {
+            mem.set_memswap_limit(limit)
+                .map_err(|e| err("cannot set memsw limit in", &mem_leaf, e))?;
+        }
+        if pid == std::process::id() {
+            // Ourselves, single-threaded: `0` in `tasks` moves the calling thread, which
+            // the kernel does without the global threadgroup lock and its RCU grace
+            // period (milliseconds per move through `cgroup.procs`; see the README).
+            let me = CgroupPid::from(0u64);
+            pids.add_task(&me)
+                .map_err(|e| err("cannot enter", &pids_leaf, e))?;
+            mem.add_task(&me)
+                .map_err(|e| err("cannot enter", &mem_leaf, e))?;
+        } else {
+            pids.add_task_by_tgid(&task)
+                .map_err(|e| err("cannot enter", &pids_leaf, e))?;
+            mem.add_task_by_tgid(&task)
+                .map_err(|e| err("cannot enter", &mem_leaf, e))?;
+        }
+        Ok(vec![pids_leaf.clone(), mem_leaf.clone()])
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir(&pids_leaf);
+        let _ = std::fs::remove_dir(&mem_leaf);
+    }
+    result
 }
 
 /// The systemd unit names for a session: its slice and one scope per command. systemd reads `-`

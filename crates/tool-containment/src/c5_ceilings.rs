@@ -114,7 +114,7 @@ pub fn parse_memory(raw: &Raw, ram_bytes: u64) -> Result<Memory, String> {
         }
     };
     if bytes < MIN_MEMORY {
-        return Err("below 256 MiB".into());
+        return Err(BELOW_MIN_MEMORY.into());
     }
     Ok(Memory::Bytes(bytes))
 }
@@ -125,6 +125,17 @@ pub fn default_memory(ram_bytes: u64) -> Memory {
 }
 
 /// Resolves both ceilings. `env_*` are the CLI's own environment values, `cfg_*` the config keys.
+const BELOW_MIN_MEMORY: &str = "below 256 MiB";
+
+/// A task value that is a number (or numeric text) under [`MIN_TASKS`], zero and negatives included.
+fn below_min_tasks(raw: &Raw) -> bool {
+    match raw {
+        Raw::Integer(i) => *i < MIN_TASKS as i64,
+        Raw::Text(s) => s.trim().parse::<i64>().is_ok_and(|n| n < MIN_TASKS as i64),
+        Raw::Other(_) => false,
+    }
+}
+
 pub fn resolve(
     env_tasks: Option<&str>,
     env_memory: Option<&str>,
@@ -142,16 +153,30 @@ pub fn resolve(
     let tasks = match pick(env_tasks, cfg_tasks, TASKS_ENV, "tasks_max") {
         None => Tasks::Limit(DEFAULT_TASKS),
         Some((raw, from)) => parse_tasks(&raw).unwrap_or_else(|why| {
+            // A value below the minimum asked for a tighter bound: the minimum is the closest
+            // safe answer, never the looser default.
+            let (use_, said) = if below_min_tasks(&raw) {
+                (MIN_TASKS, format!("the minimum {MIN_TASKS}"))
+            } else {
+                (DEFAULT_TASKS, format!("the default {DEFAULT_TASKS}"))
+            };
             notices.push(format!(
-                "C5: {from}={:?} is invalid ({why}); using the default {DEFAULT_TASKS} tasks",
+                "C5: {from}={:?} is invalid ({why}); using {said} tasks",
                 raw.text()
             ));
-            Tasks::Limit(DEFAULT_TASKS)
+            Tasks::Limit(use_)
         }),
     };
     let memory = match pick(env_memory, cfg_memory, MEMORY_ENV, "memory_max") {
         None => default_memory(ram_bytes),
         Some((raw, from)) => parse_memory(&raw, ram_bytes).unwrap_or_else(|why| {
+            if why == BELOW_MIN_MEMORY {
+                notices.push(format!(
+                    "C5: {from}={:?} is invalid ({why}); using the minimum 256 MiB",
+                    raw.text()
+                ));
+                return Memory::Bytes(MIN_MEMORY);
+            }
             notices.push(format!(
                 "C5: {from}={:?} is invalid ({why}); using the default 25% of RAM",
                 raw.text()
@@ -197,11 +222,19 @@ mod tests {
         let c = resolve(Some("max"), None, Some(&cfg_t), Some(&cfg_m), 16 * GIB);
         assert_eq!(c.tasks, Tasks::Max);
         assert_eq!(c.memory, Memory::Bytes(2 * GIB));
+        // Too low: the stricter minimum, never the looser default (issue 18).
         let c = resolve(Some("12"), Some("100M"), None, None, 16 * GIB);
-        assert_eq!(c.tasks, Tasks::Limit(4096));
-        assert_eq!(c.memory, Memory::Bytes(4 * GIB));
+        assert_eq!(c.tasks, Tasks::Limit(MIN_TASKS));
+        assert_eq!(c.memory, Memory::Bytes(MIN_MEMORY));
         assert_eq!(c.notices.len(), 2, "{:?}", c.notices);
         assert!(c.notices[0].contains(TASKS_ENV));
+        assert!(c.notices[0].contains("the minimum 64"));
+        let c = resolve(Some("-5"), None, None, None, 16 * GIB);
+        assert_eq!(c.tasks, Tasks::Limit(MIN_TASKS));
+        // Not a number at all: the default, with the notice.
+        let c = resolve(Some("lots"), Some("big"), None, None, 16 * GIB);
+        assert_eq!(c.tasks, Tasks::Limit(4096));
+        assert_eq!(c.memory, Memory::Bytes(4 * GIB));
     }
 
     #[test]

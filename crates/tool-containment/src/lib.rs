@@ -10,6 +10,8 @@ pub mod c3_groups;
 pub mod c4_backends;
 pub mod c5_ceilings;
 pub mod c6_notice;
+pub mod c7_report;
 pub mod c7_session_end;
+pub mod c7_verify;
 pub mod modes;
 pub mod selftest;

@@ -7,8 +7,8 @@ use crate::c3_groups::{command_group_name, enter, session_group_name, systemd_ru
 use crate::c4_backends::{choose, probe, Backend, HostFacts};
 use crate::c5_ceilings::{host_ram_bytes, resolve, Ceilings, MEMORY_ENV, TASKS_ENV};
 use crate::c6_notice::{unbounded_notice, unbounded_reason};
-use crate::c7_session_end::{render, stop_session};
-use hook_io::{Answer, HookInput, HookSpec};
+use crate::c7_session_end::{render, stop_session_into, Deadlines, EndReport, Shared};
+use hook_io::{Answer, FailureCause, HookInput, HookSpec};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -65,7 +65,13 @@ pub fn run_prefix(script: &str) -> i32 {
     for n in &ceilings.notices {
         eprintln!("{n}");
     }
-    let session = session_group_name(env("CLAUDE_CODE_SESSION_ID").as_deref());
+    let session = match env("CLAUDE_CODE_SESSION_ID").filter(|s| !s.is_empty()) {
+        Some(id) => session_group_name(Some(&id)),
+        // No session id: the group is the CLI's own (our parent), so its SessionEnd finds it and
+        // two sessions never share one group.
+        None => crate::c3_groups::no_session_group_of(nix::unistd::getppid().as_raw())
+            .unwrap_or_else(|| session_group_name(None)),
+    };
     let pid = std::process::id();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -129,35 +135,92 @@ pub fn run_report() -> i32 {
     0
 }
 
-/// The SessionEnd budget the installer declares for this hook is 30 s; we answer well inside
-/// the CLI's default 1.5 s shared budget all the same.
-pub const SESSION_END_DEADLINE: Duration = Duration::from_millis(1400);
-/// Time kept back from the deadline for writing the report.
-const REPORT_MARGIN: Duration = Duration::from_millis(250);
+/// The installer declares a 30 s timeout for this hook; everything is done well inside it.
+pub const SESSION_END_DEADLINE: Duration = Duration::from_secs(25);
+/// `AGENT_CONTAINMENT_SESSION_END_MS` in the hook's environment shortens (or lengthens, up to
+/// 60 s) the run, for a registration with a different timeout.
+pub const SESSION_END_DEADLINE_ENV: &str = "AGENT_CONTAINMENT_SESSION_END_MS";
+/// Time kept back from the watchdog for writing the report and the audit record.
+const REPORT_MARGIN: Duration = Duration::from_millis(300);
 
-/// The SessionEnd judge: stop the session's groups and report.
-pub fn session_end(input: HookInput, started: Instant) -> Answer {
-    let session_id = input
-        .session_id
-        .clone()
-        .or_else(|| env("CLAUDE_CODE_SESSION_ID"))
-        .unwrap_or_default();
-    let group = session_group_name(Some(&session_id));
+/// The run's total deadline.
+pub fn session_end_deadline() -> Duration {
+    env(SESSION_END_DEADLINE_ENV)
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(|ms| Duration::from_millis(ms.clamp(200, 60_000)))
+        .unwrap_or(SESSION_END_DEADLINE)
+}
+
+/// The session the hook ends: the payload's id, else the hook's own environment.
+fn ended_session(payload_id: Option<&str>) -> Option<String> {
+    payload_id
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .or_else(|| env("CLAUDE_CODE_SESSION_ID").filter(|s| !s.is_empty()))
+}
+
+/// Stops the session's groups (and those of commands that ran without a session id under the
+/// same CLI), filling `shared`.
+fn stop_all(session_id: Option<&str>, stop_by: Instant, shared: &Shared) {
     let backend = choose(&current_facts());
-    let deadline = started + SESSION_END_DEADLINE.saturating_sub(REPORT_MARGIN);
-    let report = stop_session(&backend, &group, deadline);
-    if !report.stopped.is_empty() || !report.failures.is_empty() {
-        if let Ok(dir) = session_store::state_dir(&env) {
-            let record = serde_json::json!({
-                "binary": "tool-containment",
-                "requirement": "C7",
-                "session": session_id,
-                "report": report,
-            });
-            let _ = session_store::Session::new(&dir, Some(&session_id))
-                .audit()
-                .append(&record);
+    let deadlines = Deadlines::until(stop_by);
+    if let Some(id) = session_id {
+        stop_session_into(
+            &backend,
+            &session_group_name(Some(id)),
+            Some(id),
+            deadlines,
+            shared,
+        );
+    }
+    // Commands the CLI ran without a session id are grouped under the CLI's pid and start
+    // time (C3); the CLI is this hook's parent.
+    if let Some(group) = crate::c3_groups::no_session_group_of(nix::unistd::getppid().as_raw()) {
+        let extra: Shared = Default::default();
+        stop_session_into(&backend, &group, None, deadlines, &extra);
+        let extra = extra.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut r = shared.lock().unwrap_or_else(|p| p.into_inner());
+        r.stopped.extend(extra.stopped);
+        r.failures.extend(extra.failures);
+        r.survivors.extend(extra.survivors);
+        r.held += extra.held;
+        r.killed += extra.killed;
+        r.removed_groups += extra.removed_groups;
+        r.groups_left += extra.groups_left;
+        if r.phase.is_empty() {
+            r.phase = "done";
         }
+    }
+}
+
+/// Appends the report to the session's audit log (also for a partial report).
+fn audit(session_id: &str, report: &EndReport, note: Option<&str>) {
+    if let Ok(dir) = session_store::state_dir(&env) {
+        let record = serde_json::json!({
+            "binary": "tool-containment",
+            "requirement": "C7",
+            "session": session_id,
+            "note": note,
+            "report": report,
+        });
+        let _ = session_store::Session::new(&dir, Some(session_id))
+            .audit()
+            .append(&record);
+    }
+}
+
+/// The SessionEnd judge: stop the session's groups, then report.
+pub fn session_end(input: HookInput, started: Instant, shared: Shared) -> Answer {
+    let Some(session_id) = ended_session(input.session_id.as_deref()) else {
+        return Answer::Report {
+            text: "tool-containment (C7) FAILED: the SessionEnd payload names no session and CLAUDE_CODE_SESSION_ID is not set: nothing was stopped".into(),
+        };
+    };
+    let stop_by = started + session_end_deadline().saturating_sub(REPORT_MARGIN);
+    stop_all(Some(&session_id), stop_by, &shared);
+    let report = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    if render(&report, &session_id).is_some() {
+        audit(&session_id, &report, None);
     }
     match render(&report, &session_id) {
         Some(text) => Answer::Report { text },
@@ -165,20 +228,76 @@ pub fn session_end(input: HookInput, started: Instant) -> Answer {
     }
 }
 
+/// The answer when the judge did not finish: the partial report (what was done, never more),
+/// recorded in the audit log. An unreadable payload still stops the session named in the
+/// hook's environment.
+fn session_end_failure(
+    payload_session: Option<&str>,
+    cause: &FailureCause,
+    started: Instant,
+    shared: &Shared,
+) -> Answer {
+    let mut lines = Vec::new();
+    let env_session = ended_session(payload_session);
+    if let FailureCause::Input(e) = cause {
+        lines.push(format!(
+            "tool-containment (C7) FAILED: the SessionEnd payload could not be read ({})",
+            hook_io::escape_text(&e.to_string(), 200)
+        ));
+        match &env_session {
+            Some(id) => {
+                let stop_by = started + session_end_deadline().saturating_sub(REPORT_MARGIN);
+                stop_all(Some(id), stop_by, shared);
+            }
+            None => lines.push(
+                "tool-containment (C7) FAILED: CLAUDE_CODE_SESSION_ID is not set either: nothing was stopped".into(),
+            ),
+        }
+    }
+    // The judge may hold the lock for a moment; never wait on it for long.
+    let mut report = None;
+    for _ in 0..50 {
+        if let Ok(guard) = shared.try_lock() {
+            report = Some(guard.clone());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let id = env_session.unwrap_or_default();
+    match &report {
+        Some(r) => {
+            if let Some(text) = render(r, &id) {
+                lines.push(text);
+            }
+            audit(&id, r, Some(&cause.to_string()));
+        }
+        None => lines.push(
+            "tool-containment (C7) INCOMPLETE: the deadline passed and the partial report could not be read; some processes may still be running".into(),
+        ),
+    }
+    if !matches!(cause, FailureCause::Input(_)) {
+        lines.push(format!(
+            "tool-containment (C7) FAILED: could not finish the session-end stop: {}",
+            hook_io::escape_text(&cause.to_string(), 200)
+        ));
+    }
+    Answer::Report {
+        text: lines.join("\n"),
+    }
+}
+
 /// Runs the SessionEnd hook and exits.
 pub fn run_session_end() -> ! {
     let started = Instant::now();
+    let shared: Shared = Default::default();
+    let for_judge = shared.clone();
     hook_io::run_hook(
         HookSpec {
             name: "tool-containment",
             input_limit: hook_io::DEFAULT_INPUT_LIMIT,
-            deadline: SESSION_END_DEADLINE,
+            deadline: session_end_deadline(),
         },
-        move |input| session_end(input, started),
-        |_ctx, cause| Answer::Report {
-            text: format!(
-                "tool-containment (C7) FAILED: could not finish the session-end stop: {cause}"
-            ),
-        },
+        move |input| session_end(input, started, for_judge),
+        move |ctx, cause| session_end_failure(ctx.session_id.as_deref(), cause, started, &shared),
     )
 }

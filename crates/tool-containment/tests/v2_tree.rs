@@ -174,10 +174,10 @@ fn v2_session_end_writes_cgroup_kill_then_kills_what_is_listed() {
         "the listed process was stopped"
     );
     assert_eq!(report.stopped.len(), 1);
-    assert!(report.stopped[0].processes[0]
+    assert!(report.stopped[0].commands[0]
         .cmdline
         .starts_with("sleep 311"));
-    assert!(report.stopped[0].survivors.is_empty());
+    assert!(report.survivors.is_empty());
     // A tree keeps the interface files, so rmdir fails here where cgroupfs would succeed; the
     // failure is reported, never hidden.
     assert!(
