@@ -70,7 +70,11 @@ pub fn enter_agent_command(env: &dyn Fn(&str) -> Option<String>) -> Entered {
     }
 
     if let Some(sock) = supervisor {
-        if let Err(e) = hand_over(&sock, mount.active, plan.needs_no_new_privs) {
+        // Readiness is awaited after the mounts, which ran while the supervisor started.
+        let handed = expect(sock.as_raw_fd(), b'R')
+            .map_err(|e| format!("the supervisor did not start: {e}"))
+            .and_then(|()| hand_over(&sock, mount.active, plan.needs_no_new_privs));
+        if let Err(e) = handed {
             notices.push(notice("exec gate", &e));
             gate = LayerState::off(e);
         }
@@ -94,8 +98,7 @@ fn notice(layer: &str, why: &str) -> String {
     format!("tool-containment: this command runs without the {layer} layer (C10): {why}")
 }
 
-/// Installs the filter and passes its listener to the supervisor; returns once the supervisor
-/// holds it.
+/// Installs the filter and passes its listener to the supervisor.
 fn hand_over(sock: &OwnedFd, mount_layer: bool, no_new_privs: bool) -> Result<(), String> {
     if no_new_privs {
         // SAFETY: plain prctl with integer arguments.
@@ -114,9 +117,9 @@ fn hand_over(sock: &OwnedFd, mount_layer: bool, no_new_privs: bool) -> Result<()
         None,
     )
     .map_err(|e| format!("passing the listener (execs now fail closed): {e}"))?;
-    drop(listener);
-    expect(sock.as_raw_fd(), b'K')
-        .map_err(|e| format!("the supervisor did not take the listener (execs fail closed): {e}"))
+    // No acknowledgement is awaited: the listener in flight keeps the filter answered once the
+    // supervisor reads it, and if the supervisor died first the kernel fails execs (ENOSYS).
+    Ok(())
 }
 
 /// Waits (bounded) for one byte from the other end.
@@ -170,7 +173,6 @@ fn spawn_supervisor(
             let mut status = 0;
             // SAFETY: reaping our own child.
             unsafe { libc::waitpid(child, &mut status, 0) };
-            expect(ours.as_raw_fd(), b'R')?;
             Ok(ours)
         }
     }
@@ -185,9 +187,18 @@ fn supervisor_main(
     session_id: Option<String>,
 ) -> ! {
     detach(sock.as_raw_fd());
+    // Every exec of the command waits on us: ahead of the command in the run queue (root only;
+    // best effort).
+    // SAFETY: plain setpriority on this process.
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, -10) };
     let session = state_dir
         .as_deref()
         .map(|s| session_store::Session::new(s, session_id.as_deref()));
+    let send = |b: u8| {
+        // SAFETY: writing one byte from a live buffer.
+        unsafe { libc::write(sock.as_raw_fd(), [b].as_ptr().cast(), 1) }
+    };
+    send(b'R');
     let pid_file = session.as_ref().and_then(|s| {
         let dir = s.dir().join(crate::PID_DIR);
         std::fs::create_dir_all(&dir).ok()?;
@@ -196,16 +207,10 @@ fn supervisor_main(
         let started = crate::start_time(pid).unwrap_or_default();
         std::fs::write(&f, started).ok().map(|_| f)
     });
-    let send = |b: u8| {
-        // SAFETY: writing one byte from a live buffer.
-        unsafe { libc::write(sock.as_raw_fd(), [b].as_ptr().cast(), 1) }
-    };
-    send(b'R');
     let got = receive_listener(sock.as_raw_fd());
     let Ok((listener, mount_layer)) = got else {
         finish(pid_file)
     };
-    send(b'K');
     drop(sock);
     let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
     let writer = session.map(|s| {
@@ -217,14 +222,13 @@ fn supervisor_main(
             }
         })
     });
-    let launch = LaunchContext {
-        env: std::env::vars_os()
+    let launch = LaunchContext::new(
+        std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect(),
-        config: guard_config::load().config,
         state_dir,
         session_id,
-    };
+    );
     let sup = Supervisor {
         judges: vec![
             Box::new(GitHubWrites {

@@ -90,10 +90,12 @@ pub fn respond(listener: RawFd, id: u64, answer: Answer) -> io::Result<()> {
     Ok(())
 }
 
-/// The memory of a process blocked in a notified call.
+/// The memory of a process blocked in a notified call. The last page read is kept: argv and
+/// environment strings and their pointer arrays sit side by side, so most reads cost no call.
 pub struct Memory {
     file: File,
     pointer_size: usize,
+    page: std::cell::RefCell<(u64, usize, Box<[u8; 4096]>)>,
 }
 
 fn page_rest(addr: u64) -> usize {
@@ -103,7 +105,31 @@ fn page_rest(addr: u64) -> usize {
 impl Memory {
     pub fn open(pid: u32, pointer_size: usize) -> io::Result<Memory> {
         let file = File::open(format!("/proc/{pid}/mem"))?;
-        Ok(Memory { file, pointer_size })
+        Ok(Memory {
+            file,
+            pointer_size,
+            page: std::cell::RefCell::new((u64::MAX, 0, Box::new([0u8; 4096]))),
+        })
+    }
+
+    /// Reads from `addr` up to the end of its page (at least one byte, or an error).
+    fn read_at(&self, buf: &mut [u8], addr: u64) -> io::Result<usize> {
+        let start = addr & !4095;
+        let mut page = self.page.borrow_mut();
+        if page.0 != start {
+            // A page that is mapped only in part reads short; an unmapped one fails.
+            page.0 = u64::MAX;
+            let n = self.file.read_at(&mut page.2[..], start)?;
+            page.0 = start;
+            page.1 = n;
+        }
+        let off = (addr - start) as usize;
+        if off >= page.1 {
+            return Ok(0);
+        }
+        let n = (page.1 - off).min(buf.len());
+        buf[..n].copy_from_slice(&page.2[off..off + n]);
+        Ok(n)
     }
 
     /// A NUL-terminated string at `addr`, at most `max` bytes (longer: an error).
@@ -117,7 +143,7 @@ impl Memory {
         loop {
             // Never read across a page in one go: the next page may be unmapped.
             let want = page_rest(at).min(buf.len());
-            let n = self.file.read_at(&mut buf[..want], at)?;
+            let n = self.read_at(&mut buf[..want], at)?;
             if n == 0 {
                 return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "unreadable"));
             }
@@ -135,8 +161,7 @@ impl Memory {
 
     fn pointer(&self, addr: u64) -> io::Result<u64> {
         let mut b = [0u8; 8];
-        let p = &mut b[..self.pointer_size];
-        self.file.read_exact_at(p, addr)?;
+        self.read_exact(&mut b[..self.pointer_size], addr)?;
         Ok(match self.pointer_size {
             4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
             _ => u64::from_le_bytes(b),
@@ -171,10 +196,22 @@ impl Memory {
         Ok(out)
     }
 
+    fn read_exact(&self, buf: &mut [u8], addr: u64) -> io::Result<()> {
+        let mut done = 0;
+        while done < buf.len() {
+            let n = self.read_at(&mut buf[done..], addr + done as u64)?;
+            if n == 0 {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "unreadable"));
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
     /// 8 bytes at `addr` (openat2's `open_how.flags`).
     pub fn u64_at(&self, addr: u64) -> io::Result<u64> {
         let mut b = [0u8; 8];
-        self.file.read_exact_at(&mut b, addr)?;
+        self.read_exact(&mut b, addr)?;
         Ok(u64::from_le_bytes(b))
     }
 }

@@ -13,7 +13,7 @@ use model_tier_guard::m1_tiers::TierPolicy;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// What the rules consult besides the exec: the session's launch environment (grants come only
@@ -21,12 +21,40 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct LaunchContext {
     pub env: BTreeMap<String, String>,
-    pub config: Config,
+    /// The maintainer's config, read on the first exec a rule judges (most commands have none).
+    pub config: Arc<OnceLock<Config>>,
     pub state_dir: Option<PathBuf>,
     pub session_id: Option<String>,
 }
 
 impl LaunchContext {
+    /// A context whose config is read from the file when first needed.
+    pub fn new(
+        env: BTreeMap<String, String>,
+        state_dir: Option<PathBuf>,
+        session_id: Option<String>,
+    ) -> LaunchContext {
+        LaunchContext {
+            env,
+            config: Arc::new(OnceLock::new()),
+            state_dir,
+            session_id,
+        }
+    }
+
+    /// With a given config (tests).
+    pub fn with_config(mut self, config: Config) -> LaunchContext {
+        self.config = Arc::new(OnceLock::from(config));
+        self
+    }
+
+    pub fn config(&self) -> &Config {
+        self.config.get_or_init(|| {
+            let env = self.env.clone();
+            guard_config::load_with(&move |k: &str| env.get(k).cloned()).config
+        })
+    }
+
     fn session(&self) -> Option<session_store::Session> {
         self.state_dir
             .as_deref()
@@ -61,7 +89,7 @@ impl ExecJudge for GitHubWrites {
         let command = facts.as_command(rule_relevant);
         let cx = Context {
             cwd: facts.cwd.clone(),
-            config: self.launch.config.clone(),
+            config: self.launch.config().clone(),
             env: self.launch.env.clone(),
             session_id: self.launch.session_id.clone(),
             tool_use_id: None,
@@ -72,7 +100,7 @@ impl ExecJudge for GitHubWrites {
         };
         let deadline = self
             .launch
-            .config
+            .config()
             .rules_timeout_ms
             .unwrap_or(3000)
             .min(3000);
@@ -84,7 +112,7 @@ impl ExecJudge for GitHubWrites {
                 .get("AGENT_GUARDS_GITHUB_API")
                 .filter(|v| !v.is_empty())
                 .cloned()
-                .or_else(|| self.launch.config.github_api.clone()),
+                .or_else(|| self.launch.config().github_api.clone()),
             rules_deadline: Duration::from_millis(deadline),
             cache,
         });
@@ -150,7 +178,7 @@ impl ExecJudge for ModelLaunches {
         if reqs.is_empty() {
             return ExecVerdict::Allow;
         }
-        let tiers = TierPolicy::from_config(self.launch.config.maintainer_only_tiers.as_deref());
+        let tiers = TierPolicy::from_config(self.launch.config().maintainer_only_tiers.as_deref());
         let f = model_tier_guard::m3_session::judge_requests(
             "a nested agent launch",
             &reqs,
@@ -173,15 +201,14 @@ mod tests {
     use super::*;
 
     fn launch(env: &[(&str, &str)]) -> LaunchContext {
-        LaunchContext {
-            env: env
-                .iter()
+        LaunchContext::new(
+            env.iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
-            config: Config::default(),
-            state_dir: None,
-            session_id: None,
-        }
+            None,
+            None,
+        )
+        .with_config(Config::default())
     }
 
     fn exec(argv: &[&str], env: &[(&str, &str)]) -> ExecFacts {

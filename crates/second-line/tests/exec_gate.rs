@@ -8,52 +8,10 @@
 mod common;
 use branch_rules::test_support::{Reply, TestServer};
 use common::*;
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-struct Daemon(Child, u16);
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn git(dir: &Path, args: &[&str]) -> String {
     hook_replay::git::git(dir, args).trim().to_string()
-}
-
-fn daemon(base: &Path) -> Daemon {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap()
-        .port();
-    let child = Command::new("git")
-        .args([
-            "daemon",
-            "--reuseaddr",
-            "--export-all",
-            "--enable=receive-pack",
-        ])
-        .arg("--listen=127.0.0.1")
-        .arg(format!("--port={port}"))
-        .arg(format!("--base-path={}", base.display()))
-        .arg(base)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "git daemon listens"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Daemon(child, port)
 }
 
 const PUSH: &str = r#"
@@ -83,13 +41,13 @@ fn a_script_pushing_to_a_protected_branch_is_refused_with_g4_and_nothing_lands()
     let bare = srv.path().join("acme/widget.git");
     std::fs::create_dir_all(&bare).unwrap();
     git(&bare, &["init", "-q", "--bare", "-b", "main"]);
-    let d = daemon(srv.path());
+    let d = hook_replay::git::Daemon::start(srv.path());
     let mut w = World::new("g4");
     let project = w.project();
     git(&project, &["init", "-q", "-b", "main"]);
     git(&project, &["commit", "-q", "--allow-empty", "-m", "work"]);
     git(&project, &["branch", "feature"]);
-    let url = format!("git://127.0.0.1:{}/acme/widget.git", d.1);
+    let url = format!("git://127.0.0.1:{}/acme/widget.git", d.port);
     git(&project, &["remote", "add", "origin", &url]);
     w.env("GH_HOST", "127.0.0.1")
         .env("GH_ENTERPRISE_TOKEN", "test-token")
