@@ -7,7 +7,7 @@
 use crate::layers::{self, Layer, LayerState};
 use crate::protected::ProtectedSet;
 use crate::rules_adapter::{GitHubWrites, LaunchContext, ModelLaunches};
-use crate::supervisor::{serve, Supervisor};
+use crate::supervisor::{serve, Supervisor, Work};
 use crate::{mounts, notify, syscalls};
 use nix::sys::socket::{
     recvmsg, sendmsg, socketpair, AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags,
@@ -212,13 +212,20 @@ fn supervisor_main(
         finish(pid_file)
     };
     drop(sock);
-    let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
+    let (tx, rx) = std::sync::mpsc::channel::<Work>();
     let writer = session.map(|s| {
         std::thread::spawn(move || {
             let log = s.audit();
             let _ = s.ensure();
-            for v in rx {
-                let _ = log.append(&v);
+            for w in rx {
+                match w {
+                    Work::Audit(v) => {
+                        let _ = log.append(&v);
+                    }
+                    Work::Taint(source, time) => {
+                        let _ = taint::record(&s, &source, None, &time);
+                    }
+                }
             }
         })
     });
@@ -234,11 +241,15 @@ fn supervisor_main(
             Box::new(GitHubWrites {
                 launch: launch.clone(),
             }),
-            Box::new(ModelLaunches { launch }),
+            Box::new(ModelLaunches {
+                launch: launch.clone(),
+            }),
         ],
         protected,
         mount_layer,
         audit: writer.as_ref().map(|_| tx.clone()),
+        network: std::sync::OnceLock::new(),
+        launch,
     };
     serve(listener.as_raw_fd(), &sup);
     drop(sup);

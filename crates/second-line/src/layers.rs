@@ -12,6 +12,7 @@
 /// Layer names as reported.
 pub const MOUNT: &str = "protected files read-only (mount namespace)";
 pub const EXEC_GATE: &str = "exec gate (seccomp user notification)";
+pub const NETWORK: &str = "network observed at connect (K5, I1)";
 
 /// The maintainer's switch (in the CLI's environment): `off` disables the second line.
 pub const SWITCH_ENV: &str = "AGENT_GUARDS_SECOND_LINE";
@@ -119,6 +120,10 @@ pub fn plan(env: &dyn Fn(&str) -> Option<String>) -> Plan {
 /// The report: the plan, with the mount layer tried for real in a throw-away child.
 pub fn report(env: &dyn Fn(&str) -> Option<String>) -> Vec<Layer> {
     let mut p = plan(env);
+    let network = match p.exec_gate.active {
+        true => LayerState::on("with the exec gate: non-local connects recorded (taint, I1 evidence); refused outside network_allow in enforce mode"),
+        false => LayerState::off("needs the exec gate's notifier"),
+    };
     if p.mount.active {
         if let Err(e) = try_unshare() {
             p.mount = LayerState::off(e);
@@ -134,8 +139,8 @@ pub fn report(env: &dyn Fn(&str) -> Option<String>) -> Vec<Layer> {
             state: p.exec_gate,
         },
         Layer {
-            name: "network observed at connect (K5, I1)",
-            state: LayerState::off("not built yet"),
+            name: NETWORK,
+            state: network,
         },
     ]
 }

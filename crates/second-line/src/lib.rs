@@ -6,6 +6,7 @@
 //!   seccomp filter ([`syscalls`]) and hand its listener over;
 //! * [`supervisor`] — answers every notification of the command's process tree: execs judged by
 //!   the [`judge::ExecJudge`]s (folded with K1), writes to protected paths refused (I3);
+//! * [`network`] — `connect` to a non-local address: I1 evidence, K5 taint, `network_allow`;
 //! * [`rules_adapter`] — the guards' own rule code as judges (G2–G6, M3);
 //! * [`layers`] — which layers this host and user can have, for `--report`;
 //! * [`stop_session`] — SessionEnd: stop the session's supervisors that are still running.
@@ -23,6 +24,8 @@ pub mod enter;
 pub mod layers;
 #[cfg(target_os = "linux")]
 pub mod mounts;
+#[cfg(target_os = "linux")]
+pub mod network;
 #[cfg(target_os = "linux")]
 pub mod notify;
 #[cfg(target_os = "linux")]

@@ -208,6 +208,13 @@ impl Memory {
         Ok(())
     }
 
+    /// `len` bytes at `addr` (a `sockaddr`).
+    pub fn bytes(&self, addr: u64, len: usize) -> io::Result<Vec<u8>> {
+        let mut b = vec![0u8; len];
+        self.read_exact(&mut b, addr)?;
+        Ok(b)
+    }
+
     /// 8 bytes at `addr` (openat2's `open_how.flags`).
     pub fn u64_at(&self, addr: u64) -> io::Result<u64> {
         let mut b = [0u8; 8];

@@ -7,14 +7,16 @@
 //! could not read about an exec fails that exec closed (`EPERM`) with a line saying why.
 
 use crate::judge::{any_wants, fold, ExecFacts, ExecJudge};
+use crate::network::{is_local, parse_sockaddr, Decision, Policy};
 use crate::notify::{self, base_dir, lossy, program_of, tell, Answer, Memory};
 use crate::protected::ProtectedSet;
+use crate::rules_adapter::LaunchContext;
 use crate::syscalls::{self, Kind, PathArg, Sys};
 use serde_json::{json, Value};
 use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{mpsc, OnceLock};
 
 /// Everything one command's supervisor needs.
 pub struct Supervisor {
@@ -23,8 +25,17 @@ pub struct Supervisor {
     /// Whether the command runs with the read-only mounts (otherwise the notifier alone keeps
     /// protected writes out).
     pub mount_layer: bool,
-    /// Audit records go to a writer thread so a held log lock never delays an answer.
-    pub audit: Option<mpsc::Sender<Value>>,
+    /// Audit records and taint go to a writer thread so a held lock never delays an answer.
+    pub audit: Option<mpsc::Sender<Work>>,
+    /// The network policy (`network_allow`, `mode`), read on the first non-local connect.
+    pub network: OnceLock<Policy>,
+    pub launch: LaunchContext,
+}
+
+/// What the writer thread does with the session's store.
+pub enum Work {
+    Audit(Value),
+    Taint(taint::TaintSource, String),
 }
 
 /// What happened to one notification (for tests and counters).
@@ -43,8 +54,15 @@ fn now() -> String {
 impl Supervisor {
     fn record(&self, v: Value) {
         if let Some(tx) = &self.audit {
-            let _ = tx.send(v);
+            let _ = tx.send(Work::Audit(v));
         }
+    }
+
+    fn policy(&self) -> &Policy {
+        self.network.get_or_init(|| {
+            let c = self.launch.config();
+            Policy::new(c.network_allow.clone(), c.mode.as_deref())
+        })
     }
 
     /// Answers one notification.
@@ -56,6 +74,7 @@ impl Supervisor {
         match sys.kind {
             Kind::Exec { .. } => self.on_exec(listener, n, &sys),
             Kind::Write { .. } => self.on_write(listener, n, &sys),
+            Kind::Connect { addr, len } => self.on_connect(listener, n, addr, len),
         }
     }
 
@@ -204,6 +223,70 @@ impl Supervisor {
             "path": path, "path_as_given": raw, "what": what, "syscall": sys.name, "pid": pid,
             "program": program_of(pid), "mount_layer": self.mount_layer, "reason": reason,
         }));
+        out
+    }
+}
+
+impl Supervisor {
+    fn on_connect(
+        &self,
+        listener: RawFd,
+        n: &libc::seccomp_notif,
+        addr: usize,
+        len: usize,
+    ) -> Handled {
+        let (pid, args) = (n.pid, n.data.args);
+        let size = syscalls::pointer_size(n.data.arch, n.data.nr as i64);
+        let len = (args[len] as usize).min(128);
+        let dest = Memory::open(pid, size)
+            .and_then(|m| m.bytes(args[addr], len))
+            .ok()
+            .and_then(|b| parse_sockaddr(&b));
+        // Not IP, unreadable (the kernel reads it again) or this machine: not network use.
+        let Some(dest) = dest.filter(|d| !is_local(d)) else {
+            return self.answer(listener, n.id, Answer::Continue, Handled::Continued);
+        };
+        if !notify::still_valid(listener, n.id) {
+            return Handled::Gone;
+        }
+        let decision = self.policy().decide(&dest);
+        let program = program_of(pid);
+        let out = match decision {
+            Decision::Allowed => self.answer(listener, n.id, Answer::Continue, Handled::Continued),
+            Decision::Blocked => {
+                let reason = format!("I1: {dest} is not in network_allow and integrity mode is enforce; ask the maintainer to allow the host");
+                tell(
+                    pid,
+                    &format!("agent-guards: refused connecting to {dest} ({reason})"),
+                );
+                self.answer(
+                    listener,
+                    n.id,
+                    Answer::Fail(libc::EPERM),
+                    Handled::Refused("I1".into()),
+                )
+            }
+        };
+        if self.policy().first_time(dest, &program, decision) {
+            let time = now();
+            self.record(json!({
+                "binary": "second-line", "layer": "network", "time": time,
+                "requirement": "I1", "signal": "network_escape", "taint": "K5",
+                "destination": dest.to_string(), "host": dest.ip().to_string(),
+                "port": dest.port(), "program": program, "pid": pid,
+                "decision": decision.as_str(),
+            }));
+            if let Some(tx) = &self.audit {
+                let source = taint::TaintSource {
+                    kind: taint::TaintKind::NetworkCommand,
+                    tool: "Bash".into(),
+                    detail: format!(
+                        "{program} connected to {dest} (seen at connect by the second line)"
+                    ),
+                };
+                let _ = tx.send(Work::Taint(source, time));
+            }
+        }
         out
     }
 }

@@ -38,6 +38,8 @@ pub enum Kind {
         flags: Option<usize>,
         how: Option<usize>,
     },
+    /// `connect(fd, addr, len)`.
+    Connect { addr: usize, len: usize },
 }
 
 /// One notified system call.
@@ -77,6 +79,7 @@ macro_rules! table {
             write(libc::SYS_truncate, "truncate", &[plain(0)]),
             write(libc::SYS_linkat, "linkat", &[at(2, 3)]),
             write(libc::SYS_symlinkat, "symlinkat", &[at(1, 2)]),
+            Sys { nr: libc::SYS_connect, name: "connect", kind: Kind::Connect { addr: 1, len: 2 } },
             $($extra),*
         ]
     };
