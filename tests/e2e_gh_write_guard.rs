@@ -12,59 +12,13 @@
 
 use branch_rules::test_support::{Reply, TestServer};
 use e2e_harness::{bin, decide, text, tool, Scenario};
+use hook_replay::git::Daemon;
 use serde_json::json;
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// `git daemon` serving `base` on a free 127.0.0.1 port; killed on drop.
-struct Daemon {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Trimmed stdout of the shared isolated git.
 fn git(dir: &Path, args: &[&str]) -> String {
     hook_replay::git::git(dir, args).trim().to_string()
-}
-
-fn start_daemon(base: &Path) -> Daemon {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let child = Command::new("git")
-        .args([
-            "daemon",
-            "--reuseaddr",
-            "--export-all",
-            "--enable=receive-pack",
-            "--listen=127.0.0.1",
-            &format!("--port={port}"),
-            &format!("--base-path={}", base.display()),
-            &base.display().to_string(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("git daemon starts");
-    let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "git daemon did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Daemon { child, port }
 }
 
 /// A bare `acme/widget.git` behind git daemon, and a checkout of it in the scenario's project.
@@ -72,7 +26,7 @@ fn setup(scenario: &Scenario, srv: &Path) -> Daemon {
     let bare = srv.join("acme/widget.git");
     std::fs::create_dir_all(&bare).unwrap();
     git(&bare, &["init", "-q", "--bare", "-b", "main"]);
-    let daemon = start_daemon(srv);
+    let daemon = Daemon::start(srv);
     let project = scenario.project_dir();
     git(&project, &["init", "-q", "-b", "main"]);
     git(&project, &["commit", "-q", "--allow-empty", "-m", "work"]);

@@ -162,6 +162,9 @@ impl World for Offline<'_> {
     fn local_branches(&self, dir: &Path) -> Vec<String> {
         self.0.local_branches(dir)
     }
+    fn head_branch(&self, dir: &Path) -> Option<String> {
+        self.0.head_branch(dir)
+    }
     fn is_github_host(&self, host: &str) -> bool {
         self.0.is_github_host(host)
     }

@@ -115,7 +115,13 @@ pub fn decide(input: HookInput, process: &Process) -> Answer {
         cache,
     });
     let decision = judge(&command, &cx, &world);
-    let notice = process.loaded.notice();
+    // A config problem: in the audit log and to the user, once per session (as every hook).
+    let notice = session_store::config_notice::once(
+        process.state_dir.as_deref(),
+        input.session_id.as_deref(),
+        NAME,
+        process.loaded.notice(),
+    );
     let mut audit_error = None;
     if !decision.findings.is_empty() || !stripped.is_empty() || !decision.unread_scripts.is_empty()
     {

@@ -44,6 +44,55 @@ pub fn checked(command: &mut Command, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `git daemon` serving the bare repositories under `base` on a free 127.0.0.1 port, with
+/// pushes enabled (a real git host for push tests); killed on drop.
+pub struct Daemon {
+    child: std::process::Child,
+    pub port: u16,
+}
+
+impl Daemon {
+    pub fn start(base: &Path) -> Daemon {
+        use std::net::{TcpListener, TcpStream};
+        use std::time::{Duration, Instant};
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new("git")
+            .args([
+                "daemon",
+                "--reuseaddr",
+                "--export-all",
+                "--enable=receive-pack",
+            ])
+            .arg("--listen=127.0.0.1")
+            .arg(format!("--port={port}"))
+            .arg(format!("--base-path={}", base.display()))
+            .arg(base)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("git daemon starts");
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "git daemon did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Daemon { child, port }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 //! One module per requirement; [`modes`] wires them into the binary's modes, [`selftest`]
 //! replays the fixtures under `fixtures/tool-containment/`.
 
+pub mod c10_second_line;
 pub mod c1_invocation;
 pub mod c2_agent_commands;
 pub mod c3_groups;

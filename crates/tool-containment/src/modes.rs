@@ -56,6 +56,8 @@ pub fn run_prefix(script: &str) -> i32 {
     if let Kind::PassThrough(_) = classify(script, env("AI_AGENT").as_deref()) {
         return exec_shell(&shell, script);
     }
+    // C10 first: the supervisor it starts must stay outside the command's group.
+    crate::c10_second_line::enter();
     let backend = choose(&current_facts());
     if let Some(why) = unbounded_reason(&backend) {
         eprintln!("{}", unbounded_notice(&why));
@@ -132,6 +134,9 @@ pub fn run_report() -> i32 {
         "{}",
         crate::c6_notice::report(&facts, &backend, &current_ceilings())
     );
+    for line in crate::c10_second_line::report_lines() {
+        println!("{line}");
+    }
     0
 }
 
@@ -172,6 +177,8 @@ fn stop_all(session_id: Option<&str>, stop_by: Instant, shared: &Shared) {
             deadlines,
             shared,
         );
+        // C10: the session's exec-gate supervisors (their processes were just stopped).
+        crate::c10_second_line::stop(id);
     }
     // Commands the CLI ran without a session id are grouped under the CLI's pid and start
     // time (C3); the CLI is this hook's parent.

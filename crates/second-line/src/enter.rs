@@ -1,0 +1,340 @@
+//! The prefix's side: what `tool-containment` calls for an agent command just before it places
+//! the command in its group and execs the shell. It starts the command's supervisor (forked,
+//! so it runs outside the mount namespace, the filter and the command's group), enters the
+//! mount namespace, installs the filter and hands the listener to the supervisor with
+//! SCM_RIGHTS. Each layer the host cannot offer is skipped and named; none fails the command.
+
+use crate::layers::{self, Layer, LayerState};
+use crate::protected::ProtectedSet;
+use crate::rules_adapter::{GitHubWrites, LaunchContext, ModelLaunches};
+use crate::supervisor::{serve, Supervisor, Work};
+use crate::{mounts, notify, syscalls};
+use nix::sys::socket::{
+    recvmsg, sendmsg, socketpair, AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags,
+    SockFlag, SockType, UnixAddr,
+};
+use std::io::{IoSlice, IoSliceMut};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How long the prefix waits for its supervisor's readiness and acknowledgement.
+const HANDSHAKE: Duration = Duration::from_secs(2);
+
+/// What the prefix set up for one command.
+#[derive(Debug, Clone)]
+pub struct Entered {
+    pub layers: Vec<Layer>,
+    /// Lines for the command's stderr (a layer that should have worked and did not).
+    pub notices: Vec<String>,
+}
+
+/// Sets up the second line for the agent command this process is about to exec.
+pub fn enter_agent_command(env: &dyn Fn(&str) -> Option<String>) -> Entered {
+    let plan = layers::plan(env);
+    let mut notices = Vec::new();
+    let cwd = std::env::current_dir().ok();
+    let exe = std::env::current_exe().ok();
+    let protected = ProtectedSet::from_env(env, exe.as_deref(), cwd.as_deref());
+    let state_dir = session_store::state_dir(env).ok();
+    let session_id = env("CLAUDE_CODE_SESSION_ID").filter(|s| !s.is_empty());
+
+    let mut gate = plan.exec_gate.clone();
+    let mut supervisor = None;
+    if gate.active {
+        match spawn_supervisor(&protected, state_dir.clone(), session_id.clone()) {
+            Ok(sock) => supervisor = Some(sock),
+            Err(e) => {
+                gate = LayerState::off(format!("the supervisor did not start: {e}"));
+                notices.push(notice("exec gate", &e));
+            }
+        }
+    }
+
+    let mut mount = plan.mount.clone();
+    if mount.active {
+        match mounts::enter_read_only(&protected.existing_mount_points()) {
+            Ok(m) => {
+                for (p, e) in &m.failed {
+                    notices.push(notice(
+                        "read-only protected files",
+                        &format!("{}: {e}", p.display()),
+                    ));
+                }
+            }
+            Err(e) => {
+                notices.push(notice("read-only protected files", &e));
+                mount = LayerState::off(e);
+            }
+        }
+    }
+
+    if let Some(sock) = supervisor {
+        // Readiness is awaited after the mounts, which ran while the supervisor started.
+        let handed = expect(sock.as_raw_fd(), b'R')
+            .map_err(|e| format!("the supervisor did not start: {e}"))
+            .and_then(|()| hand_over(&sock, mount.active, plan.needs_no_new_privs));
+        if let Err(e) = handed {
+            notices.push(notice("exec gate", &e));
+            gate = LayerState::off(e);
+        }
+    }
+    Entered {
+        layers: vec![
+            Layer {
+                name: layers::MOUNT,
+                state: mount,
+            },
+            Layer {
+                name: layers::EXEC_GATE,
+                state: gate,
+            },
+        ],
+        notices,
+    }
+}
+
+fn notice(layer: &str, why: &str) -> String {
+    format!("tool-containment: this command runs without the {layer} layer (C10): {why}")
+}
+
+/// Installs the filter and passes its listener to the supervisor.
+fn hand_over(sock: &OwnedFd, mount_layer: bool, no_new_privs: bool) -> Result<(), String> {
+    if no_new_privs {
+        // SAFETY: plain prctl with integer arguments.
+        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+            return Err(format!("no_new_privs: {}", std::io::Error::last_os_error()));
+        }
+    }
+    let listener =
+        notify::install(&syscalls::filter()).map_err(|e| format!("seccomp filter: {e}"))?;
+    let fds = [listener.as_raw_fd()];
+    sendmsg::<UnixAddr>(
+        sock.as_raw_fd(),
+        &[IoSlice::new(&[b'F', mount_layer as u8])],
+        &[ControlMessage::ScmRights(&fds)],
+        MsgFlags::empty(),
+        None,
+    )
+    .map_err(|e| format!("passing the listener (execs now fail closed): {e}"))?;
+    // No acknowledgement is awaited: the listener in flight keeps the filter answered once the
+    // supervisor reads it, and if the supervisor died first the kernel fails execs (ENOSYS).
+    Ok(())
+}
+
+/// Waits (bounded) for one byte from the other end.
+fn expect(fd: RawFd, want: u8) -> Result<(), String> {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd.
+    let r = unsafe { libc::poll(&mut p, 1, HANDSHAKE.as_millis() as i32) };
+    if r <= 0 {
+        return Err("no answer".into());
+    }
+    let mut b = [0u8; 1];
+    // SAFETY: reading into a 1-byte buffer.
+    let n = unsafe { libc::read(fd, b.as_mut_ptr().cast(), 1) };
+    match (n, b[0]) {
+        (1, x) if x == want => Ok(()),
+        _ => Err("the supervisor exited".into()),
+    }
+}
+
+fn spawn_supervisor(
+    protected: &ProtectedSet,
+    state_dir: Option<PathBuf>,
+    session_id: Option<String>,
+) -> Result<OwnedFd, String> {
+    let (ours, theirs) = socketpair(
+        AddressFamily::Unix,
+        SockType::SeqPacket,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )
+    .map_err(|e| format!("socketpair: {e}"))?;
+    // SAFETY: the prefix is single-threaded; the child only forks again or exits.
+    match unsafe { libc::fork() } {
+        -1 => Err(format!("fork: {}", std::io::Error::last_os_error())),
+        0 => {
+            drop(ours);
+            // SAFETY: as above; the grandchild becomes the supervisor, nobody's child in the
+            // command's tree (it is reparented away).
+            if unsafe { libc::fork() } == 0 {
+                supervisor_main(theirs, protected.clone(), state_dir, session_id);
+            }
+            // SAFETY: leaving the intermediate child without running destructors.
+            unsafe { libc::_exit(0) }
+        }
+        child => {
+            drop(theirs);
+            let mut status = 0;
+            // SAFETY: reaping our own child.
+            unsafe { libc::waitpid(child, &mut status, 0) };
+            Ok(ours)
+        }
+    }
+}
+
+/// Detaches from the command (own session, no inherited descriptors, so the CLI never waits on
+/// us for the command's output) and serves the listener it is handed.
+fn supervisor_main(
+    sock: OwnedFd,
+    protected: ProtectedSet,
+    state_dir: Option<PathBuf>,
+    session_id: Option<String>,
+) -> ! {
+    detach(sock.as_raw_fd());
+    // Every exec of the command waits on us: ahead of the command in the run queue (root only;
+    // best effort).
+    // SAFETY: plain setpriority on this process.
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, -10) };
+    let session = state_dir
+        .as_deref()
+        .map(|s| session_store::Session::new(s, session_id.as_deref()));
+    let send = |b: u8| {
+        // SAFETY: writing one byte from a live buffer.
+        unsafe { libc::write(sock.as_raw_fd(), [b].as_ptr().cast(), 1) }
+    };
+    send(b'R');
+    let pid_file = session.as_ref().and_then(|s| {
+        let dir = s.dir().join(crate::PID_DIR);
+        std::fs::create_dir_all(&dir).ok()?;
+        let pid = std::process::id();
+        let f = dir.join(pid.to_string());
+        let started = crate::start_time(pid).unwrap_or_default();
+        std::fs::write(&f, started).ok().map(|_| f)
+    });
+    let got = receive_listener(sock.as_raw_fd());
+    let Ok((listener, mount_layer)) = got else {
+        finish(pid_file)
+    };
+    drop(sock);
+    let (tx, rx) = std::sync::mpsc::channel::<Work>();
+    let writer = session.map(|s| {
+        std::thread::spawn(move || {
+            let log = s.audit();
+            let _ = s.ensure();
+            for w in rx {
+                match w {
+                    Work::Audit(v) => {
+                        let _ = log.append(&v);
+                    }
+                    Work::Taint(source, time) => {
+                        let _ = taint::record(&s, &source, None, &time);
+                    }
+                }
+            }
+        })
+    });
+    let launch = LaunchContext::new(
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect(),
+        state_dir,
+        session_id,
+    );
+    let sup = Supervisor {
+        judges: vec![
+            Box::new(GitHubWrites {
+                launch: launch.clone(),
+            }),
+            Box::new(ModelLaunches {
+                launch: launch.clone(),
+            }),
+        ],
+        protected,
+        mount_layer,
+        audit: writer.as_ref().map(|_| tx.clone()),
+        network: std::sync::OnceLock::new(),
+        launch,
+    };
+    serve(listener.as_raw_fd(), &sup);
+    drop(sup);
+    drop(tx);
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    finish(pid_file)
+}
+
+fn finish(pid_file: Option<PathBuf>) -> ! {
+    if let Some(f) = pid_file {
+        let _ = std::fs::remove_file(f);
+    }
+    // SAFETY: the supervisor process ends here.
+    unsafe { libc::_exit(0) }
+}
+
+/// New session, default signal dispositions (SIGPIPE ignored), every inherited descriptor but
+/// `keep` closed, stdio on /dev/null.
+fn detach(keep: RawFd) {
+    // SAFETY: plain libc calls on our own process.
+    unsafe {
+        libc::setsid();
+        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+            libc::signal(s, libc::SIG_DFL);
+        }
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+    }
+    let open: Vec<RawFd> = std::fs::read_dir("/proc/self/fd")
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    for fd in open {
+        if fd > 2 && fd != keep {
+            // SAFETY: closing descriptors this process inherited and does not use.
+            unsafe { libc::close(fd) };
+        }
+    }
+    // SAFETY: /dev/null onto 0, 1, 2.
+    unsafe {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+        if null >= 0 {
+            for t in 0..3 {
+                libc::dup2(null, t);
+            }
+            if null > 2 {
+                libc::close(null);
+            }
+        }
+        let _ = libc::chdir(c"/".as_ptr());
+    }
+}
+
+fn receive_listener(sock: RawFd) -> Result<(OwnedFd, bool), String> {
+    let mut p = libc::pollfd {
+        fd: sock,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd. The prefix sends right after our readiness byte.
+    if unsafe { libc::poll(&mut p, 1, HANDSHAKE.as_millis() as i32) } <= 0 {
+        return Err("no listener".into());
+    }
+    let mut buf = [0u8; 2];
+    let mut iov = [IoSliceMut::new(&mut buf)];
+    let mut space = nix::cmsg_space!([RawFd; 1]);
+    let msg = recvmsg::<UnixAddr>(sock, &mut iov, Some(&mut space), MsgFlags::MSG_CMSG_CLOEXEC)
+        .map_err(|e| e.to_string())?;
+    let mut fd = None;
+    for c in msg.cmsgs().map_err(|e| e.to_string())? {
+        if let ControlMessageOwned::ScmRights(fds) = c {
+            // SAFETY: the kernel installed these descriptors for us.
+            fd = fds.first().map(|f| unsafe { OwnedFd::from_raw_fd(*f) });
+        }
+    }
+    let mount = buf[1] == 1;
+    match (buf[0], fd) {
+        (b'F', Some(fd)) => Ok((fd, mount)),
+        _ => Err("malformed hand-over".into()),
+    }
+}

@@ -1,0 +1,285 @@
+//! The kernel side of the exec gate: installing the filter with a listener, receiving and
+//! answering notifications, reading the blocked process's memory through `/proc/<pid>/mem`
+//! (bounded, page by page), and writing one line to its stderr.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::PathBuf;
+
+/// Longest path or argument read (bytes).
+pub const MAX_STRING: usize = 128 * 1024;
+/// Most argv or envp entries read.
+pub const MAX_ENTRIES: usize = 8192;
+/// Most bytes read for all of argv, or all of envp.
+pub const MAX_TOTAL: usize = 1024 * 1024;
+
+/// Installs the filter on the calling thread (inherited by everything it execs and forks) and
+/// returns the listener. Without `CAP_SYS_ADMIN` the kernel wants `no_new_privs` first (the
+/// caller decides whether to set it).
+pub fn install(prog: &[libc::sock_filter]) -> io::Result<OwnedFd> {
+    let fprog = libc::sock_fprog {
+        len: prog.len() as u16,
+        filter: prog.as_ptr() as *mut libc::sock_filter,
+    };
+    // SAFETY: fprog points at a live program for the duration of the call.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
+            &fprog as *const libc::sock_fprog,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the kernel returned a new descriptor that we own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// One received notification.
+pub fn receive(listener: RawFd) -> io::Result<libc::seccomp_notif> {
+    // SAFETY: zeroed is a valid seccomp_notif (plain integers); the kernel wants it zeroed.
+    let mut n: libc::seccomp_notif = unsafe { std::mem::zeroed() };
+    // SAFETY: n is a properly sized, writable seccomp_notif.
+    let r = unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut n) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(n)
+}
+
+/// Whether the notification is still pending (its process has not gone away or been
+/// interrupted): checked after reading its memory, so what was read belongs to it.
+pub fn still_valid(listener: RawFd, id: u64) -> bool {
+    let mut id = id;
+    // SAFETY: id is a readable u64.
+    unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &mut id) == 0 }
+}
+
+/// The answer to one notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// Let the kernel run the call as if there were no filter.
+    Continue,
+    /// Fail the call with this errno.
+    Fail(i32),
+}
+
+/// Sends the answer. `Err(ENOENT)` when the process went away meanwhile (nothing to do).
+pub fn respond(listener: RawFd, id: u64, answer: Answer) -> io::Result<()> {
+    let mut resp = libc::seccomp_notif_resp {
+        id,
+        val: 0,
+        error: 0,
+        flags: 0,
+    };
+    match answer {
+        Answer::Continue => resp.flags = libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32,
+        Answer::Fail(errno) => resp.error = -errno,
+    }
+    // SAFETY: resp is a properly sized seccomp_notif_resp.
+    let r = unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut resp) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The memory of a process blocked in a notified call. The last page read is kept: argv and
+/// environment strings and their pointer arrays sit side by side, so most reads cost no call.
+pub struct Memory {
+    file: File,
+    pointer_size: usize,
+    page: std::cell::RefCell<(u64, usize, Box<[u8; 4096]>)>,
+}
+
+fn page_rest(addr: u64) -> usize {
+    4096 - (addr % 4096) as usize
+}
+
+impl Memory {
+    pub fn open(pid: u32, pointer_size: usize) -> io::Result<Memory> {
+        let file = File::open(format!("/proc/{pid}/mem"))?;
+        Ok(Memory {
+            file,
+            pointer_size,
+            page: std::cell::RefCell::new((u64::MAX, 0, Box::new([0u8; 4096]))),
+        })
+    }
+
+    /// Reads from `addr` up to the end of its page (at least one byte, or an error).
+    fn read_at(&self, buf: &mut [u8], addr: u64) -> io::Result<usize> {
+        let start = addr & !4095;
+        let mut page = self.page.borrow_mut();
+        if page.0 != start {
+            // A page that is mapped only in part reads short; an unmapped one fails.
+            page.0 = u64::MAX;
+            let n = self.file.read_at(&mut page.2[..], start)?;
+            page.0 = start;
+            page.1 = n;
+        }
+        let off = (addr - start) as usize;
+        if off >= page.1 {
+            return Ok(0);
+        }
+        let n = (page.1 - off).min(buf.len());
+        buf[..n].copy_from_slice(&page.2[off..off + n]);
+        Ok(n)
+    }
+
+    /// A NUL-terminated string at `addr`, at most `max` bytes (longer: an error).
+    pub fn string(&self, addr: u64, max: usize) -> io::Result<Vec<u8>> {
+        if addr == 0 {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "null pointer"));
+        }
+        let mut out = Vec::new();
+        let mut at = addr;
+        let mut buf = [0u8; 4096];
+        loop {
+            // Never read across a page in one go: the next page may be unmapped.
+            let want = page_rest(at).min(buf.len());
+            let n = self.read_at(&mut buf[..want], at)?;
+            if n == 0 {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "unreadable"));
+            }
+            if let Some(end) = buf[..n].iter().position(|b| *b == 0) {
+                out.extend_from_slice(&buf[..end]);
+                return Ok(out);
+            }
+            out.extend_from_slice(&buf[..n]);
+            if out.len() > max {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, "too long"));
+            }
+            at += n as u64;
+        }
+    }
+
+    fn pointer(&self, addr: u64) -> io::Result<u64> {
+        let mut b = [0u8; 8];
+        self.read_exact(&mut b[..self.pointer_size], addr)?;
+        Ok(match self.pointer_size {
+            4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
+            _ => u64::from_le_bytes(b),
+        })
+    }
+
+    /// A NULL-terminated array of strings (argv, envp), bounded in entries and total bytes.
+    pub fn strings(&self, addr: u64) -> io::Result<Vec<Vec<u8>>> {
+        let mut out = Vec::new();
+        if addr == 0 {
+            return Ok(out);
+        }
+        let mut total = 0usize;
+        for i in 0..=MAX_ENTRIES {
+            if i == MAX_ENTRIES {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "too many entries",
+                ));
+            }
+            let p = self.pointer(addr + (i * self.pointer_size) as u64)?;
+            if p == 0 {
+                break;
+            }
+            let s = self.string(p, MAX_STRING)?;
+            total += s.len() + 1;
+            if total > MAX_TOTAL {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, "too large"));
+            }
+            out.push(s);
+        }
+        Ok(out)
+    }
+
+    fn read_exact(&self, buf: &mut [u8], addr: u64) -> io::Result<()> {
+        let mut done = 0;
+        while done < buf.len() {
+            let n = self.read_at(&mut buf[done..], addr + done as u64)?;
+            if n == 0 {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "unreadable"));
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// `len` bytes at `addr` (a `sockaddr`).
+    pub fn bytes(&self, addr: u64, len: usize) -> io::Result<Vec<u8>> {
+        let mut b = vec![0u8; len];
+        self.read_exact(&mut b, addr)?;
+        Ok(b)
+    }
+
+    /// 8 bytes at `addr` (openat2's `open_how.flags`).
+    pub fn u64_at(&self, addr: u64) -> io::Result<u64> {
+        let mut b = [0u8; 8];
+        self.read_exact(&mut b, addr)?;
+        Ok(u64::from_le_bytes(b))
+    }
+}
+
+/// Where a relative path of a process starts: its cwd (`AT_FDCWD`) or an open directory.
+pub fn base_dir(pid: u32, dirfd: Option<i32>) -> io::Result<PathBuf> {
+    match dirfd {
+        None | Some(libc::AT_FDCWD) => std::fs::read_link(format!("/proc/{pid}/cwd")),
+        Some(fd) => std::fs::read_link(format!("/proc/{pid}/fd/{fd}")),
+    }
+}
+
+/// The short name of a process (`comm`), for the evidence.
+pub fn program_of(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .map(|s| s.trim_end().to_string())
+        .unwrap_or_default()
+}
+
+/// Writes one line to the process's stderr without ever blocking. A regular file is written
+/// through the process's own descriptor (`pidfd_getfd`: same offset, so the line lands between
+/// the command's own output, not over it); a pipe or terminal through a new non-blocking open
+/// of the same object (a full pipe loses the line; the audit record stays).
+pub fn tell(pid: u32, line: &str) {
+    let mut text = line.as_bytes().to_vec();
+    text.push(b'\n');
+    if let Some(f) = shared_stderr(pid) {
+        if f.metadata().is_ok_and(|m| m.is_file()) {
+            let _ = std::io::Write::write(&mut &f, &text);
+            return;
+        }
+    }
+    let f = std::fs::OpenOptions::new()
+        .append(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(format!("/proc/{pid}/fd/2"));
+    if let Ok(f) = f {
+        let _ = std::io::Write::write(&mut &f, &text);
+    }
+}
+
+/// A duplicate of the process's descriptor 2.
+fn shared_stderr(pid: u32) -> Option<File> {
+    // SAFETY: plain system calls; each returned descriptor is owned below.
+    unsafe {
+        let pidfd = libc::syscall(libc::SYS_pidfd_open, pid as libc::c_int, 0);
+        if pidfd < 0 {
+            return None;
+        }
+        let pidfd = OwnedFd::from_raw_fd(pidfd as RawFd);
+        let fd = libc::syscall(libc::SYS_pidfd_getfd, pidfd.as_raw_fd(), 2, 0);
+        (fd >= 0).then(|| File::from_raw_fd(fd as RawFd))
+    }
+}
+
+/// Lossy text of raw bytes (paths and arguments are bytes).
+pub fn lossy(b: &[u8]) -> String {
+    OsStr::from_bytes(b).to_string_lossy().into_owned()
+}
+
+/// The raw descriptor of a listener.
+pub fn raw(fd: &OwnedFd) -> RawFd {
+    fd.as_raw_fd()
+}

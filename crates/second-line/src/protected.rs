@@ -1,0 +1,135 @@
+//! Which paths are the suite's own (I3) inside an agent command: the same set integrity-signals
+//! protects at PreToolUse (binaries, config, state dir, every `settings*.json` directly in a
+//! `.claude` folder), plus the managed settings folder, as the list of existing paths the mount
+//! layer makes read-only and the predicate the notifier checks a written path against.
+
+use integrity_signals::i3_tamper::Protected;
+use std::path::{Path, PathBuf};
+
+/// Managed (policy) settings of Claude Code on Linux.
+pub const MANAGED_SETTINGS_DIR: &str = "/etc/claude-code";
+
+/// The protected set of one session.
+#[derive(Debug, Clone)]
+pub struct ProtectedSet {
+    pub rules: Protected,
+    /// Folders whose `settings*.json` are hook registrations (`~/.claude`, `$CLAUDE_CONFIG_DIR`,
+    /// the project's `.claude` and those of the cwd's ancestors).
+    pub claude_dirs: Vec<PathBuf>,
+}
+
+impl ProtectedSet {
+    /// From the prefix's environment, the installed binary and the command's cwd.
+    pub fn from_env(
+        env: &dyn Fn(&str) -> Option<String>,
+        exe: Option<&Path>,
+        cwd: Option<&Path>,
+    ) -> ProtectedSet {
+        let mut rules = Protected::from_env(env, exe);
+        rules.roots.push(PathBuf::from(MANAGED_SETTINGS_DIR));
+        let mut claude_dirs = Vec::new();
+        let mut push = |p: PathBuf| {
+            if !claude_dirs.contains(&p) {
+                claude_dirs.push(p);
+            }
+        };
+        if let Some(h) = env("HOME").filter(|h| h.starts_with('/')) {
+            push(Path::new(&h).join(".claude"));
+        }
+        if let Some(c) = env("CLAUDE_CONFIG_DIR").filter(|h| h.starts_with('/')) {
+            push(PathBuf::from(c));
+        }
+        if let Some(p) = env("CLAUDE_PROJECT_DIR").filter(|h| h.starts_with('/')) {
+            push(Path::new(&p).join(".claude"));
+        }
+        if let Some(c) = cwd {
+            for a in c.ancestors() {
+                push(a.join(".claude"));
+            }
+        }
+        ProtectedSet { rules, claude_dirs }
+    }
+
+    /// Why a written path (absolute, normalised) is protected, if it is.
+    pub fn protects(&self, path: &Path) -> Option<&'static str> {
+        self.rules.protects(path)
+    }
+
+    /// The existing paths to mount read-only: protected folders and files, and each existing
+    /// `settings*.json` in the `.claude` folders. A registration file that does not exist yet
+    /// cannot be a mount point; the notifier refuses creating it (see the crate README).
+    pub fn existing_mount_points(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        let mut push = |p: &Path| {
+            if p.exists() && !out.iter().any(|o| p.starts_with(o)) {
+                out.retain(|o| !o.starts_with(p));
+                out.push(p.to_path_buf());
+            }
+        };
+        for r in &self.rules.roots {
+            push(r);
+        }
+        for f in &self.rules.files {
+            push(f);
+        }
+        for d in &self.claude_dirs {
+            let Ok(entries) = std::fs::read_dir(d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                if integrity_signals::i3_tamper::is_hook_registration(&p) {
+                    push(&p);
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn existing_registrations_state_and_config_become_mount_points_once() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let project = t.path().join("work/app");
+        for d in [
+            home.join(".claude"),
+            home.join(".local/state/agent-guards/sessions"),
+            home.join(".config/agent-guards"),
+            project.join(".claude/agents"),
+            project.join("src"),
+        ] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        for f in [
+            home.join(".claude/settings.json"),
+            project.join(".claude/settings.local.json"),
+            project.join(".claude/other.json"),
+            home.join(".config/agent-guards/config.toml"),
+        ] {
+            std::fs::write(f, "{}").unwrap();
+        }
+        let h = home.display().to_string();
+        let env = move |k: &str| (k == "HOME").then(|| h.clone());
+        let set = ProtectedSet::from_env(&env, None, Some(&project.join("src")));
+        let points = set.existing_mount_points();
+        assert!(points.contains(&home.join(".claude/settings.json")));
+        assert!(points.contains(&project.join(".claude/settings.local.json")));
+        assert!(points.contains(&home.join(".local/state/agent-guards")));
+        // The config file is inside the protected config folder: one mount covers it.
+        assert!(points.contains(&home.join(".config/agent-guards")));
+        assert!(!points.contains(&home.join(".config/agent-guards/config.toml")));
+        assert!(!points
+            .iter()
+            .any(|p| p.ends_with("other.json") || p.ends_with("agents")));
+        // A registration that does not exist yet is still protected for the notifier.
+        assert!(set
+            .protects(&project.join(".claude/settings.json"))
+            .is_some());
+        assert!(set.protects(&project.join("src/main.rs")).is_none());
+    }
+}

@@ -1,0 +1,353 @@
+//! The supervisor: answers every notification of one agent command's process tree for as long
+//! as any process of that tree lives (background ones included), then exits. Execs of programs
+//! a judge reads are judged on their real argv, cwd and environment; writes to the suite's own
+//! files are refused with `EROFS` and reported (I3); everything else continues at once.
+//!
+//! Every path out of a handler answers: a process that went away needs no answer, anything we
+//! could not read about an exec fails that exec closed (`EPERM`) with a line saying why.
+
+use crate::judge::{any_wants, fold, ExecFacts, ExecJudge};
+use crate::network::{is_local, parse_sockaddr, Decision, Policy};
+use crate::notify::{self, base_dir, lossy, program_of, tell, Answer, Memory};
+use crate::protected::ProtectedSet;
+use crate::rules_adapter::LaunchContext;
+use crate::syscalls::{self, Kind, PathArg, Sys};
+use serde_json::{json, Value};
+use std::os::fd::RawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, OnceLock};
+
+/// Everything one command's supervisor needs.
+pub struct Supervisor {
+    pub judges: Vec<Box<dyn ExecJudge>>,
+    pub protected: ProtectedSet,
+    /// Whether the command runs with the read-only mounts (otherwise the notifier alone keeps
+    /// protected writes out).
+    pub mount_layer: bool,
+    /// Audit records and taint go to a writer thread so a held lock never delays an answer.
+    pub audit: Option<mpsc::Sender<Work>>,
+    /// The network policy (`network_allow`, `mode`), read on the first non-local connect.
+    pub network: OnceLock<Policy>,
+    pub launch: LaunchContext,
+}
+
+/// What the writer thread does with the session's store.
+pub enum Work {
+    Audit(Value),
+    Taint(taint::TaintSource, String),
+}
+
+/// What happened to one notification (for tests and counters).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Handled {
+    Continued,
+    Refused(String),
+    /// The process went away or the call was interrupted before we answered.
+    Gone,
+}
+
+fn now() -> String {
+    session_store::time::now_rfc3339()
+}
+
+impl Supervisor {
+    fn record(&self, v: Value) {
+        if let Some(tx) = &self.audit {
+            let _ = tx.send(Work::Audit(v));
+        }
+    }
+
+    fn policy(&self) -> &Policy {
+        self.network.get_or_init(|| {
+            let c = self.launch.config();
+            Policy::new(c.network_allow.clone(), c.mode.as_deref())
+        })
+    }
+
+    /// Answers one notification.
+    pub fn handle(&self, listener: RawFd, n: &libc::seccomp_notif) -> Handled {
+        let nr = n.data.nr as i64;
+        let Some(sys) = syscalls::lookup(n.data.arch, nr) else {
+            return self.answer(listener, n.id, Answer::Continue, Handled::Continued);
+        };
+        match sys.kind {
+            Kind::Exec { .. } => self.on_exec(listener, n, &sys),
+            Kind::Write { .. } => self.on_write(listener, n, &sys),
+            Kind::Connect { addr, len } => self.on_connect(listener, n, addr, len),
+        }
+    }
+
+    fn answer(&self, listener: RawFd, id: u64, a: Answer, h: Handled) -> Handled {
+        match notify::respond(listener, id, a) {
+            Ok(()) => h,
+            Err(_) => Handled::Gone,
+        }
+    }
+
+    fn on_exec(&self, listener: RawFd, n: &libc::seccomp_notif, sys: &Sys) -> Handled {
+        let Kind::Exec {
+            target,
+            argv,
+            envp,
+            flags,
+        } = sys.kind
+        else {
+            return Handled::Gone;
+        };
+        let (pid, args) = (n.pid, n.data.args);
+        let size = syscalls::pointer_size(n.data.arch, n.data.nr as i64);
+        let facts = (|| -> Result<Option<ExecFacts>, String> {
+            let mem = Memory::open(pid, size).map_err(|e| format!("its memory: {e}"))?;
+            let raw = mem
+                .string(args[target.path], notify::MAX_STRING)
+                .map_err(|e| format!("the program path: {e}"))?;
+            let empty_path = flags.is_some_and(|f| args[f] as i32 & libc::AT_EMPTY_PATH != 0);
+            let program = resolve(pid, target, &args, &raw, empty_path)
+                .map_err(|e| format!("the program's folder: {e}"))?;
+            // A path that does not exist fails in the kernel (PATH lookups try several).
+            let Ok(real) = std::fs::canonicalize(&program) else {
+                return Ok(None);
+            };
+            let by_name = any_wants(&self.judges, base(&program));
+            if !by_name && !any_wants(&self.judges, base(&real)) {
+                return Ok(None);
+            }
+            let strings = |addr: u64, what: &str| {
+                mem.strings(addr)
+                    .map_err(|e| format!("its {what}: {e}"))
+                    .map(|v| v.iter().map(|s| lossy(s)).collect::<Vec<_>>())
+            };
+            let argv = strings(args[argv], "arguments")?;
+            let env = strings(args[envp], "environment")?
+                .into_iter()
+                .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
+                .collect();
+            let cwd = base_dir(pid, None).map_err(|e| format!("its cwd: {e}"))?;
+            let program = if by_name { program } else { real };
+            Ok(Some(ExecFacts {
+                program: program.to_string_lossy().into_owned(),
+                argv,
+                cwd,
+                env,
+            }))
+        })();
+        // What was read belongs to this call only if it is still pending.
+        if !notify::still_valid(listener, n.id) {
+            return Handled::Gone;
+        }
+        let facts = match facts {
+            Ok(None) => return self.answer(listener, n.id, Answer::Continue, Handled::Continued),
+            Ok(Some(f)) => f,
+            Err(why) => {
+                let reason = format!("C10: the exec could not be judged: {why}; run it again, or ask the maintainer if it keeps failing");
+                tell(pid, &format!("agent-guards: refused an exec ({reason})"));
+                self.record(json!({"binary": "second-line", "time": now(), "decision": "deny_unjudged", "code": "C10", "syscall": sys.name, "pid": pid, "program": program_of(pid), "reason": reason}));
+                return self.answer(
+                    listener,
+                    n.id,
+                    Answer::Fail(libc::EPERM),
+                    Handled::Refused("C10".into()),
+                );
+            }
+        };
+        let folded = fold(&self.judges, &facts);
+        let Some((code, reason, evidence)) = folded.deny.clone().filter(|_| folded.is_refused())
+        else {
+            return self.answer(listener, n.id, Answer::Continue, Handled::Continued);
+        };
+        let shown = clip(&facts.as_command(|_| false), 120);
+        tell(pid, &format!("agent-guards: refused {shown} ({reason})"));
+        let out = self.answer(
+            listener,
+            n.id,
+            Answer::Fail(libc::EPERM),
+            Handled::Refused(code.clone()),
+        );
+        self.record(json!({
+            "binary": "second-line", "layer": "exec_gate", "time": now(), "decision": "deny",
+            "requirement": code, "code": code, "reason": reason, "syscall": sys.name, "pid": pid,
+            "program": facts.program, "argv": facts.argv, "cwd": facts.cwd,
+            "disposition": folded.disposition, "evidence": evidence,
+        }));
+        out
+    }
+
+    fn on_write(&self, listener: RawFd, n: &libc::seccomp_notif, sys: &Sys) -> Handled {
+        let Kind::Write { paths, how, .. } = sys.kind else {
+            return Handled::Gone;
+        };
+        let (pid, args) = (n.pid, n.data.args);
+        let size = syscalls::pointer_size(n.data.arch, n.data.nr as i64);
+        let hit = (|| -> Option<(PathBuf, String, &'static str)> {
+            let mem = Memory::open(pid, size).ok()?;
+            if let Some(h) = how {
+                let flags = mem.u64_at(args[h]).ok()?;
+                if flags & syscalls::WRITE_FLAGS as u64 == 0 {
+                    return None;
+                }
+            }
+            paths.iter().find_map(|p| {
+                let raw = mem.string(args[p.path], notify::MAX_STRING).ok()?;
+                let abs = resolve(pid, *p, &args, &raw, false).ok()?;
+                let what = self.protected.protects(&abs)?;
+                Some((abs, lossy(&raw), what))
+            })
+        })();
+        // Unreadable or not protected: the kernel runs it (and the read-only mounts still hold).
+        let Some((path, raw, what)) = hit else {
+            return self.answer(listener, n.id, Answer::Continue, Handled::Continued);
+        };
+        if !notify::still_valid(listener, n.id) {
+            return Handled::Gone;
+        }
+        let reason = format!(
+            "I3: {what} is read-only inside agent commands; ask the maintainer to change it"
+        );
+        tell(
+            pid,
+            &format!(
+                "agent-guards: refused writing {} ({reason})",
+                path.display()
+            ),
+        );
+        let out = self.answer(
+            listener,
+            n.id,
+            Answer::Fail(libc::EROFS),
+            Handled::Refused("I3".into()),
+        );
+        self.record(json!({
+            "binary": "second-line", "layer": "protected_files", "time": now(),
+            "decision": "deny", "requirement": "I3", "code": "I3", "signal": "guard_tamper",
+            "path": path, "path_as_given": raw, "what": what, "syscall": sys.name, "pid": pid,
+            "program": program_of(pid), "mount_layer": self.mount_layer, "reason": reason,
+        }));
+        out
+    }
+}
+
+impl Supervisor {
+    fn on_connect(
+        &self,
+        listener: RawFd,
+        n: &libc::seccomp_notif,
+        addr: usize,
+        len: usize,
+    ) -> Handled {
+        let (pid, args) = (n.pid, n.data.args);
+        let size = syscalls::pointer_size(n.data.arch, n.data.nr as i64);
+        let len = (args[len] as usize).min(128);
+        let dest = Memory::open(pid, size)
+            .and_then(|m| m.bytes(args[addr], len))
+            .ok()
+            .and_then(|b| parse_sockaddr(&b));
+        // Not IP, unreadable (the kernel reads it again) or this machine: not network use.
+        let Some(dest) = dest.filter(|d| !is_local(d)) else {
+            return self.answer(listener, n.id, Answer::Continue, Handled::Continued);
+        };
+        if !notify::still_valid(listener, n.id) {
+            return Handled::Gone;
+        }
+        let decision = self.policy().decide(&dest);
+        let program = program_of(pid);
+        let out = match decision {
+            Decision::Allowed => self.answer(listener, n.id, Answer::Continue, Handled::Continued),
+            Decision::Blocked => {
+                let reason = format!("I1: {dest} is not in network_allow and integrity mode is enforce; ask the maintainer to allow the host");
+                tell(
+                    pid,
+                    &format!("agent-guards: refused connecting to {dest} ({reason})"),
+                );
+                self.answer(
+                    listener,
+                    n.id,
+                    Answer::Fail(libc::EPERM),
+                    Handled::Refused("I1".into()),
+                )
+            }
+        };
+        if self.policy().first_time(dest, &program, decision) {
+            let time = now();
+            self.record(json!({
+                "binary": "second-line", "layer": "network", "time": time,
+                "requirement": "I1", "signal": "network_escape", "taint": "K5",
+                "destination": dest.to_string(), "host": dest.ip().to_string(),
+                "port": dest.port(), "program": program, "pid": pid,
+                "decision": decision.as_str(),
+            }));
+            if let Some(tx) = &self.audit {
+                let source = taint::TaintSource {
+                    kind: taint::TaintKind::NetworkCommand,
+                    tool: "Bash".into(),
+                    detail: format!(
+                        "{program} connected to {dest} (seen at connect by the second line)"
+                    ),
+                };
+                let _ = tx.send(Work::Taint(source, time));
+            }
+        }
+        out
+    }
+}
+
+fn base(p: &Path) -> &str {
+    p.file_name().and_then(|n| n.to_str()).unwrap_or("")
+}
+
+fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// A path argument made absolute the way the kernel starts its lookup (lexically normalised;
+/// symbolic links are the mount layer's to follow).
+fn resolve(
+    pid: u32,
+    p: PathArg,
+    args: &[u64; 6],
+    raw: &[u8],
+    empty_path: bool,
+) -> std::io::Result<PathBuf> {
+    let dirfd = p.dirfd.map(|i| args[i] as i32);
+    let text = Path::new(std::ffi::OsStr::from_bytes(raw));
+    if text.is_absolute() {
+        return Ok(integrity_signals::paths::normalise(text));
+    }
+    let base = base_dir(pid, dirfd)?;
+    if empty_path && raw.is_empty() {
+        return Ok(base);
+    }
+    Ok(integrity_signals::paths::normalise(&base.join(text)))
+}
+
+/// Serves the listener until every process that carries the filter is gone.
+pub fn serve(listener: RawFd, sup: &Supervisor) {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use std::os::fd::BorrowedFd;
+    loop {
+        // SAFETY: the listener stays open for the whole loop.
+        let fd = unsafe { BorrowedFd::borrow_raw(listener) };
+        let mut fds = [PollFd::new(fd, PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::NONE) {
+            Ok(_) => {}
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => return,
+        }
+        let ev = fds[0].revents().unwrap_or(PollFlags::empty());
+        if ev.contains(PollFlags::POLLIN) {
+            match notify::receive(listener) {
+                Ok(n) => {
+                    sup.handle(listener, &n);
+                }
+                // The caller went away between poll and receive.
+                Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::EINTR)) => {}
+                Err(_) => return,
+            }
+        } else if ev.intersects(PollFlags::POLLHUP | PollFlags::POLLERR | PollFlags::POLLNVAL) {
+            return;
+        }
+    }
+}

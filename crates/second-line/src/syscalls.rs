@@ -1,0 +1,275 @@
+//! The system calls the notifier sees, as a table (number, name, where its paths are), and the
+//! classic-BPF filter built from it: `execve`/`execveat` always go to the supervisor, calls that
+//! write a path go there too (`open`/`openat` only with a write flag, checked in the filter),
+//! everything else is allowed in the kernel without a round trip.
+
+/// How a path argument is given: an optional directory-fd argument and the path argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathArg {
+    pub dirfd: Option<usize>,
+    pub path: usize,
+}
+
+const fn at(dirfd: usize, path: usize) -> PathArg {
+    PathArg {
+        dirfd: Some(dirfd),
+        path,
+    }
+}
+
+const fn plain(path: usize) -> PathArg {
+    PathArg { dirfd: None, path }
+}
+
+/// What a notified call is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `execve` (`dirfd: None`) or `execveat`.
+    Exec {
+        target: PathArg,
+        argv: usize,
+        envp: usize,
+        flags: Option<usize>,
+    },
+    /// A call that writes, removes or renames the paths it names. `flags`: the open-flags
+    /// argument the filter checks (notified only with a write flag); `how`: `openat2`'s struct.
+    Write {
+        paths: &'static [PathArg],
+        flags: Option<usize>,
+        how: Option<usize>,
+    },
+    /// `connect(fd, addr, len)`.
+    Connect { addr: usize, len: usize },
+}
+
+/// One notified system call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sys {
+    pub nr: i64,
+    pub name: &'static str,
+    pub kind: Kind,
+}
+
+/// Open flags that make an open a write.
+pub const WRITE_FLAGS: u32 =
+    (libc::O_WRONLY | libc::O_RDWR | libc::O_CREAT | libc::O_TRUNC | libc::O_APPEND) as u32;
+
+const fn write(nr: i64, name: &'static str, paths: &'static [PathArg]) -> Sys {
+    Sys {
+        nr,
+        name,
+        kind: Kind::Write {
+            paths,
+            flags: None,
+            how: None,
+        },
+    }
+}
+
+macro_rules! table {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            Sys { nr: libc::SYS_execve, name: "execve", kind: Kind::Exec { target: plain(0), argv: 1, envp: 2, flags: None } },
+            Sys { nr: libc::SYS_execveat, name: "execveat", kind: Kind::Exec { target: at(0, 1), argv: 2, envp: 3, flags: Some(4) } },
+            Sys { nr: libc::SYS_openat, name: "openat", kind: Kind::Write { paths: &[at(0, 1)], flags: Some(2), how: None } },
+            Sys { nr: libc::SYS_openat2, name: "openat2", kind: Kind::Write { paths: &[at(0, 1)], flags: None, how: Some(2) } },
+            write(libc::SYS_renameat, "renameat", &[at(0, 1), at(2, 3)]),
+            write(libc::SYS_renameat2, "renameat2", &[at(0, 1), at(2, 3)]),
+            write(libc::SYS_unlinkat, "unlinkat", &[at(0, 1)]),
+            write(libc::SYS_truncate, "truncate", &[plain(0)]),
+            write(libc::SYS_linkat, "linkat", &[at(2, 3)]),
+            write(libc::SYS_symlinkat, "symlinkat", &[at(1, 2)]),
+            Sys { nr: libc::SYS_connect, name: "connect", kind: Kind::Connect { addr: 1, len: 2 } },
+            $($extra),*
+        ]
+    };
+}
+
+/// The native table of this architecture.
+#[cfg(target_arch = "x86_64")]
+pub static NATIVE: &[Sys] = table![
+    Sys {
+        nr: libc::SYS_open,
+        name: "open",
+        kind: Kind::Write {
+            paths: &[plain(0)],
+            flags: Some(1),
+            how: None
+        }
+    },
+    write(libc::SYS_creat, "creat", &[plain(0)]),
+    write(libc::SYS_rename, "rename", &[plain(0), plain(1)]),
+    write(libc::SYS_unlink, "unlink", &[plain(0)]),
+    write(libc::SYS_rmdir, "rmdir", &[plain(0)]),
+    write(libc::SYS_link, "link", &[plain(1)]),
+    write(libc::SYS_symlink, "symlink", &[plain(1)]),
+];
+#[cfg(not(target_arch = "x86_64"))]
+pub static NATIVE: &[Sys] = table![];
+
+/// The audit architecture of native calls.
+#[cfg(target_arch = "x86_64")]
+pub const NATIVE_ARCH: u32 = 0xc000_003e; // AUDIT_ARCH_X86_64
+#[cfg(target_arch = "aarch64")]
+pub const NATIVE_ARCH: u32 = 0xc000_00b7; // AUDIT_ARCH_AARCH64
+
+/// 32-bit x86 programs on x86_64 (`int 0x80`): their exec calls are judged too (argv pointers
+/// are 4 bytes); their writes are left to the mount layer.
+#[cfg(target_arch = "x86_64")]
+pub const COMPAT: Option<(u32, &[Sys])> = Some((
+    0x4000_0003, // AUDIT_ARCH_I386
+    &[
+        Sys {
+            nr: 11,
+            name: "execve",
+            kind: Kind::Exec {
+                target: plain(0),
+                argv: 1,
+                envp: 2,
+                flags: None,
+            },
+        },
+        Sys {
+            nr: 358,
+            name: "execveat",
+            kind: Kind::Exec {
+                target: at(0, 1),
+                argv: 2,
+                envp: 3,
+                flags: Some(4),
+            },
+        },
+    ],
+));
+#[cfg(not(target_arch = "x86_64"))]
+pub const COMPAT: Option<(u32, &[Sys])> = None;
+
+/// x32 calls (x86_64 numbers with this bit) are all notified; the supervisor judges their
+/// exec calls and continues the rest.
+pub const X32_BIT: i64 = 0x4000_0000;
+#[cfg(target_arch = "x86_64")]
+const X32_EXEC: [(i64, &str); 2] = [(520, "execve"), (545, "execveat")];
+
+/// The table entry of a notified call, by architecture and number.
+pub fn lookup(arch: u32, nr: i64) -> Option<Sys> {
+    if arch == NATIVE_ARCH {
+        #[cfg(target_arch = "x86_64")]
+        if nr & X32_BIT != 0 {
+            let bare = nr & !X32_BIT;
+            let name = X32_EXEC.iter().find(|(n, _)| *n == bare)?.1;
+            return NATIVE
+                .iter()
+                .find(|s| s.name == name)
+                .map(|s| Sys { nr, ..*s });
+        }
+        return NATIVE.iter().find(|s| s.nr == nr).copied();
+    }
+    let (compat_arch, table) = COMPAT?;
+    (arch == compat_arch)
+        .then(|| table.iter().find(|s| s.nr == nr).copied())
+        .flatten()
+}
+
+/// Pointer size of the calling ABI's user space (i386 and x32: 4 bytes).
+pub fn pointer_size(arch: u32, nr: i64) -> usize {
+    match COMPAT {
+        Some((a, _)) if a == arch => 4,
+        _ if cfg!(target_arch = "x86_64") && nr & X32_BIT != 0 => 4,
+        _ => 8,
+    }
+}
+
+// Classic BPF opcodes (linux/filter.h).
+const LD_W_ABS: u16 = 0x20;
+const JEQ_K: u16 = 0x15;
+const JGE_K: u16 = 0x35;
+const JSET_K: u16 = 0x45;
+const RET_K: u16 = 0x06;
+const OFF_NR: u32 = 0;
+const OFF_ARCH: u32 = 4;
+const fn off_arg(i: usize) -> u32 {
+    16 + 8 * i as u32 // low half on little-endian
+}
+
+fn stmt(code: u16, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter { code, jt, jf, k }
+}
+
+/// One table's checks on a loaded syscall number; every matching block returns.
+fn checks(table: &[Sys], out: &mut Vec<libc::sock_filter>) {
+    let notify = libc::SECCOMP_RET_USER_NOTIF;
+    for s in table {
+        let block: Vec<libc::sock_filter> = match s.kind {
+            Kind::Write {
+                flags: Some(arg), ..
+            } => vec![
+                stmt(LD_W_ABS, off_arg(arg)),
+                jump(JSET_K, WRITE_FLAGS, 0, 1),
+                stmt(RET_K, notify),
+                stmt(RET_K, libc::SECCOMP_RET_ALLOW),
+            ],
+            _ => vec![stmt(RET_K, notify)],
+        };
+        out.push(jump(JEQ_K, s.nr as u32, 0, block.len() as u8));
+        out.extend(block);
+    }
+}
+
+/// The filter program.
+pub fn filter() -> Vec<libc::sock_filter> {
+    let mut native = vec![stmt(LD_W_ABS, OFF_NR)];
+    if cfg!(target_arch = "x86_64") {
+        native.push(jump(JGE_K, X32_BIT as u32, 0, 1));
+        native.push(stmt(RET_K, libc::SECCOMP_RET_USER_NOTIF));
+    }
+    checks(NATIVE, &mut native);
+    native.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
+    let mut prog = vec![
+        stmt(LD_W_ABS, OFF_ARCH),
+        jump(JEQ_K, NATIVE_ARCH, 0, native.len() as u8),
+    ];
+    prog.extend(native);
+    if let Some((arch, table)) = COMPAT {
+        let mut compat = vec![stmt(LD_W_ABS, OFF_NR)];
+        checks(table, &mut compat);
+        compat.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
+        prog.push(jump(JEQ_K, arch, 0, compat.len() as u8));
+        prog.extend(compat);
+    }
+    prog.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
+    prog
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_notified_call_is_found_by_arch_and_number() {
+        for s in NATIVE {
+            assert_eq!(lookup(NATIVE_ARCH, s.nr), Some(*s));
+        }
+        assert_eq!(lookup(NATIVE_ARCH, libc::SYS_read), None);
+        if let Some((arch, table)) = COMPAT {
+            assert_eq!(lookup(arch, 11).unwrap().name, "execve");
+            assert_eq!(lookup(arch, 5), None);
+            assert_eq!(pointer_size(arch, 11), 4);
+            assert!(!table.is_empty());
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            assert_eq!(lookup(NATIVE_ARCH, 520 | X32_BIT).unwrap().name, "execve");
+            assert_eq!(lookup(NATIVE_ARCH, 1 | X32_BIT), None);
+        }
+        assert!(filter().len() < 120);
+    }
+}

@@ -1,0 +1,179 @@
+//! Shared parts of the real-process tests: a private HOME with the suite's files in it, a
+//! project folder, a stand-in `claude`, running a command under the second line, and reading
+//! the session's audit log.
+
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_second-line-exec");
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// One test's world: HOME with hook registrations, the suite's config, state and binaries.
+pub struct World {
+    pub dir: tempfile::TempDir,
+    pub session: String,
+    pub extra_env: Vec<(String, String)>,
+}
+
+impl World {
+    pub fn new(name: &str) -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let w = World {
+            dir,
+            session: format!("{name}-{}", std::process::id()),
+            extra_env: Vec::new(),
+        };
+        for d in [
+            w.home().join(".claude"),
+            w.home().join(".config/agent-guards"),
+            w.home().join(".local/share/agent-guards/bin"),
+            w.home().join(".local/state/agent-guards"),
+            w.project().join(".claude"),
+            w.project().join("src"),
+            w.bin_dir(),
+        ] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        for (f, text) in [
+            (w.home().join(".claude/settings.json"), "{\"hooks\":{}}"),
+            (w.project().join(".claude/settings.json"), "{\"hooks\":{}}"),
+            (
+                w.home().join(".config/agent-guards/config.toml"),
+                "mode = \"observe\"\n",
+            ),
+            (
+                w.home()
+                    .join(".local/share/agent-guards/bin/gh-write-guard"),
+                "binary",
+            ),
+        ] {
+            std::fs::write(f, text).unwrap();
+        }
+        let claude = w.bin_dir().join("claude");
+        std::fs::write(&claude, "#!/bin/sh\necho \"stand-in claude $*\"\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+        w
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+    pub fn project(&self) -> PathBuf {
+        self.dir.path().join("work/app")
+    }
+    pub fn bin_dir(&self) -> PathBuf {
+        self.dir.path().join("bin")
+    }
+    pub fn session_dir(&self) -> PathBuf {
+        self.home()
+            .join(".local/state/agent-guards/sessions")
+            .join(&self.session)
+    }
+
+    pub fn env(&mut self, k: &str, v: &str) -> &mut World {
+        self.extra_env.push((k.into(), v.into()));
+        self
+    }
+
+    /// `program args...` under the second line (the prefix's steps, then exec), in the project.
+    pub fn command(&self, program: &str, args: &[&str]) -> Command {
+        let mut c = Command::new(BIN);
+        c.arg(program).args(args);
+        self.environ(&mut c);
+        c
+    }
+
+    /// The same without the second line (the baseline).
+    pub fn plain(&self, program: &str, args: &[&str]) -> Command {
+        let mut c = Command::new(program);
+        c.args(args);
+        self.environ(&mut c);
+        c
+    }
+
+    fn environ(&self, c: &mut Command) {
+        let path = format!(
+            "{}:{}",
+            self.bin_dir().display(),
+            std::env::var("PATH").unwrap()
+        );
+        c.env_clear()
+            .env("PATH", path)
+            .env("HOME", self.home())
+            .env("CLAUDE_CODE_SESSION_ID", &self.session)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("LANG", "C.UTF-8")
+            .current_dir(self.project())
+            .stdin(Stdio::null());
+        if let Ok(p) = std::env::var("PYENV_ROOT") {
+            c.env("PYENV_ROOT", p);
+        }
+        for (k, v) in &self.extra_env {
+            c.env(k, v);
+        }
+    }
+
+    pub fn run(&self, program: &str, args: &[&str]) -> Output {
+        self.command(program, args).output().unwrap()
+    }
+
+    /// The audit records of the session, waiting (bounded) until `pred` holds for one of them:
+    /// the supervisor writes after it answered.
+    pub fn wait_record(&self, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let start = Instant::now();
+        loop {
+            let all = self.records();
+            if all.iter().any(&pred) || start.elapsed() > Duration::from_secs(10) {
+                return all;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn records(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.session_dir().join("audit.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    /// The session's supervisors that are still running.
+    pub fn supervisors(&self) -> Vec<u32> {
+        std::fs::read_dir(self.session_dir().join("second-line"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse().ok())
+            .filter(|pid| Path::new(&format!("/proc/{pid}")).exists())
+            .collect()
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        second_line::stop_session(&self.session_dir());
+    }
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Waits (bounded) for `cond`.
+pub fn eventually(what: &str, cond: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < Duration::from_secs(20), "never: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -1,0 +1,81 @@
+//! Network use observed at the source: a script's `connect` to a non-local address is recorded
+//! (destination, port, time, program) and taints the session (K5); a loopback connect is not
+//! network use; with `network_allow` and `mode = "enforce"` other destinations are refused.
+
+mod common;
+use common::*;
+use std::net::TcpListener;
+
+const CONNECT: &str = r#"
+import socket, sys
+for host, port in [("192.0.2.1", 9), ("127.0.0.1", int(sys.argv[1]))]:
+    s = socket.socket()
+    s.settimeout(0.3)
+    try:
+        s.connect((host, port))
+        print(host, "connected")
+    except OSError as e:
+        print(host, "errno", e.errno)
+    finally:
+        s.close()
+"#;
+
+fn ledger_tainted(w: &World) -> bool {
+    std::fs::read_to_string(w.session_dir().join("ledger.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|v| v[taint::LEDGER_KEY]["tainted"] == true)
+}
+
+#[test]
+fn a_non_local_connect_is_recorded_and_taints_and_loopback_is_not_network_use() {
+    if !is_root() {
+        return;
+    }
+    let w = World::new("net-observe");
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port().to_string();
+    let out = w.run("python3", &["-c", CONNECT, &port]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("127.0.0.1 connected"), "{stdout}");
+    assert!(
+        !stdout.contains("192.0.2.1 errno 1\n"),
+        "not refused in observe mode: {stdout}"
+    );
+    let records = w.wait_record(|r| r["layer"] == "network");
+    let net: Vec<_> = records.iter().filter(|r| r["layer"] == "network").collect();
+    assert_eq!(net.len(), 1, "{net:?}");
+    assert_eq!(net[0]["destination"], "192.0.2.1:9");
+    assert_eq!(net[0]["port"], 9);
+    assert_eq!(net[0]["program"], "python3");
+    assert_eq!(net[0]["decision"], "allowed");
+    assert!(net[0]["time"].as_str().is_some());
+    eventually("the session is tainted", || ledger_tainted(&w));
+}
+
+#[test]
+fn in_enforce_mode_destinations_outside_network_allow_are_refused() {
+    if !is_root() {
+        return;
+    }
+    let w = World::new("net-enforce");
+    std::fs::write(
+        w.home().join(".config/agent-guards/config.toml"),
+        "mode = \"enforce\"\nnetwork_allow = [\"localhost\"]\n",
+    )
+    .unwrap();
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port().to_string();
+    let out = w.run("python3", &["-c", CONNECT, &port]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stdout.contains("192.0.2.1 errno 1\n"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("127.0.0.1 connected"), "{stdout}");
+    assert!(
+        stderr.contains("agent-guards: refused connecting to 192.0.2.1:9 (I1: "),
+        "{stderr}"
+    );
+    let records = w.wait_record(|r| r["layer"] == "network");
+    assert!(records
+        .iter()
+        .any(|r| r["layer"] == "network" && r["decision"] == "blocked"));
+}

@@ -1,0 +1,154 @@
+//! C10 under the real prefix: the three cases hidden in scripts (a push to a protected branch,
+//! a write to a hook registration, a nested launch on the maintainer's tier) are refused with
+//! G4, I3 and M3 while the look-alikes run; `--report` names the layers; SessionEnd stops the
+//! supervisor a background process kept alive.
+
+mod common;
+use branch_rules::test_support::{Reply, TestServer};
+use common::*;
+use std::path::Path;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    hook_replay::git::git(dir, args).trim().to_string()
+}
+
+fn root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+const HIDDEN: &str = r#"
+import os, subprocess, sys
+def attempt(what, argv):
+    try:
+        r = subprocess.run(argv)
+        print(what, "exit", r.returncode)
+    except OSError as e:
+        print(what, "refused", e.errno)
+attempt("push-main", ["git", "push", "-q", "origin", "main"])
+attempt("push-feature", ["git", "push", "-q", "origin", "feature"])
+attempt("fable", [sys.argv[1], "--model", "fable"])
+attempt("sonnet", [sys.argv[1], "--model", "sonnet"])
+for p in [os.path.expanduser("~/.claude/settings.json"), ".claude/settings.local.json", "notes.txt"]:
+    try:
+        open(p, "w").write("x")
+        print("write", p, "ok")
+    except OSError as e:
+        print("write", p, "refused", e.errno)
+"#;
+
+#[test]
+fn hidden_push_launch_and_registration_write_are_refused_with_g4_m3_and_i3() {
+    if !root() {
+        eprintln!("skipped: needs root");
+        return;
+    }
+    let server = TestServer::start().unwrap();
+    server.route(
+        "/repos/acme/widget/rules/branches/main",
+        Reply::rules(&["pull_request"]),
+    );
+    server.route(
+        "/repos/acme/widget/rules/branches/feature",
+        Reply::rules(&[]),
+    );
+    let srv = tempfile::tempdir().unwrap();
+    let bare = srv.path().join("acme/widget.git");
+    std::fs::create_dir_all(&bare).unwrap();
+    git(&bare, &["init", "-q", "--bare", "-b", "main"]);
+    let daemon = hook_replay::git::Daemon::start(srv.path());
+
+    let s = TestSession::new("second-line");
+    let home = s.home.path().to_path_buf();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(home.join(".claude/settings.json"), "{}").unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let project = project.path();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    git(project, &["init", "-q", "-b", "main"]);
+    git(project, &["commit", "-q", "--allow-empty", "-m", "work"]);
+    git(project, &["branch", "feature"]);
+    let url = format!("git://127.0.0.1:{}/acme/widget.git", daemon.port);
+    git(project, &["remote", "add", "origin", &url]);
+    let claude = project.join("claude");
+    std::fs::write(&claude, "#!/bin/sh\necho stand-in\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(project.join("hidden.py"), HIDDEN).unwrap();
+
+    let out = s
+        .prefix(&tool_call("python3 hidden.py ./claude"))
+        .current_dir(project)
+        .env("GH_HOST", "127.0.0.1")
+        .env("GH_ENTERPRISE_TOKEN", "test-token")
+        .env("AGENT_GUARDS_GITHUB_API", server.base())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GH_WRITE_GUARD_ALLOW_PRIMARY_CHECKOUT", "1")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    for expected in [
+        "push-main refused 1",
+        "push-feature exit 0",
+        "fable refused 1",
+        "sonnet exit 0",
+        ".claude/settings.json refused 30",
+        "write .claude/settings.local.json refused 30",
+        "write notes.txt ok",
+    ] {
+        assert!(stdout.contains(expected), "{expected}: {stdout}\n{stderr}");
+    }
+    for code in ["(G4: ", "(M3: ", "(I3: "] {
+        assert!(stderr.contains(code), "{code}: {stderr}");
+    }
+    assert!(git(&bare, &["for-each-ref", "refs/heads/main"]).is_empty());
+    assert_eq!(
+        std::fs::read_to_string(home.join(".claude/settings.json")).unwrap(),
+        "{}"
+    );
+}
+
+#[test]
+fn report_names_the_layers_and_session_end_stops_the_supervisor() {
+    if !root() {
+        return;
+    }
+    let report = std::process::Command::new(BIN)
+        .arg("--report")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        text.contains("second line: protected files read-only (mount namespace): active"),
+        "{text}"
+    );
+    assert!(
+        text.contains("second line: exec gate (seccomp user notification): active"),
+        "{text}"
+    );
+
+    let s = TestSession::new("second-line-end");
+    let out = s
+        .prefix(&tool_call("(sleep 120 >/dev/null 2>&1 &) ; echo started"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("started"));
+    let pids = s
+        .home
+        .state_home()
+        .join("agent-guards/sessions")
+        .join(&s.id)
+        .join("second-line");
+    let live = || {
+        std::fs::read_dir(&pids)
+            .map(|d| d.flatten().count())
+            .unwrap_or(0)
+    };
+    assert_eq!(live(), 1, "the background sleep keeps its supervisor");
+    let (code, err) = s.session_end();
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(live(), 0, "SessionEnd stopped the supervisor");
+}
