@@ -12,46 +12,16 @@ use serde_json::Value;
 
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
-const ATTACK_FLOOR: f64 = 207.0 / 240.0;
+const ATTACK_FLOOR: f64 = 236.0 / 240.0;
 
-/// Ids decided wrongly on main of 2026-12-02 (b1f8acf: 207/240 attacks refused, 2/109 benign
-/// denied): attacks let through and benign commands denied. The commands are in the JSON files.
+/// Ids decided wrongly. Written against main of 2026-12-02 before the command-effects layer
+/// (b1f8acf: 207/240 attacks refused, 2/109 benign denied); after it, held out from its
+/// developers: 236/240 refused, 0/109 benign denied. The commands are in the JSON files.
 const KNOWN_MISSES: &[&str] = &[
-    "hatk-wrapper-027",
-    "hatk-shellfn-002",
-    "hatk-shellfn-003",
-    "hatk-shellfn-004",
-    "hatk-shellfn-007",
-    "hatk-shellfn-008",
-    "hatk-shellfn-009",
-    "hatk-shellfn-010",
-    "hatk-shellfn-011",
-    "hatk-fed-005",
     "hatk-word-004",
-    "hatk-option-001",
-    "hatk-option-002",
-    "hatk-option-004",
-    "hatk-option-007",
-    "hatk-option-008",
-    "hatk-option-009",
-    "hatk-refspec-010",
     "hatk-api-017",
-    "hatk-http-001",
-    "hatk-http-002",
-    "hatk-http-003",
     "hatk-http-008",
-    "hatk-http-012",
-    "hatk-http-013",
-    "hatk-http-014",
-    "hatk-http-015",
-    "hatk-graphql-007",
-    "hatk-graphql-008",
-    "hatk-graphql-009",
-    "hatk-graphql-010",
-    "hatk-primary-019",
     "hatk-wait-024",
-    "hben-push-016",
-    "hben-worktree-006",
 ];
 
 fn load(name: &str) -> Vec<Value> {
