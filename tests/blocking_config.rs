@@ -105,7 +105,10 @@ fn every_binary_answers_with_a_fifo_config() {
         serde_json::from_str::<Value>(text.trim()).unwrap_or_else(|e| panic!("{binary}: {e}"));
     }
 
+    // A config problem is said once per session (the first hook says it), so the Stop hook
+    // runs in a session of its own to show that it reports the FIFO too.
     let stop = with(json!({"hook_event_name": "Stop", "stop_hook_active": false,
+        "session_id": "blocking-config-test-stop",
         "last_assistant_message": "Done: the tests pass."}));
     let o = run("egress-audit", &[], &stop, &fifo, &state);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -29,8 +29,27 @@ pub struct Entered {
     pub notices: Vec<String>,
 }
 
-/// Sets up the second line for the agent command this process is about to exec.
+/// Sets up the second line for the agent command this process is about to exec: both phases
+/// at once (for callers that place nothing in between).
 pub fn enter_agent_command(env: &dyn Fn(&str) -> Option<String>) -> Entered {
+    finish(prepare(env))
+}
+
+/// The first phase, done: the supervisor started and the mount namespace entered; the filter
+/// is not installed yet.
+pub struct Prepared {
+    plan: layers::Plan,
+    supervisor: Option<OwnedFd>,
+    gate: LayerState,
+    mount: LayerState,
+    notices: Vec<String>,
+}
+
+/// Phase one, before the prefix places itself in the command's group: the supervisor (forked, so
+/// it stays outside the group) and the mount namespace. The prefix's own set-up (cgroup writes)
+/// must come before [`finish`]: once the filter is installed, a supervisor that SessionEnd
+/// stopped fails every write-open with ENOSYS, and the ceilings could not be set.
+pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
     let plan = layers::plan(env);
     let mut notices = Vec::new();
     let cwd = std::env::current_dir().ok();
@@ -69,6 +88,25 @@ pub fn enter_agent_command(env: &dyn Fn(&str) -> Option<String>) -> Entered {
         }
     }
 
+    Prepared {
+        plan,
+        supervisor,
+        gate,
+        mount,
+        notices,
+    }
+}
+
+/// Phase two, the last step before the exec: the filter installed and its listener handed to
+/// the supervisor.
+pub fn finish(prepared: Prepared) -> Entered {
+    let Prepared {
+        plan,
+        supervisor,
+        mut gate,
+        mount,
+        mut notices,
+    } = prepared;
     if let Some(sock) = supervisor {
         // Readiness is awaited after the mounts, which ran while the supervisor started.
         let handed = expect(sock.as_raw_fd(), b'R')
@@ -209,7 +247,7 @@ fn supervisor_main(
     });
     let got = receive_listener(sock.as_raw_fd());
     let Ok((listener, mount_layer)) = got else {
-        finish(pid_file)
+        exit_supervisor(pid_file)
     };
     drop(sock);
     let (tx, rx) = std::sync::mpsc::channel::<Work>();
@@ -257,10 +295,10 @@ fn supervisor_main(
     if let Some(w) = writer {
         let _ = w.join();
     }
-    finish(pid_file)
+    exit_supervisor(pid_file)
 }
 
-fn finish(pid_file: Option<PathBuf>) -> ! {
+fn exit_supervisor(pid_file: Option<PathBuf>) -> ! {
     if let Some(f) = pid_file {
         let _ = std::fs::remove_file(f);
     }

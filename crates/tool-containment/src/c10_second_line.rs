@@ -1,13 +1,21 @@
 //! C10: the second line (crate `second-line`) wired into the prefix, SessionEnd and `--report`.
-//! The prefix calls [`enter`] for an agent command before it places itself in the command's
+//! The prefix calls [`prepare`] for an agent command before it places itself in the command's
 //! group, so the supervisor it starts stays outside the group, the mount namespace and the
-//! filter. A layer the host cannot offer is reported, never fatal.
+//! filter, and [`finish`] (the filter) after the group and its ceilings are set. A layer the host cannot offer is reported, never fatal.
 
-/// Sets up the second line for the agent command about to be exec'd; prints what failed.
+/// Phase one of the second line, before the prefix enters the command's group: the supervisor
+/// (so it stays outside the group) and the mount namespace.
 #[cfg(target_os = "linux")]
-pub fn enter() {
+pub fn prepare() -> second_line::enter::Prepared {
     let env = |k: &str| std::env::var(k).ok();
-    for n in second_line::enter::enter_agent_command(&env).notices {
+    second_line::enter::prepare(&env)
+}
+
+/// Phase two, the last step before the exec (after the group and its ceilings are set: the
+/// filter would otherwise judge the prefix's own cgroup writes); prints what failed.
+#[cfg(target_os = "linux")]
+pub fn finish(prepared: second_line::enter::Prepared) {
+    for n in second_line::enter::finish(prepared).notices {
         eprintln!("{n}");
     }
 }
@@ -31,8 +39,17 @@ pub fn report_lines() -> Vec<String> {
     second_line::layers::report_lines(&second_line::layers::report(&env))
 }
 
+/// No second line off Linux.
 #[cfg(not(target_os = "linux"))]
-pub fn enter() {}
+pub struct Prepared;
+
+#[cfg(not(target_os = "linux"))]
+pub fn prepare() -> Prepared {
+    Prepared
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn finish(_prepared: Prepared) {}
 
 #[cfg(not(target_os = "linux"))]
 pub fn stop(_session_id: &str) -> Vec<u32> {

@@ -56,11 +56,13 @@ pub fn run_prefix(script: &str) -> i32 {
     if let Kind::PassThrough(_) = classify(script, env("AI_AGENT").as_deref()) {
         return exec_shell(&shell, script);
     }
-    // C10 first: the supervisor it starts must stay outside the command's group.
-    crate::c10_second_line::enter();
+    // C10 in two phases: the supervisor starts first (it must stay outside the command's
+    // group); the filter comes last, after the group's ceilings are written.
+    let second_line = crate::c10_second_line::prepare();
     let backend = choose(&current_facts());
     if let Some(why) = unbounded_reason(&backend) {
         eprintln!("{}", unbounded_notice(&why));
+        crate::c10_second_line::finish(second_line);
         return exec_shell(&shell, script);
     }
     let ceilings = current_ceilings();
@@ -81,11 +83,13 @@ pub fn run_prefix(script: &str) -> i32 {
         .unwrap_or(0);
     let cmd = command_group_name(pid, nanos);
     if let Backend::Systemd { program } = &backend {
+        crate::c10_second_line::finish(second_line);
         return exec_systemd_run(program, &shell, script, &session, &cmd, &ceilings);
     }
     if let Err(why) = enter(&backend, &session, &cmd, &ceilings, pid) {
         eprintln!("{}", unbounded_notice(&why));
     }
+    crate::c10_second_line::finish(second_line);
     exec_shell(&shell, script)
 }
 

@@ -255,7 +255,9 @@ fn session_end_racing_new_commands_leaves_none_without_ceilings() {
             .map(|(k, v)| (k.to_owned(), v.map(|v| v.to_owned())))
             .collect();
         let script = tool_call(&format!(
-            "grep -q agent-guards/session- /proc/self/cgroup || echo UNCONTAINED; sleep {arg} >/dev/null 2>&1 &"
+            // Membership read with a builtin: a command whose second-line supervisor SessionEnd
+            // already stopped cannot exec `grep` (ENOSYS), which is not an escape.
+            "if c=$(</proc/self/cgroup); then case $c in *agent-guards/session-*) ;; *) echo UNCONTAINED;; esac; fi; sleep {arg} >/dev/null 2>&1 &"
         ));
         std::thread::spawn(move || {
             while !stop.load(std::sync::atomic::Ordering::SeqCst) {
