@@ -199,11 +199,22 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn lookup(&self, name: &str) -> Option<String> {
+        self.lookup_at(name, 0)
+    }
+
+    /// `name`'s value: an assignment the command made (`H=$HOME; ... $H`, `D=~/.claude`) is
+    /// itself expanded, a few levels deep (a self-reference such as `X=$X/b` stays unknown:
+    /// bash's value depends on the order, which the newest-per-name environment does not keep).
+    fn lookup_at(&self, name: &str, depth: usize) -> Option<String> {
         if let Some(v) = self.inv.env_value(name) {
-            return v
-                .value
-                .as_ref()
-                .and_then(|a| a.value.as_deref().map(String::from));
+            let arg = v.value.as_ref()?;
+            if let Some(t) = arg.value.as_deref() {
+                return Some(t.to_string());
+            }
+            if depth >= 4 {
+                return None;
+            }
+            return arg.word.resolve(&|n| self.lookup_at(n, depth + 1));
         }
         match name {
             "HOME" => self.env.home.map(|h| h.to_string_lossy().into_owned()),
@@ -693,6 +704,36 @@ mod tests {
             f.paths[0].path, None,
             "a cd decided at run time leaves the path relative"
         );
+    }
+
+    #[test]
+    fn variables_the_command_assigns_are_expanded() {
+        let path_of = |cmd: &str| {
+            analyse(cmd, &env())
+                .paths
+                .iter()
+                .filter(|u| u.program != "export")
+                .map(|u| u.path.as_ref().map(|p| p.display().to_string()))
+                .collect::<Vec<_>>()
+        };
+        let want = vec![Some("/home/u/.claude/settings.json".to_string())];
+        assert_eq!(
+            path_of("H=$HOME; echo '{}' > $H/.claude/settings.json"),
+            want
+        );
+        assert_eq!(path_of("D=~/.claude; echo > \"$D/settings.json\""), want);
+        assert_eq!(
+            path_of("export D=${HOME}/.claude; echo > $D/settings.json"),
+            want
+        );
+        assert_eq!(
+            path_of("A=$HOME; B=$A/.claude; echo > $B/settings.json"),
+            want
+        );
+        // A self-reference or a substitution stays unknown (no path), never the outer value.
+        let none: Vec<Option<String>> = Vec::new();
+        assert_eq!(path_of("X=$X/b; echo > $X/c"), none);
+        assert_eq!(path_of("export X=$(pwd); echo > $X/c"), none);
     }
 
     proptest! {
