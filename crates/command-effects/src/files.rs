@@ -20,13 +20,22 @@ pub enum Which {
     LastOperandWith(&'static [&'static str]),
     /// `key=value` operands with this key (`dd of=f`).
     Key(&'static str),
+    /// A grammar too irregular for the rows above (`tar`'s modes and clusters, `cp -r`).
+    Grammar(fn(&[Option<&str>]) -> Vec<Changed>),
 }
+
+/// One word a call changes: its index (`usize::MAX` when the path is not a word of its own),
+/// the change, and the path when it is only part of the word or derived from it.
+pub type Changed = (usize, Change, Option<String>);
 
 /// Whether a program writes or removes what it names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Change {
     Writes,
     Removes,
+    /// Writes entries inside the folder it names, chosen by an archive or a source tree the
+    /// command line does not show (`tar -x -C d`, `unzip -d d`, `cp -r src/. d`).
+    Fills,
 }
 
 pub struct FileRule {
@@ -66,7 +75,7 @@ pub const FILE_RULES: &[FileRule] = &[
     rule("tee", Change::Writes, Which::Operands, &[]),
     rule("truncate", Change::Writes, Which::Operands, &["-s", "-r"]),
     rule("mkdir", Change::Writes, Which::Operands, &["-m"]),
-    rule("cp", Change::Writes, Which::LastOperand, &["-t", "-S"]),
+    rule("cp", Change::Writes, Which::Grammar(copy_changes), &[]),
     rule("mv", Change::Writes, Which::Operands, &["-t", "-S"]),
     rule("ln", Change::Writes, Which::LastOperand, &["-t", "-S"]),
     rule(
@@ -121,13 +130,13 @@ pub const FILE_RULES: &[FileRule] = &[
     ),
     rule("gunzip", Change::Writes, Which::Operands, &[]),
     rule("gzip", Change::Writes, Which::Operands, &[]),
-    rule("unzip", Change::Writes, Which::Option(&["-d"]), &[]),
     rule(
-        "tar",
-        Change::Writes,
-        Which::Option(&["-C", "--directory", "-f", "--file"]),
-        &[],
+        "unzip",
+        Change::Fills,
+        Which::Option(&["-d"]),
+        &["-x", "-P"],
     ),
+    rule("tar", Change::Writes, Which::Grammar(tar_changes), &[]),
     rule("dd", Change::Writes, Which::Key("of"), &[]),
     rule(
         "patch",
@@ -167,6 +176,9 @@ pub fn changed_words(
     let Some(r) = FILE_RULES.iter().find(|r| r.program == program) else {
         return Vec::new();
     };
+    if let Which::Grammar(f) = r.which {
+        return f(values);
+    }
     let option_names: &[&str] = match r.which {
         Which::Option(o) => o,
         _ => &[],
@@ -250,9 +262,267 @@ pub fn changed_words(
     }
 }
 
+/// `tar`'s options whose value is the next word (or the rest of a dash cluster).
+const TAR_VALUED: &[char] = &['f', 'C', 'T', 'X', 'b', 'H', 'K', 'N', 'g', 'V', 'L', 'F'];
+const TAR_VALUED_LONG: &[&str] = &[
+    "--file",
+    "--directory",
+    "--files-from",
+    "--exclude-from",
+    "--blocking-factor",
+    "--format",
+    "--starting-file",
+    "--newer",
+    "--listed-incremental",
+    "--label",
+    "--tape-length",
+    "--info-script",
+    "--exclude",
+    "--transform",
+    "--owner",
+    "--group",
+    "--mode",
+    "--mtime",
+];
+
+/// `tar`: extracting (`-x`, `xf`, `--extract`, `--get`) fills the `-C` folder (the current one
+/// when none is given, as `.`); creating or adding (`c`, `r`, `u`, `A`) writes the `-f` archive.
+/// A run-time word where the mode could be leaves both possible.
+fn tar_changes(values: &[Option<&str>]) -> Vec<Changed> {
+    let (mut extract, mut create, mut unknown) = (false, false, false);
+    // (option, index of the value word, or the attached value)
+    let mut valued: Vec<(char, Option<usize>, Option<String>)> = Vec::new();
+    let mut i = 0;
+    let mut only = false;
+    while i < values.len() {
+        let at = i;
+        i += 1;
+        let Some(v) = values[at] else {
+            unknown |= at == 0;
+            continue;
+        };
+        if only || v == "-" {
+            continue;
+        }
+        if v == "--" {
+            only = true;
+            continue;
+        }
+        if let Some(long) = v.strip_prefix("--") {
+            let (name, attached) = match long.split_once('=') {
+                Some((n, a)) => (n, Some(a.to_string())),
+                None => (long, None),
+            };
+            match name {
+                "extract" | "get" => extract = true,
+                "create" | "append" | "update" | "concatenate" | "catenate" => create = true,
+                _ => {}
+            }
+            let letter = match name {
+                "file" => Some('f'),
+                "directory" => Some('C'),
+                _ => None,
+            };
+            if TAR_VALUED_LONG.contains(&format!("--{name}").as_str()) && attached.is_none() {
+                if let Some(l) = letter {
+                    valued.push((l, (i < values.len()).then_some(i), None));
+                }
+                i += 1;
+            } else if let (Some(l), Some(a)) = (letter, attached) {
+                valued.push((l, None, Some(a)));
+            }
+            continue;
+        }
+        // `-xf a` or the old style first word `xvf a`: a cluster.
+        let cluster = match v.strip_prefix('-') {
+            Some(c) => Some((c, true)),
+            None if at == 0 => Some((v, false)),
+            None => None,
+        };
+        let Some((letters, dashed)) = cluster else {
+            continue;
+        };
+        for (k, c) in letters.char_indices() {
+            if TAR_VALUED.contains(&c) {
+                let rest = &letters[k + c.len_utf8()..];
+                if dashed && !rest.is_empty() {
+                    valued.push((c, None, Some(rest.to_string())));
+                    break;
+                }
+                valued.push((c, (i < values.len()).then_some(i), None));
+                i += 1;
+            } else {
+                extract |= c == 'x';
+                create |= matches!(c, 'c' | 'r' | 'u' | 'A');
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let of = |l: char| valued.iter().filter(move |(c, _, _)| *c == l);
+    if extract || unknown {
+        let mut dirs = of('C').peekable();
+        if dirs.peek().is_none() {
+            out.push((usize::MAX, Change::Fills, Some(".".to_string())));
+        }
+        for (_, at, attached) in dirs {
+            out.push((at.unwrap_or(usize::MAX), Change::Fills, attached.clone()));
+        }
+    }
+    if create || unknown {
+        for (_, at, attached) in of('f') {
+            out.push((at.unwrap_or(usize::MAX), Change::Writes, attached.clone()));
+        }
+    }
+    out
+}
+
+/// `cp`: the destination (last operand, or `-t`) is written; a recursive copy (`-r`, `-R`,
+/// `-a`) also fills it: `cp -r src/. d` puts src's entries in `d`, `cp -r src d/` in `d/src`
+/// (and in `d` itself when `d` does not exist yet, which the command line does not show).
+fn copy_changes(values: &[Option<&str>]) -> Vec<Changed> {
+    let mut operands: Vec<usize> = Vec::new();
+    // The `-t` folder: the index of its word and the value when only part of that word.
+    let mut target: Option<(usize, Option<String>)> = None;
+    let mut recursive = false;
+    let mut only = false;
+    let mut i = 0;
+    while i < values.len() {
+        let at = i;
+        i += 1;
+        let Some(v) = values[at] else {
+            operands.push(at);
+            continue;
+        };
+        if only || !v.starts_with('-') || v == "-" {
+            operands.push(at);
+        } else if v == "--" {
+            only = true;
+        } else if let Some(long) = v.strip_prefix("--") {
+            recursive |= matches!(long, "recursive" | "archive");
+            if let Some(t) = long.strip_prefix("target-directory=") {
+                target = Some((at, Some(t.to_string())));
+            } else if long == "target-directory" {
+                target = (i < values.len()).then_some((i, None));
+                i += 1;
+            } else if long == "suffix" {
+                i += 1;
+            }
+        } else {
+            let letters = &v[1..];
+            for (k, c) in letters.char_indices() {
+                recursive |= matches!(c, 'r' | 'R' | 'a');
+                if c == 't' || c == 'S' {
+                    let rest = &letters[k + 1..];
+                    if rest.is_empty() {
+                        if c == 't' {
+                            target = (i < values.len()).then_some((i, None));
+                        }
+                        i += 1;
+                    } else if c == 't' {
+                        target = Some((at, Some(rest.to_string())));
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    let named_by_t = target.is_some();
+    let ((dest, attached), sources): ((usize, Option<String>), &[usize]) =
+        match (target, operands.split_last()) {
+            (Some(t), _) => (t, &operands[..]),
+            (None, Some((d, s))) => ((*d, None), s),
+            (None, None) => return Vec::new(),
+        };
+    let mut out = vec![(dest, Change::Writes, attached.clone())];
+    if !recursive {
+        return out;
+    }
+    let Some(d) = attached.clone().or_else(|| values[dest].map(String::from)) else {
+        out.push((dest, Change::Fills, None));
+        return out;
+    };
+    for s in sources {
+        let name = values[*s].map(|s| s.trim_end_matches('/').rsplit('/').next().unwrap_or(""));
+        match name {
+            Some(n) if !n.is_empty() && n != "." => {
+                out.push((
+                    dest,
+                    Change::Fills,
+                    Some(format!("{}/{n}", d.trim_end_matches('/'))),
+                ));
+                // `cp -r src d` with no `d` yet makes `d` the copy (`-t d` must exist).
+                if !d.ends_with('/') && sources.len() == 1 && !named_by_t {
+                    out.push((dest, Change::Fills, attached.clone()));
+                }
+            }
+            _ => out.push((dest, Change::Fills, attached.clone())),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tar_fills_on_extract_and_writes_the_archive_on_create() {
+        let fills = |i: usize, p: Option<&str>| (i, Change::Fills, p.map(String::from));
+        let writes = |i: usize| (i, Change::Writes, None);
+        assert_eq!(
+            words("tar", &["-xf", "s.tar", "-C", "d"]),
+            vec![fills(3, None)]
+        );
+        assert_eq!(
+            words("tar", &["xvf", "s.tar", "-Cd"]),
+            vec![fills(usize::MAX, Some("d"))]
+        );
+        assert_eq!(
+            words("tar", &["--extract", "--file=s.tar", "--directory=d"]),
+            vec![fills(usize::MAX, Some("d"))]
+        );
+        assert_eq!(
+            words("tar", &["-xzf", "s.tgz"]),
+            vec![fills(usize::MAX, Some("."))]
+        );
+        assert_eq!(
+            words("tar", &["-czf", "o.tgz", "-C", "d", "."]),
+            vec![writes(1)]
+        );
+        assert_eq!(words("tar", &["cf", "o.tar", "x"]), vec![writes(1)]);
+        assert!(words("tar", &["-tf", "s.tar"]).is_empty());
+        // A run-time first word may be any mode.
+        assert_eq!(changed_words("tar", &[None, Some("a.tar")]).len(), 1);
+    }
+
+    #[test]
+    fn a_recursive_copy_fills_its_destination() {
+        let fills = |p: Option<&str>| (1, Change::Fills, p.map(String::from));
+        assert_eq!(words("cp", &["a", "b"]), vec![(1, Change::Writes, None)]);
+        assert_eq!(
+            words("cp", &["-r", "s/.", "d/"]),
+            vec![(2, Change::Writes, None), (2, Change::Fills, None)]
+        );
+        assert_eq!(
+            words("cp", &["-a", "src", "d/"])[1..],
+            [(2, Change::Fills, Some("d/src".into()))]
+        );
+        assert_eq!(
+            words("cp", &["-R", "src", "d"])[1..],
+            [
+                (2, Change::Fills, Some("d/src".into())),
+                (2, Change::Fills, None)
+            ]
+        );
+        assert_eq!(
+            words("cp", &["-rt", "d", "src"])[1..],
+            [fills(Some("d/src"))]
+        );
+        assert_eq!(
+            words("cp", &["--target-directory=d", "-r", "s/."])[1..],
+            [(0, Change::Fills, Some("d".into()))]
+        );
+    }
 
     fn words(program: &str, args: &[&str]) -> Vec<(usize, Change, Option<String>)> {
         let v: Vec<Option<&str>> = args.iter().map(|a| Some(*a)).collect();
@@ -276,7 +546,7 @@ mod tests {
         assert!(words("xxd", &["hex", "bin"]).is_empty());
         assert_eq!(
             words("tar", &["-xf", "s.tar", "-C", "d"]),
-            vec![(3, Change::Writes, None)]
+            vec![(3, Change::Fills, None)]
         );
         assert_eq!(
             words("dd", &["if=a", "of=b"]),
@@ -287,6 +557,10 @@ mod tests {
             vec![(1, Change::Writes, None)]
         );
         assert_eq!(words("rm", &["-rf", "a", "b"]).len(), 2);
+        assert_eq!(
+            words("unzip", &["-o", "s.zip", "-d", "d"]),
+            vec![(3, Change::Fills, None)]
+        );
         assert_eq!(words("sed", &["-i", "s/a/b/", "f"]).len(), 2);
         assert!(words("sed", &["s/a/b/", "f"]).is_empty());
     }

@@ -43,6 +43,9 @@ pub struct PathUse {
     pub glob: bool,
     pub access: Access,
     pub program: String,
+    /// The call writes entries inside this folder, chosen by an archive or a source tree the
+    /// command line does not show (`tar -x -C d`, `unzip -d d`, `cp -r src/. d`).
+    pub fills: bool,
 }
 
 /// One network destination a command contacts.
@@ -234,6 +237,7 @@ impl Ctx<'_> {
             glob,
             access,
             program: self.program.clone(),
+            fills: false,
         }
     }
 }
@@ -279,22 +283,7 @@ fn invocation(inv: &Invocation, env: &Env, facts: &mut BashFacts) {
     let words: Vec<Option<(String, bool)>> = inv.args.iter().map(|a| ctx.text(&a.word)).collect();
     crate::bash_network::destinations(&program, &words, &mut facts.destinations);
     let mut uses = classify(&program, &words);
-    // Programs the shared table knows to write or remove files (command-effects: `uniq IN
-    // OUT`, `tree -o`, `xxd -r`, `tar -C`, `unzip -d`, `gunzip -f`, ...) where this reader
-    // saw no write.
-    if !uses.iter().any(|(_, a)| matches!(a, Access::Write { .. })) {
-        let values: Vec<Option<&str>> = words
-            .iter()
-            .map(|w| w.as_ref().map(|(t, _)| t.as_str()))
-            .collect();
-        for (i, change, _) in command_effects::files::changed_words(&program, &values) {
-            if i < words.len() {
-                let destructive = change == command_effects::files::Change::Removes;
-                uses.retain(|(j, _)| *j != i);
-                uses.push((i, Access::Write { destructive }));
-            }
-        }
-    }
+    table_changes(&ctx, &words, &mut uses, facts);
     for (i, access) in uses {
         if let Some(Some((t, glob))) = words.get(i) {
             facts
@@ -306,6 +295,54 @@ fn invocation(inv: &Invocation, env: &Env, facts: &mut BashFacts) {
     copy_targets(&program, &words, &ctx, facts);
     if INTERPRETERS.contains(&program.as_str()) {
         inline_scripts(&program, &words, inv, facts);
+    }
+}
+
+/// What the shared table of writers (command-effects: `uniq IN OUT`, `tree -o`, `xxd -r`,
+/// `tar -x -C`, `unzip -d`, `gunzip -f`, `cp -r`, ...) says the call writes, removes or fills:
+/// writes and removes where this reader saw no write, folders filled always.
+fn table_changes(
+    ctx: &Ctx,
+    words: &[Option<(String, bool)>],
+    uses: &mut Vec<(usize, Access)>,
+    facts: &mut BashFacts,
+) {
+    use command_effects::files::{changed_words, Change};
+    let values: Vec<Option<&str>> = words
+        .iter()
+        .map(|w| w.as_ref().map(|(t, _)| t.as_str()))
+        .collect();
+    let saw_write = uses.iter().any(|(_, a)| matches!(a, Access::Write { .. }));
+    for (i, change, part) in changed_words(&ctx.program, &values) {
+        let fills = change == Change::Fills;
+        if saw_write && !fills {
+            continue;
+        }
+        let access = Access::Write {
+            destructive: change == Change::Removes,
+        };
+        let glob = words.get(i).and_then(|w| w.as_ref()).is_some_and(|w| w.1);
+        match part {
+            // Only part of the word (`dd of=f`, `--directory=d`) or a name the call derives
+            // (`cp -r src d/` fills `d/src`; `tar -x` without `-C` fills `.`).
+            Some(text) => facts.paths.push(PathUse {
+                fills,
+                ..ctx.path_use(&text, glob, access)
+            }),
+            None if fills => {
+                if let Some(Some((t, glob))) = words.get(i) {
+                    facts.paths.push(PathUse {
+                        fills,
+                        ..ctx.path_use(t, *glob, access)
+                    });
+                }
+            }
+            None if i < words.len() => {
+                uses.retain(|(j, _)| *j != i);
+                uses.push((i, access));
+            }
+            None => {}
+        }
     }
 }
 

@@ -116,6 +116,19 @@ impl Protected {
                 if let Some(what) = self.protects(p) {
                     return hit(p.display().to_string(), what);
                 }
+                if u.fills {
+                    // Entries chosen by an archive or a source tree land in this folder: it
+                    // reaches whatever protected location it holds.
+                    if let Some(r) = self.roots.iter().find(|r| r.starts_with(p)) {
+                        return hit(p.display().to_string(), self.what_root(r));
+                    }
+                    // The user's `~/.claude` (a copy of a `.claude` folder elsewhere, as a
+                    // backup, is not filled into a place Claude Code reads).
+                    let user_claude = self.home.as_ref().map(|h| h.join(".claude"));
+                    if user_claude.is_some_and(|c| c.starts_with(p)) {
+                        return hit(p.display().to_string(), "a hook registration");
+                    }
+                }
                 if destructive {
                     // Removing or moving a folder that holds a protected one.
                     if let Some(r) = self.roots.iter().find(|r| r.starts_with(p)) {
@@ -335,6 +348,32 @@ mod tests {
             "perl -pi -e 's/a/b/' .claude/settings.json",
         ] {
             assert!(!hits(cmd).is_empty(), "not denied: {cmd}");
+        }
+    }
+
+    #[test]
+    fn folders_filled_from_an_archive_or_a_tree() {
+        for cmd in [
+            "tar -xf /tmp/s.tar -C ~/.claude",
+            "tar xzf /tmp/s.tgz --directory=/home/u/.local/state",
+            "cd ~ && tar -xf /tmp/s.tar",
+            "unzip -o /tmp/s.zip -d ~/.claude",
+            "cp -r /tmp/dotclaude/. ~/.claude/",
+            "cp -a /tmp/state /home/u/.local/state/agent-guards",
+            "cp -rt ~/.local/state /tmp/agent-guards",
+        ] {
+            assert!(!hits(cmd).is_empty(), "{cmd}");
+        }
+        for cmd in [
+            "tar -xf /tmp/s.tar -C /tmp/out",
+            "tar -cf /tmp/b.tar -C ~/.claude .",
+            "tar -czf /tmp/b.tgz src",
+            "unzip /tmp/s.zip -d build",
+            "cp -r .claude /tmp/claude-backup",
+            "cp -r ~/.claude/ /tmp/backup/",
+            "cp -r src ~/.claude-notes/",
+        ] {
+            assert_eq!(hits(cmd), vec![], "{cmd}");
         }
     }
 
