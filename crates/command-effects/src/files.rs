@@ -128,8 +128,22 @@ pub const FILE_RULES: &[FileRule] = &[
         Which::OperandsWith(&["-i", "-pi", "-pie", "-i.bak"]),
         &["-e", "-E"],
     ),
-    rule("gunzip", Change::Writes, Which::Operands, &[]),
-    rule("gzip", Change::Writes, Which::Operands, &[]),
+    rule("gzip", Change::Writes, Which::Grammar(gzip_changes), &[]),
+    rule(
+        "gunzip",
+        Change::Writes,
+        Which::Grammar(gunzip_changes),
+        &[],
+    ),
+    rule("bzip2", Change::Writes, Which::Grammar(bzip2_changes), &[]),
+    rule(
+        "bunzip2",
+        Change::Writes,
+        Which::Grammar(bunzip2_changes),
+        &[],
+    ),
+    rule("xz", Change::Writes, Which::Grammar(xz_changes), &[]),
+    rule("unxz", Change::Writes, Which::Grammar(unxz_changes), &[]),
     rule(
         "unzip",
         Change::Fills,
@@ -260,6 +274,133 @@ pub fn changed_words(
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// A compressor: its suffixes (compressed, decompressed) and the one it adds.
+struct Compressor {
+    suffixes: &'static [(&'static str, &'static str)],
+    adds: &'static str,
+}
+
+const GZIP: Compressor = Compressor {
+    suffixes: &[
+        (".gz", ""),
+        ("-gz", ""),
+        (".z", ""),
+        (".tgz", ".tar"),
+        (".taz", ".tar"),
+    ],
+    adds: ".gz",
+};
+const BZIP2: Compressor = Compressor {
+    suffixes: &[
+        (".bz2", ""),
+        (".bz", ""),
+        (".tbz2", ".tar"),
+        (".tbz", ".tar"),
+    ],
+    adds: ".bz2",
+};
+const XZ: Compressor = Compressor {
+    suffixes: &[(".xz", ""), (".lzma", ""), (".txz", ".tar")],
+    adds: ".xz",
+};
+
+fn gzip_changes(v: &[Option<&str>]) -> Vec<Changed> {
+    compressor_changes(&GZIP, false, v)
+}
+fn gunzip_changes(v: &[Option<&str>]) -> Vec<Changed> {
+    compressor_changes(&GZIP, true, v)
+}
+fn bzip2_changes(v: &[Option<&str>]) -> Vec<Changed> {
+    compressor_changes(&BZIP2, false, v)
+}
+fn bunzip2_changes(v: &[Option<&str>]) -> Vec<Changed> {
+    compressor_changes(&BZIP2, true, v)
+}
+fn xz_changes(v: &[Option<&str>]) -> Vec<Changed> {
+    compressor_changes(&XZ, false, v)
+}
+fn unxz_changes(v: &[Option<&str>]) -> Vec<Changed> {
+    compressor_changes(&XZ, true, v)
+}
+
+/// `gzip`-like programs: each operand is replaced (removed unless `-k`) by its compressed or,
+/// with `-d` or as `gunzip`, its decompressed file: `a.json.gz` gives `a.json`, `a.tgz` gives
+/// `a.tar`, and a name without a known suffix names the result itself (`gunzip a` reads `a.gz`
+/// and writes `a`). `-c`, `-t` and `-l` write nothing (stdout, test, list).
+fn compressor_changes(
+    c: &Compressor,
+    mut decompress: bool,
+    values: &[Option<&str>],
+) -> Vec<Changed> {
+    let (mut keep, mut quiet_out) = (false, false);
+    let mut operands: Vec<(usize, Option<&str>)> = Vec::new();
+    let mut only = false;
+    let mut i = 0;
+    while i < values.len() {
+        let at = i;
+        i += 1;
+        match values[at] {
+            Some(v) if !only && v == "--" => only = true,
+            Some(v) if !only && v.starts_with("--") => match v {
+                "--decompress" | "--uncompress" => decompress = true,
+                "--keep" => keep = true,
+                "--stdout" | "--to-stdout" | "--test" | "--list" => quiet_out = true,
+                "--suffix" => i += 1,
+                _ => {}
+            },
+            Some(v) if !only && v.starts_with('-') && v != "-" => {
+                for ch in v[1..].chars() {
+                    match ch {
+                        'd' => decompress = true,
+                        'k' => keep = true,
+                        'c' | 't' | 'l' => quiet_out = true,
+                        'S' => {
+                            i += 1;
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            v => operands.push((at, v)),
+        }
+    }
+    if quiet_out {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (at, v) in operands {
+        if v == Some("-") {
+            continue;
+        }
+        let Some(v) = v else {
+            if !keep {
+                out.push((at, Change::Removes, None));
+            }
+            out.push((at, Change::Writes, None));
+            continue;
+        };
+        // (what is removed, what is written); `None`: the word itself.
+        let (removed, written) = if decompress {
+            match c
+                .suffixes
+                .iter()
+                .find(|(s, _)| v.len() > s.len() && v.ends_with(s))
+            {
+                Some((s, to)) => (None, Some(format!("{}{to}", &v[..v.len() - s.len()]))),
+                None => (Some(format!("{v}{}", c.adds)), None),
+            }
+        } else {
+            (None, Some(format!("{v}{}", c.adds)))
+        };
+        if !keep {
+            out.push((at, Change::Removes, removed));
+        }
+        out.push((at, Change::Writes, written));
+    }
+    out
 }
 
 /// `tar`'s options whose value is the next word (or the rest of a dash cluster).
@@ -493,6 +634,32 @@ mod tests {
         assert!(words("tar", &["-tf", "s.tar"]).is_empty());
         // A run-time first word may be any mode.
         assert_eq!(changed_words("tar", &[None, Some("a.tar")]).len(), 1);
+    }
+
+    #[test]
+    fn compressors_write_the_other_name() {
+        let w = |p: &str| (1, Change::Writes, Some(p.to_string()));
+        let rm = (1, Change::Removes, None);
+        assert_eq!(
+            words("gunzip", &["-f", "a.json.gz"]),
+            vec![rm.clone(), w("a.json")]
+        );
+        assert_eq!(
+            words("gzip", &["-d", "a.tgz"]),
+            vec![rm.clone(), w("a.tar")]
+        );
+        assert_eq!(words("unxz", &["-k", "a.xz"]), vec![w("a")]);
+        assert_eq!(words("gzip", &["-9", "a"]), vec![rm.clone(), w("a.gz")]);
+        // `gunzip a` reads (and removes) `a.gz` and writes `a`.
+        assert_eq!(
+            words("gunzip", &["-f", "a"]),
+            vec![
+                (1, Change::Removes, Some("a.gz".into())),
+                (1, Change::Writes, None)
+            ]
+        );
+        assert!(words("gunzip", &["-c", "a.gz"]).is_empty());
+        assert!(words("gzip", &["-l", "a.gz"]).is_empty());
     }
 
     #[test]
