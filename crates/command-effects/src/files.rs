@@ -1,6 +1,7 @@
 //! Programs that write or remove files, kept as one table: which words name the files.
 //! Redirections are read in [`crate::effects`].
 
+use crate::file_grammars::*;
 use shell_syntax::view::Arg;
 
 /// Which words of a call name the files it writes or removes.
@@ -116,12 +117,7 @@ pub const FILE_RULES: &[FileRule] = &[
         Which::LastOperandWith(&["-r", "-revert"]),
         &["-c", "-g", "-l", "-s"],
     ),
-    rule(
-        "sed",
-        Change::Writes,
-        Which::OperandsWith(&["-i", "--in-place"]),
-        &["-e", "-f"],
-    ),
+    rule("sed", Change::Writes, Which::Grammar(sed_changes), &[]),
     rule(
         "perl",
         Change::Writes,
@@ -276,332 +272,6 @@ pub fn changed_words(
     }
 }
 
-/// A compressor: its suffixes (compressed, decompressed) and the one it adds.
-struct Compressor {
-    suffixes: &'static [(&'static str, &'static str)],
-    adds: &'static str,
-}
-
-const GZIP: Compressor = Compressor {
-    suffixes: &[
-        (".gz", ""),
-        ("-gz", ""),
-        (".z", ""),
-        (".tgz", ".tar"),
-        (".taz", ".tar"),
-    ],
-    adds: ".gz",
-};
-const BZIP2: Compressor = Compressor {
-    suffixes: &[
-        (".bz2", ""),
-        (".bz", ""),
-        (".tbz2", ".tar"),
-        (".tbz", ".tar"),
-    ],
-    adds: ".bz2",
-};
-const XZ: Compressor = Compressor {
-    suffixes: &[(".xz", ""), (".lzma", ""), (".txz", ".tar")],
-    adds: ".xz",
-};
-
-fn gzip_changes(v: &[Option<&str>]) -> Vec<Changed> {
-    compressor_changes(&GZIP, false, v)
-}
-fn gunzip_changes(v: &[Option<&str>]) -> Vec<Changed> {
-    compressor_changes(&GZIP, true, v)
-}
-fn bzip2_changes(v: &[Option<&str>]) -> Vec<Changed> {
-    compressor_changes(&BZIP2, false, v)
-}
-fn bunzip2_changes(v: &[Option<&str>]) -> Vec<Changed> {
-    compressor_changes(&BZIP2, true, v)
-}
-fn xz_changes(v: &[Option<&str>]) -> Vec<Changed> {
-    compressor_changes(&XZ, false, v)
-}
-fn unxz_changes(v: &[Option<&str>]) -> Vec<Changed> {
-    compressor_changes(&XZ, true, v)
-}
-
-/// `gzip`-like programs: each operand is replaced (removed unless `-k`) by its compressed or,
-/// with `-d` or as `gunzip`, its decompressed file: `a.json.gz` gives `a.json`, `a.tgz` gives
-/// `a.tar`, and a name without a known suffix names the result itself (`gunzip a` reads `a.gz`
-/// and writes `a`). `-c`, `-t` and `-l` write nothing (stdout, test, list).
-fn compressor_changes(
-    c: &Compressor,
-    mut decompress: bool,
-    values: &[Option<&str>],
-) -> Vec<Changed> {
-    let (mut keep, mut quiet_out) = (false, false);
-    let mut operands: Vec<(usize, Option<&str>)> = Vec::new();
-    let mut only = false;
-    let mut i = 0;
-    while i < values.len() {
-        let at = i;
-        i += 1;
-        match values[at] {
-            Some(v) if !only && v == "--" => only = true,
-            Some(v) if !only && v.starts_with("--") => match v {
-                "--decompress" | "--uncompress" => decompress = true,
-                "--keep" => keep = true,
-                "--stdout" | "--to-stdout" | "--test" | "--list" => quiet_out = true,
-                "--suffix" => i += 1,
-                _ => {}
-            },
-            Some(v) if !only && v.starts_with('-') && v != "-" => {
-                for ch in v[1..].chars() {
-                    match ch {
-                        'd' => decompress = true,
-                        'k' => keep = true,
-                        'c' | 't' | 'l' => quiet_out = true,
-                        'S' => {
-                            i += 1;
-                            break;
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            v => operands.push((at, v)),
-        }
-    }
-    if quiet_out {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    for (at, v) in operands {
-        if v == Some("-") {
-            continue;
-        }
-        let Some(v) = v else {
-            if !keep {
-                out.push((at, Change::Removes, None));
-            }
-            out.push((at, Change::Writes, None));
-            continue;
-        };
-        // (what is removed, what is written); `None`: the word itself.
-        let (removed, written) = if decompress {
-            match c
-                .suffixes
-                .iter()
-                .find(|(s, _)| v.len() > s.len() && v.ends_with(s))
-            {
-                Some((s, to)) => (None, Some(format!("{}{to}", &v[..v.len() - s.len()]))),
-                None => (Some(format!("{v}{}", c.adds)), None),
-            }
-        } else {
-            (None, Some(format!("{v}{}", c.adds)))
-        };
-        if !keep {
-            out.push((at, Change::Removes, removed));
-        }
-        out.push((at, Change::Writes, written));
-    }
-    out
-}
-
-/// `tar`'s options whose value is the next word (or the rest of a dash cluster).
-const TAR_VALUED: &[char] = &['f', 'C', 'T', 'X', 'b', 'H', 'K', 'N', 'g', 'V', 'L', 'F'];
-const TAR_VALUED_LONG: &[&str] = &[
-    "--file",
-    "--directory",
-    "--files-from",
-    "--exclude-from",
-    "--blocking-factor",
-    "--format",
-    "--starting-file",
-    "--newer",
-    "--listed-incremental",
-    "--label",
-    "--tape-length",
-    "--info-script",
-    "--exclude",
-    "--transform",
-    "--owner",
-    "--group",
-    "--mode",
-    "--mtime",
-];
-
-/// `tar`: extracting (`-x`, `xf`, `--extract`, `--get`) fills the `-C` folder (the current one
-/// when none is given, as `.`); creating or adding (`c`, `r`, `u`, `A`) writes the `-f` archive.
-/// A run-time word where the mode could be leaves both possible.
-fn tar_changes(values: &[Option<&str>]) -> Vec<Changed> {
-    let (mut extract, mut create, mut unknown) = (false, false, false);
-    // (option, index of the value word, or the attached value)
-    let mut valued: Vec<(char, Option<usize>, Option<String>)> = Vec::new();
-    let mut i = 0;
-    let mut only = false;
-    while i < values.len() {
-        let at = i;
-        i += 1;
-        let Some(v) = values[at] else {
-            unknown |= at == 0;
-            continue;
-        };
-        if only || v == "-" {
-            continue;
-        }
-        if v == "--" {
-            only = true;
-            continue;
-        }
-        if let Some(long) = v.strip_prefix("--") {
-            let (name, attached) = match long.split_once('=') {
-                Some((n, a)) => (n, Some(a.to_string())),
-                None => (long, None),
-            };
-            match name {
-                "extract" | "get" => extract = true,
-                "create" | "append" | "update" | "concatenate" | "catenate" => create = true,
-                _ => {}
-            }
-            let letter = match name {
-                "file" => Some('f'),
-                "directory" => Some('C'),
-                _ => None,
-            };
-            if TAR_VALUED_LONG.contains(&format!("--{name}").as_str()) && attached.is_none() {
-                if let Some(l) = letter {
-                    valued.push((l, (i < values.len()).then_some(i), None));
-                }
-                i += 1;
-            } else if let (Some(l), Some(a)) = (letter, attached) {
-                valued.push((l, None, Some(a)));
-            }
-            continue;
-        }
-        // `-xf a` or the old style first word `xvf a`: a cluster.
-        let cluster = match v.strip_prefix('-') {
-            Some(c) => Some((c, true)),
-            None if at == 0 => Some((v, false)),
-            None => None,
-        };
-        let Some((letters, dashed)) = cluster else {
-            continue;
-        };
-        for (k, c) in letters.char_indices() {
-            if TAR_VALUED.contains(&c) {
-                let rest = &letters[k + c.len_utf8()..];
-                if dashed && !rest.is_empty() {
-                    valued.push((c, None, Some(rest.to_string())));
-                    break;
-                }
-                valued.push((c, (i < values.len()).then_some(i), None));
-                i += 1;
-            } else {
-                extract |= c == 'x';
-                create |= matches!(c, 'c' | 'r' | 'u' | 'A');
-            }
-        }
-    }
-    let mut out = Vec::new();
-    let of = |l: char| valued.iter().filter(move |(c, _, _)| *c == l);
-    if extract || unknown {
-        let mut dirs = of('C').peekable();
-        if dirs.peek().is_none() {
-            out.push((usize::MAX, Change::Fills, Some(".".to_string())));
-        }
-        for (_, at, attached) in dirs {
-            out.push((at.unwrap_or(usize::MAX), Change::Fills, attached.clone()));
-        }
-    }
-    if create || unknown {
-        for (_, at, attached) in of('f') {
-            out.push((at.unwrap_or(usize::MAX), Change::Writes, attached.clone()));
-        }
-    }
-    out
-}
-
-/// `cp`: the destination (last operand, or `-t`) is written; a recursive copy (`-r`, `-R`,
-/// `-a`) also fills it: `cp -r src/. d` puts src's entries in `d`, `cp -r src d/` in `d/src`
-/// (and in `d` itself when `d` does not exist yet, which the command line does not show).
-fn copy_changes(values: &[Option<&str>]) -> Vec<Changed> {
-    let mut operands: Vec<usize> = Vec::new();
-    // The `-t` folder: the index of its word and the value when only part of that word.
-    let mut target: Option<(usize, Option<String>)> = None;
-    let mut recursive = false;
-    let mut only = false;
-    let mut i = 0;
-    while i < values.len() {
-        let at = i;
-        i += 1;
-        let Some(v) = values[at] else {
-            operands.push(at);
-            continue;
-        };
-        if only || !v.starts_with('-') || v == "-" {
-            operands.push(at);
-        } else if v == "--" {
-            only = true;
-        } else if let Some(long) = v.strip_prefix("--") {
-            recursive |= matches!(long, "recursive" | "archive");
-            if let Some(t) = long.strip_prefix("target-directory=") {
-                target = Some((at, Some(t.to_string())));
-            } else if long == "target-directory" {
-                target = (i < values.len()).then_some((i, None));
-                i += 1;
-            } else if long == "suffix" {
-                i += 1;
-            }
-        } else {
-            let letters = &v[1..];
-            for (k, c) in letters.char_indices() {
-                recursive |= matches!(c, 'r' | 'R' | 'a');
-                if c == 't' || c == 'S' {
-                    let rest = &letters[k + 1..];
-                    if rest.is_empty() {
-                        if c == 't' {
-                            target = (i < values.len()).then_some((i, None));
-                        }
-                        i += 1;
-                    } else if c == 't' {
-                        target = Some((at, Some(rest.to_string())));
-                    }
-                    break;
-                }
-            }
-        }
-    }
-    let named_by_t = target.is_some();
-    let ((dest, attached), sources): ((usize, Option<String>), &[usize]) =
-        match (target, operands.split_last()) {
-            (Some(t), _) => (t, &operands[..]),
-            (None, Some((d, s))) => ((*d, None), s),
-            (None, None) => return Vec::new(),
-        };
-    let mut out = vec![(dest, Change::Writes, attached.clone())];
-    if !recursive {
-        return out;
-    }
-    let Some(d) = attached.clone().or_else(|| values[dest].map(String::from)) else {
-        out.push((dest, Change::Fills, None));
-        return out;
-    };
-    for s in sources {
-        let name = values[*s].map(|s| s.trim_end_matches('/').rsplit('/').next().unwrap_or(""));
-        match name {
-            Some(n) if !n.is_empty() && n != "." => {
-                out.push((
-                    dest,
-                    Change::Fills,
-                    Some(format!("{}/{n}", d.trim_end_matches('/'))),
-                ));
-                // `cp -r src d` with no `d` yet makes `d` the copy (`-t d` must exist).
-                if !d.ends_with('/') && sources.len() == 1 && !named_by_t {
-                    out.push((dest, Change::Fills, attached.clone()));
-                }
-            }
-            _ => out.push((dest, Change::Fills, attached.clone())),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -634,6 +304,43 @@ mod tests {
         assert!(words("tar", &["-tf", "s.tar"]).is_empty());
         // A run-time first word may be any mode.
         assert_eq!(changed_words("tar", &[None, Some("a.tar")]).len(), 1);
+    }
+
+    #[test]
+    fn sed_scripts_write_their_w_files() {
+        let w = |i: usize, p: &str| (i, Change::Writes, Some(p.to_string()));
+        assert_eq!(
+            words("sed", &["-n", "w /h/x", "/dev/null"]),
+            vec![w(1, "/h/x")]
+        );
+        assert_eq!(
+            words("sed", &["-n", "1,$w out.txt", "in"]),
+            vec![w(1, "out.txt")]
+        );
+        assert_eq!(words("sed", &["/re/w /h/x", "in"]), vec![w(0, "/h/x")]);
+        assert_eq!(
+            words("sed", &["-e", "s/a/b/gw /h/x", "in"]),
+            vec![w(1, "/h/x")]
+        );
+        assert_eq!(
+            words("sed", &["-e", "s|w|x|", "-e", "$W f", "in"]),
+            vec![w(3, "f")]
+        );
+        assert_eq!(
+            words("sed", &["-ni.bak", "s/a/b/w /h/x", "in"]),
+            vec![(2, Change::Writes, None), w(1, "/h/x")]
+        );
+        for read_only in [
+            "s/w/W/g",
+            "/w x/p",
+            "y/w/x/",
+            "a w text",
+            "s/a/b/w /dev/stdout",
+            r"\,w,d",
+        ] {
+            assert!(words("sed", &[read_only, "in"]).is_empty(), "{read_only}");
+        }
+        assert!(words("sed", &["-f", "script.sed", "in"]).is_empty());
     }
 
     #[test]
@@ -728,7 +435,10 @@ mod tests {
             words("unzip", &["-o", "s.zip", "-d", "d"]),
             vec![(3, Change::Fills, None)]
         );
-        assert_eq!(words("sed", &["-i", "s/a/b/", "f"]).len(), 2);
+        assert_eq!(
+            words("sed", &["-i", "s/a/b/", "f"]),
+            vec![(2, Change::Writes, None)]
+        );
         assert!(words("sed", &["s/a/b/", "f"]).is_empty());
     }
 }

@@ -14,6 +14,7 @@
 //! guards' own world traits.
 
 pub mod effects;
+mod file_grammars;
 pub mod files;
 pub mod functions;
 pub mod gh;

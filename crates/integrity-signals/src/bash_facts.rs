@@ -300,7 +300,7 @@ fn invocation(inv: &Invocation, env: &Env, facts: &mut BashFacts) {
 
 /// What the shared table of writers (command-effects: `uniq IN OUT`, `tree -o`, `xxd -r`,
 /// `tar -x -C`, `unzip -d`, `gunzip -f`, `cp -r`, ...) says the call writes, removes or fills:
-/// writes and removes where this reader saw no write, folders filled always.
+/// added to what this reader saw (a word it already reads as written keeps its own access).
 fn table_changes(
     ctx: &Ctx,
     words: &[Option<(String, bool)>],
@@ -312,12 +312,8 @@ fn table_changes(
         .iter()
         .map(|w| w.as_ref().map(|(t, _)| t.as_str()))
         .collect();
-    let saw_write = uses.iter().any(|(_, a)| matches!(a, Access::Write { .. }));
     for (i, change, part) in changed_words(&ctx.program, &values) {
         let fills = change == Change::Fills;
-        if saw_write && !fills {
-            continue;
-        }
         let access = Access::Write {
             destructive: change == Change::Removes,
         };
@@ -337,7 +333,11 @@ fn table_changes(
                     });
                 }
             }
-            None if i < words.len() => {
+            None if i < words.len()
+                && !uses
+                    .iter()
+                    .any(|(j, a)| *j == i && matches!(a, Access::Write { .. })) =>
+            {
                 uses.retain(|(j, _)| *j != i);
                 uses.push((i, access));
             }
