@@ -500,3 +500,142 @@ fn skip_delimited(chars: &[char], from: usize, delim: char) -> usize {
     }
     chars.len()
 }
+
+/// `awk` (and `gawk`, `mawk`, `nawk`): the program is each `-e`/`--source` value, or the first
+/// operand when neither these nor `-f` is given; its `print > "file"` and `printf >> "file"`
+/// write the file. A destination computed at run time (`print > $1`) is not known here.
+pub(crate) fn awk_changes(values: &[Option<&str>]) -> Vec<Changed> {
+    let mut programs: Vec<(usize, &str)> = Vec::new();
+    let mut from_file = false;
+    let mut first_operand: Option<(usize, Option<&str>)> = None;
+    let mut only = false;
+    let mut i = 0;
+    while i < values.len() {
+        let at = i;
+        i += 1;
+        let v = match values[at] {
+            Some(v) if !only && v.starts_with('-') && v != "-" => v,
+            v => {
+                // Options come before the program.
+                first_operand = Some((at, v));
+                break;
+            }
+        };
+        if v == "--" {
+            only = true;
+            continue;
+        }
+        let (name, attached) = match v.strip_prefix("--") {
+            Some(long) => match long.split_once('=') {
+                Some((n, a)) => (n, Some(a)),
+                None => (long, None),
+            },
+            None => (&v[1..2], Some(&v[2..]).filter(|a| !a.is_empty())),
+        };
+        if !matches!(
+            name,
+            "F" | "v"
+                | "f"
+                | "e"
+                | "E"
+                | "i"
+                | "field-separator"
+                | "assign"
+                | "file"
+                | "source"
+                | "include"
+                | "exec"
+        ) {
+            continue;
+        }
+        let value = match attached {
+            Some(a) => Some((at, a)),
+            None => {
+                i += 1;
+                values.get(at + 1).copied().flatten().map(|v| (at + 1, v))
+            }
+        };
+        match name {
+            "e" | "source" => programs.extend(value),
+            "f" | "E" | "file" | "exec" => from_file = true,
+            _ => {}
+        }
+    }
+    if programs.is_empty() && !from_file {
+        match first_operand {
+            Some((at, Some(p))) => programs.push((at, p)),
+            // A program decided at run time may write any file.
+            Some((at, None)) => return vec![(at, Change::Writes, None)],
+            None => {}
+        }
+    }
+    programs
+        .into_iter()
+        .flat_map(|(at, p)| {
+            awk_written_files(p)
+                .into_iter()
+                .map(move |f| (at, Change::Writes, Some(f)))
+        })
+        .collect()
+}
+
+/// The literal files an awk program's `print`/`printf` statements redirect to (`>`, `>>`);
+/// a `>` inside parentheses or outside a print statement is a comparison.
+pub(crate) fn awk_written_files(program: &str) -> Vec<String> {
+    let chars: Vec<char> = program.chars().collect();
+    let mut out = Vec::new();
+    // The parenthesis depth at which the current statement's print began.
+    let mut print_depth: Option<usize> = None;
+    let mut depth = 0usize;
+    let mut k = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        match c {
+            '"' => k = skip_delimited(&chars, k + 1, '"'),
+            '#' => {
+                while k < chars.len() && chars[k] != '\n' {
+                    k += 1;
+                }
+                continue;
+            }
+            ';' | '{' | '}' | '\n' => print_depth = None,
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            '>' if print_depth == Some(depth) => {
+                let mut j = k + 1;
+                if chars.get(j) == Some(&'>') {
+                    j += 1;
+                }
+                while chars.get(j).is_some_and(|c| c.is_whitespace()) {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&'"') {
+                    let end = skip_delimited(&chars, j + 1, '"');
+                    let text: String = chars[j + 1..end.min(chars.len())].iter().collect();
+                    out.push(text.replace("\\\"", "\"").replace("\\\\", "\\"));
+                    k = end;
+                } else {
+                    k = j;
+                    continue;
+                }
+            }
+            c if c.is_ascii_alphabetic() => {
+                let start = k;
+                while chars
+                    .get(k)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+                {
+                    k += 1;
+                }
+                let word: String = chars[start..k].iter().collect();
+                if word == "print" || word == "printf" {
+                    print_depth = Some(depth);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out
+}

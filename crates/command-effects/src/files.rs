@@ -118,6 +118,10 @@ pub const FILE_RULES: &[FileRule] = &[
         &["-c", "-g", "-l", "-s"],
     ),
     rule("sed", Change::Writes, Which::Grammar(sed_changes), &[]),
+    rule("awk", Change::Writes, Which::Grammar(awk_changes), &[]),
+    rule("gawk", Change::Writes, Which::Grammar(awk_changes), &[]),
+    rule("mawk", Change::Writes, Which::Grammar(awk_changes), &[]),
+    rule("nawk", Change::Writes, Which::Grammar(awk_changes), &[]),
     rule(
         "perl",
         Change::Writes,
@@ -341,6 +345,36 @@ mod tests {
             assert!(words("sed", &[read_only, "in"]).is_empty(), "{read_only}");
         }
         assert!(words("sed", &["-f", "script.sed", "in"]).is_empty());
+    }
+
+    #[test]
+    fn awk_print_redirections_write_their_files() {
+        let w = |i: usize, p: &str| (i, Change::Writes, Some(p.to_string()));
+        assert_eq!(
+            words("awk", &["BEGIN{print \"{}\" > \"/h/s.json\"}"]),
+            vec![w(0, "/h/s.json")]
+        );
+        assert_eq!(
+            words(
+                "gawk",
+                &["-F:", "-v", "x=1", "{ printf \"%s\", $1 >> \"out\" }", "in"]
+            ),
+            vec![w(3, "out")]
+        );
+        assert_eq!(
+            words("awk", &["-e", "{print $0 > \"a\"; print $1 >\"b\"}"]),
+            vec![w(1, "a"), w(1, "b")]
+        );
+        for read_only in [
+            "$1 > \"x\" { print }",
+            "{ print ($1 > \"x\") }",
+            "{ if ($1 > 5) print \"a>b\" }",
+            "{ print > $2 }",
+            "# print > \"x\"\n{ print }",
+        ] {
+            assert!(words("awk", &[read_only, "in"]).is_empty(), "{read_only}");
+        }
+        assert!(words("awk", &["-f", "prog.awk", "in"]).is_empty());
     }
 
     #[test]
