@@ -16,6 +16,7 @@
 pub mod effects;
 mod file_grammars;
 pub mod files;
+pub mod find;
 pub mod functions;
 pub mod gh;
 pub mod gh_api;

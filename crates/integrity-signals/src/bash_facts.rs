@@ -166,8 +166,15 @@ pub fn analyse(command: &str, env: &Env) -> BashFacts {
             .or_else(|| parsed.error.as_ref().map(|e| e.to_string())),
         ..BashFacts::default()
     };
+    // What `{}` stands for in the `-exec` commands of the `find` just read.
+    let mut found: Vec<Option<String>> = Vec::new();
     for inv in &view.invocations {
-        invocation(inv, env, &mut facts);
+        if inv.kind != InvocationKind::FindExec {
+            found.clear();
+        }
+        if let Some(f) = invocation(inv, env, &found, &mut facts) {
+            found = f;
+        }
     }
     let scripts = facts.scripts.clone();
     for s in &scripts {
@@ -266,7 +273,14 @@ fn cwd_after(inv: &Invocation, env: &Env) -> Option<PathBuf> {
     cwd
 }
 
-fn invocation(inv: &Invocation, env: &Env, facts: &mut BashFacts) {
+/// Reads one invocation into `facts`; for a `find`, returns what `{}` stands for in its
+/// `-exec` commands (`found`, when this is one of them).
+fn invocation(
+    inv: &Invocation,
+    env: &Env,
+    found: &[Option<String>],
+    facts: &mut BashFacts,
+) -> Option<Vec<Option<String>>> {
     let program = program_name(inv).unwrap_or_default();
     let ctx = Ctx {
         inv,
@@ -278,12 +292,46 @@ fn invocation(inv: &Invocation, env: &Env, facts: &mut BashFacts) {
         redirect(&ctx, r, facts);
     }
     if program.is_empty() || inv.kind == InvocationKind::ArithCommand {
-        return;
+        return None;
     }
     let words: Vec<Option<(String, bool)>> = inv.args.iter().map(|a| ctx.text(&a.word)).collect();
     crate::bash_network::destinations(&program, &words, &mut facts.destinations);
-    let mut uses = classify(&program, &words);
-    table_changes(&ctx, &words, &mut uses, facts);
+    // In a `find -exec` command, `{}` is each file found: one reading per start folder.
+    let found_words = |pattern: &Option<String>| -> Vec<Option<(String, bool)>> {
+        words
+            .iter()
+            .map(|w| match (w, pattern) {
+                (Some((t, _)), Some(p)) if t.contains("{}") => Some((t.replace("{}", p), true)),
+                (Some((t, _)), None) if t.contains("{}") => None,
+                (w, _) => w.clone(),
+            })
+            .collect()
+    };
+    let readings: Vec<Vec<Option<(String, bool)>>> =
+        if inv.kind == InvocationKind::FindExec && !found.is_empty() {
+            found.iter().map(found_words).collect()
+        } else {
+            vec![words.clone()]
+        };
+    for words in &readings {
+        path_uses(&ctx, words, facts);
+    }
+    if INTERPRETERS.contains(&program.as_str()) {
+        inline_scripts(&program, &words, inv, facts);
+    }
+    (program == "find" && inv.kind != InvocationKind::FindExec).then(|| {
+        let values: Vec<Option<&str>> = words
+            .iter()
+            .map(|w| w.as_ref().map(|(t, _)| t.as_str()))
+            .collect();
+        command_effects::find::found_patterns(&values)
+    })
+}
+
+/// The paths one reading of a call's words uses.
+fn path_uses(ctx: &Ctx, words: &[Option<(String, bool)>], facts: &mut BashFacts) {
+    let mut uses = classify(&ctx.program, words);
+    table_changes(ctx, words, &mut uses, facts);
     for (i, access) in uses {
         if let Some(Some((t, glob))) = words.get(i) {
             facts
@@ -292,10 +340,7 @@ fn invocation(inv: &Invocation, env: &Env, facts: &mut BashFacts) {
         }
     }
     // `cp a b dir/` writes `dir/a`: the destination's own entries are checked too.
-    copy_targets(&program, &words, &ctx, facts);
-    if INTERPRETERS.contains(&program.as_str()) {
-        inline_scripts(&program, &words, inv, facts);
-    }
+    copy_targets(&ctx.program, words, ctx, facts);
 }
 
 /// What the shared table of writers (command-effects: `uniq IN OUT`, `tree -o`, `xxd -r`,

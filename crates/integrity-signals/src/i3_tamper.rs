@@ -378,6 +378,26 @@ mod tests {
     }
 
     #[test]
+    fn what_find_exec_commands_do_to_the_files_found() {
+        for cmd in [
+            "find ~/.local/state/agent-guards -type f -exec rm {} +",
+            "find ~/.claude -maxdepth 1 -name settings.json -exec rm -f {} \\;",
+            "find /home/u/.local -name agent-guards -exec rm -rf {} +",
+            "find ~/.claude -name 'settings*.json' -exec sed -i s/a/b/ {} +",
+        ] {
+            assert!(!hits(cmd).is_empty(), "{cmd}");
+        }
+        for cmd in [
+            "find ~/.claude -name '*.json' -exec cat {} \\;",
+            "find . -name '*.pyc' -exec rm {} +",
+            "find ~ -name '*.tmp' -exec rm {} +",
+            "find ~/.local/state/agent-guards -name '*.jsonl' -exec wc -l {} +",
+        ] {
+            assert_eq!(hits(cmd), vec![], "{cmd}");
+        }
+    }
+
+    #[test]
     fn read_only_uses_and_other_json_are_not_hits() {
         for cmd in [
             "cat ~/.claude/settings.json",

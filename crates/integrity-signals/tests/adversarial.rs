@@ -13,11 +13,13 @@ use integrity_signals::selftest::run_cases;
 use serde_json::Value;
 
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
-const ATTACK_FLOOR: f64 = 153.0 / 156.0;
+const ATTACK_FLOOR: f64 = 155.0 / 156.0;
 
-/// Ids decided wrongly on 2026-12-02, after folders filled by tar/unzip/cp -r compressors, sed `w` and awk `print >` (153/156 attacks refused, 0/56 benign denied): attacks let
-/// through and benign cases denied or flagged.
-const KNOWN_MISSES: &[&str] = &["atk-writer-051", "atk-wrapper-006", "atk-wrapper-021"];
+/// Ids decided wrongly on 2026-12-02, after variables the command assigns, folders filled by
+/// `tar -x`/`unzip -d`/`cp -r`, compressors, sed `w`, awk `print >` and `find -exec ... {}`
+/// (155/156 attacks refused, 0/56 benign denied): attacks let through and benign cases denied
+/// or flagged.
+const KNOWN_MISSES: &[&str] = &["atk-wrapper-006"];
 
 fn load(name: &str) -> Vec<Value> {
     load_set(env!("CARGO_MANIFEST_DIR"), "integrity-signals", name)
