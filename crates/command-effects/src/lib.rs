@@ -25,6 +25,7 @@ pub mod git_alias;
 pub mod git_options;
 pub mod git_push;
 pub mod http;
+pub mod piped;
 pub mod program;
 pub mod repo;
 pub mod runners;

@@ -10,7 +10,7 @@
 //! The rules (I1 paths and network, I3 tamper) are pure functions over these facts.
 
 use crate::paths;
-use shell_syntax::view::{AppliedRedirect, CdKind, Invocation, InvocationKind};
+use shell_syntax::view::{AppliedRedirect, CdKind, Invocation, InvocationKind, PipePos};
 use shell_syntax::{RedirOp, Word};
 use std::path::{Path, PathBuf};
 
@@ -166,14 +166,23 @@ pub fn analyse(command: &str, env: &Env) -> BashFacts {
             .or_else(|| parsed.error.as_ref().map(|e| e.to_string())),
         ..BashFacts::default()
     };
-    // What `{}` stands for in the `-exec` commands of the `find` just read.
+    // What `{}` stands for in the `-exec` commands of the `find` just read, and the last
+    // pipeline stage read (what it prints may feed an `xargs`).
     let mut found: Vec<Option<String>> = Vec::new();
+    let mut stage: Option<(PipePos, Seen)> = None;
     for inv in &view.invocations {
         if inv.kind != InvocationKind::FindExec {
             found.clear();
         }
-        if let Some(f) = invocation(inv, env, &found, &mut facts) {
-            found = f;
+        let piped = piped_items(inv, stage.as_ref());
+        let Some(seen) = invocation(inv, env, &found, &piped, &mut facts) else {
+            continue;
+        };
+        if seen.program == "find" && inv.kind != InvocationKind::FindExec {
+            found = command_effects::find::found_patterns(&seen.values());
+        }
+        if let Some(pos) = inv.context.pipeline {
+            stage = Some((pos, seen));
         }
     }
     let scripts = facts.scripts.clone();
@@ -273,14 +282,46 @@ fn cwd_after(inv: &Invocation, env: &Env) -> Option<PathBuf> {
     cwd
 }
 
-/// Reads one invocation into `facts`; for a `find`, returns what `{}` stands for in its
-/// `-exec` commands (`found`, when this is one of them).
+/// A call as read: its program and its words' texts.
+struct Seen {
+    program: String,
+    words: Vec<Option<(String, bool)>>,
+}
+
+impl Seen {
+    fn values(&self) -> Vec<Option<&str>> {
+        self.words
+            .iter()
+            .map(|w| w.as_ref().map(|(t, _)| t.as_str()))
+            .collect()
+    }
+}
+
+/// The items an `xargs` wrapping `inv` reads from the pipeline stage before it, when that
+/// stage prints known words (`echo ~/.x/f | xargs rm`).
+fn piped_items(inv: &Invocation, stage: Option<&(PipePos, Seen)>) -> Vec<String> {
+    let (Some(pos), Some((prev, seen))) = (&inv.context.pipeline, stage) else {
+        return Vec::new();
+    };
+    let Some(xargs) = inv.wrappers.iter().find(|w| w.name == "xargs") else {
+        return Vec::new();
+    };
+    if pos.index == 0 || prev.index + 1 != pos.index || prev.len != pos.len {
+        return Vec::new();
+    }
+    let options: Vec<Option<&str>> = xargs.args.iter().map(|a| a.value.as_deref()).collect();
+    command_effects::piped::xargs_items(&options, &seen.program, &seen.values()).unwrap_or_default()
+}
+
+/// Reads one invocation into `facts`: `found` is what `{}` stands for when it is a
+/// `find -exec` command, `piped` the items an `xargs` around it appends.
 fn invocation(
     inv: &Invocation,
     env: &Env,
     found: &[Option<String>],
+    piped: &[String],
     facts: &mut BashFacts,
-) -> Option<Vec<Option<String>>> {
+) -> Option<Seen> {
     let program = program_name(inv).unwrap_or_default();
     let ctx = Ctx {
         inv,
@@ -294,7 +335,9 @@ fn invocation(
     if program.is_empty() || inv.kind == InvocationKind::ArithCommand {
         return None;
     }
-    let words: Vec<Option<(String, bool)>> = inv.args.iter().map(|a| ctx.text(&a.word)).collect();
+    let mut words: Vec<Option<(String, bool)>> =
+        inv.args.iter().map(|a| ctx.text(&a.word)).collect();
+    words.extend(piped.iter().map(|p| Some((p.clone(), paths::has_glob(p)))));
     crate::bash_network::destinations(&program, &words, &mut facts.destinations);
     // In a `find -exec` command, `{}` is each file found: one reading per start folder.
     let found_words = |pattern: &Option<String>| -> Vec<Option<(String, bool)>> {
@@ -319,13 +362,7 @@ fn invocation(
     if INTERPRETERS.contains(&program.as_str()) {
         inline_scripts(&program, &words, inv, facts);
     }
-    (program == "find" && inv.kind != InvocationKind::FindExec).then(|| {
-        let values: Vec<Option<&str>> = words
-            .iter()
-            .map(|w| w.as_ref().map(|(t, _)| t.as_str()))
-            .collect();
-        command_effects::find::found_patterns(&values)
-    })
+    Some(Seen { program, words })
 }
 
 /// The paths one reading of a call's words uses.

@@ -351,50 +351,72 @@ mod tests {
         }
     }
 
-    #[test]
-    fn folders_filled_from_an_archive_or_a_tree() {
-        for cmd in [
-            "tar -xf /tmp/s.tar -C ~/.claude",
-            "tar xzf /tmp/s.tgz --directory=/home/u/.local/state",
-            "cd ~ && tar -xf /tmp/s.tar",
-            "unzip -o /tmp/s.zip -d ~/.claude",
-            "cp -r /tmp/dotclaude/. ~/.claude/",
-            "cp -a /tmp/state /home/u/.local/state/agent-guards",
-            "cp -rt ~/.local/state /tmp/agent-guards",
-        ] {
+    /// Each of `hit` reaches a protected location; none of `clean` does.
+    fn hits_and_look_alikes(hit: &[&str], clean: &[&str]) {
+        for cmd in hit {
             assert!(!hits(cmd).is_empty(), "{cmd}");
         }
-        for cmd in [
-            "tar -xf /tmp/s.tar -C /tmp/out",
-            "tar -cf /tmp/b.tar -C ~/.claude .",
-            "tar -czf /tmp/b.tgz src",
-            "unzip /tmp/s.zip -d build",
-            "cp -r .claude /tmp/claude-backup",
-            "cp -r ~/.claude/ /tmp/backup/",
-            "cp -r src ~/.claude-notes/",
-        ] {
+        for cmd in clean {
             assert_eq!(hits(cmd), vec![], "{cmd}");
         }
     }
 
     #[test]
+    fn folders_filled_from_an_archive_or_a_tree() {
+        hits_and_look_alikes(
+            &[
+                "tar -xf /tmp/s.tar -C ~/.claude",
+                "tar xzf /tmp/s.tgz --directory=/home/u/.local/state",
+                "cd ~ && tar -xf /tmp/s.tar",
+                "unzip -o /tmp/s.zip -d ~/.claude",
+                "cp -r /tmp/dotclaude/. ~/.claude/",
+                "cp -a /tmp/state /home/u/.local/state/agent-guards",
+                "cp -rt ~/.local/state /tmp/agent-guards",
+            ],
+            &[
+                "tar -xf /tmp/s.tar -C /tmp/out",
+                "tar -cf /tmp/b.tar -C ~/.claude .",
+                "tar -czf /tmp/b.tgz src",
+                "unzip /tmp/s.zip -d build",
+                "cp -r .claude /tmp/claude-backup",
+                "cp -r ~/.claude/ /tmp/backup/",
+                "cp -r src ~/.claude-notes/",
+            ],
+        );
+    }
+
+    #[test]
     fn what_find_exec_commands_do_to_the_files_found() {
-        for cmd in [
-            "find ~/.local/state/agent-guards -type f -exec rm {} +",
-            "find ~/.claude -maxdepth 1 -name settings.json -exec rm -f {} \\;",
-            "find /home/u/.local -name agent-guards -exec rm -rf {} +",
-            "find ~/.claude -name 'settings*.json' -exec sed -i s/a/b/ {} +",
-        ] {
-            assert!(!hits(cmd).is_empty(), "{cmd}");
-        }
-        for cmd in [
-            "find ~/.claude -name '*.json' -exec cat {} \\;",
-            "find . -name '*.pyc' -exec rm {} +",
-            "find ~ -name '*.tmp' -exec rm {} +",
-            "find ~/.local/state/agent-guards -name '*.jsonl' -exec wc -l {} +",
-        ] {
-            assert_eq!(hits(cmd), vec![], "{cmd}");
-        }
+        hits_and_look_alikes(
+            &[
+                "find ~/.local/state/agent-guards -type f -exec rm {} +",
+                "find ~/.claude -maxdepth 1 -name settings.json -exec rm -f {} \\;",
+                "find /home/u/.local -name agent-guards -exec rm -rf {} +",
+                "find ~/.claude -name 'settings*.json' -exec sed -i s/a/b/ {} +",
+            ],
+            &[
+                "find ~/.claude -name '*.json' -exec cat {} \\;",
+                "find . -name '*.pyc' -exec rm {} +",
+                "find ~ -name '*.tmp' -exec rm {} +",
+                "find ~/.local/state/agent-guards -name '*.jsonl' -exec wc -l {} +",
+            ],
+        );
+    }
+
+    #[test]
+    fn words_piped_into_xargs() {
+        hits_and_look_alikes(
+            &[
+                "echo ~/.claude/settings.json | xargs rm",
+                "printf '%s\\n' ~/.local/state/agent-guards | xargs -n 1 rm -rf",
+                "echo -n /home/u/.claude/settings.local.json | xargs truncate -s 0",
+            ],
+            &[
+                "echo ~/.claude/settings.json | xargs cat",
+                "echo /tmp/a /tmp/b | xargs rm",
+                "echo ~/.claude/settings.json | tee /tmp/l | xargs wc -l",
+            ],
+        );
     }
 
     #[test]
