@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 pub struct Env<'a> {
     pub cwd: Option<&'a Path>,
     pub home: Option<&'a Path>,
+    /// The hook's own values of [`HOOK_VARS`] (the command runs with the same environment).
+    pub vars: &'a [(String, String)],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,6 +156,16 @@ const DESTRUCTIVE: &[&str] = &[
     "rm", "rmdir", "unlink", "shred", "srm", "mv", "chmod", "chown", "chgrp",
 ];
 
+/// Variables a command may spell a protected path with, read from the hook's environment
+/// unless the command assigns them (`$HOME` is [`Env::home`]).
+pub const HOOK_VARS: &[&str] = &[
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "AGENT_GUARDS_CONFIG",
+];
+
 /// Analyses a Bash command.
 pub fn analyse(command: &str, env: &Env) -> BashFacts {
     let parsed = shell_syntax::parse(command);
@@ -238,7 +250,12 @@ impl Ctx<'_> {
         match name {
             "HOME" => self.env.home.map(|h| h.to_string_lossy().into_owned()),
             "PWD" => self.cwd.as_ref().map(|c| c.to_string_lossy().into_owned()),
-            _ => None,
+            _ => self
+                .env
+                .vars
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone()),
         }
     }
 
@@ -789,6 +806,7 @@ mod tests {
         Env {
             cwd: Some(Path::new("/work/proj")),
             home: Some(Path::new("/home/u")),
+            vars: &[],
         }
     }
 

@@ -319,6 +319,7 @@ mod tests {
         let env = Env {
             cwd: Some(Path::new("/work/proj")),
             home: Some(Path::new("/home/u")),
+            vars: &[],
         };
         p.bash_hits(&analyse(cmd, &env))
     }
@@ -349,6 +350,22 @@ mod tests {
         ] {
             assert!(!hits(cmd).is_empty(), "not denied: {cmd}");
         }
+    }
+
+    #[test]
+    fn variables_from_the_hooks_environment_unless_reassigned() {
+        let p = protected();
+        let vars = [("XDG_STATE_HOME".to_string(), "/x/state".to_string())];
+        let env = Env {
+            cwd: Some(Path::new("/work/proj")),
+            home: Some(Path::new("/home/u")),
+            vars: &vars,
+        };
+        let hits = |cmd: &str| p.bash_hits(&analyse(cmd, &env));
+        assert!(!hits("rm -rf \"$XDG_STATE_HOME/agent-guards\"").is_empty());
+        assert!(!hits("echo > /proc/self/root/x/state/agent-guards/a.jsonl").is_empty());
+        assert!(hits("XDG_STATE_HOME=/tmp/s; rm -rf $XDG_STATE_HOME/agent-guards").is_empty());
+        assert!(hits("rm -rf $XDG_CACHE_HOME/agent-guards").is_empty());
     }
 
     /// Each of `hit` reaches a protected location; none of `clean` does.
