@@ -65,6 +65,23 @@ fn through_proc_self(mut path: PathBuf, base: Option<&Path>) -> Option<PathBuf> 
     Some(path)
 }
 
+/// `path` (absolute, normalised) with the symlinks among its existing leading components
+/// followed, as the file system is when the hook runs; `None` when that changes nothing or
+/// nothing of it exists. Only links are read (no file is opened: a FIFO cannot hang it).
+pub fn through_links(path: &Path) -> Option<PathBuf> {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    while std::fs::symlink_metadata(&existing).is_err() {
+        rest.push(existing.file_name()?.to_owned());
+        if !existing.pop() {
+            return None;
+        }
+    }
+    let mut out = std::fs::canonicalize(&existing).ok()?;
+    out.extend(rest.iter().rev());
+    (out != path).then_some(out)
+}
+
 /// True when `path` is `root` or inside it (component-wise; `/scoring2` is not in `/scoring`).
 pub fn is_within(path: &Path, root: &Path) -> bool {
     path.starts_with(root)
