@@ -1,6 +1,7 @@
 //! Programs that write or remove files, kept as one table: which words name the files.
 //! Redirections are read in [`crate::effects`].
 
+use crate::file_grammars::*;
 use shell_syntax::view::Arg;
 
 /// Which words of a call name the files it writes or removes.
@@ -20,13 +21,22 @@ pub enum Which {
     LastOperandWith(&'static [&'static str]),
     /// `key=value` operands with this key (`dd of=f`).
     Key(&'static str),
+    /// A grammar too irregular for the rows above (`tar`'s modes and clusters, `cp -r`).
+    Grammar(fn(&[Option<&str>]) -> Vec<Changed>),
 }
+
+/// One word a call changes: its index (`usize::MAX` when the path is not a word of its own),
+/// the change, and the path when it is only part of the word or derived from it.
+pub type Changed = (usize, Change, Option<String>);
 
 /// Whether a program writes or removes what it names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Change {
     Writes,
     Removes,
+    /// Writes entries inside the folder it names, chosen by an archive or a source tree the
+    /// command line does not show (`tar -x -C d`, `unzip -d d`, `cp -r src/. d`).
+    Fills,
 }
 
 pub struct FileRule {
@@ -66,7 +76,7 @@ pub const FILE_RULES: &[FileRule] = &[
     rule("tee", Change::Writes, Which::Operands, &[]),
     rule("truncate", Change::Writes, Which::Operands, &["-s", "-r"]),
     rule("mkdir", Change::Writes, Which::Operands, &["-m"]),
-    rule("cp", Change::Writes, Which::LastOperand, &["-t", "-S"]),
+    rule("cp", Change::Writes, Which::Grammar(copy_changes), &[]),
     rule("mv", Change::Writes, Which::Operands, &["-t", "-S"]),
     rule("ln", Change::Writes, Which::LastOperand, &["-t", "-S"]),
     rule(
@@ -107,27 +117,40 @@ pub const FILE_RULES: &[FileRule] = &[
         Which::LastOperandWith(&["-r", "-revert"]),
         &["-c", "-g", "-l", "-s"],
     ),
-    rule(
-        "sed",
-        Change::Writes,
-        Which::OperandsWith(&["-i", "--in-place"]),
-        &["-e", "-f"],
-    ),
+    rule("sed", Change::Writes, Which::Grammar(sed_changes), &[]),
+    rule("awk", Change::Writes, Which::Grammar(awk_changes), &[]),
+    rule("gawk", Change::Writes, Which::Grammar(awk_changes), &[]),
+    rule("mawk", Change::Writes, Which::Grammar(awk_changes), &[]),
+    rule("nawk", Change::Writes, Which::Grammar(awk_changes), &[]),
     rule(
         "perl",
         Change::Writes,
         Which::OperandsWith(&["-i", "-pi", "-pie", "-i.bak"]),
         &["-e", "-E"],
     ),
-    rule("gunzip", Change::Writes, Which::Operands, &[]),
-    rule("gzip", Change::Writes, Which::Operands, &[]),
-    rule("unzip", Change::Writes, Which::Option(&["-d"]), &[]),
+    rule("gzip", Change::Writes, Which::Grammar(gzip_changes), &[]),
     rule(
-        "tar",
+        "gunzip",
         Change::Writes,
-        Which::Option(&["-C", "--directory", "-f", "--file"]),
+        Which::Grammar(gunzip_changes),
         &[],
     ),
+    rule("bzip2", Change::Writes, Which::Grammar(bzip2_changes), &[]),
+    rule(
+        "bunzip2",
+        Change::Writes,
+        Which::Grammar(bunzip2_changes),
+        &[],
+    ),
+    rule("xz", Change::Writes, Which::Grammar(xz_changes), &[]),
+    rule("unxz", Change::Writes, Which::Grammar(unxz_changes), &[]),
+    rule(
+        "unzip",
+        Change::Fills,
+        Which::Option(&["-d"]),
+        &["-x", "-P"],
+    ),
+    rule("tar", Change::Writes, Which::Grammar(tar_changes), &[]),
     rule("dd", Change::Writes, Which::Key("of"), &[]),
     rule(
         "patch",
@@ -167,6 +190,9 @@ pub fn changed_words(
     let Some(r) = FILE_RULES.iter().find(|r| r.program == program) else {
         return Vec::new();
     };
+    if let Which::Grammar(f) = r.which {
+        return f(values);
+    }
     let option_names: &[&str] = match r.which {
         Which::Option(o) => o,
         _ => &[],
@@ -254,6 +280,158 @@ pub fn changed_words(
 mod tests {
     use super::*;
 
+    #[test]
+    fn tar_fills_on_extract_and_writes_the_archive_on_create() {
+        let fills = |i: usize, p: Option<&str>| (i, Change::Fills, p.map(String::from));
+        let writes = |i: usize| (i, Change::Writes, None);
+        assert_eq!(
+            words("tar", &["-xf", "s.tar", "-C", "d"]),
+            vec![fills(3, None)]
+        );
+        assert_eq!(
+            words("tar", &["xvf", "s.tar", "-Cd"]),
+            vec![fills(usize::MAX, Some("d"))]
+        );
+        assert_eq!(
+            words("tar", &["--extract", "--file=s.tar", "--directory=d"]),
+            vec![fills(usize::MAX, Some("d"))]
+        );
+        assert_eq!(
+            words("tar", &["-xzf", "s.tgz"]),
+            vec![fills(usize::MAX, Some("."))]
+        );
+        assert_eq!(
+            words("tar", &["-czf", "o.tgz", "-C", "d", "."]),
+            vec![writes(1)]
+        );
+        assert_eq!(words("tar", &["cf", "o.tar", "x"]), vec![writes(1)]);
+        assert!(words("tar", &["-tf", "s.tar"]).is_empty());
+        // A run-time first word may be any mode.
+        assert_eq!(changed_words("tar", &[None, Some("a.tar")]).len(), 1);
+    }
+
+    #[test]
+    fn sed_scripts_write_their_w_files() {
+        let w = |i: usize, p: &str| (i, Change::Writes, Some(p.to_string()));
+        assert_eq!(
+            words("sed", &["-n", "w /h/x", "/dev/null"]),
+            vec![w(1, "/h/x")]
+        );
+        assert_eq!(
+            words("sed", &["-n", "1,$w out.txt", "in"]),
+            vec![w(1, "out.txt")]
+        );
+        assert_eq!(words("sed", &["/re/w /h/x", "in"]), vec![w(0, "/h/x")]);
+        assert_eq!(
+            words("sed", &["-e", "s/a/b/gw /h/x", "in"]),
+            vec![w(1, "/h/x")]
+        );
+        assert_eq!(
+            words("sed", &["-e", "s|w|x|", "-e", "$W f", "in"]),
+            vec![w(3, "f")]
+        );
+        assert_eq!(
+            words("sed", &["-ni.bak", "s/a/b/w /h/x", "in"]),
+            vec![(2, Change::Writes, None), w(1, "/h/x")]
+        );
+        for read_only in [
+            "s/w/W/g",
+            "/w x/p",
+            "y/w/x/",
+            "a w text",
+            "s/a/b/w /dev/stdout",
+            r"\,w,d",
+        ] {
+            assert!(words("sed", &[read_only, "in"]).is_empty(), "{read_only}");
+        }
+        assert!(words("sed", &["-f", "script.sed", "in"]).is_empty());
+    }
+
+    #[test]
+    fn awk_print_redirections_write_their_files() {
+        let w = |i: usize, p: &str| (i, Change::Writes, Some(p.to_string()));
+        assert_eq!(
+            words("awk", &["BEGIN{print \"{}\" > \"/h/s.json\"}"]),
+            vec![w(0, "/h/s.json")]
+        );
+        assert_eq!(
+            words(
+                "gawk",
+                &["-F:", "-v", "x=1", "{ printf \"%s\", $1 >> \"out\" }", "in"]
+            ),
+            vec![w(3, "out")]
+        );
+        assert_eq!(
+            words("awk", &["-e", "{print $0 > \"a\"; print $1 >\"b\"}"]),
+            vec![w(1, "a"), w(1, "b")]
+        );
+        for read_only in [
+            "$1 > \"x\" { print }",
+            "{ print ($1 > \"x\") }",
+            "{ if ($1 > 5) print \"a>b\" }",
+            "{ print > $2 }",
+            "# print > \"x\"\n{ print }",
+        ] {
+            assert!(words("awk", &[read_only, "in"]).is_empty(), "{read_only}");
+        }
+        assert!(words("awk", &["-f", "prog.awk", "in"]).is_empty());
+    }
+
+    #[test]
+    fn compressors_write_the_other_name() {
+        let w = |p: &str| (1, Change::Writes, Some(p.to_string()));
+        let rm = (1, Change::Removes, None);
+        assert_eq!(
+            words("gunzip", &["-f", "a.json.gz"]),
+            vec![rm.clone(), w("a.json")]
+        );
+        assert_eq!(
+            words("gzip", &["-d", "a.tgz"]),
+            vec![rm.clone(), w("a.tar")]
+        );
+        assert_eq!(words("unxz", &["-k", "a.xz"]), vec![w("a")]);
+        assert_eq!(words("gzip", &["-9", "a"]), vec![rm.clone(), w("a.gz")]);
+        // `gunzip a` reads (and removes) `a.gz` and writes `a`.
+        assert_eq!(
+            words("gunzip", &["-f", "a"]),
+            vec![
+                (1, Change::Removes, Some("a.gz".into())),
+                (1, Change::Writes, None)
+            ]
+        );
+        assert!(words("gunzip", &["-c", "a.gz"]).is_empty());
+        assert!(words("gzip", &["-l", "a.gz"]).is_empty());
+    }
+
+    #[test]
+    fn a_recursive_copy_fills_its_destination() {
+        let fills = |p: Option<&str>| (1, Change::Fills, p.map(String::from));
+        assert_eq!(words("cp", &["a", "b"]), vec![(1, Change::Writes, None)]);
+        assert_eq!(
+            words("cp", &["-r", "s/.", "d/"]),
+            vec![(2, Change::Writes, None), (2, Change::Fills, None)]
+        );
+        assert_eq!(
+            words("cp", &["-a", "src", "d/"])[1..],
+            [(2, Change::Fills, Some("d/src".into()))]
+        );
+        assert_eq!(
+            words("cp", &["-R", "src", "d"])[1..],
+            [
+                (2, Change::Fills, Some("d/src".into())),
+                (2, Change::Fills, None)
+            ]
+        );
+        assert_eq!(
+            words("cp", &["-rt", "d", "src"])[1..],
+            [fills(Some("d/src"))]
+        );
+        assert_eq!(
+            words("cp", &["--target-directory=d", "-r", "s/."])[1..],
+            [(0, Change::Fills, Some("d".into()))]
+        );
+    }
+
     fn words(program: &str, args: &[&str]) -> Vec<(usize, Change, Option<String>)> {
         let v: Vec<Option<&str>> = args.iter().map(|a| Some(*a)).collect();
         changed_words(program, &v)
@@ -276,7 +454,7 @@ mod tests {
         assert!(words("xxd", &["hex", "bin"]).is_empty());
         assert_eq!(
             words("tar", &["-xf", "s.tar", "-C", "d"]),
-            vec![(3, Change::Writes, None)]
+            vec![(3, Change::Fills, None)]
         );
         assert_eq!(
             words("dd", &["if=a", "of=b"]),
@@ -287,7 +465,14 @@ mod tests {
             vec![(1, Change::Writes, None)]
         );
         assert_eq!(words("rm", &["-rf", "a", "b"]).len(), 2);
-        assert_eq!(words("sed", &["-i", "s/a/b/", "f"]).len(), 2);
+        assert_eq!(
+            words("unzip", &["-o", "s.zip", "-d", "d"]),
+            vec![(3, Change::Fills, None)]
+        );
+        assert_eq!(
+            words("sed", &["-i", "s/a/b/", "f"]),
+            vec![(2, Change::Writes, None)]
+        );
         assert!(words("sed", &["s/a/b/", "f"]).is_empty());
     }
 }

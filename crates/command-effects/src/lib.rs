@@ -14,7 +14,9 @@
 //! guards' own world traits.
 
 pub mod effects;
+mod file_grammars;
 pub mod files;
+pub mod find;
 pub mod functions;
 pub mod gh;
 pub mod gh_api;
@@ -23,6 +25,7 @@ pub mod git_alias;
 pub mod git_options;
 pub mod git_push;
 pub mod http;
+pub mod piped;
 pub mod program;
 pub mod repo;
 pub mod runners;

@@ -10,7 +10,7 @@
 //! The rules (I1 paths and network, I3 tamper) are pure functions over these facts.
 
 use crate::paths;
-use shell_syntax::view::{AppliedRedirect, CdKind, Invocation, InvocationKind};
+use shell_syntax::view::{AppliedRedirect, CdKind, Invocation, InvocationKind, PipePos};
 use shell_syntax::{RedirOp, Word};
 use std::path::{Path, PathBuf};
 
@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 pub struct Env<'a> {
     pub cwd: Option<&'a Path>,
     pub home: Option<&'a Path>,
+    /// The hook's own values of [`HOOK_VARS`] (the command runs with the same environment).
+    pub vars: &'a [(String, String)],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +45,9 @@ pub struct PathUse {
     pub glob: bool,
     pub access: Access,
     pub program: String,
+    /// The call writes entries inside this folder, chosen by an archive or a source tree the
+    /// command line does not show (`tar -x -C d`, `unzip -d d`, `cp -r src/. d`).
+    pub fills: bool,
 }
 
 /// One network destination a command contacts.
@@ -151,6 +156,16 @@ const DESTRUCTIVE: &[&str] = &[
     "rm", "rmdir", "unlink", "shred", "srm", "mv", "chmod", "chown", "chgrp",
 ];
 
+/// Variables a command may spell a protected path with, read from the hook's environment
+/// unless the command assigns them (`$HOME` is [`Env::home`]).
+pub const HOOK_VARS: &[&str] = &[
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "AGENT_GUARDS_CONFIG",
+];
+
 /// Analyses a Bash command.
 pub fn analyse(command: &str, env: &Env) -> BashFacts {
     let parsed = shell_syntax::parse(command);
@@ -163,8 +178,24 @@ pub fn analyse(command: &str, env: &Env) -> BashFacts {
             .or_else(|| parsed.error.as_ref().map(|e| e.to_string())),
         ..BashFacts::default()
     };
+    // What `{}` stands for in the `-exec` commands of the `find` just read, and the last
+    // pipeline stage read (what it prints may feed an `xargs`).
+    let mut found: Vec<Option<String>> = Vec::new();
+    let mut stage: Option<(PipePos, Seen)> = None;
     for inv in &view.invocations {
-        invocation(inv, env, &mut facts);
+        if inv.kind != InvocationKind::FindExec {
+            found.clear();
+        }
+        let piped = piped_items(inv, stage.as_ref());
+        let Some(seen) = invocation(inv, env, &found, &piped, &mut facts) else {
+            continue;
+        };
+        if seen.program == "find" && inv.kind != InvocationKind::FindExec {
+            found = command_effects::find::found_patterns(&seen.values());
+        }
+        if let Some(pos) = inv.context.pipeline {
+            stage = Some((pos, seen));
+        }
     }
     let scripts = facts.scripts.clone();
     for s in &scripts {
@@ -199,16 +230,32 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn lookup(&self, name: &str) -> Option<String> {
+        self.lookup_at(name, 0)
+    }
+
+    /// `name`'s value: an assignment the command made (`H=$HOME; ... $H`, `D=~/.claude`) is
+    /// itself expanded, a few levels deep (a self-reference such as `X=$X/b` stays unknown:
+    /// bash's value depends on the order, which the newest-per-name environment does not keep).
+    fn lookup_at(&self, name: &str, depth: usize) -> Option<String> {
         if let Some(v) = self.inv.env_value(name) {
-            return v
-                .value
-                .as_ref()
-                .and_then(|a| a.value.as_deref().map(String::from));
+            let arg = v.value.as_ref()?;
+            if let Some(t) = arg.value.as_deref() {
+                return Some(t.to_string());
+            }
+            if depth >= 4 {
+                return None;
+            }
+            return arg.word.resolve(&|n| self.lookup_at(n, depth + 1));
         }
         match name {
             "HOME" => self.env.home.map(|h| h.to_string_lossy().into_owned()),
             "PWD" => self.cwd.as_ref().map(|c| c.to_string_lossy().into_owned()),
-            _ => None,
+            _ => self
+                .env
+                .vars
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone()),
         }
     }
 
@@ -223,6 +270,7 @@ impl Ctx<'_> {
             glob,
             access,
             program: self.program.clone(),
+            fills: false,
         }
     }
 }
@@ -251,7 +299,46 @@ fn cwd_after(inv: &Invocation, env: &Env) -> Option<PathBuf> {
     cwd
 }
 
-fn invocation(inv: &Invocation, env: &Env, facts: &mut BashFacts) {
+/// A call as read: its program and its words' texts.
+struct Seen {
+    program: String,
+    words: Vec<Option<(String, bool)>>,
+}
+
+impl Seen {
+    fn values(&self) -> Vec<Option<&str>> {
+        self.words
+            .iter()
+            .map(|w| w.as_ref().map(|(t, _)| t.as_str()))
+            .collect()
+    }
+}
+
+/// The items an `xargs` wrapping `inv` reads from the pipeline stage before it, when that
+/// stage prints known words (`echo ~/.x/f | xargs rm`).
+fn piped_items(inv: &Invocation, stage: Option<&(PipePos, Seen)>) -> Vec<String> {
+    let (Some(pos), Some((prev, seen))) = (&inv.context.pipeline, stage) else {
+        return Vec::new();
+    };
+    let Some(xargs) = inv.wrappers.iter().find(|w| w.name == "xargs") else {
+        return Vec::new();
+    };
+    if pos.index == 0 || prev.index + 1 != pos.index || prev.len != pos.len {
+        return Vec::new();
+    }
+    let options: Vec<Option<&str>> = xargs.args.iter().map(|a| a.value.as_deref()).collect();
+    command_effects::piped::xargs_items(&options, &seen.program, &seen.values()).unwrap_or_default()
+}
+
+/// Reads one invocation into `facts`: `found` is what `{}` stands for when it is a
+/// `find -exec` command, `piped` the items an `xargs` around it appends.
+fn invocation(
+    inv: &Invocation,
+    env: &Env,
+    found: &[Option<String>],
+    piped: &[String],
+    facts: &mut BashFacts,
+) -> Option<Seen> {
     let program = program_name(inv).unwrap_or_default();
     let ctx = Ctx {
         inv,
@@ -263,27 +350,42 @@ fn invocation(inv: &Invocation, env: &Env, facts: &mut BashFacts) {
         redirect(&ctx, r, facts);
     }
     if program.is_empty() || inv.kind == InvocationKind::ArithCommand {
-        return;
+        return None;
     }
-    let words: Vec<Option<(String, bool)>> = inv.args.iter().map(|a| ctx.text(&a.word)).collect();
+    let mut words: Vec<Option<(String, bool)>> =
+        inv.args.iter().map(|a| ctx.text(&a.word)).collect();
+    words.extend(piped.iter().map(|p| Some((p.clone(), paths::has_glob(p)))));
     crate::bash_network::destinations(&program, &words, &mut facts.destinations);
-    let mut uses = classify(&program, &words);
-    // Programs the shared table knows to write or remove files (command-effects: `uniq IN
-    // OUT`, `tree -o`, `xxd -r`, `tar -C`, `unzip -d`, `gunzip -f`, ...) where this reader
-    // saw no write.
-    if !uses.iter().any(|(_, a)| matches!(a, Access::Write { .. })) {
-        let values: Vec<Option<&str>> = words
+    // In a `find -exec` command, `{}` is each file found: one reading per start folder.
+    let found_words = |pattern: &Option<String>| -> Vec<Option<(String, bool)>> {
+        words
             .iter()
-            .map(|w| w.as_ref().map(|(t, _)| t.as_str()))
-            .collect();
-        for (i, change, _) in command_effects::files::changed_words(&program, &values) {
-            if i < words.len() {
-                let destructive = change == command_effects::files::Change::Removes;
-                uses.retain(|(j, _)| *j != i);
-                uses.push((i, Access::Write { destructive }));
-            }
-        }
+            .map(|w| match (w, pattern) {
+                (Some((t, _)), Some(p)) if t.contains("{}") => Some((t.replace("{}", p), true)),
+                (Some((t, _)), None) if t.contains("{}") => None,
+                (w, _) => w.clone(),
+            })
+            .collect()
+    };
+    let readings: Vec<Vec<Option<(String, bool)>>> =
+        if inv.kind == InvocationKind::FindExec && !found.is_empty() {
+            found.iter().map(found_words).collect()
+        } else {
+            vec![words.clone()]
+        };
+    for words in &readings {
+        path_uses(&ctx, words, facts);
     }
+    if INTERPRETERS.contains(&program.as_str()) {
+        inline_scripts(&program, &words, inv, facts);
+    }
+    Some(Seen { program, words })
+}
+
+/// The paths one reading of a call's words uses.
+fn path_uses(ctx: &Ctx, words: &[Option<(String, bool)>], facts: &mut BashFacts) {
+    let mut uses = classify(&ctx.program, words);
+    table_changes(ctx, words, &mut uses, facts);
     for (i, access) in uses {
         if let Some(Some((t, glob))) = words.get(i) {
             facts
@@ -292,9 +394,54 @@ fn invocation(inv: &Invocation, env: &Env, facts: &mut BashFacts) {
         }
     }
     // `cp a b dir/` writes `dir/a`: the destination's own entries are checked too.
-    copy_targets(&program, &words, &ctx, facts);
-    if INTERPRETERS.contains(&program.as_str()) {
-        inline_scripts(&program, &words, inv, facts);
+    copy_targets(&ctx.program, words, ctx, facts);
+}
+
+/// What the shared table of writers (command-effects: `uniq IN OUT`, `tree -o`, `xxd -r`,
+/// `tar -x -C`, `unzip -d`, `gunzip -f`, `cp -r`, ...) says the call writes, removes or fills:
+/// added to what this reader saw (a word it already reads as written keeps its own access).
+fn table_changes(
+    ctx: &Ctx,
+    words: &[Option<(String, bool)>],
+    uses: &mut Vec<(usize, Access)>,
+    facts: &mut BashFacts,
+) {
+    use command_effects::files::{changed_words, Change};
+    let values: Vec<Option<&str>> = words
+        .iter()
+        .map(|w| w.as_ref().map(|(t, _)| t.as_str()))
+        .collect();
+    for (i, change, part) in changed_words(&ctx.program, &values) {
+        let fills = change == Change::Fills;
+        let access = Access::Write {
+            destructive: change == Change::Removes,
+        };
+        let glob = words.get(i).and_then(|w| w.as_ref()).is_some_and(|w| w.1);
+        match part {
+            // Only part of the word (`dd of=f`, `--directory=d`) or a name the call derives
+            // (`cp -r src d/` fills `d/src`; `tar -x` without `-C` fills `.`).
+            Some(text) => facts.paths.push(PathUse {
+                fills,
+                ..ctx.path_use(&text, glob, access)
+            }),
+            None if fills => {
+                if let Some(Some((t, glob))) = words.get(i) {
+                    facts.paths.push(PathUse {
+                        fills,
+                        ..ctx.path_use(t, *glob, access)
+                    });
+                }
+            }
+            None if i < words.len()
+                && !uses
+                    .iter()
+                    .any(|(j, a)| *j == i && matches!(a, Access::Write { .. })) =>
+            {
+                uses.retain(|(j, _)| *j != i);
+                uses.push((i, access));
+            }
+            None => {}
+        }
     }
 }
 
@@ -651,58 +798,5 @@ fn inline_scripts(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn env() -> Env<'static> {
-        Env {
-            cwd: Some(Path::new("/work/proj")),
-            home: Some(Path::new("/home/u")),
-        }
-    }
-
-    #[test]
-    fn writes_reads_and_names_after_cd_and_home() {
-        let f = analyse("cd ~/x && cat a.txt > out/b.txt; HOME=/h2 rm ~/y", &env());
-        let got: Vec<(String, Access)> = f
-            .paths
-            .iter()
-            .map(|u| (u.path.as_ref().unwrap().display().to_string(), u.access))
-            .collect();
-        assert!(
-            got.contains(&("/home/u/x/a.txt".into(), Access::Read)),
-            "{got:?}"
-        );
-        assert!(got.contains(&(
-            "/home/u/x/out/b.txt".into(),
-            Access::Write { destructive: false }
-        )));
-        assert!(
-            got.contains(&("/h2/y".into(), Access::Write { destructive: true })),
-            "{got:?}"
-        );
-        let f = analyse(
-            "python3 -c 'print(1)' && node -e \"fetch('https://x.example/a')\"",
-            &env(),
-        );
-        assert_eq!(f.scripts.len(), 2);
-        assert_eq!(f.destinations[0].host, "x.example");
-        let f = analyse("cd \"$(mktemp -d)\" && echo hi > a", &env());
-        assert_eq!(
-            f.paths[0].path, None,
-            "a cd decided at run time leaves the path relative"
-        );
-    }
-
-    proptest! {
-        #[test]
-        fn never_panics_on_arbitrary_commands(cmd in "[ -~\\n\u{e9}\u{2019}]{0,120}") {
-            let f = analyse(&cmd, &env());
-            let p = crate::i3_tamper::Protected::from_env(&|k| (k == "HOME").then(|| "/home/u".to_string()), None);
-            let _ = p.bash_hits(&f);
-            let _ = crate::i2_fabricated_claims::runners_of(&cmd);
-            let _ = crate::i2_fabricated_claims::output_failed(&cmd, true);
-        }
-    }
-}
+#[path = "bash_facts_tests.rs"]
+mod tests;

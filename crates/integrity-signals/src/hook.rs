@@ -26,6 +26,9 @@ pub struct Deps {
     pub mode: Mode,
     pub protected: Protected,
     pub home: Option<PathBuf>,
+    /// The hook's own values of the variables a command may spell a protected path with
+    /// ([`bash_facts::HOOK_VARS`]); a command that reassigns one uses its own value.
+    pub shell_vars: Vec<(String, String)>,
     pub project_dir: Option<String>,
     pub store: Result<Store, String>,
     /// Problems with the config, for the user.
@@ -62,6 +65,10 @@ impl Deps {
             home: env("HOME")
                 .filter(|h| h.starts_with('/'))
                 .map(PathBuf::from),
+            shell_vars: bash_facts::HOOK_VARS
+                .iter()
+                .filter_map(|n| env(n).map(|v| (n.to_string(), v)))
+                .collect(),
             project_dir: env("CLAUDE_PROJECT_DIR").filter(|p| !p.is_empty()),
             store: Store::from_env(env),
             notices,
@@ -229,6 +236,7 @@ fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
                 &bash_facts::Env {
                     cwd,
                     home: deps.home.as_deref(),
+                    vars: &deps.shell_vars,
                 },
             )
         });

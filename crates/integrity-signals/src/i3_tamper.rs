@@ -113,19 +113,13 @@ impl Protected {
         };
         match (&u.path, u.glob) {
             (Some(p), false) => {
-                if let Some(what) = self.protects(p) {
-                    return hit(p.display().to_string(), what);
-                }
-                if destructive {
-                    // Removing or moving a folder that holds a protected one.
-                    if let Some(r) = self.roots.iter().find(|r| r.starts_with(p)) {
-                        return hit(p.display().to_string(), self.what_root(r));
-                    }
-                    if p.file_name().is_some_and(|n| n == ".claude") {
-                        return hit(p.display().to_string(), "a hook registration");
-                    }
-                }
-                None
+                // As written, then through the symlinks that exist now (`ln -s ~/.claude
+                // /tmp/c` earlier makes `/tmp/c/settings.json` a hook registration).
+                let real = paths::through_links(p);
+                std::iter::once(p.as_path())
+                    .chain(real.as_deref())
+                    .find_map(|q| self.literal_hit(q, u.fills, destructive))
+                    .and_then(|what| hit(p.display().to_string(), what))
             }
             (Some(p), true) => {
                 let pat = p.to_string_lossy();
@@ -169,6 +163,31 @@ impl Protected {
                 })
             }
         }
+    }
+
+    /// What a write to the literal path `p` reaches: `fills` when entries land inside it,
+    /// `destructive` when it is removed, moved or re-permissioned with what it holds.
+    fn literal_hit(&self, p: &Path, fills: bool, destructive: bool) -> Option<&'static str> {
+        if let Some(what) = self.protects(p) {
+            return Some(what);
+        }
+        if fills || destructive {
+            // A folder that holds a protected one: filled from an archive or a tree, or
+            // removed/moved whole.
+            if let Some(r) = self.roots.iter().find(|r| r.starts_with(p)) {
+                return Some(self.what_root(r));
+            }
+        }
+        // The user's `~/.claude` (a copy of a `.claude` folder elsewhere, as a backup, is not
+        // filled into a place Claude Code reads).
+        let user_claude = self.home.as_ref().map(|h| h.join(".claude"));
+        if fills && user_claude.is_some_and(|c| c.starts_with(p)) {
+            return Some("a hook registration");
+        }
+        if destructive && p.file_name().is_some_and(|n| n == ".claude") {
+            return Some("a hook registration");
+        }
+        None
     }
 
     /// The first protected location an inline script mentions.
@@ -306,6 +325,7 @@ mod tests {
         let env = Env {
             cwd: Some(Path::new("/work/proj")),
             home: Some(Path::new("/home/u")),
+            vars: &[],
         };
         p.bash_hits(&analyse(cmd, &env))
     }
@@ -336,6 +356,116 @@ mod tests {
         ] {
             assert!(!hits(cmd).is_empty(), "not denied: {cmd}");
         }
+    }
+
+    #[test]
+    fn variables_from_the_hooks_environment_unless_reassigned() {
+        let p = protected();
+        let vars = [("XDG_STATE_HOME".to_string(), "/x/state".to_string())];
+        let env = Env {
+            cwd: Some(Path::new("/work/proj")),
+            home: Some(Path::new("/home/u")),
+            vars: &vars,
+        };
+        let hits = |cmd: &str| p.bash_hits(&analyse(cmd, &env));
+        assert!(!hits("rm -rf \"$XDG_STATE_HOME/agent-guards\"").is_empty());
+        assert!(!hits("echo > /proc/self/root/x/state/agent-guards/a.jsonl").is_empty());
+        assert!(hits("XDG_STATE_HOME=/tmp/s; rm -rf $XDG_STATE_HOME/agent-guards").is_empty());
+        assert!(hits("rm -rf $XDG_CACHE_HOME/agent-guards").is_empty());
+    }
+
+    #[test]
+    fn existing_symlinks_are_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let home = root.join("home");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::create_dir_all(home.join(".local/state/agent-guards")).unwrap();
+        std::fs::create_dir_all(root.join("other")).unwrap();
+        std::os::unix::fs::symlink(home.join(".claude"), root.join("c")).unwrap();
+        std::os::unix::fs::symlink(home.join(".local/state"), root.join("s")).unwrap();
+        std::os::unix::fs::symlink(root.join("other"), root.join("o")).unwrap();
+        let home_text = home.to_string_lossy().into_owned();
+        let p = Protected::from_env(&|k: &str| (k == "HOME").then(|| home_text.clone()), None);
+        let env = Env {
+            cwd: Some(&root),
+            home: Some(&home),
+            vars: &[],
+        };
+        let hits = |cmd: &str| p.bash_hits(&analyse(cmd, &env));
+        assert!(!hits("echo '{}' > c/settings.json").is_empty());
+        assert!(!hits("rm -rf s/agent-guards").is_empty());
+        assert!(!hits("echo x > s/agent-guards/new/audit.jsonl").is_empty());
+        assert!(hits("echo '{}' > o/settings.json").is_empty());
+        assert!(hits("cat c/settings.json").is_empty());
+    }
+
+    /// Each of `hit` reaches a protected location; none of `clean` does.
+    fn hits_and_look_alikes(hit: &[&str], clean: &[&str]) {
+        for cmd in hit {
+            assert!(!hits(cmd).is_empty(), "{cmd}");
+        }
+        for cmd in clean {
+            assert_eq!(hits(cmd), vec![], "{cmd}");
+        }
+    }
+
+    #[test]
+    fn folders_filled_from_an_archive_or_a_tree() {
+        hits_and_look_alikes(
+            &[
+                "tar -xf /tmp/s.tar -C ~/.claude",
+                "tar xzf /tmp/s.tgz --directory=/home/u/.local/state",
+                "cd ~ && tar -xf /tmp/s.tar",
+                "unzip -o /tmp/s.zip -d ~/.claude",
+                "cp -r /tmp/dotclaude/. ~/.claude/",
+                "cp -a /tmp/state /home/u/.local/state/agent-guards",
+                "cp -rt ~/.local/state /tmp/agent-guards",
+            ],
+            &[
+                "tar -xf /tmp/s.tar -C /tmp/out",
+                "tar -cf /tmp/b.tar -C ~/.claude .",
+                "tar -czf /tmp/b.tgz src",
+                "unzip /tmp/s.zip -d build",
+                "cp -r .claude /tmp/claude-backup",
+                "cp -r ~/.claude/ /tmp/backup/",
+                "cp -r src ~/.claude-notes/",
+            ],
+        );
+    }
+
+    #[test]
+    fn what_find_exec_commands_do_to_the_files_found() {
+        hits_and_look_alikes(
+            &[
+                "find ~/.local/state/agent-guards -type f -exec rm {} +",
+                "find ~/.claude -maxdepth 1 -name settings.json -exec rm -f {} \\;",
+                "find /home/u/.local -name agent-guards -exec rm -rf {} +",
+                "find ~/.claude -name 'settings*.json' -exec sed -i s/a/b/ {} +",
+            ],
+            &[
+                "find ~/.claude -name '*.json' -exec cat {} \\;",
+                "find . -name '*.pyc' -exec rm {} +",
+                "find ~ -name '*.tmp' -exec rm {} +",
+                "find ~/.local/state/agent-guards -name '*.jsonl' -exec wc -l {} +",
+            ],
+        );
+    }
+
+    #[test]
+    fn words_piped_into_xargs() {
+        hits_and_look_alikes(
+            &[
+                "echo ~/.claude/settings.json | xargs rm",
+                "printf '%s\\n' ~/.local/state/agent-guards | xargs -n 1 rm -rf",
+                "echo -n /home/u/.claude/settings.local.json | xargs truncate -s 0",
+            ],
+            &[
+                "echo ~/.claude/settings.json | xargs cat",
+                "echo /tmp/a /tmp/b | xargs rm",
+                "echo ~/.claude/settings.json | tee /tmp/l | xargs wc -l",
+            ],
+        );
     }
 
     #[test]

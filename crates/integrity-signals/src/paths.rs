@@ -33,10 +33,53 @@ pub fn absolute(text: &str, base: Option<&Path>, home: Option<&Path>) -> Option<
     } else {
         PathBuf::from(text)
     };
-    if expanded.is_absolute() {
-        return Some(normalise(&expanded));
+    let joined = if expanded.is_absolute() {
+        expanded
+    } else {
+        base?.join(expanded)
+    };
+    through_proc_self(joined, base).map(|p| normalise(&p))
+}
+
+/// `/proc/self/root/x` (or `thread-self`) is `/x`; `/proc/self/cwd/x` is `x` in `base` (the
+/// process that opens it runs there); a few levels deep. `None` for `cwd` without a base.
+fn through_proc_self(mut path: PathBuf, base: Option<&Path>) -> Option<PathBuf> {
+    for _ in 0..8 {
+        let comps: Vec<Component> = path.components().collect();
+        let names: Vec<String> = comps
+            .iter()
+            .take(4)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let is_proc_self = names.len() == 4
+            && names[0] == "/"
+            && names[1] == "proc"
+            && (names[2] == "self" || names[2] == "thread-self");
+        let rest: PathBuf = comps.iter().skip(4).collect();
+        path = match (is_proc_self, names.get(3).map(String::as_str)) {
+            (true, Some("root")) => Path::new("/").join(rest),
+            (true, Some("cwd")) => base?.join(rest),
+            _ => return Some(path),
+        };
     }
-    Some(normalise(&base?.join(expanded)))
+    Some(path)
+}
+
+/// `path` (absolute, normalised) with the symlinks among its existing leading components
+/// followed, as the file system is when the hook runs; `None` when that changes nothing or
+/// nothing of it exists. Only links are read (no file is opened: a FIFO cannot hang it).
+pub fn through_links(path: &Path) -> Option<PathBuf> {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    while std::fs::symlink_metadata(&existing).is_err() {
+        rest.push(existing.file_name()?.to_owned());
+        if !existing.pop() {
+            return None;
+        }
+    }
+    let mut out = std::fs::canonicalize(&existing).ok()?;
+    out.extend(rest.iter().rev());
+    (out != path).then_some(out)
 }
 
 /// True when `path` is `root` or inside it (component-wise; `/scoring2` is not in `/scoring`).
@@ -116,6 +159,33 @@ pub fn glob_reaches(pattern: &str, target: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spellings_of_one_path() {
+        let home = Some(Path::new("/home/u"));
+        let base = Some(Path::new("/work/p"));
+        let want = Some(PathBuf::from("/home/u/.claude/settings.json"));
+        for text in [
+            "~/.claude/settings.json",
+            "/home/u//.claude/./settings.json",
+            "/home/u/x/../.claude/settings.json",
+            "/proc/self/root/home/u/.claude/settings.json",
+            "/proc/thread-self/root/proc/self/root/home/u/.claude/settings.json",
+            "/proc/self/cwd/../../home/u/.claude/settings.json",
+            "../../home/u/.claude/settings.json",
+        ] {
+            assert_eq!(absolute(text, base, home), want, "{text}");
+        }
+        assert_eq!(
+            absolute("/proc/self/cwd/a", base, home),
+            Some(PathBuf::from("/work/p/a"))
+        );
+        assert_eq!(absolute("/proc/self/cwd/a", None, home), None);
+        assert_eq!(
+            absolute("/proc/self/status", base, home),
+            Some(PathBuf::from("/proc/self/status"))
+        );
+    }
 
     #[test]
     fn normalises_lexically() {

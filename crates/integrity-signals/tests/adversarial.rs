@@ -13,25 +13,13 @@ use integrity_signals::selftest::run_cases;
 use serde_json::Value;
 
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
-const ATTACK_FLOOR: f64 = 143.0 / 156.0;
+const ATTACK_FLOOR: f64 = 1.0; // 156/156
 
-/// Ids decided wrongly on 2026-12-02, after command-effects (142/156 attacks refused, 0/56 benign denied): attacks let
-/// through and benign cases denied or flagged.
-const KNOWN_MISSES: &[&str] = &[
-    "atk-writer-014",
-    "atk-writer-020",
-    "atk-writer-051",
-    "atk-writer-052",
-    "atk-writer-053",
-    "atk-writer-055",
-    "atk-writer-056",
-    "atk-path-017",
-    "atk-path-018",
-    "atk-path-019",
-    "atk-path-020",
-    "atk-wrapper-006",
-    "atk-wrapper-021",
-];
+/// Ids decided wrongly on 2026-12-02, after variables the command assigns, folders filled by
+/// `tar -x`/`unzip -d`/`cp -r`, compressors, sed `w`, awk `print >`, `find -exec ... {}` and
+/// words piped into `xargs` (156/156 attacks refused, 0/56 benign denied): attacks let through
+/// and benign cases denied or flagged.
+const KNOWN_MISSES: &[&str] = &[];
 
 fn load(name: &str) -> Vec<Value> {
     load_set(env!("CARGO_MANIFEST_DIR"), "integrity-signals", name)

@@ -108,6 +108,26 @@ fn exported_variables_and_prefixes_reach_the_command() {
 }
 
 #[test]
+fn a_dynamic_export_keeps_its_value_word() {
+    // `export X=$HOME/y` must not be dropped: a later `$X` is this word, not the outer `X`.
+    let v = view("export X=$HOME/.local/state; declare -x Y=\"$X\"; rm -rf \"$X/a\"");
+    let rm = find(&v, "rm");
+    let x = rm.env_value("X").expect("X tracked");
+    assert_eq!(x.source, EnvSource::Export);
+    let value = x.value.as_ref().expect("a value word");
+    assert_eq!(value.value, None, "decided at run time");
+    let home = |n: &str| (n == "HOME").then(|| "/h".to_string());
+    assert_eq!(
+        value.word.resolve(&home).as_deref(),
+        Some("/h/.local/state")
+    );
+    assert!(rm.env_value("Y").is_some_and(|y| y.value.is_some()));
+    // A word that is not an assignment (`export "$n"`) stays untracked.
+    let v = view("export \"$n\"; rm a");
+    assert!(find(&v, "rm").env.is_empty());
+}
+
+#[test]
 fn wait_loop_inside_timeout_shell_c() {
     let v = view("timeout 600 bash -c 'while ! gh pr checks 1; do sleep 30; done'");
     assert_eq!(v.loops.len(), 1);

@@ -752,6 +752,20 @@ impl<'a> Walker<'a, '_> {
                     });
                 for a in &inv.args {
                     let Some(v) = a.value.as_deref() else {
+                        // `export X=$HOME/y`: the value is a word decided at run time; kept as
+                        // that word (a guard may expand it), never dropped (a later `$X` must
+                        // not read the outer environment's `X`).
+                        if let Some((n, value)) = dynamic_assignment(self.arena, a) {
+                            scope.push_env(EnvVar {
+                                name: n.into(),
+                                value: Some(value),
+                                source: if exporting {
+                                    EnvSource::Export
+                                } else {
+                                    EnvSource::Shell
+                                },
+                            });
+                        }
                         continue;
                     };
                     if v.starts_with('-') {
@@ -843,4 +857,30 @@ fn simple_argv<'a>(p: &Pipeline<'a>) -> Option<Vec<Arg<'a>>> {
         },
         _ => None,
     }
+}
+
+/// `NAME=<dynamic>` given to `export`/`declare`: the name and the value as its own word.
+fn dynamic_assignment<'a>(arena: &'a bumpalo::Bump, a: &Arg<'a>) -> Option<(&'a str, Arg<'a>)> {
+    let (first, rest) = a.word.parts.split_first()?;
+    let WordPart::Literal(text) = first else {
+        return None;
+    };
+    let (name, value) = text.split_once('=')?;
+    let name = name.trim_end_matches('+');
+    let valid = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return None;
+    }
+    let mut parts: Vec<WordPart<'a>> = Vec::with_capacity(rest.len() + 1);
+    if !value.is_empty() {
+        parts.push(WordPart::Literal(value));
+    }
+    parts.extend_from_slice(rest);
+    let word = Word {
+        parts: arena.alloc_slice_copy(&parts),
+        span: a.word.span,
+    };
+    Some((name, Arg::new(word)))
 }
