@@ -211,6 +211,15 @@ mod tests {
             .unwrap();
         let pid = child.id() as i32;
         let proc_root = Path::new("/proc");
+        // spawn() returns once the child entered execve, before the kernel has laid out its new
+        // environment: until then `environ` reads empty (unreadable, which a re-check keeps).
+        let environ = proc_root.join(pid.to_string()).join("environ");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::fs::read(&environ).map_or(true, |b| b.is_empty())
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         let start = proc_table::entry::read_stat_entry(proc_root, pid, 0.0)
             .unwrap()
             .start_ticks;
