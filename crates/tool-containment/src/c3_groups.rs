@@ -7,17 +7,12 @@
 //! exists). The prefix moves itself into the group before it `exec`s the shell, so the command
 //! and everything it forks, backgrounds or `setsid`s stay under the ceilings after the shell exits.
 //!
-//! The cgroup work goes through cgroups-rs controllers (`create`, `set_pid_max`, `set_limit`,
-//! `set_memswap_limit`, `add_task_by_tgid`); the v2 `cgroup.subtree_control` writes on the
-//! parents are direct (cgroups-rs only enables controllers inside its own `Cgroup::create`, which
-//! checks them against a fixed `/sys/fs/cgroup` root — see the crate README).
+//! The cgroup work is direct cgroupfs writes ([`write_file`]): `mkdir`, the ceiling files, the
+//! pid into `cgroup.procs` (or `0` into v1 `tasks`). Each failure names the file and the kernel's
+//! error. (cgroups-rs did this until it was replaced; why and what it cost: the crate README.)
 
 use crate::c4_backends::Backend;
 use crate::c5_ceilings::{Ceilings, Memory, Tasks};
-use cgroups_rs::fs::memory::MemController;
-use cgroups_rs::fs::pid::PidController;
-use cgroups_rs::fs::{Controller, MaxValue};
-use cgroups_rs::CgroupPid;
 use proc_table::CONTAINMENT_ROOT;
 use std::path::{Path, PathBuf};
 
@@ -60,18 +55,28 @@ fn err(what: &str, path: &Path, e: impl std::fmt::Display) -> String {
     format!("{what} {}: {e}", path.display())
 }
 
-fn tasks_value(t: Tasks) -> MaxValue {
+/// `pids.max` text (v1 and v2 alike).
+fn tasks_value(t: Tasks) -> String {
     match t {
-        Tasks::Max => MaxValue::Max,
-        Tasks::Limit(n) => MaxValue::Value(n.min(i64::MAX as u64) as i64),
+        Tasks::Max => "max".to_string(),
+        Tasks::Limit(n) => n.min(i64::MAX as u64).to_string(),
     }
 }
 
-fn memory_value(m: Memory) -> i64 {
+/// Memory ceiling text: v2 `memory.max` spells no ceiling `max`, v1 `memory.limit_in_bytes` `-1`.
+fn memory_value(m: Memory, v2: bool) -> String {
     match m {
-        Memory::Max => -1,
-        Memory::Bytes(b) => b.min(i64::MAX as u64) as i64,
+        Memory::Max if v2 => "max".to_string(),
+        Memory::Max => "-1".to_string(),
+        Memory::Bytes(b) => b.min(i64::MAX as u64).to_string(),
     }
+}
+
+/// Writes `value` to the cgroupfs file `name` in `dir`, one `write(2)` (cgroupfs reads each write
+/// as one command). The error names what was being done, the file and the kernel's answer.
+fn write_file(dir: &Path, name: &str, value: &str, what: &str) -> Result<(), String> {
+    let file = dir.join(name);
+    std::fs::write(&file, value).map_err(|e| err(what, &file, e))
 }
 
 /// Enables `pids` and `memory` for the children of `dir` (v2), unless already on.
@@ -102,7 +107,6 @@ pub fn enter(
     ceilings: &Ceilings,
     pid: u32,
 ) -> Result<Vec<PathBuf>, String> {
-    let task = CgroupPid::from(u64::from(pid));
     match backend {
         Backend::V1(d) => {
             // SessionEnd may remove a just-made group before we are in it: try again, so a
@@ -124,7 +128,7 @@ pub fn enter(
             }
             last
         }
-        Backend::V2 { mount, anchor } => {
+        Backend::V2 { anchor, .. } => {
             let root = anchor.join(CONTAINMENT_ROOT);
             let session = root.join(session_group);
             let leaf = session.join(cmd);
@@ -136,19 +140,15 @@ pub fn enter(
                     mkdir(&session)?;
                 }
                 enable_v2_controllers(&session)?;
-                let pids = PidController::new(leaf.clone(), mount.clone(), true);
-                let mem = MemController::new(leaf.clone(), mount.clone(), true);
-                pids.create().map_err(|e| err("cannot create", &leaf, e))?;
-                pids.set_pid_max(tasks_value(ceilings.tasks))
-                    .map_err(|e| err("cannot set pids.max in", &leaf, e))?;
-                mem.set_limit(memory_value(ceilings.memory))
-                    .map_err(|e| err("cannot set memory.max in", &leaf, e))?;
+                mkdir(&leaf)?;
+                let tasks = tasks_value(ceilings.tasks);
+                write_file(&leaf, "pids.max", &tasks, "cannot set")?;
+                let memory = memory_value(ceilings.memory, true);
+                write_file(&leaf, "memory.max", &memory, "cannot set")?;
                 if leaf.join("memory.swap.max").exists() {
-                    mem.set_memswap_limit(0)
-                        .map_err(|e| err("cannot set memory.swap.max in", &leaf, e))?;
+                    write_file(&leaf, "memory.swap.max", "0", "cannot set")?;
                 }
-                pids.add_task_by_tgid(&task)
-                    .map_err(|e| err("cannot enter", &leaf, e))?;
+                write_file(&leaf, "cgroup.procs", &pid.to_string(), "cannot enter")?;
                 Ok(vec![leaf.clone()])
             })();
             if result.is_err() {
@@ -214,13 +214,10 @@ fn ensure_v1_session(
         }
         mkdir(dir)?;
     }
-    let pids = PidController::new(pids_session.clone(), d.pids_mount.clone(), false);
-    let mem = MemController::new(mem_session.clone(), d.memory_mount.clone(), false);
-    pids.set_pid_max(tasks_value(ceilings.tasks))
-        .map_err(|e| err("cannot set pids.max in", &pids_session, e))?;
-    mem.set_limit(memory_value(ceilings.memory))
-        .map_err(|e| err("cannot set the memory limit in", &mem_session, e))?;
-    Ok(())
+    let tasks = tasks_value(ceilings.tasks);
+    write_file(&pids_session, "pids.max", &tasks, "cannot set")?;
+    let memory = memory_value(ceilings.memory, false);
+    write_file(&mem_session, "memory.limit_in_bytes", &memory, "cannot set")
 }
 
 fn enter_v1(
@@ -230,7 +227,6 @@ fn enter_v1(
     ceilings: &Ceilings,
     pid: u32,
 ) -> Result<Vec<PathBuf>, String> {
-    let task = CgroupPid::from(u64::from(pid));
     ensure_v1_session(d, session_group, ceilings)?;
     let pids_leaf = d.pids.join(CONTAINMENT_ROOT).join(session_group).join(cmd);
     let mem_leaf = d
@@ -238,36 +234,36 @@ fn enter_v1(
         .join(CONTAINMENT_ROOT)
         .join(session_group)
         .join(cmd);
-    let pids = PidController::new(pids_leaf.clone(), d.pids_mount.clone(), false);
-    let mem = MemController::new(mem_leaf.clone(), d.memory_mount.clone(), false);
     let result = (|| {
         mkdir(&pids_leaf)?;
         mkdir(&mem_leaf)?;
-        pids.set_pid_max(tasks_value(ceilings.tasks))
-            .map_err(|e| err("cannot set pids.max in", &pids_leaf, e))?;
-        let limit = memory_value(ceilings.memory);
-        mem.set_limit(limit)
-            .map_err(|e| err("cannot set the memory limit in", &mem_leaf, e))?;
+        write_file(
+            &pids_leaf,
+            "pids.max",
+            &tasks_value(ceilings.tasks),
+            "cannot set",
+        )?;
+        let limit = memory_value(ceilings.memory, false);
+        write_file(&mem_leaf, "memory.limit_in_bytes", &limit, "cannot set")?;
         // Swap off where the host allows: memsw exists only with swap accounting.
         if mem_leaf.join("memory.memsw.limit_in_bytes").exists() {
-            mem.set_memswap_limit(limit)
-                .map_err(|e| err("cannot set memsw limit in", &mem_leaf, e))?;
+            write_file(
+                &mem_leaf,
+                "memory.memsw.limit_in_bytes",
+                &limit,
+                "cannot set",
+            )?;
         }
-        if pid == std::process::id() {
-            // Ourselves, single-threaded: `0` in `tasks` moves the calling thread, which
-            // the kernel does without the global threadgroup lock and its RCU grace
-            // period (milliseconds per move through `cgroup.procs`; see the README).
-            let me = CgroupPid::from(0u64);
-            pids.add_task(&me)
-                .map_err(|e| err("cannot enter", &pids_leaf, e))?;
-            mem.add_task(&me)
-                .map_err(|e| err("cannot enter", &mem_leaf, e))?;
+        // Ourselves, single-threaded: `0` in `tasks` moves the calling thread, which the kernel
+        // does without the global threadgroup lock and its RCU grace period (milliseconds per
+        // move through `cgroup.procs`; see the README). Another process: its whole thread group.
+        let (file, who) = if pid == std::process::id() {
+            ("tasks", "0".to_string())
         } else {
-            pids.add_task_by_tgid(&task)
-                .map_err(|e| err("cannot enter", &pids_leaf, e))?;
-            mem.add_task_by_tgid(&task)
-                .map_err(|e| err("cannot enter", &mem_leaf, e))?;
-        }
+            ("cgroup.procs", pid.to_string())
+        };
+        write_file(&pids_leaf, file, &who, "cannot enter")?;
+        write_file(&mem_leaf, file, &who, "cannot enter")?;
         Ok(vec![pids_leaf.clone(), mem_leaf.clone()])
     })();
     if result.is_err() {
