@@ -30,7 +30,12 @@ usage: ./install.sh [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
   --from DIR       take already built binaries from DIR instead of building
   --json           (report) the report as JSON
 
-Prerequisites: rustup (it fetches the pinned toolchain), a C compiler (cc), git.
+Prerequisites: rustup (it fetches the pinned toolchain), a C compiler (cc), git; on macOS the
+Xcode command-line tools (xcode-select --install) bring cc and git. On macOS four guards do their
+whole job; tool-containment and stray-process-sweep install but say they cannot contain or see
+processes there (cgroups and /proc are Linux's), and the shell prefix is not registered.
+Paths (Linux and macOS alike): binaries in ~/.local/share/agent-guards/bin, config in
+${XDG_CONFIG_HOME:-~/.config}/agent-guards/config.toml, state in ${XDG_STATE_HOME:-~/.local/state}/agent-guards.
 After install, the same commands work from anywhere: agent-guards report | uninstall | explain '<cmd>'.
 EOF
 }
@@ -54,11 +59,18 @@ done
 
 build() {
   if ! command -v cargo >/dev/null 2>&1; then
-    echo "install.sh: cargo is not on PATH. Install rustup (https://rustup.rs), a C compiler and git, then run ./install.sh again." >&2
+    echo "install.sh: cargo is not on PATH. Install rustup (https://rustup.rs), a C compiler and git (macOS: xcode-select --install), then run ./install.sh again." >&2
     exit 1
   fi
-  echo "install.sh: building the release binaries: 6 hooks and the admin tool, 185 crates, optimised and link-time optimised."
-  echo "install.sh: a first build takes several minutes (about 7 CPU-minutes: 4 or more on 2 idle cores, far more on a busy machine); later builds reuse target/."
+  if [ "$(uname -s)" = Darwin ] && ! xcode-select -p >/dev/null 2>&1; then
+    echo "install.sh: the Xcode command-line tools are missing (they bring cc and git): run xcode-select --install, then ./install.sh again." >&2
+    exit 1
+  fi
+  echo "install.sh: building the release binaries: 6 hooks and the admin tool, about 140 crates, optimised and link-time optimised."
+  echo "install.sh: a first build takes several minutes (about 6 CPU-minutes: 3 or more on 2 idle cores, far more on a busy machine); later builds reuse target/."
+  if [ "$(uname -s)" != Linux ]; then
+    echo "install.sh: on $(uname -s), tool-containment and stray-process-sweep cannot contain or see processes (cgroups and /proc are Linux's): they install and say so; the other four guards do their whole job."
+  fi
   (cd "$here" && cargo build --release --locked --workspace --bins)
   from="$here/target/release"
 }

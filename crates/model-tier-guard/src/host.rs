@@ -44,7 +44,7 @@ impl Host {
         let launch_args = env
             .get("CLAUDE_PID")
             .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|pid| read_cmdline(Path::new(&format!("/proc/{pid}/cmdline"))));
+            .and_then(|pid| cli_args(pid));
         Host {
             env,
             launch_args,
@@ -127,6 +127,74 @@ pub fn option_value(args: &[String], name: &str) -> Option<String> {
     found
 }
 
+/// The CLI's argv without the program: `/proc/<pid>/cmdline` on Linux.
+#[cfg(not(target_os = "macos"))]
+fn cli_args(pid: &str) -> Option<Vec<String>> {
+    read_cmdline(Path::new(&format!("/proc/{pid}/cmdline")))
+}
+
+/// The CLI's argv without the program: macOS has no `/proc`; `sysctl(KERN_PROCARGS2)` gives the
+/// same argv (for a process of the same user, as the CLI is), bounded by the kernel's `ARG_MAX`.
+#[cfg(target_os = "macos")]
+fn cli_args(pid: &str) -> Option<Vec<String>> {
+    let mut mib = [libc::CTL_KERN, libc::KERN_PROCARGS2, pid.parse().ok()?];
+    let mut size: libc::size_t = 0;
+    // SAFETY: a size query (no buffer); `size` receives the length the kernel would copy.
+    let rc = unsafe {
+        libc::sysctl(
+            mib.as_mut_ptr(),
+            3,
+            std::ptr::null_mut(),
+            &mut size,
+            std::ptr::null_mut(),
+            0,
+        )
+    };
+    if rc != 0 || size == 0 || size > 4 * 1024 * 1024 {
+        return None;
+    }
+    let mut buf = vec![0u8; size];
+    // SAFETY: `buf` holds `size` bytes and `size` says so; the kernel writes at most that many.
+    let rc = unsafe {
+        libc::sysctl(
+            mib.as_mut_ptr(),
+            3,
+            buf.as_mut_ptr().cast(),
+            &mut size,
+            std::ptr::null_mut(),
+            0,
+        )
+    };
+    if rc != 0 {
+        return None;
+    }
+    buf.truncate(size);
+    parse_procargs2(&buf)
+}
+
+/// macOS `KERN_PROCARGS2` bytes: `argc` (native-endian `i32`), the executable path, NUL padding,
+/// then `argc` NUL-terminated arguments (the environment follows). Returns argv without the
+/// program; `None` when the buffer is short of `argc` arguments (truncated or malformed).
+pub fn parse_procargs2(bytes: &[u8]) -> Option<Vec<String>> {
+    let argc = i32::from_ne_bytes(bytes.get(..4)?.try_into().ok()?);
+    let argc = usize::try_from(argc).ok().filter(|n| *n >= 1)?;
+    let rest = &bytes[4..];
+    let mut at = rest.iter().position(|b| *b == 0)?;
+    while rest.get(at) == Some(&0) {
+        at += 1;
+    }
+    let mut args = Vec::with_capacity(argc);
+    let mut tail = &rest[at..];
+    while args.len() < argc {
+        let end = tail.iter().position(|b| *b == 0)?;
+        args.push(String::from_utf8_lossy(&tail[..end]).into_owned());
+        tail = &tail[end + 1..];
+    }
+    args.remove(0);
+    Some(args)
+}
+
+#[cfg_attr(target_os = "macos", allow(dead_code))]
 fn read_cmdline(path: &Path) -> Option<Vec<String>> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)
@@ -304,9 +372,29 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn cmdline_of_this_process() {
         let args = read_cmdline(Path::new("/proc/self/cmdline"));
         assert!(args.is_some());
+    }
+
+    #[test]
+    fn macos_procargs2_layout() {
+        let mut b = 3i32.to_ne_bytes().to_vec();
+        b.extend_from_slice(
+            b"/usr/local/bin/node\0\0\0\0node\0--model\0opus\0PATH=/bin\0HOME=/h\0",
+        );
+        assert_eq!(
+            parse_procargs2(&b),
+            Some(vec!["--model".to_string(), "opus".to_string()])
+        );
+        // Cut inside the arguments: not a partial argv that could hide a --model.
+        assert_eq!(parse_procargs2(&b[..b.len() - 30]), None);
+        assert_eq!(parse_procargs2(&0i32.to_ne_bytes()), None);
+        assert_eq!(parse_procargs2(b"ab"), None);
+        let mut one = 1i32.to_ne_bytes().to_vec();
+        one.extend_from_slice(b"/bin/claude\0claude\0");
+        assert_eq!(parse_procargs2(&one), Some(vec![]));
     }
 
     #[test]

@@ -330,8 +330,9 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn reads_this_process_with_its_environment() {
-        // A real process we own: ourselves.
+        // A real process we own: ourselves (in `/proc`, which only Linux has).
         let me = std::process::id() as i32;
         let up = uptime_secs(Path::new("/proc")).unwrap();
         let e = read_entry(Path::new("/proc"), me, true, up).unwrap();

@@ -6,6 +6,11 @@
 //! * [`groups`] — how a containment group shows up in `/proc/<pid>/cgroup`, so the sweep can say
 //!   whether a survivor is bounded and tool-containment can name what it stopped.
 //!
+//! `/proc` in this shape is Linux's: elsewhere every read finds nothing (the callers check
+//! `stray_process_sweep::s4_limits::PROCESS_TABLE_HERE` and tool-containment's
+//! `no_cgroups::CONTAINMENT_HERE` first and say what they cannot see). The code is portable Rust,
+//! so it builds everywhere.
+//!
 //! Reads are bounded (command lines and environments are capped) and a process that vanishes
 //! mid-read is skipped, never an error: the table changes while we read it.
 

@@ -33,6 +33,11 @@ pub fn judge(input: HookInput, started: Instant) -> Answer {
 }
 
 fn session_end(input: &HookInput, started: Instant) -> Answer {
+    if !crate::s4_limits::PROCESS_TABLE_HERE {
+        return Answer::Report {
+            text: crate::s4_limits::no_process_table(),
+        };
+    }
     let session_id = input
         .session_id
         .clone()
@@ -69,6 +74,10 @@ fn session_end(input: &HookInput, started: Instant) -> Answer {
 }
 
 fn session_start(input: &HookInput) -> Answer {
+    // No sweep runs where the table cannot be read, so there is no report to repeat.
+    if !crate::s4_limits::PROCESS_TABLE_HERE {
+        return Answer::Silent;
+    }
     let Some(project) = project(input) else {
         return Answer::Silent;
     };

@@ -9,7 +9,8 @@ USAGE:
   stray-process-sweep --help | --version
 
 SessionEnd: report to stderr with exit 2, JSON copy under $XDG_STATE_HOME/agent-guards/.
-SessionStart: an unread report of the same project is shown once as systemMessage.";
+SessionStart: an unread report of the same project is shown once as systemMessage.
+Linux only (/proc): elsewhere SessionEnd reports that it cannot see processes.";
 
 const CLI: hook_io::Cli = hook_io::Cli::new("stray-process-sweep", env!("CARGO_PKG_VERSION"), HELP);
 

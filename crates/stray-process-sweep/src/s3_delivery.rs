@@ -203,6 +203,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn a_repeat_names_only_processes_that_still_run_with_the_same_start() {
         let mut child = std::process::Command::new("sleep")
             .arg("1000")

@@ -2,6 +2,26 @@
 
 use proc_table::TableRead;
 
+/// Whether this build can read the process table: Linux (`/proc`), unless built with
+/// `--cfg agent_guards_portable` (so CI tests the other branch on Linux).
+pub const PROCESS_TABLE_HERE: bool = cfg!(all(target_os = "linux", not(agent_guards_portable)));
+
+/// The SessionEnd report where the process table cannot be read (macOS, the BSDs): the sweep says
+/// it did not look rather than report that nothing was left.
+pub fn no_process_table() -> String {
+    let system = if cfg!(agent_guards_portable) {
+        format!(
+            "{}, built with --cfg agent_guards_portable",
+            std::env::consts::OS
+        )
+    } else {
+        std::env::consts::OS.to_string()
+    };
+    format!(
+        "stray-process-sweep (S4): cannot see processes on this system ({system}): the sweep reads each process's parent and environment from /proc, which only Linux has; processes this session left running were not looked for."
+    )
+}
+
 /// One line per blind spot of this sweep.
 pub fn limits(read: &TableRead) -> Vec<String> {
     let mut out = Vec::new();

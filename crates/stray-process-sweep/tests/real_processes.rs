@@ -2,6 +2,8 @@
 //! it is "the CLI" by name), a tool shell left running in its own session, a double-forked daemon
 //! carrying the session's marker, a child sharing the agent's session and an MCP-like child
 //! without the marker. The sweep must report exactly the first two and kill nothing.
+//! Linux only (`/proc`); `tests/no_process_table.rs` covers the other systems.
+#![cfg(all(target_os = "linux", not(agent_guards_portable)))]
 
 use hook_replay::sandbox::Sandbox;
 use std::os::unix::process::CommandExt;

@@ -192,6 +192,7 @@ pub fn resolve(
 }
 
 /// Total RAM of the host, in bytes (0 when unknown).
+#[cfg(target_os = "linux")]
 pub fn host_ram_bytes() -> u64 {
     // SAFETY: sysinfo fills the struct we pass; zeroed is a valid initial value.
     let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
@@ -199,6 +200,12 @@ pub fn host_ram_bytes() -> u64 {
         return 0;
     }
     (info.totalram as u64).saturating_mul(u64::from(info.mem_unit.max(1)))
+}
+
+/// Total RAM of the host: not read off Linux, where no ceiling is set (see `no_cgroups`).
+#[cfg(not(target_os = "linux"))]
+pub fn host_ram_bytes() -> u64 {
+    0
 }
 
 #[cfg(test)]

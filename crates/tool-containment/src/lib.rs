@@ -2,7 +2,8 @@
 //! (requirements C1–C9), and a SessionEnd mode that stops what the session left running.
 //!
 //! One module per requirement; [`modes`] wires them into the binary's modes, [`selftest`]
-//! replays the fixtures under `fixtures/tool-containment/`.
+//! replays the fixtures under `fixtures/tool-containment/`. Off Linux (or built with
+//! `--cfg agent_guards_portable`) the binary's modes are [`no_cgroups`]'s instead.
 
 pub mod c10_second_line;
 pub mod c1_invocation;
@@ -15,4 +16,5 @@ pub mod c7_report;
 pub mod c7_session_end;
 pub mod c7_verify;
 pub mod modes;
+pub mod no_cgroups;
 pub mod selftest;

@@ -2,6 +2,7 @@
 
 use tool_containment::c1_invocation::{parse_args, Mode};
 use tool_containment::modes;
+use tool_containment::no_cgroups::{self, CONTAINMENT_HERE};
 
 const HELP: &str = "\
 tool-containment — bound every agent command (task and memory ceilings), stop leftovers at session end
@@ -15,16 +16,23 @@ USAGE:
   tool-containment --help | --version
 
 Ceilings: AGENT_CONTAINMENT_TASKS_MAX / AGENT_CONTAINMENT_MEMORY_MAX, or tasks_max / memory_max in
-~/.config/agent-guards/config.toml (defaults 4096 tasks, 25% of RAM).";
+~/.config/agent-guards/config.toml (defaults 4096 tasks, 25% of RAM).
+Linux only: elsewhere the prefix runs the command unchanged and --report says why.";
 
 const CLI: hook_io::Cli = hook_io::Cli::new("tool-containment", env!("CARGO_PKG_VERSION"), HELP);
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let code = match parse_args(&args) {
-        Mode::Prefix(script) => modes::run_prefix(&script),
-        Mode::SessionEnd => modes::run_session_end(),
-        Mode::Report => modes::run_report(),
+        Mode::Prefix(script) if CONTAINMENT_HERE => modes::run_prefix(&script),
+        Mode::Prefix(script) => no_cgroups::run_prefix(&script),
+        Mode::SessionEnd if CONTAINMENT_HERE => modes::run_session_end(),
+        Mode::SessionEnd => no_cgroups::run_session_end(),
+        Mode::Report if CONTAINMENT_HERE => modes::run_report(),
+        Mode::Report => {
+            println!("{}", no_cgroups::report());
+            0
+        }
         Mode::RunFromEnv => modes::run_from_env(),
         Mode::Selftest => {
             let (record, ok) = tool_containment::selftest::run();

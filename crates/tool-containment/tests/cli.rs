@@ -1,6 +1,7 @@
 //! The binary's own surface: `--selftest` replays the embedded fixtures, `--help`, `--version`,
 //! usage errors.
 
+#[cfg(all(target_os = "linux", not(agent_guards_portable)))]
 use hook_replay::sandbox::{self, Sandbox};
 use std::process::Command;
 
@@ -23,6 +24,7 @@ fn help_version_and_usage() {
 }
 
 #[test]
+#[cfg(all(target_os = "linux", not(agent_guards_portable)))]
 fn session_end_with_unreadable_input_reports_loudly() {
     let home = Sandbox::new(BIN);
     let out = sandbox::run(home.isolate(&mut Command::new(BIN)), b"{not json");

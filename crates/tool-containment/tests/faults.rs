@@ -2,6 +2,8 @@
 //! audit record and a partial report; an unreadable payload still stops the session named in the
 //! hook's environment; a session group carries the ceilings as a whole; commands without a session
 //! id are grouped under their CLI and stopped at its SessionEnd.
+//! Linux only (cgroups); `tests/no_cgroups.rs` covers the other systems.
+#![cfg(all(target_os = "linux", not(agent_guards_portable)))]
 
 mod common;
 

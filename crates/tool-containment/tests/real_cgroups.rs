@@ -1,5 +1,7 @@
 //! C1–C3, C5–C7 against the real cgroupfs of this machine (root on cgroup v1 in CI): fork bomb,
 //! memory hog, background survivors, harness pass-through, exit status and signals.
+//! Linux only (cgroups); `tests/no_cgroups.rs` covers the other systems.
+#![cfg(all(target_os = "linux", not(agent_guards_portable)))]
 
 mod common;
 

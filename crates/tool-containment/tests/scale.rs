@@ -9,6 +9,8 @@
 //!
 //! Each case ends with nothing alive (checked by the unique command line of its processes, not
 //! only by group membership) and no group left. The guard of [`TestSession`] cleans up on failure.
+//! Linux only (cgroups); `tests/no_cgroups.rs` covers the other systems.
+#![cfg(all(target_os = "linux", not(agent_guards_portable)))]
 
 mod common;
 

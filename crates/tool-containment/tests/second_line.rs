@@ -2,6 +2,8 @@
 //! a write to a hook registration, a nested launch on the maintainer's tier) are refused with
 //! G4, I3 and M3 while the look-alikes run; `--report` names the layers; SessionEnd stops the
 //! supervisor a background process kept alive.
+//! Linux only (cgroups); `tests/no_cgroups.rs` covers the other systems.
+#![cfg(all(target_os = "linux", not(agent_guards_portable)))]
 
 mod common;
 use branch_rules::test_support::{Reply, TestServer};

@@ -6,6 +6,8 @@
 //! controller enabling, the ceilings and the move are the production code writing real files;
 //! what a tree cannot do (the kernel creating interface files, `cgroup.kill` killing, `rmdir` of a
 //! populated-looking directory) is stated in the assertions.
+//! Linux only (cgroups); `tests/no_cgroups.rs` covers the other systems.
+#![cfg(all(target_os = "linux", not(agent_guards_portable)))]
 
 use std::path::Path;
 use std::time::{Duration, Instant};
