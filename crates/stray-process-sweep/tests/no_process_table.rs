@@ -38,5 +38,11 @@ fn session_start_is_silent() {
     let home = Sandbox::new(BIN);
     let out = home.run(&payload("SessionStart"));
     assert_eq!(out.status.code(), Some(0));
-    assert!(out.stdout.is_empty() && out.stderr.is_empty());
+    // The silent answer: an empty JSON object, no systemMessage, nothing on stderr.
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "{}");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
