@@ -346,6 +346,27 @@ mod tests {
     }
 
     #[test]
+    fn ceiling_texts_are_what_each_cgroup_version_reads() {
+        assert_eq!(tasks_value(Tasks::Max), "max");
+        assert_eq!(tasks_value(Tasks::Limit(4096)), "4096");
+        assert_eq!(tasks_value(Tasks::Limit(u64::MAX)), i64::MAX.to_string());
+        assert_eq!(memory_value(Memory::Max, true), "max");
+        assert_eq!(memory_value(Memory::Max, false), "-1");
+        assert_eq!(memory_value(Memory::Bytes(1 << 30), false), "1073741824");
+    }
+
+    #[test]
+    fn a_failed_write_names_the_file_and_the_kernels_answer() {
+        let t = tempfile::tempdir().unwrap();
+        let gone = t.path().join("removed-group");
+        let e = write_file(&gone, "pids.max", "10", "cannot set").unwrap_err();
+        assert!(e.starts_with("cannot set "), "{e}");
+        assert!(e.contains("removed-group/pids.max"), "{e}");
+        // The V1 retry in `enter` looks for exactly this text.
+        assert!(e.contains("No such file"), "{e}");
+    }
+
+    #[test]
     fn names_are_safe_and_unique() {
         assert_eq!(session_group_name(Some("3f2a-bc")), "session-3f2a-bc");
         assert_eq!(session_group_name(None), "session-_no-session");
