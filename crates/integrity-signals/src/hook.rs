@@ -179,7 +179,7 @@ fn tamper_signal(hit: &Hit, call: &Call) -> Signal {
             ("timestamp", json!(call.timestamp)),
             ("tool_use_id", json!(call.tool_use_id)),
             ("tool_name", json!(call.tool_name)),
-            ("protects", json!(hit.what)),
+            ("protects", json!(hit.what.describe())),
             ("how", json!(hit.how)),
         ],
     )
@@ -196,7 +196,7 @@ pub fn tamper_hits(
         .into_iter()
         .filter(|(_, a, _)| matches!(a, Access::Write { .. }))
         .filter_map(|(p, _, _)| {
-            protected.protects(&p).map(|what| Hit {
+            protected.protection(&p).map(|what| Hit {
                 path: p.display().to_string(),
                 what,
                 how: format!("{} writes it", call.tool_name),
@@ -288,62 +288,76 @@ fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
             Err(e) => run_error = Some(e),
         }
     }
+    let (code, answer) = match refusal(&hits, memory.as_ref(), deny, &signals, deps.mode) {
+        Some((code, answer)) => (Some(code), answer),
+        None => (None, Answer::Silent),
+    };
     let audit = json!({
-        "requirement": if hits.is_empty() { "I1" } else { "I3" },
+        "requirement": code.map_or(if hits.is_empty() { "I1" } else { "I3" }, crate::codes::requirement),
+        "code": code,
         "decision": if deny { "deny" } else { "allow" },
-        "tamper": hits.iter().map(|h| json!({"path": h.path, "protects": h.what, "how": h.how})).collect::<Vec<_>>(),
+        "tamper": hits.iter().map(|h| json!({"path": h.path, "protects": h.what.describe(), "how": h.how})).collect::<Vec<_>>(),
         "durable_memory_while_tainted": memory.as_ref().map(|(p, t)| json!({"path": p, "taint": t})),
         "stripped_fields": stripped.iter().map(|s| s.path.clone()).collect::<Vec<_>>(),
         "bash_incomplete": facts.as_ref().and_then(|f| f.incomplete.clone()),
         "ledger_error": run_error,
     });
-    let answer = if let Some(h) = hits.first() {
-        Answer::Deny {
-            event: "PreToolUse".into(),
-            reason: safety_kernel::feedback::reason(
-                "I3",
-                &format!("this call would change {} ({})", h.what, h.path),
-                "Guard settings, binaries, config and logs are changed only by the maintainer; leave them as they are and carry on with the task, or ask the maintainer.",
-            ),
-            system_message: Some(format!("integrity-signals denied a write to {} ({}).", h.what, h.path)),
-        }
-    } else if let Some((path, _)) = &memory {
-        Answer::Deny {
-            event: "PreToolUse".into(),
-            reason: safety_kernel::feedback::reason(
-                "I3",
-                &format!("this session read untrusted external content or its taint record cannot be read, so it may not write durable memory ({path})"),
-                "Finish the task without changing memory or agent files; the maintainer can record what is worth keeping.",
-            ),
-            system_message: Some(format!("integrity-signals denied a durable-memory write in a tainted session ({path}).")),
-        }
-    } else if deny {
-        let first = signals
-            .iter()
-            .find(|s| deps.mode.denies(s.kind))
-            .map(|s| s.kind);
-        let refused = match first {
-            Some(Kind::RestrictedPath) => "this call touches a restricted path",
-            Some(Kind::NetworkEscape) => "this call contacts a host outside the network allow-list",
-            _ => "this call reads outside the workspace root",
-        };
-        Answer::Deny {
-            event: "PreToolUse".into(),
-            reason: safety_kernel::feedback::reason(
-                "I1",
-                refused,
-                "Work inside the workspace with the allowed hosts; if the task needs more, say so and stop.",
-            ),
-            system_message: None,
-        }
-    } else {
-        Answer::Silent
-    };
     Verdict {
         answer,
         signals,
         audit,
     }
+}
+
+/// The deny of a PreToolUse call and its code, if it is refused: a write to something protected
+/// first (I3), then durable memory in a tainted session, then the first signal the mode denies.
+fn refusal(
+    hits: &[Hit],
+    memory: Option<&(String, String)>,
+    deny: bool,
+    signals: &[Signal],
+    mode: Mode,
+) -> Option<(&'static str, Answer)> {
+    let deny_with = |code: &'static str, refused: &str, remedy: &str, note: Option<String>| {
+        let answer = Answer::Deny {
+            event: "PreToolUse".into(),
+            reason: safety_kernel::feedback::reason(code, refused, remedy),
+            system_message: note,
+        };
+        Some((code, answer))
+    };
+    if let Some(h) = hits.first() {
+        let what = h.what.describe();
+        return deny_with(
+            crate::codes::tamper(h.what),
+            &format!("this call would change {what} ({})", h.path),
+            "Guard settings, binaries, config and logs are changed only by the maintainer; leave them as they are and carry on with the task, or ask the maintainer.",
+            Some(format!("integrity-signals denied a write to {what} ({}).", h.path)),
+        );
+    }
+    if let Some((path, _)) = memory {
+        return deny_with(
+            crate::codes::I3_DURABLE_MEMORY,
+            &format!("this session read untrusted external content or its taint record cannot be read, so it may not write durable memory ({path})"),
+            "Finish the task without changing memory or agent files; the maintainer can record what is worth keeping.",
+            Some(format!("integrity-signals denied a durable-memory write in a tainted session ({path}).")),
+        );
+    }
+    if !deny {
+        return None;
+    }
+    let first = signals.iter().find(|s| mode.denies(s.kind)).map(|s| s.kind);
+    let refused = match first {
+        Some(Kind::RestrictedPath) => "this call touches a restricted path",
+        Some(Kind::NetworkEscape) => "this call contacts a host outside the network allow-list",
+        _ => "this call reads outside the workspace root",
+    };
+    deny_with(
+        crate::codes::i1(first),
+        refused,
+        "Work inside the workspace with the allowed hosts; if the task needs more, say so and stop.",
+        None,
+    )
 }
 
 /// A write to durable memory in a tainted session (K5, I3): the path and the taint summary. The

@@ -62,23 +62,17 @@ pub const ALL: &[&str] = &[
     M6_RAN_ON_TIER,
 ];
 
-/// The requirement a code belongs to (`M2.call-model` → `M2`).
+/// The requirement a code belongs to.
 pub fn requirement(code: &'static str) -> &'static str {
-    code.split_once('.').map_or(code, |(r, _)| r)
+    safety_kernel::feedback::code_requirement(code)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn the_spec_lists_each_code_once() {
         let spec = include_str!("../../../spec/model-tier-guard.md");
-        for code in ALL {
-            let rows = spec.matches(&format!("| `{code}` |")).count();
-            assert_eq!(rows, 1, "{code} has {rows} rows in the spec's code table");
-        }
-        let mut seen = std::collections::HashSet::new();
-        assert!(ALL.iter().all(|c| seen.insert(c)), "a code listed twice");
+        let problems = safety_kernel::feedback::code_table_problems(spec, super::ALL);
+        assert!(problems.is_empty(), "{problems:?}");
     }
 }

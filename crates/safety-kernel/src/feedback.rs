@@ -52,6 +52,28 @@ pub fn reason(requirement: &str, refused: &str, remedy: &str) -> String {
     clip_reason(&format!("{requirement}: {refused}. {}", remedy.trim()))
 }
 
+/// The requirement a deny's sub-code belongs to: `M2.call-model` → `M2` (a bare `M2` is its own).
+/// A sub-code is `<requirement>.<kebab-name>`; the reason starts with it ([`reason`]).
+pub fn code_requirement(code: &str) -> &str {
+    code.split_once('.').map_or(code, |(r, _)| r)
+}
+
+/// The problems with a spec's code table: each of `codes` must be listed exactly once, as a row
+/// that starts `` | `<code>` | ``, and no code may be in `codes` twice. Empty when it holds.
+pub fn code_table_problems(spec: &str, codes: &[&str]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (i, code) in codes.iter().enumerate() {
+        let rows = spec.matches(&format!("| `{code}` |")).count();
+        if rows != 1 {
+            problems.push(format!("{code} has {rows} rows in the spec's code table"));
+        }
+        if codes[..i].contains(code) {
+            problems.push(format!("{code} is listed twice"));
+        }
+    }
+    problems
+}
+
 /// Collapses whitespace and clips to [`MAX_REASON_CHARS`] on a character boundary.
 pub fn clip_reason(text: &str) -> String {
     let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
