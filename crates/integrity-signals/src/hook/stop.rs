@@ -169,16 +169,8 @@ pub(super) fn stop(input: &HookInput, deps: &Deps) -> Verdict {
 mod tests {
     use super::*;
 
-    fn call(id: &str, cmd: &str) -> String {
-        json!({"type":"assistant","message":{"id":format!("m{id}"),"content":[
-            {"type":"tool_use","id":id,"name":"Bash","input":{"command":cmd}}]}})
-        .to_string()
-    }
-    fn result(id: &str, text: &str, err: bool) -> String {
-        json!({"type":"user","message":{"content":[
-            {"type":"tool_result","tool_use_id":id,"content":text,"is_error":err}]}})
-        .to_string()
-    }
+    use transcript::test_lines::{bash_call as call, tool_result as result};
+
     fn ledger_entry(id: &str, failed: bool) -> RunResult {
         let out = if failed {
             "Exit code 1\n1 failed"
