@@ -117,6 +117,21 @@ pub mod capture {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn code_tables_list_each_code_once() {
+        assert_eq!(code_requirement("M2.call-model"), "M2");
+        assert_eq!(code_requirement("M2"), "M2");
+        let spec =
+            "| code | fires when |\n|---|---|\n| `M2.a` | x |\n| `M2.b` | y |\n| `M2.b` | z |\n";
+        assert!(code_table_problems(spec, &["M2.a"]).is_empty());
+        let problems = code_table_problems(spec, &["M2.a", "M2.b", "M2.c", "M2.a"]);
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(problems[0].starts_with("M2.b has 2 rows"));
+        assert!(problems[1].starts_with("M2.c has 0 rows"));
+        assert!(problems[2].contains("listed twice"));
+    }
+
     use super::*;
 
     #[test]
