@@ -26,7 +26,7 @@ fn egress_audit_blocks_a_displaced_command_then_lets_the_session_end() {
     assert_eq!(main.len(), 2, "one block, one continuation");
     let feedback = main[1].text_since_last_answer();
     assert!(
-        feedback.contains("E5:"),
+        feedback.contains("E5."),
         "our reason reached the model: {feedback}"
     );
     assert!(

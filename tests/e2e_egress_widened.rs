@@ -15,7 +15,7 @@ fn a_hand_back_is_blocked_once_with_a_clean_reason() {
         .turn(decide(|req| {
             let feedback = req.text_since_last_answer();
             assert!(
-                feedback.contains("E5:"),
+                feedback.contains("E5."),
                 "our reason reached the model: {feedback}"
             );
             text("I ran `cargo publish --dry-run`; it ended with exit code 0.")

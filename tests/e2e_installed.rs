@@ -36,7 +36,7 @@ fn every_registered_hook_acts_in_one_installed_session() {
         .turn(tool("Bash", json!({"command": format!("(nohup {SLEEP} >/dev/null 2>&1 &); cat /proc/self/cgroup"), "description": "contained"})))
         .turn(text("Done. You can run make smoke to verify."))
         .turn(decide(|req| {
-            assert!(req.text_since_last_answer().contains("E5:"), "egress-audit blocked the stop");
+            assert!(req.text_since_last_answer().contains("E5."), "egress-audit blocked the stop");
             text("I ran make smoke; it passed with exit code 0.")
         }));
     let home = scenario.home_dir();

@@ -105,7 +105,7 @@ fn writing_the_user_hook_registration_is_denied() {
             let r = &req.tool_results()[0];
             assert!(r.is_error, "{}", r.text);
             assert!(
-                r.text.contains("I3:"),
+                r.text.contains("I3."),
                 "our reason reached the model: {}",
                 r.text
             );

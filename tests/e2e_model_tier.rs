@@ -117,7 +117,7 @@ fn a_agent_call_on_the_tier_is_denied_with_our_reason() {
     assert!(out.subagent_requests().is_empty(), "no subagent ran");
     let result = &out.main_requests()[1].tool_results()[0];
     assert!(result.is_error);
-    assert!(result.text.contains("M2:"), "{}", result.text);
+    assert!(result.text.contains("M2."), "{}", result.text);
     assert!(
         result.text.contains("haiku, sonnet, opus"),
         "the remedy names the permitted tiers: {}",
@@ -187,10 +187,10 @@ fn c_session_on_the_tier_needs_the_grant() {
         "the prompt never reached the model"
     );
     let shown = format!("{}\n{}\n{}", out.result.result, out.stdout, out.stderr);
-    assert!(shown.contains("M3:"), "our reason is shown: {shown}");
+    assert!(shown.contains("M3."), "our reason is shown: {shown}");
     // 2.1.332 in -p: the result is "UserPromptSubmit operation blocked by hook:\n<reason>...".
     assert!(
-        out.result.result.contains("blocked by hook") && out.result.result.contains("M3:"),
+        out.result.result.contains("blocked by hook") && out.result.result.contains("M3."),
         "{}",
         out.result.result
     );
@@ -231,7 +231,7 @@ fn g_settings_or_anthropic_model_on_the_tier_is_learned_without_a_transcript() {
             out.main_requests().is_empty(),
             "{source}: blocked before any request"
         );
-        assert!(out.result.result.contains("M3:"), "{}", out.result.result);
+        assert!(out.result.result.contains("M3."), "{}", out.result.result);
         let records = audit(&out.home_dir(), &out.result.session_id);
         let block = records
             .iter()
@@ -422,7 +422,7 @@ fn d_webfetch_taints_and_escalation_is_denied() {
     assert_eq!(denials.len(), 1, "{denials:?}");
     let result = &out.main_requests()[2].tool_results()[0];
     assert!(result.is_error);
-    assert!(result.text.contains("M5:"), "{}", result.text);
+    assert!(result.text.contains("M5."), "{}", result.text);
     assert!(out.subagent_requests().is_empty());
     // The fetch really reached the loopback server: its page went to the summarising request.
     assert!(
@@ -577,7 +577,7 @@ fn h_an_alias_retargeted_by_the_environment_is_judged_where_it_points() {
         assert!(out.subagent_requests().is_empty(), "{how}: no subagent ran");
         let result = &out.main_requests()[1].tool_results()[0];
         assert!(
-            result.text.contains("M2:") && result.text.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            result.text.contains("M2.") && result.text.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
             "{how}: {}",
             result.text
         );
@@ -607,7 +607,7 @@ fn h_an_alias_retargeted_by_the_environment_is_judged_where_it_points() {
             "{how}: blocked before any request"
         );
         assert!(
-            out.result.result.contains("M3:")
+            out.result.result.contains("M3.")
                 && out.result.result.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
             "{how}: {}",
             out.result.result
@@ -667,7 +667,7 @@ fn i_yaml_front_matter_the_cli_honours_is_read_by_the_guard() {
         assert_eq!(out.result.permission_denials.len(), 1, "{def:?}");
         assert!(out.subagent_requests().is_empty(), "no subagent ran");
         let result = &out.main_requests()[1].tool_results()[0];
-        assert!(result.text.contains("M2:"), "{}", result.text);
+        assert!(result.text.contains("M2."), "{}", result.text);
     }
 }
 
@@ -713,7 +713,7 @@ fn j_a_skill_on_the_tier_is_refused() {
     );
     let result = &out.main_requests()[1].tool_results()[0];
     assert!(
-        result.is_error && result.text.contains("M3:"),
+        result.is_error && result.text.contains("M3."),
         "{}",
         result.text
     );

@@ -219,80 +219,13 @@ fn respond(http: &HttpRequest, state: &Mutex<State>) -> Response {
     };
     let mut st = lock(state);
     st.log.push(request.clone());
-
-    let route = request.path.split('?').next().unwrap_or("").to_owned();
     if kind == RequestKind::Other {
-        return match route.as_str() {
-            "/v1/messages/count_tokens" => Response {
-                status: "200 OK",
-                content_type: "application/json",
-                body: json!({"input_tokens": 100}).to_string(),
-            },
-            _ if request.method.eq_ignore_ascii_case("HEAD")
-                || request.method.eq_ignore_ascii_case("GET") =>
-            {
-                Response {
-                    status: "200 OK",
-                    content_type: "application/json",
-                    body: "{}".into(),
-                }
-            }
-            _ => Response {
-                status: "404 Not Found",
-                content_type: "application/json",
-                body: json!({"type": "error",
-                             "error": {"type": "not_found_error", "message": "e2e-harness"}})
-                .to_string(),
-            },
-        };
+        return answer_other(&request);
     }
-
-    let reply = match kind {
-        RequestKind::Side => Reply::text(st.script.side_text.clone()),
-        RequestKind::Main | RequestKind::Subagent => {
-            let which = if kind == RequestKind::Main {
-                "main"
-            } else {
-                "subagent"
-            };
-            let next = if kind == RequestKind::Main {
-                st.script.main.pop_front()
-            } else {
-                st.script.subagent.pop_front()
-            };
-            match next {
-                Some(mut turn) => {
-                    // The closure runs under the lock: requests of one session come one at a
-                    // time, and a deciding closure must see a consistent script.
-                    match catch_unwind(AssertUnwindSafe(|| turn.answer(&request))) {
-                        Ok(reply) => reply,
-                        Err(panic) => {
-                            let msg = panic_text(&panic);
-                            st.failures.push(format!(
-                                "a deciding closure of the {which} script panicked: {msg}"
-                            ));
-                            // 400 is not retried, so the CLI stops quickly.
-                            return Response {
-                                status: "400 Bad Request",
-                                content_type: "application/json",
-                                body: error_body("e2e-harness: deciding closure panicked"),
-                            };
-                        }
-                    }
-                }
-                None => {
-                    st.failures.push(format!(
-                        "the {which} script ran out: the CLI asked for one more turn \
-                         (last user text: {:?})",
-                        truncate(&request.text_since_last_answer(), 400)
-                    ));
-                    Reply::text("e2e-harness: script exhausted")
-                }
-            }
-        }
-        RequestKind::Other => unreachable!("answered above"),
+    let reply = match scripted_reply(&request, &mut st) {
+        Ok(reply) => reply,
+        Err(response) => return response,
     };
-
     st.next_id += 1;
     let message_id = format!("msg_e2e_{}", st.next_id);
     let tool_ids: Vec<String> = reply
@@ -324,6 +257,69 @@ fn respond(http: &HttpRequest, state: &Mutex<State>) -> Response {
             body: wire::message_json(&reply, &model, &message_id, &tool_ids).to_string(),
         }
     }
+}
+
+/// A request that is not a model turn: token counting, probes, anything else (404).
+fn answer_other(request: &ModelRequest) -> Response {
+    let route = request.path.split('?').next().unwrap_or("");
+    match route {
+        "/v1/messages/count_tokens" => Response {
+            status: "200 OK",
+            content_type: "application/json",
+            body: json!({"input_tokens": 100}).to_string(),
+        },
+        _ if request.method.eq_ignore_ascii_case("HEAD")
+            || request.method.eq_ignore_ascii_case("GET") =>
+        {
+            Response {
+                status: "200 OK",
+                content_type: "application/json",
+                body: "{}".into(),
+            }
+        }
+        _ => Response {
+            status: "404 Not Found",
+            content_type: "application/json",
+            body: json!({"type": "error",
+                         "error": {"type": "not_found_error", "message": "e2e-harness"}})
+            .to_string(),
+        },
+    }
+}
+
+/// The scripted reply to a model turn (side, main or subagent). A deciding closure that panics
+/// is recorded as a failure and answered with a 400 (`Err`), which the CLI does not retry.
+fn scripted_reply(request: &ModelRequest, st: &mut State) -> Result<Reply, Response> {
+    let kind = request.kind;
+    if kind == RequestKind::Side {
+        return Ok(Reply::text(st.script.side_text.clone()));
+    }
+    let (which, next) = if kind == RequestKind::Main {
+        ("main", st.script.main.pop_front())
+    } else {
+        ("subagent", st.script.subagent.pop_front())
+    };
+    let Some(mut turn) = next else {
+        st.failures.push(format!(
+            "the {which} script ran out: the CLI asked for one more turn \
+             (last user text: {:?})",
+            truncate(&request.text_since_last_answer(), 400)
+        ));
+        return Ok(Reply::text("e2e-harness: script exhausted"));
+    };
+    // The closure runs under the lock: requests of one session come one at a time, and a
+    // deciding closure must see a consistent script.
+    catch_unwind(AssertUnwindSafe(|| turn.answer(request))).map_err(|panic| {
+        let msg = panic_text(&panic);
+        st.failures.push(format!(
+            "a deciding closure of the {which} script panicked: {msg}"
+        ));
+        Response {
+            status: "400 Bad Request",
+            content_type: "application/json",
+            body: error_body("e2e-harness: deciding closure panicked"),
+        }
+    })
 }
 
 fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {

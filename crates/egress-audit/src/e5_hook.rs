@@ -53,7 +53,17 @@ pub fn final_text(input: &HookInput) -> Result<Option<String>, String> {
     }
 }
 
-/// The reason the model sees on a block: requirement, what was refused, remedies. No phrase of
+/// The code of a red record: named for its first violation ([`crate::codes`]).
+pub fn block_code(record: &GateRecord) -> &'static str {
+    record
+        .violations()
+        .next()
+        .map_or(crate::codes::E5_HAND_BACK, |row| {
+            crate::codes::of_detector(row.diagnostic_id)
+        })
+}
+
+/// The reason the model sees on a block: its code, what was refused, remedies. No phrase of
 /// any table, no matching internals.
 pub fn block_reason(record: &GateRecord) -> String {
     let mut remedies = Vec::new();
@@ -63,7 +73,7 @@ pub fn block_reason(record: &GateRecord) -> String {
         }
     }
     safety_kernel::feedback::reason(
-        "E5",
+        block_code(record),
         "this final message hands work back to the operator, so it was not sent",
         &remedies.join(" "),
     )
@@ -120,6 +130,7 @@ pub fn judge(
     let (record, refusal_note) = evaluate_with_refusals(gate, &text, refusals);
     let evidence = json!({
         "requirement": "E5",
+        "code": (record.status != Status::Green).then(|| block_code(&record)),
         "record": record,
         "recorded_refusals": refusal_note,
         "text": clip(&text, 4000),
@@ -235,7 +246,8 @@ mod tests {
         let Answer::Block { reason, .. } = &v.answer else {
             panic!("{:?}", v.answer)
         };
-        assert!(reason.starts_with("E5: "));
+        assert!(reason.starts_with("E5.command-handed-back: "), "{reason}");
+        assert_eq!(v.audit["code"], "E5.command-handed-back");
         assert!(!gate.mentions_tripwire(reason), "{reason}");
         assert!(reason.chars().count() <= safety_kernel::MAX_REASON_CHARS);
         assert_eq!(v.audit["decision"], "block");

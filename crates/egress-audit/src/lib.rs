@@ -5,6 +5,7 @@
 //! Stop/SubagentStop hook ([`e5_hook`]), which reads the guards' recorded refusals ([`refusals`]). [`cases`] reads fixture cases, embedded or from a folder.
 
 pub mod cases;
+pub mod codes;
 pub mod e3_cli;
 pub mod e4_contract;
 pub mod e5_hook;

@@ -53,7 +53,10 @@ pub fn refusal_of(record: &Value) -> Option<RecordedRefusal> {
     s("decision").filter(|d| REFUSAL_DECISIONS.contains(d))?;
     Some(RecordedRefusal {
         binary: binary.to_string(),
-        requirement: s("requirement").map(str::to_string),
+        // The requirement, or the one a sub-code (`code`, `G4.rule`) belongs to.
+        requirement: s("requirement")
+            .or_else(|| s("code"))
+            .map(|r| safety_kernel::feedback::code_requirement(r).to_string()),
         command: s("command").map(str::to_string),
     })
 }
@@ -112,12 +115,27 @@ mod tests {
         );
         for other in [
             json!({"binary": "gh-write-guard", "decision": "allow", "requirement": "G4"}),
+            json!({"binary": "gh-write-guard", "decision": "allow", "code": "G4.rule"}),
             json!({"binary": "egress-audit", "decision": "block"}),
             json!({"binary": "someone-else", "decision": "deny"}),
             json!({"decision": "deny"}),
         ] {
             assert_eq!(refusal_of(&other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn a_sub_code_is_read_as_its_requirement() {
+        let coded = json!({"binary": "gh-write-guard", "decision": "deny", "code": "G4.rule"});
+        assert_eq!(
+            refusal_of(&coded).unwrap().requirement.as_deref(),
+            Some("G4")
+        );
+        let both = json!({"binary": "model-tier-guard", "decision": "deny", "requirement": "M2", "code": "M2.call-model"});
+        assert_eq!(
+            refusal_of(&both).unwrap().requirement.as_deref(),
+            Some("M2")
+        );
     }
 
     #[test]

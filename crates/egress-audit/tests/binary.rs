@@ -30,7 +30,7 @@ fn red_stop_blocks_without_naming_a_phrase() {
     let v = stdout_json(&out);
     assert_eq!(v["decision"], "block");
     let reason = v["reason"].as_str().unwrap();
-    assert!(reason.starts_with("E5:"));
+    assert!(reason.starts_with("E5.command-handed-back: "), "{reason}");
     assert!(
         !phrase_gate::EgressGate::baseline().mentions_tripwire(reason),
         "{reason}"

@@ -22,7 +22,7 @@ pub struct GivenReason {
 }
 
 impl GivenReason {
-    /// The requirement id the reason starts with (`"G4: ..."` gives `G4`).
+    /// The requirement id the reason starts with (`"G4: ..."` and `"G4.rule: ..."` give `G4`).
     pub fn requirement(&self) -> Option<&str> {
         requirement_of(&self.text)
     }
@@ -37,14 +37,30 @@ impl GivenReason {
     }
 }
 
-/// The requirement id a reason starts with: letters then digits before the first `:`.
+/// The requirement id a reason starts with: letters then digits before the first `:`, or
+/// before the `.` of a sub-code (`G4.rule:` gives `G4`).
 pub fn requirement_of(reason: &str) -> Option<&str> {
-    let (id, _) = reason.split_once(':')?;
+    code_of(reason).map(|code| code.split_once('.').map_or(code, |(id, _)| id))
+}
+
+/// The code a reason starts with: `G4` or a sub-code `G4.rule` (upper-case letters, digits, then
+/// optionally `.` and a lower-case kebab name) before the first `:`.
+pub fn code_of(reason: &str) -> Option<&str> {
+    let (code, _) = reason.split_once(':')?;
+    let (id, sub) = match code.split_once('.') {
+        Some((id, sub)) => (id, Some(sub)),
+        None => (code, None),
+    };
     let letters = id.trim_end_matches(|c: char| c.is_ascii_digit());
-    let ok = !letters.is_empty()
+    let id_ok = !letters.is_empty()
         && letters.len() < id.len()
         && letters.chars().all(|c| c.is_ascii_uppercase());
-    ok.then_some(id)
+    let sub_ok = sub.is_none_or(|s| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    });
+    (id_ok && sub_ok).then_some(code)
 }
 
 /// The commands a reason tells the agent to run. A reason is `"<ID>: <refused>. <remedy>"`; only
@@ -81,8 +97,8 @@ fn agent_clauses(remedy: &str) -> impl Iterator<Item = &str> {
 
 /// The remedy sentence(s) of a reason: what follows the refused part.
 pub fn remedy_of(reason: &str) -> &str {
-    let body = match requirement_of(reason) {
-        Some(id) => &reason[id.len() + 1..],
+    let body = match code_of(reason) {
+        Some(code) => &reason[code.len() + 1..],
         None => reason,
     };
     body.split_once(". ").map_or("", |(_, remedy)| remedy)
@@ -156,6 +172,17 @@ mod tests {
         assert_eq!(requirement_of("E5: no"), Some("E5"));
         assert_eq!(requirement_of("Note: no id"), None);
         assert_eq!(requirement_of("G: no digits"), None);
+        assert_eq!(requirement_of("G4.rule: refused. Do x."), Some("G4"));
+        assert_eq!(
+            code_of("M2.call-model: refused. Do x."),
+            Some("M2.call-model")
+        );
+        assert_eq!(code_of("G4.: empty sub-code"), None);
+        assert_eq!(code_of("G4.Rule: not kebab"), None);
+        assert_eq!(
+            remedy_of("I3.settings: refused. Ask the maintainer."),
+            "Ask the maintainer."
+        );
         assert_eq!(
             remedy_commands("G4: `git push` refused. Push to `git push origin HEAD:<branch>` or open one (gh pr create --fill) (use 1, true or on)."),
             vec!["git push origin HEAD:agent-work", "gh pr create --fill"]

@@ -28,11 +28,35 @@ pub struct Protected {
     pub home: Option<PathBuf>,
 }
 
+/// Which protected thing a write reaches; it picks the deny's code ([`crate::codes::tamper`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protects {
+    HookRegistration,
+    Config,
+    State,
+    Binaries,
+    /// Named by parts in a one-liner, or matched by a glob: which of them is not known.
+    GuardFiles,
+}
+
+impl Protects {
+    /// The words the reason and the evidence use.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Protects::HookRegistration => "a hook registration",
+            Protects::Config => "the agent-guards config",
+            Protects::State => "the agent-guards ledger and audit log",
+            Protects::Binaries => "the agent-guards binaries",
+            Protects::GuardFiles => "the agent-guards files",
+        }
+    }
+}
+
 /// What was protected, for the reason and the evidence.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hit {
     pub path: String,
-    pub what: &'static str,
+    pub what: Protects,
     pub how: String,
 }
 
@@ -71,13 +95,19 @@ impl Protected {
         Protected { roots, files, home }
     }
 
-    /// Why `path` (absolute) is protected, if it is.
+    /// Why `path` (absolute) is protected, if it is, in the reason's words (the exec gate's
+    /// refusals use them too).
     pub fn protects(&self, path: &Path) -> Option<&'static str> {
+        self.protection(path).map(Protects::describe)
+    }
+
+    /// What `path` (absolute) is, if it is protected.
+    pub fn protection(&self, path: &Path) -> Option<Protects> {
         if is_hook_registration(path) {
-            return Some("a hook registration");
+            return Some(Protects::HookRegistration);
         }
         if self.files.iter().any(|f| f == path) {
-            return Some("the agent-guards config");
+            return Some(Protects::Config);
         }
         self.roots
             .iter()
@@ -85,14 +115,14 @@ impl Protected {
             .map(|r| self.what_root(r))
     }
 
-    fn what_root(&self, root: &Path) -> &'static str {
+    fn what_root(&self, root: &Path) -> Protects {
         let s = root.to_string_lossy();
         if s.contains("/state/") || s.ends_with("/state") || s.contains(".local/state") {
-            "the agent-guards ledger and audit log"
+            Protects::State
         } else if s.contains("config") {
-            "the agent-guards config"
+            Protects::Config
         } else {
-            "the agent-guards binaries"
+            Protects::Binaries
         }
     }
 
@@ -131,7 +161,7 @@ impl Protected {
                     {
                         return hit(
                             pat.to_string(),
-                            self.protects(r).unwrap_or("agent-guards files"),
+                            self.protection(r).unwrap_or(Protects::GuardFiles),
                         );
                     }
                 }
@@ -141,7 +171,7 @@ impl Protected {
                             .iter()
                             .any(|n| paths::glob_matches(&pat, &dir.join(n).to_string_lossy()))
                     {
-                        return hit(pat.to_string(), "a hook registration");
+                        return hit(pat.to_string(), Protects::HookRegistration);
                     }
                 }
                 None
@@ -158,7 +188,7 @@ impl Protected {
                     || (u.glob && in_claude && paths::glob_matches(&name, "settings.json"));
                 registration.then(|| Hit {
                     path: u.text.clone(),
-                    what: "a hook registration",
+                    what: Protects::HookRegistration,
                     how: how.clone(),
                 })
             }
@@ -167,8 +197,8 @@ impl Protected {
 
     /// What a write to the literal path `p` reaches: `fills` when entries land inside it,
     /// `destructive` when it is removed, moved or re-permissioned with what it holds.
-    fn literal_hit(&self, p: &Path, fills: bool, destructive: bool) -> Option<&'static str> {
-        if let Some(what) = self.protects(p) {
+    fn literal_hit(&self, p: &Path, fills: bool, destructive: bool) -> Option<Protects> {
+        if let Some(what) = self.protection(p) {
             return Some(what);
         }
         if fills || destructive {
@@ -182,10 +212,10 @@ impl Protected {
         // filled into a place Claude Code reads).
         let user_claude = self.home.as_ref().map(|h| h.join(".claude"));
         if fills && user_claude.is_some_and(|c| c.starts_with(p)) {
-            return Some("a hook registration");
+            return Some(Protects::HookRegistration);
         }
         if destructive && p.file_name().is_some_and(|n| n == ".claude") {
-            return Some("a hook registration");
+            return Some(Protects::HookRegistration);
         }
         None
     }
@@ -197,7 +227,7 @@ impl Protected {
         if lower.contains(".claude") && lower.contains("settings") && lower.contains(".json") {
             return Some(Hit {
                 path: ".claude/settings*.json".into(),
-                what: "a hook registration",
+                what: Protects::HookRegistration,
                 how,
             });
         }
@@ -213,7 +243,7 @@ impl Protected {
                 continue;
             }
             let p = paths::normalise(Path::new(&expanded));
-            if let Some(what) = self.protects(&p) {
+            if let Some(what) = self.protection(&p) {
                 return Some(Hit {
                     path: p.display().to_string(),
                     what,
@@ -229,7 +259,7 @@ impl Protected {
         {
             return Some(Hit {
                 path: "agent-guards files".into(),
-                what: "the agent-guards files",
+                what: Protects::GuardFiles,
                 how,
             });
         }

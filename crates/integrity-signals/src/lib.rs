@@ -18,6 +18,8 @@
 
 pub mod bash_facts;
 pub mod bash_network;
+pub mod bash_programs;
+pub mod codes;
 pub mod hook;
 pub mod i1_signals;
 pub mod i2_fabricated_claims;

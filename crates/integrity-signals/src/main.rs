@@ -249,6 +249,8 @@ fn hook_mode() -> i32 {
                         "event": ctx.event.as_ref().map(|e| e.name().to_string()),
                         "tool_name": ctx.tool_name,
                         "decision": if deny { "deny_unjudged" } else { "allow_unjudged" },
+                        "requirement": "I3",
+                        "code": deny.then_some(integrity_signals::codes::I3_FAIL_CLOSED),
                         "error": cause.to_string(),
                     }),
                 );
@@ -257,7 +259,7 @@ fn hook_mode() -> i32 {
                 Answer::Deny {
                     event: "PreToolUse".into(),
                     reason: safety_kernel::feedback::reason(
-                        "I3",
+                        integrity_signals::codes::I3_FAIL_CLOSED,
                         &format!("this call could not be judged: {cause}"),
                         "Retry it; if it keeps failing, ask the maintainer.",
                     ),

@@ -6,6 +6,7 @@
 //! ```json
 //! {"case_id": "...", "signal": "<kind id>", "expect": "raise" | "no_signal",
 //!  "expect_decision": "deny" | "allow",            // optional: the last PreToolUse's decision
+//!  "expect_code": "I3.settings",                   // optional: the code its deny reason starts with
 //!  "config": { ...config keys... },                // optional
 //!  "transcript": [ {...}, ... ],                   // optional: JSON lines, path as $TRANSCRIPT
 //!  "events": [ {payload} | {"repeat": N, "payload": {...}} ],
@@ -142,7 +143,7 @@ fn run_case(file: &str, text: &str, dir: &Path) -> CaseResult {
         Err(e) => return failed(file, &Value::Null, format!("not JSON: {e}")),
     };
     match replay(&case, dir) {
-        Ok((kinds, decision)) => {
+        Ok((kinds, decision, code)) => {
             let signal = case.get("signal").and_then(Value::as_str).unwrap_or("");
             let expect = case.get("expect").and_then(Value::as_str).unwrap_or("");
             let present = kinds.iter().any(|k| k == signal);
@@ -158,6 +159,10 @@ fn run_case(file: &str, text: &str, dir: &Path) -> CaseResult {
                     "; last PreToolUse decision {decision:?}, expected {want}"
                 ));
             }
+            if let Some(want) = case.get("expect_code").and_then(Value::as_str) {
+                ok &= code.as_deref() == Some(want);
+                detail.push_str(&format!("; deny code {code:?}, expected {want}"));
+            }
             let mut r = failed(file, &case, detail);
             r.passed = ok && Kind::from_id(signal).is_some();
             r
@@ -166,8 +171,11 @@ fn run_case(file: &str, text: &str, dir: &Path) -> CaseResult {
     }
 }
 
-/// Replays one case; returns the scored kinds and the last PreToolUse decision.
-fn replay(case: &Value, dir: &Path) -> Result<(Vec<String>, Option<String>), String> {
+/// The scored kinds, the last PreToolUse decision and the code its deny reason starts with.
+type Replayed = (Vec<String>, Option<String>, Option<String>);
+
+/// Replays one case.
+fn replay(case: &Value, dir: &Path) -> Result<Replayed, String> {
     let state = dir.join("state");
     let transcript = dir.join("transcript.jsonl");
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
@@ -193,6 +201,7 @@ fn replay(case: &Value, dir: &Path) -> Result<(Vec<String>, Option<String>), Str
     let deps = Deps::new(&env, &loaded, None);
     let session = "fixture-session";
     let mut decision = None;
+    let mut code = None;
     for ev in case
         .get("events")
         .and_then(Value::as_array)
@@ -221,14 +230,12 @@ fn replay(case: &Value, dir: &Path) -> Result<(Vec<String>, Option<String>), Str
         for _ in 0..repeat {
             let v = hook::run(&input, &deps);
             if input.event == hook_io::Event::PreToolUse {
-                decision = Some(
-                    if matches!(v.answer, Answer::Deny { .. }) {
-                        "deny"
-                    } else {
-                        "allow"
-                    }
-                    .to_string(),
-                );
+                code = match &v.answer {
+                    Answer::Deny { reason, .. } => reason.split_once(": ").map(|(c, _)| c.into()),
+                    _ => None,
+                };
+                let denied = matches!(v.answer, Answer::Deny { .. });
+                decision = Some(if denied { "deny" } else { "allow" }.to_string());
             }
         }
     }
@@ -249,6 +256,7 @@ fn replay(case: &Value, dir: &Path) -> Result<(Vec<String>, Option<String>), Str
             .map(|s| s.kind.id().to_string())
             .collect(),
         decision,
+        code,
     ))
 }
 

@@ -51,10 +51,16 @@ fn denied(out: &Output) -> bool {
 #[test]
 fn issue_tamper_commands_are_denied_and_other_json_is_not() {
     let h = Home::new();
-    for cmd in [
-        "echo '{}' > ~/.claude/settings.json",
-        "sed -i 's/\"deny\"/\"allow\"/' .claude/settings.local.json",
-        "rm ~/.local/share/agent-guards/bin/gh-write-guard",
+    for (cmd, code) in [
+        ("echo '{}' > ~/.claude/settings.json", "I3.settings"),
+        (
+            "sed -i 's/\"deny\"/\"allow\"/' .claude/settings.local.json",
+            "I3.settings",
+        ),
+        (
+            "rm ~/.local/share/agent-guards/bin/gh-write-guard",
+            "I3.binaries",
+        ),
     ] {
         let out = h.hook(&h.pre("Bash", json!({"command": cmd})));
         assert_eq!(out.status.code(), Some(0));
@@ -63,7 +69,7 @@ fn issue_tamper_commands_are_denied_and_other_json_is_not() {
             .as_str()
             .unwrap()
             .to_string();
-        assert!(reason.starts_with("I3: "), "{reason}");
+        assert!(reason.starts_with(&format!("{code}: ")), "{reason}");
         assert!(reason.chars().count() <= 400);
     }
     let audit_log = h.session_dir("s1").join("audit.jsonl");
@@ -113,7 +119,7 @@ fn tamper_is_denied_in_observe_mode_and_enforce_denies_critical_reads() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(reason.starts_with("I1: "), "{reason}");
+    assert!(reason.starts_with("I1.outside-workspace: "), "{reason}");
     let inside = json!({"file_path": h.project().join("src/lib.rs")});
     assert!(!denied(&h.hook(&h.pre("Read", inside))));
     let signals =
@@ -386,7 +392,7 @@ fn durable_memory_is_denied_only_while_tainted() {
         stdout_json(&out)["hookSpecificOutput"]["permissionDecisionReason"]
             .as_str()
             .unwrap()
-            .starts_with("I3: ")
+            .starts_with("I3.durable-memory: ")
     );
     assert!(denied(&h.hook(&h.pre(
         "Bash",

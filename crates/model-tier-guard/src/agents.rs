@@ -4,6 +4,7 @@
 //! first 16 KiB of each, three folder levels.
 
 use crate::host::read_head;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 /// Definitions read per folder; a folder with more cannot be judged whole (fail closed).
@@ -275,33 +276,59 @@ fn front_matter_closed(head: &[u8]) -> bool {
 }
 
 fn find_plugin(root: &Path, plugin: &str, name: &str, full: &str) -> Option<AgentDef> {
+    let mut found = None;
+    walk_plugin(
+        root,
+        plugin,
+        &["agents"],
+        MAX_FILES_PER_ROOT,
+        &mut |dir| match find_in(&dir.join("agents"), name, Scope::Plugin) {
+            Some(mut d) => {
+                d.name = full.to_string();
+                found = Some(d);
+                ControlFlow::Break(())
+            }
+            None => ControlFlow::Continue(()),
+        },
+    );
+    found
+}
+
+/// Walks the folders under `root` (a `plugins` folder; caches nest
+/// `<marketplace>/<plugin>/<version>/...`) up to [`MAX_PLUGIN_DEPTH`] levels and `max_dirs`
+/// folders, and visits each folder of the plugin `plugin` that holds one of the `wanted` folders
+/// (`agents`, `skills`, `commands`), which are not walked into. Agents and skills share it.
+pub fn walk_plugin(
+    root: &Path,
+    plugin: &str,
+    wanted: &[&str],
+    max_dirs: usize,
+    visit: &mut dyn FnMut(&Path) -> ControlFlow<()>,
+) {
     let mut stack = vec![(root.to_path_buf(), 0usize)];
     let mut visited = 0usize;
     while let Some((dir, depth)) = stack.pop() {
         visited += 1;
-        if visited > MAX_FILES_PER_ROOT {
-            return None;
+        if visited > max_dirs {
+            return;
         }
-        let agents = dir.join("agents");
         let in_plugin = dir.components().any(|c| c.as_os_str() == plugin);
-        if in_plugin && agents.is_dir() {
-            if let Some(mut d) = find_in(&agents, name, Scope::Plugin) {
-                d.name = full.to_string();
-                return Some(d);
-            }
+        if in_plugin && wanted.iter().any(|w| dir.join(w).is_dir()) && visit(&dir).is_break() {
+            return;
         }
         if depth >= MAX_PLUGIN_DEPTH {
             continue;
         }
         if let Ok(entries) = std::fs::read_dir(&dir) {
             for e in entries.flatten() {
-                if e.file_type().is_ok_and(|t| t.is_dir()) && e.file_name() != "agents" {
+                let name = e.file_name();
+                let skip = wanted.iter().any(|w| name == *w);
+                if !skip && e.file_type().is_ok_and(|t| t.is_dir()) {
                     stack.push((e.path(), depth + 1));
                 }
             }
         }
     }
-    None
 }
 
 /// Whether a path is an agent definition (`.../.claude/agents/**.md` or a plugin's

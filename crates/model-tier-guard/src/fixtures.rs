@@ -2,8 +2,9 @@
 //! runner that replays one through [`crate::judge`] in a scratch HOME, project and state dir.
 //!
 //! A case: `{case_id, requirement, description, payload, env?, launch_args?, config?, files?,
-//! ledger?, expect: {decision, requirement?, reason_contains?, reason_excludes?, tainted?,
-//! main_model?}}`. Strings may use `{home}`, `{project}`, `{state}` and `{managed}` (the managed
+//! ledger?, expect: {decision, code?, requirement?, reason_contains?, reason_excludes?, tainted?,
+//! main_model?}}`. `code` is the sub-code ([`crate::codes`]) the reason starts with and the audit
+//! record carries. Strings may use `{home}`, `{project}`, `{state}` and `{managed}` (the managed
 //! settings folder) for the scratch folders; `files` maps paths to contents (agent folders,
 //! settings files). `launch_args` is the CLI's command line; without it the command line counts
 //! as unreadable. `decision` is the audit
@@ -219,6 +220,25 @@ pub fn check(
     problems
 }
 
+/// Checks the case's `expect.code` against the audit record's `code`, and that a reason starts
+/// with the code the record carries.
+fn check_code(case: &Value, code: Option<&str>, reason: Option<&str>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let want = case.pointer("/expect/code").and_then(Value::as_str);
+    if want.is_some() && want != code {
+        problems.push(format!("code {code:?}, expected {want:?}"));
+    }
+    if let (Some(r), Some(c)) = (reason, code) {
+        if !r.starts_with(&format!("{c}: ")) {
+            problems.push(format!("reason does not start with its code {c:?}: {r:?}"));
+        }
+    }
+    if let (Some(_), None) = (reason, code) {
+        problems.push("a reason without a code in the audit record".into());
+    }
+    problems
+}
+
 /// Replays a case in-process.
 pub fn run_case(case: &Value) -> CaseResult {
     let case_id = case
@@ -291,7 +311,16 @@ pub fn run_case(case: &Value) -> CaseResult {
             .ledger()
             .read()
             .unwrap_or_default();
-    let problems = check(case, &decision, reason.as_deref(), &ledger);
+    let mut problems = check(case, &decision, reason.as_deref(), &ledger);
+    let code = verdict
+        .audit
+        .first()
+        .and_then(|r| r.get("code"))
+        .and_then(Value::as_str);
+    problems.extend(check_code(case, code, reason.as_deref()));
+    if std::env::var_os("MTG_DUMP_CODES").is_some() {
+        eprintln!("CODE\t{case_id}\t{}", code.unwrap_or("-"));
+    }
     CaseResult {
         case_id,
         passed: problems.is_empty(),

@@ -18,6 +18,7 @@
 //! and a [`session_store::Session`].
 
 pub mod agents;
+pub mod codes;
 pub mod fixtures;
 pub mod front_matter;
 pub mod host;
@@ -47,9 +48,31 @@ use taint::{TaintPolicy, TaintState};
 #[derive(Debug, Clone)]
 pub struct Finding {
     pub requirement: &'static str,
+    /// The sub-code of the deny or critical warning ([`codes`]); `None` when nothing fired.
+    pub code: Option<&'static str>,
     pub deny: Option<String>,
     pub warning: Option<String>,
     pub evidence: Value,
+}
+
+impl Finding {
+    /// A finding of `requirement` that refuses nothing (yet).
+    pub fn quiet(requirement: &'static str, evidence: Value) -> Finding {
+        Finding {
+            requirement,
+            code: None,
+            deny: None,
+            warning: None,
+            evidence,
+        }
+    }
+
+    /// Refuses with `code` (its requirement becomes the finding's); `reason` starts with the code.
+    pub fn refuse(&mut self, code: &'static str, reason: String) {
+        self.requirement = codes::requirement(code);
+        self.code = Some(code);
+        self.deny = Some(reason);
+    }
 }
 
 /// Everything a judgement may consult besides the payload.
@@ -202,7 +225,8 @@ impl Call<'_> {
     fn skill_invocation(&self, name: &str) -> Finding {
         let reqs = skills::requested_models(name, &self.skill_dirs());
         let reqs = m3_launch::through_aliases(reqs, &self.ctx.host.aliases());
-        let mut f = m3_session::judge_requests(
+        let mut f = m3_session::judge_requested(
+            codes::M3_SKILL,
             "a skill or slash command that runs",
             &reqs,
             &self.ctx.tiers,
@@ -293,7 +317,8 @@ impl Call<'_> {
             &self.agent_dirs(),
             &self.ctx.host.aliases(),
         );
-        let mut f = m3_session::judge_requests(
+        let mut f = m3_session::judge_requested(
+            codes::M3_LAUNCH,
             "a nested agent launch",
             &reqs,
             &self.ctx.tiers,
@@ -314,7 +339,8 @@ impl Call<'_> {
             };
             let written = m3_bash_files::requested_models(&command, places);
             let written = m3_launch::through_aliases(written, &self.ctx.host.aliases());
-            let w = m3_session::judge_requests(
+            let w = m3_session::judge_requested(
+                codes::M3_BASH_FILE,
                 "a Bash command that writes a file that sets a model",
                 &written,
                 &self.ctx.tiers,
@@ -330,8 +356,7 @@ impl Call<'_> {
             if taint.tainted {
                 let main = self.learn_main(&map);
                 if let Some(r) = m3_session::launch_escalation(&reqs, &main, true) {
-                    f.requirement = "M5";
-                    f.deny = Some(r);
+                    f.refuse(codes::M5_LAUNCH, r);
                     f.evidence["taint_first"] = taint.first.unwrap_or(Value::Null);
                 }
             }
@@ -360,7 +385,8 @@ impl Call<'_> {
         // The CLI that reads the file resolves its aliases through its own environment.
         let reqs = m3_launch::through_aliases(reqs, &self.ctx.host.aliases());
         let what = "a file that sets a model";
-        let mut f = m3_session::judge_requests(what, &reqs, &self.ctx.tiers, &self.grant);
+        let mut f =
+            m3_session::judge_requested(codes::M3_FILE, what, &reqs, &self.ctx.tiers, &self.grant);
         f.evidence["file_path"] = json!(path);
         f
     }
@@ -409,12 +435,10 @@ impl Call<'_> {
                 self.store_errors.push(e.to_string());
             }
         }
-        Finding {
-            requirement: "M3",
-            deny: None,
-            warning: None,
-            evidence: json!({"recorded_main_model": model, "source": source}),
-        }
+        Finding::quiet(
+            "M3",
+            json!({"recorded_main_model": model, "source": source}),
+        )
     }
 
     /// M6: PostToolUse Agent/Task.
@@ -440,12 +464,10 @@ impl Call<'_> {
                 self.store_errors.push(e.to_string());
             }
         }
-        Some(Finding {
-            requirement: "K5",
-            deny: None,
-            warning: None,
-            evidence: json!({"taint_source": {"kind": src.kind.as_str(), "tool": src.tool, "detail": src.detail}}),
-        })
+        Some(Finding::quiet(
+            "K5",
+            json!({"taint_source": {"kind": src.kind.as_str(), "tool": src.tool, "detail": src.detail}}),
+        ))
     }
 }
 
@@ -551,6 +573,7 @@ fn verdict(
         "tool_name": input.tool_name,
         "agent_id": input.agent_id,
         "requirement": finding.requirement,
+        "code": finding.code,
         "decision": decision,
         "reason": finding.deny,
         "warning": finding.warning,
@@ -633,7 +656,7 @@ pub fn write_audit(ctx: &Ctx, session_id: Option<&str>, records: &[Value]) -> Re
 /// like what this guard guards); every other event fails open with the cause shown to the user.
 pub fn failure_answer(event: Option<&Event>, tool: Option<&str>, cause: &str) -> Answer {
     let reason = safety_kernel::feedback::reason(
-        "M2",
+        codes::M2_FAIL_CLOSED,
         &format!("could not be judged: {cause}"),
         "Retry the call; if it keeps failing, the maintainer must look at model-tier-guard.",
     );

@@ -15,7 +15,7 @@ use crate::agents::AgentDef;
 use crate::m1_tiers::{describe, Family, TierPolicy};
 use crate::main_model::MainKnowledge;
 use crate::model_aliases::{self, AliasEnv};
-use crate::Finding;
+use crate::{codes, Finding};
 use safety_kernel::{denial_switch, feedback::reason, Grant};
 use serde_json::{json, Value};
 use taint::TaintState;
@@ -49,11 +49,19 @@ pub struct Candidate {
     pub inherits_main: bool,
     /// The main model was named nowhere; this is one model the CLI's default may be.
     pub from_cli_default: bool,
+    /// The M2 code its refusal on the tier carries (which source named it).
+    pub code: &'static str,
 }
 
 /// A model the call, a definition or `CLAUDE_CODE_SUBAGENT_MODEL` names: the name as written
 /// and, for an alias, every model the alias variables point it at.
-fn push_named(out: &mut Vec<Candidate>, model: &str, source: &str, aliases: &AliasEnv) {
+fn push_named(
+    out: &mut Vec<Candidate>,
+    model: &str,
+    source: &str,
+    code: &'static str,
+    aliases: &AliasEnv,
+) {
     for meaning in model_aliases::possible(model, aliases) {
         let source = match meaning.note(model) {
             Some(note) => format!("{source}, {note}"),
@@ -64,6 +72,7 @@ fn push_named(out: &mut Vec<Candidate>, model: &str, source: &str, aliases: &Ali
             source,
             inherits_main: false,
             from_cli_default: false,
+            code,
         });
     }
 }
@@ -76,6 +85,7 @@ fn main_candidates(main: &MainKnowledge, why: &str, out: &mut Vec<Candidate>) {
         source,
         inherits_main: true,
         from_cli_default: matches!(main, MainKnowledge::CliDefault(_)),
+        code: codes::M2_INHERIT,
     };
     match main {
         MainKnowledge::Unknown(_) => out.push(inherit(None, format!("{why}: the main model"))),
@@ -107,6 +117,7 @@ pub fn candidates(f: &DispatchFacts) -> Vec<Candidate> {
             &mut out,
             m,
             "CLAUDE_CODE_SUBAGENT_MODEL (forced)",
+            codes::M2_SUBAGENT_ENV,
             &f.aliases,
         );
         // A value the CLI may not read as "on" leaves the normal order in play too.
@@ -118,7 +129,13 @@ pub fn candidates(f: &DispatchFacts) -> Vec<Candidate> {
         return out;
     }
     if let Some(m) = f.call_model.as_deref().filter(|m| !m.is_empty()) {
-        push_named(&mut out, m, "the call's model", &f.aliases);
+        push_named(
+            &mut out,
+            m,
+            "the call's model",
+            codes::M2_CALL_MODEL,
+            &f.aliases,
+        );
         return out;
     }
     if let Some(def) = &f.definition {
@@ -141,14 +158,20 @@ pub fn candidates(f: &DispatchFacts) -> Vec<Candidate> {
                     .collect();
                 let file = parts.into_iter().rev().collect::<Vec<_>>().join("/");
                 let source = format!("the {} definition {file}", def.scope.as_str());
-                push_named(&mut out, m, &source, &f.aliases);
+                push_named(&mut out, m, &source, codes::M2_DEFINITION, &f.aliases);
                 return out;
             }
             None => {}
         }
     }
     if let Some(m) = env_model {
-        push_named(&mut out, m, "CLAUDE_CODE_SUBAGENT_MODEL", &f.aliases);
+        push_named(
+            &mut out,
+            m,
+            "CLAUDE_CODE_SUBAGENT_MODEL",
+            codes::M2_SUBAGENT_ENV,
+            &f.aliases,
+        );
         return out;
     }
     if !may_fork {
@@ -171,106 +194,135 @@ pub const NAME_THE_MAIN_MODEL: &str =
 /// Decides a dispatch.
 pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
     let cands = candidates(f);
-    let granted = f.grant.is_granted();
-    let note = f.grant.note(crate::host::GRANT_VAR);
     let mut violations: Vec<(&'static str, String)> = Vec::new();
     let mut warning = None;
     for c in &cands {
-        let Some(model) = c.model.as_deref() else {
-            if granted {
-                // The grant allows every tier, so the unknown main model has nothing left to be
-                // refused for; escalation after taint compares with the main model itself.
-                continue;
-            }
-            violations.push((
-                "M1",
-                reason(
-                    "M1",
-                    "this dispatch would inherit the session's main model, which could not be learned",
-                    &format!(
-                        "Name an explicit model (one of {}) and a subagent_type in the Agent call (without one it may run as a fork on the main model); {NAME_THE_MAIN_MODEL}.",
-                        tiers.permitted()
-                    ),
-                ),
-            ));
-            if let MainKnowledge::Unknown(why) = &f.main {
-                warning = Some(format!(
-                    "model-tier-guard: the session's model could not be learned ({why}), so subagents that would inherit it are refused; {NAME_THE_MAIN_MODEL}."
-                ));
-            }
-            continue;
-        };
-        let family = Family::of(model);
-        // A family-less model the default may be was set by the launcher (a gateway's id in
-        // ANTHROPIC_DEFAULT_*_MODEL): the warning below, as for a named main model.
-        if c.from_cli_default && family.is_known() && tiers.is_restricted(&family) && !granted {
-            // Not learned, only possible: the session may well run elsewhere, but may run here.
-            violations.push((
-                "M1",
-                reason(
-                    "M1",
-                    &format!(
-                        "this dispatch would inherit the session's main model, which nothing names yet; the CLI's default may be {model:?} ({family}, {}), a maintainer-only tier",
-                        f.main
-                            .possible()
-                            .iter()
-                            .find(|m| m.model == model)
-                            .map_or("", |m| m.source.as_str())
-                    ),
-                    &format!(
-                        "Name an explicit model (one of {}) and a subagent_type in the Agent call; {NAME_THE_MAIN_MODEL}.",
-                        tiers.permitted()
-                    ),
-                ),
-            ));
-            warning = Some(format!(
-                "model-tier-guard: nothing names this session's model, and the CLI's default may be {model:?}, a maintainer-only tier here; {NAME_THE_MAIN_MODEL}."
-            ));
-            continue;
-        }
-        if c.inherits_main && !family.is_known() {
-            warning = Some(format!(
-                "model-tier-guard: the main model {model:?} is of no known family; subagents inherit it"
-            ));
-        } else if tiers.is_restricted(&family) && !granted {
-            let mut remedy = format!(
-                "Dispatch on a permitted tier instead ({}); only the maintainer can grant {} in the session's launch environment.",
-                tiers.permitted(),
-                restricted_label(tiers, &family)
-            );
-            if let Some(n) = &note {
-                remedy.push_str(&format!(" {n}."));
-            }
-            violations.push((
-                "M2",
-                reason(
-                    "M2",
-                    &format!(
-                        "this Agent call would run the subagent on {}, a maintainer-only tier ({})",
-                        describe(model, &family),
-                        c.source
-                    ),
-                    &remedy,
-                ),
-            ));
-            continue;
-        }
-        if f.taint.tainted && !c.inherits_main && escalates(&family, &f.main) {
-            let main_name = f.main.label();
-            violations.push((
-                "M5",
-                reason(
-                    "M5",
-                    &format!(
-                        "this session has read untrusted content, so it may not dispatch above its main model ({main_name}); {} was asked",
-                        describe(model, &family)
-                    ),
-                    "Dispatch without a model to inherit the main model, or name the main model's tier or a lower one.",
-                ),
-            ));
+        if let Some(v) = judge_candidate(c, f, tiers, &mut warning) {
+            violations.push(v);
         }
     }
-    let evidence = json!({
+    let evidence = evidence(f, &cands, &violations);
+    // The tier itself first, then escalation, then the unknown main model.
+    let order = ["M2", "M5", "M1"];
+    let first = order.iter().find_map(|id| {
+        violations
+            .iter()
+            .find(|(code, _)| codes::requirement(code) == *id)
+    });
+    let mut finding = Finding::quiet("M2", evidence);
+    finding.warning = warning;
+    if let Some((code, reason)) = first {
+        finding.refuse(code, reason.clone());
+    }
+    finding
+}
+
+/// One candidate's violation (its code and reason), if any; sets `warning` for what the user
+/// should know about the main model.
+fn judge_candidate(
+    c: &Candidate,
+    f: &DispatchFacts,
+    tiers: &TierPolicy,
+    warning: &mut Option<String>,
+) -> Option<(&'static str, String)> {
+    let granted = f.grant.is_granted();
+    let Some(model) = c.model.as_deref() else {
+        if granted {
+            // The grant allows every tier, so the unknown main model has nothing left to be
+            // refused for; escalation after taint compares with the main model itself.
+            return None;
+        }
+        if let MainKnowledge::Unknown(why) = &f.main {
+            *warning = Some(format!(
+                "model-tier-guard: the session's model could not be learned ({why}), so subagents that would inherit it are refused; {NAME_THE_MAIN_MODEL}."
+            ));
+        }
+        let code = codes::M1_UNKNOWN_MAIN;
+        return Some((
+            code,
+            reason(
+                code,
+                "this dispatch would inherit the session's main model, which could not be learned",
+                &format!(
+                    "Name an explicit model (one of {}) and a subagent_type in the Agent call (without one it may run as a fork on the main model); {NAME_THE_MAIN_MODEL}.",
+                    tiers.permitted()
+                ),
+            ),
+        ));
+    };
+    let family = Family::of(model);
+    // A family-less model the default may be was set by the launcher (a gateway's id in
+    // ANTHROPIC_DEFAULT_*_MODEL): the warning below, as for a named main model.
+    if c.from_cli_default && family.is_known() && tiers.is_restricted(&family) && !granted {
+        // Not learned, only possible: the session may well run elsewhere, but may run here.
+        *warning = Some(format!(
+            "model-tier-guard: nothing names this session's model, and the CLI's default may be {model:?}, a maintainer-only tier here; {NAME_THE_MAIN_MODEL}."
+        ));
+        let code = codes::M1_CLI_DEFAULT;
+        return Some((
+            code,
+            reason(
+                code,
+                &format!(
+                    "this dispatch would inherit the session's main model, which nothing names yet; the CLI's default may be {model:?} ({family}, {}), a maintainer-only tier",
+                    f.main
+                        .possible()
+                        .iter()
+                        .find(|m| m.model == model)
+                        .map_or("", |m| m.source.as_str())
+                ),
+                &format!(
+                    "Name an explicit model (one of {}) and a subagent_type in the Agent call; {NAME_THE_MAIN_MODEL}.",
+                    tiers.permitted()
+                ),
+            ),
+        ));
+    }
+    if c.inherits_main && !family.is_known() {
+        *warning = Some(format!(
+            "model-tier-guard: the main model {model:?} is of no known family; subagents inherit it"
+        ));
+    } else if tiers.is_restricted(&family) && !granted {
+        let mut remedy = format!(
+            "Dispatch on a permitted tier instead ({}); only the maintainer can grant {} in the session's launch environment.",
+            tiers.permitted(),
+            restricted_label(tiers, &family)
+        );
+        if let Some(n) = f.grant.note(crate::host::GRANT_VAR) {
+            remedy.push_str(&format!(" {n}."));
+        }
+        let refused = format!(
+            "this Agent call would run the subagent on {}, a maintainer-only tier ({})",
+            describe(model, &family),
+            c.source
+        );
+        return Some((c.code, reason(c.code, &refused, &remedy)));
+    }
+    if f.taint.tainted && !c.inherits_main && escalates(&family, &f.main) {
+        let code = codes::M5_DISPATCH;
+        return Some((
+            code,
+            reason(
+                code,
+                &format!(
+                    "this session has read untrusted content, so it may not dispatch above its main model ({}); {} was asked",
+                    f.main.label(),
+                    describe(model, &family)
+                ),
+                "Dispatch without a model to inherit the main model, or name the main model's tier or a lower one.",
+            ),
+        ));
+    }
+    None
+}
+
+/// The audit evidence of a dispatch: every candidate and what was found.
+fn evidence(
+    f: &DispatchFacts,
+    cands: &[Candidate],
+    violations: &[(&'static str, String)],
+) -> Value {
+    json!({
         "candidates": cands.iter().map(|c| json!({
             "model": c.model, "source": c.source, "inherits_main": c.inherits_main,
             "from_cli_default": c.from_cli_default,
@@ -282,23 +334,13 @@ pub fn decide(f: &DispatchFacts, tiers: &TierPolicy) -> Finding {
             "name": d.name, "model": d.model, "path": d.path.display().to_string(), "scope": d.scope.as_str()
         })),
         "main_model": f.main.evidence(),
-        "granted": granted,
-        "grant_note": note,
+        "granted": f.grant.is_granted(),
+        "grant_note": f.grant.note(crate::host::GRANT_VAR),
         "tainted": f.taint.tainted,
         "taint_first": f.taint.first,
-        "violations": violations.iter().map(|(r, _)| *r).collect::<Vec<_>>(),
-    });
-    // The tier itself first, then escalation, then the unknown main model.
-    let order = ["M2", "M5", "M1"];
-    let first = order
-        .iter()
-        .find_map(|id| violations.iter().find(|(r, _)| r == id));
-    Finding {
-        requirement: first.map(|(r, _)| *r).unwrap_or("M2"),
-        deny: first.map(|(_, reason)| reason.clone()),
-        warning,
-        evidence,
-    }
+        "violations": violations.iter().map(|(code, _)| codes::requirement(code)).collect::<Vec<_>>(),
+        "violation_codes": violations.iter().map(|(code, _)| *code).collect::<Vec<_>>(),
+    })
 }
 
 fn restricted_label(tiers: &TierPolicy, family: &Family) -> String {
@@ -408,7 +450,7 @@ mod tests {
             let d = decide(&f, &tiers);
             let r = d.deny.unwrap_or_default();
             assert!(
-                r.starts_with("M2:") && r.contains("claude-fable-5") && r.contains(source),
+                r.starts_with("M2.") && r.contains("claude-fable-5") && r.contains(source),
                 "{source}: {r}"
             );
             // The audit record names the variable.

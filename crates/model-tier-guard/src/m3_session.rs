@@ -5,13 +5,25 @@ use crate::m1_tiers::{describe, Family, TierPolicy};
 use crate::m3_launch::Requested;
 use crate::main_model::{MainKnowledge, MainModel};
 use crate::model_aliases::AliasEnv;
-use crate::Finding;
+use crate::{codes, Finding};
 use safety_kernel::{feedback::reason, Grant};
 use serde_json::json;
 
-/// Judges models something asks for (a nested launch, a file, a switch): the first that is
-/// maintainer-only (or unknown, or unreadable) without the grant is refused.
+/// Judges the models a nested agent launch asks for ([`codes::M3_LAUNCH`]); the exec gate
+/// (crate `second-line`) calls it with this signature.
 pub fn judge_requests(
+    what: &str,
+    requests: &[Requested],
+    tiers: &TierPolicy,
+    grant: &Grant,
+) -> Finding {
+    judge_requested(codes::M3_LAUNCH, what, requests, tiers, grant)
+}
+
+/// Judges models something asks for (a nested launch, a file, a switch): the first that is
+/// maintainer-only (or unknown, or unreadable) without the grant is refused with `code`.
+pub fn judge_requested(
+    code: &'static str,
     what: &str,
     requests: &[Requested],
     tiers: &TierPolicy,
@@ -25,12 +37,7 @@ pub fn judge_requests(
         "granted": grant.is_granted(),
         "grant_note": grant.note(crate::host::GRANT_VAR),
     });
-    let mut finding = Finding {
-        requirement: "M3",
-        deny: None,
-        warning: None,
-        evidence,
-    };
+    let mut finding = Finding::quiet(codes::requirement(code), evidence);
     if grant.is_granted() {
         return finding;
     }
@@ -52,7 +59,7 @@ pub fn judge_requests(
         if let Some(n) = grant.note(crate::host::GRANT_VAR) {
             remedy.push_str(&format!(" {n}."));
         }
-        finding.deny = Some(reason("M3", &refused, &remedy));
+        finding.refuse(code, reason(code, &refused, &remedy));
         break;
     }
     finding
@@ -74,7 +81,7 @@ pub fn launch_escalation(
     })?;
     let main_name = main.label();
     Some(reason(
-        "M5",
+        codes::M5_LAUNCH,
         &format!(
             "this session has read untrusted content, so it may not start another agent above its main model ({main_name}); {} was asked",
             above.model.as_deref().map_or_else(|| "a model decided at run time".to_string(), |m| format!("{m:?}"))
@@ -102,7 +109,7 @@ pub fn switch(
         }
     }
     let reqs = crate::m3_launch::through_aliases(reqs, aliases);
-    judge_requests("a model switch", &reqs, tiers, grant)
+    judge_requested(codes::M3_SWITCH, "a model switch", &reqs, tiers, grant)
 }
 
 /// UserPromptSubmit: the session's own main model. A model some source names is blocked, and
@@ -111,16 +118,14 @@ pub fn switch(
 /// then runs the session on it). A CLI default that may be the tier only because an account
 /// default is (a policy restricting `opus`, say) is told to the user: the account decides it.
 pub fn prompt(main: &MainKnowledge, tiers: &TierPolicy, grant: &Grant) -> Finding {
-    let mut finding = Finding {
-        requirement: "M3",
-        deny: None,
-        warning: None,
-        evidence: json!({
+    let mut finding = Finding::quiet(
+        "M3",
+        json!({
             "main_model": main.evidence(),
             "granted": grant.is_granted(),
             "grant_note": grant.note(crate::host::GRANT_VAR),
         }),
-    };
+    );
     let main = match main {
         MainKnowledge::Known(m) => m,
         MainKnowledge::CliDefault(list) => {
@@ -129,8 +134,8 @@ pub fn prompt(main: &MainKnowledge, tiers: &TierPolicy, grant: &Grant) -> Findin
             };
             let pointed = list.iter().filter(restricted).find(|m| m.set_by_variable);
             if let (Some(m), false) = (pointed, grant.is_granted()) {
-                finding.deny = Some(reason(
-                    "M3",
+                let refused = reason(
+                    codes::M3_SESSION_DEFAULT,
                     &format!(
                         "nothing names this session's model, and the CLI's default may run it on {:?} ({}, {}), a maintainer-only tier, without the maintainer's grant",
                         m.model,
@@ -142,7 +147,8 @@ pub fn prompt(main: &MainKnowledge, tiers: &TierPolicy, grant: &Grant) -> Findin
                         tiers.permitted(),
                         crate::host::GRANT_VAR
                     ),
-                ));
+                );
+                finding.refuse(codes::M3_SESSION_DEFAULT, refused);
                 return finding;
             }
             let restricted = list.iter().find(restricted);
@@ -176,14 +182,15 @@ pub fn prompt(main: &MainKnowledge, tiers: &TierPolicy, grant: &Grant) -> Findin
         if let Some(n) = grant.note(crate::host::GRANT_VAR) {
             remedy.push_str(&format!(" {n}."));
         }
-        finding.deny = Some(reason(
-            "M3",
+        let refused = reason(
+            codes::M3_SESSION,
             &format!(
                 "this session runs on {:?} ({fam}), a maintainer-only tier, without the maintainer's grant (model from {})",
                 main.model, main.source
             ),
             &remedy,
-        ));
+        );
+        finding.refuse(codes::M3_SESSION, refused);
     }
     finding
 }
@@ -272,7 +279,7 @@ mod tests {
             .deny
             .unwrap_or_default();
         assert!(
-            r.starts_with("M3:") && r.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            r.starts_with("M3.session-default: ") && r.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
             "{r}"
         );
         assert!(prompt(&pointed, &t, &Grant::Granted).deny.is_none());
@@ -292,7 +299,7 @@ mod tests {
         };
         assert!(launch_escalation(&r(Some("opus")), &main, true)
             .unwrap()
-            .starts_with("M5:"));
+            .starts_with("M5.launch: "));
         assert!(launch_escalation(&r(Some("opus")), &main, false).is_none());
         assert!(launch_escalation(&r(Some("haiku")), &main, true).is_none());
         assert!(launch_escalation(&r(None), &main, true).is_some());

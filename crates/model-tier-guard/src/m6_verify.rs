@@ -5,7 +5,7 @@
 
 use crate::m1_tiers::{Family, TierPolicy};
 use crate::main_model::MainKnowledge;
-use crate::Finding;
+use crate::{codes, Finding};
 use safety_kernel::Grant;
 use serde_json::{json, Value};
 use taint::TaintState;
@@ -43,7 +43,7 @@ pub fn verify(
     for m in &models {
         let fam = Family::of(m);
         if tiers.is_restricted(&fam) && !grant.is_granted() {
-            problems.push(("M6", format!("a subagent ran on {m:?} ({fam}), a maintainer-only tier, without the maintainer's grant")));
+            problems.push((codes::M6_RAN_ON_TIER, format!("a subagent ran on {m:?} ({fam}), a maintainer-only tier, without the maintainer's grant")));
         } else if taint.tainted {
             // An unknown main model: nothing to compare with after the fact.
             let above = main
@@ -51,7 +51,7 @@ pub fn verify(
                 .is_some_and(|floor| fam.rank() > floor);
             if above {
                 problems.push((
-                    "M5",
+                    codes::M5_RAN_ABOVE,
                     format!(
                         "a subagent of this tainted session ran on {m:?}, above the main model"
                     ),
@@ -60,7 +60,10 @@ pub fn verify(
         }
     }
     Finding {
-        requirement: problems.first().map(|(r, _)| *r).unwrap_or("M6"),
+        requirement: problems
+            .first()
+            .map_or("M6", |(code, _)| codes::requirement(code)),
+        code: problems.first().map(|(code, _)| *code),
         deny: None,
         warning: (!problems.is_empty()).then(|| {
             format!(

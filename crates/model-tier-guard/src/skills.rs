@@ -5,12 +5,12 @@
 //! answers to the name is judged (the precedence among them does not matter: the highest
 //! model is what a maintainer must allow).
 
-use crate::agents::{md_files, read_definition, unreadable_model};
+use crate::agents::{md_files, read_definition, unreadable_model, walk_plugin};
 use crate::m3_launch::Requested;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-/// Plugin caches nest `<marketplace>/<plugin>/<version>/skills`.
-const MAX_PLUGIN_DEPTH: usize = 6;
+/// Plugin folders walked at most (the depth bound is [`crate::agents`]'s).
 const MAX_PLUGIN_DIRS: usize = 4000;
 
 /// The folders skills and commands are read from.
@@ -118,32 +118,19 @@ fn scan(base: &Path, name: &str, out: &mut Vec<Requested>) {
     }
 }
 
-/// Folders of the plugin `plugin` under `root` (any level up to the bound).
+/// Folders of the plugin `plugin` under `root` that hold `skills/` or `commands/`.
 fn plugin_folders(root: &Path, plugin: &str) -> Vec<PathBuf> {
     let mut found = Vec::new();
-    let mut stack = vec![(root.to_path_buf(), 0usize)];
-    let mut visited = 0;
-    while let Some((dir, depth)) = stack.pop() {
-        visited += 1;
-        if visited > MAX_PLUGIN_DIRS {
-            break;
-        }
-        let in_plugin = dir.components().any(|c| c.as_os_str() == plugin);
-        if in_plugin && (dir.join("skills").is_dir() || dir.join("commands").is_dir()) {
-            found.push(dir.clone());
-        }
-        if depth >= MAX_PLUGIN_DEPTH {
-            continue;
-        }
-        if let Ok(entries) = std::fs::read_dir(&dir) {
-            for e in entries.flatten() {
-                let skip = matches!(e.file_name().to_str(), Some("skills" | "commands"));
-                if !skip && e.file_type().is_ok_and(|t| t.is_dir()) {
-                    stack.push((e.path(), depth + 1));
-                }
-            }
-        }
-    }
+    walk_plugin(
+        root,
+        plugin,
+        &["skills", "commands"],
+        MAX_PLUGIN_DIRS,
+        &mut |dir| {
+            found.push(dir.to_path_buf());
+            ControlFlow::Continue(())
+        },
+    );
     found
 }
 

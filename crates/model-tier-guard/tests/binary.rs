@@ -185,7 +185,10 @@ fn the_main_model_is_learned_from_settings_and_anthropic_model() {
     // then: a --model may have been given): refused, and the maintainer is told what to set.
     let (r, record) = ask(&[], false);
     let r = r.expect("an unknowable main model is refused");
-    assert!(r.starts_with("M1:") && r.contains("ANTHROPIC_MODEL"), "{r}");
+    assert!(
+        r.starts_with("M1.unknown-main: ") && r.contains("ANTHROPIC_MODEL"),
+        "{r}"
+    );
     assert!(record["warning"].as_str().unwrap().contains("CLAUDE_PID"));
     // The command line says no --model: the CLI's default, no maintainer-only tier. Allowed.
     let (r, record) = ask(&[], true);
@@ -203,7 +206,10 @@ fn the_main_model_is_learned_from_settings_and_anthropic_model() {
     std::fs::write(&settings, r#"{"model": "fable"}"#).unwrap();
     let (r, _) = ask(&[], true);
     let r = r.expect("a fork onto a main model of the tier is refused");
-    assert!(r.starts_with("M2:") && r.contains("user settings"), "{r}");
+    assert!(
+        r.starts_with("M2.inherit: ") && r.contains("user settings"),
+        "{r}"
+    );
     // ANTHROPIC_MODEL outranks the settings, both ways.
     let (r, record) = ask(&[("ANTHROPIC_MODEL", "claude-sonnet-5")], true);
     assert_eq!(r, None, "{record}");
@@ -214,7 +220,10 @@ fn the_main_model_is_learned_from_settings_and_anthropic_model() {
     std::fs::write(&settings, r#"{"model": "sonnet"}"#).unwrap();
     let (r, _) = ask(&[("ANTHROPIC_MODEL", "claude-fable-5-2")], true);
     let r = r.expect("ANTHROPIC_MODEL naming the tier is refused");
-    assert!(r.starts_with("M2:") && r.contains("ANTHROPIC_MODEL"), "{r}");
+    assert!(
+        r.starts_with("M2.inherit: ") && r.contains("ANTHROPIC_MODEL"),
+        "{r}"
+    );
     // The maintainer's grant lets it through.
     let (r, _) = ask(
         &[
@@ -227,7 +236,7 @@ fn the_main_model_is_learned_from_settings_and_anthropic_model() {
     // Settings that cannot be parsed: unknown, refused (fail closed), the file named.
     std::fs::write(&settings, r#"{"model": "#).unwrap();
     let (r, record) = ask(&[], true);
-    assert!(r.unwrap().starts_with("M1:"));
+    assert!(r.unwrap().starts_with("M1.unknown-main: "));
     assert!(record["evidence"]["main_model"]["unknown"]
         .as_str()
         .unwrap()
@@ -276,7 +285,7 @@ fn taint_recorded_by_one_call_refuses_escalation_on_the_next() {
     assert_eq!(l["taint"]["first"]["tool"], "Bash");
     let after = stdout_json(&run(&env, agent.to_string().as_bytes()));
     let r = refusal(&after).expect("escalation after taint is refused");
-    assert!(r.starts_with("M5:"), "{r}");
+    assert!(r.starts_with("M5.dispatch: "), "{r}");
     assert!(
         !r.contains("wget"),
         "the model is not told matching details: {r}"
@@ -378,7 +387,7 @@ fn an_unreadable_ledger_counts_as_tainted() {
     });
     let v = stdout_json(&run(&layout.env(&json!({})), agent.to_string().as_bytes()));
     let r = refusal(&v).expect("escalation refused when the taint cannot be read");
-    assert!(r.starts_with("M5:"), "{r}");
+    assert!(r.starts_with("M5.dispatch: "), "{r}");
     assert!(
         v["systemMessage"].as_str().unwrap().contains("ledger"),
         "{v}"
@@ -432,7 +441,7 @@ fn nothing_in_the_state_folder_can_grant_the_tier() {
     let env = layout.env(&json!({}));
     let first = stdout_json(&run(&env, agent("t1").to_string().as_bytes()));
     assert!(
-        refusal(&first).is_some_and(|r| r.starts_with("M2:")),
+        refusal(&first).is_some_and(|r| r.starts_with("M2.definition: ")),
         "{first}"
     );
     // The agent rewrites whatever the state folder holds, keeping file stamps' other fields.
@@ -445,7 +454,7 @@ fn nothing_in_the_state_folder_can_grant_the_tier() {
     }
     let second = stdout_json(&run(&env, agent("t2").to_string().as_bytes()));
     assert!(
-        refusal(&second).is_some_and(|r| r.starts_with("M2:")),
+        refusal(&second).is_some_and(|r| r.starts_with("M2.definition: ")),
         "the rewritten state granted the tier: {second}"
     );
 }
@@ -479,7 +488,7 @@ fn a_deleted_state_folder_does_not_erase_taint() {
     let _ = std::fs::remove_dir_all(layout.state.join("agent-guards"));
     let v = stdout_json(&run(&layout.env(&json!({})), agent.to_string().as_bytes()));
     let r = refusal(&v).expect("escalation refused: the transcript shows the taint");
-    assert!(r.starts_with("M5:"), "{r}");
+    assert!(r.starts_with("M5.dispatch: "), "{r}");
     let taint = &ledger(&layout, "s-del")["taint"];
     assert_eq!(taint["tainted"], true, "{taint}");
     // A permitted dispatch at the main model's tier stays allowed.

@@ -13,7 +13,8 @@ use serde::Serialize;
 pub struct RecordedRefusal {
     /// The guard that refused (`gh-write-guard`, `model-tier-guard`, `integrity-signals`).
     pub binary: String,
-    /// The requirement id its reason named (`G4`, `M2`, `I3`), when recorded.
+    /// The requirement id its reason named (`G4`, `M2`, `I3`), when recorded. A sub-code
+    /// (`G4.rule`) is named by its requirement too.
     pub requirement: Option<String>,
     /// The refused command, when the refusal was of a Bash call.
     pub command: Option<String>,
@@ -39,11 +40,13 @@ impl RecordedRefusal {
     }
 
     /// Whether `normalised` (lower-cased, white space collapsed) names this refusal: its
-    /// requirement id as a word, the guard's name, the refused command's leading words, or a
-    /// refusal word together with the command's action word ("the push was refused").
+    /// requirement id as a word (alone or as a sub-code's head: `g4`, `g4.rule:`), the guard's
+    /// name, the refused command's leading words, or a refusal word together with the command's
+    /// action word ("the push was refused").
     pub fn is_named_in(&self, normalised: &str) -> bool {
         if let Some(id) = &self.requirement {
-            if contains_word(normalised, &id.to_lowercase()) {
+            let requirement = id.split('.').next().unwrap_or(id);
+            if contains_word(normalised, &requirement.to_lowercase()) {
                 return true;
             }
         }
@@ -150,6 +153,8 @@ mod tests {
     fn named_by_id_guard_command_or_refused_action() {
         let r = g4("git push origin main");
         assert!(r.is_named_in("g4 refused it, so it is yours"));
+        assert!(r.is_named_in("g4.rule: the branch rules require a pull request"));
+        assert!(r.is_named_in("refused (g4.fail-closed), so it is yours"));
         assert!(r.is_named_in("gh-write-guard stopped it"));
         assert!(r.is_named_in("i did not `git push origin main`"));
         assert!(r.is_named_in("the push to main was refused by the branch rules"));
@@ -166,6 +171,14 @@ mod tests {
             command: None,
         };
         assert!(r.is_named_in("m2: the dispatch on that tier was refused"));
+        assert!(r.is_named_in("m2.call-model: the dispatch on that tier was refused"));
+        let coded = RecordedRefusal {
+            requirement: Some("M2.call-model".into()),
+            ..r.clone()
+        };
+        assert!(coded.is_named_in("m2: the dispatch was refused"));
+        assert!(coded.is_named_in("m2.call-model: the dispatch was refused"));
+        assert!(!coded.is_named_in("m22 was refused"));
         assert!(!r.is_named_in("the dispatch was refused"));
         assert_eq!(r.label(), "recorded refusal M2");
     }

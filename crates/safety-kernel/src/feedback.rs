@@ -52,6 +52,28 @@ pub fn reason(requirement: &str, refused: &str, remedy: &str) -> String {
     clip_reason(&format!("{requirement}: {refused}. {}", remedy.trim()))
 }
 
+/// The requirement a deny's sub-code belongs to: `M2.call-model` → `M2` (a bare `M2` is its own).
+/// A sub-code is `<requirement>.<kebab-name>`; the reason starts with it ([`reason`]).
+pub fn code_requirement(code: &str) -> &str {
+    code.split_once('.').map_or(code, |(r, _)| r)
+}
+
+/// The problems with a spec's code table: each of `codes` must be listed exactly once, as a row
+/// that starts `` | `<code>` | ``, and no code may be in `codes` twice. Empty when it holds.
+pub fn code_table_problems(spec: &str, codes: &[&str]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (i, code) in codes.iter().enumerate() {
+        let rows = spec.matches(&format!("| `{code}` |")).count();
+        if rows != 1 {
+            problems.push(format!("{code} has {rows} rows in the spec's code table"));
+        }
+        if codes[..i].contains(code) {
+            problems.push(format!("{code} is listed twice"));
+        }
+    }
+    problems
+}
+
 /// Collapses whitespace and clips to [`MAX_REASON_CHARS`] on a character boundary.
 pub fn clip_reason(text: &str) -> String {
     let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -95,6 +117,21 @@ pub mod capture {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn code_tables_list_each_code_once() {
+        assert_eq!(code_requirement("M2.call-model"), "M2");
+        assert_eq!(code_requirement("M2"), "M2");
+        let spec =
+            "| code | fires when |\n|---|---|\n| `M2.a` | x |\n| `M2.b` | y |\n| `M2.b` | z |\n";
+        assert!(code_table_problems(spec, &["M2.a"]).is_empty());
+        let problems = code_table_problems(spec, &["M2.a", "M2.b", "M2.c", "M2.a"]);
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(problems[0].starts_with("M2.b has 2 rows"));
+        assert!(problems[1].starts_with("M2.c has 0 rows"));
+        assert!(problems[2].contains("listed twice"));
+    }
+
     use super::*;
 
     #[test]

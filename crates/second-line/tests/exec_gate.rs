@@ -120,10 +120,10 @@ fn a_script_starting_claude_on_the_maintainer_tier_is_refused_with_m3() {
         "{stdout}"
     );
     assert!(
-        stderr.contains("agent-guards: refused claude --model fable -p hi (M3: "),
+        stderr.contains("agent-guards: refused claude --model fable -p hi (M3.launch: "),
         "{stderr}"
     );
-    assert_eq!(stderr.matches("(M3: ").count(), 2, "{stderr}");
+    assert_eq!(stderr.matches("(M3.launch: ").count(), 2, "{stderr}");
 
     // The grant comes from the session's launch environment only.
     let mut granted = World::new("m3-granted");

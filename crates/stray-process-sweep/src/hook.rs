@@ -62,13 +62,15 @@ fn session_end(input: &HookInput, started: Instant) -> Answer {
         Ok(dir) => {
             if let Err(e) = store(&dir, &report) {
                 report.text.push_str(&format!(
-                    "\nstray-process-sweep (S3): could not store the JSON copy: {e}"
+                    "\nstray-process-sweep ({}): could not store the JSON copy: {e}",
+                    crate::codes::S3_NOT_STORED
                 ));
             }
         }
-        Err(e) => report
-            .text
-            .push_str(&format!("\nstray-process-sweep (S3): no state dir: {e}")),
+        Err(e) => report.text.push_str(&format!(
+            "\nstray-process-sweep ({}): no state dir: {e}",
+            crate::codes::S3_NO_STATE_DIR
+        )),
     }
     Answer::Report { text: report.text }
 }
@@ -114,7 +116,10 @@ pub fn run() -> ! {
         |ctx, cause| match ctx.event {
             Some(Event::SessionStart) => Answer::Silent,
             _ => Answer::Report {
-                text: format!("stray-process-sweep (S3) COULD NOT COMPLETE: {cause}"),
+                text: format!(
+                    "stray-process-sweep ({}) COULD NOT COMPLETE: {cause}",
+                    crate::codes::S3_HOOK_FAILED
+                ),
             },
         },
     )

@@ -5,6 +5,7 @@
 //! [`s3_delivery`] stores the JSON copy and repeats an unread report at the next SessionStart;
 //! [`s4_limits`] says what the sweep could not see; [`hook`] wires the two events.
 
+pub mod codes;
 pub mod hook;
 pub mod s1_discovery;
 pub mod s2_report;

@@ -118,7 +118,8 @@ pub fn render(
     let session_id = hook_io::escape_text(session_id, 80);
     for f in failures {
         out.push(format!(
-            "stray-process-sweep (S3) COULD NOT COMPLETE: {}",
+            "stray-process-sweep ({}) COULD NOT COMPLETE: {}",
+            crate::codes::S3_INCOMPLETE,
             hook_io::escape_text(f, 300)
         ));
     }

@@ -161,7 +161,8 @@ pub fn resolve(
                 (DEFAULT_TASKS, format!("the default {DEFAULT_TASKS}"))
             };
             notices.push(format!(
-                "C5: {from}={:?} is invalid ({why}); using {said} tasks",
+                "{}: {from}={:?} is invalid ({why}); using {said} tasks",
+                crate::codes::C5_TASKS_INVALID,
                 raw.text()
             ));
             Tasks::Limit(use_)
@@ -172,13 +173,15 @@ pub fn resolve(
         Some((raw, from)) => parse_memory(&raw, ram_bytes).unwrap_or_else(|why| {
             if why == BELOW_MIN_MEMORY {
                 notices.push(format!(
-                    "C5: {from}={:?} is invalid ({why}); using the minimum 256 MiB",
+                    "{}: {from}={:?} is invalid ({why}); using the minimum 256 MiB",
+                    crate::codes::C5_MEMORY_INVALID,
                     raw.text()
                 ));
                 return Memory::Bytes(MIN_MEMORY);
             }
             notices.push(format!(
-                "C5: {from}={:?} is invalid ({why}); using the default 25% of RAM",
+                "{}: {from}={:?} is invalid ({why}); using the default 25% of RAM",
+                crate::codes::C5_MEMORY_INVALID,
                 raw.text()
             ));
             default_memory(ram_bytes)

@@ -6,9 +6,9 @@
 use crate::c4_backends::{Backend, HostFacts};
 use crate::c5_ceilings::{Ceilings, Memory, Tasks};
 
-/// The one stderr line of a command that ran unbounded.
-pub fn unbounded_notice(why: &str) -> String {
-    format!("tool-containment: this command ran without ceilings (C6): {why}")
+/// The one stderr line of a command that ran unbounded; `code` says why ([`crate::codes`]).
+pub fn unbounded_notice(code: &str, why: &str) -> String {
+    format!("tool-containment: this command ran without ceilings ({code}): {why}")
 }
 
 /// Why the chosen backend leaves commands unbounded, if it does.

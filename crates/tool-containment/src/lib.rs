@@ -15,6 +15,7 @@ pub mod c6_notice;
 pub mod c7_report;
 pub mod c7_session_end;
 pub mod c7_verify;
+pub mod codes;
 pub mod modes;
 pub mod no_cgroups;
 pub mod selftest;

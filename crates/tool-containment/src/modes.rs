@@ -61,7 +61,7 @@ pub fn run_prefix(script: &str) -> i32 {
     let second_line = crate::c10_second_line::prepare();
     let backend = choose(&current_facts());
     if let Some(why) = unbounded_reason(&backend) {
-        eprintln!("{}", unbounded_notice(&why));
+        eprintln!("{}", unbounded_notice(crate::codes::C6_NO_BACKEND, &why));
         crate::c10_second_line::finish(second_line);
         return exec_shell(&shell, script);
     }
@@ -87,7 +87,7 @@ pub fn run_prefix(script: &str) -> i32 {
         return exec_systemd_run(program, &shell, script, &session, &cmd, &ceilings);
     }
     if let Err(why) = enter(&backend, &session, &cmd, &ceilings, pid) {
-        eprintln!("{}", unbounded_notice(&why));
+        eprintln!("{}", unbounded_notice(crate::codes::C6_GROUP_FAILED, &why));
     }
     crate::c10_second_line::finish(second_line);
     exec_shell(&shell, script)
@@ -110,7 +110,10 @@ fn exec_systemd_run(
         .exec();
     eprintln!(
         "{}",
-        unbounded_notice(&format!("cannot run systemd-run: {err}"))
+        unbounded_notice(
+            crate::codes::C6_SYSTEMD_RUN_FAILED,
+            &format!("cannot run systemd-run: {err}")
+        )
     );
     exec_shell(shell, script)
 }

@@ -139,7 +139,16 @@ fn check_c5(case: &Value) -> Result<(), String> {
         Memory::Max => json!("max"),
         Memory::Bytes(b) => json!(b),
     };
-    let got = json!({"tasks": tasks, "memory": memory, "notices": c.notices.len()});
+    let mut got = json!({"tasks": tasks, "memory": memory, "notices": c.notices.len()});
+    // Optional: the codes the notices start with ([`crate::codes`]).
+    if case["expect"].get("notice_codes").is_some() {
+        let codes: Vec<&str> = c
+            .notices
+            .iter()
+            .filter_map(|n| n.split_once(": ").map(|(code, _)| code))
+            .collect();
+        got["notice_codes"] = json!(codes);
+    }
     (got == case["expect"])
         .then_some(())
         .ok_or(format!("{got}, expected {}", case["expect"]))

@@ -103,7 +103,7 @@ fn hidden_push_launch_and_registration_write_are_refused_with_g4_m3_and_i3() {
     ] {
         assert!(stdout.contains(expected), "{expected}: {stdout}\n{stderr}");
     }
-    for code in ["(G4: ", "(M3: ", "(I3: "] {
+    for code in ["(G4: ", "(M3.launch: ", "(I3: "] {
         assert!(stderr.contains(code), "{code}: {stderr}");
     }
     assert!(git(&bare, &["for-each-ref", "refs/heads/main"]).is_empty());

@@ -10,6 +10,8 @@
 
 pub mod last_text;
 mod light;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_lines;
 pub mod tool_results;
 
 pub use last_text::{last_assistant_text, last_assistant_text_in};

@@ -164,16 +164,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn call(id: &str, cmd: &str) -> String {
-        json!({"type":"assistant","message":{"id":format!("m{id}"),"content":[
-            {"type":"tool_use","id":id,"name":"Bash","input":{"command":cmd}}]}})
-        .to_string()
-    }
-    fn result(id: &str, text: &str, err: bool) -> String {
-        json!({"type":"user","timestamp":"2026-12-01T00:00:00Z","message":{"role":"user","content":[
-            {"type":"tool_result","tool_use_id":id,"content":text,"is_error":err}]}})
-        .to_string()
-    }
+    use crate::test_lines::{bash_call as call, tool_result as result};
 
     fn all(t: &str) -> Vec<(String, Option<ToolResult>)> {
         let mut out = Vec::new();

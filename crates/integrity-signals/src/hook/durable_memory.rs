@@ -1,0 +1,137 @@
+//! Durable memory in a tainted session (K5 with I3): which paths a call would write there, and
+//! whether taint can be ruled out (ledger, transcript, a state folder that went missing).
+
+use super::Deps;
+use crate::bash_facts::{Access, BashFacts};
+use crate::i1_signals::{self, Call};
+use crate::store::{self, Store};
+use serde_json::Value;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+/// A write to durable memory in a tainted session (K5, I3): the path and the taint summary. The
+/// ledger is read only when the call writes durable memory at all.
+pub(super) fn durable_memory_write(
+    call: &Call,
+    deps: &Deps,
+    facts: Option<&BashFacts>,
+    session: Option<&str>,
+    transcript: Option<&Path>,
+) -> Option<(String, String)> {
+    let mut targets: Vec<PathBuf> = i1_signals::tool_paths(call, deps.home.as_deref())
+        .into_iter()
+        .filter(|(_, a, _)| matches!(a, Access::Write { .. }))
+        .map(|(p, _, _)| p)
+        .collect();
+    if let Some(f) = facts {
+        targets.extend(
+            f.paths
+                .iter()
+                .filter(|u| !matches!(u.access, Access::Read))
+                .filter_map(|u| u.path.clone().or_else(|| Some(PathBuf::from(&u.text)))),
+        );
+    }
+    if call.tool_name == "Bash" {
+        let command = call
+            .input
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        targets.extend(interpreter_named_paths(command, call.cwd));
+    }
+    let path = targets
+        .into_iter()
+        .find(|p| crate::i3_tamper::is_durable_memory(p))?;
+    let own = call.cwd.and_then(taint::origin_owner);
+    let policy = taint::TaintPolicy::new(deps.config.trusted_mcp_servers.clone(), own);
+    let summary = match &deps.store {
+        Ok(store) => memory_taint(store, session, transcript, &policy)?,
+        Err(e) => format!("no state dir ({e}): taint cannot be ruled out"),
+    };
+    Some((path.display().to_string(), summary))
+}
+
+/// Paths named inside interpreter one-liners (`python3 -c "open('CLAUDE.md','a')..."`): a
+/// script that names a file may write it. Only consulted for durable memory in a tainted
+/// session, where refusing a script that only reads such a file costs little.
+fn interpreter_named_paths(command: &str, cwd: Option<&Path>) -> Vec<PathBuf> {
+    const INTERPRETERS: &[&str] = &[
+        "python", "python3", "python2", "node", "perl", "ruby", "deno", "bun", "php", "lua",
+    ];
+    let parsed = shell_syntax::parse(command);
+    let view = shell_syntax::commands(&parsed);
+    let mut out = Vec::new();
+    for inv in &view.invocations {
+        if !inv.name().is_some_and(|n| INTERPRETERS.contains(&n)) {
+            continue;
+        }
+        for arg in inv.args.iter().filter_map(|a| a.value.as_deref()) {
+            let pieces = arg.split(|c: char| {
+                c.is_whitespace()
+                    || matches!(c, '\'' | '"' | '`' | '(' | ')' | ',' | ';' | '[' | ']')
+            });
+            for piece in pieces.filter(|p| p.contains("CLAUDE") || p.contains(".claude")) {
+                let p = Path::new(piece);
+                out.push(match cwd {
+                    Some(c) if p.is_relative() => c.join(p),
+                    _ => p.to_path_buf(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether durable memory is closed to the session, and why (K5): it is tainted, or its taint
+/// cannot be ruled out — the ledger cannot be read (damaged, a folder in its place), or the
+/// session's state is gone although the transcript shows completed tool calls (the state folder
+/// was removed: deleting it must not erase taint), or the transcript shows a completed call that
+/// taints although the ledger does not.
+pub fn memory_taint(
+    store: &Store,
+    session: Option<&str>,
+    transcript: Option<&Path>,
+    policy: &taint::TaintPolicy,
+) -> Option<String> {
+    let s = store.session(session);
+    match taint::taint_state(&s) {
+        Err(e) => Some(format!(
+            "the session ledger could not be read ({e}): taint cannot be ruled out"
+        )),
+        Ok(state) if state.tainted => Some(state.summary()),
+        Ok(_) => {
+            // The transcript keeps what the ledger may have lost (K5: taint survives the state).
+            if let Some((src, id)) = transcript.and_then(|t| taint::transcript_source(t, policy)) {
+                return Some(format!(
+                    "the transcript shows {} ({}) in call {id}",
+                    src.kind.as_str(),
+                    src.detail
+                ));
+            }
+            let state_kept = s.dir().join(store::CALLS_FILE).exists() || s.ledger().path().exists();
+            if state_kept {
+                return None;
+            }
+            let earlier = transcript.map_or(0, completed_calls);
+            (earlier > 0).then(|| {
+                format!("the session's state is missing although the transcript shows {earlier} completed tool call(s): taint cannot be ruled out")
+            })
+        }
+    }
+}
+
+/// Tool calls of the main thread that have a result in the transcript (bounded scan).
+fn completed_calls(transcript: &Path) -> usize {
+    let mut n = 0;
+    let _ = transcript::calls_newest_first_in_file(transcript, &mut |c| {
+        if c.result().is_some() {
+            n += 1;
+        }
+        if n >= 1 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    n
+}
