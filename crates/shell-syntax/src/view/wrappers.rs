@@ -2,7 +2,6 @@
 //! find the program that really runs, and the shells/strings that hand text to a shell.
 
 use super::types::*;
-use crate::ast::Span;
 use bumpalo::Bump;
 
 /// The result of unwrapping one argv.
@@ -351,28 +350,7 @@ fn unwrap_env<'a>(
         if !v.starts_with('-') {
             break;
         }
-        let (opt, attached) = if let Some(l) = v.strip_prefix("--") {
-            match l.split_once('=') {
-                Some((k, val)) => (format!("--{k}"), Some(val.to_string())),
-                None => (v.to_string(), None),
-            }
-        } else {
-            // A short cluster (`-iS str`, `-vS'str'`, `-u NAME`): flags up to the first letter
-            // that takes a value, which takes the rest of the word or the next word.
-            match v[1..]
-                .char_indices()
-                .find(|(_, c)| matches!(c, 'u' | 'C' | 'S' | 'P'))
-            {
-                Some((k, c)) => {
-                    let rest = &v[1 + k + 1..];
-                    (
-                        format!("-{c}"),
-                        (!rest.is_empty()).then(|| rest.to_string()),
-                    )
-                }
-                None => (v.to_string(), None),
-            }
-        };
+        let (opt, attached) = env_option(&v);
         let takes_arg = matches!(
             opt.as_str(),
             "-u" | "--unset" | "-C" | "--chdir" | "-S" | "--split-string" | "-P"
@@ -411,6 +389,32 @@ fn unwrap_env<'a>(
         return None;
     }
     Some((i, spliced.then(|| args.into_owned())))
+}
+
+/// An `env` option word: the option (`-S`, `--chdir`) and the value written in the same word.
+fn env_option(v: &str) -> (String, Option<String>) {
+    if let Some(l) = v.strip_prefix("--") {
+        match l.split_once('=') {
+            Some((k, val)) => (format!("--{k}"), Some(val.to_string())),
+            None => (v.to_string(), None),
+        }
+    } else {
+        // A short cluster (`-iS str`, `-vS'str'`, `-u NAME`): flags up to the first letter
+        // that takes a value, which takes the rest of the word or the next word.
+        match v[1..]
+            .char_indices()
+            .find(|(_, c)| matches!(c, 'u' | 'C' | 'S' | 'P'))
+        {
+            Some((k, c)) => {
+                let rest = &v[1 + k + 1..];
+                (
+                    format!("-{c}"),
+                    (!rest.is_empty()).then(|| rest.to_string()),
+                )
+            }
+            None => (v.to_string(), None),
+        }
+    }
 }
 
 /// `flock [opts] file cmd...` or `flock [opts] file -c 'cmd'`.
@@ -572,16 +576,4 @@ pub(crate) fn shell_reads_stdin(args: &[Arg<'_>]) -> bool {
         return false;
     }
     true
-}
-
-/// Synthesised span-less argument list from a split string.
-#[allow(dead_code)]
-pub(crate) fn split_args<'a>(arena: &'a Bump, s: &str, span: Span) -> Option<Vec<Arg<'a>>> {
-    let words = shell_words::split(s).ok()?;
-    Some(
-        words
-            .into_iter()
-            .map(|w| Arg::synthetic(arena, w, span))
-            .collect(),
-    )
 }
