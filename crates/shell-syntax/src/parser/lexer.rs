@@ -226,6 +226,15 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
+    /// The end of the name (letters, digits, `_`) that starts at `from`.
+    pub(super) fn name_end(&self, from: usize) -> usize {
+        let mut e = from;
+        while e < self.end && (self.b[e].is_ascii_alphanumeric() || self.b[e] == b'_') {
+            e += 1;
+        }
+        e
+    }
+
     /// Index of the `]` matching the `[` at `open`, within one word.
     pub(super) fn find_bracket_close(&self, open: usize, subscript: bool) -> Option<usize> {
         let mut depth = 0usize;
@@ -293,10 +302,7 @@ impl<'a> Parser<'a, '_> {
                 return None;
             }
         } else if self.peek() == Some(b'{') {
-            let mut e = p + 1;
-            while e < self.end && (self.b[e].is_ascii_alphanumeric() || self.b[e] == b'_') {
-                e += 1;
-            }
+            let e = self.name_end(p + 1);
             if e > p + 1
                 && e + 1 < self.end
                 && self.b[e] == b'}'

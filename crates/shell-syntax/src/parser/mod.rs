@@ -504,10 +504,7 @@ impl<'a, 'b> Parser<'a, 'b> {
     /// `name=value` at the cursor (only before the command word).
     fn try_assignment(&mut self) -> PResult<Option<Assignment<'a>>> {
         let start = self.pos;
-        let mut e = self.pos;
-        while e < self.end && (self.b[e].is_ascii_alphanumeric() || self.b[e] == b'_') {
-            e += 1;
-        }
+        let e = self.name_end(self.pos);
         if e == self.pos || self.b[self.pos].is_ascii_digit() {
             return Ok(None);
         }
@@ -545,10 +542,7 @@ impl<'a, 'b> Parser<'a, 'b> {
     /// `x=(a b)` as an argument of `declare`/`local`/...: kept as one word.
     fn try_decl_array(&mut self) -> PResult<Option<Word<'a>>> {
         let start = self.pos;
-        let mut e = self.pos;
-        while e < self.end && (self.b[e].is_ascii_alphanumeric() || self.b[e] == b'_') {
-            e += 1;
-        }
+        let e = self.name_end(self.pos);
         if e == start {
             return Ok(None);
         }

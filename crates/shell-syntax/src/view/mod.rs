@@ -262,10 +262,8 @@ impl<'a> Walker<'a, '_> {
                     LoopKind::While
                 };
                 let id = self.new_loop(kind, cc.span, rs, None, c);
-                let cond_ctx = in_loop(c, id, LoopPart::Condition);
-                self.list(&w.condition, scope, &cond_ctx);
-                let body_ctx = in_loop(c, id, LoopPart::Body);
-                self.list(&w.body, scope, &body_ctx);
+                self.loop_list(&w.condition, id, LoopPart::Condition, scope, c);
+                self.loop_list(&w.body, id, LoopPart::Body, scope, c);
             }
             CompoundKind::For(f) | CompoundKind::Select(f) => {
                 if let Some(items) = f.items {
@@ -279,8 +277,7 @@ impl<'a> Walker<'a, '_> {
                     LoopKind::For
                 };
                 let id = self.new_loop(kind, cc.span, rs, None, c);
-                let body_ctx = in_loop(c, id, LoopPart::Body);
-                self.list(&f.body, scope, &body_ctx);
+                self.loop_list(&f.body, id, LoopPart::Body, scope, c);
             }
             CompoundKind::ArithFor(f) => {
                 let texts = [
@@ -293,11 +290,23 @@ impl<'a> Walker<'a, '_> {
                 for e in [&f.init, &f.condition, &f.step] {
                     self.parts(e.parts, scope, &cond_ctx);
                 }
-                let body_ctx = in_loop(c, id, LoopPart::Body);
-                self.list(&f.body, scope, &body_ctx);
+                self.loop_list(&f.body, id, LoopPart::Body, scope, c);
             }
             _ => {}
         }
+    }
+
+    /// A loop's condition or body, its invocations tagged with the loop.
+    fn loop_list(
+        &mut self,
+        l: &List<'a>,
+        id: usize,
+        part: LoopPart,
+        scope: &mut Scope<'a>,
+        c: &Ctx<'a>,
+    ) {
+        let lc = in_loop(c, id, part);
+        self.list(l, scope, &lc);
     }
 
     /// `[[ ]]` and `(( ))`: their expansions, then the pseudo-command that stands for them.

@@ -319,11 +319,7 @@ fn unwrap_env<'a>(
         let Some(v) = args[i].value.clone() else {
             // `NAME="$x"`: an assignment with a run-time value.
             let name = dynamic_assignment_name(&args[i].word)?;
-            u.env.push(EnvVar {
-                name: name.into(),
-                value: None,
-                source: EnvSource::EnvCommand,
-            });
+            set_env(u, &name, None);
             i += 1;
             continue;
         };
@@ -333,11 +329,7 @@ fn unwrap_env<'a>(
         }
         if let Some((name, value)) = v.split_once('=') {
             if !v.starts_with('-') && is_name(name) {
-                u.env.push(EnvVar {
-                    name: name.into(),
-                    value: Some(Arg::synthetic(arena, value, span)),
-                    source: EnvSource::EnvCommand,
-                });
+                set_env(u, name, Some(Arg::synthetic(arena, value, span)));
                 i += 1;
                 continue;
             }
@@ -389,6 +381,15 @@ fn unwrap_env<'a>(
         return None;
     }
     Some((i, spliced.then(|| args.into_owned())))
+}
+
+/// A `NAME=value` operand of `env` (`value` `None` when decided at run time).
+fn set_env<'a>(u: &mut Unwrapped<'a>, name: &str, value: Option<Arg<'a>>) {
+    u.env.push(EnvVar {
+        name: name.into(),
+        value,
+        source: EnvSource::EnvCommand,
+    });
 }
 
 /// An `env` option word: the option (`-S`, `--chdir`) and the value written in the same word.
