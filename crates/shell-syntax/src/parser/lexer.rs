@@ -197,6 +197,7 @@ impl<'a> Parser<'a, '_> {
         })
     }
 
+    #[inline]
     pub(super) fn at_closer(&self) -> bool {
         match self.peek() {
             None => true,

@@ -7,7 +7,7 @@ use super::*;
 impl<'a> Walker<'a, '_> {
     /// Record an invocation (and its place in the loops around it); `usize::MAX` when the
     /// invocation limit is reached.
-    pub(super) fn push(&mut self, mut inv: Invocation<'a>) -> usize {
+    pub(super) fn push(&mut self, inv: Invocation<'a>) -> usize {
         if self.out.invocations.len() >= self.opts.max_invocations {
             if self.out.error.is_none() {
                 self.out.error = Some(ViewError::TooManyInvocations(self.opts.max_invocations));
@@ -15,6 +15,9 @@ impl<'a> Walker<'a, '_> {
             return usize::MAX;
         }
         let idx = self.out.invocations.len();
+        // Moved into the vector first and numbered there: one copy of a large value.
+        self.out.invocations.push(inv);
+        let inv = &mut self.out.invocations[idx];
         inv.index = idx;
         for l in &inv.context.loops {
             if let Some(info) = self.out.loops.get_mut(l.id) {
@@ -24,7 +27,6 @@ impl<'a> Walker<'a, '_> {
                 }
             }
         }
-        self.out.invocations.push(inv);
         idx
     }
 
@@ -262,6 +264,7 @@ struct Runs<'r, 'a> {
 }
 
 /// The program an unwrapped argv runs: its name when static.
+#[inline]
 fn program_of<'a>(program: Option<&Arg<'a>>) -> Program<'a> {
     match program {
         None => Program::None,
@@ -275,6 +278,7 @@ fn program_of<'a>(program: Option<&Arg<'a>>) -> Program<'a> {
     }
 }
 
+#[inline]
 fn static_name(program: &Program<'_>) -> Option<Text> {
     match program {
         Program::Static { name, .. } => Some(name.clone()),
@@ -283,6 +287,7 @@ fn static_name(program: &Program<'_>) -> Option<Text> {
 }
 
 /// A simple command's prefix assignments, as the environment it sees.
+#[inline]
 fn prefix_env<'a>(s: &SimpleCommand<'a>) -> Vec<EnvVar<'a>> {
     s.assignments
         .iter()
