@@ -218,42 +218,50 @@ impl<'a> Walker<'a, '_> {
     }
 
     fn compound(&mut self, cc: &CompoundCommand<'a>, scope: &mut Scope<'a>, ctx: &Ctx<'a>) {
-        let mut c = ctx.clone();
         let rs = self.applied(cc.redirects, scope, ctx, RedirSource::Enclosing);
-        extend_redirects(&mut c, rs.clone());
+        // Most constructs have no redirections: their context is the enclosing one, not a copy.
+        let with_redirects;
+        let c = if rs.is_empty() {
+            ctx
+        } else {
+            let mut c = ctx.clone();
+            extend_redirects(&mut c, rs.clone());
+            with_redirects = c;
+            &with_redirects
+        };
         match &cc.kind {
-            CompoundKind::Brace(l) => self.list(l, scope, &c),
+            CompoundKind::Brace(l) => self.list(l, scope, c),
             CompoundKind::Subshell(l) => {
                 let mut sub = scope.clone();
-                self.list(l, &mut sub, &c);
+                self.list(l, &mut sub, c);
             }
             CompoundKind::If(i) => {
+                let mut cond_ctx = c.clone();
+                cond_ctx.context.in_condition = true;
                 for (cond, body) in i.branches {
-                    let mut cc2 = c.clone();
-                    cc2.context.in_condition = true;
-                    self.list(cond, scope, &cc2);
-                    self.list(body, scope, &c);
+                    self.list(cond, scope, &cond_ctx);
+                    self.list(body, scope, c);
                 }
                 if let Some(e) = &i.else_body {
-                    self.list(e, scope, &c);
+                    self.list(e, scope, c);
                 }
             }
             CompoundKind::While(_)
             | CompoundKind::For(_)
             | CompoundKind::Select(_)
-            | CompoundKind::ArithFor(_) => self.loop_compound(cc, rs, scope, &c),
+            | CompoundKind::ArithFor(_) => self.loop_compound(cc, rs, scope, c),
             CompoundKind::Case(cl) => {
-                self.word(&cl.subject, scope, &c);
+                self.word(&cl.subject, scope, c);
                 let mut arm_ctx = c.clone();
                 arm_ctx.context.in_case = true;
                 for arm in cl.arms {
                     for p in arm.patterns {
-                        self.word(p, scope, &c);
+                        self.word(p, scope, c);
                     }
                     self.list(&arm.body, scope, &arm_ctx);
                 }
             }
-            CompoundKind::Test(_) | CompoundKind::Arith(_) => self.pseudo_compound(cc, scope, &c),
+            CompoundKind::Test(_) | CompoundKind::Arith(_) => self.pseudo_compound(cc, scope, c),
         }
     }
 
