@@ -355,23 +355,20 @@ mod tests {
             let v = judge(&stop(report, false), &gate, Mode::Enforce, None, source);
             assert!(matches!(v.answer, Answer::Block { .. }), "{}", v.audit);
         }
-        // A refusal is no capture of a mistake.
-        let v = judge(
-            &stop("My mistake: G4 refused `git push origin main`.", false),
-            &gate,
-            Mode::Enforce,
-            None,
-            &g4_push(),
-        );
-        assert!(matches!(v.answer, Answer::Block { .. }));
-        // A hand-back that does not name the refusal stays red.
-        let v = judge(
-            &stop("Please run `npm publish` yourself.", false),
-            &gate,
-            Mode::Enforce,
-            None,
-            &g4_push(),
-        );
-        assert!(matches!(v.answer, Answer::Block { .. }));
+        for still_red in [
+            // A refusal is no capture of a mistake.
+            "My mistake: G4 refused `git push origin main`.",
+            // A hand-back that does not name the refusal stays red.
+            "Please run `npm publish` yourself.",
+        ] {
+            let v = judge(
+                &stop(still_red, false),
+                &gate,
+                Mode::Enforce,
+                None,
+                &g4_push(),
+            );
+            assert!(matches!(v.answer, Answer::Block { .. }), "{still_red}");
+        }
     }
 }

@@ -24,13 +24,16 @@ fn stop_payload(text: &str, active: bool) -> Vec<u8> {
     .into_bytes()
 }
 
+/// A fresh sandbox and the hook's output for one Stop event.
+fn run_stop(text: &str, active: bool) -> (Sandbox, std::process::Output) {
+    let home = sandbox();
+    let out = home.run(&stop_payload(text, active));
+    (home, out)
+}
+
 #[test]
 fn red_stop_blocks_without_naming_a_phrase() {
-    let home = sandbox();
-    let out = home.run(&stop_payload(
-        "Done. You can run make smoke to verify.",
-        false,
-    ));
+    let (home, out) = run_stop("Done. You can run make smoke to verify.", false);
     assert_eq!(out.status.code(), Some(0));
     let v = stdout_json(&out);
     assert_eq!(v["decision"], "block");
@@ -48,8 +51,7 @@ fn red_stop_blocks_without_naming_a_phrase() {
 
 #[test]
 fn continuation_still_red_lets_the_stop_happen_and_tells_the_user() {
-    let home = sandbox();
-    let out = home.run(&stop_payload("You can run make smoke to verify.", true));
+    let (home, out) = run_stop("You can run make smoke to verify.", true);
     let v = stdout_json(&out);
     assert!(v.get("decision").is_none(), "{v}");
     assert!(system_message(&v).contains("command_displacement_to_operator"));
@@ -61,11 +63,7 @@ fn continuation_still_red_lets_the_stop_happen_and_tells_the_user() {
 
 #[test]
 fn green_stop_says_nothing() {
-    let home = sandbox();
-    let out = home.run(&stop_payload(
-        "I ran make smoke; it passed with exit code 0.",
-        false,
-    ));
+    let (_home, out) = run_stop("I ran make smoke; it passed with exit code 0.", false);
     assert_eq!(stdout_json(&out), json!({}));
     assert!(out.stderr.is_empty());
 }

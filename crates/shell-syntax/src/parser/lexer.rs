@@ -322,39 +322,34 @@ impl<'a> Parser<'a, '_> {
     /// before it (`&>` takes none). Process substitutions (`<(`, `>(`) are words, not operators.
     pub(super) fn redirect_operator(&self, p: usize, numbered: bool) -> Option<(RedirOp, usize)> {
         let rest = &self.b[p..self.end];
-        Some(if rest.starts_with(b"<<<") {
-            (RedirOp::HereString, 3)
-        } else if rest.starts_with(b"<<-") {
-            (RedirOp::HeredocStrip, 3)
-        } else if rest.starts_with(b"<<") {
-            (RedirOp::Heredoc, 2)
-        } else if rest.starts_with(b"<&") {
-            (RedirOp::DupIn, 2)
-        } else if rest.starts_with(b"<>") {
-            (RedirOp::ReadWrite, 2)
-        } else if rest.starts_with(b"<(") {
+        let (text, op) = REDIRECT_OPERATORS
+            .iter()
+            .find(|(text, _)| rest.starts_with(text))?;
+        if numbered && text[0] == b'&' {
             return None;
-        } else if rest.starts_with(b"<") {
-            (RedirOp::In, 1)
-        } else if rest.starts_with(b">>") {
-            (RedirOp::Append, 2)
-        } else if rest.starts_with(b">&") {
-            (RedirOp::DupOut, 2)
-        } else if rest.starts_with(b">|") {
-            (RedirOp::Clobber, 2)
-        } else if rest.starts_with(b">(") {
-            return None;
-        } else if rest.starts_with(b">") {
-            (RedirOp::Out, 1)
-        } else if !numbered && rest.starts_with(b"&>>") {
-            (RedirOp::AppendOutErr, 3)
-        } else if !numbered && rest.starts_with(b"&>") {
-            (RedirOp::OutErr, 2)
-        } else {
-            return None;
-        })
+        }
+        Some(((*op)?, text.len()))
     }
 }
+
+/// The redirection operators, each before any operator it is a prefix of; `None` for the
+/// process substitutions (`<(`, `>(`), which start words.
+const REDIRECT_OPERATORS: &[(&[u8], Option<RedirOp>)] = &[
+    (b"<<<", Some(RedirOp::HereString)),
+    (b"<<-", Some(RedirOp::HeredocStrip)),
+    (b"<<", Some(RedirOp::Heredoc)),
+    (b"<&", Some(RedirOp::DupIn)),
+    (b"<>", Some(RedirOp::ReadWrite)),
+    (b"<(", None),
+    (b"<", Some(RedirOp::In)),
+    (b">>", Some(RedirOp::Append)),
+    (b">&", Some(RedirOp::DupOut)),
+    (b">|", Some(RedirOp::Clobber)),
+    (b">(", None),
+    (b">", Some(RedirOp::Out)),
+    (b"&>>", Some(RedirOp::AppendOutErr)),
+    (b"&>", Some(RedirOp::OutErr)),
+];
 
 /// First bytes of the reserved words.
 static RESERVED_START: [bool; 256] = byte_table(b"itefdcwus{}![]");
