@@ -233,6 +233,11 @@ mod tests {
         .unwrap()
     }
 
+    /// The baseline gate's verdict with no config notice and no recorded refusal.
+    fn judge_baseline(input: &HookInput, mode: Mode) -> Verdict {
+        judge(input, &EgressGate::baseline(), mode, None, &NoRefusals)
+    }
+
     #[test]
     fn red_blocks_with_a_clean_reason() {
         let gate = EgressGate::baseline();
@@ -270,13 +275,7 @@ mod tests {
 
     #[test]
     fn continuation_still_red_is_let_through_and_told() {
-        let v = judge(
-            &stop("You can run make smoke", true),
-            &EgressGate::baseline(),
-            Mode::Enforce,
-            None,
-            &NoRefusals,
-        );
+        let v = judge_baseline(&stop("You can run make smoke", true), Mode::Enforce);
         let Answer::Notice { system_message } = &v.answer else {
             panic!("{:?}", v.answer)
         };
@@ -286,13 +285,7 @@ mod tests {
 
     #[test]
     fn report_mode_never_blocks() {
-        let v = judge(
-            &stop("You can run make smoke", false),
-            &EgressGate::baseline(),
-            Mode::Report,
-            None,
-            &NoRefusals,
-        );
+        let v = judge_baseline(&stop("You can run make smoke", false), Mode::Report);
         assert!(matches!(v.answer, Answer::Notice { .. }));
         assert_eq!(Mode::from_config(Some("REPORT ")), Mode::Report);
         assert_eq!(Mode::from_config(Some("reprot")), Mode::Enforce);
@@ -300,22 +293,13 @@ mod tests {
 
     #[test]
     fn green_is_silent_and_other_events_ignored() {
-        let v = judge(
+        let v = judge_baseline(
             &stop("I ran make smoke; it passed with exit code 0.", false),
-            &EgressGate::baseline(),
             Mode::Enforce,
-            None,
-            &NoRefusals,
         );
         assert_eq!(v.answer, Answer::Silent);
         let pre = HookInput::from_value(json!({"hook_event_name": "PreToolUse"})).unwrap();
-        let v = judge(
-            &pre,
-            &EgressGate::baseline(),
-            Mode::Enforce,
-            None,
-            &NoRefusals,
-        );
+        let v = judge_baseline(&pre, Mode::Enforce);
         assert_eq!(v.answer, Answer::Silent);
         assert_eq!(v.audit["decision"], "ignored");
     }
@@ -329,13 +313,7 @@ mod tests {
             "hook_event_name": "SubagentStop", "transcript_path": p.to_string_lossy()
         }))
         .unwrap();
-        let v = judge(
-            &input,
-            &EgressGate::baseline(),
-            Mode::Enforce,
-            None,
-            &NoRefusals,
-        );
+        let v = judge_baseline(&input, Mode::Enforce);
         assert!(matches!(v.answer, Answer::Block { .. }));
     }
 
@@ -389,23 +367,20 @@ mod tests {
             let v = judge(&stop(report, false), &gate, Mode::Enforce, None, source);
             assert!(matches!(v.answer, Answer::Block { .. }), "{}", v.audit);
         }
-        // A refusal is no capture of a mistake.
-        let v = judge(
-            &stop("My mistake: G4 refused `git push origin main`.", false),
-            &gate,
-            Mode::Enforce,
-            None,
-            &g4_push(),
-        );
-        assert!(matches!(v.answer, Answer::Block { .. }));
-        // A hand-back that does not name the refusal stays red.
-        let v = judge(
-            &stop("Please run `npm publish` yourself.", false),
-            &gate,
-            Mode::Enforce,
-            None,
-            &g4_push(),
-        );
-        assert!(matches!(v.answer, Answer::Block { .. }));
+        for still_red in [
+            // A refusal is no capture of a mistake.
+            "My mistake: G4 refused `git push origin main`.",
+            // A hand-back that does not name the refusal stays red.
+            "Please run `npm publish` yourself.",
+        ] {
+            let v = judge(
+                &stop(still_red, false),
+                &gate,
+                Mode::Enforce,
+                None,
+                &g4_push(),
+            );
+            assert!(matches!(v.answer, Answer::Block { .. }), "{still_red}");
+        }
     }
 }

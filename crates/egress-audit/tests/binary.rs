@@ -9,6 +9,11 @@ fn sandbox() -> Sandbox {
     Sandbox::new(env!("CARGO_BIN_EXE_egress-audit"))
 }
 
+/// The hook's `systemMessage` (the test fails when there is none).
+fn system_message(v: &Value) -> &str {
+    v["systemMessage"].as_str().unwrap()
+}
+
 fn stop_payload(text: &str, active: bool) -> Vec<u8> {
     json!({
         "session_id": "sess-e5", "transcript_path": "/nonexistent", "cwd": "/tmp",
@@ -19,13 +24,16 @@ fn stop_payload(text: &str, active: bool) -> Vec<u8> {
     .into_bytes()
 }
 
+/// A fresh sandbox and the hook's output for one Stop event.
+fn run_stop(text: &str, active: bool) -> (Sandbox, std::process::Output) {
+    let home = sandbox();
+    let out = home.run(&stop_payload(text, active));
+    (home, out)
+}
+
 #[test]
 fn red_stop_blocks_without_naming_a_phrase() {
-    let home = sandbox();
-    let out = home.run(&stop_payload(
-        "Done. You can run make smoke to verify.",
-        false,
-    ));
+    let (home, out) = run_stop("Done. You can run make smoke to verify.", false);
     assert_eq!(out.status.code(), Some(0));
     let v = stdout_json(&out);
     assert_eq!(v["decision"], "block");
@@ -43,14 +51,10 @@ fn red_stop_blocks_without_naming_a_phrase() {
 
 #[test]
 fn continuation_still_red_lets_the_stop_happen_and_tells_the_user() {
-    let home = sandbox();
-    let out = home.run(&stop_payload("You can run make smoke to verify.", true));
+    let (home, out) = run_stop("You can run make smoke to verify.", true);
     let v = stdout_json(&out);
     assert!(v.get("decision").is_none(), "{v}");
-    assert!(v["systemMessage"]
-        .as_str()
-        .unwrap()
-        .contains("command_displacement_to_operator"));
+    assert!(system_message(&v).contains("command_displacement_to_operator"));
     assert_eq!(
         home.audit_records("sess-e5")[0]["decision"],
         "allow_recorded"
@@ -59,11 +63,7 @@ fn continuation_still_red_lets_the_stop_happen_and_tells_the_user() {
 
 #[test]
 fn green_stop_says_nothing() {
-    let home = sandbox();
-    let out = home.run(&stop_payload(
-        "I ran make smoke; it passed with exit code 0.",
-        false,
-    ));
+    let (_home, out) = run_stop("I ran make smoke; it passed with exit code 0.", false);
     assert_eq!(stdout_json(&out), json!({}));
     assert!(out.stderr.is_empty());
 }
@@ -75,7 +75,7 @@ fn report_mode_from_config_only_records() {
     let out = home.run(&stop_payload("You can run make smoke.", false));
     let v = stdout_json(&out);
     assert!(v.get("decision").is_none());
-    assert!(v["systemMessage"].as_str().unwrap().contains("report mode"));
+    assert!(system_message(&v).contains("report mode"));
 }
 
 #[test]
@@ -85,10 +85,7 @@ fn broken_config_is_reported_on_every_call_and_defaults_apply() {
     let out = home.run(&stop_payload("You can run make smoke.", false));
     let v = stdout_json(&out);
     assert_eq!(v["decision"], "block", "defaults enforce");
-    assert!(v["systemMessage"]
-        .as_str()
-        .unwrap()
-        .contains("config error"));
+    assert!(system_message(&v).contains("config error"));
 }
 
 #[test]
@@ -114,10 +111,7 @@ fn bad_input_gets_one_line_and_a_deliberate_answer() {
         assert_eq!(out.status.code(), Some(0), "{name}");
         let v = stdout_json(&out);
         assert!(
-            v["systemMessage"]
-                .as_str()
-                .unwrap()
-                .contains("could not judge"),
+            system_message(&v).contains("could not judge"),
             "{name}: {v}"
         );
         let err = String::from_utf8(out.stderr).unwrap();
@@ -139,10 +133,7 @@ fn injected_panic_and_hang_become_deliberate_answers() {
         &[("AGENT_GUARDS_INJECT_FAULT", "panic")],
     );
     let v = stdout_json(&out);
-    assert!(v["systemMessage"]
-        .as_str()
-        .unwrap()
-        .contains("internal error"));
+    assert!(system_message(&v).contains("internal error"));
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
 
     home.write_config("hook_deadline_ms = 300\n");
@@ -152,10 +143,7 @@ fn injected_panic_and_hang_become_deliberate_answers() {
     );
     let v = stdout_json(&out);
     assert!(
-        v["systemMessage"]
-            .as_str()
-            .unwrap()
-            .contains("no verdict within 300 ms"),
+        system_message(&v).contains("no verdict within 300 ms"),
         "{v}"
     );
     let records = home.audit_records("sess-e5");
@@ -176,10 +164,7 @@ fn stdin_held_open_still_answers_by_the_deadline() {
     let _held = child.stdin.take();
     let out = child.wait_with_output().unwrap();
     let v = stdout_json(&out);
-    assert!(v["systemMessage"]
-        .as_str()
-        .unwrap()
-        .contains("no verdict within 200 ms"));
+    assert!(system_message(&v).contains("no verdict within 200 ms"));
 }
 
 #[test]

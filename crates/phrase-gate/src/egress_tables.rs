@@ -262,38 +262,39 @@ const HAND_BACK_PHRASES: &[&str] = &[
     "run these commands",
 ];
 
-fn family(id: &str, parts: &[&[&str]]) -> Family {
-    let phrases: Vec<&str> = parts.iter().flat_map(|p| p.iter().copied()).collect();
-    Family::new(id, &phrases)
-}
+/// Each family the gate ships with: its id, the baseline's phrases (the prior art) and the
+/// phrases added beyond it.
+const FAMILY_TABLES: &[(&str, &[&str], &[&str])] = &[
+    (
+        PERMISSION_GATE,
+        BASELINE_PERMISSION_GATE,
+        WIDER_PERMISSION_GATE,
+    ),
+    (LEGITIMATE_BLOCKER, BASELINE_LEGITIMATE_BLOCKER, &[]),
+    (SELF_ERROR, BASELINE_SELF_ERROR, &[]),
+    (DURABLE_BINDING, BASELINE_DURABLE_BINDING, &[]),
+    (COMMAND_DISPLACEMENT, BASELINE_COMMAND_DISPLACEMENT, &[]),
+    (EXECUTION_RECEIPT, BASELINE_EXECUTION_RECEIPT, &[]),
+    (HAND_BACK, &[], HAND_BACK_PHRASES),
+];
 
 /// Every family the gate ships with.
 pub fn shipped_families() -> Vec<Family> {
-    vec![
-        family(
-            PERMISSION_GATE,
-            &[BASELINE_PERMISSION_GATE, WIDER_PERMISSION_GATE],
-        ),
-        family(LEGITIMATE_BLOCKER, &[BASELINE_LEGITIMATE_BLOCKER]),
-        family(SELF_ERROR, &[BASELINE_SELF_ERROR]),
-        family(DURABLE_BINDING, &[BASELINE_DURABLE_BINDING]),
-        family(COMMAND_DISPLACEMENT, &[BASELINE_COMMAND_DISPLACEMENT]),
-        family(EXECUTION_RECEIPT, &[BASELINE_EXECUTION_RECEIPT]),
-        family(HAND_BACK, &[HAND_BACK_PHRASES]),
-    ]
+    FAMILY_TABLES
+        .iter()
+        .map(|(id, baseline, wider)| {
+            let phrases: Vec<&str> = baseline.iter().chain(wider.iter()).copied().collect();
+            Family::new(id, &phrases)
+        })
+        .collect()
 }
 
 /// The baseline's six tables alone (the prior art), for comparison in tests.
 pub fn baseline_only_families() -> Vec<Family> {
-    vec![
-        family(PERMISSION_GATE, &[BASELINE_PERMISSION_GATE]),
-        family(LEGITIMATE_BLOCKER, &[BASELINE_LEGITIMATE_BLOCKER]),
-        family(SELF_ERROR, &[BASELINE_SELF_ERROR]),
-        family(DURABLE_BINDING, &[BASELINE_DURABLE_BINDING]),
-        family(COMMAND_DISPLACEMENT, &[BASELINE_COMMAND_DISPLACEMENT]),
-        family(EXECUTION_RECEIPT, &[BASELINE_EXECUTION_RECEIPT]),
-        family(HAND_BACK, &[]),
-    ]
+    FAMILY_TABLES
+        .iter()
+        .map(|(id, baseline, _)| Family::new(id, baseline))
+        .collect()
 }
 
 #[cfg(test)]

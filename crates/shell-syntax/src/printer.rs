@@ -109,22 +109,8 @@ pub fn print_invocation(inv: &Invocation<'_>) -> String {
             .collect::<Vec<_>>()
             .join(", "),
     );
-    line(
-        "redirects",
-        inv.redirects
-            .iter()
-            .map(|r| r.to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-    );
-    line(
-        "cds",
-        inv.cds
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-    );
+    line("redirects", comma_separated(&inv.redirects));
+    line("cds", comma_separated(&inv.cds));
     line("context", inv.context.to_string());
     line(
         "origin",
@@ -418,6 +404,15 @@ impl Printer {
             }
         }
     }
+}
+
+/// Each item displayed, joined with `, `.
+fn comma_separated<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The words inside a parameter operator, in order (at most two; no allocation: the view

@@ -132,12 +132,7 @@ impl<'a, 'b> Parser<'a, 'b> {
             b':' => {
                 self.pos += 1;
                 let offset = self.param_word(b":}", in_dq)?;
-                let length = if self.peek() == Some(b':') {
-                    self.pos += 1;
-                    Some(self.param_word(b"}", in_dq)?)
-                } else {
-                    None
-                };
+                let length = self.second_param_word(b':', in_dq)?;
                 ParamOp::Substring { offset, length }
             }
             b'#' | b'%' => {
@@ -150,30 +145,7 @@ impl<'a, 'b> Parser<'a, 'b> {
                     ParamOp::RemoveSuffix { longest, pattern }
                 }
             }
-            b'/' => {
-                self.pos += 1;
-                let mode = match self.peek() {
-                    Some(b'/') => ReplaceMode::All,
-                    Some(b'#') => ReplaceMode::Prefix,
-                    Some(b'%') => ReplaceMode::Suffix,
-                    _ => ReplaceMode::First,
-                };
-                if mode != ReplaceMode::First {
-                    self.pos += 1;
-                }
-                let pattern = self.param_word(b"/}", false)?;
-                let replacement = if self.peek() == Some(b'/') {
-                    self.pos += 1;
-                    Some(self.param_word(b"}", in_dq)?)
-                } else {
-                    None
-                };
-                ParamOp::Replace {
-                    mode,
-                    pattern,
-                    replacement,
-                }
-            }
+            b'/' => self.replace_op(in_dq)?,
             b'^' | b',' => {
                 let len = if self.peek_at(1) == Some(c) { 2 } else { 1 };
                 let op = &self.src[self.pos..self.pos + len];
@@ -200,6 +172,37 @@ impl<'a, 'b> Parser<'a, 'b> {
             }
         };
         Ok(Some(op))
+    }
+
+    /// `${x/pattern/replacement}` and its `//`, `/#`, `/%` forms; the cursor is on the first `/`.
+    fn replace_op(&mut self, in_dq: bool) -> PResult<ParamOp<'a>> {
+        self.pos += 1;
+        let mode = match self.peek() {
+            Some(b'/') => ReplaceMode::All,
+            Some(b'#') => ReplaceMode::Prefix,
+            Some(b'%') => ReplaceMode::Suffix,
+            _ => ReplaceMode::First,
+        };
+        if mode != ReplaceMode::First {
+            self.pos += 1;
+        }
+        let pattern = self.param_word(b"/}", false)?;
+        let replacement = self.second_param_word(b'/', in_dq)?;
+        Ok(ParamOp::Replace {
+            mode,
+            pattern,
+            replacement,
+        })
+    }
+
+    /// The word after `sep` up to `}` (`${x:1:2}`'s length, `${x/a/b}`'s replacement), if the
+    /// cursor is on `sep`.
+    fn second_param_word(&mut self, sep: u8, in_dq: bool) -> PResult<Option<Word<'a>>> {
+        if self.peek() != Some(sep) {
+            return Ok(None);
+        }
+        self.pos += 1;
+        Ok(Some(self.param_word(b"}", in_dq)?))
     }
 
     /// `$'...'` with the cursor on the quote; escapes decoded.

@@ -112,30 +112,8 @@ impl<'a, 'b> Parser<'a, 'b> {
     /// cursor; callers that need a word check that.
     pub(crate) fn word(&mut self, mode: Mode) -> PResult<Word<'a>> {
         let start = self.pos;
-        // Fast path: most words are one run of plain bytes up to a word end.
-        if matches!(
-            mode,
-            Mode::Normal | Mode::Assign | Mode::Pattern | Mode::Test
-        ) {
-            let mut e = start;
-            while e < self.end && !super::PLAIN_STOP[self.b[e] as usize] {
-                e += 1;
-            }
-            let ends = e == self.end
-                || (is_meta(self.b[e])
-                    && !(mode == Mode::Normal
-                        && matches!(self.b[e], b'<' | b'>')
-                        && e + 1 < self.end
-                        && self.b[e + 1] == b'('));
-            if e > start && ends {
-                self.pos = e;
-                self.tick()?;
-                let part = self.node(WordPart::Literal(&self.src[start..e]));
-                return Ok(Word {
-                    parts: std::slice::from_ref(part),
-                    span: self.span(start),
-                });
-            }
+        if let Some(w) = self.plain_word(mode)? {
+            return Ok(w);
         }
         let mut parts = PartBuf::new();
         let mut lit = Lit::new();
@@ -147,18 +125,7 @@ impl<'a, 'b> Parser<'a, 'b> {
                 break;
             }
             match c {
-                b'\\' => {
-                    self.pos += 1;
-                    match self.peek() {
-                        Some(b'\n') => self.pos += 1,
-                        None => lit.push(self.src, '\\'),
-                        Some(_) => {
-                            let ch = self.src[self.pos..].chars().next().unwrap_or('\\');
-                            lit.push_src(self.src, self.pos, self.pos + ch.len_utf8());
-                            self.pos += ch.len_utf8();
-                        }
-                    }
-                }
+                b'\\' => self.escaped_char(&mut lit),
                 b'\'' if !matches!(mode, Mode::Param { in_dq: true, .. }) => {
                     lit.flush(self.src, self.sh.arena, &mut parts);
                     parts.push(WordPart::SingleQuoted(self.single_quoted()?));
@@ -225,6 +192,53 @@ impl<'a, 'b> Parser<'a, 'b> {
             parts: self.slice(&parts),
             span: self.span(start),
         })
+    }
+
+    /// The fast path of [`Parser::word`]: most words are one run of plain bytes up to a word
+    /// end, read as one literal part without the general loop.
+    #[inline(always)]
+    fn plain_word(&mut self, mode: Mode) -> PResult<Option<Word<'a>>> {
+        let start = self.pos;
+        if matches!(
+            mode,
+            Mode::Normal | Mode::Assign | Mode::Pattern | Mode::Test
+        ) {
+            let mut e = start;
+            while e < self.end && !super::PLAIN_STOP[self.b[e] as usize] {
+                e += 1;
+            }
+            let ends = e == self.end
+                || (is_meta(self.b[e])
+                    && !(mode == Mode::Normal
+                        && matches!(self.b[e], b'<' | b'>')
+                        && e + 1 < self.end
+                        && self.b[e + 1] == b'('));
+            if e > start && ends {
+                self.pos = e;
+                self.tick()?;
+                let part = self.node(WordPart::Literal(&self.src[start..e]));
+                return Ok(Some(Word {
+                    parts: std::slice::from_ref(part),
+                    span: self.span(start),
+                }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A backslash outside quotes: a line continuation, or the next character taken
+    /// literally.
+    fn escaped_char(&mut self, lit: &mut Lit) {
+        self.pos += 1;
+        match self.peek() {
+            Some(b'\n') => self.pos += 1,
+            None => lit.push(self.src, '\\'),
+            Some(_) => {
+                let ch = self.src[self.pos..].chars().next().unwrap_or('\\');
+                lit.push_src(self.src, self.pos, self.pos + ch.len_utf8());
+                self.pos += ch.len_utf8();
+            }
+        }
     }
 
     /// After probing a construct at the cursor (extglob, brace expansion, tilde): push the part

@@ -11,7 +11,9 @@
 //! tree's [`Word`]s, which are `Copy` (a slice of parts in the arena), and nested scripts are
 //! parsed into the same arena ([`Parsed`] owns it), so their invocations borrow it too.
 
+mod invocation;
 mod nested;
+mod scope;
 mod types;
 mod wrappers;
 
@@ -21,6 +23,8 @@ pub use wrappers::{is_shell, normalise_program, unwrap, Unwrapped};
 use crate::ast::*;
 use crate::Parsed;
 use bumpalo::Bump;
+use invocation::as_launcher;
+use scope::Scope;
 use std::rc::Rc;
 
 /// The command view of a parse, with default options.
@@ -30,10 +34,17 @@ pub fn commands(parsed: &Parsed) -> CommandView<'_> {
 
 /// The command view of a parse.
 pub fn commands_with<'a>(parsed: &'a Parsed, opts: &ViewOptions) -> CommandView<'a> {
+    let mut out = CommandView::default();
+    // About one invocation per 32 bytes of a mixed script: sized up front, a large script's
+    // invocations are not copied at each doubling of a growing vector (measured: a fifth of
+    // the view's time on 1 MiB went to those copies and the frees after them).
+    let script_len = parsed.script().span.end as usize;
+    out.invocations
+        .reserve((script_len / INVOCATION_BYTES).min(opts.max_invocations));
     let mut w = Walker {
         arena: parsed.arena(),
         opts,
-        out: CommandView::default(),
+        out,
         depth: 0,
         nested_bytes: 0,
         and_or_level: 0,
@@ -45,44 +56,9 @@ pub fn commands_with<'a>(parsed: &'a Parsed, opts: &ViewOptions) -> CommandView<
     w.out
 }
 
-/// What persists from one command to the next in a list.
-#[derive(Clone, Default)]
-struct Scope<'a> {
-    cds: Vec<CdStep<'a>>,
-    env: EnvChain<'a>,
-    exec_redirects: Vec<AppliedRedirect<'a>>,
-    truncated: bool,
-}
-
-impl<'a> Scope<'a> {
-    /// Every later command's env copies these entries; a value such as `x=$(...)` is a word
-    /// pointing into the tree (a copy of a few pointers, not of the substitution), and stays
-    /// dynamic.
-    fn push_env(&mut self, e: EnvVar<'a>) {
-        // O(1): the newest entry for a name is its current state (see `EnvChain`).
-        if self.env.push(e) {
-            self.truncated = true;
-        }
-    }
-    fn push_cd(&mut self, c: CdStep<'a>) {
-        self.cds.push(c);
-        if self.cds.len() > MAX_SCOPE_ENTRIES {
-            self.cds.remove(0);
-            self.truncated = true;
-        }
-    }
-    fn push_exec_redirect(&mut self, r: AppliedRedirect<'a>) {
-        // A later `exec` redirection of the same fd replaces the earlier one.
-        if r.fd.is_some() {
-            self.exec_redirects.retain(|old| old.fd != r.fd);
-        }
-        self.exec_redirects.push(r);
-        if self.exec_redirects.len() > MAX_SCOPE_ENTRIES {
-            self.exec_redirects.remove(0);
-            self.truncated = true;
-        }
-    }
-}
+/// Bytes of script per invocation the view expects (see [`commands_with`]): one per 31 bytes
+/// in the mixed script of the `parse` benchmark.
+const INVOCATION_BYTES: usize = 24;
 
 /// What an enclosing construct imposes on the commands inside it.
 #[derive(Clone, Default)]
@@ -242,42 +218,76 @@ impl<'a> Walker<'a, '_> {
     }
 
     fn compound(&mut self, cc: &CompoundCommand<'a>, scope: &mut Scope<'a>, ctx: &Ctx<'a>) {
-        let mut c = ctx.clone();
         let rs = self.applied(cc.redirects, scope, ctx, RedirSource::Enclosing);
-        extend_redirects(&mut c, rs.clone());
+        // Most constructs have no redirections: their context is the enclosing one, not a copy.
+        let with_redirects;
+        let c = if rs.is_empty() {
+            ctx
+        } else {
+            let mut c = ctx.clone();
+            extend_redirects(&mut c, rs.clone());
+            with_redirects = c;
+            &with_redirects
+        };
         match &cc.kind {
-            CompoundKind::Brace(l) => self.list(l, scope, &c),
+            CompoundKind::Brace(l) => self.list(l, scope, c),
             CompoundKind::Subshell(l) => {
                 let mut sub = scope.clone();
-                self.list(l, &mut sub, &c);
+                self.list(l, &mut sub, c);
             }
             CompoundKind::If(i) => {
+                let mut cond_ctx = c.clone();
+                cond_ctx.context.in_condition = true;
                 for (cond, body) in i.branches {
-                    let mut cc2 = c.clone();
-                    cc2.context.in_condition = true;
-                    self.list(cond, scope, &cc2);
-                    self.list(body, scope, &c);
+                    self.list(cond, scope, &cond_ctx);
+                    self.list(body, scope, c);
                 }
                 if let Some(e) = &i.else_body {
-                    self.list(e, scope, &c);
+                    self.list(e, scope, c);
                 }
             }
+            CompoundKind::While(_)
+            | CompoundKind::For(_)
+            | CompoundKind::Select(_)
+            | CompoundKind::ArithFor(_) => self.loop_compound(cc, rs, scope, c),
+            CompoundKind::Case(cl) => {
+                self.word(&cl.subject, scope, c);
+                let mut arm_ctx = c.clone();
+                arm_ctx.context.in_case = true;
+                for arm in cl.arms {
+                    for p in arm.patterns {
+                        self.word(p, scope, c);
+                    }
+                    self.list(&arm.body, scope, &arm_ctx);
+                }
+            }
+            CompoundKind::Test(_) | CompoundKind::Arith(_) => self.pseudo_compound(cc, scope, c),
+        }
+    }
+
+    /// A loop: its words, then its condition and body, each invocation tagged with the loop.
+    fn loop_compound(
+        &mut self,
+        cc: &CompoundCommand<'a>,
+        rs: Vec<AppliedRedirect<'a>>,
+        scope: &mut Scope<'a>,
+        c: &Ctx<'a>,
+    ) {
+        match &cc.kind {
             CompoundKind::While(w) => {
                 let kind = if w.until {
                     LoopKind::Until
                 } else {
                     LoopKind::While
                 };
-                let id = self.new_loop(kind, cc.span, rs, None, &c);
-                let cond_ctx = in_loop(&c, id, LoopPart::Condition);
-                self.list(&w.condition, scope, &cond_ctx);
-                let body_ctx = in_loop(&c, id, LoopPart::Body);
-                self.list(&w.body, scope, &body_ctx);
+                let id = self.new_loop(kind, cc.span, rs, None, c);
+                self.loop_list(&w.condition, id, LoopPart::Condition, scope, c);
+                self.loop_list(&w.body, id, LoopPart::Body, scope, c);
             }
             CompoundKind::For(f) | CompoundKind::Select(f) => {
                 if let Some(items) = f.items {
                     for w in items {
-                        self.word(w, scope, &c);
+                        self.word(w, scope, c);
                     }
                 }
                 let kind = if matches!(cc.kind, CompoundKind::Select(_)) {
@@ -285,9 +295,8 @@ impl<'a> Walker<'a, '_> {
                 } else {
                     LoopKind::For
                 };
-                let id = self.new_loop(kind, cc.span, rs, None, &c);
-                let body_ctx = in_loop(&c, id, LoopPart::Body);
-                self.list(&f.body, scope, &body_ctx);
+                let id = self.new_loop(kind, cc.span, rs, None, c);
+                self.loop_list(&f.body, id, LoopPart::Body, scope, c);
             }
             CompoundKind::ArithFor(f) => {
                 let texts = [
@@ -295,34 +304,42 @@ impl<'a> Walker<'a, '_> {
                     f.condition.raw.to_string(),
                     f.step.raw.to_string(),
                 ];
-                let id = self.new_loop(LoopKind::ArithFor, cc.span, rs, Some(texts), &c);
-                let cond_ctx = in_loop(&c, id, LoopPart::Condition);
+                let id = self.new_loop(LoopKind::ArithFor, cc.span, rs, Some(texts), c);
+                let cond_ctx = in_loop(c, id, LoopPart::Condition);
                 for e in [&f.init, &f.condition, &f.step] {
                     self.parts(e.parts, scope, &cond_ctx);
                 }
-                let body_ctx = in_loop(&c, id, LoopPart::Body);
-                self.list(&f.body, scope, &body_ctx);
+                self.loop_list(&f.body, id, LoopPart::Body, scope, c);
             }
-            CompoundKind::Case(cl) => {
-                self.word(&cl.subject, scope, &c);
-                let mut arm_ctx = c.clone();
-                arm_ctx.context.in_case = true;
-                for arm in cl.arms {
-                    for p in arm.patterns {
-                        self.word(p, scope, &c);
-                    }
-                    self.list(&arm.body, scope, &arm_ctx);
-                }
-            }
+            _ => {}
+        }
+    }
+
+    /// A loop's condition or body, its invocations tagged with the loop.
+    fn loop_list(
+        &mut self,
+        l: &List<'a>,
+        id: usize,
+        part: LoopPart,
+        scope: &mut Scope<'a>,
+        c: &Ctx<'a>,
+    ) {
+        let lc = in_loop(c, id, part);
+        self.list(l, scope, &lc);
+    }
+
+    /// `[[ ]]` and `(( ))`: their expansions, then the pseudo-command that stands for them.
+    fn pseudo_compound(&mut self, cc: &CompoundCommand<'a>, scope: &mut Scope<'a>, c: &Ctx<'a>) {
+        match &cc.kind {
             CompoundKind::Test(ws) => {
                 for w in *ws {
-                    self.word(w, scope, &c);
+                    self.word(w, scope, c);
                 }
                 let args = ws.iter().map(|&w| Arg::new(w)).collect();
-                self.emit_pseudo("[[", InvocationKind::TestClause, args, cc.span, scope, &c);
+                self.emit_pseudo("[[", InvocationKind::TestClause, args, cc.span, scope, c);
             }
             CompoundKind::Arith(e) => {
-                self.parts(e.parts, scope, &c);
+                self.parts(e.parts, scope, c);
                 let arg = Arg {
                     word: Word::literal(self.arena, e.raw, e.span),
                     value: if e.parts.iter().all(|p| matches!(p, WordPart::Literal(_))) {
@@ -337,9 +354,10 @@ impl<'a> Walker<'a, '_> {
                     vec![arg],
                     cc.span,
                     scope,
-                    &c,
+                    c,
                 );
             }
+            _ => {}
         }
     }
 
@@ -448,389 +466,6 @@ impl<'a> Walker<'a, '_> {
         }
         self.leave();
     }
-
-    fn emit_pseudo(
-        &mut self,
-        name: &str,
-        kind: InvocationKind,
-        args: Vec<Arg<'a>>,
-        span: Span,
-        scope: &Scope<'a>,
-        ctx: &Ctx<'a>,
-    ) {
-        let inv = Invocation {
-            index: 0,
-            kind,
-            program: Program::Static {
-                name: name.into(),
-                raw: name.into(),
-            },
-            args,
-            wrappers: Vec::new(),
-            env: Env {
-                inherited: scope.env.clone(),
-                own: Vec::new(),
-            },
-            redirects: self.redirects_for(scope, ctx, Vec::new()),
-            cds: scope.cds.clone(),
-            context: ctx.context.clone(),
-            origin: ctx.origin.clone(),
-            span,
-            args_incomplete: false,
-            scope_truncated: scope.truncated,
-        };
-        self.push(inv);
-    }
-
-    fn redirects_for(
-        &self,
-        scope: &Scope<'a>,
-        ctx: &Ctx<'a>,
-        own: Vec<AppliedRedirect<'a>>,
-    ) -> Vec<AppliedRedirect<'a>> {
-        let mut rs =
-            Vec::with_capacity(scope.exec_redirects.len() + ctx.redirects.len() + own.len());
-        rs.extend(scope.exec_redirects.iter().cloned());
-        rs.extend(ctx.redirects.iter().cloned());
-        rs.extend(own);
-        rs
-    }
-
-    fn push(&mut self, mut inv: Invocation<'a>) -> usize {
-        if self.out.invocations.len() >= self.opts.max_invocations {
-            if self.out.error.is_none() {
-                self.out.error = Some(ViewError::TooManyInvocations(self.opts.max_invocations));
-            }
-            return usize::MAX;
-        }
-        let idx = self.out.invocations.len();
-        inv.index = idx;
-        for l in &inv.context.loops {
-            if let Some(info) = self.out.loops.get_mut(l.id) {
-                match l.part {
-                    LoopPart::Condition => info.condition_invocations.push(idx),
-                    LoopPart::Body => info.body_invocations.push(idx),
-                }
-            }
-        }
-        self.out.invocations.push(inv);
-        idx
-    }
-
-    fn simple(
-        &mut self,
-        s: &SimpleCommand<'a>,
-        scope: &mut Scope<'a>,
-        ctx: &Ctx<'a>,
-        prev: Option<&Command<'a>>,
-    ) {
-        // Expansions run first, left to right.
-        for a in s.assignments {
-            if let Some(i) = &a.index {
-                self.word(i, scope, ctx);
-            }
-            match &a.value {
-                AssignValue::Scalar(w) => self.word(w, scope, ctx),
-                AssignValue::Array(ws) => ws.iter().for_each(|w| self.word(w, scope, ctx)),
-            }
-        }
-        for w in s.words {
-            self.word(w, scope, ctx);
-        }
-        let own = self.applied(s.redirects, scope, ctx, RedirSource::Own);
-        let prefix: Vec<EnvVar<'a>> = s
-            .assignments
-            .iter()
-            .map(|a| EnvVar {
-                name: a.name.into(),
-                value: match a.value {
-                    AssignValue::Scalar(w) if a.index.is_none() => Some(Arg::new(w)),
-                    _ => None,
-                },
-                source: EnvSource::Prefix,
-            })
-            .collect();
-        let argv: Vec<Arg<'a>> = s.words.iter().map(|&w| Arg::new(w)).collect();
-
-        let u = wrappers::unwrap(self.arena, argv);
-        let mut wrappers_list = Vec::new();
-        if ctx.time_keyword {
-            wrappers_list.push(Wrapper {
-                name: "time".into(),
-                args: Vec::new(),
-            });
-        }
-        wrappers_list.extend(u.wrappers);
-        let program = match &u.program {
-            None => Program::None,
-            Some(a) => match &a.value {
-                Some(v) => Program::Static {
-                    name: wrappers::program_name(v),
-                    raw: v.clone(),
-                },
-                None => Program::Dynamic(a.word),
-            },
-        };
-        let inherited = scope.env.clone();
-        if s.words.is_empty() {
-            // Assignments alone set shell variables for the rest of the list.
-            for e in &prefix {
-                let mut e = e.clone();
-                e.source = EnvSource::Shell;
-                scope.push_env(e);
-            }
-        }
-        let mut own_env = prefix;
-        own_env.extend(u.env);
-        let env = Env {
-            inherited,
-            own: own_env,
-        };
-        let mut cds = scope.cds.clone();
-        cds.extend(u.cds);
-        let name = match &program {
-            Program::Static { name, .. } => Some(name.clone()),
-            _ => None,
-        };
-        // Only a command that may run a nested script needs its own redirections again.
-        let own_redirects = if name.as_deref().is_some_and(nested::runs_scripts) {
-            own.clone()
-        } else {
-            Vec::new()
-        };
-        let inv = Invocation {
-            index: 0,
-            kind: InvocationKind::Simple,
-            program,
-            args: u.args,
-            wrappers: wrappers_list,
-            env,
-            redirects: self.redirects_for(scope, ctx, own),
-            cds,
-            context: ctx.context.clone(),
-            origin: ctx.origin.clone(),
-            span: s.span,
-            args_incomplete: u.args_incomplete,
-            scope_truncated: scope.truncated,
-        };
-        let idx = self.push(inv);
-        if idx == usize::MAX {
-            return;
-        }
-        // `find -exec`: each command it runs.
-        if name.as_deref() == Some("find") {
-            let args = self.out.invocations[idx].args.clone();
-            for (cmd, plus) in wrappers::find_execs(&args) {
-                self.find_exec(idx, cmd, plus, ctx);
-            }
-        }
-        // Nested scripts this command runs.
-        if let Some((kind, words)) = u.shell_string {
-            self.nested_from_args(idx, kind, &words, ctx);
-        }
-        if let Some(n) = name.as_deref() {
-            self.nested_scope = None;
-            self.nested_for_program(idx, n, &own_redirects, prev, ctx);
-            // `eval` and `source` run the text in this shell: what it changed persists.
-            if matches!(n, "eval" | "source" | ".") {
-                if let Some(sub) = self.nested_scope.take() {
-                    *scope = sub;
-                }
-            }
-        }
-        self.update_scope(idx, scope);
-    }
-
-    fn find_exec(&mut self, find_idx: usize, cmd: Vec<Arg<'a>>, plus: bool, ctx: &Ctx<'a>) {
-        let mut u = wrappers::unwrap(self.arena, cmd);
-        let mut wrappers_list = vec![Wrapper {
-            name: "find -exec".into(),
-            args: Vec::new(),
-        }];
-        wrappers_list.extend(u.wrappers);
-        let shell_string = u.shell_string.take();
-        let program = match &u.program {
-            None => return,
-            Some(a) => match &a.value {
-                Some(v) => Program::Static {
-                    name: wrappers::program_name(v),
-                    raw: v.clone(),
-                },
-                None => Program::Dynamic(a.word),
-            },
-        };
-        let base = &self.out.invocations[find_idx];
-        let mut env = base.env.clone();
-        env.own.extend(u.env);
-        let inv = Invocation {
-            index: 0,
-            kind: InvocationKind::FindExec,
-            program,
-            args: u.args,
-            wrappers: wrappers_list,
-            env,
-            redirects: as_launcher(&base.redirects),
-            cds: base.cds.clone(),
-            context: base.context.clone(),
-            origin: base.origin.clone(),
-            span: base.span,
-            args_incomplete: plus || u.args_incomplete,
-            scope_truncated: base.scope_truncated,
-        };
-        let name = match &inv.program {
-            Program::Static { name, .. } => Some(name.clone()),
-            _ => None,
-        };
-        let idx = self.push(inv);
-        if idx == usize::MAX {
-            return;
-        }
-        // `find -exec sh -c '...' \;` runs a script too.
-        if let Some((kind, words)) = shell_string {
-            self.nested_from_args(idx, kind, &words, ctx);
-        }
-        if let Some(n) = name.as_deref() {
-            self.nested_for_program(idx, n, &[], None, ctx);
-        }
-    }
-
-    /// What a command changes for the commands after it in the same list.
-    fn update_scope(&mut self, idx: usize, scope: &mut Scope<'a>) {
-        let inv = &self.out.invocations[idx];
-        let Program::Static { name, .. } = &inv.program else {
-            return;
-        };
-        match name.as_str() {
-            "cd" | "pushd" => {
-                let operands: Vec<&Arg> = inv
-                    .args
-                    .iter()
-                    .skip_while(|a| {
-                        a.value
-                            .as_deref()
-                            .is_some_and(|v| v.starts_with('-') && v.len() > 1 && v != "--")
-                    })
-                    .filter(|a| a.value.as_deref() != Some("--"))
-                    .collect();
-                let step = match operands.first() {
-                    // `HOME=/x; cd`: bash goes to the HOME the command sees, not the hook's.
-                    None => CdStep {
-                        kind: CdKind::Cd,
-                        target: inv.env_value("HOME").map(|e| match &e.value {
-                            Some(a) => a.clone(),
-                            None => Arg {
-                                word: inv.args.first().map(|a| a.word).unwrap_or_default(),
-                                value: None,
-                            },
-                        }),
-                    },
-                    Some(a) if a.value.as_deref() == Some("-") => CdStep {
-                        kind: CdKind::Back,
-                        target: None,
-                    },
-                    Some(a) => CdStep {
-                        kind: if name == "cd" {
-                            CdKind::Cd
-                        } else {
-                            CdKind::Pushd
-                        },
-                        target: Some((*a).clone()),
-                    },
-                };
-                scope.push_cd(step);
-            }
-            "popd" => scope.push_cd(CdStep {
-                kind: CdKind::Popd,
-                target: None,
-            }),
-            "export" | "declare" | "typeset" | "local" | "readonly" => {
-                let exporting = name == "export"
-                    || inv.args.iter().any(|a| {
-                        a.value
-                            .as_deref()
-                            .is_some_and(|v| v.starts_with('-') && v.contains('x'))
-                    });
-                for a in &inv.args {
-                    let Some(v) = a.value.as_deref() else {
-                        // `export X=$HOME/y`: the value is a word decided at run time; kept as
-                        // that word (a guard may expand it), never dropped (a later `$X` must
-                        // not read the outer environment's `X`).
-                        if let Some((n, value)) = dynamic_assignment(self.arena, a) {
-                            scope.push_env(EnvVar {
-                                name: n.into(),
-                                value: Some(value),
-                                source: if exporting {
-                                    EnvSource::Export
-                                } else {
-                                    EnvSource::Shell
-                                },
-                            });
-                        }
-                        continue;
-                    };
-                    if v.starts_with('-') {
-                        continue;
-                    }
-                    let (n, val) = match v.split_once('=') {
-                        Some((n, val)) => (n.trim_end_matches('+'), Some(val.to_string())),
-                        None => (v, None),
-                    };
-                    let value = match val {
-                        Some(val) => Some(Arg::synthetic(self.arena, val, a.word.span)),
-                        None => scope.env.get(n).and_then(|e| e.value.clone()),
-                    };
-                    scope.push_env(EnvVar {
-                        name: n.into(),
-                        value,
-                        source: if exporting {
-                            EnvSource::Export
-                        } else {
-                            EnvSource::Shell
-                        },
-                    });
-                }
-                // A dynamic `export "$x"` cannot be tracked; its assignments stay unknown.
-            }
-            "unset" => {
-                for a in &inv.args {
-                    if let Some(v) = a.value.as_deref().filter(|v| !v.starts_with('-')) {
-                        scope.push_env(EnvVar {
-                            name: v.into(),
-                            value: None,
-                            source: EnvSource::Unset,
-                        });
-                    }
-                }
-            }
-            "exec" if inv.args.is_empty() && inv.wrappers.is_empty() => {
-                let own: Vec<AppliedRedirect<'a>> = inv
-                    .redirects
-                    .iter()
-                    .filter(|r| r.source == RedirSource::Own)
-                    .cloned()
-                    .map(|mut r| {
-                        r.source = RedirSource::Exec;
-                        r
-                    })
-                    .collect();
-                for r in own {
-                    scope.push_exec_redirect(r);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// A launching command's redirections, as they apply to what it runs.
-fn as_launcher<'a>(rs: &[AppliedRedirect<'a>]) -> Vec<AppliedRedirect<'a>> {
-    rs.iter()
-        .cloned()
-        .map(|mut r| {
-            r.source = RedirSource::Launcher;
-            r
-        })
-        .collect()
 }
 
 /// The context for a loop's condition or body.
@@ -857,30 +492,4 @@ fn simple_argv<'a>(p: &Pipeline<'a>) -> Option<Vec<Arg<'a>>> {
         },
         _ => None,
     }
-}
-
-/// `NAME=<dynamic>` given to `export`/`declare`: the name and the value as its own word.
-fn dynamic_assignment<'a>(arena: &'a bumpalo::Bump, a: &Arg<'a>) -> Option<(&'a str, Arg<'a>)> {
-    let (first, rest) = a.word.parts.split_first()?;
-    let WordPart::Literal(text) = first else {
-        return None;
-    };
-    let (name, value) = text.split_once('=')?;
-    let name = name.trim_end_matches('+');
-    let valid = !name.is_empty()
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if !valid {
-        return None;
-    }
-    let mut parts: Vec<WordPart<'a>> = Vec::with_capacity(rest.len() + 1);
-    if !value.is_empty() {
-        parts.push(WordPart::Literal(value));
-    }
-    parts.extend_from_slice(rest);
-    let word = Word {
-        parts: arena.alloc_slice_copy(&parts),
-        span: a.word.span,
-    };
-    Some((name, Arg::new(word)))
 }

@@ -25,39 +25,70 @@ impl<'a> Walker<'a, '_> {
             }
             return;
         }
-        if let Some(mut words) = other_shell_string(name, &args) {
-            // `screen cmd args` and `tmux new cmd args` pass words (tmux joins them, screen
-            // execs them): quoted again so `sh -c 'a b'` stays three words.
-            let argv_like = matches!(name, "screen" | "tmux") && words.len() > 1;
-            if argv_like {
-                if let Some(vals) = words
-                    .iter()
-                    .map(|a| a.value.as_deref())
-                    .collect::<Option<Vec<&str>>>()
-                {
-                    let joined = shell_words::join(vals);
-                    let span = words[0].word.span;
-                    words = vec![Arg::synthetic(self.arena, joined, span)];
-                }
-            }
-            let kind = OriginKind::OtherShellString {
-                program: name.to_string(),
-            };
-            self.nested_from_args(idx, kind, &words, ctx);
+        if let Some(words) = other_shell_string(name, &args) {
+            self.other_shell_script(idx, name, words, ctx);
             return;
         }
         if let Some(codes) = interpreter_code(name, &args) {
-            // `python3 -c 'os.system("git push")'`: each string literal of the code is
-            // walked as a script (what the code hands to a shell is one of them).
-            for text in string_literals(&codes) {
-                let kind = OriginKind::OtherShellString {
-                    program: name.to_string(),
-                };
-                let arg = Arg::synthetic(self.arena, text, self.out.invocations[idx].span);
-                self.nested_from_args(idx, kind, &[arg], ctx);
-            }
+            self.interpreter_scripts(idx, name, &codes, ctx);
             return;
         }
+        self.shell_script(idx, name, &args, own, prev, ctx);
+    }
+
+    /// The command string of a program that runs one through a shell (`su -c`, `watch`,
+    /// `screen`, `tmux new`...).
+    fn other_shell_script(
+        &mut self,
+        idx: usize,
+        name: &str,
+        mut words: Vec<Arg<'a>>,
+        ctx: &Ctx<'a>,
+    ) {
+        // `screen cmd args` and `tmux new cmd args` pass words (tmux joins them, screen
+        // execs them): quoted again so `sh -c 'a b'` stays three words.
+        let argv_like = matches!(name, "screen" | "tmux") && words.len() > 1;
+        if argv_like {
+            if let Some(vals) = words
+                .iter()
+                .map(|a| a.value.as_deref())
+                .collect::<Option<Vec<&str>>>()
+            {
+                let joined = shell_words::join(vals);
+                let span = words[0].word.span;
+                words = vec![Arg::synthetic(self.arena, joined, span)];
+            }
+        }
+        let kind = OriginKind::OtherShellString {
+            program: name.to_string(),
+        };
+        self.nested_from_args(idx, kind, &words, ctx);
+    }
+
+    /// The code an interpreter runs (`python3 -c '...'`).
+    fn interpreter_scripts(&mut self, idx: usize, name: &str, codes: &str, ctx: &Ctx<'a>) {
+        // `python3 -c 'os.system("git push")'`: each string literal of the code is
+        // walked as a script (what the code hands to a shell is one of them).
+        for text in string_literals(codes) {
+            let kind = OriginKind::OtherShellString {
+                program: name.to_string(),
+            };
+            let arg = Arg::synthetic(self.arena, text, self.out.invocations[idx].span);
+            self.nested_from_args(idx, kind, &[arg], ctx);
+        }
+    }
+
+    /// The script of a shell, `at`/`batch` or `source`: from a process substitution, `-c`,
+    /// its stdin redirection or the previous pipeline element.
+    fn shell_script(
+        &mut self,
+        idx: usize,
+        name: &str,
+        args: &[Arg<'a>],
+        own: &[AppliedRedirect<'a>],
+        prev: Option<&Command<'a>>,
+        ctx: &Ctx<'a>,
+    ) {
         let sources = name == "source" || name == ".";
         if sources {
             // `source <(...)`, `. /dev/stdin <<< '...'`.
@@ -94,7 +125,7 @@ impl<'a> Walker<'a, '_> {
         let shell_args: &[Arg<'a>] = if sources || !is_shell(name) {
             &[]
         } else {
-            &args
+            args
         };
         match wrappers::shell_command_string(shell_args) {
             Ok(Some(cmd)) => {
@@ -108,40 +139,10 @@ impl<'a> Walker<'a, '_> {
             Ok(None) => {}
             Err(()) => return,
         }
-        if !sources && is_shell(name) && !wrappers::shell_reads_stdin(&args) {
+        if !sources && is_shell(name) && !wrappers::shell_reads_stdin(args) {
             return;
         }
-        // Script from the shell's own stdin redirection (the last one wins).
-        let stdin = own.iter().rev().find(|r| {
-            r.fd == Some(0)
-                && matches!(
-                    r.op,
-                    RedirOp::Heredoc
-                        | RedirOp::HeredocStrip
-                        | RedirOp::HereString
-                        | RedirOp::In
-                        | RedirOp::DupIn
-                        | RedirOp::ReadWrite
-                )
-        });
-        if let Some(r) = stdin {
-            match (&r.heredoc, r.op) {
-                (Some(h), _) => {
-                    let kind = OriginKind::ShellHeredoc {
-                        shell: name.to_string(),
-                    };
-                    let body = Arg::new(h.body);
-                    self.nested_from_args(idx, kind, &[body], ctx);
-                }
-                (None, RedirOp::HereString) => {
-                    let kind = OriginKind::ShellHereString {
-                        shell: name.to_string(),
-                    };
-                    let t = r.target.clone();
-                    self.nested_from_args(idx, kind, &[t], ctx);
-                }
-                _ => {}
-            }
+        if self.stdin_script(idx, name, own, ctx) {
             return;
         }
         // Script from the previous pipeline element: `cat <<EOF | sh`, `echo 'x' | bash`.
@@ -155,6 +156,50 @@ impl<'a> Walker<'a, '_> {
             };
             self.nested_from_args(idx, kind, &t, ctx);
         }
+    }
+
+    /// The script a shell reads from its own stdin redirection (the last one wins); false
+    /// when it has none.
+    fn stdin_script(
+        &mut self,
+        idx: usize,
+        name: &str,
+        own: &[AppliedRedirect<'a>],
+        ctx: &Ctx<'a>,
+    ) -> bool {
+        let stdin = own.iter().rev().find(|r| {
+            r.fd == Some(0)
+                && matches!(
+                    r.op,
+                    RedirOp::Heredoc
+                        | RedirOp::HeredocStrip
+                        | RedirOp::HereString
+                        | RedirOp::In
+                        | RedirOp::DupIn
+                        | RedirOp::ReadWrite
+                )
+        });
+        let Some(r) = stdin else {
+            return false;
+        };
+        match (&r.heredoc, r.op) {
+            (Some(h), _) => {
+                let kind = OriginKind::ShellHeredoc {
+                    shell: name.to_string(),
+                };
+                let body = Arg::new(h.body);
+                self.nested_from_args(idx, kind, &[body], ctx);
+            }
+            (None, RedirOp::HereString) => {
+                let kind = OriginKind::ShellHereString {
+                    shell: name.to_string(),
+                };
+                let t = r.target.clone();
+                self.nested_from_args(idx, kind, &[t], ctx);
+            }
+            _ => {}
+        }
+        true
     }
 
     /// Parse the words (joined with spaces) as a script run by invocation `idx`, and walk it.
@@ -387,109 +432,112 @@ fn printf(format: &str, args: &[&str]) -> Option<String> {
 /// new -d 'cmd'` / `tmux send-keys 'cmd' Enter`, `screen -dm cmd ...`: the words of the command
 /// string a shell runs.
 fn other_shell_string<'a>(name: &str, args: &[Arg<'a>]) -> Option<Vec<Arg<'a>>> {
-    let val = |a: &Arg<'_>| a.value.as_deref().map(String::from);
     match name {
-        "su" | "runuser" | "script" => {
-            let mut i = 0;
-            while i < args.len() {
-                let v = val(&args[i]);
-                match v.as_deref() {
-                    Some("-c") | Some("--command") => {
-                        return args.get(i + 1).map(|a| vec![a.clone()])
-                    }
-                    Some(v) if v.starts_with("--command=") => {
-                        let mut a = args[i].clone();
-                        a.value = Some(v["--command=".len()..].into());
-                        return Some(vec![a]);
-                    }
-                    // `-qc 'cmd'`: a cluster ending in `c` takes the next word.
-                    Some(v)
-                        if name == "script"
-                            && v.starts_with('-')
-                            && !v.starts_with("--")
-                            && v.ends_with('c') =>
-                    {
-                        return args.get(i + 1).map(|a| vec![a.clone()]);
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-            None
-        }
-        "trap" => {
-            let rest: Vec<&Arg<'a>> = args
-                .iter()
-                .skip_while(|a| matches!(a.value.as_deref(), Some("-l") | Some("-p") | Some("--")))
-                .collect();
-            // `trap SIG` and `trap - SIG` reset; `trap 'cmd' SIG...` sets a handler that runs.
-            match rest.as_slice() {
-                [cmd, _, ..] if cmd.value.as_deref() != Some("-") => Some(vec![(*cmd).clone()]),
-                _ => None,
-            }
-        }
-        "tmux" => {
-            let sub_at = args
-                .iter()
-                .position(|a| a.value.as_deref().is_none_or(|v| !v.starts_with('-')))?;
-            let sub = args[sub_at].value.as_deref()?;
-            let valued = "stnFcxyelLSpPTfw";
-            let mut i = sub_at + 1;
-            while i < args.len() {
-                let Some(v) = args[i].value.as_deref() else {
-                    break;
-                };
-                if v == "--" {
-                    i += 1;
-                    break;
-                }
-                if !v.starts_with('-') || v.len() < 2 {
-                    break;
-                }
-                if v[1..].chars().last().is_some_and(|c| valued.contains(c)) {
-                    i += 1;
-                }
-                i += 1;
-            }
-            let mut words: Vec<Arg<'a>> = args.get(i..)?.to_vec();
-            match sub {
-                "new-session" | "new" | "new-window" | "neww" | "split-window" | "splitw"
-                | "respawn-pane" | "respawnp" | "respawn-window" | "respawnw" | "run-shell"
-                | "run" => {}
-                "send-keys" | "send" => {
-                    words.retain(|a| {
-                        !matches!(a.value.as_deref(), Some("Enter" | "C-m" | "KPEnter"))
-                    });
-                }
-                _ => return None,
-            }
-            (!words.is_empty()).then_some(words)
-        }
-        "screen" => {
-            let valued = [
-                "-S", "-c", "-e", "-h", "-p", "-T", "-s", "-t", "-L", "-Logfile",
-            ];
-            let mut i = 0;
-            while i < args.len() {
-                let Some(v) = args[i].value.as_deref() else {
-                    break;
-                };
-                if !v.starts_with('-') {
-                    break;
-                }
-                if valued.contains(&v) || (v.starts_with("-dmS") && v.len() == 4) {
-                    i += 1;
-                }
-                if v == "-X" || v == "-r" || v == "-x" || v == "-ls" || v == "-list" {
-                    return None;
-                }
-                i += 1;
-            }
-            let words = args.get(i..)?.to_vec();
-            (!words.is_empty()).then_some(words)
-        }
+        "su" | "runuser" | "script" => command_option(name, args),
+        "trap" => trap_handler(args),
+        "tmux" => tmux_command(args),
+        "screen" => screen_command(args),
         _ => None,
     }
+}
+
+/// The `-c`/`--command` operand of `su`, `runuser` or `script`.
+fn command_option<'a>(name: &str, args: &[Arg<'a>]) -> Option<Vec<Arg<'a>>> {
+    for (i, arg) in args.iter().enumerate() {
+        match arg.value.as_deref() {
+            Some("-c") | Some("--command") => return args.get(i + 1).map(|a| vec![a.clone()]),
+            Some(v) if v.starts_with("--command=") => {
+                let mut a = arg.clone();
+                a.value = Some(v["--command=".len()..].into());
+                return Some(vec![a]);
+            }
+            // `-qc 'cmd'`: a cluster ending in `c` takes the next word.
+            Some(v)
+                if name == "script"
+                    && v.starts_with('-')
+                    && !v.starts_with("--")
+                    && v.ends_with('c') =>
+            {
+                return args.get(i + 1).map(|a| vec![a.clone()]);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The handler `trap 'cmd' SIG...` sets (it runs later, in this shell).
+fn trap_handler<'a>(args: &[Arg<'a>]) -> Option<Vec<Arg<'a>>> {
+    let rest: Vec<&Arg<'a>> = args
+        .iter()
+        .skip_while(|a| matches!(a.value.as_deref(), Some("-l") | Some("-p") | Some("--")))
+        .collect();
+    // `trap SIG` and `trap - SIG` reset; `trap 'cmd' SIG...` sets a handler that runs.
+    match rest.as_slice() {
+        [cmd, _, ..] if cmd.value.as_deref() != Some("-") => Some(vec![(*cmd).clone()]),
+        _ => None,
+    }
+}
+
+/// The command words of a `tmux` subcommand that runs one (`new`, `send-keys`, `run-shell`...).
+fn tmux_command<'a>(args: &[Arg<'a>]) -> Option<Vec<Arg<'a>>> {
+    let sub_at = args
+        .iter()
+        .position(|a| a.value.as_deref().is_none_or(|v| !v.starts_with('-')))?;
+    let sub = args[sub_at].value.as_deref()?;
+    let valued = "stnFcxyelLSpPTfw";
+    let mut i = sub_at + 1;
+    while i < args.len() {
+        let Some(v) = args[i].value.as_deref() else {
+            break;
+        };
+        if v == "--" {
+            i += 1;
+            break;
+        }
+        if !v.starts_with('-') || v.len() < 2 {
+            break;
+        }
+        if v[1..].chars().last().is_some_and(|c| valued.contains(c)) {
+            i += 1;
+        }
+        i += 1;
+    }
+    let mut words: Vec<Arg<'a>> = args.get(i..)?.to_vec();
+    match sub {
+        "new-session" | "new" | "new-window" | "neww" | "split-window" | "splitw"
+        | "respawn-pane" | "respawnp" | "respawn-window" | "respawnw" | "run-shell" | "run" => {}
+        "send-keys" | "send" => {
+            words.retain(|a| !matches!(a.value.as_deref(), Some("Enter" | "C-m" | "KPEnter")));
+        }
+        _ => return None,
+    }
+    (!words.is_empty()).then_some(words)
+}
+
+/// The command words `screen` runs, after its options.
+fn screen_command<'a>(args: &[Arg<'a>]) -> Option<Vec<Arg<'a>>> {
+    let valued = [
+        "-S", "-c", "-e", "-h", "-p", "-T", "-s", "-t", "-L", "-Logfile",
+    ];
+    let mut i = 0;
+    while i < args.len() {
+        let Some(v) = args[i].value.as_deref() else {
+            break;
+        };
+        if !v.starts_with('-') {
+            break;
+        }
+        if valued.contains(&v) || (v.starts_with("-dmS") && v.len() == 4) {
+            i += 1;
+        }
+        if v == "-X" || v == "-r" || v == "-x" || v == "-ls" || v == "-list" {
+            return None;
+        }
+        i += 1;
+    }
+    let words = args.get(i..)?.to_vec();
+    (!words.is_empty()).then_some(words)
 }
 
 /// The code an interpreter runs from its command line (`python3 -c CODE`, `perl -e CODE`,

@@ -2,7 +2,6 @@
 //! find the program that really runs, and the shells/strings that hand text to a shell.
 
 use super::types::*;
-use crate::ast::Span;
 use bumpalo::Bump;
 
 /// The result of unwrapping one argv.
@@ -279,7 +278,10 @@ pub fn unwrap<'a>(arena: &'a Bump, mut argv: Vec<Arg<'a>>) -> Unwrapped<'a> {
             }
         }
     }
-    let mut it = argv.split_off(start.min(argv.len())).into_iter();
+    // The wrappers' words are dropped in place: the arguments keep the argv's buffer (one
+    // allocation per command instead of three; most commands have no wrapper).
+    argv.drain(..start.min(argv.len()));
+    let mut it = argv.into_iter();
     u.program = it.next();
     u.args = it.collect();
     u
@@ -320,11 +322,7 @@ fn unwrap_env<'a>(
         let Some(v) = args[i].value.clone() else {
             // `NAME="$x"`: an assignment with a run-time value.
             let name = dynamic_assignment_name(&args[i].word)?;
-            u.env.push(EnvVar {
-                name: name.into(),
-                value: None,
-                source: EnvSource::EnvCommand,
-            });
+            set_env(u, &name, None);
             i += 1;
             continue;
         };
@@ -334,11 +332,7 @@ fn unwrap_env<'a>(
         }
         if let Some((name, value)) = v.split_once('=') {
             if !v.starts_with('-') && is_name(name) {
-                u.env.push(EnvVar {
-                    name: name.into(),
-                    value: Some(Arg::synthetic(arena, value, span)),
-                    source: EnvSource::EnvCommand,
-                });
+                set_env(u, name, Some(Arg::synthetic(arena, value, span)));
                 i += 1;
                 continue;
             }
@@ -351,28 +345,7 @@ fn unwrap_env<'a>(
         if !v.starts_with('-') {
             break;
         }
-        let (opt, attached) = if let Some(l) = v.strip_prefix("--") {
-            match l.split_once('=') {
-                Some((k, val)) => (format!("--{k}"), Some(val.to_string())),
-                None => (v.to_string(), None),
-            }
-        } else {
-            // A short cluster (`-iS str`, `-vS'str'`, `-u NAME`): flags up to the first letter
-            // that takes a value, which takes the rest of the word or the next word.
-            match v[1..]
-                .char_indices()
-                .find(|(_, c)| matches!(c, 'u' | 'C' | 'S' | 'P'))
-            {
-                Some((k, c)) => {
-                    let rest = &v[1 + k + 1..];
-                    (
-                        format!("-{c}"),
-                        (!rest.is_empty()).then(|| rest.to_string()),
-                    )
-                }
-                None => (v.to_string(), None),
-            }
-        };
+        let (opt, attached) = env_option(&v);
         let takes_arg = matches!(
             opt.as_str(),
             "-u" | "--unset" | "-C" | "--chdir" | "-S" | "--split-string" | "-P"
@@ -411,6 +384,41 @@ fn unwrap_env<'a>(
         return None;
     }
     Some((i, spliced.then(|| args.into_owned())))
+}
+
+/// A `NAME=value` operand of `env` (`value` `None` when decided at run time).
+fn set_env<'a>(u: &mut Unwrapped<'a>, name: &str, value: Option<Arg<'a>>) {
+    u.env.push(EnvVar {
+        name: name.into(),
+        value,
+        source: EnvSource::EnvCommand,
+    });
+}
+
+/// An `env` option word: the option (`-S`, `--chdir`) and the value written in the same word.
+fn env_option(v: &str) -> (String, Option<String>) {
+    if let Some(l) = v.strip_prefix("--") {
+        match l.split_once('=') {
+            Some((k, val)) => (format!("--{k}"), Some(val.to_string())),
+            None => (v.to_string(), None),
+        }
+    } else {
+        // A short cluster (`-iS str`, `-vS'str'`, `-u NAME`): flags up to the first letter
+        // that takes a value, which takes the rest of the word or the next word.
+        match v[1..]
+            .char_indices()
+            .find(|(_, c)| matches!(c, 'u' | 'C' | 'S' | 'P'))
+        {
+            Some((k, c)) => {
+                let rest = &v[1 + k + 1..];
+                (
+                    format!("-{c}"),
+                    (!rest.is_empty()).then(|| rest.to_string()),
+                )
+            }
+            None => (v.to_string(), None),
+        }
+    }
 }
 
 /// `flock [opts] file cmd...` or `flock [opts] file -c 'cmd'`.
@@ -572,16 +580,4 @@ pub(crate) fn shell_reads_stdin(args: &[Arg<'_>]) -> bool {
         return false;
     }
     true
-}
-
-/// Synthesised span-less argument list from a split string.
-#[allow(dead_code)]
-pub(crate) fn split_args<'a>(arena: &'a Bump, s: &str, span: Span) -> Option<Vec<Arg<'a>>> {
-    let words = shell_words::split(s).ok()?;
-    Some(
-        words
-            .into_iter()
-            .map(|w| Arg::synthetic(arena, w, span))
-            .collect(),
-    )
 }

@@ -1,0 +1,203 @@
+//! What persists from one command to the next in a list: `cd`s, shell and exported
+//! variables, `exec` redirections ([`Scope`]), and how each command changes it.
+
+use super::*;
+
+/// What persists from one command to the next in a list.
+#[derive(Clone, Default)]
+pub(super) struct Scope<'a> {
+    pub(super) cds: Vec<CdStep<'a>>,
+    pub(super) env: EnvChain<'a>,
+    pub(super) exec_redirects: Vec<AppliedRedirect<'a>>,
+    pub(super) truncated: bool,
+}
+
+impl<'a> Scope<'a> {
+    /// Every later command's env copies these entries; a value such as `x=$(...)` is a word
+    /// pointing into the tree (a copy of a few pointers, not of the substitution), and stays
+    /// dynamic.
+    pub(super) fn push_env(&mut self, e: EnvVar<'a>) {
+        // O(1): the newest entry for a name is its current state (see `EnvChain`).
+        if self.env.push(e) {
+            self.truncated = true;
+        }
+    }
+    pub(super) fn push_cd(&mut self, c: CdStep<'a>) {
+        self.cds.push(c);
+        if self.cds.len() > MAX_SCOPE_ENTRIES {
+            self.cds.remove(0);
+            self.truncated = true;
+        }
+    }
+    pub(super) fn push_exec_redirect(&mut self, r: AppliedRedirect<'a>) {
+        // A later `exec` redirection of the same fd replaces the earlier one.
+        if r.fd.is_some() {
+            self.exec_redirects.retain(|old| old.fd != r.fd);
+        }
+        self.exec_redirects.push(r);
+        if self.exec_redirects.len() > MAX_SCOPE_ENTRIES {
+            self.exec_redirects.remove(0);
+            self.truncated = true;
+        }
+    }
+}
+
+impl<'a> Walker<'a, '_> {
+    /// What a command changes for the commands after it in the same list.
+    pub(super) fn update_scope(&mut self, idx: usize, scope: &mut Scope<'a>) {
+        let inv = &self.out.invocations[idx];
+        let Program::Static { name, .. } = &inv.program else {
+            return;
+        };
+        match name.as_str() {
+            "cd" | "pushd" => scope.push_cd(cd_step(name, inv)),
+            "popd" => scope.push_cd(CdStep {
+                kind: CdKind::Popd,
+                target: None,
+            }),
+            "export" | "declare" | "typeset" | "local" | "readonly" => {
+                declare(self.arena, name == "export", inv, scope)
+            }
+            "unset" => {
+                for a in &inv.args {
+                    if let Some(v) = a.value.as_deref().filter(|v| !v.starts_with('-')) {
+                        scope.push_env(EnvVar {
+                            name: v.into(),
+                            value: None,
+                            source: EnvSource::Unset,
+                        });
+                    }
+                }
+            }
+            "exec" if inv.args.is_empty() && inv.wrappers.is_empty() => {
+                let own: Vec<AppliedRedirect<'a>> = inv
+                    .redirects
+                    .iter()
+                    .filter(|r| r.source == RedirSource::Own)
+                    .cloned()
+                    .map(|mut r| {
+                        r.source = RedirSource::Exec;
+                        r
+                    })
+                    .collect();
+                for r in own {
+                    scope.push_exec_redirect(r);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The directory change of a `cd` or `pushd` command.
+fn cd_step<'a>(name: &str, inv: &Invocation<'a>) -> CdStep<'a> {
+    let operands: Vec<&Arg> = inv
+        .args
+        .iter()
+        .skip_while(|a| {
+            a.value
+                .as_deref()
+                .is_some_and(|v| v.starts_with('-') && v.len() > 1 && v != "--")
+        })
+        .filter(|a| a.value.as_deref() != Some("--"))
+        .collect();
+    match operands.first() {
+        // `HOME=/x; cd`: bash goes to the HOME the command sees, not the hook's.
+        None => CdStep {
+            kind: CdKind::Cd,
+            target: inv.env_value("HOME").map(|e| match &e.value {
+                Some(a) => a.clone(),
+                None => Arg {
+                    word: inv.args.first().map(|a| a.word).unwrap_or_default(),
+                    value: None,
+                },
+            }),
+        },
+        Some(a) if a.value.as_deref() == Some("-") => CdStep {
+            kind: CdKind::Back,
+            target: None,
+        },
+        Some(a) => CdStep {
+            kind: if name == "cd" {
+                CdKind::Cd
+            } else {
+                CdKind::Pushd
+            },
+            target: Some((*a).clone()),
+        },
+    }
+}
+
+/// The variables an `export`/`declare`/`typeset`/`local`/`readonly` command sets (exported
+/// when the command is `export` or has `-x`). A dynamic `export "$x"` cannot be tracked; its
+/// assignments stay unknown.
+fn declare<'a>(arena: &'a Bump, export: bool, inv: &Invocation<'a>, scope: &mut Scope<'a>) {
+    let exporting = export
+        || inv.args.iter().any(|a| {
+            a.value
+                .as_deref()
+                .is_some_and(|v| v.starts_with('-') && v.contains('x'))
+        });
+    let source = if exporting {
+        EnvSource::Export
+    } else {
+        EnvSource::Shell
+    };
+    for a in &inv.args {
+        let Some(v) = a.value.as_deref() else {
+            // `export X=$HOME/y`: the value is a word decided at run time; kept as
+            // that word (a guard may expand it), never dropped (a later `$X` must
+            // not read the outer environment's `X`).
+            if let Some((n, value)) = dynamic_assignment(arena, a) {
+                scope.push_env(EnvVar {
+                    name: n.into(),
+                    value: Some(value),
+                    source,
+                });
+            }
+            continue;
+        };
+        if v.starts_with('-') {
+            continue;
+        }
+        let (n, val) = match v.split_once('=') {
+            Some((n, val)) => (n.trim_end_matches('+'), Some(val.to_string())),
+            None => (v, None),
+        };
+        let value = match val {
+            Some(val) => Some(Arg::synthetic(arena, val, a.word.span)),
+            None => scope.env.get(n).and_then(|e| e.value.clone()),
+        };
+        scope.push_env(EnvVar {
+            name: n.into(),
+            value,
+            source,
+        });
+    }
+}
+
+/// `NAME=<dynamic>` given to `export`/`declare`: the name and the value as its own word.
+fn dynamic_assignment<'a>(arena: &'a bumpalo::Bump, a: &Arg<'a>) -> Option<(&'a str, Arg<'a>)> {
+    let (first, rest) = a.word.parts.split_first()?;
+    let WordPart::Literal(text) = first else {
+        return None;
+    };
+    let (name, value) = text.split_once('=')?;
+    let name = name.trim_end_matches('+');
+    let valid = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return None;
+    }
+    let mut parts: Vec<WordPart<'a>> = Vec::with_capacity(rest.len() + 1);
+    if !value.is_empty() {
+        parts.push(WordPart::Literal(value));
+    }
+    parts.extend_from_slice(rest);
+    let word = Word {
+        parts: arena.alloc_slice_copy(&parts),
+        span: a.word.span,
+    };
+    Some((name, Arg::new(word)))
+}
