@@ -44,7 +44,7 @@ fn an_agent_command_runs_unchanged_with_one_notice() {
     let stderr = text(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.contains("without ceilings (C6)") && stderr.contains(REASON),
+        stderr.contains("without ceilings (C6.no-backend)") && stderr.contains(REASON),
         "{stderr}"
     );
 }
