@@ -332,7 +332,10 @@ pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Re
             } else {
                 "note"
             };
-            text.push_str(&format!("    {tag}: {}\n", f.refused));
+            match f.code {
+                Some(code) => text.push_str(&format!("    {tag} {code}: {}\n", f.refused)),
+                None => text.push_str(&format!("    {tag}: {}\n", f.refused)),
+            }
             if !f.remedy.is_empty() {
                 text.push_str(&format!("        remedy: {}\n", f.remedy));
             }
@@ -372,6 +375,7 @@ pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Re
         "g7": g7_json,
         "requirements": Value::Object(reqs),
         "decision": if denied { "deny" } else { "allow" },
+        "code": decision.deny().and_then(|f| f.code),
         "reason": decision.reason(),
     });
     Report { text, json, denied }

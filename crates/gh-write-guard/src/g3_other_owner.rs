@@ -4,7 +4,7 @@
 //! `gh pr create --head other:branch`, repository operands of `gh repo` writes, HTTP writes to
 //! the API, and `git push` to a URL or remote naming another owner. No origin: G3 skips.
 
-use crate::finding::{Finding, Requirement};
+use crate::finding::{Code, Finding, Requirement};
 use crate::git_push;
 use crate::judge::Analysis;
 use crate::operations::{Op, OpKind};
@@ -206,7 +206,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                         continue;
                     }
                     out.push(Finding::deny(
-                        Requirement::G3,
+                        Code::G3OtherOwner,
                         format!(
                             "{} aimed at {owner}/{repo}, another owner than origin's ({})",
                             op.label(),
@@ -217,7 +217,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     ));
                 }
                 Target::Unknown { via } => out.push(Finding::deny(
-                    Requirement::G3,
+                    Code::G3RunTimeRepo,
                     format!(
                         "{} aimed at a repository decided at run time ({via})",
                         op.label()

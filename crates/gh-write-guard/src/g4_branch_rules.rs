@@ -9,7 +9,7 @@
 //!   main/master/develop and the configured `protected_branches`.
 //! - `gh api` writes to `git/refs/heads/<b>` (update, force, delete) are judged as pushes.
 
-use crate::finding::{Finding, Requirement};
+use crate::finding::{Code, Finding};
 use crate::git_push::{self, BranchUpdate};
 use crate::judge::Analysis;
 use crate::operations::{Op, OpKind};
@@ -217,7 +217,7 @@ fn judge_update(
     let what = op.label();
     let Some(branch) = &update.branch else {
         return Some(Finding::deny(
-            Requirement::G4,
+            Code::G4RunTimeBranch,
             format!("{what} to a branch decided at run time on {owner}/{repo}"),
             format!("Name the branch literally. {REMEDY}"),
             json!({"repository": format!("{host}/{owner}/{repo}"), "kind": update.kind, "command": command_text(a, op)}),
@@ -239,7 +239,7 @@ fn judge_update(
                     .flatten()
             })?;
             Some(Finding::deny(
-                Requirement::G4,
+                Code::G4Rule,
                 format!("{} {branch} on {owner}/{repo} would bypass its `{rule}` rule", kind_word(update.kind)),
                 format!("{REMEDY} Command: {}", command_text(a, op)),
                 evidence(json!({"rule": rule.to_string()})),
@@ -247,7 +247,7 @@ fn judge_update(
         }
         RulesOutcome::Undeterminable(cause) => policy.denies_undeterminable(branch).then(|| {
             Finding::deny(
-                Requirement::G4,
+                Code::G4FailClosed,
                 format!("{} {branch} on {owner}/{repo}: its branch rules could not be read, and {branch} is protected by default", kind_word(update.kind)),
                 format!("{REMEDY} Command: {}", command_text(a, op)),
                 evidence(json!({"cause": cause.to_string()})),
@@ -267,7 +267,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     && args.bool_flag(&["--admin"]) == Some(true)
                 {
                     out.push(Finding::deny(
-                        Requirement::G4,
+                        Code::G4AdminMerge,
                         "gh pr merge --admin bypasses the branch's merge requirements",
                         "Merge without --admin once the requirements are met, or hand the maintainer the exact command to run.",
                         json!({"command": command_text(a, op)}),
@@ -275,7 +275,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 }
                 match api.as_ref().and_then(api_shape) {
                     Some(ApiShape::Protection(path)) => out.push(Finding::deny(
-                        Requirement::G4,
+                        Code::G4ProtectionWrite,
                         "an API write that changes branch protection or rulesets",
                         "Only the maintainer changes branch rules; hand them the exact command to run.",
                         json!({"endpoint": path, "command": command_text(a, op)}),
@@ -297,7 +297,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     && !matches!(args.sub(), None | Some("list" | "view" | "check"))
                 {
                     out.push(Finding::deny(
-                        Requirement::G4,
+                        Code::G4RulesetWrite,
                         "a ruleset write",
                         "Only the maintainer changes branch rules.",
                         json!({"command": command_text(a, op)}),
@@ -307,7 +307,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             OpKind::Git { call, expanded } => {
                 if let Some(shape) = explicit_git_bypass(call) {
                     out.push(Finding::deny(
-                        Requirement::G4,
+                        Code::G4HooksBypass,
                         shape,
                         "Let the hooks run (drop --no-verify / the hooksPath override) and fix what they report.",
                         json!({"command": command_text(a, op), "aliases": expanded.chain}),
@@ -319,7 +319,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             }
             OpKind::HttpWrite { method, url, .. } => match http_shape(method, url) {
                 Some(ApiShape::Protection(path)) => out.push(Finding::deny(
-                    Requirement::G4,
+                    Code::G4ProtectionWrite,
                     "an API write that changes branch protection or rulesets",
                     "Only the maintainer changes branch rules; hand them the exact command to run.",
                     json!({"endpoint": path, "command": command_text(a, op)}),
@@ -413,7 +413,7 @@ fn undeterminable(
                 .as_deref()
                 .unwrap_or("a branch decided at run time");
             Finding::deny(
-                Requirement::G4,
+                Code::G4UnknownDestination,
                 format!(
                     "{} {branch}: where the push goes could not be determined",
                     kind_word(u.kind)

@@ -435,6 +435,7 @@ impl Decision {
             "command": command,
             "decision": if self.deny().is_some() { "deny" } else { "allow" },
             "requirement": self.deny().map(|f| f.requirement.id()),
+            "code": self.deny().and_then(|f| f.code),
             "findings": self.findings,
             "unread_scripts": self.unread_scripts,
         })

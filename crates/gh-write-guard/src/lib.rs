@@ -10,6 +10,7 @@
 //! - [`hook`]: the hook-mode glue (payload to context, audit record, fail-closed answers).
 
 pub mod cases;
+pub mod codes;
 pub mod context;
 pub mod explain;
 pub mod fake_world;
@@ -34,7 +35,7 @@ pub mod real_world;
 pub mod world;
 
 pub use context::Context;
-pub use finding::{Finding, Requirement, Verdict};
+pub use finding::{Code, Finding, Requirement, Verdict};
 pub use judge::{judge, Analysis, Decision, Units};
 pub use world::World;
 

@@ -39,7 +39,12 @@ fn explains_g6_and_g7_with_their_facts() {
     assert!(text.contains("G6: deny"), "{text}");
     assert!(text.contains("G7: deny"), "{text}");
     assert!(text.contains("signal is 0"), "{text}");
-    assert!(text.contains("decision: deny: G6"), "{text}");
+    assert!(text.contains("deny G6.primary-checkout: "), "{text}");
+    assert!(text.contains("deny G7.unbounded-wait: "), "{text}");
+    assert!(
+        text.contains("decision: deny: G6.primary-checkout: "),
+        "{text}"
+    );
 
     let (code, out) = explain(&home, &["--json", "--cwd", cwd, "git checkout main"]);
     assert_eq!(code, 0, "{out}");
@@ -91,6 +96,7 @@ fn offline_explain_says_the_rules_were_not_fetched_not_that_they_timed_out() {
     let (code, text) = explain(&home, &["git push --force origin main", "--cwd", cwd]);
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("G4: deny"), "{text}");
+    assert!(text.contains("deny G4.fail-closed: "), "{text}");
     assert!(text.contains("not fetched: explain runs offline"), "{text}");
     assert!(
         !text.contains("deadline") && !text.contains("Timeout"),

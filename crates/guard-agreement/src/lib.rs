@@ -37,14 +37,25 @@ impl GivenReason {
     }
 }
 
-/// The requirement id a reason starts with: letters then digits before the first `:`.
-pub fn requirement_of(reason: &str) -> Option<&str> {
-    let (id, _) = reason.split_once(':')?;
+/// The code a reason starts with, before the first `:`: a requirement id (letters then digits,
+/// `G4`) or a sub-code under one (`G4.rule`, `G0.fail-closed`).
+pub fn code_of(reason: &str) -> Option<&str> {
+    let (code, _) = reason.split_once(':')?;
+    let (id, sub) = code.split_once('.').unwrap_or((code, "x"));
     let letters = id.trim_end_matches(|c: char| c.is_ascii_digit());
     let ok = !letters.is_empty()
         && letters.len() < id.len()
-        && letters.chars().all(|c| c.is_ascii_uppercase());
-    ok.then_some(id)
+        && letters.chars().all(|c| c.is_ascii_uppercase())
+        && !sub.is_empty()
+        && sub
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    ok.then_some(code)
+}
+
+/// The requirement id a reason starts with: the code's part before any `.` (`G4.rule` gives `G4`).
+pub fn requirement_of(reason: &str) -> Option<&str> {
+    code_of(reason).map(|code| code.split_once('.').map_or(code, |(id, _)| id))
 }
 
 /// The commands a reason tells the agent to run. A reason is `"<ID>: <refused>. <remedy>"`; only
@@ -81,8 +92,8 @@ fn agent_clauses(remedy: &str) -> impl Iterator<Item = &str> {
 
 /// The remedy sentence(s) of a reason: what follows the refused part.
 pub fn remedy_of(reason: &str) -> &str {
-    let body = match requirement_of(reason) {
-        Some(id) => &reason[id.len() + 1..],
+    let body = match code_of(reason) {
+        Some(code) => &reason[code.len() + 1..],
         None => reason,
     };
     body.split_once(". ").map_or("", |(_, remedy)| remedy)
@@ -156,6 +167,14 @@ mod tests {
         assert_eq!(requirement_of("E5: no"), Some("E5"));
         assert_eq!(requirement_of("Note: no id"), None);
         assert_eq!(requirement_of("G: no digits"), None);
+        assert_eq!(requirement_of("G4.rule: refused. Do x."), Some("G4"));
+        assert_eq!(
+            code_of("G4.fail-closed: refused. Do x."),
+            Some("G4.fail-closed")
+        );
+        assert_eq!(requirement_of("G4.Rule: no"), None);
+        assert_eq!(requirement_of("G4.: no"), None);
+        assert_eq!(remedy_of("G4.rule: refused. Do x."), "Do x.");
         assert_eq!(
             remedy_commands("G4: `git push` refused. Push to `git push origin HEAD:<branch>` or open one (gh pr create --fill) (use 1, true or on)."),
             vec!["git push origin HEAD:agent-work", "gh pr create --fill"]
