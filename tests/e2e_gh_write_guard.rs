@@ -139,7 +139,11 @@ fn a_push_refused_by_g4_then_reported_and_left_to_the_maintainer_is_not_blocked(
         .turn(tool("Bash", json!({"command": "git push origin main"})))
         .turn(decide(|req| {
             let r = &req.tool_results()[0];
-            assert!(r.is_error && r.text.contains("G4.rule:"), "refused: {}", r.text);
+            assert!(
+                r.is_error && r.text.contains("G4.rule:"),
+                "refused: {}",
+                r.text
+            );
             text(REPORT)
         }))
         .run()

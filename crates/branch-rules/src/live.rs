@@ -251,19 +251,39 @@ impl Rules for FixedRules {
     }
 }
 
-/// G4 for one destination branch, given what the lookup found: `Some(reason)` to deny.
-pub fn deny_reason(
-    outcome: &RulesOutcome,
-    branch: &str,
-    kind: crate::verdict::PushKind,
-    policy: &crate::verdict::FailClosedPolicy,
-) -> Option<String> {
-    match outcome {
-        RulesOutcome::Known { rules, .. } => crate::verdict::blocking_rule(rules, kind)
-            .map(|rule| format!("branch {branch} has a `{rule}` rule")),
-        RulesOutcome::Undeterminable(cause) => policy
-            .denies_undeterminable(branch)
-            .then(|| format!("the rules of {branch} could not be read ({cause})")),
+/// Why G4 refuses one branch update (see [`RulesOutcome::refusal`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal<'a> {
+    /// A rule of the branch blocks this kind of update.
+    Rule(&'a RuleType),
+    /// The rules could not be read and the branch is protected by default.
+    FailClosed(&'a Cause),
+}
+
+impl RulesOutcome {
+    /// G4's verdict on one update of `branch`, given what the lookup found: `Some` to refuse.
+    /// `may_create`: the update may create the branch (no remote-tracking branch for it), so a
+    /// `creation` rule blocks a plain update too. gh-write-guard's hook runs exactly this.
+    pub fn refusal(
+        &self,
+        branch: &str,
+        kind: crate::verdict::PushKind,
+        may_create: bool,
+        policy: &crate::verdict::FailClosedPolicy,
+    ) -> Option<Refusal<'_>> {
+        use crate::verdict::{blocking_rule, PushKind};
+        match self {
+            RulesOutcome::Known { rules, .. } => blocking_rule(rules, kind)
+                .or_else(|| {
+                    (kind == PushKind::Update && may_create)
+                        .then(|| blocking_rule(rules, PushKind::Create))
+                        .flatten()
+                })
+                .map(Refusal::Rule),
+            RulesOutcome::Undeterminable(cause) => policy
+                .denies_undeterminable(branch)
+                .then_some(Refusal::FailClosed(cause)),
+        }
     }
 }
 
@@ -300,17 +320,42 @@ mod tests {
     }
 
     #[test]
-    fn deny_reasons() {
+    fn refusals() {
         let policy = FailClosedPolicy::default();
         let unknown = RulesOutcome::Undeterminable(Cause::Timeout);
-        assert!(deny_reason(&unknown, "main", PushKind::Update, &policy).is_some());
-        assert!(deny_reason(&unknown, "feature/x", PushKind::Update, &policy).is_none());
+        assert_eq!(
+            unknown.refusal("main", PushKind::Update, false, &policy),
+            Some(Refusal::FailClosed(&Cause::Timeout))
+        );
+        assert_eq!(
+            unknown.refusal("feature/x", PushKind::Update, true, &policy),
+            None
+        );
         let pr = RulesOutcome::Known {
             rules: vec![RuleType::PullRequest],
             source: RulesSource::Fetched,
         };
-        let reason = deny_reason(&pr, "feature/x", PushKind::Update, &policy).unwrap();
-        assert!(reason.contains("pull_request"), "{reason}");
-        assert!(deny_reason(&pr, "main", PushKind::Delete, &policy).is_none());
+        assert_eq!(
+            pr.refusal("feature/x", PushKind::Update, false, &policy),
+            Some(Refusal::Rule(&RuleType::PullRequest))
+        );
+        assert_eq!(pr.refusal("main", PushKind::Delete, false, &policy), None);
+        // `creation` blocks an update only when the update may create the branch.
+        let creation = RulesOutcome::Known {
+            rules: vec![RuleType::Creation],
+            source: RulesSource::Fetched,
+        };
+        assert_eq!(
+            creation.refusal("release/2", PushKind::Update, true, &policy),
+            Some(Refusal::Rule(&RuleType::Creation))
+        );
+        assert_eq!(
+            creation.refusal("release/2", PushKind::Update, false, &policy),
+            None
+        );
+        assert_eq!(
+            creation.refusal("release/2", PushKind::Force, true, &policy),
+            None
+        );
     }
 }

@@ -13,8 +13,8 @@ use crate::finding::{Code, Finding};
 use crate::git_push::{self, BranchUpdate};
 use crate::judge::Analysis;
 use crate::operations::{Op, OpKind};
-use crate::world::{Destination, RulesOutcome};
-use branch_rules::{blocking_rule, FailClosedPolicy, PushKind};
+use crate::world::Destination;
+use branch_rules::{FailClosedPolicy, PushKind, Refusal};
 use command_effects::gh_api::ApiCall;
 use command_effects::git::GitCall;
 use serde_json::json;
@@ -225,35 +225,31 @@ fn judge_update(
     };
     let outcome = a.world.rules().rules_for(host, owner, repo, branch);
     let evidence = |extra: serde_json::Value| json!({"repository": format!("{host}/{owner}/{repo}"), "branch": branch, "kind": update.kind, "rules": format!("{outcome:?}"), "command": command_text(a, op), "detail": extra});
-    match &outcome {
-        RulesOutcome::Known { rules, .. } => {
-            // With no remote-tracking branch the push may create the branch: `creation` too.
-            let maybe_new = update.kind == PushKind::Update
-                && remote.is_some_and(|r| {
-                    op.dir.as_deref().and_then(|d| a.world.remote_tracking_branch(d, r, branch))
-                        == Some(false)
-                });
-            let rule = blocking_rule(rules, update.kind).or_else(|| {
-                maybe_new
-                    .then(|| blocking_rule(rules, PushKind::Create))
-                    .flatten()
-            })?;
-            Some(Finding::deny(
+    // With no remote-tracking branch the push may create the branch: `creation` too.
+    let may_create = update.kind == PushKind::Update
+        && remote.is_some_and(|r| {
+            op.dir
+                .as_deref()
+                .and_then(|d| a.world.remote_tracking_branch(d, r, branch))
+                == Some(false)
+        });
+    let kind = kind_word(update.kind);
+    Some(
+        match outcome.refusal(branch, update.kind, may_create, policy)? {
+            Refusal::Rule(rule) => Finding::deny(
                 Code::G4Rule,
-                format!("{} {branch} on {owner}/{repo} would bypass its `{rule}` rule", kind_word(update.kind)),
+                format!("{kind} {branch} on {owner}/{repo} would bypass its `{rule}` rule"),
                 format!("{REMEDY} Command: {}", command_text(a, op)),
                 evidence(json!({"rule": rule.to_string()})),
-            ))
-        }
-        RulesOutcome::Undeterminable(cause) => policy.denies_undeterminable(branch).then(|| {
-            Finding::deny(
+            ),
+            Refusal::FailClosed(cause) => Finding::deny(
                 Code::G4FailClosed,
-                format!("{} {branch} on {owner}/{repo}: its branch rules could not be read, and {branch} is protected by default", kind_word(update.kind)),
+                format!("{kind} {branch} on {owner}/{repo}: its branch rules could not be read, and {branch} is protected by default"),
                 format!("{REMEDY} Command: {}", command_text(a, op)),
                 evidence(json!({"cause": cause.to_string()})),
-            )
-        }),
-    }
+            ),
+        },
+    )
 }
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
