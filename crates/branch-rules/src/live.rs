@@ -321,41 +321,35 @@ mod tests {
 
     #[test]
     fn refusals() {
+        use PushKind::{Delete, Force, Update};
         let policy = FailClosedPolicy::default();
+        let known = |rules: Vec<RuleType>| RulesOutcome::Known {
+            rules,
+            source: RulesSource::Fetched,
+        };
         let unknown = RulesOutcome::Undeterminable(Cause::Timeout);
-        assert_eq!(
-            unknown.refusal("main", PushKind::Update, false, &policy),
-            Some(Refusal::FailClosed(&Cause::Timeout))
-        );
-        assert_eq!(
-            unknown.refusal("feature/x", PushKind::Update, true, &policy),
-            None
-        );
-        let pr = RulesOutcome::Known {
-            rules: vec![RuleType::PullRequest],
-            source: RulesSource::Fetched,
-        };
-        assert_eq!(
-            pr.refusal("feature/x", PushKind::Update, false, &policy),
-            Some(Refusal::Rule(&RuleType::PullRequest))
-        );
-        assert_eq!(pr.refusal("main", PushKind::Delete, false, &policy), None);
-        // `creation` blocks an update only when the update may create the branch.
-        let creation = RulesOutcome::Known {
-            rules: vec![RuleType::Creation],
-            source: RulesSource::Fetched,
-        };
-        assert_eq!(
-            creation.refusal("release/2", PushKind::Update, true, &policy),
-            Some(Refusal::Rule(&RuleType::Creation))
-        );
-        assert_eq!(
-            creation.refusal("release/2", PushKind::Update, false, &policy),
-            None
-        );
-        assert_eq!(
-            creation.refusal("release/2", PushKind::Force, true, &policy),
-            None
-        );
+        let pr = known(vec![RuleType::PullRequest]);
+        let creation = known(vec![RuleType::Creation]);
+        let fail_closed = Some(Refusal::FailClosed(&Cause::Timeout));
+        let pull_request = Some(Refusal::Rule(&RuleType::PullRequest));
+        let created = Some(Refusal::Rule(&RuleType::Creation));
+        // (outcome, branch, kind, may_create, verdict)
+        let cases = [
+            (&unknown, "main", Update, false, fail_closed),
+            (&unknown, "feature/x", Update, true, None),
+            (&pr, "feature/x", Update, false, pull_request),
+            (&pr, "main", Delete, false, None),
+            // `creation` blocks an update only when the update may create the branch.
+            (&creation, "release/2", Update, true, created),
+            (&creation, "release/2", Update, false, None),
+            (&creation, "release/2", Force, true, None),
+        ];
+        for (outcome, branch, kind, may_create, want) in cases {
+            assert_eq!(
+                outcome.refusal(branch, kind, may_create, &policy),
+                want,
+                "{outcome:?} {branch} {kind:?} {may_create}"
+            );
+        }
     }
 }
