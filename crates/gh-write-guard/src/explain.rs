@@ -8,12 +8,13 @@
 //! writes no audit record and fetches no branch rules unless `--live` (without it the world's
 //! rules answer "not fetched", so G4 reports them as not determinable and names why).
 
+use crate::analysis::{Analysis, UnitSource, Units};
 use crate::context::Context;
 use crate::finding::{Finding, Requirement, Verdict};
 use crate::g6_primary_checkout::{self, Policy, Target};
 use crate::g7_wait_loops;
 use crate::hook::Process;
-use crate::judge::{judge_analysis, Analysis, UnitSource, Units};
+use crate::judge::judge_analysis;
 use crate::real_world::{RealWorld, RealWorldConfig};
 use crate::world::{DefaultPush, Destination, LookupError, RepoKind, RepoSlug, World};
 use serde_json::{json, Value};

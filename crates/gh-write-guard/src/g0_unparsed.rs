@@ -2,8 +2,8 @@
 //! part it would not run mentions `git` or `gh`, the guard denies rather than guess. A view limit
 //! that cut the walk short is treated the same way (parts were not visited).
 
+use crate::analysis::Analysis;
 use crate::finding::{Code, Finding};
-use crate::judge::Analysis;
 use serde_json::json;
 
 const REMEDY: &str =

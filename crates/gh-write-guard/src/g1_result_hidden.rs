@@ -3,8 +3,8 @@
 //! `|| true`, `|| :`, `|| echo ...`, `|| exit 0`, `|| return 0` follows it. `2>&1`, `| tee`
 //! and redirections of other commands are fine.
 
+use crate::analysis::Analysis;
 use crate::finding::{Code, Finding};
-use crate::judge::Analysis;
 use crate::location;
 use serde_json::json;
 use shell_syntax::ast::{AndOrOp, RedirOp};

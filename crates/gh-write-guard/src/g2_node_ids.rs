@@ -2,8 +2,8 @@
 //! value in any flag spelling (`-F id=X`, `-Fid=X`, `--field=id=X`, `--raw-field id=X`) or sits
 //! inside the query text. A variable reference (`$ID`, `"$ID"`) is fine.
 
+use crate::analysis::Analysis;
 use crate::finding::{Code, Finding};
-use crate::judge::Analysis;
 use crate::operations::OpKind;
 use command_effects::gh_api::Query;
 use serde_json::json;

@@ -4,9 +4,9 @@
 //! `gh pr create --head other:branch`, repository operands of `gh repo` writes, HTTP writes to
 //! the API, and `git push` to a URL or remote naming another owner. No origin: G3 skips.
 
+use crate::analysis::Analysis;
 use crate::finding::{Code, Finding, Requirement};
 use crate::git_push;
-use crate::judge::Analysis;
 use crate::operations::{Op, OpKind};
 use crate::world::Destination;
 use command_effects::gh_api::{is_placeholder, rest_path};

@@ -9,9 +9,9 @@
 //!   main/master/develop and the configured `protected_branches`.
 //! - `gh api` writes to `git/refs/heads/<b>` (update, force, delete) are judged as pushes.
 
+use crate::analysis::Analysis;
 use crate::finding::{Code, Finding};
 use crate::git_push::{self, BranchUpdate};
-use crate::judge::Analysis;
 use crate::operations::{Op, OpKind};
 use crate::world::Destination;
 use branch_rules::{FailClosedPolicy, PushKind, Refusal};

@@ -4,8 +4,8 @@
 //! REST POSTs to `.../pulls/<n>/comments/<id>/replies`. A target covered by
 //! `GH_WRITE_GUARD_ALLOW` is allowed (for GraphQL, whose thread id is opaque, any active grant).
 
+use crate::analysis::Analysis;
 use crate::finding::{Code, Finding, Requirement};
-use crate::judge::Analysis;
 use crate::operations::OpKind;
 use command_effects::gh_api::{has_word, Query};
 use serde_json::json;

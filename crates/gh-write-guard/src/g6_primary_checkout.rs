@@ -6,8 +6,8 @@
 //! ([`mutates`]), and only for a mutating one ask the world what kind of repository the target
 //! is. A grant (K2) or config `primary_checkout` lets the maintainer allow it.
 
+use crate::analysis::{Analysis, Unit};
 use crate::finding::{Code, Finding, Requirement};
-use crate::judge::{Analysis, Unit};
 use crate::location::{self, expand_home};
 use crate::world::{RepoKind, World};
 use command_effects::git::{self, GitCall};

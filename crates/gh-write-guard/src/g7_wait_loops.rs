@@ -7,9 +7,9 @@
 //! runs the shell whose `-c` script holds the loop, with no way for the loop to fork out of the
 //! timeout's reach. Everything here is a pure function of the parse and its command view.
 
+use crate::analysis::Analysis;
 use crate::finding::{Code, Finding, Requirement};
 use crate::g7_timeout;
-use crate::judge::Analysis;
 use serde_json::json;
 use shell_syntax::ast::{AndOr, Command, CompoundKind, List, RedirOp, SimpleCommand, WhileLoop};
 use shell_syntax::view::{

@@ -2,7 +2,7 @@
 //! options split, aliases expanded), every `gh` call (aliases expanded, `gh api` read) and every
 //! HTTP client call to a GitHub API host, each with the directory it acts in.
 
-use crate::judge::{Analysis, Unit};
+use crate::analysis::{Analysis, Unit};
 use crate::location;
 use command_effects::gh::{self, GhArgs};
 use command_effects::gh_api::ApiCall;
