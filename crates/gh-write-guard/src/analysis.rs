@@ -6,7 +6,7 @@
 use crate::context::Context;
 use crate::location;
 use crate::operations::{self, Op};
-use crate::world::{World, MAX_SCRIPT_BYTES};
+use crate::world::{Rules, World, MAX_SCRIPT_BYTES};
 use shell_syntax::{CommandView, Invocation, Parsed};
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -100,6 +100,8 @@ pub struct UnreadScript {
 pub struct Units<'a> {
     cx: &'a Context,
     world: &'a dyn World,
+    /// Branch rules asked instead of the world's (an offline `explain`).
+    rules: Option<&'a dyn Rules>,
     /// `units[0]` is the command; the rest are scripts run by path.
     pub units: Vec<Unit>,
     pub unread_scripts: Vec<UnreadScript>,
@@ -114,6 +116,7 @@ impl<'a> Units<'a> {
         let mut u = Units {
             cx,
             world,
+            rules: None,
             units: vec![Unit::new(
                 command.to_string(),
                 UnitSource::Command,
@@ -126,6 +129,13 @@ impl<'a> Units<'a> {
         };
         u.follow_scripts();
         u
+    }
+
+    /// The same units judged against other branch rules than the world's: every other fact
+    /// still comes from the world, so no `World` method needs forwarding.
+    pub fn with_rules(mut self, rules: &'a dyn Rules) -> Units<'a> {
+        self.rules = Some(rules);
+        self
     }
 
     /// gh's aliases (read once).
@@ -290,6 +300,11 @@ impl<'a> Analysis<'a> {
             parsed,
             ops: OnceCell::new(),
         }
+    }
+
+    /// The branch rules G4 asks: the override given to [`Units::with_rules`], else the world's.
+    pub fn rules(&self) -> &'a dyn Rules {
+        self.parsed.rules.unwrap_or_else(|| self.world.rules())
     }
 
     /// gh's aliases (read once).

@@ -223,7 +223,7 @@ fn judge_update(
             json!({"repository": format!("{host}/{owner}/{repo}"), "kind": update.kind, "command": command_text(a, op)}),
         ));
     };
-    let outcome = a.world.rules().rules_for(host, owner, repo, branch);
+    let outcome = a.rules().rules_for(host, owner, repo, branch);
     let evidence = |extra: serde_json::Value| json!({"repository": format!("{host}/{owner}/{repo}"), "branch": branch, "kind": update.kind, "rules": format!("{outcome:?}"), "command": command_text(a, op), "detail": extra});
     // With no remote-tracking branch the push may create the branch: `creation` too.
     let may_create = update.kind == PushKind::Update
