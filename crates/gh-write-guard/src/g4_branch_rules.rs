@@ -269,26 +269,12 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                         json!({"command": command_text(a, op)}),
                     ));
                 }
-                match api.as_ref().and_then(api_shape) {
-                    Some(ApiShape::Protection(path)) => out.push(Finding::deny(
-                        Code::G4ProtectionWrite,
-                        "an API write that changes branch protection or rulesets",
-                        "Only the maintainer changes branch rules; hand them the exact command to run.",
-                        json!({"endpoint": path, "command": command_text(a, op)}),
-                    )),
-                    Some(ApiShape::Ref {
-                        owner,
-                        repo,
-                        update,
-                    }) => {
-                        let host = api
-                            .as_ref()
-                            .and_then(|c| c.hostname.clone())
-                            .unwrap_or_else(|| "github.com".into());
-                        out.extend(judge_update(a, op, &host, &owner, &repo, &update, &policy, None));
-                    }
-                    None => {}
-                }
+                let host = api
+                    .as_ref()
+                    .and_then(|c| c.hostname.clone())
+                    .unwrap_or_else(|| "github.com".into());
+                let shape = api.as_ref().and_then(api_shape);
+                out.extend(judge_api_write(a, op, shape, &host, &policy));
                 if args.top.as_deref() == Some("ruleset")
                     && !matches!(args.sub(), None | Some("list" | "view" | "check"))
                 {
@@ -313,32 +299,36 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     out.extend(check_push(a, op, call, &policy));
                 }
             }
-            OpKind::HttpWrite { method, url, .. } => match http_shape(method, url) {
-                Some(ApiShape::Protection(path)) => out.push(Finding::deny(
-                    Code::G4ProtectionWrite,
-                    "an API write that changes branch protection or rulesets",
-                    "Only the maintainer changes branch rules; hand them the exact command to run.",
-                    json!({"endpoint": path, "command": command_text(a, op)}),
-                )),
-                Some(ApiShape::Ref {
-                    owner,
-                    repo,
-                    update,
-                }) => out.extend(judge_update(
-                    a,
-                    op,
-                    "github.com",
-                    &owner,
-                    &repo,
-                    &update,
-                    &policy,
-                    None,
-                )),
-                None => {}
-            },
+            OpKind::HttpWrite { method, url, .. } => {
+                let shape = http_shape(method, url);
+                out.extend(judge_api_write(a, op, shape, "github.com", &policy));
+            }
         }
     }
     out
+}
+
+/// An API write (`gh api`, an HTTP client) to branch protection, or to a branch ref on `host`.
+fn judge_api_write(
+    a: &Analysis<'_>,
+    op: &Op,
+    shape: Option<ApiShape>,
+    host: &str,
+    policy: &FailClosedPolicy,
+) -> Option<Finding> {
+    match shape? {
+        ApiShape::Protection(path) => Some(Finding::deny(
+            Code::G4ProtectionWrite,
+            "an API write that changes branch protection or rulesets",
+            "Only the maintainer changes branch rules; hand them the exact command to run.",
+            json!({"endpoint": path, "command": command_text(a, op)}),
+        )),
+        ApiShape::Ref {
+            owner,
+            repo,
+            update,
+        } => judge_update(a, op, host, &owner, &repo, &update, policy, None),
+    }
 }
 
 fn check_push(
