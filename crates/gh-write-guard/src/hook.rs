@@ -183,7 +183,7 @@ pub fn failure_answer(ctx: &FailureContext, cause: &FailureCause, process: &Proc
         "tool_name": ctx.tool_name,
         "decision": if ours { "deny_unjudged" } else { "allow_unjudged" },
         "requirement": "G0",
-        "code": Code::G0Unjudged,
+        "code": ours.then_some(Code::G0Unjudged),
         "error": cause.to_string(),
     });
     if let Some(state) = &process.state_dir {
