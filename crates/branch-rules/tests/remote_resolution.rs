@@ -125,22 +125,9 @@ fn pushurl_and_rewrites_match_git() {
     fx.git(&["remote", "set-url", "--push", "both", "gh:elsewhere/b"]);
     // Several push URLs: git pushes to each.
     fx.git(&["remote", "add", "multi", "https://github.com/one/r.git"]);
-    fx.git(&[
-        "remote",
-        "set-url",
-        "--add",
-        "--push",
-        "multi",
-        "git@github.com:two/r.git",
-    ]);
-    fx.git(&[
-        "remote",
-        "set-url",
-        "--add",
-        "--push",
-        "multi",
-        "https://github.com/three/r",
-    ]);
+    for url in ["git@github.com:two/r.git", "https://github.com/three/r"] {
+        fx.git(&["remote", "set-url", "--add", "--push", "multi", url]);
+    }
 
     for name in ["short", "longer", "origin", "both", "multi"] {
         assert_same_as_git(&fx, name);
