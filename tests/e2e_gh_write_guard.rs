@@ -78,7 +78,7 @@ fn push_to_main_is_denied_when_the_rules_require_pull_requests() {
     let main = out.main_requests();
     let result = &main[1].tool_results()[0].text;
     assert!(
-        result.contains("G4:") && result.contains("pull_request"),
+        result.contains("G4.rule:") && result.contains("pull_request"),
         "our G4 reason reached the model: {result}"
     );
     assert_eq!(server.count(RULES_PATH), 1, "the live endpoint was asked");
@@ -139,7 +139,11 @@ fn a_push_refused_by_g4_then_reported_and_left_to_the_maintainer_is_not_blocked(
         .turn(tool("Bash", json!({"command": "git push origin main"})))
         .turn(decide(|req| {
             let r = &req.tool_results()[0];
-            assert!(r.is_error && r.text.contains("G4:"), "refused: {}", r.text);
+            assert!(
+                r.is_error && r.text.contains("G4.rule:"),
+                "refused: {}",
+                r.text
+            );
             text(REPORT)
         }))
         .run()

@@ -8,7 +8,7 @@
 mod common;
 
 use branch_rules::cache::{CacheEntry, CacheKey, Clock, JsonFileCache, RulesCache, SystemClock};
-use branch_rules::live::{deny_reason, LiveConfig, LiveRules, Rules};
+use branch_rules::live::{LiveConfig, LiveRules, Rules};
 use branch_rules::remote::{
     default_push, discover, origin_slug, push_destinations, Destination, PushTarget,
 };
@@ -99,7 +99,9 @@ fn bench(c: &mut Criterion) {
             for dest in push_destinations(&repo, &push.remote, &hosts).expect("dest") {
                 if let Destination::GitHub(slug) = dest {
                     let outcome = live.rules_for(&slug.host, &slug.owner, &slug.repo, &dst);
-                    denied |= deny_reason(&outcome, &dst, PushKind::Update, &policy).is_some();
+                    denied |= outcome
+                        .refusal(&dst, PushKind::Update, false, &policy)
+                        .is_some();
                 }
             }
             assert!(denied);

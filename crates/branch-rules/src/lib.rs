@@ -21,6 +21,6 @@ pub mod verdict;
 pub use cache::{CacheEntry, CacheKey, JsonFileCache, MemoryCache, RulesCache};
 pub use fetch::Cause;
 pub use hosts::{GitHubHosts, HostKind};
-pub use live::{deny_reason, FixedRules, LiveConfig, LiveRules, Rules, RulesOutcome, RulesSource};
+pub use live::{FixedRules, LiveConfig, LiveRules, Refusal, Rules, RulesOutcome, RulesSource};
 pub use remote::{Destination, RepoSlug};
 pub use verdict::{blocking_rule, FailClosedPolicy, PushKind, RuleType};

@@ -251,19 +251,39 @@ impl Rules for FixedRules {
     }
 }
 
-/// G4 for one destination branch, given what the lookup found: `Some(reason)` to deny.
-pub fn deny_reason(
-    outcome: &RulesOutcome,
-    branch: &str,
-    kind: crate::verdict::PushKind,
-    policy: &crate::verdict::FailClosedPolicy,
-) -> Option<String> {
-    match outcome {
-        RulesOutcome::Known { rules, .. } => crate::verdict::blocking_rule(rules, kind)
-            .map(|rule| format!("branch {branch} has a `{rule}` rule")),
-        RulesOutcome::Undeterminable(cause) => policy
-            .denies_undeterminable(branch)
-            .then(|| format!("the rules of {branch} could not be read ({cause})")),
+/// Why G4 refuses one branch update (see [`RulesOutcome::refusal`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal<'a> {
+    /// A rule of the branch blocks this kind of update.
+    Rule(&'a RuleType),
+    /// The rules could not be read and the branch is protected by default.
+    FailClosed(&'a Cause),
+}
+
+impl RulesOutcome {
+    /// G4's verdict on one update of `branch`, given what the lookup found: `Some` to refuse.
+    /// `may_create`: the update may create the branch (no remote-tracking branch for it), so a
+    /// `creation` rule blocks a plain update too. gh-write-guard's hook runs exactly this.
+    pub fn refusal(
+        &self,
+        branch: &str,
+        kind: crate::verdict::PushKind,
+        may_create: bool,
+        policy: &crate::verdict::FailClosedPolicy,
+    ) -> Option<Refusal<'_>> {
+        use crate::verdict::{blocking_rule, PushKind};
+        match self {
+            RulesOutcome::Known { rules, .. } => blocking_rule(rules, kind)
+                .or_else(|| {
+                    (kind == PushKind::Update && may_create)
+                        .then(|| blocking_rule(rules, PushKind::Create))
+                        .flatten()
+                })
+                .map(Refusal::Rule),
+            RulesOutcome::Undeterminable(cause) => policy
+                .denies_undeterminable(branch)
+                .then_some(Refusal::FailClosed(cause)),
+        }
     }
 }
 
@@ -300,17 +320,36 @@ mod tests {
     }
 
     #[test]
-    fn deny_reasons() {
+    fn refusals() {
+        use PushKind::{Delete, Force, Update};
         let policy = FailClosedPolicy::default();
-        let unknown = RulesOutcome::Undeterminable(Cause::Timeout);
-        assert!(deny_reason(&unknown, "main", PushKind::Update, &policy).is_some());
-        assert!(deny_reason(&unknown, "feature/x", PushKind::Update, &policy).is_none());
-        let pr = RulesOutcome::Known {
-            rules: vec![RuleType::PullRequest],
+        let known = |rules: Vec<RuleType>| RulesOutcome::Known {
+            rules,
             source: RulesSource::Fetched,
         };
-        let reason = deny_reason(&pr, "feature/x", PushKind::Update, &policy).unwrap();
-        assert!(reason.contains("pull_request"), "{reason}");
-        assert!(deny_reason(&pr, "main", PushKind::Delete, &policy).is_none());
+        let unknown = RulesOutcome::Undeterminable(Cause::Timeout);
+        let pr = known(vec![RuleType::PullRequest]);
+        let creation = known(vec![RuleType::Creation]);
+        let fail_closed = Some(Refusal::FailClosed(&Cause::Timeout));
+        let pull_request = Some(Refusal::Rule(&RuleType::PullRequest));
+        let created = Some(Refusal::Rule(&RuleType::Creation));
+        // (outcome, branch, kind, may_create, verdict)
+        let cases = [
+            (&unknown, "main", Update, false, fail_closed),
+            (&unknown, "feature/x", Update, true, None),
+            (&pr, "feature/x", Update, false, pull_request),
+            (&pr, "main", Delete, false, None),
+            // `creation` blocks an update only when the update may create the branch.
+            (&creation, "release/2", Update, true, created),
+            (&creation, "release/2", Update, false, None),
+            (&creation, "release/2", Force, true, None),
+        ];
+        for (outcome, branch, kind, may_create, want) in cases {
+            assert_eq!(
+                outcome.refusal(branch, kind, may_create, &policy),
+                want,
+                "{outcome:?} {branch} {kind:?} {may_create}"
+            );
+        }
     }
 }

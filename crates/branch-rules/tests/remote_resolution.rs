@@ -42,41 +42,24 @@ fn assert_same_as_git(fx: &Fixture, remote: &str) {
 fn url_forms_resolve_to_host_owner_repo() {
     let fx = Fixture::new();
     let hosts = GitHubHosts::new(["ghe.example.com"]);
-    // (remote name, URL, the repository it names on a GitHub host, if any)
+    // "remote-name URL host/owner/repo" (the repository it names on a GitHub host; `-`: none)
     let cases = [
-        (
-            "https",
-            "https://github.com/octo/hello.git",
-            Some(("github.com", "octo", "hello")),
-        ),
-        (
-            "scp",
-            "git@github.com:octo/hello.git",
-            Some(("github.com", "octo", "hello")),
-        ),
-        (
-            "sshport",
-            "ssh://git@ssh.github.com:443/Octo/Hello",
-            Some(("github.com", "Octo", "Hello")),
-        ),
-        (
-            "ent",
-            "https://ghe.example.com/team/svc.git",
-            Some(("ghe.example.com", "team", "svc")),
-        ),
-        (
-            "entssh",
-            "git@ghe.example.com:team/svc.git",
-            Some(("ghe.example.com", "team", "svc")),
-        ),
-        ("gitlab", "git@gitlab.com:octo/hello.git", None),
+        "https https://github.com/octo/hello.git github.com/octo/hello",
+        "scp git@github.com:octo/hello.git github.com/octo/hello",
+        "sshport ssh://git@ssh.github.com:443/Octo/Hello github.com/Octo/Hello",
+        "ent https://ghe.example.com/team/svc.git ghe.example.com/team/svc",
+        "entssh git@ghe.example.com:team/svc.git ghe.example.com/team/svc",
+        "gitlab git@gitlab.com:octo/hello.git -",
     ];
     let cases: Vec<(&str, &str, Destination)> = cases
         .into_iter()
-        .map(|(name, url, github)| {
-            let expected = match github {
-                Some((h, o, r)) => slug(h, o, r),
-                None => Destination::OtherHost {
+        .map(|case| {
+            let [name, url, github] = case.split(' ').collect::<Vec<_>>()[..] else {
+                panic!("case {case:?}")
+            };
+            let expected = match github.split('/').collect::<Vec<_>>()[..] {
+                [h, o, r] => slug(h, o, r),
+                _ => Destination::OtherHost {
                     host: "gitlab.com".into(),
                     url: url.into(),
                 },
@@ -142,22 +125,9 @@ fn pushurl_and_rewrites_match_git() {
     fx.git(&["remote", "set-url", "--push", "both", "gh:elsewhere/b"]);
     // Several push URLs: git pushes to each.
     fx.git(&["remote", "add", "multi", "https://github.com/one/r.git"]);
-    fx.git(&[
-        "remote",
-        "set-url",
-        "--add",
-        "--push",
-        "multi",
-        "git@github.com:two/r.git",
-    ]);
-    fx.git(&[
-        "remote",
-        "set-url",
-        "--add",
-        "--push",
-        "multi",
-        "https://github.com/three/r",
-    ]);
+    for url in ["git@github.com:two/r.git", "https://github.com/three/r"] {
+        fx.git(&["remote", "set-url", "--add", "--push", "multi", url]);
+    }
 
     for name in ["short", "longer", "origin", "both", "multi"] {
         assert_same_as_git(&fx, name);

@@ -3,7 +3,7 @@
 //! verdicts, pagination, and the cache with its TTL and ETag revalidation.
 
 use branch_rules::cache::{JsonFileCache, MemoryCache};
-use branch_rules::live::{deny_reason, LiveConfig, LiveRules, Rules, RulesOutcome, RulesSource};
+use branch_rules::live::{LiveConfig, LiveRules, Rules, RulesOutcome, RulesSource};
 use branch_rules::test_support::{ManualClock, Reply, TestServer};
 use branch_rules::token::GhOutcome;
 use branch_rules::{Cause, FailClosedPolicy, GitHubHosts, PushKind, RuleType};
@@ -287,9 +287,13 @@ fn the_deadline_bounds_a_server_that_hangs_or_is_slow() {
 
     // Fail closed: main is denied, a feature branch is allowed.
     let hung = live.rules_for("github.com", "octo", "hello", "main");
-    assert!(deny_reason(&hung, "main", PushKind::Update, &policy).is_some());
+    assert!(hung
+        .refusal("main", PushKind::Update, false, &policy)
+        .is_some());
     let hung = RulesOutcome::Undeterminable(Cause::Timeout);
-    assert!(deny_reason(&hung, "feature/x", PushKind::Update, &policy).is_none());
+    assert!(hung
+        .refusal("feature/x", PushKind::Update, false, &policy)
+        .is_none());
 }
 
 #[test]
@@ -313,7 +317,9 @@ fn a_server_that_is_down_is_undeterminable_and_fails_closed() {
             matches!(outcome, RulesOutcome::Undeterminable(Cause::Connect(_))),
             "{outcome:?}"
         );
-        let denied = deny_reason(&outcome, branch, PushKind::Update, &policy).is_some();
+        let denied = outcome
+            .refusal(branch, PushKind::Update, false, &policy)
+            .is_some();
         assert_eq!(denied, branch != "feature/x", "{branch}");
     }
 }
@@ -499,7 +505,9 @@ fn classic_protection_is_asked_when_no_ruleset_applies() {
 
     let main = ask("main");
     assert_eq!(known(&main).0, vec![RuleType::ClassicProtection]);
-    assert!(deny_reason(&main, "main", PushKind::Update, &policy).is_some());
+    assert!(main
+        .refusal("main", PushKind::Update, false, &policy)
+        .is_some());
     assert_eq!(known(&ask("open")).0, vec![]);
     assert!(matches!(
         cause(ask("broken")),

@@ -2,10 +2,11 @@
 //! (`fixtures/gh-write-guard/G*/*.json`, same shape, embedded for `--selftest`). A case is
 //! `{id, requirement, command, expected: "deny"|"allow", env, config?}`; the world is the case's
 //! `env` ([`FakeWorld`]), and a deny must name the case's requirement unless the case says
-//! `"any_requirement": true`.
+//! `"any_requirement": true`. A case may pin the deny's sub-code (`"code": "G4.rule"`, see
+//! [`crate::codes`]): one of the denies must carry it.
 
 use crate::fake_world::FakeWorld;
-use crate::finding::Requirement;
+use crate::finding::{Code, Requirement};
 use crate::judge::judge;
 use serde_json::Value;
 
@@ -22,11 +23,13 @@ pub struct CaseResult {
     pub got: String,
     /// The requirement the deny named.
     pub named: Option<Requirement>,
+    /// The sub-code the deny named.
+    pub named_code: Option<Code>,
     pub reason: Option<String>,
     /// The decision is the expected one.
     pub passed: bool,
     /// For a deny: a finding of the case's requirement is among the denies (or the case does
-    /// not insist on one).
+    /// not insist on one), and so is one with the case's `code` when it pins one.
     pub requirement_matched: bool,
 }
 
@@ -78,6 +81,10 @@ pub fn replay(case: &Value) -> CaseResult {
             Requirement::ALL.iter().copied().find(|q| q.id() == s)
         })
     });
+    // A pinned code that names no code never matches (a typo must not pass silently).
+    let code = case
+        .get("code")
+        .map(|c| c.as_str().and_then(Code::parse).ok_or(()));
     let any = case.get("any_requirement").and_then(Value::as_bool) == Some(true);
     let (world, cx) =
         FakeWorld::from_env(case.get("env").unwrap_or(&Value::Null), case_config(case));
@@ -93,6 +100,14 @@ pub fn replay(case: &Value) -> CaseResult {
             .findings
             .iter()
             .any(|f| f.is_deny() && Some(f.requirement) == requirement);
+    let code_matched = match code {
+        None => true,
+        Some(Err(())) => false,
+        Some(Ok(c)) => decision
+            .findings
+            .iter()
+            .any(|f| f.is_deny() && f.code == Some(c)),
+    };
     CaseResult {
         id,
         requirement,
@@ -100,9 +115,10 @@ pub fn replay(case: &Value) -> CaseResult {
         expected,
         got,
         named,
+        named_code: deny.and_then(|f| f.code),
         reason: decision.reason(),
         passed,
-        requirement_matched,
+        requirement_matched: requirement_matched && code_matched,
     }
 }
 

@@ -8,16 +8,16 @@
 //! writes no audit record and fetches no branch rules unless `--live` (without it the world's
 //! rules answer "not fetched", so G4 reports them as not determinable and names why).
 
+use crate::analysis::{Analysis, Unit, UnitSource, Units};
 use crate::context::Context;
 use crate::finding::{Finding, Requirement, Verdict};
 use crate::g6_primary_checkout::{self, Policy, Target};
 use crate::g7_wait_loops;
 use crate::hook::Process;
-use crate::judge::{judge_analysis, Analysis, UnitSource, Units};
+use crate::judge::{judge_analysis, Decision};
 use crate::real_world::{RealWorld, RealWorldConfig};
-use crate::world::{DefaultPush, Destination, LookupError, RepoKind, RepoSlug, World};
+use crate::world::World;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -106,11 +106,7 @@ pub fn run(args: &[String]) -> i32 {
         rules_deadline: deadline,
         cache: std::sync::Arc::new(branch_rules::cache::MemoryCache::new()),
     });
-    let report = if opts.live {
-        explain(&opts.command, &cx, &world, true)
-    } else {
-        explain(&opts.command, &cx, &Offline(&world), false)
-    };
+    let report = explain(&opts.command, &cx, &world, opts.live);
     if opts.json {
         println!(
             "{}",
@@ -122,10 +118,8 @@ pub fn run(args: &[String]) -> i32 {
     i32::from(report.denied)
 }
 
-/// The real world with its branch-rules lookup replaced by "not fetched": an offline explain must
-/// not report a timeout for a lookup it never made.
-struct Offline<'a>(&'a dyn World);
-
+/// The branch rules of an offline explain: "not fetched", so it does not report a timeout for a
+/// lookup it never made.
 struct NotFetched;
 
 impl branch_rules::Rules for NotFetched {
@@ -133,58 +127,6 @@ impl branch_rules::Rules for NotFetched {
         branch_rules::RulesOutcome::Undeterminable(branch_rules::fetch::Cause::Transport(
             "not fetched: explain runs offline (add --live to ask GitHub)".into(),
         ))
-    }
-}
-
-impl World for Offline<'_> {
-    fn origin(&self, dir: &Path) -> Option<RepoSlug> {
-        self.0.origin(dir)
-    }
-    fn push_destinations(
-        &self,
-        dir: &Path,
-        remote: &str,
-        overrides: &[(String, String)],
-    ) -> Result<Vec<Destination>, LookupError> {
-        self.0.push_destinations(dir, remote, overrides)
-    }
-    fn default_push(
-        &self,
-        dir: &Path,
-        explicit_remote: Option<&str>,
-        overrides: &[(String, String)],
-    ) -> Result<DefaultPush, LookupError> {
-        self.0.default_push(dir, explicit_remote, overrides)
-    }
-    fn remote_tracking_branch(&self, dir: &Path, remote: &str, branch: &str) -> Option<bool> {
-        self.0.remote_tracking_branch(dir, remote, branch)
-    }
-    fn local_branches(&self, dir: &Path) -> Vec<String> {
-        self.0.local_branches(dir)
-    }
-    fn head_branch(&self, dir: &Path) -> Option<String> {
-        self.0.head_branch(dir)
-    }
-    fn is_github_host(&self, host: &str) -> bool {
-        self.0.is_github_host(host)
-    }
-    fn rules(&self) -> &dyn branch_rules::Rules {
-        &NotFetched
-    }
-    fn repo_kind(&self, dir: &Path) -> RepoKind {
-        self.0.repo_kind(dir)
-    }
-    fn resolves_to_commit(&self, dir: &Path, arg: &str) -> bool {
-        self.0.resolves_to_commit(dir, arg)
-    }
-    fn git_aliases(&self, dir: &Path) -> BTreeMap<String, String> {
-        self.0.git_aliases(dir)
-    }
-    fn gh_aliases(&self) -> BTreeMap<String, String> {
-        self.0.gh_aliases()
-    }
-    fn read_script(&self, path: &Path) -> Result<String, LookupError> {
-        self.0.read_script(path)
     }
 }
 
@@ -196,62 +138,110 @@ pub struct Report {
     pub denied: bool,
 }
 
-/// Explains one command against a world (pure apart from the world's lookups).
+/// Explains one command against a world (pure apart from the world's lookups); without `live`
+/// the branch rules are not asked.
 pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Report {
     let units = Units::build(command, cx, world);
+    let units = if live {
+        units
+    } else {
+        units.with_rules(&NotFetched)
+    };
     let analysis = Analysis::new(&units);
     let decision = judge_analysis(&analysis);
     let home = analysis.home();
-    let mut text = String::new();
-    let mut units_json = Vec::new();
-    let mut g6_json = Vec::new();
-    let mut g7_json = Vec::new();
+    let mut out = Facts::default();
 
-    text.push_str(&format!(
+    out.text.push_str(&format!(
         "command: {command:?}\ncwd: {}\n",
         cx.cwd.display()
     ));
-    text.push_str(&format!("cwd repository: {:?}\n", world.repo_kind(&cx.cwd)));
+    out.text
+        .push_str(&format!("cwd repository: {:?}\n", world.repo_kind(&cx.cwd)));
     if !live {
-        text.push_str("rules: not fetched (offline; add --live to ask GitHub)\n");
+        out.text
+            .push_str("rules: not fetched (offline; add --live to ask GitHub)\n");
     }
     for (i, unit) in analysis.units.iter().enumerate() {
+        out.unit(i, unit, world, home.as_deref());
+    }
+    for s in analysis.unread_scripts {
+        out.text
+            .push_str(&format!("unread script {}: {}\n", s.path, s.cause));
+    }
+    let reqs = requirements(&mut out.text, &decision, cx);
+    let denied = decision.deny().is_some();
+    out.text.push_str(&format!(
+        "\ndecision: {}\n",
+        match decision.reason() {
+            Some(r) => format!("deny: {r}"),
+            None => "allow".into(),
+        }
+    ));
+    let json = json!({
+        "command": command,
+        "cwd": cx.cwd.to_string_lossy(),
+        "cwd_repo_kind": world.repo_kind(&cx.cwd),
+        "live": live,
+        "units": out.units,
+        "unread_scripts": analysis.unread_scripts,
+        "g6": out.g6,
+        "g7": out.g7,
+        "requirements": reqs,
+        "decision": if denied { "deny" } else { "allow" },
+        "code": decision.deny().and_then(|f| f.code),
+        "reason": decision.reason(),
+    });
+    Report {
+        text: out.text,
+        json,
+        denied,
+    }
+}
+
+/// What `explain` gathers unit by unit: the text, and the JSON of the units and the G6/G7 facts.
+#[derive(Default)]
+struct Facts {
+    text: String,
+    units: Vec<Value>,
+    g6: Vec<Value>,
+    g7: Vec<Value>,
+}
+
+impl Facts {
+    /// One unit: its source, syntax error, invocations, and the facts G6 and G7 used.
+    fn unit(&mut self, i: usize, unit: &Unit, world: &dyn World, home: Option<&Path>) {
         let source = match &unit.source {
             UnitSource::Command => "the command".to_string(),
             UnitSource::Script { path, .. } => format!("script {}", path.display()),
             UnitSource::ShellAlias { name, .. } => format!("shell alias {name:?}"),
         };
-        text.push_str(&format!(
+        self.text.push_str(&format!(
             "\n== unit {i}: {source} (in {})\n",
             unit.cwd.display()
         ));
         let error = unit.parsed().error.as_ref().map(|e| e.to_string());
         if let Some(e) = &error {
-            text.push_str(&format!("syntax error: {e}\n"));
+            self.text.push_str(&format!("syntax error: {e}\n"));
         }
-        // Each invocation with the program bash runs (command-effects), and for a function
-        // call the runs of its body with the call's arguments.
-        let funcs = command_effects::program::Functions::of(unit.view());
-        let arena = bumpalo::Bump::new();
-        let view = shell_syntax::printer::print_view_with(unit.view(), &|inv| {
-            let run = command_effects::resolve(&funcs, inv, &arena);
-            let mut line = run.headline();
-            if matches!(run.program, command_effects::Resolved::Function(_)) {
-                for body in
-                    command_effects::program::function_body_runs(unit.view(), &funcs, &run, &arena)
-                {
-                    line.push_str("\n    runs: ");
-                    line.push_str(&body.headline());
-                }
-            }
-            Some(line)
-        });
-        text.push_str("-- invocations\n");
-        text.push_str(&view);
+        let view = invocations(unit);
+        self.text.push_str("-- invocations\n");
+        self.text.push_str(&view);
+        self.g6_facts(i, unit, world, home);
+        self.g7_facts(i, unit);
+        self.units.push(json!({
+            "source": source,
+            "cwd": unit.cwd.to_string_lossy(),
+            "syntax_error": error,
+            "invocations": view,
+        }));
+    }
 
-        let verdicts = g6_primary_checkout::verdicts(unit, world, home.as_deref());
+    /// Each git invocation's target, repository kind, aliases and what makes it mutating.
+    fn g6_facts(&mut self, i: usize, unit: &Unit, world: &dyn World, home: Option<&Path>) {
+        let verdicts = g6_primary_checkout::verdicts(unit, world, home);
         if !verdicts.is_empty() {
-            text.push_str("-- G6 facts\n");
+            self.text.push_str("-- G6 facts\n");
         }
         for v in &verdicts {
             // Explain looks the kind up even for reads, so the maintainer sees it.
@@ -263,54 +253,73 @@ pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Re
                 Target::Dir(d) => d.display().to_string(),
                 Target::Unknown(why) => format!("unknown ({why})"),
             };
-            text.push_str(&format!(
+            self.text.push_str(&format!(
                 "#{} git {}\n    target: {target}, repository: {}\n",
                 v.invocation,
                 v.argv.join(" "),
                 kind.map(|k| format!("{k:?}")).unwrap_or_else(|| "?".into()),
             ));
             if !v.aliases.is_empty() {
-                text.push_str(&format!("    aliases: {}\n", v.aliases.join(" -> ")));
+                self.text
+                    .push_str(&format!("    aliases: {}\n", v.aliases.join(" -> ")));
             }
-            text.push_str(&format!(
+            self.text.push_str(&format!(
                 "    mutating: {}\n",
                 v.mutating.as_deref().unwrap_or("no")
             ));
             let mut j = v.to_json();
             j["repo_kind"] = json!(kind);
             j["unit"] = json!(i);
-            g6_json.push(j);
+            self.g6.push(j);
         }
+    }
+
+    /// Each wait loop and what bounds it.
+    fn g7_facts(&mut self, i: usize, unit: &Unit) {
         let loops = g7_wait_loops::wait_loops(&unit.text, unit.parsed(), unit.view());
         if !loops.is_empty() {
-            text.push_str("-- G7 facts\n");
+            self.text.push_str("-- G7 facts\n");
         }
         for w in &loops {
             let bound = match &w.bound {
                 Some(b) => format!("bounded: {b:?}"),
                 None => "NO BOUND".to_string(),
             };
-            text.push_str(&format!(
+            self.text.push_str(&format!(
                 "loop (depth {}): {:?}\n    {bound}",
                 w.depth, w.text
             ));
             if let Some(n) = &w.note {
-                text.push_str(&format!(" ({n})"));
+                self.text.push_str(&format!(" ({n})"));
             }
-            text.push('\n');
-            g7_json.push(json!({ "unit": i, "loop": w }));
+            self.text.push('\n');
+            self.g7.push(json!({ "unit": i, "loop": w }));
         }
-        units_json.push(json!({
-            "source": source,
-            "cwd": unit.cwd.to_string_lossy(),
-            "syntax_error": error,
-            "invocations": view,
-        }));
     }
-    for s in analysis.unread_scripts {
-        text.push_str(&format!("unread script {}: {}\n", s.path, s.cause));
-    }
+}
 
+/// Each invocation with the program bash runs (command-effects), and for a function call the
+/// runs of its body with the call's arguments.
+fn invocations(unit: &Unit) -> String {
+    let funcs = command_effects::program::Functions::of(unit.view());
+    let arena = bumpalo::Bump::new();
+    shell_syntax::printer::print_view_with(unit.view(), &|inv| {
+        let run = command_effects::resolve(&funcs, inv, &arena);
+        let mut line = run.headline();
+        if matches!(run.program, command_effects::Resolved::Function(_)) {
+            for body in
+                command_effects::program::function_body_runs(unit.view(), &funcs, &run, &arena)
+            {
+                line.push_str("\n    runs: ");
+                line.push_str(&body.headline());
+            }
+        }
+        Some(line)
+    })
+}
+
+/// Each requirement's verdict with its findings (code, remedy, evidence), and G6's grant.
+fn requirements(text: &mut String, decision: &Decision, cx: &Context) -> Value {
     let policy = Policy::new(
         cx.env(g6_primary_checkout::GRANT),
         cx.config.primary_checkout.as_ref(),
@@ -332,7 +341,10 @@ pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Re
             } else {
                 "note"
             };
-            text.push_str(&format!("    {tag}: {}\n", f.refused));
+            match f.code {
+                Some(code) => text.push_str(&format!("    {tag} {code}: {}\n", f.refused)),
+                None => text.push_str(&format!("    {tag}: {}\n", f.refused)),
+            }
             if !f.remedy.is_empty() {
                 text.push_str(&format!("        remedy: {}\n", f.remedy));
             }
@@ -353,28 +365,7 @@ pub fn explain(command: &str, cx: &Context, world: &dyn World, live: bool) -> Re
             json!({ "verdict": verdict, "findings": mine }),
         );
     }
-    let denied = decision.deny().is_some();
-    text.push_str(&format!(
-        "\ndecision: {}\n",
-        match decision.reason() {
-            Some(r) => format!("deny: {r}"),
-            None => "allow".into(),
-        }
-    ));
-    let json = json!({
-        "command": command,
-        "cwd": cx.cwd.to_string_lossy(),
-        "cwd_repo_kind": world.repo_kind(&cx.cwd),
-        "live": live,
-        "units": units_json,
-        "unread_scripts": analysis.unread_scripts,
-        "g6": g6_json,
-        "g7": g7_json,
-        "requirements": Value::Object(reqs),
-        "decision": if denied { "deny" } else { "allow" },
-        "reason": decision.reason(),
-    });
-    Report { text, json, denied }
+    Value::Object(reqs)
 }
 
 #[cfg(test)]

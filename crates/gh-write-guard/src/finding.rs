@@ -1,6 +1,8 @@
-//! What a requirement concluded about a command: the requirement id, the verdict, the sentences
-//! the model sees (K4) and the evidence the maintainer sees in the audit log.
+//! What a requirement concluded about a command: the requirement id, the deny's sub-code, the
+//! verdict, the sentences the model sees (K4) and the evidence the maintainer sees in the audit
+//! log.
 
+pub use crate::codes::Code;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -83,6 +85,9 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     pub requirement: Requirement,
+    /// Which part of the requirement fired (denies only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<Code>,
     pub verdict: Verdict,
     /// What was refused, in plain words for the model (no matching internals).
     pub refused: String,
@@ -94,13 +99,14 @@ pub struct Finding {
 
 impl Finding {
     pub fn deny(
-        requirement: Requirement,
+        code: Code,
         refused: impl Into<String>,
         remedy: impl Into<String>,
         evidence: Value,
     ) -> Finding {
         Finding {
-            requirement,
+            requirement: code.requirement(),
+            code: Some(code),
             verdict: Verdict::Deny,
             refused: refused.into(),
             remedy: remedy.into(),
@@ -111,6 +117,7 @@ impl Finding {
     pub fn note(requirement: Requirement, what: impl Into<String>, evidence: Value) -> Finding {
         Finding {
             requirement,
+            code: None,
             verdict: Verdict::Note,
             refused: what.into(),
             remedy: String::new(),
@@ -122,9 +129,14 @@ impl Finding {
         self.verdict == Verdict::Deny
     }
 
-    /// The coarse reason the model sees (K4): requirement id, the refused shape, the remedy.
+    /// The code the reason starts with: the sub-code of a deny, the requirement id of a note.
+    pub fn code_str(&self) -> &'static str {
+        self.code.map_or(self.requirement.id(), Code::as_str)
+    }
+
+    /// The coarse reason the model sees (K4): sub-code, the refused shape, the remedy.
     pub fn reason(&self) -> String {
-        safety_kernel::feedback::reason(self.requirement.id(), &self.refused, &self.remedy)
+        safety_kernel::feedback::reason(self.code_str(), &self.refused, &self.remedy)
     }
 }
 
@@ -144,12 +156,12 @@ mod tests {
 
     #[test]
     fn deny_order_picks_g4_over_g1_and_g3() {
-        let f = |r| Finding::deny(r, "x", "y", json!({}));
+        let f = |c| Finding::deny(c, "x", "y", json!({}));
         let findings = vec![
-            f(Requirement::G3),
+            f(Code::G3OtherOwner),
             Finding::note(Requirement::G6, "n", json!({})),
-            f(Requirement::G1),
-            f(Requirement::G4),
+            f(Code::G1ResultHidden),
+            f(Code::G4Rule),
         ];
         assert_eq!(first_deny(&findings).unwrap().requirement, Requirement::G4);
         assert_eq!(
@@ -160,10 +172,11 @@ mod tests {
     }
 
     #[test]
-    fn reason_names_requirement_and_is_bounded() {
-        let f = Finding::deny(Requirement::G2, "a".repeat(600), "do b", json!({}));
+    fn reason_starts_with_the_sub_code_and_is_bounded() {
+        let f = Finding::deny(Code::G2NodeId, "a".repeat(600), "do b", json!({}));
+        assert_eq!(f.requirement, Requirement::G2);
         let r = f.reason();
-        assert!(r.starts_with("G2: "));
+        assert!(r.starts_with("G2.node-id: "), "{r}");
         assert!(r.chars().count() <= safety_kernel::feedback::MAX_REASON_CHARS);
     }
 

@@ -2,8 +2,8 @@
 //! part it would not run mentions `git` or `gh`, the guard denies rather than guess. A view limit
 //! that cut the walk short is treated the same way (parts were not visited).
 
-use crate::finding::{Finding, Requirement};
-use crate::judge::Analysis;
+use crate::analysis::Analysis;
+use crate::finding::{Code, Finding};
 use serde_json::json;
 
 const REMEDY: &str =
@@ -40,7 +40,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 .unwrap_or("");
             if err.kind.is_limit() || mentions_git_or_gh(rest) {
                 out.push(Finding::deny(
-                    Requirement::G0,
+                    Code::G0Unparsed,
                     "could not be judged: the command has a syntax error where it runs git or gh",
                     REMEDY,
                     json!({"error": err.to_string(), "unparsed": rest, "source": format!("{:?}", unit.source)}),
@@ -59,7 +59,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 .unwrap_or("");
             if nested.error.kind.is_limit() || mentions_git_or_gh(rest) {
                 out.push(Finding::deny(
-                    Requirement::G0,
+                    Code::G0Unparsed,
                     "could not be judged: a nested script has a syntax error where it runs git or gh",
                     REMEDY,
                     json!({"error": nested.error.to_string(), "unparsed": rest}),
@@ -68,7 +68,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         }
         if let Some(err) = &unit.view().error {
             out.push(Finding::deny(
-                Requirement::G0,
+                Code::G0ViewLimit,
                 format!("could not be judged: {err}"),
                 "Split the command into smaller commands.",
                 json!({"view_error": err.to_string()}),

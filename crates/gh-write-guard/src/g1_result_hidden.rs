@@ -3,8 +3,8 @@
 //! `|| true`, `|| :`, `|| echo ...`, `|| exit 0`, `|| return 0` follows it. `2>&1`, `| tee`
 //! and redirections of other commands are fine.
 
-use crate::finding::{Finding, Requirement};
-use crate::judge::Analysis;
+use crate::analysis::Analysis;
+use crate::finding::{Code, Finding};
 use crate::location;
 use serde_json::json;
 use shell_syntax::ast::{AndOrOp, RedirOp};
@@ -92,7 +92,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         let inv = op.inv(a);
         if let Some(shape) = hidden(inv, a, op.unit) {
             out.push(Finding::deny(
-                Requirement::G1,
+                Code::G1ResultHidden,
                 format!("{} with its result thrown away ({shape})", op.label()),
                 REMEDY,
                 json!({"operation": op.label(), "shape": shape, "span": [inv.span.start, inv.span.end], "unit": op.unit}),

@@ -2,8 +2,8 @@
 //! value in any flag spelling (`-F id=X`, `-Fid=X`, `--field=id=X`, `--raw-field id=X`) or sits
 //! inside the query text. A variable reference (`$ID`, `"$ID"`) is fine.
 
-use crate::finding::{Finding, Requirement};
-use crate::judge::Analysis;
+use crate::analysis::Analysis;
+use crate::finding::{Code, Finding};
 use crate::operations::OpKind;
 use command_effects::gh_api::Query;
 use serde_json::json;
@@ -73,7 +73,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         }
         if let Some((place, id)) = ids.first() {
             out.push(Finding::deny(
-                Requirement::G2,
+                Code::G2NodeId,
                 format!("a GraphQL mutation with a literal node id ({place})"),
                 REMEDY,
                 json!({"ids": ids.iter().map(|(p, i)| json!({"where": p, "id": i})).collect::<Vec<_>>(), "unit": op.unit, "invocation": op.invocation, "id": id}),

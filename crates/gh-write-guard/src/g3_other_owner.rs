@@ -4,13 +4,16 @@
 //! `gh pr create --head other:branch`, repository operands of `gh repo` writes, HTTP writes to
 //! the API, and `git push` to a URL or remote naming another owner. No origin: G3 skips.
 
-use crate::finding::{Finding, Requirement};
+use crate::analysis::Analysis;
+use crate::finding::{Code, Finding, Requirement};
 use crate::git_push;
-use crate::judge::Analysis;
 use crate::operations::{Op, OpKind};
 use crate::world::Destination;
-use command_effects::gh_api::{is_placeholder, rest_path};
+use command_effects::gh::GhArgs;
+use command_effects::gh_api::{is_placeholder, rest_path, ApiCall};
+use command_effects::git::GitCall;
 use serde_json::json;
+use shell_syntax::Invocation;
 
 /// A target named by a write: `owner/repo`, or unknown (decided at run time).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,80 +57,10 @@ pub fn targets(op: &Op, a: &Analysis<'_>) -> Vec<Target> {
     match &op.kind {
         OpKind::Gh {
             args, api, write, ..
-        } if *write => {
-            if let Some(api) = api {
-                if let Some((owner, repo)) = api.repo_target() {
-                    out.push(Target::Repo {
-                        owner,
-                        repo,
-                        via: "gh api endpoint".into(),
-                    });
-                } else if api.endpoint_dynamic
-                    && !api.rest_path_template().is_some_and(|p| {
-                        p.starts_with("repos/{owner}") || p.starts_with("repos/:owner")
-                    })
-                {
-                    out.push(Target::Unknown {
-                        via: "gh api endpoint".into(),
-                    });
-                } else if api.rest_path_template().is_some_and(|p| {
-                    p.starts_with("repos/{owner}") || p.starts_with("repos/:owner")
-                }) {
-                    // gh fills `{owner}/{repo}` from GH_REPO when it is set.
-                    if let Some(e) = inv.env_value("GH_REPO") {
-                        push_value(
-                            &mut out,
-                            e.value.as_ref().and_then(|a| a.value.as_deref()),
-                            "GH_REPO for {owner}/{repo}",
-                        );
-                    }
-                }
-                return out;
-            }
-            for v in args.values(&["-R", "--repo"]) {
-                push_value(&mut out, v, "--repo");
-            }
-            if !args.has(&["-R", "--repo"]) {
-                if let Some(e) = inv.env_value("GH_REPO") {
-                    push_value(
-                        &mut out,
-                        e.value.as_ref().and_then(|a| a.value.as_deref()),
-                        "GH_REPO",
-                    );
-                }
-            }
-            let top = args.top.as_deref().unwrap_or("");
-            let sub = args.sub().unwrap_or("");
-            if top == "pr" && sub == "create" {
-                for h in args.values(&["-H", "--head"]) {
-                    match h {
-                        Some(h) => {
-                            if let Some((owner, _)) = h.split_once(':') {
-                                out.push(Target::Repo {
-                                    owner: owner.to_string(),
-                                    repo: "*".into(),
-                                    via: "--head".into(),
-                                });
-                            }
-                        }
-                        None => out.push(Target::Unknown {
-                            via: "--head".into(),
-                        }),
-                    }
-                }
-            }
-            if top == "repo" && REPO_OPERAND_WRITES.contains(&sub) {
-                if let Some(first) = args.positionals.first() {
-                    match first {
-                        Some(v) if v.contains('/') => {
-                            push_value(&mut out, Some(v), "repository operand")
-                        }
-                        Some(_) => {}
-                        None => push_value(&mut out, None, "repository operand"),
-                    }
-                }
-            }
-        }
+        } if *write => match api {
+            Some(api) => api_targets(api, inv, &mut out),
+            None => gh_targets(args, inv, &mut out),
+        },
         OpKind::HttpWrite { url, .. } => {
             let path = rest_path(url);
             let mut parts = path.split('/');
@@ -144,25 +77,100 @@ pub fn targets(op: &Op, a: &Analysis<'_>) -> Vec<Target> {
             }
         }
         OpKind::Git { call, .. } if call.sub() == Some("push") => {
-            let plan = git_push::plan(call, op.dir.as_deref(), a.world);
-            if plan.nothing.is_some() {
-                return out;
-            }
-            if let Ok(dests) = &plan.destinations {
-                for d in dests {
-                    if let Destination::GitHub(slug) = d {
-                        out.push(Target::Repo {
-                            owner: slug.owner.clone(),
-                            repo: slug.repo.clone(),
-                            via: format!("git push to {}", plan.remote.as_deref().unwrap_or("?")),
-                        });
-                    }
-                }
-            }
+            push_targets(op, call, a, &mut out)
         }
         _ => {}
     }
     out
+}
+
+/// `gh api`: the endpoint's `repos/<owner>/<repo>`, or `GH_REPO` when gh fills the
+/// `{owner}/{repo}` placeholders from it; a run-time endpoint is unknown.
+fn api_targets(api: &ApiCall, inv: &Invocation<'_>, out: &mut Vec<Target>) {
+    let placeholders = api
+        .rest_path_template()
+        .is_some_and(|p| p.starts_with("repos/{owner}") || p.starts_with("repos/:owner"));
+    if let Some((owner, repo)) = api.repo_target() {
+        out.push(Target::Repo {
+            owner,
+            repo,
+            via: "gh api endpoint".into(),
+        });
+    } else if api.endpoint_dynamic && !placeholders {
+        out.push(Target::Unknown {
+            via: "gh api endpoint".into(),
+        });
+    } else if placeholders {
+        // gh fills `{owner}/{repo}` from GH_REPO when it is set.
+        if let Some(e) = inv.env_value("GH_REPO") {
+            push_value(
+                out,
+                e.value.as_ref().and_then(|a| a.value.as_deref()),
+                "GH_REPO for {owner}/{repo}",
+            );
+        }
+    }
+}
+
+/// Other gh writes: `-R/--repo` (else `GH_REPO`), `pr create --head owner:branch`, and the
+/// repository operand of `gh repo` writes.
+fn gh_targets(args: &GhArgs, inv: &Invocation<'_>, out: &mut Vec<Target>) {
+    for v in args.values(&["-R", "--repo"]) {
+        push_value(out, v, "--repo");
+    }
+    if !args.has(&["-R", "--repo"]) {
+        if let Some(e) = inv.env_value("GH_REPO") {
+            push_value(
+                out,
+                e.value.as_ref().and_then(|a| a.value.as_deref()),
+                "GH_REPO",
+            );
+        }
+    }
+    let top = args.top.as_deref().unwrap_or("");
+    let sub = args.sub().unwrap_or("");
+    if top == "pr" && sub == "create" {
+        for h in args.values(&["-H", "--head"]) {
+            match h {
+                Some(h) => {
+                    if let Some((owner, _)) = h.split_once(':') {
+                        out.push(Target::Repo {
+                            owner: owner.to_string(),
+                            repo: "*".into(),
+                            via: "--head".into(),
+                        });
+                    }
+                }
+                None => out.push(Target::Unknown {
+                    via: "--head".into(),
+                }),
+            }
+        }
+    }
+    if top == "repo" && REPO_OPERAND_WRITES.contains(&sub) {
+        match args.positionals.first() {
+            Some(Some(v)) if v.contains('/') => push_value(out, Some(v), "repository operand"),
+            Some(None) => push_value(out, None, "repository operand"),
+            _ => {}
+        }
+    }
+}
+
+/// `git push`: the GitHub repositories its push URLs name.
+fn push_targets(op: &Op, call: &GitCall, a: &Analysis<'_>, out: &mut Vec<Target>) {
+    let plan = git_push::plan(call, op.dir.as_deref(), a.world);
+    if plan.nothing.is_some() {
+        return;
+    }
+    for d in plan.destinations.iter().flatten() {
+        if let Destination::GitHub(slug) = d {
+            out.push(Target::Repo {
+                owner: slug.owner.clone(),
+                repo: slug.repo.clone(),
+                via: format!("git push to {}", plan.remote.as_deref().unwrap_or("?")),
+            });
+        }
+    }
 }
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
@@ -206,7 +214,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                         continue;
                     }
                     out.push(Finding::deny(
-                        Requirement::G3,
+                        Code::G3OtherOwner,
                         format!(
                             "{} aimed at {owner}/{repo}, another owner than origin's ({})",
                             op.label(),
@@ -217,7 +225,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     ));
                 }
                 Target::Unknown { via } => out.push(Finding::deny(
-                    Requirement::G3,
+                    Code::G3RunTimeRepo,
                     format!(
                         "{} aimed at a repository decided at run time ({via})",
                         op.label()

@@ -9,12 +9,12 @@
 //!   main/master/develop and the configured `protected_branches`.
 //! - `gh api` writes to `git/refs/heads/<b>` (update, force, delete) are judged as pushes.
 
-use crate::finding::{Finding, Requirement};
+use crate::analysis::Analysis;
+use crate::finding::{Code, Finding};
 use crate::git_push::{self, BranchUpdate};
-use crate::judge::Analysis;
 use crate::operations::{Op, OpKind};
-use crate::world::{Destination, RulesOutcome};
-use branch_rules::{blocking_rule, FailClosedPolicy, PushKind};
+use crate::world::Destination;
+use branch_rules::{FailClosedPolicy, PushKind, Refusal};
 use command_effects::gh_api::ApiCall;
 use command_effects::git::GitCall;
 use serde_json::json;
@@ -217,43 +217,39 @@ fn judge_update(
     let what = op.label();
     let Some(branch) = &update.branch else {
         return Some(Finding::deny(
-            Requirement::G4,
+            Code::G4RunTimeBranch,
             format!("{what} to a branch decided at run time on {owner}/{repo}"),
             format!("Name the branch literally. {REMEDY}"),
             json!({"repository": format!("{host}/{owner}/{repo}"), "kind": update.kind, "command": command_text(a, op)}),
         ));
     };
-    let outcome = a.world.rules().rules_for(host, owner, repo, branch);
+    let outcome = a.rules().rules_for(host, owner, repo, branch);
     let evidence = |extra: serde_json::Value| json!({"repository": format!("{host}/{owner}/{repo}"), "branch": branch, "kind": update.kind, "rules": format!("{outcome:?}"), "command": command_text(a, op), "detail": extra});
-    match &outcome {
-        RulesOutcome::Known { rules, .. } => {
-            // With no remote-tracking branch the push may create the branch: `creation` too.
-            let maybe_new = update.kind == PushKind::Update
-                && remote.is_some_and(|r| {
-                    op.dir.as_deref().and_then(|d| a.world.remote_tracking_branch(d, r, branch))
-                        == Some(false)
-                });
-            let rule = blocking_rule(rules, update.kind).or_else(|| {
-                maybe_new
-                    .then(|| blocking_rule(rules, PushKind::Create))
-                    .flatten()
-            })?;
-            Some(Finding::deny(
-                Requirement::G4,
-                format!("{} {branch} on {owner}/{repo} would bypass its `{rule}` rule", kind_word(update.kind)),
+    // With no remote-tracking branch the push may create the branch: `creation` too.
+    let may_create = update.kind == PushKind::Update
+        && remote.is_some_and(|r| {
+            op.dir
+                .as_deref()
+                .and_then(|d| a.world.remote_tracking_branch(d, r, branch))
+                == Some(false)
+        });
+    let kind = kind_word(update.kind);
+    Some(
+        match outcome.refusal(branch, update.kind, may_create, policy)? {
+            Refusal::Rule(rule) => Finding::deny(
+                Code::G4Rule,
+                format!("{kind} {branch} on {owner}/{repo} would bypass its `{rule}` rule"),
                 format!("{REMEDY} Command: {}", command_text(a, op)),
                 evidence(json!({"rule": rule.to_string()})),
-            ))
-        }
-        RulesOutcome::Undeterminable(cause) => policy.denies_undeterminable(branch).then(|| {
-            Finding::deny(
-                Requirement::G4,
-                format!("{} {branch} on {owner}/{repo}: its branch rules could not be read, and {branch} is protected by default", kind_word(update.kind)),
+            ),
+            Refusal::FailClosed(cause) => Finding::deny(
+                Code::G4FailClosed,
+                format!("{kind} {branch} on {owner}/{repo}: its branch rules could not be read, and {branch} is protected by default"),
                 format!("{REMEDY} Command: {}", command_text(a, op)),
                 evidence(json!({"cause": cause.to_string()})),
-            )
-        }),
-    }
+            ),
+        },
+    )
 }
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
@@ -267,37 +263,23 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     && args.bool_flag(&["--admin"]) == Some(true)
                 {
                     out.push(Finding::deny(
-                        Requirement::G4,
+                        Code::G4AdminMerge,
                         "gh pr merge --admin bypasses the branch's merge requirements",
                         "Merge without --admin once the requirements are met, or hand the maintainer the exact command to run.",
                         json!({"command": command_text(a, op)}),
                     ));
                 }
-                match api.as_ref().and_then(api_shape) {
-                    Some(ApiShape::Protection(path)) => out.push(Finding::deny(
-                        Requirement::G4,
-                        "an API write that changes branch protection or rulesets",
-                        "Only the maintainer changes branch rules; hand them the exact command to run.",
-                        json!({"endpoint": path, "command": command_text(a, op)}),
-                    )),
-                    Some(ApiShape::Ref {
-                        owner,
-                        repo,
-                        update,
-                    }) => {
-                        let host = api
-                            .as_ref()
-                            .and_then(|c| c.hostname.clone())
-                            .unwrap_or_else(|| "github.com".into());
-                        out.extend(judge_update(a, op, &host, &owner, &repo, &update, &policy, None));
-                    }
-                    None => {}
-                }
+                let host = api
+                    .as_ref()
+                    .and_then(|c| c.hostname.clone())
+                    .unwrap_or_else(|| "github.com".into());
+                let shape = api.as_ref().and_then(api_shape);
+                out.extend(judge_api_write(a, op, shape, &host, &policy));
                 if args.top.as_deref() == Some("ruleset")
                     && !matches!(args.sub(), None | Some("list" | "view" | "check"))
                 {
                     out.push(Finding::deny(
-                        Requirement::G4,
+                        Code::G4RulesetWrite,
                         "a ruleset write",
                         "Only the maintainer changes branch rules.",
                         json!({"command": command_text(a, op)}),
@@ -307,7 +289,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             OpKind::Git { call, expanded } => {
                 if let Some(shape) = explicit_git_bypass(call) {
                     out.push(Finding::deny(
-                        Requirement::G4,
+                        Code::G4HooksBypass,
                         shape,
                         "Let the hooks run (drop --no-verify / the hooksPath override) and fix what they report.",
                         json!({"command": command_text(a, op), "aliases": expanded.chain}),
@@ -317,32 +299,36 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     out.extend(check_push(a, op, call, &policy));
                 }
             }
-            OpKind::HttpWrite { method, url, .. } => match http_shape(method, url) {
-                Some(ApiShape::Protection(path)) => out.push(Finding::deny(
-                    Requirement::G4,
-                    "an API write that changes branch protection or rulesets",
-                    "Only the maintainer changes branch rules; hand them the exact command to run.",
-                    json!({"endpoint": path, "command": command_text(a, op)}),
-                )),
-                Some(ApiShape::Ref {
-                    owner,
-                    repo,
-                    update,
-                }) => out.extend(judge_update(
-                    a,
-                    op,
-                    "github.com",
-                    &owner,
-                    &repo,
-                    &update,
-                    &policy,
-                    None,
-                )),
-                None => {}
-            },
+            OpKind::HttpWrite { method, url, .. } => {
+                let shape = http_shape(method, url);
+                out.extend(judge_api_write(a, op, shape, "github.com", &policy));
+            }
         }
     }
     out
+}
+
+/// An API write (`gh api`, an HTTP client) to branch protection, or to a branch ref on `host`.
+fn judge_api_write(
+    a: &Analysis<'_>,
+    op: &Op,
+    shape: Option<ApiShape>,
+    host: &str,
+    policy: &FailClosedPolicy,
+) -> Option<Finding> {
+    match shape? {
+        ApiShape::Protection(path) => Some(Finding::deny(
+            Code::G4ProtectionWrite,
+            "an API write that changes branch protection or rulesets",
+            "Only the maintainer changes branch rules; hand them the exact command to run.",
+            json!({"endpoint": path, "command": command_text(a, op)}),
+        )),
+        ApiShape::Ref {
+            owner,
+            repo,
+            update,
+        } => judge_update(a, op, host, &owner, &repo, &update, policy, None),
+    }
 }
 
 fn check_push(
@@ -413,7 +399,7 @@ fn undeterminable(
                 .as_deref()
                 .unwrap_or("a branch decided at run time");
             Finding::deny(
-                Requirement::G4,
+                Code::G4UnknownDestination,
                 format!(
                     "{} {branch}: where the push goes could not be determined",
                     kind_word(u.kind)

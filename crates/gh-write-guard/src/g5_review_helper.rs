@@ -4,8 +4,8 @@
 //! REST POSTs to `.../pulls/<n>/comments/<id>/replies`. A target covered by
 //! `GH_WRITE_GUARD_ALLOW` is allowed (for GraphQL, whose thread id is opaque, any active grant).
 
-use crate::finding::{Finding, Requirement};
-use crate::judge::Analysis;
+use crate::analysis::Analysis;
+use crate::finding::{Code, Finding, Requirement};
 use crate::operations::OpKind;
 use command_effects::gh_api::{has_word, Query};
 use serde_json::json;
@@ -64,7 +64,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 continue;
             }
             out.push(Finding::deny(
-                Requirement::G5,
+                Code::G5ReviewThread,
                 format!("a hand-rolled review-thread reply or resolve ({shape})"),
                 remedy.clone(),
                 json!({"shape": shape, "helper": helper}),
@@ -92,7 +92,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 continue;
             }
             out.push(Finding::deny(
-                Requirement::G5,
+                Code::G5CommentReply,
                 "a hand-rolled reply to a review comment",
                 remedy.clone(),
                 json!({"target": format!("{owner}/{repo}"), "helper": helper}),

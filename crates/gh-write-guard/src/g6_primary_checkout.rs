@@ -6,8 +6,8 @@
 //! ([`mutates`]), and only for a mutating one ask the world what kind of repository the target
 //! is. A grant (K2) or config `primary_checkout` lets the maintainer allow it.
 
-use crate::finding::{Finding, Requirement};
-use crate::judge::{Analysis, Unit};
+use crate::analysis::{Analysis, Unit};
+use crate::finding::{Code, Finding, Requirement};
 use crate::location::{self, expand_home};
 use crate::world::{RepoKind, World};
 use command_effects::git::{self, GitCall};
@@ -147,17 +147,21 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 continue;
             }
             let shape = v.argv.iter().take(3).cloned().collect::<Vec<_>>().join(" ");
-            let refused = match &v.target {
-                Target::Dir(_) => format!("`git {shape}` mutates a primary checkout"),
-                Target::Unknown(_) => format!(
-                    "`git {shape}` mutates a checkout decided at run time, from a primary checkout"
+            let (code, refused) = match &v.target {
+                Target::Dir(_) => (
+                    Code::G6PrimaryCheckout,
+                    format!("`git {shape}` mutates a primary checkout"),
+                ),
+                Target::Unknown(_) => (
+                    Code::G6RunTimeCheckout,
+                    format!("`git {shape}` mutates a checkout decided at run time, from a primary checkout"),
                 ),
             };
             let remedy = match &policy.grant_note {
                 Some(n) => format!("{REMEDY} ({n})"),
                 None => REMEDY.to_string(),
             };
-            out.push(Finding::deny(Requirement::G6, refused, remedy, evidence));
+            out.push(Finding::deny(code, refused, remedy, evidence));
         }
     }
     out

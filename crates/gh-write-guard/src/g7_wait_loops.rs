@@ -7,9 +7,9 @@
 //! runs the shell whose `-c` script holds the loop, with no way for the loop to fork out of the
 //! timeout's reach. Everything here is a pure function of the parse and its command view.
 
-use crate::finding::{Finding, Requirement};
+use crate::analysis::Analysis;
+use crate::finding::{Code, Finding, Requirement};
 use crate::g7_timeout;
-use crate::judge::Analysis;
 use serde_json::json;
 use shell_syntax::ast::{AndOr, Command, CompoundKind, List, RedirOp, SimpleCommand, WhileLoop};
 use shell_syntax::view::{
@@ -30,7 +30,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         for w in wait_loops(&unit.text, unit.parsed(), unit.view()) {
             let evidence = json!({ "wait_loop": w });
             out.push(match w.bound {
-                None => Finding::deny(Requirement::G7, REFUSED, REMEDY, evidence),
+                None => Finding::deny(Code::G7UnboundedWait, REFUSED, REMEDY, evidence),
                 Some(_) => Finding::note(Requirement::G7, "a bounded wait loop", evidence),
             });
         }

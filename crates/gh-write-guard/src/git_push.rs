@@ -49,21 +49,7 @@ pub struct PushPlan {
 /// Plans a push run in `dir` (`None`: the directory is decided at run time).
 pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
     let args = parse_push(call);
-    // The command's own config settings, which git reads last. One decided at run time that
-    // could redirect the push leaves the destination unknown.
-    let overrides: Vec<(String, String)> = call
-        .config
-        .iter()
-        .filter_map(|c| Some((c.key.clone(), c.value.clone()?)))
-        .filter(|(k, _)| !k.is_empty())
-        .collect();
-    let unknown_override = call.config.iter().any(|c| {
-        c.key.is_empty()
-            || (c.value.is_none()
-                && ["remote.", "url.", "branch.", "push."]
-                    .iter()
-                    .any(|p| c.key.starts_with(p)))
-    });
+    let (overrides, unknown_override) = command_overrides(call);
     let mut plan = PushPlan {
         args: args.clone(),
         remote: None,
@@ -105,37 +91,86 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
         None => Err(LookupError("the remote is decided at run time".into())),
     };
     if args.mirror || args.all {
-        plan.updates = world
-            .local_branches(dir)
-            .into_iter()
-            .map(|b| BranchUpdate {
-                branch: Some(b),
-                kind: base_kind,
-            })
-            .collect();
+        plan.updates = every_local_branch(world, dir, base_kind);
         return plan;
     }
+    let remote = remote.as_deref();
     if !args.refspecs.is_empty() {
-        // `HEAD`/`@` is the branch HEAD points at (git2 in the target repository); the
-        // default push's source only when HEAD cannot be read.
-        let current = world.head_branch(dir).or_else(|| {
-            world
-                .default_push(dir, remote.as_deref(), &overrides)
-                .ok()
-                .and_then(|p| match p.target {
-                    PushTarget::Branch { src, .. } => Some(src),
-                    _ => None,
-                })
-        });
-        let locals = world.local_branches(dir);
-        plan.updates = explicit_updates(&args, current, Some(&locals));
+        plan.updates = refspec_updates(&args, dir, remote, &overrides, world);
         return plan;
     }
     if args.tags && !args.follow_tags {
         plan.nothing = Some("only tags are pushed".into());
         return plan;
     }
-    match world.default_push(dir, remote.as_deref(), &overrides) {
+    plan_default_push(&mut plan, dir, remote, &overrides, base_kind, world);
+    plan
+}
+
+/// The command's own config settings (`-c`, `GIT_CONFIG_*`), which git reads last, and whether
+/// one decided at run time could redirect the push (the destination is then unknown).
+fn command_overrides(call: &GitCall) -> (Vec<(String, String)>, bool) {
+    let overrides = call
+        .config
+        .iter()
+        .filter_map(|c| Some((c.key.clone(), c.value.clone()?)))
+        .filter(|(k, _)| !k.is_empty())
+        .collect();
+    let unknown = call.config.iter().any(|c| {
+        c.key.is_empty()
+            || (c.value.is_none()
+                && ["remote.", "url.", "branch.", "push."]
+                    .iter()
+                    .any(|p| c.key.starts_with(p)))
+    });
+    (overrides, unknown)
+}
+
+/// Every local branch, updated as `kind` (`--all`, `--mirror`, `push.default=mirror`).
+fn every_local_branch(world: &dyn World, dir: &Path, kind: PushKind) -> Vec<BranchUpdate> {
+    world
+        .local_branches(dir)
+        .into_iter()
+        .map(|b| BranchUpdate {
+            branch: Some(b),
+            kind,
+        })
+        .collect()
+}
+
+/// The updates of explicit refspecs. `HEAD`/`@` is the branch HEAD points at (git2 in the target
+/// repository); the default push's source only when HEAD cannot be read.
+fn refspec_updates(
+    args: &PushArgs,
+    dir: &Path,
+    remote: Option<&str>,
+    overrides: &[(String, String)],
+    world: &dyn World,
+) -> Vec<BranchUpdate> {
+    let current = world.head_branch(dir).or_else(|| {
+        world
+            .default_push(dir, remote, overrides)
+            .ok()
+            .and_then(|p| match p.target {
+                PushTarget::Branch { src, .. } => Some(src),
+                _ => None,
+            })
+    });
+    let locals = world.local_branches(dir);
+    explicit_updates(args, current, Some(&locals))
+}
+
+/// The updates of a push with no refspec: what the default push (`push.default`, configured
+/// `remote.<r>.push`, `mirror`) sends; an unknown default push is one branch decided at run time.
+fn plan_default_push(
+    plan: &mut PushPlan,
+    dir: &Path,
+    remote: Option<&str>,
+    overrides: &[(String, String)],
+    base_kind: PushKind,
+    world: &dyn World,
+) {
+    match world.default_push(dir, remote, overrides) {
         Ok(p) => match p.target {
             PushTarget::Branch { dst, .. } => plan.updates.push(BranchUpdate {
                 branch: dst_branch(&dst),
@@ -144,21 +179,12 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
             PushTarget::ConfiguredRefspecs(specs) => {
                 let a = PushArgs {
                     refspecs: specs.into_iter().map(Some).collect(),
-                    ..args.clone()
+                    ..plan.args.clone()
                 };
                 let locals = world.local_branches(dir);
                 plan.updates = explicit_updates(&a, None, Some(&locals));
             }
-            PushTarget::Mirror => {
-                plan.updates = world
-                    .local_branches(dir)
-                    .into_iter()
-                    .map(|b| BranchUpdate {
-                        branch: Some(b),
-                        kind: PushKind::Force,
-                    })
-                    .collect()
-            }
+            PushTarget::Mirror => plan.updates = every_local_branch(world, dir, PushKind::Force),
             PushTarget::Matching { branches } => {
                 plan.updates = branches
                     .into_iter()
@@ -177,10 +203,10 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
                 kind: base_kind,
             });
             plan.nothing = None;
-            plan.destinations = plan.destinations.and(Err(e));
+            let destinations = std::mem::replace(&mut plan.destinations, Ok(Vec::new()));
+            plan.destinations = destinations.and(Err(e));
         }
     }
-    plan
 }
 
 /// Destination branches named by refspec operands, as git resolves them: `HEAD`/`@` is the

@@ -2,6 +2,7 @@
 //! the audit record, and the deliberate answers when judging fails (fail closed for Bash).
 
 use crate::context::Context;
+use crate::finding::Code;
 use crate::judge::judge;
 use crate::real_world::{LedgerRulesCache, RealWorld, RealWorldConfig};
 use branch_rules::cache::{MemoryCache, RulesCache};
@@ -182,6 +183,7 @@ pub fn failure_answer(ctx: &FailureContext, cause: &FailureCause, process: &Proc
         "tool_name": ctx.tool_name,
         "decision": if ours { "deny_unjudged" } else { "allow_unjudged" },
         "requirement": "G0",
+        "code": ours.then_some(Code::G0Unjudged),
         "error": cause.to_string(),
     });
     if let Some(state) = &process.state_dir {
@@ -194,7 +196,8 @@ pub fn failure_answer(ctx: &FailureContext, cause: &FailureCause, process: &Proc
         Answer::Deny {
             event: "PreToolUse".into(),
             reason: safety_kernel::clip_reason(&format!(
-                "G0: could not be judged: {cause}. Retry the command; if it keeps failing, the maintainer must check {NAME}."
+                "{}: could not be judged: {cause}. Retry the command; if it keeps failing, the maintainer must check {NAME}.",
+                Code::G0Unjudged
             )),
             system_message: Some(format!("{NAME}: could not judge a Bash call: {cause}")),
         }

@@ -3,13 +3,16 @@
 //!
 //! - [`judge`]: the one decision core ([`judge::judge`]) over a [`context::Context`] and a
 //!   [`world::World`]; one module per requirement (`g0_unparsed` ... `g7_wait_loops`), each a
-//!   `check(&Analysis) -> Vec<Finding>`.
+//!   `check(&Analysis) -> Vec<Finding>` over the [`analysis::Analysis`] of the command.
+//! - [`codes`]: the sub-code of every deny.
 //! - [`world`]: the outside facts, [`real_world`] (git2, live rules, files) and [`fake_world`]
 //!   (a conformance case's `env`).
 //! - [`cases`]: replay of conformance cases and fixtures (tests and `--selftest`).
 //! - [`hook`]: the hook-mode glue (payload to context, audit record, fail-closed answers).
 
+pub mod analysis;
 pub mod cases;
+pub mod codes;
 pub mod context;
 pub mod explain;
 pub mod fake_world;
@@ -33,9 +36,10 @@ pub mod operations;
 pub mod real_world;
 pub mod world;
 
+pub use analysis::{Analysis, Units};
 pub use context::Context;
-pub use finding::{Finding, Requirement, Verdict};
-pub use judge::{judge, Analysis, Decision, Units};
+pub use finding::{Code, Finding, Requirement, Verdict};
+pub use judge::{judge, Decision};
 pub use world::World;
 
 // The command readers live in command-effects, shared by every guard.

@@ -2,7 +2,7 @@
 //! options split, aliases expanded), every `gh` call (aliases expanded, `gh api` read) and every
 //! HTTP client call to a GitHub API host, each with the directory it acts in.
 
-use crate::judge::{Analysis, Unit};
+use crate::analysis::{Analysis, Unit};
 use crate::location;
 use command_effects::gh::{self, GhArgs};
 use command_effects::gh_api::ApiCall;
@@ -139,106 +139,9 @@ fn classify<'a>(
     let name = program_name(run)?;
     let dir = unit.dir_of(inv, home);
     match name {
-        "git" => {
-            let call = command_effects::git::parse_git_args(&run.args, &|n| run.env_value(inv, n));
-            let git_dir = dir
-                .as_deref()
-                .and_then(|d| location::after_git_c(d, &call, home));
-            let needs_alias = call
-                .sub()
-                .is_some_and(|s| !command_effects::git_alias::is_builtin(s));
-            let persisted = match (&git_dir, needs_alias) {
-                (Some(d), true) => a.world.git_aliases(d),
-                _ => Default::default(),
-            };
-            let expanded = command_effects::git_alias::expand(a.arena(), &call, &persisted);
-            Some((
-                OpKind::Git {
-                    call: expanded.call.clone(),
-                    expanded,
-                },
-                git_dir,
-            ))
-        }
-        "gh" => {
-            let mut args = gh::parse(&run.args);
-            let mut alias = None;
-            if let Some(top) = args.top.clone() {
-                if !gh::is_builtin(&top) {
-                    if let Some(expansion) = a.gh_aliases().get(&top) {
-                        alias = Some(top.clone());
-                        if !expansion.starts_with('!') {
-                            args = gh::parse(&expand_gh_alias(a.arena(), expansion, &run.args));
-                        }
-                    }
-                }
-            }
-            let shell_alias = alias
-                .as_ref()
-                .and_then(|n| a.gh_aliases().get(n))
-                .is_some_and(|e| e.starts_with('!'));
-            let api = (args.top.as_deref() == Some("api")).then(|| ApiCall::from_args(&args));
-            let write = if shell_alias {
-                // Judged through the alias's own text (a unit of its own).
-                false
-            } else {
-                match &api {
-                    Some(call) => call.is_write(),
-                    None => gh::is_write_command(&args),
-                }
-            };
-            Some((
-                OpKind::Gh {
-                    args,
-                    api,
-                    write,
-                    alias,
-                },
-                dir,
-            ))
-        }
-        // The gh-pages publisher commits a folder and pushes it to `-b/--branch` (default
-        // `gh-pages`) of `-o/--remote` (default origin) or `-r/--repo`: judged as that push.
-        "gh-pages" => {
-            let span = inv.span;
-            let vals: Vec<Option<&str>> = run.args.iter().map(|a| a.value.as_deref()).collect();
-            let opt = |short: &str, long: &str| -> Option<Option<String>> {
-                let mut found = None;
-                for (i, v) in vals.iter().enumerate() {
-                    match v {
-                        Some(v) if *v == short || *v == long => {
-                            found = Some(vals.get(i + 1).copied().flatten().map(String::from))
-                        }
-                        Some(v) if v.starts_with(&format!("{long}=")) => {
-                            found = Some(Some(v[long.len() + 1..].to_string()))
-                        }
-                        _ => {}
-                    }
-                }
-                found
-            };
-            let arena = a.arena();
-            let word = |v: Option<String>| match v {
-                Some(v) => Arg::synthetic(arena, v, span),
-                None => Arg {
-                    word: shell_syntax::Word::literal(arena, "", span),
-                    value: None,
-                },
-            };
-            let remote = opt("-r", "--repo")
-                .or_else(|| opt("-o", "--remote"))
-                .unwrap_or(Some("origin".into()));
-            let branch = opt("-b", "--branch").unwrap_or(Some("gh-pages".into()));
-            let refspec = branch.map(|b| format!("HEAD:refs/heads/{b}"));
-            let args = vec![
-                Arg::synthetic(arena, "push", span),
-                word(remote),
-                word(refspec),
-            ];
-            let call = command_effects::git::parse_git_args(&args, &|n| run.env_value(inv, n));
-            let expanded = command_effects::git_alias::expand(arena, &call, &Default::default());
-            Some((OpKind::Git { call, expanded }, dir))
-        }
+        "git" => Some(git_op(a, inv, run, dir, home)),
+        "gh" => Some((gh_op(a, run), dir)),
+        "gh-pages" => Some((gh_pages_op(a, inv, run), dir)),
         n if http::is_http_client(n) => http_write(n, &run.args, a).map(|(method, url)| {
             (
                 OpKind::HttpWrite {
@@ -251,6 +154,114 @@ fn classify<'a>(
         }),
         _ => None,
     }
+}
+
+/// A git call, its aliases expanded, and the directory it acts in (after `-C`).
+fn git_op<'a>(
+    a: &Analysis<'a>,
+    inv: &Invocation<'a>,
+    run: &Run<'a>,
+    dir: Option<PathBuf>,
+    home: Option<&std::path::Path>,
+) -> (OpKind<'a>, Option<PathBuf>) {
+    let call = command_effects::git::parse_git_args(&run.args, &|n| run.env_value(inv, n));
+    let git_dir = dir
+        .as_deref()
+        .and_then(|d| location::after_git_c(d, &call, home));
+    let needs_alias = call
+        .sub()
+        .is_some_and(|s| !command_effects::git_alias::is_builtin(s));
+    let persisted = match (&git_dir, needs_alias) {
+        (Some(d), true) => a.world.git_aliases(d),
+        _ => Default::default(),
+    };
+    let expanded = command_effects::git_alias::expand(a.arena(), &call, &persisted);
+    (
+        OpKind::Git {
+            call: expanded.call.clone(),
+            expanded,
+        },
+        git_dir,
+    )
+}
+
+/// A gh call, a non-shell alias expanded; a shell alias is judged through its own text.
+fn gh_op<'a>(a: &Analysis<'a>, run: &Run<'a>) -> OpKind<'a> {
+    let mut args = gh::parse(&run.args);
+    let mut alias = None;
+    if let Some(top) = args.top.clone() {
+        if !gh::is_builtin(&top) {
+            if let Some(expansion) = a.gh_aliases().get(&top) {
+                alias = Some(top.clone());
+                if !expansion.starts_with('!') {
+                    args = gh::parse(&expand_gh_alias(a.arena(), expansion, &run.args));
+                }
+            }
+        }
+    }
+    let shell_alias = alias
+        .as_ref()
+        .and_then(|n| a.gh_aliases().get(n))
+        .is_some_and(|e| e.starts_with('!'));
+    let api = (args.top.as_deref() == Some("api")).then(|| ApiCall::from_args(&args));
+    let write = if shell_alias {
+        // Judged through the alias's own text (a unit of its own).
+        false
+    } else {
+        match &api {
+            Some(call) => call.is_write(),
+            None => gh::is_write_command(&args),
+        }
+    };
+    OpKind::Gh {
+        args,
+        api,
+        write,
+        alias,
+    }
+}
+
+/// The gh-pages publisher commits a folder and pushes it to `-b/--branch` (default `gh-pages`)
+/// of `-o/--remote` (default origin) or `-r/--repo`: judged as that push.
+fn gh_pages_op<'a>(a: &Analysis<'a>, inv: &Invocation<'a>, run: &Run<'a>) -> OpKind<'a> {
+    let span = inv.span;
+    let vals: Vec<Option<&str>> = run.args.iter().map(|a| a.value.as_deref()).collect();
+    let opt = |short: &str, long: &str| -> Option<Option<String>> {
+        let mut found = None;
+        for (i, v) in vals.iter().enumerate() {
+            match v {
+                Some(v) if *v == short || *v == long => {
+                    found = Some(vals.get(i + 1).copied().flatten().map(String::from))
+                }
+                Some(v) if v.starts_with(&format!("{long}=")) => {
+                    found = Some(Some(v[long.len() + 1..].to_string()))
+                }
+                _ => {}
+            }
+        }
+        found
+    };
+    let arena = a.arena();
+    let word = |v: Option<String>| match v {
+        Some(v) => Arg::synthetic(arena, v, span),
+        None => Arg {
+            word: shell_syntax::Word::literal(arena, "", span),
+            value: None,
+        },
+    };
+    let remote = opt("-r", "--repo")
+        .or_else(|| opt("-o", "--remote"))
+        .unwrap_or(Some("origin".into()));
+    let branch = opt("-b", "--branch").unwrap_or(Some("gh-pages".into()));
+    let refspec = branch.map(|b| format!("HEAD:refs/heads/{b}"));
+    let args = vec![
+        Arg::synthetic(arena, "push", span),
+        word(remote),
+        word(refspec),
+    ];
+    let call = command_effects::git::parse_git_args(&args, &|n| run.env_value(inv, n));
+    let expanded = command_effects::git_alias::expand(arena, &call, &Default::default());
+    OpKind::Git { call, expanded }
 }
 
 /// gh's alias expansion: `$1`.. are replaced by the arguments, the rest are appended. The words

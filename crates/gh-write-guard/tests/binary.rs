@@ -119,7 +119,7 @@ fn push_to_a_branch_that_requires_pull_requests_is_denied() {
     let (d, reason) = decision(&out);
     assert_eq!(d, "deny");
     assert!(
-        reason.starts_with("G4:") && reason.contains("pull_request"),
+        reason.starts_with("G4.rule: ") && reason.contains("pull_request"),
         "{reason}"
     );
     assert!(reason.chars().count() <= 400);
@@ -128,7 +128,9 @@ fn push_to_a_branch_that_requires_pull_requests_is_denied() {
     assert_eq!(req.header("authorization"), Some("Bearer test-token"));
     let audit = std::fs::read_to_string(w.ledger().with_file_name("audit.jsonl")).unwrap();
     assert!(
-        audit.contains("\"G4\"") && audit.contains("git push origin main"),
+        audit.contains("\"requirement\":\"G4\"")
+            && audit.contains("\"code\":\"G4.rule\"")
+            && audit.contains("git push origin main"),
         "{audit}"
     );
     // A branch without rules is allowed.
@@ -216,24 +218,34 @@ fn two_pushes_make_one_request_and_a_stale_entry_revalidates_with_its_etag() {
 fn injected_panic_and_hang_are_denials() {
     let w = World::new();
     let server = TestServer::start().unwrap();
-    let (out, _) = w.hook(
-        &server.base(),
-        "ls -la",
-        &[("AGENT_GUARDS_INJECT_FAULT", "panic")],
+    for fault in ["panic", "hang"] {
+        if fault == "hang" {
+            w.config("hook_deadline_ms = 500\n");
+        }
+        let (out, took) = w.hook(
+            &server.base(),
+            "ls -la",
+            &[("AGENT_GUARDS_INJECT_FAULT", fault)],
+        );
+        let (d, reason) = decision(&out);
+        assert_eq!(d, "deny", "{fault}");
+        assert!(
+            reason.starts_with("G0.unjudged: could not be judged"),
+            "{fault}: {reason}"
+        );
+        // The watchdog answers, not the hang (a generous bound).
+        assert!(
+            fault != "hang" || took < Duration::from_secs(3),
+            "took {took:?}"
+        );
+    }
+    // The audit record carries the sub-code (written by the failure answer).
+    let audit = std::fs::read_to_string(w.ledger().with_file_name("audit.jsonl")).unwrap();
+    assert_eq!(
+        audit.matches("\"code\":\"G0.unjudged\"").count(),
+        2,
+        "{audit}"
     );
-    let (d, reason) = decision(&out);
-    assert_eq!(d, "deny");
-    assert!(reason.contains("could not be judged"), "{reason}");
-    w.config("hook_deadline_ms = 500\n");
-    let (out, took) = w.hook(
-        &server.base(),
-        "ls -la",
-        &[("AGENT_GUARDS_INJECT_FAULT", "hang")],
-    );
-    let (d, reason) = decision(&out);
-    assert_eq!(d, "deny");
-    assert!(reason.contains("could not be judged"), "{reason}");
-    assert!(took < Duration::from_secs(3), "took {took:?}");
 }
 
 #[test]
@@ -255,7 +267,7 @@ fn other_tools_and_reads_pass_silently() {
     );
     let (d, reason) = decision(&out);
     assert_eq!(d, "deny");
-    assert!(reason.starts_with("G3:"), "{reason}");
+    assert!(reason.starts_with("G3.other-owner: "), "{reason}");
 }
 
 #[test]
@@ -330,7 +342,7 @@ fn pushes_resolve_through_real_remotes() {
     let (d, reason) = decision(&out);
     assert_eq!(d, "deny");
     assert!(
-        reason.starts_with("G3:") && reason.contains("stranger/fork"),
+        reason.starts_with("G3.other-owner: ") && reason.contains("stranger/fork"),
         "{reason}"
     );
 
@@ -343,7 +355,7 @@ fn pushes_resolve_through_real_remotes() {
     let (d, reason) = decision(&out);
     assert_eq!(d, "deny");
     assert!(
-        reason.starts_with("G3:") && reason.contains("stranger/widget"),
+        reason.starts_with("G3.other-owner: ") && reason.contains("stranger/widget"),
         "{reason}"
     );
 

@@ -55,53 +55,24 @@ fn results(req: Requirement) -> (Vec<CaseResult>, usize) {
     )
 }
 
-fn assert_all_decided(req: Requirement) {
-    let (failures, n) = results(req);
-    assert!(n > 0, "no {} cases found", req.id());
-    let report: Vec<String> = failures
-        .iter()
-        .map(|r| {
-            format!(
-                "{} expected {} got {} (named {:?}: {:?})\n    {:?}",
-                r.id, r.expected, r.got, r.named, r.reason, r.command
-            )
-        })
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {n} {} cases decided differently:\n{}",
-        failures.len(),
-        req.id(),
-        report.join("\n")
-    );
+/// One test per requirement whose cases must all be decided as they say (listed divergences
+/// aside).
+macro_rules! all_decided {
+    ($($name:ident => $req:ident),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            assert_decided_except(Requirement::$req, &|_| false);
+        }
+    )*};
 }
 
-#[test]
-fn g1_cases() {
-    assert_all_decided(Requirement::G1);
-}
-
-#[test]
-fn g2_cases() {
-    assert_all_decided(Requirement::G2);
-}
-
-#[test]
-fn g3_cases() {
-    assert_all_decided(Requirement::G3);
-}
-
-#[test]
-fn g4_cases() {
-    assert_all_decided(Requirement::G4);
-}
-
-#[test]
-fn g5_cases() {
-    assert_all_decided(Requirement::G5);
-}
-
-// G6 and G7 cases: the gh-g67 branch adds `g6_cases` and `g7_cases` here with its modules.
+all_decided!(
+    g1_cases => G1,
+    g2_cases => G2,
+    g3_cases => G3,
+    g4_cases => G4,
+    g5_cases => G5,
+);
 
 /// G6 cases decided differently on purpose (spec/gh-write-guard.md, "G6/G7 divergences"):
 /// the Windows Git Bash drive-path cases are not replayed on Linux.

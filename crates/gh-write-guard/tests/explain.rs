@@ -19,13 +19,26 @@ fn explain(home: &Sandbox, args: &[&str]) -> (i32, String) {
     )
 }
 
-#[test]
-fn explains_g6_and_g7_with_their_facts() {
-    let home = Sandbox::new(env!("CARGO_BIN_EXE_gh-write-guard"));
-    let tmp = tempfile::tempdir().unwrap();
+/// A sandboxed HOME for the binary, and a temporary directory for repositories.
+fn sandbox() -> (Sandbox, tempfile::TempDir) {
+    (
+        Sandbox::new(env!("CARGO_BIN_EXE_gh-write-guard")),
+        tempfile::tempdir().unwrap(),
+    )
+}
+
+/// A new repository (branch `main`) under `tmp`.
+fn new_repo(tmp: &tempfile::TempDir) -> std::path::PathBuf {
     let repo = tmp.path().join("repo");
     std::fs::create_dir_all(&repo).unwrap();
     git(&repo, &["init", "-q", "-b", "main"]);
+    repo
+}
+
+#[test]
+fn explains_g6_and_g7_with_their_facts() {
+    let (home, tmp) = sandbox();
+    let repo = new_repo(&tmp);
     git(&repo, &["commit", "-q", "--allow-empty", "-m", "one"]);
     git(&repo, &["config", "alias.wipe", "reset --hard"]);
     let head_before = std::fs::read_to_string(repo.join(".git/HEAD")).unwrap();
@@ -39,7 +52,12 @@ fn explains_g6_and_g7_with_their_facts() {
     assert!(text.contains("G6: deny"), "{text}");
     assert!(text.contains("G7: deny"), "{text}");
     assert!(text.contains("signal is 0"), "{text}");
-    assert!(text.contains("decision: deny: G6"), "{text}");
+    assert!(text.contains("deny G6.primary-checkout: "), "{text}");
+    assert!(text.contains("deny G7.unbounded-wait: "), "{text}");
+    assert!(
+        text.contains("decision: deny: G6.primary-checkout: "),
+        "{text}"
+    );
 
     let (code, out) = explain(&home, &["--json", "--cwd", cwd, "git checkout main"]);
     assert_eq!(code, 0, "{out}");
@@ -78,11 +96,8 @@ fn explains_g6_and_g7_with_their_facts() {
 /// rules were not fetched (issue 20).
 #[test]
 fn offline_explain_says_the_rules_were_not_fetched_not_that_they_timed_out() {
-    let home = Sandbox::new(env!("CARGO_BIN_EXE_gh-write-guard"));
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("repo");
-    std::fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
+    let (home, tmp) = sandbox();
+    let repo = new_repo(&tmp);
     git(
         &repo,
         &["remote", "add", "origin", "https://github.com/o/r.git"],
@@ -91,6 +106,7 @@ fn offline_explain_says_the_rules_were_not_fetched_not_that_they_timed_out() {
     let (code, text) = explain(&home, &["git push --force origin main", "--cwd", cwd]);
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("G4: deny"), "{text}");
+    assert!(text.contains("deny G4.fail-closed: "), "{text}");
     assert!(text.contains("not fetched: explain runs offline"), "{text}");
     assert!(
         !text.contains("deadline") && !text.contains("Timeout"),

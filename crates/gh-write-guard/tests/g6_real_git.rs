@@ -398,49 +398,52 @@ fn repository_kinds() {
         // Temp dirs could sit inside a repository on some machines; say so rather than pass.
         panic!("temp dir {none:?} is inside a repository");
     }
-    // The whole decision, from each place.
-    assert!(guard_denies("git reset --hard", &p));
-    assert!(!guard_denies("git reset --hard", &linked));
-    assert!(!guard_denies("git reset --hard", &none));
-    assert!(guard_denies("git reset --hard", &p.join("sub")));
+    // The whole decision, from each place: (command, where it runs, denied).
     let lp = linked.to_str().unwrap();
     let pp = p.to_str().unwrap();
-    assert!(guard_denies(
-        &format!("cd {pp} && git reset --hard"),
-        &linked
-    ));
-    assert!(guard_denies(
-        &format!("git status && cd {pp} && git reset --hard"),
-        &linked
-    ));
-    assert!(guard_denies(
-        &format!("(cd {pp} && git reset --hard)"),
-        &linked
-    ));
-    assert!(guard_denies(&format!("git -C {pp} reset --hard"), &linked));
-    assert!(!guard_denies(&format!("git -C {lp} reset --hard"), &p));
-    assert!(guard_denies(
-        &format!("git --git-dir={pp}/.git --work-tree={lp} commit -m x"),
-        &linked
-    ));
-    assert!(guard_denies(
-        &format!("GIT_DIR={pp}/.git git reset --hard"),
-        &none
-    ));
-    assert!(guard_denies(
-        &format!("export GIT_WORK_TREE={pp}; git reset --hard"),
-        &none
-    ));
-    assert!(
-        guard_denies("git -C \"$REPO\" reset --hard", &p),
-        "unknown target, cwd primary"
-    );
-    assert!(!guard_denies("git -C \"$REPO\" reset --hard", &linked));
-    assert!(guard_denies("git branch -D other", &p));
-    assert!(guard_denies("git checkout .", &p));
-    assert!(!guard_denies("git checkout other", &p));
-    assert!(guard_denies("git checkout no-such-thing", &p));
-    assert!(!guard_denies("git status", &p));
+    let sub = p.join("sub");
+    let cases: Vec<(String, &Path, bool)> = vec![
+        ("git reset --hard".into(), &p, true),
+        ("git reset --hard".into(), &linked, false),
+        ("git reset --hard".into(), &none, false),
+        ("git reset --hard".into(), &sub, true),
+        (format!("cd {pp} && git reset --hard"), &linked, true),
+        (
+            format!("git status && cd {pp} && git reset --hard"),
+            &linked,
+            true,
+        ),
+        (format!("(cd {pp} && git reset --hard)"), &linked, true),
+        (format!("git -C {pp} reset --hard"), &linked, true),
+        (format!("git -C {lp} reset --hard"), &p, false),
+        (
+            format!("git --git-dir={pp}/.git --work-tree={lp} commit -m x"),
+            &linked,
+            true,
+        ),
+        (format!("GIT_DIR={pp}/.git git reset --hard"), &none, true),
+        (
+            format!("export GIT_WORK_TREE={pp}; git reset --hard"),
+            &none,
+            true,
+        ),
+        // An unknown target is denied when the cwd is a primary checkout.
+        ("git -C \"$REPO\" reset --hard".into(), &p, true),
+        ("git -C \"$REPO\" reset --hard".into(), &linked, false),
+        ("git branch -D other".into(), &p, true),
+        ("git checkout .".into(), &p, true),
+        ("git checkout other".into(), &p, false),
+        ("git checkout no-such-thing".into(), &p, true),
+        ("git status".into(), &p, false),
+    ];
+    for (cmd, dir, denied) in cases {
+        assert_eq!(
+            guard_denies(&cmd, dir),
+            denied,
+            "{cmd} in {}",
+            dir.display()
+        );
+    }
 }
 
 #[test]

@@ -184,6 +184,13 @@ mod tests {
             "Ask the maintainer."
         );
         assert_eq!(
+            code_of("G4.fail-closed: refused. Do x."),
+            Some("G4.fail-closed")
+        );
+        assert_eq!(requirement_of("G4.Rule: no"), None);
+        assert_eq!(requirement_of("G4.: no"), None);
+        assert_eq!(remedy_of("G4.rule: refused. Do x."), "Do x.");
+        assert_eq!(
             remedy_commands("G4: `git push` refused. Push to `git push origin HEAD:<branch>` or open one (gh pr create --fill) (use 1, true or on)."),
             vec!["git push origin HEAD:agent-work", "gh pr create --fill"]
         );

@@ -50,68 +50,93 @@ pub fn default_push_with(
 ) -> Result<DefaultPush, RemoteError> {
     let config = ConfigView::open(repo, overrides)?;
     let branch = current_branch(repo)?;
-    let branch_key = |b: &str, key: &str| format!("branch.{b}.{key}");
+    let (remote, fetch_remote) = remotes(&config, branch.as_deref(), explicit_remote);
+    let named = !config.multivar(&format!("remote.{remote}.url"))?.is_empty();
+    let mode = config
+        .get_string("push.default")
+        .map(|m| m.to_ascii_lowercase());
+    let target = if explicit_remote.is_none() && !named {
+        PushTarget::Refused("no configured push destination".to_string())
+    } else if let Some(t) = configured_target(&config, &remote, named)? {
+        t
+    } else if let Some(t) = mode_target(repo, mode.as_deref())? {
+        t
+    } else if let Some(branch) = branch {
+        let same_remote = remote == fetch_remote;
+        branch_target(&config, branch, &remote, same_remote, mode.as_deref())?
+    } else {
+        PushTarget::Refused("HEAD is detached".into())
+    };
+    Ok(DefaultPush { remote, target })
+}
 
-    // remote_for_branch: branch.<b>.remote, else "origin".
+fn branch_key(branch: &str, key: &str) -> String {
+    format!("branch.{branch}.{key}")
+}
+
+/// The remote the push goes to (the explicit one, `branch.<b>.pushRemote`,
+/// `remote.pushDefault`, else the fetch remote) and the fetch remote (`branch.<b>.remote`, else
+/// `origin`, as git's `remote_for_branch`).
+fn remotes(
+    config: &ConfigView,
+    branch: Option<&str>,
+    explicit_remote: Option<&str>,
+) -> (String, String) {
     let fetch_remote = branch
-        .as_deref()
         .and_then(|b| config.get_string(&branch_key(b, "remote")))
         .filter(|r| !r.is_empty())
         .unwrap_or_else(|| "origin".to_string());
     let remote = match explicit_remote {
         Some(r) => r.to_string(),
         None => branch
-            .as_deref()
             .and_then(|b| config.get_string(&branch_key(b, "pushremote")))
             .or_else(|| config.get_string("remote.pushdefault"))
             .filter(|r| !r.is_empty())
             .unwrap_or_else(|| fetch_remote.clone()),
     };
-    let done = |target| {
-        Ok(DefaultPush {
-            remote: remote.clone(),
-            target,
-        })
-    };
+    (remote, fetch_remote)
+}
 
-    let named = !config.multivar(&format!("remote.{remote}.url"))?.is_empty();
-    if explicit_remote.is_none() && !named {
-        return done(PushTarget::Refused(
-            "no configured push destination".to_string(),
-        ));
+/// What a configured remote says it pushes: `remote.<r>.mirror`, then `remote.<r>.push`.
+fn configured_target(
+    config: &ConfigView,
+    remote: &str,
+    named: bool,
+) -> Result<Option<PushTarget>, RemoteError> {
+    if !named {
+        return Ok(None);
     }
-    if named {
-        if config.get_bool(&format!("remote.{remote}.mirror")) == Some(true) {
-            return done(PushTarget::Mirror);
-        }
-        let refspecs = config.multivar(&format!("remote.{remote}.push"))?;
-        if !refspecs.is_empty() {
-            return done(PushTarget::ConfiguredRefspecs(refspecs));
-        }
+    if config.get_bool(&format!("remote.{remote}.mirror")) == Some(true) {
+        return Ok(Some(PushTarget::Mirror));
     }
+    let refspecs = config.multivar(&format!("remote.{remote}.push"))?;
+    Ok((!refspecs.is_empty()).then_some(PushTarget::ConfiguredRefspecs(refspecs)))
+}
 
-    let mode = config
-        .get_string("push.default")
-        .map(|m| m.to_ascii_lowercase());
-    match mode.as_deref() {
-        Some("nothing") => return done(PushTarget::Refused("push.default is nothing".into())),
-        Some("matching") => {
-            return done(PushTarget::Matching {
-                branches: local_branches(repo)?,
-            })
-        }
-        None | Some("simple" | "upstream" | "tracking" | "current") => {}
-        Some(other) => {
-            return done(PushTarget::Refused(format!(
-                "push.default has an unknown value {other:?}"
-            )))
-        }
-    }
+/// The `push.default` modes that decide without the current branch: `nothing`, `matching`, and
+/// an unknown value (git refuses); `None` for the modes that push the current branch.
+fn mode_target(repo: &Repository, mode: Option<&str>) -> Result<Option<PushTarget>, RemoteError> {
+    Ok(match mode {
+        Some("nothing") => Some(PushTarget::Refused("push.default is nothing".into())),
+        Some("matching") => Some(PushTarget::Matching {
+            branches: local_branches(repo)?,
+        }),
+        None | Some("simple" | "upstream" | "tracking" | "current") => None,
+        Some(other) => Some(PushTarget::Refused(format!(
+            "push.default has an unknown value {other:?}"
+        ))),
+    })
+}
 
-    let Some(branch) = branch else {
-        return done(PushTarget::Refused("HEAD is detached".into()));
-    };
-    let same_remote = remote == fetch_remote;
+/// The current branch's push under `simple` (the default), `upstream`/`tracking` or `current`,
+/// with `push.autoSetupRemote`.
+fn branch_target(
+    config: &ConfigView,
+    branch: String,
+    remote: &str,
+    same_remote: bool,
+    mode: Option<&str>,
+) -> Result<PushTarget, RemoteError> {
     let auto_setup = config.get_bool("push.autosetupremote") == Some(true);
     let merges = config.multivar(&branch_key(&branch, "merge"))?;
     let has_branch_remote = config
@@ -133,17 +158,17 @@ pub fn default_push_with(
         Ok(merges[0].clone())
     };
 
-    let dst = match mode.as_deref() {
+    let dst = match mode {
         Some("current") => refname.clone(),
         Some("upstream" | "tracking") => {
             if !same_remote {
-                return done(PushTarget::Refused(format!(
+                return Ok(PushTarget::Refused(format!(
                     "remote {remote} is not the upstream of {branch}"
                 )));
             }
             match upstream() {
                 Ok(u) => u,
-                Err(why) => return done(PushTarget::Refused(why)),
+                Err(why) => return Ok(PushTarget::Refused(why)),
             }
         }
         // simple (also the default): triangular pushes go to the same name; otherwise the
@@ -153,11 +178,11 @@ pub fn default_push_with(
                 match upstream() {
                     Ok(u) if u == refname => {}
                     Ok(u) => {
-                        return done(PushTarget::Refused(format!(
+                        return Ok(PushTarget::Refused(format!(
                             "upstream {u} does not match the branch name (push.default simple)"
                         )))
                     }
-                    Err(why) => return done(PushTarget::Refused(why)),
+                    Err(why) => return Ok(PushTarget::Refused(why)),
                 }
             }
             refname.clone()
@@ -167,7 +192,7 @@ pub fn default_push_with(
         .strip_prefix("refs/heads/")
         .map(str::to_string)
         .unwrap_or(dst);
-    done(PushTarget::Branch { src: branch, dst })
+    Ok(PushTarget::Branch { src: branch, dst })
 }
 
 fn local_branches(repo: &Repository) -> Result<Vec<String>, RemoteError> {

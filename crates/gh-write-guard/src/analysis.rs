@@ -1,0 +1,443 @@
+//! What the requirement modules read: the command and every script and shell alias it runs,
+//! parsed once ([`Units`]), and the [`Analysis`] over them (operations, invocations, aliases).
+//! Its own module so the rule modules and the dispatcher ([`crate::judge`]) both depend on it,
+//! not on each other.
+
+use crate::context::Context;
+use crate::location;
+use crate::operations::{self, Op};
+use crate::world::{Rules, World, MAX_SCRIPT_BYTES};
+use shell_syntax::{CommandView, Invocation, Parsed};
+use std::cell::OnceCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// How deep scripts run by path are followed (G0: depth 3).
+pub const MAX_SCRIPT_DEPTH: usize = 3;
+/// Most scripts read for one command.
+const MAX_SCRIPTS: usize = 16;
+
+/// Where a unit of text came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnitSource {
+    /// The Bash tool's command itself.
+    Command,
+    /// A script the command (or another script) runs by path.
+    Script {
+        path: PathBuf,
+        /// Index of the unit whose invocation runs it, and that invocation's index.
+        parent: usize,
+        invocation: usize,
+    },
+    /// The shell text of a git (`!...`) or gh (`!...`) shell alias that an invocation runs.
+    ShellAlias {
+        name: String,
+        parent: usize,
+        invocation: usize,
+    },
+}
+
+self_cell::self_cell!(
+    /// A parse and its command view, which borrows the parse's arena.
+    struct Viewed {
+        owner: Parsed,
+        #[covariant]
+        dependent: CommandView,
+    }
+    impl {Debug}
+);
+
+/// One parsed text: the command, or a script it runs by path.
+#[derive(Debug)]
+pub struct Unit {
+    pub text: String,
+    viewed: Viewed,
+    pub source: UnitSource,
+    /// The directory the text starts in.
+    pub cwd: PathBuf,
+    /// How many scripts-by-path deep (0: the command).
+    pub depth: usize,
+}
+
+impl Unit {
+    fn new(text: String, source: UnitSource, cwd: PathBuf, depth: usize) -> Unit {
+        let viewed = Viewed::new(shell_syntax::parse(&text), shell_syntax::commands);
+        Unit {
+            text,
+            viewed,
+            source,
+            cwd,
+            depth,
+        }
+    }
+
+    /// The parse of the text.
+    pub fn parsed(&self) -> &Parsed {
+        self.viewed.borrow_owner()
+    }
+
+    /// The command view of the text.
+    pub fn view(&self) -> &CommandView<'_> {
+        self.viewed.borrow_dependent()
+    }
+
+    /// The directory an invocation runs in (cwd, then its `cd`s); `None` when unknown.
+    pub fn dir_of(&self, inv: &Invocation<'_>, home: Option<&Path>) -> Option<PathBuf> {
+        location::after_cds(&self.cwd, &inv.cds, home)
+    }
+}
+
+/// A script that was named but not read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct UnreadScript {
+    pub path: String,
+    pub cause: String,
+}
+
+/// The texts one command runs, parsed: the command itself and the scripts and shell aliases it
+/// runs (followed up to [`MAX_SCRIPT_DEPTH`]). An [`Analysis`] borrows them: its operations
+/// hold the views' arguments.
+pub struct Units<'a> {
+    cx: &'a Context,
+    world: &'a dyn World,
+    /// Branch rules asked instead of the world's (an offline `explain`).
+    rules: Option<&'a dyn Rules>,
+    /// `units[0]` is the command; the rest are scripts run by path.
+    pub units: Vec<Unit>,
+    pub unread_scripts: Vec<UnreadScript>,
+    gh_aliases: OnceCell<BTreeMap<String, String>>,
+    /// Words that alias expansion makes up (the arguments of an expanded `git` alias).
+    arena: bumpalo::Bump,
+}
+
+impl<'a> Units<'a> {
+    /// Parses the command and follows the scripts it runs by path.
+    pub fn build(command: &str, cx: &'a Context, world: &'a dyn World) -> Units<'a> {
+        let mut u = Units {
+            cx,
+            world,
+            rules: None,
+            units: vec![Unit::new(
+                command.to_string(),
+                UnitSource::Command,
+                cx.cwd.clone(),
+                0,
+            )],
+            unread_scripts: Vec::new(),
+            gh_aliases: OnceCell::new(),
+            arena: bumpalo::Bump::new(),
+        };
+        u.follow_scripts();
+        u
+    }
+
+    /// The same units judged against other branch rules than the world's: every other fact
+    /// still comes from the world, so no `World` method needs forwarding.
+    pub fn with_rules(mut self, rules: &'a dyn Rules) -> Units<'a> {
+        self.rules = Some(rules);
+        self
+    }
+
+    /// gh's aliases (read once).
+    pub fn gh_aliases(&self) -> &BTreeMap<String, String> {
+        self.gh_aliases.get_or_init(|| self.world.gh_aliases())
+    }
+
+    pub fn home(&self) -> Option<PathBuf> {
+        self.cx.home()
+    }
+
+    /// Shell aliases run by the invocations of one unit: (invocation, alias name, shell text).
+    fn shell_aliases_of(&self, unit_index: usize) -> Vec<(usize, String, String)> {
+        let unit = &self.units[unit_index];
+        // Only the alias text is kept: the expanded call's made-up words live here briefly.
+        let arena = bumpalo::Bump::new();
+        let mut out = Vec::new();
+        for inv in &unit.view().invocations {
+            match inv.name() {
+                Some("gh") => {
+                    let args = command_effects::gh::parse(&inv.args);
+                    if let Some(top) = args.top.as_deref() {
+                        if !command_effects::gh::is_builtin(top) {
+                            if let Some(text) =
+                                self.gh_aliases().get(top).and_then(|e| e.strip_prefix('!'))
+                            {
+                                out.push((inv.index, top.to_string(), text.to_string()));
+                            }
+                        }
+                    }
+                }
+                Some("git") => {
+                    let call = command_effects::git::parse_git(inv);
+                    if call
+                        .sub()
+                        .is_some_and(|s| !command_effects::git_alias::is_builtin(s))
+                    {
+                        let home = self.home();
+                        let dir = unit
+                            .dir_of(inv, home.as_deref())
+                            .and_then(|d| location::after_git_c(&d, &call, home.as_deref()));
+                        let persisted = dir.map(|d| self.world.git_aliases(&d)).unwrap_or_default();
+                        let e = command_effects::git_alias::expand(&arena, &call, &persisted);
+                        if let Some(text) = e.shell {
+                            out.push((
+                                inv.index,
+                                e.chain.last().cloned().unwrap_or_default(),
+                                text,
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn follow_scripts(&mut self) {
+        let mut next = 0;
+        let mut budget = MAX_SCRIPT_BYTES as usize * 4;
+        while next < self.units.len() {
+            let unit_index = next;
+            next += 1;
+            if self.units[unit_index].depth >= MAX_SCRIPT_DEPTH {
+                continue;
+            }
+            if self.units.len() <= MAX_SCRIPTS {
+                for (inv_index, name, text) in self.shell_aliases_of(unit_index) {
+                    let unit = &self.units[unit_index];
+                    let cwd = unit.cwd.clone();
+                    let depth = unit.depth + 1;
+                    self.units.push(Unit::new(
+                        text,
+                        UnitSource::ShellAlias {
+                            name,
+                            parent: unit_index,
+                            invocation: inv_index,
+                        },
+                        cwd,
+                        depth,
+                    ));
+                }
+            }
+            let home = self.home();
+            let mut found = Vec::new();
+            {
+                let unit = &self.units[unit_index];
+                for inv in &unit.view().invocations {
+                    if let Some(path) =
+                        script_path(inv).or_else(|| stdin_script_path(unit.view(), inv))
+                    {
+                        let Some(dir) = unit.dir_of(inv, home.as_deref()) else {
+                            found.push((inv.index, path, None));
+                            continue;
+                        };
+                        let full = location::join(&dir, &expand_tilde(&path, home.as_deref()));
+                        found.push((inv.index, path, Some((full, dir))));
+                    }
+                }
+            }
+            for (inv_index, path, resolved) in found {
+                if self.units.len() > MAX_SCRIPTS {
+                    self.unread_scripts.push(UnreadScript {
+                        path,
+                        cause: format!("more than {MAX_SCRIPTS} scripts"),
+                    });
+                    continue;
+                }
+                let Some((full, dir)) = resolved else {
+                    self.unread_scripts.push(UnreadScript {
+                        path,
+                        cause: "its directory is decided at run time".into(),
+                    });
+                    continue;
+                };
+                match self.world.read_script(&full) {
+                    Ok(text) if text.len() <= budget => {
+                        budget -= text.len();
+                        let depth = self.units[unit_index].depth + 1;
+                        self.units.push(Unit::new(
+                            text,
+                            UnitSource::Script {
+                                path: full,
+                                parent: unit_index,
+                                invocation: inv_index,
+                            },
+                            dir,
+                            depth,
+                        ));
+                    }
+                    Ok(_) => self.unread_scripts.push(UnreadScript {
+                        path,
+                        cause: "script budget exhausted".into(),
+                    }),
+                    Err(e) => self.unread_scripts.push(UnreadScript { path, cause: e.0 }),
+                }
+            }
+        }
+    }
+}
+
+/// Everything the requirement modules read.
+pub struct Analysis<'a> {
+    pub cx: &'a Context,
+    pub world: &'a dyn World,
+    /// `units[0]` is the command; the rest are scripts run by path.
+    pub units: &'a [Unit],
+    pub unread_scripts: &'a [UnreadScript],
+    parsed: &'a Units<'a>,
+    ops: OnceCell<Vec<Op<'a>>>,
+}
+
+impl<'a> Analysis<'a> {
+    /// The analysis of parsed units (see [`Units::build`]).
+    pub fn new(parsed: &'a Units<'a>) -> Analysis<'a> {
+        Analysis {
+            cx: parsed.cx,
+            world: parsed.world,
+            units: &parsed.units,
+            unread_scripts: &parsed.unread_scripts,
+            parsed,
+            ops: OnceCell::new(),
+        }
+    }
+
+    /// The branch rules G4 asks: the override given to [`Units::with_rules`], else the world's.
+    pub fn rules(&self) -> &'a dyn Rules {
+        self.parsed.rules.unwrap_or_else(|| self.world.rules())
+    }
+
+    /// gh's aliases (read once).
+    pub fn gh_aliases(&self) -> &'a BTreeMap<String, String> {
+        self.parsed.gh_aliases()
+    }
+
+    /// Every git/gh/HTTP operation of every unit (read once).
+    pub fn ops(&self) -> &[Op<'a>] {
+        self.ops.get_or_init(|| operations::collect(self))
+    }
+
+    /// Where operations allocate the words they make up (expanded aliases).
+    pub(crate) fn arena(&self) -> &'a bumpalo::Bump {
+        &self.parsed.arena
+    }
+
+    /// Every invocation of every unit, with its unit.
+    pub fn invocations(&self) -> impl Iterator<Item = (&'a Unit, &'a Invocation<'a>)> {
+        self.units
+            .iter()
+            .flat_map(|u| u.view().invocations.iter().map(move |i| (u, i)))
+    }
+
+    pub fn home(&self) -> Option<PathBuf> {
+        self.cx.home()
+    }
+}
+
+fn expand_tilde(path: &str, home: Option<&Path>) -> String {
+    match (path.strip_prefix("~/"), home) {
+        (Some(rest), Some(h)) => format!("{}/{rest}", h.display()),
+        _ => path.to_string(),
+    }
+}
+
+/// The script an invocation runs by path: `bash x.sh`, `sh -e x.sh`, `./x.sh`, `source x.sh`,
+/// `. x.sh`. A shell given `-c` or reading stdin runs no script file.
+pub fn script_path(inv: &Invocation<'_>) -> Option<String> {
+    let name = inv.name()?;
+    if name == "source" || name == "." {
+        let first = inv.args.first()?;
+        return first.value.as_deref().map(String::from).or_else(|| {
+            // `~/x.sh`: keep the tilde for the caller to expand.
+            first
+                .word
+                .resolve(&|n| (n == "HOME").then(|| "~".to_string()))
+        });
+    }
+    if shell_syntax::view::is_shell(name) {
+        for a in &inv.args {
+            let v = a.value.as_deref()?;
+            if v == "--" {
+                continue;
+            }
+            if v.starts_with('-') || v.starts_with('+') {
+                // `-c`, `-s` or `-i`: the script is not a file argument.
+                if !v.starts_with("--") && v[1..].contains(['c', 's']) {
+                    return None;
+                }
+                if v == "-o" || v == "-O" || v == "--rcfile" || v == "--init-file" {
+                    return None;
+                }
+                continue;
+            }
+            return Some(v.to_string());
+        }
+        return None;
+    }
+    if let shell_syntax::view::Program::Static { raw, .. } = &inv.program {
+        if raw.contains('/') {
+            return Some(raw.to_string());
+        }
+    }
+    None
+}
+
+/// The script file a shell reads on its stdin: `bash < x.sh`, `cat x.sh | sh` (a shell given
+/// `-c` or a script operand reads no stdin script).
+pub fn stdin_script_path(view: &CommandView<'_>, inv: &Invocation<'_>) -> Option<String> {
+    let name = inv.name()?;
+    if !shell_syntax::view::is_shell(name) {
+        return None;
+    }
+    if inv.args.iter().any(|a| {
+        a.value
+            .as_deref()
+            .is_none_or(|v| !v.starts_with('-') || (!v.starts_with("--") && v.contains('c')))
+    }) {
+        return None;
+    }
+    if let Some(r) = inv.redirects.iter().rev().find(|r| r.fd == Some(0)) {
+        return match r.op {
+            shell_syntax::RedirOp::In => r.target.value.as_deref().map(String::from),
+            _ => None,
+        };
+    }
+    // `cat x.sh | sh`: the element before it in the same pipeline.
+    let pos = inv.context.pipeline?;
+    if pos.index == 0 {
+        return None;
+    }
+    let prev = view.invocations[..inv.index].iter().rev().find(|p| {
+        p.context
+            .pipeline
+            .is_some_and(|q| q.len == pos.len && q.index + 1 == pos.index)
+            && p.origin == inv.origin
+    })?;
+    match (prev.name(), prev.args.as_slice()) {
+        (Some("cat"), [file]) => file.value.as_deref().map(String::from),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The script the first invocation of `cmd` runs by path.
+    fn script_of(cmd: &str) -> Option<String> {
+        let p = shell_syntax::parse(cmd);
+        script_path(&shell_syntax::commands(&p).invocations[0])
+    }
+
+    #[test]
+    fn scripts_by_path() {
+        assert_eq!(script_of("bash x.sh"), Some("x.sh".into()));
+        assert_eq!(script_of("sh -e ./y.sh a"), Some("./y.sh".into()));
+        assert_eq!(script_of("./run.sh"), Some("./run.sh".into()));
+        assert_eq!(script_of(". ~/env.sh"), Some("~/env.sh".into()));
+        assert_eq!(script_of("source lib.sh"), Some("lib.sh".into()));
+        assert_eq!(script_of("bash -c 'ls'"), None);
+        assert_eq!(script_of("bash"), None);
+        assert_eq!(script_of("ls -la"), None);
+    }
+}
