@@ -6,7 +6,6 @@
 use crate::StoreError;
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Key set in a ledger that replaced a damaged one: its value is where the damaged file went.
@@ -78,7 +77,7 @@ impl Ledger {
         let result = (|| {
             let (mut map, corrupt) = self.load()?;
             let out = change(&mut map);
-            self.write_atomically(&map)?;
+            self.save(&map)?;
             match corrupt {
                 Some(moved_to) => Err(StoreError::Corrupt {
                     path: self.path.display().to_string(),
@@ -128,15 +127,10 @@ impl Ledger {
         }
     }
 
-    fn write_atomically(&self, map: &Map<String, Value>) -> Result<(), StoreError> {
-        let tmp = self
-            .path
-            .with_extension(format!("tmp-{}", std::process::id()));
-        let body = serde_json::to_vec(map).map_err(|e| StoreError::io(&tmp, e.into()))?;
-        let mut f = File::create(&tmp).map_err(|e| StoreError::io(&tmp, e))?;
-        f.write_all(&body).map_err(|e| StoreError::io(&tmp, e))?;
-        f.sync_data().map_err(|e| StoreError::io(&tmp, e))?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| StoreError::io(&self.path, e))
+    fn save(&self, map: &Map<String, Value>) -> Result<(), StoreError> {
+        let body = serde_json::to_vec(map).map_err(|e| StoreError::io(&self.path, e.into()))?;
+        primitives::atomic::write_atomically(&self.path, &body, None)
+            .map_err(|e| StoreError::io(&self.path, e))
     }
 }
 

@@ -32,16 +32,10 @@ pub fn session_dir_name(session_id: &str) -> String {
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
         .take(64)
         .collect();
-    format!("x{safe}-{:016x}", fnv1a(session_id.as_bytes()))
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    format!(
+        "x{safe}-{:016x}",
+        primitives::hash::fnv1a(session_id.as_bytes())
+    )
 }
 
 /// One session's folder. Records without a session id go to the `_no-session` folder.
