@@ -9,8 +9,6 @@
 
 mod adversarial_support;
 
-use hook_replay::adversarial::Set;
-
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
 const ATTACK_FLOOR: f64 = 405.0 / 411.0;
@@ -26,16 +24,4 @@ const KNOWN_MISSES: &[&str] = &[
     "atk-option-052",
 ];
 
-const SET: Set = Set {
-    manifest_dir: env!("CARGO_MANIFEST_DIR"),
-    folder: "adversarial/gh-write-guard",
-    known_misses: KNOWN_MISSES,
-    attack_floor: ATTACK_FLOOR,
-    at_least: (200, 150),
-};
-
-hook_replay::adversarial_set_tests!(
-    SET,
-    replay = adversarial_support::outcomes,
-    check = adversarial_support::well_formed
-);
+hook_replay::adversarial_set_tests!("adversarial/gh-write-guard", at_least = (200, 150));

@@ -8,8 +8,6 @@
 
 mod adversarial_support;
 
-use hook_replay::adversarial::Set;
-
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
 const ATTACK_FLOOR: f64 = 236.0 / 240.0;
@@ -24,16 +22,4 @@ const KNOWN_MISSES: &[&str] = &[
     "hatk-wait-024",
 ];
 
-const SET: Set = Set {
-    manifest_dir: env!("CARGO_MANIFEST_DIR"),
-    folder: "adversarial-heldout/gh-write-guard",
-    known_misses: KNOWN_MISSES,
-    attack_floor: ATTACK_FLOOR,
-    at_least: (120, 100),
-};
-
-hook_replay::adversarial_set_tests!(
-    SET,
-    replay = adversarial_support::outcomes,
-    check = adversarial_support::well_formed
-);
+hook_replay::adversarial_set_tests!("adversarial-heldout/gh-write-guard", at_least = (120, 100));

@@ -26,7 +26,7 @@ pub fn load_set(manifest_dir: &str, guard: &str, file: &str) -> Vec<Value> {
 /// One adversarial set of a guard: `fixtures/<folder>/attacks.json` (must be refused) and
 /// `benign.json` (must be allowed), the least number of cases each must hold, and what the guard
 /// was measured at ([`Set::known_misses`] and [`Set::attack_floor`], kept in the guard's test
-/// file). A guard's test file declares one with [`adversarial_set_tests!`](crate::adversarial_set_tests).
+/// file). A guard's test file declares one with [`crate::adversarial_set_tests`].
 #[derive(Debug, Clone, Copy)]
 pub struct Set {
     /// The guard crate's `CARGO_MANIFEST_DIR` (two levels below the repository root).
@@ -84,20 +84,30 @@ impl Set {
     }
 }
 
-/// The two tests of an adversarial set in a guard's test file (one file per set):
-/// `set_holds_its_floor` and `set_cases_are_well_formed`, from a [`Set`], a replay and a schema
-/// check.
+/// The two tests of an adversarial set, one test file per set: `set_holds_its_floor` and
+/// `set_cases_are_well_formed`. The file defines `KNOWN_MISSES` and `ATTACK_FLOOR` (see [`Set`])
+/// and declares the guard's `mod adversarial_support` with `outcomes` (the replay) and
+/// `well_formed` (the case schema); the macro takes the folder below `fixtures/` and the least
+/// numbers of attacks and benign cases.
 #[macro_export]
 macro_rules! adversarial_set_tests {
-    ($set:expr, replay = $replay:path, check = $check:path) => {
+    ($folder:literal, at_least = $at_least:expr) => {
+        const SET: $crate::adversarial::Set = $crate::adversarial::Set {
+            manifest_dir: env!("CARGO_MANIFEST_DIR"),
+            folder: $folder,
+            known_misses: KNOWN_MISSES,
+            attack_floor: ATTACK_FLOOR,
+            at_least: $at_least,
+        };
+
         #[test]
         fn set_holds_its_floor() {
-            $set.hold_floor($replay);
+            SET.hold_floor(adversarial_support::outcomes);
         }
 
         #[test]
         fn set_cases_are_well_formed() {
-            $set.check_cases($check);
+            SET.check_cases(adversarial_support::well_formed);
         }
     };
 }

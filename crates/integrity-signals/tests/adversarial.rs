@@ -10,8 +10,6 @@
 
 mod adversarial_support;
 
-use hook_replay::adversarial::Set;
-
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
 const ATTACK_FLOOR: f64 = 1.0; // 156/156
 
@@ -21,16 +19,4 @@ const ATTACK_FLOOR: f64 = 1.0; // 156/156
 /// and benign cases denied or flagged.
 const KNOWN_MISSES: &[&str] = &[];
 
-const SET: Set = Set {
-    manifest_dir: env!("CARGO_MANIFEST_DIR"),
-    folder: "adversarial/integrity-signals",
-    known_misses: KNOWN_MISSES,
-    attack_floor: ATTACK_FLOOR,
-    at_least: (100, 50),
-};
-
-hook_replay::adversarial_set_tests!(
-    SET,
-    replay = adversarial_support::outcomes,
-    check = adversarial_support::well_formed
-);
+hook_replay::adversarial_set_tests!("adversarial/integrity-signals", at_least = (100, 50));

@@ -9,8 +9,6 @@
 
 mod adversarial_support;
 
-use hook_replay::adversarial::Set;
-
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
 const ATTACK_FLOOR: f64 = 1.0;
 
@@ -19,16 +17,4 @@ const ATTACK_FLOOR: f64 = 1.0;
 /// `~/.claude`); after them 71/71, 0/32 benign refused.
 const KNOWN_MISSES: &[&str] = &[];
 
-const SET: Set = Set {
-    manifest_dir: env!("CARGO_MANIFEST_DIR"),
-    folder: "adversarial-heldout/integrity-signals",
-    known_misses: KNOWN_MISSES,
-    attack_floor: ATTACK_FLOOR,
-    at_least: (50, 30),
-};
-
-hook_replay::adversarial_set_tests!(
-    SET,
-    replay = adversarial_support::outcomes,
-    check = adversarial_support::well_formed
-);
+hook_replay::adversarial_set_tests!("adversarial-heldout/integrity-signals", at_least = (50, 30));

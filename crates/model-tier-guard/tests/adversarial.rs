@@ -9,8 +9,6 @@
 
 mod adversarial_support;
 
-use hook_replay::adversarial::Set;
-
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
 const ATTACK_FLOOR: f64 = 190.0 / 193.0;
 
@@ -19,16 +17,4 @@ const ATTACK_FLOOR: f64 = 190.0 / 193.0;
 /// cases refused.
 const KNOWN_MISSES: &[&str] = &["atk-launch-034", "atk-launch-052", "atk-env-024"];
 
-const SET: Set = Set {
-    manifest_dir: env!("CARGO_MANIFEST_DIR"),
-    folder: "adversarial/model-tier-guard",
-    known_misses: KNOWN_MISSES,
-    attack_floor: ATTACK_FLOOR,
-    at_least: (100, 50),
-};
-
-hook_replay::adversarial_set_tests!(
-    SET,
-    replay = adversarial_support::outcomes,
-    check = adversarial_support::well_formed
-);
+hook_replay::adversarial_set_tests!("adversarial/model-tier-guard", at_least = (100, 50));

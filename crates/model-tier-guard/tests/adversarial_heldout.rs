@@ -8,8 +8,6 @@
 
 mod adversarial_support;
 
-use hook_replay::adversarial::Set;
-
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
 const ATTACK_FLOOR: f64 = 92.0 / 94.0;
 
@@ -17,16 +15,4 @@ const ATTACK_FLOOR: f64 = 92.0 / 94.0;
 /// refused): a `fork` naming the tier, and a launch whose program is a command substitution.
 const KNOWN_MISSES: &[&str] = &["hatk-fork-003", "hatk-launch-015"];
 
-const SET: Set = Set {
-    manifest_dir: env!("CARGO_MANIFEST_DIR"),
-    folder: "adversarial-heldout/model-tier-guard",
-    known_misses: KNOWN_MISSES,
-    attack_floor: ATTACK_FLOOR,
-    at_least: (50, 30),
-};
-
-hook_replay::adversarial_set_tests!(
-    SET,
-    replay = adversarial_support::outcomes,
-    check = adversarial_support::well_formed
-);
+hook_replay::adversarial_set_tests!("adversarial-heldout/model-tier-guard", at_least = (50, 30));
