@@ -120,6 +120,7 @@ pub fn short(text: &str) -> String {
 /// One replayed case.
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// The case's id.
     pub id: String,
     /// The attack family (`wrapper`, `state`, ...), for the per-class rates.
     pub class: String,

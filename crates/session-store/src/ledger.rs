@@ -15,16 +15,19 @@ pub const RECOVERED_KEY: &str = "recovered_from_damaged_ledger";
 /// Ledgers larger than this are not ours; they are moved aside rather than parsed.
 const MAX_LEDGER_BYTES: u64 = 16 * 1024 * 1024;
 
+/// One session's ledger file: a JSON object updated under an exclusive lock.
 #[derive(Debug, Clone)]
 pub struct Ledger {
     path: PathBuf,
 }
 
 impl Ledger {
+    /// The ledger at `path` (created on the first update).
     pub fn at(path: PathBuf) -> Ledger {
         Ledger { path }
     }
 
+    /// Where the ledger is.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -45,6 +45,7 @@ pub struct Session {
 }
 
 impl Session {
+    /// The folder of `session_id` under `state_dir` (`_no-session` without an id).
     pub fn new(state_dir: &Path, session_id: Option<&str>) -> Session {
         let name = match session_id {
             Some(id) if !id.is_empty() => session_dir_name(id),
@@ -55,18 +56,22 @@ impl Session {
         }
     }
 
+    /// The session's folder.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// Creates the folder (and its parents) when missing.
     pub fn ensure(&self) -> Result<(), StoreError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))
     }
 
+    /// The session's ledger (`ledger.json`).
     pub fn ledger(&self) -> crate::Ledger {
         crate::Ledger::at(self.dir.join("ledger.json"))
     }
 
+    /// The session's audit log (`audit.jsonl`).
     pub fn audit(&self) -> crate::AuditLog {
         crate::AuditLog::at(self.dir.join("audit.jsonl"))
     }
