@@ -125,7 +125,7 @@ pub fn install(t: &Target) -> Result<Vec<String>> {
     let _ = std::fs::remove_dir_all(&staging);
     if let Some(cfg) = &t.config {
         if !cfg.exists() {
-            write_atomically(
+            write_file(
                 cfg,
                 guard_config::diagnose::default_config().as_bytes(),
                 None,
@@ -320,7 +320,7 @@ fn write_settings(path: &Path, before: Option<&str>, after: &str, action: &str) 
         write_new_file(&backup, old.as_bytes(), Some(mode.unwrap_or(0o600)))?;
         backup_note = format!(" (previous file saved as {})", backup.display());
     }
-    write_atomically(&target, after.as_bytes(), mode)?;
+    write_file(&target, after.as_bytes(), mode)?;
     Ok(format!("{action} {}{backup_note}", path.display()))
 }
 
@@ -364,21 +364,10 @@ fn backup_path(path: &Path) -> PathBuf {
         .unwrap_or(first)
 }
 
-/// Writes a temp file beside `path` and renames it over `path`.
-pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
+/// Creates `path`'s folder and writes `path` new-then-rename (the workspace's one atomic write,
+/// [`primitives::atomic`]): `mode` when given, else an existing file's mode is kept.
+pub fn write_file(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        path.file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&tmp);
-    write_new_file(&tmp, bytes, mode)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io_err(path, e)
-    })
+    primitives::atomic::write_atomically(path, bytes, mode).map_err(|e| io_err(path, e))
 }

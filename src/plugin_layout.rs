@@ -54,7 +54,7 @@ pub fn write(out: &Path, from: &Path) -> Result<Vec<String>, String> {
     let mut log = Vec::new();
     for (rel, text) in files() {
         let p = out.join(rel);
-        crate::install::write_atomically(&p, text.as_bytes(), None)?;
+        crate::install::write_file(&p, text.as_bytes(), None)?;
         log.push(format!("wrote {}", p.display()));
     }
     let bin = out.join("bin");

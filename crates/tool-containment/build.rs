@@ -1,7 +1,5 @@
-//! Embeds `fixtures/<package name>/**.json` for `--selftest` (see the fixture-embed crate). Shared
-//! by tool-containment and stray-process-sweep (the latter points its `build` key here).
+//! Embeds `fixtures/tool-containment/**.json` for `--selftest` (see the fixture-embed crate).
 
 fn main() {
-    let name = std::env::var("CARGO_PKG_NAME").expect("cargo sets it");
-    fixture_embed::embed(&name);
+    fixture_embed::embed(env!("CARGO_PKG_NAME"));
 }

@@ -156,28 +156,9 @@ impl RulesCache for JsonFileCache {
         let mut file = self.load();
         file.entries.insert(key.as_string(), entry.clone());
         let bytes = serde_json::to_vec(&file).map_err(|e| e.to_string())?;
-        let name = self
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "rules-cache".into());
-        let tmp = self.path.with_file_name(format!(
-            ".{name}.{}.{}.tmp",
-            std::process::id(),
-            next_serial()
-        ));
-        std::fs::write(&tmp, &bytes).map_err(|e| format!("writing {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("renaming onto {}: {e}", self.path.display())
-        })
+        primitives::atomic::write_atomically(&self.path, &bytes, None)
+            .map_err(|e| format!("writing {}: {e}", self.path.display()))
     }
-}
-
-/// A per-process counter so two threads never share a temporary file name.
-fn next_serial() -> u64 {
-    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The time the TTL is measured against.

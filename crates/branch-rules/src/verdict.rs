@@ -1,6 +1,7 @@
 //! G4's verdicts as pure functions: which rule types make a push of a given kind land only by
 //! bypassing a rule, and the fail-closed policy for branches whose rules could not be read.
 
+use primitives::wildcard::{self, Dialect};
 use serde::{Deserialize, Serialize};
 
 /// A rule `type` from the rules endpoint. Types this crate does not know are kept by name
@@ -196,28 +197,11 @@ impl FailClosedPolicy {
     /// Whether a push to `branch` is denied when its rules are undeterminable.
     pub fn denies_undeterminable(&self, branch: &str) -> bool {
         DEFAULT_PROTECTED.contains(&branch)
-            || self.configured.iter().any(|p| wildcard_match(p, branch))
+            || self
+                .configured
+                .iter()
+                .any(|p| wildcard::matches(p, Dialect::Star, branch))
     }
-}
-
-/// `*` matches any (possibly empty) run of characters; everything else matches itself.
-fn wildcard_match(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == text;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
-        return false;
-    }
-    let mut rest = &text[first.len()..text.len() - last.len()];
-    for middle in &parts[1..parts.len() - 1] {
-        match rest.find(middle) {
-            Some(i) => rest = &rest[i + middle.len()..],
-            None => return false,
-        }
-    }
-    true
 }
 
 #[cfg(test)]
@@ -313,11 +297,14 @@ mod tests {
     }
 
     #[test]
-    fn wildcards() {
-        assert!(wildcard_match("a*b*c", "aXbYc"));
-        assert!(wildcard_match("a*b*c", "abc"));
-        assert!(!wildcard_match("a*b*c", "acb"));
-        assert!(wildcard_match("*", ""));
-        assert!(!wildcard_match("ab*ba", "aba"));
+    fn configured_patterns_are_star_wildcards() {
+        // `*` is any run, slashes too; other characters match themselves.
+        let p = FailClosedPolicy::new(["release/*", "v?", "hot*fix"]);
+        assert!(p.denies_undeterminable("release/1/rc"));
+        assert!(p.denies_undeterminable("hotfix"));
+        assert!(p.denies_undeterminable("hot-42-fix"));
+        assert!(p.denies_undeterminable("v?"));
+        assert!(!p.denies_undeterminable("v1"));
+        assert!(!p.denies_undeterminable("hot-fix-2"));
     }
 }

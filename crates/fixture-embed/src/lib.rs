@@ -3,6 +3,8 @@
 //! `include!`s `$OUT_DIR/embedded_fixtures.rs`, which defines
 //! `pub const EMBEDDED: &[(&str, &str)]` (path under the folder, file text).
 
+#![warn(missing_docs)]
+
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};

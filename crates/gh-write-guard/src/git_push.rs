@@ -8,6 +8,7 @@ use crate::world::{Destination, LookupError, PushTarget, World};
 use branch_rules::PushKind;
 use command_effects::git::GitCall;
 pub use command_effects::git_push::{parse_push, PushArgs};
+use primitives::wildcard::{Dialect, Wildcard};
 use std::path::Path;
 
 /// One destination branch of a push.
@@ -232,14 +233,18 @@ fn explicit_updates(
     let mut skip_tag = false;
     let every_local =
         |out: &mut Vec<BranchUpdate>, kind: PushKind, pattern: Option<&str>| match locals {
-            Some(ls) => out.extend(
-                ls.iter()
-                    .filter(|b| pattern.is_none_or(|p| glob_match(p, b)))
-                    .map(|b| BranchUpdate {
-                        branch: Some(b.clone()),
-                        kind,
-                    }),
-            ),
+            Some(ls) => {
+                // `*` in a refspec matches any run of characters (slashes too).
+                let wanted = pattern.map(|p| Wildcard::new(p, Dialect::Star));
+                out.extend(
+                    ls.iter()
+                        .filter(|b| wanted.as_ref().is_none_or(|w| w.is_match(b)))
+                        .map(|b| BranchUpdate {
+                            branch: Some(b.clone()),
+                            kind,
+                        }),
+                )
+            }
             None => out.push(BranchUpdate { branch: None, kind }),
         };
     for spec in &args.refspecs {
@@ -311,16 +316,6 @@ fn explicit_updates(
         }
     }
     out
-}
-
-/// `*` in a refspec matches any run of characters (slashes too).
-fn glob_match(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == name,
-        Some((pre, post)) => {
-            name.len() >= pre.len() + post.len() && name.starts_with(pre) && name.ends_with(post)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -7,9 +7,7 @@
 //! on a wrong case outside [`KNOWN_MISSES`], or when a listed id is now decided rightly (drop it):
 //! the list can only shrink as the guard improves, like the conformance test's divergences.
 
-use gh_write_guard::cases::replay;
-use hook_replay::adversarial::{load_set, report_and_check, Outcome};
-use serde_json::Value;
+mod adversarial_support;
 
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
@@ -26,50 +24,4 @@ const KNOWN_MISSES: &[&str] = &[
     "atk-option-052",
 ];
 
-fn load(name: &str) -> Vec<Value> {
-    load_set(env!("CARGO_MANIFEST_DIR"), "gh-write-guard", name)
-}
-
-fn outcomes(name: &str, attack: bool) -> Vec<Outcome> {
-    load(name)
-        .iter()
-        .map(|c| {
-            let r = replay(c);
-            Outcome {
-                class: c["class"].as_str().unwrap_or("?").to_string(),
-                what: r.command.chars().take(160).collect(),
-                id: r.id,
-                attack,
-                right: r.passed,
-            }
-        })
-        .collect()
-}
-
-#[test]
-fn adversarial_sets_hold_their_floor() {
-    let attacks = outcomes("attacks.json", true);
-    let benign = outcomes("benign.json", false);
-    assert!(attacks.len() >= 200, "at least 200 attacks");
-    assert!(benign.len() >= 150, "at least 150 benign cases");
-    report_and_check(&[attacks, benign].concat(), KNOWN_MISSES, ATTACK_FLOOR);
-}
-
-/// Every case names a known class, a requirement, a `why`, and a unique id.
-#[test]
-fn adversarial_cases_are_well_formed() {
-    let mut seen = std::collections::HashSet::new();
-    for (file, expected) in [("attacks.json", "deny"), ("benign.json", "allow")] {
-        for c in load(file) {
-            let id = c["id"].as_str().expect("id");
-            assert!(seen.insert(id.to_string()), "duplicate id {id}");
-            assert_eq!(c["expected"].as_str(), Some(expected), "{id} in {file}");
-            assert!(
-                c["why"].as_str().is_some_and(|w| !w.is_empty()),
-                "{id}: why"
-            );
-            assert!(c["requirement"].as_u64().is_some(), "{id}: requirement");
-            assert!(c["env"].is_object(), "{id}: env");
-        }
-    }
-}
+hook_replay::adversarial_set_tests!("adversarial/gh-write-guard", at_least = (200, 150));

@@ -14,6 +14,7 @@ use toml::Value;
 /// One key the suite reads.
 #[derive(Debug, Clone, Copy)]
 pub struct Key {
+    /// The key as written in the file.
     pub name: &'static str,
     /// The binary (and requirement) that reads it.
     pub used_by: &'static str,
@@ -225,6 +226,7 @@ pub struct Problem {
     pub line: Option<usize>,
     /// The key concerned (`None` for a file that is not TOML).
     pub key: Option<String>,
+    /// What is wrong and the remedy, in one line.
     pub message: String,
 }
 

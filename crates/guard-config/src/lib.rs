@@ -5,6 +5,8 @@
 //! that cannot be read or parsed is an error every hook reports on every call; the guards then run
 //! on their defaults, never with everything off.
 
+#![warn(missing_docs)]
+
 pub mod read;
 
 use serde::Deserialize;
@@ -61,6 +63,7 @@ pub struct Config {
 /// The result of loading: the config to use and what went wrong, if anything.
 #[derive(Debug, Clone, Default)]
 pub struct Loaded {
+    /// The config to use: the file's values, or the defaults where it could not be used.
     pub config: Config,
     /// Where the file was looked for.
     pub path: Option<PathBuf>,

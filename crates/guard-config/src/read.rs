@@ -22,9 +22,13 @@ pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 /// Why a file could not be read, as one line (the path is added by the caller).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadError {
+    /// Not a regular file (what it is instead: a FIFO, a device, a folder...).
     NotRegular(&'static str),
+    /// Larger than the bound, in bytes.
     TooLarge(u64),
+    /// Not read within the bound.
     TimedOut(Duration),
+    /// What the operating system said.
     Io(String),
 }
 

@@ -16,32 +16,49 @@ pub enum Answer {
     Silent,
     /// Refuse the tool call (PreToolUse) or the switch (PreModelSwitch). `event` is the event name.
     Deny {
+        /// The event answered.
         event: String,
+        /// What the model sees: the requirement code and the remedy.
         reason: String,
+        /// A message for the user, if any.
         system_message: Option<String>,
     },
     /// Top-level `decision: block` (Stop, SubagentStop, UserPromptSubmit, PostToolUse).
     Block {
+        /// What the model sees: the requirement code and the remedy.
         reason: String,
+        /// A message for the user, if any.
         system_message: Option<String>,
     },
     /// A message for the user only.
-    Notice { system_message: String },
+    Notice {
+        /// The message.
+        system_message: String,
+    },
     /// Context for the model where the event allows it (SessionStart, UserPromptSubmit, PostToolUse).
     Context {
+        /// The event answered.
         event: String,
+        /// The text added to the model's context.
         additional_context: String,
+        /// A message for the user, if any.
         system_message: Option<String>,
     },
     /// A report on stderr with exit 2 (SessionEnd): the CLI shows it to the user.
-    Report { text: String },
+    Report {
+        /// The report.
+        text: String,
+    },
 }
 
 /// A rendered answer: exactly what goes to stdout and stderr, and the exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Emitted {
+    /// One JSON line, or nothing.
     pub stdout: String,
+    /// Text for stderr, if any.
     pub stderr: Option<String>,
+    /// The process's exit code.
     pub exit_code: i32,
 }
 

@@ -5,9 +5,11 @@
 /// A binary's name, version and usage text.
 #[derive(Clone, Copy, Debug)]
 pub struct Cli {
+    /// The binary's name, as installed.
     pub name: &'static str,
     /// The binary crate's `env!("CARGO_PKG_VERSION")`.
     pub version: &'static str,
+    /// The `--help` text.
     pub help: &'static str,
 }
 

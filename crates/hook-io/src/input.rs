@@ -14,18 +14,31 @@ pub const DEFAULT_INPUT_LIMIT: usize = 8 * 1024 * 1024;
 /// Why the payload could not be read. Each variant renders as one line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InputError {
+    /// Nothing on stdin.
     #[error("empty input: expected one JSON object on stdin")]
     Empty,
+    /// More than the bound on stdin.
     #[error("input larger than {limit} bytes: drained and not judged")]
-    TooLarge { limit: usize },
+    TooLarge {
+        /// The bound, in bytes.
+        limit: usize,
+    },
+    /// Bytes that are not UTF-8.
     #[error("input is not valid UTF-8 (byte {valid_up_to})")]
-    NotUtf8 { valid_up_to: usize },
+    NotUtf8 {
+        /// The offset of the first bad byte.
+        valid_up_to: usize,
+    },
+    /// Text that is not JSON (the parser's message).
     #[error("input is not JSON: {0}")]
     NotJson(String),
+    /// JSON that is not an object.
     #[error("input is JSON but not an object")]
     NotObject,
+    /// An object without `hook_event_name`.
     #[error("input has no string field hook_event_name")]
     MissingEvent,
+    /// Reading stdin failed (the operating system's message).
     #[error("could not read stdin: {0}")]
     Io(String),
 }
@@ -57,6 +70,8 @@ pub fn read_bounded<R: Read>(mut reader: R, limit: usize) -> Result<Vec<u8>, Inp
 }
 
 /// The hook events our binaries answer. Anything else is kept by name.
+// The variants are the CLI's event names (`hook_event_name`); its hooks reference documents them.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     PreToolUse,
@@ -73,6 +88,7 @@ pub enum Event {
 }
 
 impl Event {
+    /// The event of a `hook_event_name`.
     pub fn parse(name: &str) -> Event {
         match name {
             "PreToolUse" => Event::PreToolUse,
@@ -89,6 +105,7 @@ impl Event {
         }
     }
 
+    /// The event's `hook_event_name`.
     pub fn name(&self) -> &str {
         match self {
             Event::PreToolUse => "PreToolUse",
@@ -108,6 +125,8 @@ impl Event {
 
 /// One hook payload. Fields are those observed on Claude Code 2.1.332 plus the documented ones we use;
 /// `raw` keeps the whole object for rules that need a field we did not type.
+// Each field is the payload's key of the same name (`event` is `hook_event_name`).
+#[allow(missing_docs)]
 #[derive(Debug, Clone)]
 pub struct HookInput {
     pub event: Event,

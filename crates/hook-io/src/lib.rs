@@ -11,6 +11,8 @@
 //!   `\n`, `\x1b`..., bounded length);
 //! * [`cli`] answers `--help`, `--version` and usage errors the same way in every binary.
 
+#![warn(missing_docs)]
+
 pub mod answer;
 pub mod cli;
 pub mod escape;

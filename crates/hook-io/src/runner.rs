@@ -28,8 +28,11 @@ pub struct HookSpec {
 /// Why the judge did not produce its own answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FailureCause {
+    /// The payload could not be read.
     Input(InputError),
+    /// The judge panicked (its message).
     Panic(String),
+    /// The judge did not answer within the deadline.
     Deadline(Duration),
 }
 
@@ -46,8 +49,11 @@ impl std::fmt::Display for FailureCause {
 /// What is known about the payload when a failure happens after it was parsed.
 #[derive(Debug, Clone, Default)]
 pub struct FailureContext {
+    /// The payload's event.
     pub event: Option<Event>,
+    /// The payload's tool.
     pub tool_name: Option<String>,
+    /// The payload's session.
     pub session_id: Option<String>,
 }
 

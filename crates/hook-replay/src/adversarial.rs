@@ -23,9 +23,104 @@ pub fn load_set(manifest_dir: &str, guard: &str, file: &str) -> Vec<Value> {
     }
 }
 
+/// One adversarial set of a guard: `fixtures/<folder>/attacks.json` (must be refused) and
+/// `benign.json` (must be allowed), the least number of cases each must hold, and what the guard
+/// was measured at ([`Set::known_misses`] and [`Set::attack_floor`], kept in the guard's test
+/// file). A guard's test file declares one with [`crate::adversarial_set_tests`].
+#[derive(Debug, Clone, Copy)]
+pub struct Set {
+    /// The guard crate's `CARGO_MANIFEST_DIR` (two levels below the repository root).
+    pub manifest_dir: &'static str,
+    /// Below `fixtures/`: `adversarial/<guard>` or `adversarial-heldout/<guard>`.
+    pub folder: &'static str,
+    /// Ids decided wrongly when the set was last measured; the list only shrinks.
+    pub known_misses: &'static [&'static str],
+    /// Refused attacks / attacks when the list was taken (raise it, never lower it).
+    pub attack_floor: f64,
+    /// At least this many attacks and benign cases.
+    pub at_least: (usize, usize),
+}
+
+/// The two case files of a set, and whether they hold attacks.
+const FILES: [(&str, bool); 2] = [("attacks.json", true), ("benign.json", false)];
+
+impl Set {
+    /// The cases of one file of the set (a JSON array).
+    pub fn load(&self, file: &str) -> Vec<Value> {
+        load_set(self.manifest_dir, &format!("../{}", self.folder), file)
+    }
+
+    /// Replays both files (`replay(cases, attack)` decides each case right or wrong), prints the
+    /// rates and fails below the floor, on an unlisted miss or on a listed id now decided rightly.
+    pub fn hold_floor(&self, replay: fn(&[Value], bool) -> Vec<Outcome>) {
+        let attacks = replay(&self.load("attacks.json"), true);
+        let benign = replay(&self.load("benign.json"), false);
+        let (min_attacks, min_benign) = self.at_least;
+        assert!(
+            attacks.len() >= min_attacks,
+            "at least {min_attacks} attacks"
+        );
+        assert!(
+            benign.len() >= min_benign,
+            "at least {min_benign} benign cases"
+        );
+        report_and_check(
+            &[attacks, benign].concat(),
+            self.known_misses,
+            self.attack_floor,
+        );
+    }
+
+    /// Checks every case of both files with `check(case, attack)`, which asserts the guard's own
+    /// schema and returns the case's id; ids must be unique across the set.
+    pub fn check_cases(&self, check: fn(&Value, bool) -> String) {
+        let mut seen = std::collections::HashSet::new();
+        for (file, attack) in FILES {
+            for case in self.load(file) {
+                let id = check(&case, attack);
+                assert!(seen.insert(id.clone()), "duplicate id {id} in {file}");
+            }
+        }
+    }
+}
+
+/// The two tests of an adversarial set, one test file per set: `set_holds_its_floor` and
+/// `set_cases_are_well_formed`. The file defines `KNOWN_MISSES` and `ATTACK_FLOOR` (see [`Set`])
+/// and declares the guard's `mod adversarial_support` with `outcomes` (the replay) and
+/// `well_formed` (the case schema); the macro takes the folder below `fixtures/` and the least
+/// numbers of attacks and benign cases.
+#[macro_export]
+macro_rules! adversarial_set_tests {
+    ($folder:literal, at_least = $at_least:expr) => {
+        const SET: $crate::adversarial::Set = $crate::adversarial::Set {
+            manifest_dir: env!("CARGO_MANIFEST_DIR"),
+            folder: $folder,
+            known_misses: KNOWN_MISSES,
+            attack_floor: ATTACK_FLOOR,
+            at_least: $at_least,
+        };
+
+        #[test]
+        fn set_holds_its_floor() {
+            SET.hold_floor(adversarial_support::outcomes);
+        }
+
+        #[test]
+        fn set_cases_are_well_formed() {
+            SET.check_cases(adversarial_support::well_formed);
+        }
+    };
+}
+
+/// A case's short text for the printed list: the first 160 characters.
+pub fn short(text: &str) -> String {
+    text.chars().take(160).collect()
+}
+
 /// One replayed case.
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// The case's id.
     pub id: String,
     /// The attack family (`wrapper`, `state`, ...), for the per-class rates.
     pub class: String,

@@ -14,7 +14,9 @@ pub struct Run {
     pub wall: Duration,
     /// User + system time of the process.
     pub cpu: Duration,
+    /// How the process ended.
     pub status: ExitStatus,
+    /// Everything it printed on stdout.
     pub stdout: Vec<u8>,
 }
 
@@ -68,20 +70,25 @@ fn reap(pid: u32) -> (ExitStatus, Duration) {
 /// The wall and CPU times of repeated runs.
 #[derive(Default)]
 pub struct Timings {
+    /// Spawn to exit, per run.
     pub wall: Samples,
+    /// User + system time, per run.
     pub cpu: Samples,
 }
 
 impl Timings {
+    /// Adds one run.
     pub fn push(&mut self, run: &Run) {
         self.wall.push(run.wall);
         self.cpu.push(run.cpu);
     }
 
+    /// How many runs.
     pub fn len(&self) -> usize {
         self.wall.len()
     }
 
+    /// Whether no run was added.
     pub fn is_empty(&self) -> bool {
         self.wall.is_empty()
     }
@@ -119,14 +126,17 @@ pub fn time_runs(
 pub struct Samples(Vec<Duration>);
 
 impl Samples {
+    /// Adds one sample.
     pub fn push(&mut self, d: Duration) {
         self.0.push(d);
     }
 
+    /// How many samples.
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// Whether there is no sample.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -140,14 +150,17 @@ impl Samples {
         sorted.get(at).copied().unwrap_or_default()
     }
 
+    /// The 50th percentile.
     pub fn median(&self) -> Duration {
         self.percentile(50)
     }
 
+    /// The 90th percentile.
     pub fn p90(&self) -> Duration {
         self.percentile(90)
     }
 
+    /// The largest sample.
     pub fn max(&self) -> Duration {
         self.percentile(100)
     }

@@ -48,10 +48,12 @@ pub fn checked(command: &mut Command, args: &[&str]) -> String {
 /// pushes enabled (a real git host for push tests); killed on drop.
 pub struct Daemon {
     child: std::process::Child,
+    /// The port it listens on.
     pub port: u16,
 }
 
 impl Daemon {
+    /// Starts the daemon and waits until it accepts connections.
     pub fn start(base: &Path) -> Daemon {
         use std::net::{TcpListener, TcpStream};
         use std::time::{Duration, Instant};

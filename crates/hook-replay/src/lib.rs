@@ -13,6 +13,8 @@
 //! * [`adversarial`] (feature `test-support`) scores an adversarial set against a floor and a
 //!   list of known misses that can only shrink.
 
+#![warn(missing_docs)]
+
 use serde_json::{json, Value};
 
 pub mod process;

@@ -95,50 +95,7 @@ pub fn has_glob(text: &str) -> bool {
 /// Shell-style match of a whole string: `*` any run (also across `/`, which only widens what a
 /// pattern may reach), `?` one character, `[...]` one character of a class (treated as any).
 pub fn glob_matches(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if pi < p.len() && p[pi] == '[' {
-            // A class matches one character; find its end.
-            match p[pi + 1..].iter().position(|c| *c == ']') {
-                Some(end) => {
-                    pi += end + 2;
-                    ti += 1;
-                }
-                None if t[ti] == '[' => {
-                    pi += 1;
-                    ti += 1;
-                }
-                None => match backtrack(&mut star, &mut pi, &mut ti) {
-                    true => {}
-                    false => return false,
-                },
-            }
-        } else if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if !backtrack(&mut star, &mut pi, &mut ti) {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|c| *c == '*')
-}
-
-fn backtrack(star: &mut Option<(usize, usize)>, pi: &mut usize, ti: &mut usize) -> bool {
-    match star {
-        Some((sp, st)) => {
-            *st += 1;
-            *pi = *sp + 1;
-            *ti = *st;
-            true
-        }
-        None => false,
-    }
+    primitives::wildcard::matches(pattern, primitives::wildcard::Dialect::Shell, text)
 }
 
 /// True when a glob `pattern` (absolute) could name `target` or something inside it.

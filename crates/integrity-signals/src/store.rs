@@ -141,7 +141,7 @@ impl Store {
                 .take(CALLS_TAIL)
                 .read_to_end(&mut tail)
                 .map_err(err)?;
-            let hash = format!("{:016x}", fnv1a(fingerprint.as_bytes()));
+            let hash = format!("{:016x}", primitives::hash::fnv1a(fingerprint.as_bytes()));
             let text = String::from_utf8_lossy(&tail);
             let mut lines: Vec<&str> = text.lines().collect();
             if len > CALLS_TAIL && !lines.is_empty() {
@@ -230,8 +230,8 @@ impl Store {
     ) -> Result<PathBuf, String> {
         let s = self.session(id);
         s.ensure().map_err(|e| e.to_string())?;
-        write_atomically(&s.dir().join(REPORT_JSON), json_text)?;
-        write_atomically(&s.dir().join(REPORT_TEXT), text)?;
+        write_report_file(&s.dir().join(REPORT_JSON), json_text)?;
+        write_report_file(&s.dir().join(REPORT_TEXT), text)?;
         Ok(s.dir().join(REPORT_JSON))
     }
 
@@ -264,19 +264,10 @@ pub fn ledger_result(ledger: &Map<String, Value>, runner: Runner) -> Option<RunR
     serde_json::from_value(v.clone()).ok()
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
-fn write_atomically(path: &Path, body: &str) -> Result<(), String> {
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    std::fs::write(&tmp, body).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+/// Writes one report file new-then-rename.
+fn write_report_file(path: &Path, body: &str) -> Result<(), String> {
+    primitives::atomic::write_atomically(path, body.as_bytes(), None)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]

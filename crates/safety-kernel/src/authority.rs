@@ -19,6 +19,7 @@ const PREFIXES: [&str; 3] = ["allow", "grant", "maintainer"];
 /// A field that was removed, by its JSON path (`/a/b`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StrippedField {
+    /// The JSON path of the field.
     pub path: String,
 }
 

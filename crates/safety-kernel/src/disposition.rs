@@ -9,10 +9,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Label {
+    /// The action goes ahead.
     Allow,
+    /// The action goes ahead in a weaker form (a lower tier, a safer path).
     Fallback,
+    /// The action waits for a check (a run, a human).
     Verify,
+    /// The action is stopped.
     Halt,
+    /// The action is stopped because the session is tainted.
     HaltTainted,
 }
 
@@ -52,39 +57,47 @@ impl Disposition {
         .normalised()
     }
 
+    /// `allow`, nothing restricted.
     pub fn allow() -> Disposition {
         Disposition::new(Label::Allow)
     }
 
+    /// `halt`, with its reason.
     pub fn halt(reason: impl Into<String>) -> Disposition {
         Disposition::new(Label::Halt).with_reason(reason)
     }
 
+    /// Adds a reason (for the audit log).
     pub fn with_reason(mut self, reason: impl Into<String>) -> Disposition {
         self.reasons.push(reason.into());
         self
     }
 
+    /// Marks the verdict tainted (which halts it).
     pub fn tainted(mut self) -> Disposition {
         self.tainted = true;
         self.normalised()
     }
 
+    /// Forbids escalation (a higher tier, wider permissions).
     pub fn no_escalate(mut self) -> Disposition {
         self.can_escalate = false;
         self
     }
 
+    /// Forbids writes to durable memory.
     pub fn no_memory_writes(mut self) -> Disposition {
         self.can_write_memory = false;
         self
     }
 
+    /// Allows reads only.
     pub fn read_only(mut self) -> Disposition {
         self.read_only = true;
         self
     }
 
+    /// Confines the action (ceilings, no network).
     pub fn confined(mut self) -> Disposition {
         self.confined = true;
         self
@@ -104,24 +117,31 @@ impl Disposition {
         self
     }
 
+    /// The ranked label.
     pub fn label(&self) -> Label {
         self.label
     }
+    /// Whether the verdict is tainted.
     pub fn is_tainted(&self) -> bool {
         self.tainted
     }
+    /// Whether escalation stays allowed.
     pub fn can_escalate(&self) -> bool {
         self.can_escalate
     }
+    /// Whether durable-memory writes stay allowed.
     pub fn can_write_memory(&self) -> bool {
         self.can_write_memory
     }
+    /// Whether only reads are allowed.
     pub fn is_read_only(&self) -> bool {
         self.read_only
     }
+    /// Whether the action is confined.
     pub fn is_confined(&self) -> bool {
         self.confined
     }
+    /// The reasons given, for the audit log.
     pub fn reasons(&self) -> &[String] {
         &self.reasons
     }

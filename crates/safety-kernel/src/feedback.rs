@@ -8,14 +8,19 @@ use crate::disposition::{Disposition, Label};
 /// Longest reason the model sees.
 pub const MAX_REASON_CHARS: usize = 400;
 
+/// The first word the model sees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verb {
+    /// The action was stopped.
     Interrupt,
+    /// The action waits for a check.
     Verify,
+    /// The action goes ahead in a weaker form.
     Fallback,
 }
 
 impl Verb {
+    /// The verb as printed (upper case).
     pub fn as_str(self) -> &'static str {
         match self {
             Verb::Interrupt => "INTERRUPT",
@@ -28,7 +33,9 @@ impl Verb {
 /// The two strings the model may see.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Coarse {
+    /// What happened to the action.
     pub verb: Verb,
+    /// The requirement id, the refused shape and the remedy, bounded.
     pub sentence: String,
 }
 

@@ -8,6 +8,8 @@
 //! * [`authority`] — K3: strip fields in which the model claims authority;
 //! * [`feedback`] — K4: the coarse verb and sentence the model sees.
 
+#![warn(missing_docs)]
+
 pub mod authority;
 pub mod disposition;
 pub mod feedback;

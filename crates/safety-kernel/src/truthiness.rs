@@ -13,12 +13,14 @@ const FALSY: [&str; 4] = ["0", "false", "no", "off"];
 pub enum Grant {
     /// Absent or empty.
     NotSet,
+    /// Set to a truthy value (`1`, `true`, `yes`, `on`).
     Granted,
     /// Set to something we do not recognise as truthy: not granted, and the reason says so.
     Unrecognised(String),
 }
 
 impl Grant {
+    /// Whether the grant is given.
     pub fn is_granted(&self) -> bool {
         matches!(self, Grant::Granted)
     }
@@ -79,6 +81,7 @@ impl ListGrant {
             .any(|(o, r)| *o == owner && (r == "*" || *r == repo))
     }
 
+    /// Whether no entry is listed.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

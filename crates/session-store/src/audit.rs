@@ -16,10 +16,12 @@ pub struct AuditLog {
 }
 
 impl AuditLog {
+    /// The log at `path` (created on the first append).
     pub fn at(path: PathBuf) -> AuditLog {
         AuditLog { path }
     }
 
+    /// Where the log is.
     pub fn path(&self) -> &Path {
         &self.path
     }

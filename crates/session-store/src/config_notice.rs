@@ -30,9 +30,10 @@ pub fn first_in_session(session: &Session, binary: &str, notice: &str) -> bool {
     if session.ensure().is_err() {
         return true;
     }
-    let mark = session
-        .dir()
-        .join(format!("config-notice-{:016x}", fnv1a(notice.as_bytes())));
+    let mark = session.dir().join(format!(
+        "config-notice-{:016x}",
+        primitives::hash::fnv1a(notice.as_bytes())
+    ));
     match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -52,13 +53,6 @@ pub fn first_in_session(session: &Session, binary: &str, notice: &str) -> bool {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
         Err(_) => true,
     }
-}
-
-/// FNV-1a, 64 bits: a stable name for a notice's text (not a security boundary).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@
 use crate::StoreError;
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Key set in a ledger that replaced a damaged one: its value is where the damaged file went.
@@ -16,16 +15,19 @@ pub const RECOVERED_KEY: &str = "recovered_from_damaged_ledger";
 /// Ledgers larger than this are not ours; they are moved aside rather than parsed.
 const MAX_LEDGER_BYTES: u64 = 16 * 1024 * 1024;
 
+/// One session's ledger file: a JSON object updated under an exclusive lock.
 #[derive(Debug, Clone)]
 pub struct Ledger {
     path: PathBuf,
 }
 
 impl Ledger {
+    /// The ledger at `path` (created on the first update).
     pub fn at(path: PathBuf) -> Ledger {
         Ledger { path }
     }
 
+    /// Where the ledger is.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -78,7 +80,7 @@ impl Ledger {
         let result = (|| {
             let (mut map, corrupt) = self.load()?;
             let out = change(&mut map);
-            self.write_atomically(&map)?;
+            self.save(&map)?;
             match corrupt {
                 Some(moved_to) => Err(StoreError::Corrupt {
                     path: self.path.display().to_string(),
@@ -128,15 +130,10 @@ impl Ledger {
         }
     }
 
-    fn write_atomically(&self, map: &Map<String, Value>) -> Result<(), StoreError> {
-        let tmp = self
-            .path
-            .with_extension(format!("tmp-{}", std::process::id()));
-        let body = serde_json::to_vec(map).map_err(|e| StoreError::io(&tmp, e.into()))?;
-        let mut f = File::create(&tmp).map_err(|e| StoreError::io(&tmp, e))?;
-        f.write_all(&body).map_err(|e| StoreError::io(&tmp, e))?;
-        f.sync_data().map_err(|e| StoreError::io(&tmp, e))?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| StoreError::io(&self.path, e))
+    fn save(&self, map: &Map<String, Value>) -> Result<(), StoreError> {
+        let body = serde_json::to_vec(map).map_err(|e| StoreError::io(&self.path, e.into()))?;
+        primitives::atomic::write_atomically(&self.path, &body, None)
+            .map_err(|e| StoreError::io(&self.path, e))
     }
 }
 

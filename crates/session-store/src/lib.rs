@@ -8,6 +8,8 @@
 //!   appended under a lock so concurrent hooks never interleave lines;
 //! * [`config_notice`] — a config problem said to the user once per session, and recorded.
 
+#![warn(missing_docs)]
+
 pub mod audit;
 pub mod config_notice;
 pub mod ledger;
@@ -21,16 +23,26 @@ pub use paths::{session_dir_name, state_dir, Session};
 /// Errors of the store, each one line.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// Neither `XDG_STATE_HOME` nor `HOME` names a state dir.
     #[error("no state dir: neither XDG_STATE_HOME nor HOME is set")]
     NoStateDir,
+    /// A file operation failed.
     #[error("{path}: {source}")]
     Io {
+        /// The file or folder.
         path: String,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },
+    /// A ledger that was not a JSON object, moved aside.
     #[error("{path}: damaged ledger (not a JSON object); moved aside to {moved_to}")]
-    Corrupt { path: String, moved_to: String },
+    Corrupt {
+        /// The ledger.
+        path: String,
+        /// Where the damaged file went.
+        moved_to: String,
+    },
 }
 
 impl StoreError {

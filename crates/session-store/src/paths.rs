@@ -32,16 +32,10 @@ pub fn session_dir_name(session_id: &str) -> String {
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
         .take(64)
         .collect();
-    format!("x{safe}-{:016x}", fnv1a(session_id.as_bytes()))
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    format!(
+        "x{safe}-{:016x}",
+        primitives::hash::fnv1a(session_id.as_bytes())
+    )
 }
 
 /// One session's folder. Records without a session id go to the `_no-session` folder.
@@ -51,6 +45,7 @@ pub struct Session {
 }
 
 impl Session {
+    /// The folder of `session_id` under `state_dir` (`_no-session` without an id).
     pub fn new(state_dir: &Path, session_id: Option<&str>) -> Session {
         let name = match session_id {
             Some(id) if !id.is_empty() => session_dir_name(id),
@@ -61,18 +56,22 @@ impl Session {
         }
     }
 
+    /// The session's folder.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// Creates the folder (and its parents) when missing.
     pub fn ensure(&self) -> Result<(), StoreError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))
     }
 
+    /// The session's ledger (`ledger.json`).
     pub fn ledger(&self) -> crate::Ledger {
         crate::Ledger::at(self.dir.join("ledger.json"))
     }
 
+    /// The session's audit log (`audit.jsonl`).
     pub fn audit(&self) -> crate::AuditLog {
         crate::AuditLog::at(self.dir.join("audit.jsonl"))
     }

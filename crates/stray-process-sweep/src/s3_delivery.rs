@@ -40,21 +40,21 @@ pub fn pending_path(state_dir: &Path, project: &str) -> PathBuf {
         .join(format!("{}.json", session_store::session_dir_name(project)))
 }
 
-fn write_atomically(path: &Path, value: &StoredReport) -> Result<(), String> {
+/// Writes `value` as pretty JSON, creating the folder.
+fn write_report(path: &Path, value: &StoredReport) -> Result<(), String> {
     let parent = path.parent().ok_or("no parent dir")?;
     std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
     let body = serde_json::to_vec_pretty(value).map_err(|e| e.to_string())?;
-    std::fs::write(&tmp, body).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+    primitives::atomic::write_atomically(path, &body, None)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Stores the JSON copy in the session's folder and, with a project, the pending copy.
 pub fn store(state_dir: &Path, report: &StoredReport) -> Result<(), String> {
     let session = session_store::Session::new(state_dir, Some(&report.session_id));
-    write_atomically(&session.dir().join(REPORT_FILE), report)?;
+    write_report(&session.dir().join(REPORT_FILE), report)?;
     if let Some(project) = &report.project {
-        write_atomically(&pending_path(state_dir, project), report)?;
+        write_report(&pending_path(state_dir, project), report)?;
     }
     Ok(())
 }
@@ -79,7 +79,7 @@ pub fn take_unread(state_dir: &Path, project: &str) -> Result<Option<StoredRepor
     }
     report.seen = true;
     report.seen_at = Some(session_store::time::now_rfc3339());
-    write_atomically(&path, &report)?;
+    write_report(&path, &report)?;
     report.seen = false;
     Ok(Some(report))
 }

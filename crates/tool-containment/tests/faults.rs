@@ -9,33 +9,6 @@ mod common;
 
 use common::*;
 use std::process::{Command, Stdio};
-use std::time::Duration;
-
-fn unique_sleep(tag: u32) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    format!("{}.{:09}", 3100 + tag, nanos)
-}
-
-fn running(cmd: &str) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
-        .filter(|p| cmdline(*p) == cmd && alive(*p))
-        .collect()
-}
-
-fn kill_all(cmd: &str) {
-    for pid in running(cmd) {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
-}
 
 fn audit_text(s: &TestSession) -> String {
     let mut out = String::new();
@@ -87,15 +60,7 @@ fn the_session_end_watchdog_answers_with_what_was_done_and_records_it() {
 #[test]
 fn an_unreadable_payload_still_stops_the_session_named_in_the_hook_environment() {
     let s = TestSession::new("badpayload");
-    let arg = unique_sleep(1);
-    let cmd = format!("sleep {arg}");
-    let st = s
-        .prefix(&tool_call(&format!("sleep {arg} &")))
-        .env("CLAUDE_CODE_CHILD_SESSION", "1")
-        .status()
-        .unwrap();
-    assert!(st.success());
-    assert!(wait_for(Duration::from_secs(10), || running(&cmd).len() == 1));
+    let cmd = s.leave_sleeper(101);
     let mut c = Command::new(BIN);
     s.home.isolate(&mut c);
     let out = hook_replay::sandbox::run(c.env("CLAUDE_CODE_SESSION_ID", &s.id), b"{not json");
@@ -131,7 +96,7 @@ fn commands_without_a_session_id_are_grouped_under_their_cli_and_stopped_at_its_
     // A bash plays the CLI (not the test process: other tests' SessionEnd hooks are its
     // children too): it runs the prefix without a session id, then the SessionEnd hook.
     let s = TestSession::new("nosession");
-    let arg = unique_sleep(2);
+    let arg = unique_sleep(102);
     let cmd = format!("sleep {arg}");
     let script = tool_call(&format!(
         "cat /proc/self/cgroup; sleep {arg} >/dev/null 2>&1 &"

@@ -21,39 +21,6 @@ use std::time::{Duration, Instant};
 /// The SessionEnd budget the installer declares (the hook must finish well inside it).
 const DECLARED_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A sleep argument no other process on the host has: GNU sleep takes a fraction.
-fn unique_sleep(tag: u32) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    format!("{}.{:09}", 3000 + tag, nanos)
-}
-
-/// Pids whose command line is exactly `cmd`.
-fn running(cmd: &str) -> Vec<i32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        if cmdline(pid) == cmd && alive(pid) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-/// Kills whatever still runs `cmd` (cleanup only; the assertions come first).
-fn kill_all(cmd: &str) {
-    for pid in running(cmd) {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
-}
-
 /// Count of processes in the session's command groups (first hierarchy).
 fn in_groups(s: &TestSession) -> usize {
     s.command_groups().iter().map(|g| procs(g).len()).sum()
@@ -143,16 +110,7 @@ fn finished_commands_case(n: usize) {
     // Finished commands' groups are removed by the next commands: the session never piles them.
     let left = s.command_groups().len();
     assert!(left <= 16, "{left} finished groups left after {n} commands");
-    let arg = unique_sleep(2);
-    let cmd = format!("sleep {arg}");
-    let st = s
-        .prefix(&tool_call(&format!("sleep {arg} &")))
-        .env("CLAUDE_CODE_CHILD_SESSION", "1")
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(st.success());
-    assert!(wait_for(Duration::from_secs(10), || running(&cmd).len() == 1));
+    let cmd = s.leave_sleeper(2);
     let (code, report, took) = session_end_timed(&s);
     let still = running(&cmd);
     kill_all(&cmd);
@@ -179,20 +137,12 @@ fn five_thousand_finished_commands_and_one_leftover() {
 fn thousands_of_empty_groups_left_by_an_older_version_do_not_hide_a_leftover() {
     // The worst case of a long session: 2,000 finished groups nobody removed.
     let s = TestSession::new("piled");
-    let arg = unique_sleep(3);
-    let cmd = format!("sleep {arg}");
-    let st = s
-        .prefix(&tool_call(&format!("sleep {arg} &")))
-        .env("CLAUDE_CODE_CHILD_SESSION", "1")
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let cmd = s.leave_sleeper(3);
     for d in s.dirs() {
         for i in 0..2000 {
             std::fs::create_dir(d.join(format!("cmd-{i}-old"))).unwrap();
         }
     }
-    assert!(wait_for(Duration::from_secs(10), || running(&cmd).len() == 1));
     let (code, report, _) = session_end_timed(&s);
     let still = running(&cmd);
     kill_all(&cmd);
@@ -237,14 +187,8 @@ fn a_newline_or_escape_in_a_leftovers_argv_cannot_forge_the_report() {
 #[test]
 fn session_end_racing_new_commands_leaves_none_without_ceilings() {
     let s = TestSession::new("race");
-    let arg = unique_sleep(5);
-    let cmd = format!("sleep {arg}");
-    let st = s
-        .prefix(&tool_call(&format!("sleep {arg} &")))
-        .env("CLAUDE_CODE_CHILD_SESSION", "1")
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let cmd = s.leave_sleeper(5);
+    let arg = cmd.trim_start_matches("sleep ").to_string();
     // Commands keep starting in the session while its SessionEnd runs.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let launcher = {
@@ -312,10 +256,7 @@ fn ten_sessions_ending_at_once_each_stop_their_own() {
     let cmd = format!("sleep {arg}");
     for s in &sessions {
         let st = s
-            .prefix(&tool_call(&format!(
-                "for i in $(seq 20); do sleep {arg} & done"
-            )))
-            .env("CLAUDE_CODE_CHILD_SESSION", "1")
+            .tool_command(&format!("for i in $(seq 20); do sleep {arg} & done"))
             .status()
             .unwrap();
         assert!(st.success());

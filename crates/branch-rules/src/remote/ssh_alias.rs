@@ -6,6 +6,7 @@
 //! in the last component, relative to `~/.ssh`), the first `HostName` obtained wins, `%h` and
 //! `%%` tokens. Files are read once, bounded in size, count and nesting.
 
+use primitives::wildcard::{self, Dialect};
 use std::path::{Path, PathBuf};
 
 /// Largest config file read; larger ones are ignored.
@@ -198,9 +199,10 @@ impl Loader {
         let Ok(read) = std::fs::read_dir(dir) else {
             return Vec::new();
         };
+        let wanted = wildcard::Wildcard::new(&name, Dialect::StarQuestion);
         let mut files: Vec<PathBuf> = read
             .filter_map(Result::ok)
-            .filter(|e| glob_match(&name, &e.file_name().to_string_lossy()))
+            .filter(|e| wanted.is_match(&e.file_name().to_string_lossy()))
             .map(|e| e.path())
             .collect();
         files.sort();
@@ -275,41 +277,14 @@ fn host_matches(patterns: &[String], host: &str) -> bool {
     let mut matched = false;
     for p in patterns {
         if let Some(negated) = p.strip_prefix('!') {
-            if glob_match(negated, host) {
+            if wildcard::matches(negated, Dialect::StarQuestion, host) {
                 return false;
             }
-        } else if glob_match(p, host) {
+        } else if wildcard::matches(p, Dialect::StarQuestion, host) {
             matched = true;
         }
     }
     matched
-}
-
-/// `*` any run, `?` any one character.
-fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
 }
 
 #[cfg(test)]
@@ -391,11 +366,13 @@ mod tests {
     }
 
     #[test]
-    fn globs() {
-        assert!(glob_match("gh-*", "gh-work"));
-        assert!(glob_match("?x*", "ax"));
-        assert!(!glob_match("gh-?", "gh-ab"));
-        assert!(glob_match("*", ""));
-        assert!(glob_match("a*b*c", "a-b-b-c"));
+    fn host_patterns_with_negation() {
+        let pats = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(host_matches(&pats(&["gh-*"]), "gh-work"));
+        assert!(!host_matches(&pats(&["gh-?"]), "gh-ab"));
+        assert!(host_matches(&pats(&["?x*"]), "ax"));
+        assert!(!host_matches(&pats(&["gh-*", "!gh-private"]), "gh-private"));
+        assert!(host_matches(&pats(&["gh-*", "!gh-private"]), "gh-work"));
+        assert!(!host_matches(&pats(&["!gh-private"]), "other"));
     }
 }

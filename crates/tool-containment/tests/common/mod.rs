@@ -97,6 +97,28 @@ impl TestSession {
         c
     }
 
+    /// A tool call of this session through the prefix, as the CLI's child session runs it.
+    pub fn tool_command(&self, command: &str) -> Command {
+        let mut c = self.prefix(&tool_call(command));
+        c.env("CLAUDE_CODE_CHILD_SESSION", "1");
+        c
+    }
+
+    /// Starts a command that leaves one `sleep` behind in the session and waits until the sleep
+    /// runs; returns its command line (unique on the host: [`unique_sleep`] with `tag`).
+    pub fn leave_sleeper(&self, tag: u32) -> String {
+        let arg = unique_sleep(tag);
+        let st = self
+            .tool_command(&format!("sleep {arg} &"))
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let cmd = format!("sleep {arg}");
+        assert!(wait_for(Duration::from_secs(10), || running(&cmd).len() == 1));
+        cmd
+    }
+
     /// Runs the SessionEnd mode; returns (exit code, stderr).
     pub fn session_end(&self) -> (i32, String) {
         let mut c = Command::new(BIN);
@@ -158,4 +180,34 @@ pub fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
         std::thread::sleep(Duration::from_millis(20));
     }
     cond()
+}
+
+/// A sleep argument no other process on the host has (GNU sleep takes a fraction): the tag keeps
+/// one binary's tests apart, the nanoseconds the runs.
+pub fn unique_sleep(tag: u32) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!("{}.{:09}", 3000 + tag, nanos)
+}
+
+/// Pids whose command line is exactly `cmd`.
+pub fn running(cmd: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
+        .filter(|p| cmdline(*p) == cmd && alive(*p))
+        .collect()
+}
+
+/// Kills whatever still runs `cmd` (cleanup only; the assertions come first).
+pub fn kill_all(cmd: &str) {
+    for pid in running(cmd) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
 }

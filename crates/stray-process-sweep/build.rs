@@ -1,0 +1,5 @@
+//! Embeds `fixtures/stray-process-sweep/**.json` for `--selftest` (see the fixture-embed crate).
+
+fn main() {
+    fixture_embed::embed(env!("CARGO_PKG_NAME"));
+}
