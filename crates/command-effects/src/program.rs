@@ -41,8 +41,8 @@ pub struct Run<'a> {
     pub runners: Vec<Text>,
     /// Environment set by runner words (`sudo GIT_DIR=x git`): name and static value.
     pub env: Vec<(Text, Option<Text>)>,
-    /// `ssh host cmd`: the command runs on another host (`Some(None)`: host decided at run time).
-    pub remote_host: Option<Option<Text>>,
+    /// `ssh host [cmd]`: the host it connects to (the command runs there).
+    pub remote: Option<crate::network::Destination>,
     /// Arguments are added at run time (`xargs`, `parallel`, `find -exec {} +`).
     pub args_incomplete: bool,
 }
@@ -176,7 +176,7 @@ pub fn resolve<'a>(
         args: Vec::new(),
         runners: Vec::new(),
         env: Vec::new(),
-        remote_host: None,
+        remote: None,
         args_incomplete: inv.args_incomplete,
     };
     let mut argv: Vec<Arg<'a>> = match &inv.program {

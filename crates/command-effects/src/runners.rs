@@ -365,7 +365,10 @@ pub(crate) fn ssh<'a>(mut run: Run<'a>, argv: &[Arg<'a>], arena: &'a bumpalo::Bu
         run.args = argv[1..].to_vec();
         return run;
     };
-    run.remote_host = Some(host.value.as_deref().map(Text::from));
+    let values: Vec<Option<&str>> = argv[1..].iter().map(value).collect();
+    run.remote = crate::network::program_destinations("ssh", &values)
+        .into_iter()
+        .next();
     let words = &argv[i + 1..];
     if words.is_empty() {
         run.program = Resolved::Program("ssh".into());
