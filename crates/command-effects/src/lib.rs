@@ -7,7 +7,7 @@
 //!   [`git_options`] (subcommand options: unique prefixes, `--no-X`, last one wins),
 //!   [`git_push`], [`git_alias`], [`gh`] (pflag), [`gh_api`], [`http`] (curl, wget, HTTPie,
 //!   xh), [`network`] (the hosts a run contacts), [`files`] (programs that write or remove
-//!   files), [`repo`] (owner/repo in URLs).
+//!   files), [`repo`] (owner/repo in URLs), [`owner`] (the owner a git URL names).
 //! - [`effects`]: each run's effects: a git/gh operation, an HTTP call, a file written or
 //!   removed, a network destination, a model launch. A word decided at run time stays `None`.
 //!
@@ -27,6 +27,7 @@ pub mod git_options;
 pub mod git_push;
 pub mod http;
 pub mod network;
+pub mod owner;
 pub mod piped;
 pub mod program;
 pub mod repo;

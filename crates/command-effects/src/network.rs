@@ -100,12 +100,14 @@ const SSH_VALUED: &[&str] = &[
     "-Q", "-S", "-W", "-w", "-P", "-B",
 ];
 
-/// Options after which a program only prints and contacts nothing.
-fn prints_only(kind: Kind, args: &[Option<&str>]) -> bool {
+/// Whether the network program `program` only prints (help, version, `ssh -G`) and contacts
+/// nothing.
+pub fn prints_only(program: &str, args: &[Option<&str>]) -> bool {
     let help = |v: &str| matches!(v, "--help" | "--version" | "-h" | "-V");
-    match kind {
+    match kind(program) {
+        None => false,
         // `ssh -G` prints the configuration, `ssh -V` the version.
-        Kind::RemoteShell => args.iter().any(|a| matches!(a, Some("-G" | "-V"))),
+        Some(Kind::RemoteShell) => args.iter().any(|a| matches!(a, Some("-G" | "-V"))),
         _ => !args.is_empty() && args.iter().all(|a| a.is_some_and(help)),
     }
 }
@@ -168,6 +170,13 @@ pub fn scp_like(text: &str) -> Option<String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || ".-_".contains(c));
     ok.then(|| host.to_ascii_lowercase())
+}
+
+/// The host of a git URL: `https://host/...`, `ssh://user@host:port/...`, `git://host/...`,
+/// `user@host:path` (scp form). Local paths and `file://` have none.
+pub fn host_of_git_url(url: &str) -> Option<String> {
+    let url = url.trim();
+    parse_url(url).map(|(h, _)| h).or_else(|| scp_like(url))
 }
 
 /// A bare `host.tld[/path]` (curl and wget accept URLs without a scheme).
@@ -239,7 +248,7 @@ pub fn program_destinations(program: &str, args: &[Option<&str>]) -> Vec<Destina
     let Some(kind) = kind(program) else {
         return out;
     };
-    if prints_only(kind, args) {
+    if prints_only(program, args) {
         return out;
     }
     match kind {
@@ -351,8 +360,6 @@ const GIT_REMOTE_VALUED: &[&str] = &[
     "--upload-pack",
     "--receive-pack",
     "--exec",
-    "--repo",
-    "--push-option",
     "--reference",
     "--reference-if-able",
     "--separate-git-dir",
@@ -381,7 +388,7 @@ const GIT_REMOTE_VALUED: &[&str] = &[
 
 /// The remote a git operation contacts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GitRemote<'v> {
+pub enum GitRemote {
     /// The operation contacts no remote (`git status`, `git remote add NAME URL`).
     None,
     /// The branch's or the default remote, from the repository's config (`git fetch`).
@@ -389,7 +396,7 @@ pub enum GitRemote<'v> {
     /// Every configured remote (`git fetch --all`, `git remote update`).
     All,
     /// The repository operand: a remote name, a URL, a path (`None`: run time).
-    Named(Option<&'v str>),
+    Named(Option<String>),
     /// The subcommand is decided at run time.
     Unknown,
 }
@@ -397,38 +404,40 @@ pub enum GitRemote<'v> {
 /// The remote the git operation `call` contacts: the repository operand of clone, fetch, pull,
 /// push, ls-remote (refspecs after it are not hosts), `archive --remote`, `submodule add`,
 /// `remote add -f`, `remote show|update|prune`.
-pub fn git_remote<'v>(call: &'v GitCall<'_>) -> GitRemote<'v> {
+pub fn git_remote(call: &GitCall<'_>) -> GitRemote {
     let sub = match &call.subcommand {
         None => return GitRemote::None,
         Some(None) => return GitRemote::Unknown,
         Some(Some(s)) => s.as_str(),
     };
-    let args: Vec<Option<&'v str>> = call.args.iter().map(|a| a.value.as_deref()).collect();
+    let args: Vec<Option<&str>> = call.args.iter().map(|a| a.value.as_deref()).collect();
     if args.iter().any(|a| matches!(a, Some("--help" | "-h"))) {
         return GitRemote::None;
     }
     match sub {
-        "clone" | "fetch" | "pull" | "push" | "ls-remote" => {
-            if let Some(repo) = git_option_value(&args, "--repo") {
-                return GitRemote::Named(repo);
-            }
+        // push's options as git reads them (`--repo`, unique prefixes).
+        "push" => match crate::git_push::parse_push(call).remote {
+            Some(remote) => GitRemote::Named(remote),
+            None => GitRemote::Default,
+        },
+        "clone" | "fetch" | "pull" | "ls-remote" => {
             let (operands, all) = git_operands(&args);
             if all && matches!(sub, "fetch" | "pull") {
                 return GitRemote::All;
             }
             match operands.first() {
-                Some(op) => GitRemote::Named(*op),
+                Some(op) => named(*op),
                 None => GitRemote::Default,
             }
         }
         "archive" => match git_option_value(&args, "--remote") {
-            Some(r) => GitRemote::Named(r),
+            Some(r) => named(r),
             None => GitRemote::None,
         },
         "submodule" => {
             let (operands, _) = git_operands(&args);
             match operands.as_slice() {
-                [Some("add"), repo, ..] => GitRemote::Named(*repo),
+                [Some("add"), repo, ..] => named(*repo),
                 [Some("update" | "sync"), ..] | [None, ..] => GitRemote::All,
                 _ => GitRemote::None,
             }
@@ -440,16 +449,20 @@ pub fn git_remote<'v>(call: &'v GitCall<'_>) -> GitRemote<'v> {
 
 /// `git remote ...`: `add` contacts its URL only with `-f`/`--fetch`; `show` (without `-n`),
 /// `prune` and `update` contact configured remotes.
-fn git_remote_subcommand<'v>(args: &[Option<&'v str>]) -> GitRemote<'v> {
+fn git_remote_subcommand(args: &[Option<&str>]) -> GitRemote {
     let (operands, _) = git_operands(args);
     let flag = |f: &str| args.contains(&Some(f));
     match operands.as_slice() {
-        [Some("add"), _name, url, ..] if flag("-f") || flag("--fetch") => GitRemote::Named(*url),
+        [Some("add"), _name, url, ..] if flag("-f") || flag("--fetch") => named(*url),
         [Some("show" | "prune"), ..] if !flag("-n") => GitRemote::All,
         [Some("update"), ..] => GitRemote::All,
         [None, ..] => GitRemote::Unknown,
         _ => GitRemote::None,
     }
+}
+
+fn named(operand: Option<&str>) -> GitRemote {
+    GitRemote::Named(operand.map(String::from))
 }
 
 /// `--name VALUE` or `--name=VALUE` (`Some(None)`: a run-time value).
@@ -495,7 +508,7 @@ fn git_operands<'v>(args: &[Option<&'v str>]) -> (Vec<Option<&'v str>>, bool) {
 /// local path names none).
 pub fn git_destinations(call: &GitCall<'_>) -> Vec<Destination> {
     match git_remote(call) {
-        GitRemote::Named(Some(w)) => remote_address("git", w).into_iter().collect(),
+        GitRemote::Named(Some(w)) => remote_address("git", &w).into_iter().collect(),
         GitRemote::Named(None) => vec![Destination::run_time("git")],
         _ => Vec::new(),
     }
