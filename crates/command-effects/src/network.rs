@@ -53,7 +53,10 @@ pub const PROGRAMS: &[(&str, Kind)] = &[
 
 /// The kind of network program `name` is, if it is one.
 pub fn kind(name: &str) -> Option<Kind> {
-    PROGRAMS.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+    PROGRAMS
+        .iter()
+        .find(|(n, _)| crate::same_name(n, name))
+        .map(|(_, k)| *k)
 }
 
 /// A host a run contacts.

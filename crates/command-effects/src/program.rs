@@ -163,6 +163,28 @@ fn xargs_replacement(inv: &Invocation<'_>) -> Option<String> {
     found
 }
 
+/// The program's name as the view normalises it (basename, `.exe` stripped), without a copy
+/// through `String` for the usual plain name.
+fn program_name(raw: &Text) -> Text {
+    let exe = raw.len() > 4
+        && raw
+            .get(raw.len() - 4..)
+            .is_some_and(|e| e.eq_ignore_ascii_case(".exe"));
+    if raw.contains(['/', '\\']) || exe {
+        Text::from(normalise_program(raw))
+    } else {
+        raw.clone()
+    }
+}
+
+/// The arguments after the program word, moved out of `argv` (no copy of each word).
+fn tail(mut argv: Vec<Arg<'_>>) -> Vec<Arg<'_>> {
+    if !argv.is_empty() {
+        argv.remove(0);
+    }
+    argv
+}
+
 /// Resolves the program of `inv` (an invocation of `view`). Words made up on the way (split
 /// `ssh` commands, dashed git) are allocated in `arena`.
 pub fn resolve<'a>(
@@ -282,12 +304,12 @@ pub fn resolve<'a>(
         };
         let Some(raw) = first.value.clone().or_else(|| dashed_git_tail(&first.word)) else {
             run.program = Resolved::Unknown;
-            run.args = argv[1..].to_vec();
+            run.args = tail(argv);
             return run;
         };
         if layers > MAX_LAYERS {
             run.program = Resolved::Unknown;
-            run.args = argv[1..].to_vec();
+            run.args = tail(argv);
             return run;
         }
         // `sudo GIT_DIR=x git ...`: sudo sets variables given before the command.
@@ -301,12 +323,14 @@ pub fn resolve<'a>(
             }
         }
         allow_assignments = false;
-        let name = normalise_program(&raw);
+        let name_text = program_name(&raw);
+        // Compared with many table rows below: a plain `&str` (no per-compare decoding).
+        let name: &str = name_text.as_str();
         // A function defined earlier shadows any program of that name (not after `command`,
         // `env` and other wrappers that exec a program).
         // `shopt -s expand_aliases; alias p='git push'; p origin main`: bash replaces the
         // first word (and the next one after a value ending in a blank).
-        if alias_word && !raw.contains('/') && !expanded.contains(&raw.to_string()) {
+        if alias_word && !raw.contains('/') && !expanded.iter().any(|e| e == raw.as_str()) {
             if let Some(value) = funcs.alias_before(&raw, inv.index) {
                 // bash does not expand an alias again inside its own expansion.
                 expanded.push(raw.to_string());
@@ -352,7 +376,7 @@ pub fn resolve<'a>(
                     }
                     _ => {
                         run.program = Resolved::Unknown;
-                        run.args = argv[1..].to_vec();
+                        run.args = tail(argv);
                         return run;
                     }
                 }
@@ -362,16 +386,16 @@ pub fn resolve<'a>(
             && !bypass_functions
             && !raw.contains('/')
             && funcs.defined_before(&name, inv.index)
-            && inv.context.function != Some(name.as_str())
+            && inv.context.function != Some(name)
         {
             run.program = Resolved::Function(name.into());
-            run.args = argv[1..].to_vec();
+            run.args = tail(argv);
             return run;
         }
         // git's dashed programs: `git-push` from git's exec path runs `git push`.
         if let Some(sub) = name.strip_prefix("git-") {
             if !sub.is_empty() && (raw.contains("git-core") || GIT_DASHED.contains(&sub)) {
-                run.runners.push(Text::from(name.as_str()));
+                run.runners.push(Text::from(name));
                 let mut v = vec![Arg::synthetic(arena, "git", first.word.span)];
                 v.push(Arg::synthetic(arena, sub, first.word.span));
                 v.extend(argv[1..].iter().cloned());
@@ -379,7 +403,7 @@ pub fn resolve<'a>(
                 continue;
             }
         }
-        if let Some(r) = RUNNERS.iter().find(|r| r.name == name) {
+        if let Some(r) = RUNNERS.iter().find(|r| crate::same_name(r.name, name)) {
             match skip_runner(r, &argv[1..]) {
                 Some(at) => {
                     run.runners.push(Text::from(r.name));
@@ -389,7 +413,7 @@ pub fn resolve<'a>(
                 }
                 None if argv[1..].iter().any(|a| a.value.is_none()) => {
                     run.program = Resolved::Unknown;
-                    run.args = argv[1..].to_vec();
+                    run.args = tail(argv);
                     return run;
                 }
                 None => {}
@@ -398,7 +422,7 @@ pub fn resolve<'a>(
         if let Some(step) = package_runner(&name, &argv) {
             match step {
                 Some((skip, bin)) => {
-                    run.runners.push(Text::from(name.as_str()));
+                    run.runners.push(Text::from(name));
                     let span = argv[0].word.span;
                     argv.drain(..skip);
                     argv[0] = Arg::synthetic(arena, bin, span);
@@ -406,7 +430,7 @@ pub fn resolve<'a>(
                 }
                 None => {
                     run.program = Resolved::Unknown;
-                    run.args = argv[1..].to_vec();
+                    run.args = tail(argv);
                     return run;
                 }
             }
@@ -414,7 +438,7 @@ pub fn resolve<'a>(
         // `node <path>/cli.js`: the package the script belongs to.
         if name == "node" || name == "bun" || name == "deno" {
             if let Some(bin) = argv.get(1).and_then(value).and_then(script_package) {
-                run.runners.push(Text::from(name.as_str()));
+                run.runners.push(Text::from(name));
                 let span = argv[0].word.span;
                 argv.drain(..1);
                 argv[0] = Arg::synthetic(arena, bin, span);
@@ -447,7 +471,7 @@ pub fn resolve<'a>(
                         }
                         None => {
                             run.program = Resolved::Unknown;
-                            run.args = argv[1..].to_vec();
+                            run.args = tail(argv);
                             return run;
                         }
                     }
@@ -485,10 +509,11 @@ pub fn resolve<'a>(
             }
         }
         run.program = Resolved::Program(name.into());
-        run.args = argv[1..].to_vec();
+        let program_word = argv[0].word;
+        run.args = tail(argv);
         // `xargs cmd args`: the input words are appended at run time.
         if appends_input && run.args_incomplete {
-            let word = run.args.last().map(|a| a.word).unwrap_or(argv[0].word);
+            let word = run.args.last().map(|a| a.word).unwrap_or(program_word);
             run.args.push(Arg { word, value: None });
         }
         return run;

@@ -248,7 +248,7 @@ pub(crate) const GIT_DASHED: &[&str] = &[
 /// the package is decided at run time, `None` when `name` is not a package runner.
 pub(crate) fn package_runner(name: &str, argv: &[Arg<'_>]) -> Option<Option<(usize, String)>> {
     let pattern = PACKAGE_RUNNERS.iter().find(|p| {
-        p[0] == name
+        crate::same_name(p[0], name)
             && p[1..]
                 .iter()
                 .enumerate()
