@@ -385,7 +385,7 @@ pub fn resolve<'a>(
         if layers == 1
             && !bypass_functions
             && !raw.contains('/')
-            && funcs.defined_before(&name, inv.index)
+            && funcs.defined_before(name, inv.index)
             && inv.context.function != Some(name)
         {
             run.program = Resolved::Function(name.into());
@@ -419,7 +419,7 @@ pub fn resolve<'a>(
                 None => {}
             }
         }
-        if let Some(step) = package_runner(&name, &argv) {
+        if let Some(step) = package_runner(name, &argv) {
             match step {
                 Some((skip, bin)) => {
                     run.runners.push(Text::from(name));
