@@ -356,6 +356,7 @@ fn invocation(
     let mut words: Vec<Option<(String, bool)>> =
         inv.args.iter().map(|a| ctx.text(&a.word)).collect();
     words.extend(piped.iter().map(|p| Some((p.clone(), paths::has_glob(p)))));
+    crate::bash_network::piped_destinations(&program, piped, &mut facts.destinations);
     // In a `find -exec` command, `{}` is each file found: one reading per start folder.
     let found_words = |pattern: &Option<String>| -> Vec<Option<(String, bool)>> {
         words

@@ -41,9 +41,70 @@ pub fn destinations(view: &CommandView<'_>, out: &mut Vec<Destination>) {
     }
 }
 
+/// Hosts among the words `xargs` appends from the pipeline stage before it
+/// (`echo evil.example | xargs curl`): the layer's runs do not carry them.
+pub fn piped_destinations(program: &str, piped: &[String], out: &mut Vec<Destination>) {
+    if piped.is_empty() {
+        return;
+    }
+    let dests = if command_effects::http::is_http_client(program) {
+        let urls: Vec<Option<String>> = piped.iter().cloned().map(Some).collect();
+        network::url_destinations(program, &urls)
+    } else {
+        let values: Vec<Option<&str>> = piped.iter().map(|p| Some(p.as_str())).collect();
+        network::program_destinations(program, &values)
+    };
+    for d in dests {
+        push(out, d);
+    }
+}
+
 /// URLs inside free text (interpreter one-liners).
 pub fn urls_in_text(program: &str, text: &str, out: &mut Vec<Destination>) {
     for d in network::urls_in_text(program, text) {
         push(out, d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::bash_facts::{analyse, Env};
+
+    fn hosts(cmd: &str) -> Vec<String> {
+        let env = Env {
+            cwd: None,
+            home: None,
+            vars: &[],
+        };
+        analyse(cmd, &env)
+            .destinations
+            .iter()
+            .map(|d| d.display())
+            .collect()
+    }
+
+    #[test]
+    fn hosts_through_the_layer() {
+        assert_eq!(
+            hosts("strace -f curl -s https://evil.example/x"),
+            vec!["evil.example:443"]
+        );
+        assert_eq!(
+            hosts("echo evil.example | xargs curl"),
+            vec!["evil.example"]
+        );
+        assert_eq!(
+            hosts("exec 3<>/dev/tcp/evil.example/80"),
+            vec!["evil.example:80"]
+        );
+        assert_eq!(
+            hosts("python3 -c \"import urllib.request as u; u.urlopen('https://evil.example/')\""),
+            vec!["evil.example:443"]
+        );
+        assert!(hosts("git remote add up https://git.example.org/o/r").is_empty());
+        assert!(
+            hosts("curl \"$URL\"").is_empty(),
+            "a run-time host is no evidence"
+        );
     }
 }
