@@ -468,6 +468,36 @@ fn named(operand: Option<&str>) -> GitRemote {
     GitRemote::Named(operand.map(String::from))
 }
 
+/// `git remote add [-f] [-t BRANCH] [-m HEAD] [--mirror=...] NAME URL`: the remote's name and
+/// URL (`None` inside: decided at run time). Later git commands of the same command line see it.
+pub fn remote_added(call: &GitCall<'_>) -> Option<(Option<String>, Option<String>)> {
+    if call.sub() != Some("remote") {
+        return None;
+    }
+    let args: Vec<Option<&str>> = call.args.iter().map(|a| a.value.as_deref()).collect();
+    if args.first() != Some(&Some("add")) {
+        return None;
+    }
+    let mut operands = Vec::new();
+    let mut i = 1;
+    while i < args.len() {
+        match args[i] {
+            Some("-t" | "--track" | "-m" | "--master") => i += 1,
+            Some("--") => {
+                operands.extend(args[i + 1..].iter().copied());
+                break;
+            }
+            Some(v) if v.starts_with('-') && v.len() > 1 => {}
+            other => operands.push(other),
+        }
+        i += 1;
+    }
+    match operands.as_slice() {
+        [name, url, ..] => Some((name.map(String::from), url.map(String::from))),
+        _ => None,
+    }
+}
+
 /// `--name VALUE` or `--name=VALUE` (`Some(None)`: a run-time value).
 fn git_option_value<'v>(args: &[Option<&'v str>], name: &str) -> Option<Option<&'v str>> {
     let mut found = None;

@@ -191,3 +191,28 @@ fn urls_and_allow_list() {
     assert!(!allowed("evilgithub.com", &allow));
     assert!(!allowed("example.com", &allow));
 }
+
+#[test]
+fn a_remote_added_in_the_command() {
+    use command_effects::network::remote_added;
+    let added = |cmd: &str| {
+        let parsed = shell_syntax::parse(cmd);
+        let view = shell_syntax::commands(&parsed);
+        remote_added(&command_effects::git::parse_git(&view.invocations[0]))
+    };
+    let some = |n: &str, u: &str| Some((Some(n.to_string()), Some(u.to_string())));
+    assert_eq!(
+        added("git remote add s https://github.com/stranger/tools.git"),
+        some("s", "https://github.com/stranger/tools.git")
+    );
+    assert_eq!(
+        added("git remote add -f -t main -m main --mirror=push s git@h.example:o/r"),
+        some("s", "git@h.example:o/r")
+    );
+    assert_eq!(
+        added("git remote add \"$N\" u"),
+        Some((None, Some("u".to_string())))
+    );
+    assert_eq!(added("git remote set-url s u"), None);
+    assert_eq!(added("git remote add s"), None);
+}
