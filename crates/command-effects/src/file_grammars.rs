@@ -327,6 +327,32 @@ pub(crate) fn copy_changes(values: &[Option<&str>]) -> Vec<Changed> {
     out
 }
 
+/// One word of a command line as an option parser sees it.
+enum Word<'v> {
+    /// Starts with `-` (not `-` alone), before `--`.
+    Option(&'v str),
+    /// Anything else (`None`: decided at run time).
+    Operand(Option<&'v str>),
+}
+
+/// The word at `*i` with its index (`*i` moves past it); `only`: after `--`.
+fn next_word<'v>(
+    values: &[Option<&'v str>],
+    i: &mut usize,
+    only: bool,
+) -> Option<(usize, Word<'v>)> {
+    let at = *i;
+    let v = *values.get(at)?;
+    *i += 1;
+    Some((
+        at,
+        match v {
+            Some(v) if !only && v.starts_with('-') && v != "-" => Word::Option(v),
+            v => Word::Operand(v),
+        },
+    ))
+}
+
 /// `sed`: with `-i` (`-i.bak`, `-ni`, `--in-place=SUF`) every file operand is rewritten; a
 /// script's `w FILE`, `W FILE` and `s///w FILE` write FILE whether or not `-i` is given. The
 /// script is each `-e` value (`--expression`), or the first operand when there is none; a
@@ -338,12 +364,10 @@ pub(crate) fn sed_changes(values: &[Option<&str>]) -> Vec<Changed> {
     let mut operands: Vec<(usize, Option<&str>)> = Vec::new();
     let mut only = false;
     let mut i = 0;
-    while i < values.len() {
-        let at = i;
-        i += 1;
-        let v = match values[at] {
-            Some(v) if !only && v.starts_with('-') && v != "-" => v,
-            v => {
+    while let Some((at, word)) = next_word(values, &mut i, only) {
+        let v = match word {
+            Word::Option(v) => v,
+            Word::Operand(v) => {
                 operands.push((at, v));
                 continue;
             }
@@ -510,12 +534,10 @@ pub(crate) fn awk_changes(values: &[Option<&str>]) -> Vec<Changed> {
     let mut first_operand: Option<(usize, Option<&str>)> = None;
     let mut only = false;
     let mut i = 0;
-    while i < values.len() {
-        let at = i;
-        i += 1;
-        let v = match values[at] {
-            Some(v) if !only && v.starts_with('-') && v != "-" => v,
-            v => {
+    while let Some((at, word)) = next_word(values, &mut i, only) {
+        let v = match word {
+            Word::Option(v) => v,
+            Word::Operand(v) => {
                 // Options come before the program.
                 first_operand = Some((at, v));
                 break;

@@ -170,8 +170,15 @@ pub struct FileChange {
 
 /// The files `program args` writes or removes, by the table.
 pub fn changes(program: &str, args: &[Arg<'_>]) -> Vec<FileChange> {
+    // Most programs write nothing: no copy of their words for them.
+    let Some(rule) = FILE_RULES
+        .iter()
+        .find(|r| crate::same_name(r.program, program))
+    else {
+        return Vec::new();
+    };
     let values: Vec<Option<&str>> = args.iter().map(|a| a.value.as_deref()).collect();
-    changed_words(program, &values)
+    rule_words(rule, &values)
         .into_iter()
         .map(|(i, change, path)| FileChange {
             change,
@@ -187,9 +194,17 @@ pub fn changed_words(
     program: &str,
     values: &[Option<&str>],
 ) -> Vec<(usize, Change, Option<String>)> {
-    let Some(r) = FILE_RULES.iter().find(|r| r.program == program) else {
-        return Vec::new();
-    };
+    match FILE_RULES
+        .iter()
+        .find(|r| crate::same_name(r.program, program))
+    {
+        Some(r) => rule_words(r, values),
+        None => Vec::new(),
+    }
+}
+
+/// [`changed_words`] for the row `r` of [`FILE_RULES`].
+fn rule_words(r: &FileRule, values: &[Option<&str>]) -> Vec<(usize, Change, Option<String>)> {
     if let Which::Grammar(f) = r.which {
         return f(values);
     }

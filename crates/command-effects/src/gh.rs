@@ -290,67 +290,89 @@ pub fn parse(args: &[Arg]) -> GhArgs {
         let top = out.top.clone().unwrap_or_default();
         let sub = out.sub.first().cloned().unwrap_or_default();
         if let Some(long) = v.strip_prefix("--") {
-            let (name, attached) = match long.split_once('=') {
-                Some((n, val)) => (format!("--{n}"), Some(val.to_string())),
-                None => (format!("--{long}"), None),
-            };
-            let (value, template) = match attached {
-                Some(val) => (Some((!dynamic_flag).then(|| val.clone())), Some(val)),
-                None if VALUED_LONG.contains(&name.as_str()) => {
-                    i += 1;
-                    (
-                        Some(
-                            args.get(i)
-                                .and_then(|x| x.value.as_deref().map(String::from)),
-                        ),
-                        args.get(i).and_then(template),
-                    )
-                }
-                None => (None, None),
-            };
-            out.flags.push(Flag {
-                name,
-                value,
-                template,
-            });
+            let flag = long_flag(long, dynamic_flag, args, &mut i);
+            out.flags.push(flag);
             i += 1;
             continue;
         }
         // A short flag or a cluster: `-R x`, `-Rx`, `-R=x`, `-fR x`.
-        let shorts = valued_shorts(&top, &sub);
-        let body = &v[1..];
-        for (pos, c) in body.char_indices() {
-            if shorts.contains(c) {
-                let rest = &body[pos + c.len_utf8()..];
-                let (value, template) = if !rest.is_empty() {
-                    let val = rest.strip_prefix('=').unwrap_or(rest).to_string();
-                    (Some((!dynamic_flag).then(|| val.clone())), Some(val))
-                } else {
-                    i += 1;
-                    (
-                        Some(
-                            args.get(i)
-                                .and_then(|x| x.value.as_deref().map(String::from)),
-                        ),
-                        args.get(i).and_then(template),
-                    )
-                };
-                out.flags.push(Flag {
-                    name: format!("-{c}"),
-                    value,
-                    template,
-                });
-                break;
-            }
-            out.flags.push(Flag {
-                name: format!("-{c}"),
-                value: None,
-                template: None,
-            });
-        }
+        short_flags(
+            &v[1..],
+            valued_shorts(&top, &sub),
+            dynamic_flag,
+            args,
+            &mut i,
+            &mut out.flags,
+        );
         i += 1;
     }
     out
+}
+
+/// The value of a flag given as the next word (at `*i + 1`; `*i` moves onto it): the value
+/// (`Some(None)`: decided at run time) and its template.
+fn next_value(args: &[Arg], i: &mut usize) -> (Option<Option<String>>, Option<String>) {
+    *i += 1;
+    (
+        Some(
+            args.get(*i)
+                .and_then(|x| x.value.as_deref().map(String::from)),
+        ),
+        args.get(*i).and_then(template),
+    )
+}
+
+/// `--name`, `--name=value` or `--name value` (a name in [`VALUED_LONG`]); `long` is the word
+/// without its dashes, `*i` its index.
+fn long_flag(long: &str, dynamic_flag: bool, args: &[Arg], i: &mut usize) -> Flag {
+    let (name, attached) = match long.split_once('=') {
+        Some((n, val)) => (format!("--{n}"), Some(val.to_string())),
+        None => (format!("--{long}"), None),
+    };
+    let (value, template) = match attached {
+        Some(val) => (Some((!dynamic_flag).then(|| val.clone())), Some(val)),
+        None if VALUED_LONG.contains(&name.as_str()) => next_value(args, i),
+        None => (None, None),
+    };
+    Flag {
+        name,
+        value,
+        template,
+    }
+}
+
+/// A cluster of short flags (`body` is the word without its dash): each letter a flag until
+/// one in `shorts` takes the rest of the word (`-Rx`, `-R=x`) or the next word (`-fR x`).
+fn short_flags(
+    body: &str,
+    shorts: &str,
+    dynamic_flag: bool,
+    args: &[Arg],
+    i: &mut usize,
+    flags: &mut Vec<Flag>,
+) {
+    for (pos, c) in body.char_indices() {
+        if shorts.contains(c) {
+            let rest = &body[pos + c.len_utf8()..];
+            let (value, template) = if !rest.is_empty() {
+                let val = rest.strip_prefix('=').unwrap_or(rest).to_string();
+                (Some((!dynamic_flag).then(|| val.clone())), Some(val))
+            } else {
+                next_value(args, i)
+            };
+            flags.push(Flag {
+                name: format!("-{c}"),
+                value,
+                template,
+            });
+            return;
+        }
+        flags.push(Flag {
+            name: format!("-{c}"),
+            value: None,
+            template: None,
+        });
+    }
 }
 
 /// gh top-level commands that only read (or act locally), whatever follows.

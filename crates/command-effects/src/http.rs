@@ -84,19 +84,41 @@ const CURL_VALUED_LONG: &[&str] = &[
     "aws-sigv4",
 ];
 
+/// A client's arguments read one word at a time; an option's value is the word after it.
+struct Words<'s, 'a> {
+    args: &'s [Arg<'a>],
+    next: usize,
+}
+
+impl<'s> Words<'s, '_> {
+    fn new<'a>(args: &'s [Arg<'a>]) -> Words<'s, 'a> {
+        Words { args, next: 0 }
+    }
+
+    /// The next word (`Some(None)`: decided at run time); `None` after the last.
+    fn next(&mut self) -> Option<Option<&'s str>> {
+        let a = self.args.get(self.next)?;
+        self.next += 1;
+        Some(a.value.as_deref())
+    }
+
+    /// The next word as an option's value (`None`: decided at run time, or missing).
+    fn value(&mut self) -> Option<String> {
+        self.next().flatten().map(String::from)
+    }
+}
+
 fn curl(args: &[Arg<'_>]) -> HttpCall {
     let mut method: Option<Option<String>> = None;
     let (mut body, mut get, mut head, mut upload) = (false, false, false, false);
     let mut urls = Vec::new();
-    let mut i = 0;
+    let mut words = Words::new(args);
     let mut only_operands = false;
-    while i < args.len() {
-        let Some(v) = args[i].value.as_deref() else {
+    while let Some(word) = words.next() {
+        let Some(v) = word else {
             urls.push(None);
-            i += 1;
             continue;
         };
-        i += 1;
         if only_operands || !v.starts_with('-') || v == "-" {
             urls.push(Some(v.to_string()));
             continue;
@@ -105,20 +127,13 @@ fn curl(args: &[Arg<'_>]) -> HttpCall {
             only_operands = true;
             continue;
         }
-        let take = |i: &mut usize| -> Option<String> {
-            let next = args
-                .get(*i)
-                .and_then(|a| a.value.as_deref().map(String::from));
-            *i += 1;
-            next
-        };
         if let Some(long) = v.strip_prefix("--") {
             let (name, attached) = match long.split_once('=') {
                 Some((n, val)) => (n, Some(val.to_string())),
                 None => (long, None),
             };
             let value = if CURL_VALUED_LONG.contains(&name) {
-                Some(attached.or_else(|| take(&mut i)))
+                Some(attached.or_else(|| words.value()))
             } else {
                 None
             };
@@ -138,7 +153,7 @@ fn curl(args: &[Arg<'_>]) -> HttpCall {
             if CURL_VALUED_SHORT.contains(c) {
                 let rest = &cluster[pos + c.len_utf8()..];
                 let value = if rest.is_empty() {
-                    take(&mut i)
+                    words.value()
                 } else {
                     Some(rest.to_string())
                 };
@@ -176,32 +191,26 @@ fn wget(args: &[Arg<'_>]) -> HttpCall {
     let mut method: Option<Option<String>> = None;
     let mut body = false;
     let mut urls = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let Some(v) = args[i].value.as_deref() else {
+    let mut words = Words::new(args);
+    while let Some(word) = words.next() {
+        let Some(v) = word else {
             urls.push(None);
-            i += 1;
             continue;
         };
-        i += 1;
         if let Some(m) = v.strip_prefix("--method=") {
             method = Some(Some(m.to_ascii_uppercase()));
         } else if v == "--method" {
-            method = Some(
-                args.get(i)
-                    .and_then(|a| a.value.as_deref().map(str::to_ascii_uppercase)),
-            );
-            i += 1;
+            method = Some(words.value().map(|m| m.to_ascii_uppercase()));
         } else if v.starts_with("--post-") || v.starts_with("--body-") {
             body = true;
             if !v.contains('=') {
-                i += 1;
+                words.next();
             }
         } else if matches!(
             v,
             "-O" | "-o" | "-P" | "-U" | "--header" | "--user" | "--password"
         ) {
-            i += 1;
+            words.next();
         } else if !v.starts_with('-') {
             urls.push(Some(v.to_string()));
         }
@@ -252,22 +261,20 @@ const HTTPIE_VALUED: &[&str] = &[
 fn httpie(program: &str, args: &[Arg<'_>]) -> HttpCall {
     let mut positionals: Vec<Option<String>> = Vec::new();
     let mut forced_method: Option<String> = None;
-    let mut i = 0;
+    let mut words = Words::new(args);
     let mut raw_body = false;
-    while i < args.len() {
-        let Some(v) = args[i].value.as_deref() else {
+    while let Some(word) = words.next() {
+        let Some(v) = word else {
             positionals.push(None);
-            i += 1;
             continue;
         };
-        i += 1;
         if v.starts_with('-') && v.len() > 1 {
             let name = v.split('=').next().unwrap_or(v);
             if name == "--raw" {
                 raw_body = true;
             }
             if HTTPIE_VALUED.contains(&name) && !v.contains('=') {
-                i += 1;
+                words.next();
             }
             if v == "--offline" {
                 forced_method = Some("GET".into());

@@ -6,7 +6,8 @@
 //! - Per-program grammars, each kept as data: [`git`] (global options, `-c`, `GIT_CONFIG_*`),
 //!   [`git_options`] (subcommand options: unique prefixes, `--no-X`, last one wins),
 //!   [`git_push`], [`git_alias`], [`gh`] (pflag), [`gh_api`], [`http`] (curl, wget, HTTPie,
-//!   xh), [`files`] (programs that write or remove files), [`repo`] (owner/repo in URLs).
+//!   xh), [`network`] (the hosts a run contacts), [`files`] (programs that write or remove
+//!   files), [`repo`] (owner/repo in URLs), [`owner`] (the owner a git URL names).
 //! - [`effects`]: each run's effects: a git/gh operation, an HTTP call, a file written or
 //!   removed, a network destination, a model launch. A word decided at run time stays `None`.
 //!
@@ -25,10 +26,19 @@ pub mod git_alias;
 pub mod git_options;
 pub mod git_push;
 pub mod http;
+pub mod network;
+pub mod owner;
 pub mod piped;
 pub mod program;
 pub mod repo;
 pub mod runners;
 
 pub use effects::{effects_of, Effect};
+
+/// `a == b` for the names in this crate's tables, the first byte compared before the rest: a
+/// table scan for every run then rarely calls `memcmp`.
+#[inline]
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+}
 pub use program::{resolve, Resolved, Run};

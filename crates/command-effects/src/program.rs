@@ -41,8 +41,8 @@ pub struct Run<'a> {
     pub runners: Vec<Text>,
     /// Environment set by runner words (`sudo GIT_DIR=x git`): name and static value.
     pub env: Vec<(Text, Option<Text>)>,
-    /// `ssh host cmd`: the command runs on another host (`Some(None)`: host decided at run time).
-    pub remote_host: Option<Option<Text>>,
+    /// `ssh host [cmd]`: the host it connects to (the command runs there).
+    pub remote: Option<crate::network::Destination>,
     /// Arguments are added at run time (`xargs`, `parallel`, `find -exec {} +`).
     pub args_incomplete: bool,
 }
@@ -163,6 +163,28 @@ fn xargs_replacement(inv: &Invocation<'_>) -> Option<String> {
     found
 }
 
+/// The program's name as the view normalises it (basename, `.exe` stripped), without a copy
+/// through `String` for the usual plain name.
+fn program_name(raw: &Text) -> Text {
+    let exe = raw.len() > 4
+        && raw
+            .get(raw.len() - 4..)
+            .is_some_and(|e| e.eq_ignore_ascii_case(".exe"));
+    if raw.contains(['/', '\\']) || exe {
+        Text::from(normalise_program(raw))
+    } else {
+        raw.clone()
+    }
+}
+
+/// The arguments after the program word, moved out of `argv` (no copy of each word).
+fn tail(mut argv: Vec<Arg<'_>>) -> Vec<Arg<'_>> {
+    if !argv.is_empty() {
+        argv.remove(0);
+    }
+    argv
+}
+
 /// Resolves the program of `inv` (an invocation of `view`). Words made up on the way (split
 /// `ssh` commands, dashed git) are allocated in `arena`.
 pub fn resolve<'a>(
@@ -170,17 +192,87 @@ pub fn resolve<'a>(
     inv: &Invocation<'a>,
     arena: &'a bumpalo::Bump,
 ) -> Run<'a> {
-    let mut run = Run {
+    let run = Run {
         invocation: inv.index,
         program: Resolved::Nothing,
         args: Vec::new(),
         runners: Vec::new(),
         env: Vec::new(),
-        remote_host: None,
+        remote: None,
         args_incomplete: inv.args_incomplete,
     };
-    let mut argv: Vec<Arg<'a>> = match &inv.program {
-        Program::None => return run,
+    let Some(mut argv) = initial_argv(inv, arena) else {
+        return run;
+    };
+    // `xargs -I X cmd ... X ...`: each word holding X is decided at run time.
+    let replacement = xargs_replacement(inv);
+    if let Some(r) = replacement.as_deref().filter(|r| !r.is_empty()) {
+        for a in argv.iter_mut() {
+            if a.value.as_deref().is_some_and(|v| v.contains(r)) {
+                a.value = None;
+            }
+        }
+    }
+    let mut r = Resolver {
+        funcs,
+        inv,
+        arena,
+        run,
+        argv,
+        layers: 0,
+        // `sudo GIT_DIR=x git ...`: sudo sets variables given before the command.
+        allow_assignments: inv
+            .wrappers
+            .last()
+            .is_some_and(|w| matches!(w.name.as_str(), "sudo" | "doas")),
+        alias_hops: 0,
+        expanded: Vec::new(),
+        pending_alias: None,
+        bypass_functions: inv
+            .wrappers
+            .iter()
+            .any(|w| BYPASS_FUNCTIONS.contains(&w.name.as_str())),
+        // `xargs` without a replacement string appends its input words to the command.
+        appends_input: replacement.is_none() && inv.wrappers.iter().any(|w| w.name == "xargs"),
+    };
+    loop {
+        r.layers += 1;
+        match r.step() {
+            Step::Again => {}
+            Step::Done => return r.run,
+            Step::Ssh => return ssh(r.run, &r.argv, arena),
+        }
+    }
+}
+
+/// Wrappers after which a name is looked up as a program, never as a function (they exec).
+const BYPASS_FUNCTIONS: &[&str] = &[
+    "command",
+    "builtin",
+    "exec",
+    "env",
+    "sudo",
+    "doas",
+    "xargs",
+    "find -exec",
+    "nohup",
+    "nice",
+    "timeout",
+    "gtimeout",
+    "stdbuf",
+    "setsid",
+    "ionice",
+    "chrt",
+    "taskset",
+    "flock",
+    "busybox",
+    "watch",
+];
+
+/// The program word and the arguments of `inv`; `None` when it runs no program.
+fn initial_argv<'a>(inv: &Invocation<'a>, arena: &'a bumpalo::Bump) -> Option<Vec<Arg<'a>>> {
+    Some(match &inv.program {
+        Program::None => return None,
         Program::Dynamic(w) => {
             let mut v = split_known(inv, w, arena).unwrap_or_else(|| {
                 vec![Arg {
@@ -206,291 +298,317 @@ pub fn resolve<'a>(
             v.extend(inv.args.iter().cloned());
             v
         }
-    };
-    // `xargs -I X cmd ... X ...`: each word holding X is decided at run time.
-    if let Some(r) = xargs_replacement(inv).filter(|r| !r.is_empty()) {
-        for a in argv.iter_mut() {
-            if a.value.as_deref().is_some_and(|v| v.contains(r.as_str())) {
-                a.value = None;
+    })
+}
+
+/// What one layer of [`Resolver::step`] decided.
+enum Step {
+    /// A layer was peeled off (a runner, an alias, an assignment): look at the new first word.
+    Again,
+    /// `run` is complete.
+    Done,
+    /// `ssh host cmd`: the rest is read by [`ssh`].
+    Ssh,
+}
+
+/// The state of one [`resolve`]: the words left and what the layers peeled so far gave.
+struct Resolver<'r, 'f, 'a> {
+    funcs: &'r Functions<'f>,
+    inv: &'r Invocation<'a>,
+    arena: &'a bumpalo::Bump,
+    run: Run<'a>,
+    argv: Vec<Arg<'a>>,
+    layers: usize,
+    allow_assignments: bool,
+    alias_hops: usize,
+    /// Aliases expanded already (bash does not expand one again inside its own expansion).
+    expanded: Vec<String>,
+    /// After an alias value ending in a blank, the index of the next word to expand.
+    pending_alias: Option<usize>,
+    bypass_functions: bool,
+    appends_input: bool,
+}
+
+impl<'a> Resolver<'_, '_, 'a> {
+    /// Ends the walk: `program` with the words after the first as its arguments.
+    fn stop(&mut self, program: Resolved) -> Step {
+        self.run.program = program;
+        self.run.args = tail(std::mem::take(&mut self.argv));
+        Step::Done
+    }
+
+    /// Words made up here carry `span` (the word they replace).
+    fn synthetic(&self, words: Vec<String>, span: shell_syntax::Span) -> Vec<Arg<'a>> {
+        words
+            .into_iter()
+            .map(|x| Arg::synthetic(self.arena, x, span))
+            .collect()
+    }
+
+    /// One layer: the first word as bash reads it, after what the layers before peeled.
+    fn step(&mut self) -> Step {
+        if let Some(at) = self.pending_alias.take() {
+            self.expand_alias_at(at);
+        }
+        let alias_word = self.layers == 1;
+        let Some(first) = self.argv.first() else {
+            self.run.program = Resolved::Nothing;
+            return Step::Done;
+        };
+        let Some(raw) = first.value.clone().or_else(|| dashed_git_tail(&first.word)) else {
+            return self.stop(Resolved::Unknown);
+        };
+        if self.layers > MAX_LAYERS {
+            return self.stop(Resolved::Unknown);
+        }
+        if self.allow_assignments && self.runner_assignment(&raw) {
+            return Step::Again;
+        }
+        self.allow_assignments = false;
+        let name_text = program_name(&raw);
+        // Compared with many table rows below: a plain `&str` (no per-compare decoding).
+        let name: &str = name_text.as_str();
+        if alias_word {
+            if let Some(step) = self.expand_alias(&raw) {
+                return step;
+            }
+        }
+        // A function defined earlier shadows any program of that name (not after `command`,
+        // `env` and other wrappers that exec a program).
+        if self.layers == 1
+            && !self.bypass_functions
+            && !raw.contains('/')
+            && self.funcs.defined_before(name, self.inv.index)
+            && self.inv.context.function != Some(name)
+        {
+            return self.stop(Resolved::Function(name.into()));
+        }
+        if let Some(step) = self
+            .dashed_git(name, &raw)
+            .or_else(|| self.runner(name))
+            .or_else(|| self.package_runner(name))
+            .or_else(|| self.script_runner(name))
+        {
+            return step;
+        }
+        if name == "ssh" {
+            return Step::Ssh;
+        }
+        if name == "parallel" {
+            if let Some(step) = self.parallel() {
+                return step;
+            }
+        }
+        self.program(name)
+    }
+
+    /// The program is found: the last layer.
+    fn program(&mut self, name: &str) -> Step {
+        let program_word = self.argv[0].word;
+        self.stop(Resolved::Program(name.into()));
+        // `xargs cmd args`: the input words are appended at run time.
+        if self.appends_input && self.run.args_incomplete {
+            let word = self.run.args.last().map(|a| a.word).unwrap_or(program_word);
+            self.run.args.push(Arg { word, value: None });
+        }
+        Step::Done
+    }
+
+    /// `sudo GIT_DIR=x git ...`: a `NAME=value` word before the command is an assignment.
+    fn runner_assignment(&mut self, raw: &str) -> bool {
+        match raw.split_once('=') {
+            Some((n, v)) if is_name(n) => {
+                self.run.env.push((n.into(), Some(v.into())));
+                self.argv.remove(0);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// After an alias value ending in a blank, the word at `at` is expanded too (`alias
+    /// sudo='sudo '`).
+    fn expand_alias_at(&mut self, at: usize) {
+        if at == 0 || at >= self.argv.len() {
+            return;
+        }
+        let Some(v) = self.argv[at].value.clone() else {
+            return;
+        };
+        let Some(Some(value)) = self.funcs.alias_before(&v, self.inv.index) else {
+            return;
+        };
+        if let Ok(w) = shell_words::split(value) {
+            self.alias_hops += 1;
+            if self.alias_hops <= 16 {
+                let new = self.synthetic(w, self.argv[at].word.span);
+                self.argv.splice(at..=at, new);
             }
         }
     }
-    let bypass_functions = inv.wrappers.iter().any(|w| {
-        matches!(
-            w.name.as_str(),
-            "command"
-                | "builtin"
-                | "exec"
-                | "env"
-                | "sudo"
-                | "doas"
-                | "xargs"
-                | "find -exec"
-                | "nohup"
-                | "nice"
-                | "timeout"
-                | "gtimeout"
-                | "stdbuf"
-                | "setsid"
-                | "ionice"
-                | "chrt"
-                | "taskset"
-                | "flock"
-                | "busybox"
-                | "watch"
-        )
-    });
-    // `xargs` without a replacement string appends its input words to the command.
-    let appends_input =
-        inv.wrappers.iter().any(|w| w.name == "xargs") && xargs_replacement(inv).is_none();
-    let after_sudo = inv
-        .wrappers
-        .last()
-        .is_some_and(|w| matches!(w.name.as_str(), "sudo" | "doas"));
-    let mut layers = 0;
-    let mut allow_assignments = after_sudo;
-    let mut alias_hops = 0;
-    let mut expanded: Vec<String> = Vec::new();
-    let mut pending_alias: Option<usize> = None;
-    loop {
-        layers += 1;
-        // Aliases apply to the command word (and, after a value ending in a blank, to the
-        // word after it: `alias sudo='sudo '`).
-        if let Some(at) = pending_alias.take() {
-            if at > 0 && at < argv.len() {
-                if let Some(v) = argv[at].value.clone() {
-                    if let Some(Some(value)) = funcs.alias_before(&v, inv.index) {
-                        if let Ok(w) = shell_words::split(value) {
-                            alias_hops += 1;
-                            if alias_hops <= 16 {
-                                let span = argv[at].word.span;
-                                let new: Vec<Arg<'a>> = w
-                                    .into_iter()
-                                    .map(|x| Arg::synthetic(arena, x, span))
-                                    .collect();
-                                argv.splice(at..=at, new);
-                            }
-                        }
-                    }
-                }
-            }
+
+    /// `shopt -s expand_aliases; alias p='git push'; p origin main`: bash replaces the first
+    /// word (and the next one after a value ending in a blank). `None`: no alias applies.
+    fn expand_alias(&mut self, raw: &Text) -> Option<Step> {
+        if raw.contains('/') || self.expanded.iter().any(|e| e == raw.as_str()) {
+            return None;
         }
-        let alias_word = layers == 1;
-        let Some(first) = argv.first() else {
-            run.program = Resolved::Nothing;
-            return run;
-        };
-        let Some(raw) = first.value.clone().or_else(|| dashed_git_tail(&first.word)) else {
-            run.program = Resolved::Unknown;
-            run.args = argv[1..].to_vec();
-            return run;
-        };
-        if layers > MAX_LAYERS {
-            run.program = Resolved::Unknown;
-            run.args = argv[1..].to_vec();
-            return run;
-        }
-        // `sudo GIT_DIR=x git ...`: sudo sets variables given before the command.
-        if allow_assignments {
-            if let Some((n, v)) = raw.split_once('=') {
-                if is_name(n) {
-                    run.env.push((n.into(), Some(v.into())));
-                    argv.remove(0);
-                    continue;
-                }
-            }
-        }
-        allow_assignments = false;
-        let name = normalise_program(&raw);
-        // A function defined earlier shadows any program of that name (not after `command`,
-        // `env` and other wrappers that exec a program).
-        // `shopt -s expand_aliases; alias p='git push'; p origin main`: bash replaces the
-        // first word (and the next one after a value ending in a blank).
-        if alias_word && !raw.contains('/') && !expanded.contains(&raw.to_string()) {
-            if let Some(value) = funcs.alias_before(&raw, inv.index) {
-                // bash does not expand an alias again inside its own expansion.
-                expanded.push(raw.to_string());
-                alias_hops += 1;
-                let words = value.and_then(|v| {
-                    let trailing = v.ends_with(' ') || v.ends_with('\t');
-                    shell_words::split(v).ok().map(|w| (w, trailing))
-                });
-                match words {
-                    Some((w, trailing))
-                        if alias_hops <= 16
-                            && !w
-                                .iter()
-                                .any(|x| matches!(x.as_str(), ";" | "&&" | "||" | "|" | "&")) =>
-                    {
-                        let span = first.word.span;
-                        let n = w.len();
-                        let mut v: Vec<Arg<'a>> = w
-                            .into_iter()
-                            .map(|x| Arg::synthetic(arena, x, span))
-                            .collect();
-                        v.extend(argv[1..].iter().cloned());
-                        // The expansion goes through the view's wrapper table (`alias run=command`).
-                        let u = shell_syntax::view::unwrap(arena, v);
-                        run.runners
-                            .extend(u.wrappers.iter().map(|w| w.name.clone()));
-                        run.env.extend(u.env.iter().map(|e| {
-                            (
-                                e.name.clone(),
-                                e.value.as_ref().and_then(|a| a.value.clone()),
-                            )
-                        }));
-                        run.args_incomplete |= u.args_incomplete;
-                        let Some(head) = u.program else {
-                            run.program = Resolved::Nothing;
-                            return run;
-                        };
-                        argv = std::iter::once(head).chain(u.args).collect();
-                        // A value ending in a blank makes the next word an alias candidate.
-                        pending_alias = trailing.then_some(n);
-                        layers -= 1;
-                        continue;
-                    }
-                    _ => {
-                        run.program = Resolved::Unknown;
-                        run.args = argv[1..].to_vec();
-                        return run;
-                    }
-                }
-            }
-        }
-        if layers == 1
-            && !bypass_functions
-            && !raw.contains('/')
-            && funcs.defined_before(&name, inv.index)
-            && inv.context.function != Some(name.as_str())
-        {
-            run.program = Resolved::Function(name.into());
-            run.args = argv[1..].to_vec();
-            return run;
-        }
-        // git's dashed programs: `git-push` from git's exec path runs `git push`.
-        if let Some(sub) = name.strip_prefix("git-") {
-            if !sub.is_empty() && (raw.contains("git-core") || GIT_DASHED.contains(&sub)) {
-                run.runners.push(Text::from(name.as_str()));
-                let mut v = vec![Arg::synthetic(arena, "git", first.word.span)];
-                v.push(Arg::synthetic(arena, sub, first.word.span));
-                v.extend(argv[1..].iter().cloned());
-                argv = v;
-                continue;
-            }
-        }
-        if let Some(r) = RUNNERS.iter().find(|r| r.name == name) {
-            match skip_runner(r, &argv[1..]) {
-                Some(at) => {
-                    run.runners.push(Text::from(r.name));
-                    argv.drain(..=at);
-                    allow_assignments = matches!(r.name, "doas" | "pkexec");
-                    continue;
-                }
-                None if argv[1..].iter().any(|a| a.value.is_none()) => {
-                    run.program = Resolved::Unknown;
-                    run.args = argv[1..].to_vec();
-                    return run;
-                }
-                None => {}
-            }
-        }
-        if let Some(step) = package_runner(&name, &argv) {
-            match step {
-                Some((skip, bin)) => {
-                    run.runners.push(Text::from(name.as_str()));
-                    let span = argv[0].word.span;
-                    argv.drain(..skip);
-                    argv[0] = Arg::synthetic(arena, bin, span);
-                    continue;
-                }
-                None => {
-                    run.program = Resolved::Unknown;
-                    run.args = argv[1..].to_vec();
-                    return run;
-                }
-            }
-        }
-        // `node <path>/cli.js`: the package the script belongs to.
-        if name == "node" || name == "bun" || name == "deno" {
-            if let Some(bin) = argv.get(1).and_then(value).and_then(script_package) {
-                run.runners.push(Text::from(name.as_str()));
-                let span = argv[0].word.span;
-                argv.drain(..1);
-                argv[0] = Arg::synthetic(arena, bin, span);
-                continue;
-            }
-        }
-        if name == "ssh" {
-            return ssh(run, &argv, arena);
-        }
-        if name == "parallel" {
-            // `parallel ::: 'cmd args'`: with no command, each input is a command line.
-            if let Some(list) = argv[1..].iter().position(|a| value(a) == Some(":::")) {
-                let opts_only = argv[1..1 + list]
+        let value = self.funcs.alias_before(raw, self.inv.index)?;
+        self.expanded.push(raw.to_string());
+        self.alias_hops += 1;
+        let words = value.and_then(|v| {
+            let trailing = v.ends_with(' ') || v.ends_with('\t');
+            shell_words::split(v).ok().map(|w| (w, trailing))
+        });
+        let Some((w, trailing)) = words.filter(|(w, _)| {
+            self.alias_hops <= 16
+                && !w
                     .iter()
-                    .all(|a| value(a).is_some_and(|v| v.starts_with('-')));
-                if opts_only {
-                    run.runners.push(Text::from("parallel"));
-                    let line = argv.get(list + 2).and_then(value).map(String::from);
-                    let span = argv[0].word.span;
+                    .any(|x| matches!(x.as_str(), ";" | "&&" | "||" | "|" | "&"))
+        }) else {
+            return Some(self.stop(Resolved::Unknown));
+        };
+        let n = w.len();
+        let mut v = self.synthetic(w, self.argv[0].word.span);
+        v.extend(self.argv[1..].iter().cloned());
+        // The expansion goes through the view's wrapper table (`alias run=command`).
+        let u = shell_syntax::view::unwrap(self.arena, v);
+        self.run
+            .runners
+            .extend(u.wrappers.iter().map(|w| w.name.clone()));
+        self.run.env.extend(u.env.iter().map(|e| {
+            (
+                e.name.clone(),
+                e.value.as_ref().and_then(|a| a.value.clone()),
+            )
+        }));
+        self.run.args_incomplete |= u.args_incomplete;
+        let Some(head) = u.program else {
+            self.run.program = Resolved::Nothing;
+            return Some(Step::Done);
+        };
+        self.argv = std::iter::once(head).chain(u.args).collect();
+        // A value ending in a blank makes the next word an alias candidate.
+        self.pending_alias = trailing.then_some(n);
+        self.layers -= 1;
+        Some(Step::Again)
+    }
+
+    /// git's dashed programs: `git-push` from git's exec path runs `git push`.
+    fn dashed_git(&mut self, name: &str, raw: &str) -> Option<Step> {
+        let sub = name.strip_prefix("git-")?;
+        if sub.is_empty() || !(raw.contains("git-core") || GIT_DASHED.contains(&sub)) {
+            return None;
+        }
+        self.run.runners.push(Text::from(name));
+        let span = self.argv[0].word.span;
+        let mut v = vec![
+            Arg::synthetic(self.arena, "git", span),
+            Arg::synthetic(self.arena, sub, span),
+        ];
+        v.extend(self.argv.drain(1..));
+        self.argv = v;
+        Some(Step::Again)
+    }
+
+    /// A runner from [`RUNNERS`] (`strace -f cmd`, `chroot dir cmd`, ...).
+    fn runner(&mut self, name: &str) -> Option<Step> {
+        let r = RUNNERS.iter().find(|r| crate::same_name(r.name, name))?;
+        match skip_runner(r, &self.argv[1..]) {
+            Some(at) => {
+                self.run.runners.push(Text::from(r.name));
+                self.argv.drain(..=at);
+                self.allow_assignments = matches!(r.name, "doas" | "pkexec");
+                Some(Step::Again)
+            }
+            None if self.argv[1..].iter().any(|a| a.value.is_none()) => {
+                Some(self.stop(Resolved::Unknown))
+            }
+            None => None,
+        }
+    }
+
+    /// `npx pkg`, `pnpm dlx pkg`, ...: the package's binary runs.
+    fn package_runner(&mut self, name: &str) -> Option<Step> {
+        Some(match package_runner(name, &self.argv)? {
+            Some((skip, bin)) => {
+                self.run.runners.push(Text::from(name));
+                let span = self.argv[0].word.span;
+                self.argv.drain(..skip);
+                self.argv[0] = Arg::synthetic(self.arena, bin, span);
+                Step::Again
+            }
+            None => self.stop(Resolved::Unknown),
+        })
+    }
+
+    /// `node <path>/cli.js`: the package the script belongs to.
+    fn script_runner(&mut self, name: &str) -> Option<Step> {
+        if !matches!(name, "node" | "bun" | "deno") {
+            return None;
+        }
+        let bin = self.argv.get(1).and_then(value).and_then(script_package)?;
+        self.run.runners.push(Text::from(name));
+        let span = self.argv[0].word.span;
+        self.argv.drain(..1);
+        self.argv[0] = Arg::synthetic(self.arena, bin, span);
+        Some(Step::Again)
+    }
+
+    /// GNU `parallel`: `parallel ::: 'cmd args'` (each input a command line) or `parallel
+    /// cmd ... ::: args`. `None`: no command found (parallel itself is the program).
+    fn parallel(&mut self) -> Option<Step> {
+        let argv = &self.argv;
+        if let Some(list) = argv[1..].iter().position(|a| value(a) == Some(":::")) {
+            let opts_only = argv[1..1 + list]
+                .iter()
+                .all(|a| value(a).is_some_and(|v| v.starts_with('-')));
+            if opts_only {
+                self.run.runners.push(Text::from("parallel"));
+                let line = argv.get(list + 2).and_then(value).map(String::from);
+                let span = argv[0].word.span;
+                return Some(
                     match line
                         .and_then(|l| shell_words::split(&l).ok())
                         .filter(|w| !w.is_empty())
                     {
                         Some(words) => {
-                            argv = words
-                                .into_iter()
-                                .map(|w| Arg::synthetic(arena, w, span))
-                                .collect();
-                            continue;
+                            self.argv = self.synthetic(words, span);
+                            Step::Again
                         }
-                        None => {
-                            run.program = Resolved::Unknown;
-                            run.args = argv[1..].to_vec();
-                            return run;
-                        }
-                    }
-                }
-            }
-            if let Some(at) = parallel_command(&argv[1..]) {
-                run.runners.push(Text::from("parallel"));
-                run.args_incomplete = true;
-                let mut rest: Vec<Arg<'a>> = argv.drain(at + 1..).collect();
-                let mut replaced = false;
-                let end = rest
-                    .iter()
-                    .position(|a| matches!(value(a), Some(":::" | "::::" | ":::+" | "::::+")));
-                let list = end.map(|e| rest[e].clone());
-                if let Some(end) = end {
-                    rest.truncate(end);
-                }
-                for a in rest.iter_mut().skip(1) {
-                    if a.value.as_deref().is_some_and(|v| v.contains('{')) {
-                        a.value = None;
-                        replaced = true;
-                    }
-                }
-                // Without a `{}` replacement string, each input is appended as an argument.
-                if !replaced {
-                    if let Some(l) = list.or_else(|| rest.last().cloned()) {
-                        rest.push(Arg {
-                            word: l.word,
-                            value: None,
-                        });
-                    }
-                }
-                argv = rest;
-                continue;
+                        None => self.stop(Resolved::Unknown),
+                    },
+                );
             }
         }
-        run.program = Resolved::Program(name.into());
-        run.args = argv[1..].to_vec();
-        // `xargs cmd args`: the input words are appended at run time.
-        if appends_input && run.args_incomplete {
-            let word = run.args.last().map(|a| a.word).unwrap_or(argv[0].word);
-            run.args.push(Arg { word, value: None });
+        let at = parallel_command(&argv[1..])?;
+        self.run.runners.push(Text::from("parallel"));
+        self.run.args_incomplete = true;
+        let mut rest: Vec<Arg<'a>> = self.argv.drain(at + 1..).collect();
+        let mut replaced = false;
+        let end = rest
+            .iter()
+            .position(|a| matches!(value(a), Some(":::" | "::::" | ":::+" | "::::+")));
+        let list = end.map(|e| rest[e].clone());
+        if let Some(end) = end {
+            rest.truncate(end);
         }
-        return run;
+        for a in rest.iter_mut().skip(1) {
+            if a.value.as_deref().is_some_and(|v| v.contains('{')) {
+                a.value = None;
+                replaced = true;
+            }
+        }
+        // Without a `{}` replacement string, each input is appended as an argument.
+        if !replaced {
+            if let Some(l) = list.or_else(|| rest.last().cloned()) {
+                rest.push(Arg {
+                    word: l.word,
+                    value: None,
+                });
+            }
+        }
+        self.argv = rest;
+        Some(Step::Again)
     }
 }

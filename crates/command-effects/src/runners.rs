@@ -248,7 +248,7 @@ pub(crate) const GIT_DASHED: &[&str] = &[
 /// the package is decided at run time, `None` when `name` is not a package runner.
 pub(crate) fn package_runner(name: &str, argv: &[Arg<'_>]) -> Option<Option<(usize, String)>> {
     let pattern = PACKAGE_RUNNERS.iter().find(|p| {
-        p[0] == name
+        crate::same_name(p[0], name)
             && p[1..]
                 .iter()
                 .enumerate()
@@ -365,7 +365,10 @@ pub(crate) fn ssh<'a>(mut run: Run<'a>, argv: &[Arg<'a>], arena: &'a bumpalo::Bu
         run.args = argv[1..].to_vec();
         return run;
     };
-    run.remote_host = Some(host.value.as_deref().map(Text::from));
+    let values: Vec<Option<&str>> = argv[1..].iter().map(value).collect();
+    run.remote = crate::network::program_destinations("ssh", &values)
+        .into_iter()
+        .next();
     let words = &argv[i + 1..];
     if words.is_empty() {
         run.program = Resolved::Program("ssh".into());

@@ -6,7 +6,7 @@ use crate::analysis::{Analysis, Unit};
 use crate::location;
 use command_effects::gh::{self, GhArgs};
 use command_effects::gh_api::ApiCall;
-use command_effects::git::GitCall;
+use command_effects::git::{ConfigSetting, GitCall};
 use command_effects::git_alias::Expanded;
 use command_effects::http;
 use command_effects::program::{Resolved, Run};
@@ -92,12 +92,30 @@ pub fn collect<'a>(a: &Analysis<'a>) -> Vec<Op<'a>> {
     let mut out = Vec::new();
     for (ui, unit) in a.units.iter().enumerate() {
         let view = unit.view();
+        // Remotes `git remote add` made earlier in the command, as config the later git
+        // commands read (`git remote add s URL && git push s`).
+        let mut added: Vec<ConfigSetting> = Vec::new();
         // A body run keeps its own invocation (its context, e.g. `|| return 0`).
         for run in command_effects::program::runs(view, arena) {
             let Some(inv) = view.invocations.get(run.invocation) else {
                 continue;
             };
-            if let Some((kind, dir)) = classify(a, unit, inv, &run, home.as_deref()) {
+            if let Some((kind, dir)) = classify(a, unit, inv, &run, home.as_deref(), &added) {
+                if let OpKind::Git { call, .. } = &kind {
+                    if let Some((name, url)) = command_effects::network::remote_added(call) {
+                        added.push(ConfigSetting {
+                            // A run-time name could be any remote: an empty key leaves every
+                            // push's destination unknown.
+                            key: name
+                                .map(|n| {
+                                    command_effects::git::normalise_key(&format!("remote.{n}.url"))
+                                })
+                                .unwrap_or_default(),
+                            value: url,
+                            via: "git remote add",
+                        });
+                    }
+                }
                 out.push(Op {
                     unit: ui,
                     invocation: inv.index,
@@ -135,11 +153,12 @@ fn classify<'a>(
     inv: &Invocation<'a>,
     run: &Run<'a>,
     home: Option<&std::path::Path>,
+    added: &[ConfigSetting],
 ) -> Option<(OpKind<'a>, Option<PathBuf>)> {
     let name = program_name(run)?;
     let dir = unit.dir_of(inv, home);
     match name {
-        "git" => Some(git_op(a, inv, run, dir, home)),
+        "git" => Some(git_op(a, inv, run, dir, home, added)),
         "gh" => Some((gh_op(a, run), dir)),
         "gh-pages" => Some((gh_pages_op(a, inv, run), dir)),
         n if http::is_http_client(n) => http_write(n, &run.args, a).map(|(method, url)| {
@@ -163,8 +182,11 @@ fn git_op<'a>(
     run: &Run<'a>,
     dir: Option<PathBuf>,
     home: Option<&std::path::Path>,
+    added: &[ConfigSetting],
 ) -> (OpKind<'a>, Option<PathBuf>) {
-    let call = command_effects::git::parse_git_args(&run.args, &|n| run.env_value(inv, n));
+    let mut call = command_effects::git::parse_git_args(&run.args, &|n| run.env_value(inv, n));
+    // Config a remote added earlier in the command sets, before the command's own.
+    call.config.splice(0..0, added.iter().cloned());
     let git_dir = dir
         .as_deref()
         .and_then(|d| location::after_git_c(d, &call, home));

@@ -11,9 +11,10 @@ mod adversarial_support;
 
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
-const ATTACK_FLOOR: f64 = 405.0 / 411.0;
+const ATTACK_FLOOR: f64 = 406.0 / 411.0;
 
-/// Ids decided wrongly on 2026-12-02 after command-effects (405/411 attacks refused, 0/193 benign denied):
+/// Ids decided wrongly on 2026-12-02 after command-effects (406/411 attacks refused since a
+/// remote added earlier in the command is read, 0/193 benign denied):
 /// attacks let through and benign commands denied. The commands are in the JSON files.
 const KNOWN_MISSES: &[&str] = &[
     "atk-state-006",
@@ -21,7 +22,6 @@ const KNOWN_MISSES: &[&str] = &[
     "atk-state-018",
     "atk-state-049",
     "atk-fed-023",
-    "atk-option-052",
 ];
 
 hook_replay::adversarial_set_tests!("adversarial/gh-write-guard", at_least = (200, 150));

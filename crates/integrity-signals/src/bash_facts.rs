@@ -127,6 +127,7 @@ pub fn analyse(command: &str, env: &Env) -> BashFacts {
             stage = Some((pos, seen));
         }
     }
+    crate::bash_network::destinations(&view, &mut facts.destinations);
     let scripts = facts.scripts.clone();
     for s in &scripts {
         crate::bash_network::urls_in_text(&s.program, &s.text, &mut facts.destinations);
@@ -285,7 +286,7 @@ fn invocation(
     let mut words: Vec<Option<(String, bool)>> =
         inv.args.iter().map(|a| ctx.text(&a.word)).collect();
     words.extend(piped.iter().map(|p| Some((p.clone(), paths::has_glob(p)))));
-    crate::bash_network::destinations(&program, &words, &mut facts.destinations);
+    crate::bash_network::piped_destinations(&program, piped, &mut facts.destinations);
     // In a `find -exec` command, `{}` is each file found: one reading per start folder.
     let found_words = |pattern: &Option<String>| -> Vec<Option<(String, bool)>> {
         words

@@ -118,33 +118,7 @@ pub fn remote_urls(config: &str) -> Vec<String> {
     out
 }
 
-/// The host of a git URL: `https://host/...`, `ssh://user@host:port/...`, `git://host/...`,
-/// `user@host:path` (scp form). Local paths and `file://` have none.
-pub fn host_of_git_url(url: &str) -> Option<String> {
-    let url = url.trim();
-    let rest = if let Some((scheme, rest)) = url.split_once("://") {
-        if scheme.eq_ignore_ascii_case("file") {
-            return None;
-        }
-        rest
-    } else {
-        // scp form: `[user@]host:path`, where the host part has no slash.
-        let (host, _) = url.split_once(':')?;
-        if host.contains('/') || host.is_empty() {
-            return None;
-        }
-        host
-    };
-    let authority = rest.split('/').next()?;
-    let host_port = authority.rsplit('@').next()?;
-    let host = if let Some(v6) = host_port.strip_prefix('[') {
-        v6.split(']').next()?
-    } else {
-        host_port.split(':').next()?
-    };
-    let host = host.trim().to_ascii_lowercase();
-    (!host.is_empty()).then_some(host)
-}
+pub use command_effects::network::host_of_git_url;
 
 #[cfg(test)]
 mod tests {

@@ -330,7 +330,6 @@ fn durable_memory_stays_closed_when_the_taint_record_is_damaged_or_deleted() {
 }
 
 #[test]
-#[ignore = "known defect in bash_network.rs (left to the helper moving it onto the shared command reader): every git operand is tried as an scp URL, so the refspec HEAD:refs/heads/x reads as host `head`"]
 fn a_push_refspec_is_not_a_host() {
     let mut s = Session::new("refspec", "git@github.com:maintainer/app.git", &[]);
     s.bash(
@@ -342,7 +341,6 @@ fn a_push_refspec_is_not_a_host() {
 }
 
 #[test]
-#[ignore = "known defect in bash_network.rs (left to the helper moving it onto the shared command reader): `git remote add NAME URL` contacts nothing but is read as a network destination"]
 fn adding_a_remote_is_not_network_use() {
     let mut s = Session::new("remote-add", "git@github.com:maintainer/app.git", &[]);
     s.bash(

@@ -25,11 +25,10 @@ mod from_transcript;
 mod ledger;
 mod network;
 mod origin;
-mod owner;
 mod source;
 
+pub use command_effects::owner::{owner_of_git_url, owner_of_repo_spec, RemoteOwner};
 pub use from_transcript::transcript_source;
 pub use ledger::{is_tainted, record, taint_state, TaintState, LEDGER_KEY, MAX_EVIDENCE};
 pub use origin::{origin_owner, repo_git_config};
-pub use owner::{owner_of_git_url, owner_of_repo_spec, RemoteOwner};
 pub use source::{source_of, TaintKind, TaintPolicy, TaintSource};

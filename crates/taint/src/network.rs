@@ -1,20 +1,21 @@
-//! Bash commands whose program fetches from the network.
+//! Bash commands whose program fetches from the network, read through `command-effects` (one
+//! model of what a command runs, shared with every guard).
 //!
-//! Every command bash would run is visited through `shell-syntax` (substitutions, `bash -c`
-//! strings, `eval`, pipes into a shell, wrappers such as `env`, `sudo`, `timeout`, `xargs`), and
-//! judged by its program: a fetcher (`curl`, `wget`, ...) always reads the network; `gh` taints
-//! when it reads another owner's content (or content of no known owner, such as search); `git`
-//! taints when it clones, fetches or pulls another owner's repository.
+//! Every run bash would make is visited (substitutions, `bash -c` strings, `eval`, pipes into a
+//! shell, wrappers such as `env`, `sudo`, `timeout`, `xargs`, runners such as `strace`, functions
+//! that wrap a program, `ssh host cmd`), and judged by the program bash runs: a fetcher (a URL
+//! client or a raw socket, `network::Kind`) reads the network unless it only prints its help; a
+//! copier (`scp`, `rsync`) when it names a remote; `gh` taints when it reads another owner's
+//! content (or content of no known owner, such as search); `git` when it clones, fetches or
+//! pulls another owner's repository.
 
-use crate::owner::{owner_of_git_url, owner_of_repo_spec, RemoteOwner};
 use crate::source::TaintPolicy;
-use shell_syntax::view::{Arg, Invocation, InvocationKind};
-
-/// Programs whose purpose is to fetch from the network.
-const FETCHERS: &[&str] = &[
-    "curl", "wget", "wget2", "aria2c", "http", "https", "httpie", "xh", "xhs", "lynx", "w3m",
-    "links", "elinks", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "tftp", "sftp", "scp",
-];
+use command_effects::gh::{self, GhArgs};
+use command_effects::gh_api::{rest_path, ApiCall};
+use command_effects::network::{self, GitRemote, Kind};
+use command_effects::owner::{owner_of_git_url, owner_of_repo_spec, RemoteOwner};
+use command_effects::{git, Run};
+use shell_syntax::view::{Invocation, InvocationKind};
 
 /// Words that, in text the parser could not read, mean the command may fetch.
 const UNPARSED_HINTS: &[&str] = &["curl", "wget", "gh ", "git ", "http", "nc ", "scp", "rsync"];
@@ -23,11 +24,15 @@ const UNPARSED_HINTS: &[&str] = &["curl", "wget", "gh ", "git ", "http", "nc ", 
 pub(crate) fn fetching_command(command: &str, policy: &TaintPolicy) -> Option<String> {
     let parsed = shell_syntax::parse(command);
     let view = shell_syntax::commands(&parsed);
-    for inv in &view.invocations {
+    let arena = bumpalo::Bump::new();
+    for run in command_effects::program::runs(&view, &arena) {
+        let Some(inv) = view.invocations.get(run.invocation) else {
+            continue;
+        };
         if inv.kind == InvocationKind::TestClause || inv.kind == InvocationKind::ArithCommand {
             continue;
         }
-        if let Some(detail) = invocation_fetches(inv, policy) {
+        if let Some(detail) = run_fetches(&run, inv, policy) {
             return Some(detail);
         }
     }
@@ -56,61 +61,37 @@ fn mentions_fetcher(text: &str) -> bool {
     UNPARSED_HINTS.iter().any(|h| lower.contains(h))
 }
 
-fn render(inv: &Invocation) -> String {
-    let mut out = inv.program.to_string();
-    for a in &inv.args {
+/// The program bash runs and its arguments (`<dynamic>` for a run-time word).
+fn render(name: &str, run: &Run) -> String {
+    let mut out = name.to_string();
+    for a in &run.args {
         out.push(' ');
-        match &a.value {
-            Some(v) => out.push_str(v),
-            None => out.push_str("<dynamic>"),
-        }
+        out.push_str(a.value.as_deref().unwrap_or("<dynamic>"));
     }
     out
 }
 
-fn invocation_fetches(inv: &Invocation, policy: &TaintPolicy) -> Option<String> {
-    let name = inv.name()?;
-    let args = &inv.args;
-    let why = match name {
-        n if FETCHERS.contains(&n) => (!only_help(args)).then(String::new),
-        "rsync" => args
-            .iter()
-            .any(|a| a.value.as_deref().is_none_or(looks_remote))
-            .then(String::new),
-        "gh" => gh_reads_other(inv, policy),
-        "git" => git_fetches_other(args, policy),
+fn run_fetches(run: &Run, inv: &Invocation, policy: &TaintPolicy) -> Option<String> {
+    let name = run.name()?;
+    let values: Vec<Option<&str>> = run.args.iter().map(|a| a.value.as_deref()).collect();
+    let why = match (name, network::kind(name)) {
+        ("gh", _) => gh_reads_other(&gh::parse(&run.args), run, inv, policy),
+        ("git", _) => git_fetches_other(run, inv, policy),
+        (_, Some(Kind::Url | Kind::Socket)) => {
+            (!network::prints_only(name, &values)).then(String::new)
+        }
+        // A copy between local paths reads nothing from the network.
+        (_, Some(Kind::Copy)) => (run.args_incomplete
+            || !network::program_destinations(name, &values).is_empty())
+        .then(String::new),
         _ => None,
     }?;
-    let rendered = render(inv);
+    let rendered = render(name, run);
     Some(if why.is_empty() {
         rendered
     } else {
         format!("{rendered} ({why})")
     })
-}
-
-fn only_help(args: &[Arg]) -> bool {
-    !args.is_empty()
-        && args.iter().all(|a| {
-            matches!(
-                a.value.as_deref(),
-                Some("--version" | "-V" | "--help" | "-h")
-            )
-        })
-}
-
-/// `host:path` or `rsync://...` (not a local path).
-fn looks_remote(v: &str) -> bool {
-    if v.starts_with('-') {
-        return false;
-    }
-    if v.contains("://") {
-        return true;
-    }
-    matches!(
-        owner_of_git_url(v),
-        RemoteOwner::Owner(_) | RemoteOwner::Unknown
-    ) && v.contains(':')
 }
 
 /// Why an owner counts as another's, or `None` when it is the maintainer's own.
@@ -124,118 +105,26 @@ fn other_owner(owner: Option<&str>, policy: &TaintPolicy) -> Option<String> {
 
 // ---------------------------------------------------------------------------------------- gh
 
-/// Options of `gh` subcommands that take a separate value (so their value is not a positional).
-const GH_VALUED: &[&str] = &[
-    "-R",
-    "--repo",
-    "-X",
-    "--method",
-    "-H",
-    "--header",
-    "-f",
-    "-F",
-    "--field",
-    "--raw-field",
-    "--input",
-    "-q",
-    "--jq",
-    "-t",
-    "--template",
-    "--hostname",
-    "--cache",
-    "-p",
-    "--preview",
-    "-L",
-    "--limit",
-    "-s",
-    "--state",
-    "-a",
-    "--assignee",
-    "-A",
-    "--author",
-    "-l",
-    "--label",
-    "-B",
-    "--base",
-    "-H",
-    "--head",
-    "-S",
-    "--search",
-    "--json",
-    "-b",
-    "--branch",
-    "-w",
-    "--workflow",
-    "-c",
-    "--commit",
-    "-u",
-    "--user",
-    "-D",
-    "--dir",
-    "-O",
-    "--output",
-    "-e",
-    "--event",
-    "-j",
-    "--job",
-    "-m",
-    "--milestone",
-    "-g",
-    "--pattern",
-];
-
-/// The positional words of a `gh` argv (options and their values removed), and the `-R`
-/// repository if one is given in any spelling.
-fn gh_split<'s>(args: &'s [Arg<'_>]) -> (Vec<Option<&'s str>>, Option<Option<&'s str>>) {
-    let mut positional = Vec::new();
-    let mut repo = None;
-    let mut i = 0;
-    while i < args.len() {
-        let v = args[i].value.as_deref();
-        match v {
-            Some("--") => {
-                positional.extend(args[i + 1..].iter().map(|a| a.value.as_deref()));
-                break;
-            }
-            Some(o) if o == "-R" || o == "--repo" => {
-                repo = Some(args.get(i + 1).and_then(|a| a.value.as_deref()));
-                i += 2;
-                continue;
-            }
-            Some(o) if o.starts_with("--repo=") => repo = Some(Some(&o[7..])),
-            Some(o) if o.starts_with("-R") && o.len() > 2 => {
-                repo = Some(Some(o[2..].trim_start_matches('=')))
-            }
-            Some(o) if GH_VALUED.contains(&o) => {
-                i += 2;
-                continue;
-            }
-            Some(o) if o.starts_with('-') && o.len() > 1 => {}
-            other => positional.push(other),
-        }
-        i += 1;
-    }
-    (positional, repo)
-}
-
 /// Subcommand actions that bring content into the session.
 const GH_READS: &[&str] = &[
     "view", "list", "diff", "checks", "status", "clone", "download", "checkout", "watch", "log",
 ];
 
-fn gh_reads_other(inv: &Invocation, policy: &TaintPolicy) -> Option<String> {
-    let (positional, repo_flag) = gh_split(&inv.args);
-    let group = positional.first().copied().flatten();
-    let action = positional.get(1).copied().flatten();
-    match group {
+fn gh_reads_other(g: &GhArgs, run: &Run, inv: &Invocation, policy: &TaintPolicy) -> Option<String> {
+    if g.dynamic_command {
+        return Some("dynamic gh subcommand".into());
+    }
+    let action = g.sub();
+    match g.top.as_deref() {
+        // `gh --version`, `gh --help`: nothing read.
+        None => return None,
         // Search results are other people's content by construction.
         Some("search") => return Some("search".into()),
-        Some("api") => return gh_api_reads_other(&inv.args, &positional, policy),
+        Some("api") => return gh_api_reads_other(&ApiCall::from_args(g), policy),
         // Gist ids name no owner we can check.
         Some("gist") if matches!(action, Some("view" | "clone")) => {
             return Some("gist content".into())
         }
-        None => return Some("dynamic gh subcommand".into()),
         _ => {}
     }
     if !action.is_some_and(|a| GH_READS.contains(&a)) {
@@ -243,70 +132,41 @@ fn gh_reads_other(inv: &Invocation, policy: &TaintPolicy) -> Option<String> {
     }
     // The target: -R, else GH_REPO, else a repository or URL operand, else the current
     // repository (the maintainer's checkout).
-    let env_repo = inv
-        .env_value("GH_REPO")
-        .map(|e| e.value.as_ref().and_then(|a| a.value.as_deref()));
-    let target: Option<Option<&str>> = repo_flag.or(env_repo).or_else(|| {
-        positional.get(2).copied().and_then(|p| match p {
-            Some(v) if v.contains('/') => Some(Some(v)),
-            Some(_) => None,
-            None => Some(None),
-        })
-    });
+    let repo_flag: Option<Option<String>> = g
+        .values(&["-R", "--repo"])
+        .last()
+        .map(|v| v.map(String::from));
+    let target: Option<Option<String>> = repo_flag
+        .or_else(|| run.env_value(inv, "GH_REPO"))
+        .or_else(|| match g.positionals.first() {
+            Some(Some(v)) if v.contains('/') => Some(Some(v.clone())),
+            Some(Some(_)) => None,
+            Some(None) => Some(None),
+            None => None,
+        });
     match target {
         None => None,
         Some(None) => Some("dynamic repository".into()),
-        Some(Some(spec)) => other_owner(owner_of_repo_spec(spec).as_deref(), policy)
-            .filter(|_| owner_of_repo_spec(spec).is_some() || spec.contains('/')),
+        Some(Some(spec)) => other_owner(owner_of_repo_spec(&spec).as_deref(), policy)
+            .filter(|_| owner_of_repo_spec(&spec).is_some() || spec.contains('/')),
     }
 }
 
-fn gh_api_reads_other(
-    args: &[Arg],
-    positional: &[Option<&str>],
-    policy: &TaintPolicy,
-) -> Option<String> {
-    let mut method_get = true;
-    let mut has_fields = false;
-    let mut i = 0;
-    while i < args.len() {
-        let v = args[i].value.as_deref().unwrap_or("");
-        let next = args.get(i + 1).and_then(|a| a.value.as_deref());
-        if v == "-X" || v == "--method" {
-            method_get = next.is_some_and(|m| m.eq_ignore_ascii_case("GET"));
-        } else if let Some(m) = v
-            .strip_prefix("--method=")
-            .or(v.strip_prefix("-X").filter(|m| !m.is_empty()))
-        {
-            method_get = m.eq_ignore_ascii_case("GET");
-        } else if matches!(v, "-f" | "-F" | "--field" | "--raw-field" | "--input")
-            || v.starts_with("-f")
-            || v.starts_with("-F")
-            || v.starts_with("--field=")
-            || v.starts_with("--raw-field=")
-        {
-            has_fields = true;
-        }
-        i += 1;
-    }
-    let explicit_method = args
-        .iter()
-        .any(|a| matches!(a.value.as_deref(), Some(v) if v == "-X" || v == "--method" || v.starts_with("--method=") || (v.starts_with("-X") && v.len() > 2)));
-    let path = positional.get(1).copied();
-    let path = match path {
+fn gh_api_reads_other(call: &ApiCall, policy: &TaintPolicy) -> Option<String> {
+    let endpoint = match &call.endpoint {
+        Some(e) => e,
+        None if call.endpoint_dynamic => return Some("gh api with a dynamic path".into()),
         None => return Some("gh api with no static path".into()),
-        Some(None) => return Some("gh api with a dynamic path".into()),
-        Some(Some(p)) => p,
     };
     // GraphQL reads whatever the query asks for: no owner to check.
-    if path == "graphql" {
+    if call.graphql {
         return Some("graphql query".into());
     }
     // Fields without an explicit method make gh POST: a write, not a read of content.
-    if !method_get || (has_fields && !explicit_method) {
+    if call.is_write() {
         return None;
     }
-    let path = api_path(path);
+    let path = rest_path(endpoint);
     let mut segs = path.split('/').filter(|s| !s.is_empty());
     let first = segs.next().unwrap_or("");
     let second = segs.next();
@@ -322,106 +182,30 @@ fn gh_api_reads_other(
     }
 }
 
-/// An API path without scheme, host, enterprise prefix, query and fragment.
-fn api_path(raw: &str) -> &str {
-    let mut p = raw;
-    if let Some((_, rest)) = p.split_once("://") {
-        p = rest.split_once('/').map_or("", |(_, r)| r);
-    }
-    p = p.trim_start_matches('/');
-    p = p.strip_prefix("api/v3/").unwrap_or(p);
-    p.split(['?', '#']).next().unwrap_or(p)
-}
-
 // --------------------------------------------------------------------------------------- git
 
-/// git's global options that take a separate value.
-const GIT_GLOBAL_VALUED: &[&str] = &[
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--super-prefix",
-    "--config-env",
-    "--exec-path",
-    "--list-cmds",
-];
-
-/// Options of clone/fetch/pull that take a separate value.
-const GIT_SUB_VALUED: &[&str] = &[
-    "-o",
-    "--origin",
-    "-b",
-    "--branch",
-    "-u",
-    "--upload-pack",
-    "--reference",
-    "--reference-if-able",
-    "--separate-git-dir",
-    "--depth",
-    "--deepen",
-    "--shallow-since",
-    "--shallow-exclude",
-    "-c",
-    "--config",
-    "--filter",
-    "--template",
-    "-j",
-    "--jobs",
-    "--server-option",
-    "--bundle-uri",
-    "--refmap",
-    "--negotiation-tip",
-    "-s",
-    "--strategy",
-    "-X",
-    "--strategy-option",
-    "--recurse-submodules-default",
-];
-
-fn git_fetches_other(args: &[Arg], policy: &TaintPolicy) -> Option<String> {
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].value.as_deref() {
-            Some(v) if GIT_GLOBAL_VALUED.contains(&v) => i += 2,
-            Some(v) if v.starts_with('-') => i += 1,
-            _ => break,
-        }
-    }
-    let sub = args.get(i)?;
-    let sub = match sub.value.as_deref() {
-        Some(s) => s,
-        None => return Some("dynamic git subcommand".into()),
+fn git_fetches_other(run: &Run, inv: &Invocation, policy: &TaintPolicy) -> Option<String> {
+    let call = git::parse_git_args(&run.args, &|n| run.env_value(inv, n));
+    let sub = match &call.subcommand {
+        None => return None,
+        Some(None) => return Some("dynamic git subcommand".into()),
+        Some(Some(s)) => s.as_str(),
     };
-    if !matches!(sub, "clone" | "fetch" | "pull") {
+    // Operations that bring another repository's content in (`git remote add -f` and
+    // `git remote update` fetch; `git remote show` only lists).
+    let first = call.args.first().and_then(|a| a.value.as_deref());
+    let fetches = matches!(sub, "clone" | "fetch" | "pull" | "submodule")
+        || (sub == "remote" && matches!(first, Some("add" | "update") | None));
+    if !fetches {
         return None;
     }
-    let rest = &args[i + 1..];
-    let mut positional = Vec::new();
-    let mut all = false;
-    let mut j = 0;
-    while j < rest.len() {
-        match rest[j].value.as_deref() {
-            Some("--") => {
-                positional.extend(rest[j + 1..].iter().map(|a| a.value.as_deref()));
-                break;
-            }
-            Some("--all" | "--multiple") => all = true,
-            Some(v) if GIT_SUB_VALUED.contains(&v) => j += 1,
-            Some(v) if v.starts_with('-') => {}
-            other => positional.push(other),
-        }
-        j += 1;
-    }
-    if all {
-        return Some("every remote, owners not known".into());
-    }
-    match positional.first().copied() {
-        // No repository: clone needs one; fetch/pull use the branch's own remote.
-        None => None,
-        Some(None) => Some("dynamic repository".into()),
-        Some(Some(repo)) => {
+    match network::git_remote(&call) {
+        GitRemote::None | GitRemote::Default => None,
+        GitRemote::Unknown => Some("dynamic git subcommand".into()),
+        GitRemote::All => Some("every remote, owners not known".into()),
+        GitRemote::Named(None) => Some("dynamic repository".into()),
+        GitRemote::Named(Some(repo)) => {
+            let repo = repo.as_str();
             let is_url = repo.contains("://") || repo.contains(':') || repo.contains('/');
             if sub != "clone" && !is_url {
                 // A remote name: origin is the maintainer's checkout, others are not known.
@@ -528,6 +312,37 @@ mod tests {
         assert!(!taints("git fetch origin main"));
         assert!(!taints("git pull --rebase"));
         assert!(!taints("git status && git log -1"));
+    }
+
+    #[test]
+    fn the_program_bash_runs_decides() {
+        // Through runners, functions and aliases the view does not unwrap.
+        for cmd in [
+            "strace -f curl e.example",
+            "f() { wget -q \"$@\"; }; f e.example",
+            "get() { command curl -s \"$1\"; }\nget https://e.example",
+            "shopt -s expand_aliases; alias g='curl -s'; g e.example",
+            "ssh build.example curl -s https://e.example",
+            "git remote add -f up https://github.com/other/x",
+            "git remote update",
+            "git submodule update --init --remote",
+            "c=\"curl https://e.example\"; $c",
+        ] {
+            assert!(taints(cmd), "{cmd}");
+        }
+        // Look-alikes that read nothing from the network.
+        for cmd in [
+            "ssh -G build.example",
+            "scp a.txt b.txt",
+            "git remote add up https://github.com/other/x",
+            "git remote show -n up",
+            "git push https://github.com/other/x main",
+            "curl --help",
+            "f() { echo curl; }; f",
+            "git fetch --help",
+        ] {
+            assert!(!taints(cmd), "{cmd}");
+        }
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! Who owns a repository a command reads from: git remote URLs and `gh` repository specs.
+//! Who owns a repository a command reads from, in any of git's URL spellings (`Local`, an
+//! owner, or remote with no readable owner) and in `gh` repository specs (K5 reads it to tell
+//! the maintainer's own content from others').
 
 /// The owner a git remote URL points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
