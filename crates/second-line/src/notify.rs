@@ -101,14 +101,19 @@ pub fn respond(listener: RawFd, id: u64, answer: Answer) -> io::Result<()> {
     Ok(())
 }
 
-/// The memory of a process blocked in a notified call. The last page read is kept: argv and
-/// environment strings and their pointer arrays sit side by side, so most reads cost no call.
-/// Each page is one `process_vm_readv` (no descriptor to open and close per notification).
+/// The memory of a process blocked in a notified call. The last [`KEPT_PAGES`] pages read are
+/// kept: reading argv or the environment alternates between the pointer array and the strings
+/// (often on other pages), so one kept page would be read again for every entry. Each page is
+/// one `process_vm_readv` (no descriptor to open and close per notification).
 pub struct Memory {
     pid: libc::pid_t,
     pointer_size: usize,
-    page: std::cell::RefCell<(u64, usize, Box<[u8; 4096]>)>,
+    /// (page start, bytes readable, contents), most recently used last.
+    pages: std::cell::RefCell<Vec<(u64, usize, Box<[u8; 4096]>)>>,
 }
+
+/// Pages kept per notification (an exec's pointer arrays and strings span a few).
+pub const KEPT_PAGES: usize = 8;
 
 fn page_rest(addr: u64) -> usize {
     4096 - (addr % 4096) as usize
@@ -121,21 +126,30 @@ impl Memory {
         Ok(Memory {
             pid,
             pointer_size,
-            page: std::cell::RefCell::new((u64::MAX, 0, Box::new([0u8; 4096]))),
+            pages: std::cell::RefCell::new(Vec::new()),
         })
     }
 
     /// Reads from `addr` up to the end of its page (at least one byte, or an error).
     fn read_at(&self, buf: &mut [u8], addr: u64) -> io::Result<usize> {
         let start = addr & !4095;
-        let mut page = self.page.borrow_mut();
-        if page.0 != start {
-            // A page that is mapped only in part reads short; an unmapped one fails.
-            page.0 = u64::MAX;
-            let n = self.read_page(&mut page.2[..], start)?;
-            page.0 = start;
-            page.1 = n;
-        }
+        let mut pages = self.pages.borrow_mut();
+        let at = match pages.iter().position(|p| p.0 == start) {
+            Some(i) => i,
+            None => {
+                // A page that is mapped only in part reads short; an unmapped one fails.
+                let mut page = if pages.len() >= KEPT_PAGES {
+                    pages.remove(0)
+                } else {
+                    (u64::MAX, 0, Box::new([0u8; 4096]))
+                };
+                page.1 = self.read_page(&mut page.2[..], start)?;
+                page.0 = start;
+                pages.push(page);
+                pages.len() - 1
+            }
+        };
+        let page = &pages[at];
         let off = (addr - start) as usize;
         if off >= page.1 {
             return Ok(0);
