@@ -109,8 +109,11 @@ pub struct Memory {
     pid: libc::pid_t,
     pointer_size: usize,
     /// (page start, bytes readable, contents), most recently used last.
-    pages: std::cell::RefCell<Vec<(u64, usize, Box<[u8; 4096]>)>>,
+    pages: std::cell::RefCell<Vec<Page>>,
 }
+
+/// A kept page: its start, the bytes readable, the contents.
+type Page = (u64, usize, Box<[u8; 4096]>);
 
 /// Pages kept per notification (an exec's pointer arrays and strings span a few).
 pub const KEPT_PAGES: usize = 8;
