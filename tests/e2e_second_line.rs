@@ -221,7 +221,7 @@ fn a_script_starting_claude_on_the_maintainer_tier_is_refused_with_m3() {
 const ORDINARY: &[&str] = &[
     "(cd repo && git worktree add -q ../wt -b work && git worktree list --porcelain | grep -c worktree)",
     "(cd wt && for i in 1 2 3; do echo $i >> f && git add f && git commit -qm \"c$i\"; done && git log --format=%s)",
-    "make -s app && ./app && rm -f app",
+    "cc -O0 -o app app.c && ./app && rm -f app",
     "for i in $(seq 200); do /bin/true; done; echo 200 execs; for i in $(seq 20); do git -C wt rev-parse --abbrev-ref HEAD; done | uniq -c",
 ];
 
@@ -232,7 +232,6 @@ fn ordinary(s: Scenario) -> Option<Vec<String>> {
         .cli_env("GIT_AUTHOR_EMAIL", "a@example.com")
         .cli_env("GIT_COMMITTER_NAME", "a")
         .cli_env("GIT_COMMITTER_EMAIL", "a@example.com")
-        .file("Makefile", "app: app.c\n\tcc -O0 -o app app.c\n")
         .file(
             "app.c",
             "#include <stdio.h>\nint main(void){puts(\"built\");return 0;}\n",
