@@ -134,7 +134,27 @@ pub struct Where {
 /// Builds the report as JSON.
 pub fn build(w: &Where) -> Value {
     let bin_dir = w.prefix.join("bin");
-    let binaries: Vec<Value> = BINARIES
+    let (settings_status, registrations) = settings_section(&w.settings, &bin_dir);
+    let containment = containment_section(&bin_dir);
+    let state_size = w.state_dir.as_ref().map(|d| {
+        let mut budget = 100_000;
+        dir_size(d, &mut budget)
+    });
+    json!({
+        "prefix": w.prefix,
+        "binaries": binaries_section(&bin_dir),
+        "settings": {"path": w.settings, "status": settings_status, "registrations": registrations},
+        "config": config_section(w.config.as_deref()),
+        "second_line": second_line_layers(&containment),
+        "containment": containment,
+        "github_token": token_source().unwrap_or_else(|| "none (live branch rules only for public repositories)".into()),
+        "state_dir": {"path": w.state_dir, "bytes": state_size},
+    })
+}
+
+/// Each binary: installed or not, and what `--version` says.
+fn binaries_section(bin_dir: &Path) -> Vec<Value> {
+    BINARIES
         .iter()
         .chain([&ADMIN_BINARY])
         .map(|name| {
@@ -146,19 +166,23 @@ pub fn build(w: &Where) -> Value {
                 .map(|(_, out)| out.trim().to_string());
             json!({"name": name, "path": path, "installed": path.exists(), "version": version})
         })
-        .collect();
-    let settings_text = std::fs::read_to_string(&w.settings).ok();
+        .collect()
+}
+
+/// The settings file's status line and the state of each registration.
+fn settings_section(settings: &Path, bin_dir: &Path) -> (String, Vec<Value>) {
+    let settings_text = std::fs::read_to_string(settings).ok();
     let settings_value = settings_text
         .as_deref()
         .map(settings_merge::parse)
         .map(|r| r.map(Value::Object));
-    let (settings_status, registrations) = match &settings_value {
+    match &settings_value {
         None => ("absent".to_string(), Vec::new()),
         Some(Err(e)) => (format!("unreadable: {e}"), Vec::new()),
         Some(Ok(v)) => {
             let states: Vec<&str> = REGISTRATIONS
                 .iter()
-                .map(|r| registration_state(v, r, &bin_dir))
+                .map(|r| registration_state(v, r, bin_dir))
                 .collect();
             let not_ok = states.iter().filter(|s| **s != "ok").count();
             let status = if not_ok == 0 {
@@ -180,8 +204,12 @@ pub fn build(w: &Where) -> Value {
                 .collect();
             (status, rows)
         }
-    };
-    let config = match &w.config {
+    }
+}
+
+/// The config file's path, status and problems.
+fn config_section(config: Option<&Path>) -> Value {
+    match config {
         None => json!({"path": null, "status": "no config path (HOME is not set)", "problems": []}),
         Some(p) => match config_problems(p) {
             Ok(problems) if problems.is_empty() => {
@@ -192,29 +220,53 @@ pub fn build(w: &Where) -> Value {
             }
             Err(e) => json!({"path": p, "status": e, "problems": []}),
         },
+    }
+}
+
+/// What `tool-containment --report` says: the installed copy, else the one built beside this
+/// binary (the report says what this host offers even before the first install).
+fn containment_section(bin_dir: &Path) -> Value {
+    let installed = bin_dir.join("tool-containment");
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("tool-containment")));
+    let tc = if installed.exists() {
+        installed
+    } else {
+        beside.filter(|p| p.exists()).unwrap_or(installed)
     };
-    let containment = {
-        // The installed copy, else the one built beside this binary: the report says what this
-        // host offers even before the first install.
-        let installed = bin_dir.join("tool-containment");
-        let beside = std::env::current_exe()
-            .ok()
-            .and_then(|p| p.parent().map(|d| d.join("tool-containment")));
-        let tc = if installed.exists() {
-            installed
-        } else {
-            beside.filter(|p| p.exists()).unwrap_or(installed)
-        };
-        if tc.exists() {
-            match run_bounded(Command::new(&tc).arg("--report"), Duration::from_secs(5)) {
-                Some((code, out)) => json!({"exit": code, "report": out.trim()}),
-                None => json!({"error": "tool-containment --report did not answer within 5 s"}),
-            }
-        } else {
-            json!({"error": "tool-containment is not installed"})
-        }
-    };
-    let token = ["GH_TOKEN", "GITHUB_TOKEN"]
+    if !tc.exists() {
+        return json!({"error": "tool-containment is not installed"});
+    }
+    match run_bounded(Command::new(&tc).arg("--report"), Duration::from_secs(5)) {
+        Some((code, out)) => json!({"exit": code, "report": out.trim()}),
+        None => json!({"error": "tool-containment --report did not answer within 5 s"}),
+    }
+}
+
+/// The second line's layers (C10) as the containment report names them: one entry per layer,
+/// `{"layer", "active", "why"}`. Empty when the report could not be had (its error says why).
+pub fn second_line_layers(containment: &Value) -> Vec<Value> {
+    containment["report"]
+        .as_str()
+        .unwrap_or("")
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("second line: "))
+        .map(|rest| {
+            let (layer, state) = rest.split_once(": ").unwrap_or((rest, ""));
+            let active = state.starts_with("active");
+            let why = state
+                .split_once(" (")
+                .map(|(_, w)| w.strip_suffix(')').unwrap_or(w))
+                .unwrap_or(state);
+            json!({"layer": layer, "active": active, "why": why})
+        })
+        .collect()
+}
+
+/// Where a GitHub token would come from, if any.
+fn token_source() -> Option<String> {
+    ["GH_TOKEN", "GITHUB_TOKEN"]
         .iter()
         .find(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
         .map(|k| format!("from {k}"))
@@ -225,20 +277,7 @@ pub fn build(w: &Where) -> Value {
             )
             .filter(|(code, out)| *code == 0 && !out.trim().is_empty())
             .map(|_| "from gh auth token".to_string())
-        });
-    let state_size = w.state_dir.as_ref().map(|d| {
-        let mut budget = 100_000;
-        dir_size(d, &mut budget)
-    });
-    json!({
-        "prefix": w.prefix,
-        "binaries": binaries,
-        "settings": {"path": w.settings, "status": settings_status, "registrations": registrations},
-        "config": config,
-        "containment": containment,
-        "github_token": token.unwrap_or_else(|| "none (live branch rules only for public repositories)".into()),
-        "state_dir": {"path": w.state_dir, "bytes": state_size},
-    })
+        })
 }
 
 /// Renders the report for a person.
@@ -303,4 +342,30 @@ pub fn render(r: &Value) -> Vec<String> {
         r["state_dir"]["bytes"].as_u64().unwrap_or(0)
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_second_line_layers_are_read_from_the_containment_report() {
+        let report = json!({"exit": 0, "report": "backend: cgroup v1\n\
+second line: protected files read-only (mount namespace): active (root)\n\
+second line: exec gate (seccomp user notification): off (turned off by the maintainer (AGENT_GUARDS_SECOND_LINE=off))"});
+        let layers = second_line_layers(&report);
+        assert_eq!(layers.len(), 2, "{layers:?}");
+        assert_eq!(
+            layers[0]["layer"],
+            "protected files read-only (mount namespace)"
+        );
+        assert_eq!(layers[0]["active"], true);
+        assert_eq!(layers[0]["why"], "root");
+        assert_eq!(layers[1]["active"], false);
+        assert_eq!(
+            layers[1]["why"],
+            "turned off by the maintainer (AGENT_GUARDS_SECOND_LINE=off)"
+        );
+        assert!(second_line_layers(&json!({"error": "not installed"})).is_empty());
+    }
 }

@@ -168,7 +168,7 @@ pub const RUNNERS: &[Runner] = &[
 ];
 
 /// Package runners: `npx [opts] pkg args` and friends. Each names the package's binary.
-pub(crate) const PACKAGE_RUNNERS: &[&[&str]] = &[
+pub const PACKAGE_RUNNERS: &[&[&str]] = &[
     &["npx"],
     &["bunx"],
     &["pnpx"],

@@ -250,6 +250,7 @@ fn supervisor_main(
         exit_supervisor(pid_file)
     };
     drop(sock);
+    crate::notify::sync_wake_up(listener.as_raw_fd());
     let (tx, rx) = std::sync::mpsc::channel::<Work>();
     let writer = session.map(|s| {
         std::thread::spawn(move || {

@@ -1,20 +1,66 @@
-//! The adapter from the exec gate to the guards' own rule code, in one small module so the
-//! shared "what runs" layer can replace it: a real argv becomes a shell-quoted command line and
-//! goes through gh-write-guard's decision core (G2–G6; G1 and G7 judge the command text around a
-//! program, which an exec does not have) and model-tier-guard's nested-launch check (M3, with the
-//! grant from the session's launch environment).
+//! The adapter from the exec gate to the guards' own rule code: a real argv becomes a
+//! shell-quoted command line and goes through gh-write-guard's decision core (G2–G6; G1 and G7
+//! judge the command text around a program, which an exec does not have) and model-tier-guard's
+//! nested-launch check (M3, with the grant from the session's launch environment). Both read
+//! the line through the shared "what runs" layer (crate `command-effects`), and which programs
+//! the gate reads at all is that layer's answer too ([`reads`]): no private list of names.
 
 use crate::judge::{ExecFacts, ExecJudge, ExecVerdict};
+use branch_rules::cache::RulesCache;
+use command_effects::Effect;
 use gh_write_guard::real_world::{LedgerRulesCache, RealWorld, RealWorldConfig};
 use gh_write_guard::{Context, Requirement};
 use guard_config::Config;
 use model_tier_guard::host::{Host, MANAGED_SETTINGS_DIR};
 use model_tier_guard::m1_tiers::TierPolicy;
 use serde_json::json;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
+
+/// What the shared layer's program grammars make of an exec of a program, from its name alone
+/// (the hot path reads nothing else of an exec no rule reads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// A git or gh operation (G2–G6): `git`, `gh`, git's dashed programs (`git-receive-pack`).
+    GitHub,
+    /// A model launch (M3): `claude`, and the package runners that may start one (`npx`,
+    /// `pnpm dlx`, ...), whose package is only known from the arguments.
+    ModelLaunch,
+    Nothing,
+}
+
+/// The shared layer's answer for an exec of `name`: the name with one operand resolved by
+/// command-effects (`runs`, `effects_of`), or a package runner's first word.
+pub fn reads(name: &str) -> Reads {
+    if command_effects::runners::PACKAGE_RUNNERS
+        .iter()
+        .any(|p| p.first() == Some(&name))
+    {
+        return Reads::ModelLaunch;
+    }
+    let text = format!("{} x", shell_words::quote(name));
+    let parsed = shell_syntax::parse(&text);
+    let view = shell_syntax::commands(&parsed);
+    let arena = bumpalo::Bump::new();
+    for run in command_effects::program::runs(&view, &arena) {
+        let Some(inv) = view.invocations.get(run.invocation) else {
+            continue;
+        };
+        for e in command_effects::effects_of(&run, inv) {
+            match e {
+                Effect::Git(_) | Effect::Gh(_) => return Reads::GitHub,
+                Effect::ModelLaunch { .. } => return Reads::ModelLaunch,
+                _ => {}
+            }
+        }
+    }
+    Reads::Nothing
+}
+
+/// Most program names remembered per supervisor (a command runs a handful).
+const MAX_REMEMBERED: usize = 4096;
 
 /// What the rules consult besides the exec: the session's launch environment (grants come only
 /// from here, K2), the maintainer's config and the session's state.
@@ -25,6 +71,25 @@ pub struct LaunchContext {
     pub config: Arc<OnceLock<Config>>,
     pub state_dir: Option<PathBuf>,
     pub session_id: Option<String>,
+    /// [`reads`] per program name, remembered for the supervisor's life (names do not change
+    /// meaning within a command).
+    programs: Arc<Mutex<HashMap<String, Reads>>>,
+    /// The branch-rules cache over the session's ledger, opened on the first judged git exec.
+    rules_cache: OnceRulesCache,
+}
+
+/// The rules cache, opened once per supervisor.
+#[derive(Clone, Default)]
+struct OnceRulesCache(Arc<OnceLock<Arc<dyn RulesCache + Send + Sync>>>);
+
+impl std::fmt::Debug for OnceRulesCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "opened"
+        } else {
+            "not opened"
+        })
+    }
 }
 
 impl LaunchContext {
@@ -39,7 +104,36 @@ impl LaunchContext {
             config: Arc::new(OnceLock::new()),
             state_dir,
             session_id,
+            programs: Arc::new(Mutex::new(HashMap::new())),
+            rules_cache: OnceRulesCache::default(),
         }
+    }
+
+    /// [`reads`] for `name`, remembered.
+    pub fn reads(&self, name: &str) -> Reads {
+        let mut known = self.programs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(r) = known.get(name) {
+            return *r;
+        }
+        let r = reads(name);
+        if known.len() >= MAX_REMEMBERED {
+            known.clear();
+        }
+        known.insert(name.to_string(), r);
+        r
+    }
+
+    /// The live rules' cache: the session's ledger (shared with gh-write-guard), else memory.
+    fn rules_cache(&self) -> Arc<dyn RulesCache> {
+        let cache: Arc<dyn RulesCache + Send + Sync> = self
+            .rules_cache
+            .0
+            .get_or_init(|| match self.session() {
+                Some(s) if s.ensure().is_ok() => Arc::new(LedgerRulesCache::new(s.ledger())),
+                _ => Arc::new(branch_rules::cache::MemoryCache::new()),
+            })
+            .clone();
+        cache
     }
 
     /// With a given config (tests).
@@ -82,7 +176,7 @@ pub struct GitHubWrites {
 
 impl ExecJudge for GitHubWrites {
     fn wants(&self, program: &str) -> bool {
-        matches!(program, "git" | "gh")
+        self.launch.reads(program) == Reads::GitHub
     }
 
     fn judge(&self, facts: &ExecFacts) -> ExecVerdict {
@@ -94,10 +188,7 @@ impl ExecJudge for GitHubWrites {
             session_id: self.launch.session_id.clone(),
             tool_use_id: None,
         };
-        let cache: Arc<dyn branch_rules::cache::RulesCache> = match self.launch.session() {
-            Some(s) if s.ensure().is_ok() => Arc::new(LedgerRulesCache::new(s.ledger())),
-            _ => Arc::new(branch_rules::cache::MemoryCache::new()),
-        };
+        let cache = self.launch.rules_cache();
         let deadline = self
             .launch
             .config()
@@ -151,7 +242,7 @@ pub struct ModelLaunches {
 
 impl ExecJudge for ModelLaunches {
     fn wants(&self, program: &str) -> bool {
-        matches!(program, "claude" | "npx" | "bunx")
+        self.launch.reads(program) == Reads::ModelLaunch
     }
 
     fn judge(&self, facts: &ExecFacts) -> ExecVerdict {
@@ -254,6 +345,58 @@ mod tests {
         };
         assert_eq!(
             granted.judge(&exec(&["claude", "--model", "fable"], &[])),
+            ExecVerdict::Allow
+        );
+    }
+
+    #[test]
+    fn the_programs_the_gate_reads_are_the_shared_layers_answer() {
+        for (name, want) in [
+            ("git", Reads::GitHub),
+            ("gh", Reads::GitHub),
+            // git's dashed programs resolve to git in the shared layer.
+            ("git-receive-pack", Reads::GitHub),
+            ("claude", Reads::ModelLaunch),
+            ("npx", Reads::ModelLaunch),
+            ("bunx", Reads::ModelLaunch),
+            ("pnpm", Reads::ModelLaunch),
+            ("uvx", Reads::ModelLaunch),
+            ("true", Reads::Nothing),
+            ("python3", Reads::Nothing),
+            ("cc", Reads::Nothing),
+            ("ls", Reads::Nothing),
+            ("gitk", Reads::Nothing),
+            ("", Reads::Nothing),
+        ] {
+            assert_eq!(reads(name), want, "{name:?}");
+        }
+        let l = launch(&[]);
+        assert_eq!(l.reads("git"), Reads::GitHub);
+        assert_eq!(l.reads("git"), Reads::GitHub, "remembered");
+    }
+
+    #[test]
+    fn a_launch_through_a_package_runner_is_m3() {
+        let m = ModelLaunches {
+            launch: launch(&[("HOME", "/nonexistent")]),
+        };
+        assert!(m.wants("pnpm"));
+        let v = m.judge(&exec(
+            &[
+                "pnpm",
+                "dlx",
+                "@anthropic-ai/claude-code",
+                "--model",
+                "fable",
+            ],
+            &[],
+        ));
+        assert!(
+            matches!(&v, ExecVerdict::Deny { code, .. } if code.starts_with("M3")),
+            "{v:?}"
+        );
+        assert_eq!(
+            m.judge(&exec(&["pnpm", "install"], &[])),
             ExecVerdict::Allow
         );
     }

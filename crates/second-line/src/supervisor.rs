@@ -105,11 +105,20 @@ impl Supervisor {
             let empty_path = flags.is_some_and(|f| args[f] as i32 & libc::AT_EMPTY_PATH != 0);
             let program = resolve(pid, target, &args, &raw, empty_path)
                 .map_err(|e| format!("the program's folder: {e}"))?;
-            // A path that does not exist fails in the kernel (PATH lookups try several).
-            let Ok(real) = std::fs::canonicalize(&program) else {
+            // A path that does not exist fails in the kernel (PATH lookups try several). Only
+            // the last component names the program: one lstat, and the link followed only
+            // when it is one (folders that are links do not change the name).
+            let Ok(meta) = std::fs::symlink_metadata(&program) else {
                 return Ok(None);
             };
             let by_name = any_wants(&self.judges, base(&program));
+            let real = match meta.file_type().is_symlink() && !by_name {
+                true => match std::fs::canonicalize(&program) {
+                    Ok(real) => real,
+                    Err(_) => return Ok(None),
+                },
+                false => program.clone(),
+            };
             if !by_name && !any_wants(&self.judges, base(&real)) {
                 return Ok(None);
             }

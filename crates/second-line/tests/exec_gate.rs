@@ -200,3 +200,26 @@ fn ordinary_work_runs_unchanged() {
         text(&gated.stdout)
     );
 }
+
+#[test]
+fn a_link_to_a_judged_program_is_judged_by_the_real_name() {
+    if !is_root() {
+        return;
+    }
+    let w = World::new("links");
+    let claude = w.bin_dir().join("claude");
+    std::os::unix::fs::symlink(&claude, w.project().join("helper")).unwrap();
+    std::os::unix::fs::symlink(w.bin_dir(), w.project().join("tools")).unwrap();
+    let script =
+        "./helper --model fable; echo helper $?; tools/claude --model fable; echo tools $?; \
+                  ./helper --model sonnet";
+    let out = w.run("bash", &["-c", script]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stdout.contains("helper 126"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("tools 126"), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("stand-in claude --model sonnet"),
+        "{stdout}\n{stderr}"
+    );
+    assert_eq!(stderr.matches("(M3").count(), 2, "{stderr}");
+}

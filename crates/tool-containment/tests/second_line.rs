@@ -9,6 +9,7 @@ mod common;
 use branch_rules::test_support::{Reply, TestServer};
 use common::*;
 use std::path::Path;
+use std::time::Duration;
 
 fn git(dir: &Path, args: &[&str]) -> String {
     hook_replay::git::git(dir, args).trim().to_string()
@@ -154,4 +155,68 @@ fn report_names_the_layers_and_session_end_stops_the_supervisor() {
     let (code, err) = s.session_end();
     assert_eq!(code, 2, "{err}");
     assert_eq!(live(), 0, "SessionEnd stopped the supervisor");
+}
+
+#[test]
+fn a_dead_supervisor_hangs_nothing_and_session_end_still_stops_and_reports_everything() {
+    if !root() {
+        return;
+    }
+    let s = TestSession::new("second-line-dead");
+    let out = s
+        .prefix(&tool_call("(sleep 253 >/dev/null 2>&1 &) ; echo started"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("started"));
+    let pids = s
+        .home
+        .state_home()
+        .join("agent-guards/sessions")
+        .join(&s.id)
+        .join("second-line");
+    let supervisors: Vec<i32> = std::fs::read_dir(&pids)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect();
+    assert_eq!(
+        supervisors.len(),
+        1,
+        "the background sleep keeps its supervisor"
+    );
+    // The background exec happens after the command returned: wait for it, or the killed
+    // supervisor would make it fail (ENOSYS) instead of leaving a leftover.
+    let sleeping = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .any(|pid| cmdline(pid) == "sleep 253")
+    };
+    assert!(
+        wait_for(Duration::from_secs(20), sleeping),
+        "the sleep started"
+    );
+    // The supervisor dies (killed from outside).
+    // SAFETY: signalling the supervisor this test's command started.
+    unsafe { libc::kill(supervisors[0], libc::SIGKILL) };
+    assert!(wait_for(Duration::from_secs(10), || !alive(supervisors[0])));
+    // The next command gets a supervisor of its own and runs judged.
+    let out = s
+        .prefix(&tool_call("git --version >/dev/null && echo after"))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("after"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // SessionEnd stops the leftover the dead supervisor served and names it.
+    let (code, err) = s.session_end();
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("sleep 253"), "the leftover is reported: {err}");
+    let left = std::fs::read_dir(&pids)
+        .map(|d| d.flatten().count())
+        .unwrap_or(0);
+    assert_eq!(left, 0, "no supervisor record is left");
 }

@@ -100,7 +100,7 @@ impl World {
         c
     }
 
-    fn environ(&self, c: &mut Command) {
+    pub fn environ(&self, c: &mut Command) {
         let path = format!(
             "{}:{}",
             self.bin_dir().display(),

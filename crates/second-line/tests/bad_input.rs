@@ -1,0 +1,154 @@
+//! Bad input to the supervisor never hangs a command: what it cannot read about an exec fails
+//! that exec closed with a line (too many arguments, a program path longer than it reads), a
+//! call whose memory is garbage is left to the kernel (which fails it with `EFAULT`), and
+//! processes that exit while their exec is being judged do not stop the supervisor from answering
+//! the next one.
+
+mod common;
+use common::*;
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Waits for the command with a generous bound: a hang fails the test instead of stalling it.
+fn bounded(mut child: Child) -> Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("the command hung under the second line");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn run(w: &World, script: &str) -> (String, String) {
+    let child = w
+        .command("python3", &["-c", script])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = bounded(child);
+    (text(&out.stdout), text(&out.stderr))
+}
+
+const TOO_MUCH: &str = r#"
+import subprocess
+def attempt(what, argv, **kw):
+    try:
+        print(what, "exit", subprocess.run(argv, stdout=subprocess.DEVNULL, **kw).returncode)
+    except OSError as e:
+        print(what, "errno", e.errno)
+attempt("git-9000-args", ["git", "--version"] + ["x"] * 9000)
+attempt("true-9000-args", ["/bin/true"] + ["x"] * 9000)
+attempt("long-path", ["/" + "a" * 200000])
+attempt("git-after", ["git", "--version"])
+"#;
+
+#[test]
+fn what_the_supervisor_cannot_read_fails_that_exec_closed_with_a_line() {
+    if !is_root() {
+        return;
+    }
+    let w = World::new("bad-too-much");
+    let (stdout, stderr) = run(&w, TOO_MUCH);
+    // A judged program whose argv is over the bounds: refused, with the reason.
+    assert!(
+        stdout.contains("git-9000-args errno 1"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(
+        stderr.contains("agent-guards: refused an exec (C10: the exec could not be judged: its arguments: too many entries"),
+        "{stderr}"
+    );
+    // A program no rule reads: its argv is never read, so it runs.
+    assert!(stdout.contains("true-9000-args exit 0"), "{stdout}");
+    // A path longer than the supervisor reads: refused closed (the kernel would refuse it too).
+    assert!(stdout.contains("long-path errno 1"), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("C10: the exec could not be judged: the program path: too long"),
+        "{stderr}"
+    );
+    // The supervisor goes on answering.
+    assert!(stdout.contains("git-after exit 0"), "{stdout}\n{stderr}");
+    // One line per refused attempt (a PATH search tries git in every folder that has it), and
+    // none for the program whose argv is never read.
+    assert_eq!(
+        stderr.matches("agent-guards: refused").count(),
+        stderr.matches("too many entries").count() + 1,
+        "{stderr}"
+    );
+}
+
+const GARBAGE: &str = r#"
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+bad = ctypes.c_void_p(0x10)
+# openat(AT_FDCWD, <unmapped>, O_WRONLY|O_CREAT): a write-open the notifier cannot read.
+r = libc.syscall(257, -100, bad, os.O_WRONLY | os.O_CREAT, 0o644)
+print("openat", r, ctypes.get_errno())
+# connect(fd, <unmapped>, 16)
+import socket
+s = socket.socket()
+r = libc.connect(s.fileno(), bad, 16)
+print("connect", r, ctypes.get_errno())
+print("done")
+"#;
+
+#[test]
+fn calls_whose_memory_is_garbage_are_left_to_the_kernel() {
+    if !is_root() {
+        return;
+    }
+    let w = World::new("bad-garbage");
+    let (stdout, stderr) = run(&w, GARBAGE);
+    let efault = libc::EFAULT;
+    assert!(
+        stdout.contains(&format!("openat -1 {efault}")),
+        "{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("connect -1 {efault}")),
+        "{stdout}\n{stderr}"
+    );
+    assert!(stdout.ends_with("done\n"), "{stdout}");
+    assert!(!stderr.contains("agent-guards:"), "{stderr}");
+}
+
+const EXIT_MID_CHECK: &str = r#"
+import os, subprocess, threading, time
+# Each child starts an exec of git with a large argv (the supervisor reads all of it) on one
+# thread while its main thread exits at once: the process is gone while its exec is judged.
+child = '''
+import os, threading
+big = ["x" * 100] * 4000
+t = threading.Thread(target=lambda: os.execvp("git", ["git", "--version"] + big))
+t.start()
+os._exit(7)
+'''
+codes = set()
+for i in range(30):
+    codes.add(subprocess.run(["python3", "-c", child]).returncode)
+print("children", sorted(codes))
+try:
+    subprocess.run(["claude", "--model", "fable"])
+    print("fable ran")
+except PermissionError:
+    print("fable refused")
+print("git", subprocess.run(["git", "--version"], stdout=subprocess.DEVNULL).returncode)
+"#;
+
+#[test]
+fn processes_that_exit_while_their_exec_is_judged_do_not_stop_the_supervisor() {
+    if !is_root() {
+        return;
+    }
+    let w = World::new("bad-exit-mid-check");
+    let (stdout, stderr) = run(&w, EXIT_MID_CHECK);
+    assert!(stdout.contains("children ["), "{stdout}\n{stderr}");
+    // After thirty processes vanished mid-check, the next judged execs are answered.
+    assert!(stdout.contains("fable refused"), "{stdout}\n{stderr}");
+    assert!(stderr.contains("(M3"), "{stderr}");
+    assert!(stdout.contains("git 0"), "{stdout}\n{stderr}");
+}

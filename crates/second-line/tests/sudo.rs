@@ -1,0 +1,144 @@
+//! `sudo` under the second line, as root and as a non-root user (`nobody`, through `setpriv`).
+//!
+//! As root the filter is installed with `CAP_SYS_ADMIN`, without `no_new_privs`: `sudo` works and
+//! what it runs is still judged (a `sudo claude --model fable` is refused with M3). As a non-root
+//! user the gate is off by default (it would need `no_new_privs`, which breaks `sudo`): commands,
+//! `sudo` included, behave exactly as without the prefix. With the maintainer's opt-in
+//! (`AGENT_GUARDS_SECOND_LINE_NO_NEW_PRIVS=1`) the gate judges the non-root user's execs and
+//! `sudo` refuses to run, as the spec documents.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+/// Whether `program` is on PATH.
+fn have(program: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {program} >/dev/null")])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Root, with `setpriv` and `sudo` present; otherwise says why the test is skipped.
+fn can_run(with_sudo: bool) -> bool {
+    if !is_root() {
+        eprintln!("SKIPPED: needs root (to run as root and to become nobody)");
+        return false;
+    }
+    for p in ["setpriv"].iter().chain(with_sudo.then_some(&"sudo")) {
+        if !have(p) {
+            eprintln!("SKIPPED: `{p}` is not installed here (CI installs it: .ci/run)");
+            return false;
+        }
+    }
+    true
+}
+
+/// A world whose files belong to nobody (uid 65534), so it can run its commands there.
+fn nobodys_world(name: &str) -> World {
+    let w = World::new(name);
+    let ok = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(w.dir.path())
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    w
+}
+
+/// `bash -c script` as nobody: under the second line (`gated`) or plain. Stdout and stderr are
+/// one pipe that nobody's own shell made, as the CLI makes them for its user (the gate writes
+/// its line through `/proc/<pid>/fd/2`, which a pipe of another user would refuse).
+fn as_nobody(w: &World, gated: bool, script: &str) -> String {
+    let mut c = Command::new("setpriv");
+    c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+    c.args(["bash", "-c", "\"$@\" 2>&1 | cat", "_"]);
+    if gated {
+        c.arg(BIN);
+    }
+    c.args(["bash", "-c", script]);
+    w.environ(&mut c);
+    text(&c.output().unwrap().stdout)
+}
+
+const LAUNCH: &str = "claude --model fable; echo launch $?";
+const SUDO: &str = "sudo -n true; echo sudo $?";
+
+#[test]
+fn as_root_sudo_free_commands_are_judged_and_unchanged() {
+    if !can_run(false) {
+        return;
+    }
+    let w = World::new("root-plain");
+    let out = w.run("bash", &["-c", &format!("id -u; echo work; {LAUNCH}")]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stdout.starts_with("0\nwork\n"), "{stdout}");
+    assert!(stdout.contains("launch 126"), "refused: {stdout}\n{stderr}");
+    assert!(stderr.contains("(M3"), "{stderr}");
+}
+
+#[test]
+fn as_root_sudo_works_and_what_it_runs_is_still_judged() {
+    if !can_run(true) {
+        return;
+    }
+    let w = World::new("root-sudo");
+    let script = format!(
+        "{SUDO}; sudo -n id -u; sudo -n \"$(command -v claude)\" --model sonnet; \
+         sudo -n \"$(command -v claude)\" --model fable; echo sudo-launch $?"
+    );
+    let out = w.run("bash", &["-c", &script]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        stdout.starts_with("sudo 0\n0\n"),
+        "sudo works: {stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains("stand-in claude --model sonnet"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("sudo-launch 1"), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("agent-guards: refused claude --model fable (M3"),
+        "the exec under sudo is judged: {stderr}"
+    );
+}
+
+#[test]
+fn as_a_non_root_user_the_gate_is_off_by_default_and_commands_run_as_without_it() {
+    if !can_run(true) {
+        return;
+    }
+    let w = nobodys_world("nobody-default");
+    let script = format!("id -u; {LAUNCH}; {SUDO}");
+    let gated = as_nobody(&w, true, &script);
+    let plain = as_nobody(&w, false, &script);
+    assert!(gated.starts_with("65534\n"), "{gated}");
+    // No gate: the launch runs (the command guards still read the text), and sudo behaves
+    // exactly as it does without the prefix.
+    assert!(gated.contains("stand-in claude --model fable"), "{gated}");
+    assert!(gated.contains("sudo 1"), "{gated}");
+    assert_eq!(gated, plain);
+    assert!(!gated.contains("agent-guards:"));
+}
+
+#[test]
+fn as_a_non_root_user_who_opted_into_no_new_privs_the_gate_judges_and_sudo_refuses() {
+    if !can_run(true) {
+        return;
+    }
+    let mut w = nobodys_world("nobody-nnp");
+    w.env("AGENT_GUARDS_SECOND_LINE_NO_NEW_PRIVS", "1");
+    let out = as_nobody(&w, true, &format!("{LAUNCH}; {SUDO}; id -u"));
+    assert!(out.contains("launch 126"), "judged: {out}");
+    assert!(
+        out.contains("agent-guards: refused claude --model fable (M3"),
+        "{out}"
+    );
+    assert!(out.contains("sudo 1"), "sudo refuses: {out}");
+    assert!(
+        out.to_lowercase().contains("no new privileges"),
+        "sudo says why: {out}"
+    );
+    assert!(out.ends_with("65534\n"), "the command went on: {out}");
+}
