@@ -6,13 +6,11 @@
 //! * [`disposition`] — K1: fold several safety verdicts into one, monotonically;
 //! * [`truthiness`] — K2: grants are strict, denials are coerced;
 //! * [`authority`] — K3: strip fields in which the model claims authority;
-//! * [`feedback`] — K4: the coarse verb and sentence the model sees;
-//! * [`codes!`] — the shape of every binary's sub-code table.
+//! * [`feedback`] — K4: the coarse verb and sentence the model sees.
 
 #![warn(missing_docs)]
 
 pub mod authority;
-pub mod codes;
 pub mod disposition;
 pub mod feedback;
 pub mod truthiness;
