@@ -194,25 +194,22 @@ pub const KEYS: &[Key] = &[
         check: check_hook_deadline,
         in_default_config: Some("hook_deadline_ms = 2000"),
     },
-    Key {
-        name: "installed_by",
-        used_by: "the installer",
-        default: "none",
-        allowed: "any text",
-        meaning: "reserved for the installer's bookkeeping",
-        check: check_any,
-        in_default_config: None,
-    },
-    Key {
-        name: "version",
-        used_by: "the installer",
-        default: "none",
-        allowed: "any text",
-        meaning: "reserved for the installer's bookkeeping",
-        check: check_any,
-        in_default_config: None,
-    },
+    installer_key("installed_by"),
+    installer_key("version"),
 ];
+
+/// A key reserved for the installer's bookkeeping: any text, never in the default config.
+const fn installer_key(name: &'static str) -> Key {
+    Key {
+        name,
+        used_by: "the installer",
+        default: "none",
+        allowed: "any text",
+        meaning: "reserved for the installer's bookkeeping",
+        check: check_any,
+        in_default_config: None,
+    }
+}
 
 /// The key named `name`, if the suite reads it.
 pub fn key(name: &str) -> Option<&'static Key> {
@@ -468,30 +465,10 @@ fn check_memory_max(v: &Value) -> Result<(), String> {
     const MIN: u128 = 256 * 1024 * 1024;
     let bytes: u128 = match v {
         Value::Integer(n) => u128::try_from(*n).map_err(|_| "negative".to_string())?,
-        Value::String(s) => {
-            let s = s.trim();
-            if s.eq_ignore_ascii_case("max") {
-                return Ok(());
-            }
-            if let Some(p) = s.strip_suffix('%') {
-                return match p.trim().parse::<u64>() {
-                    Ok(1..=100) => Ok(()),
-                    _ => Err("not a percentage from 1 to 100".into()),
-                };
-            }
-            let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-            let (digits, unit) = s.split_at(split);
-            let n: u128 = digits.parse().map_err(|_| "not a size".to_string())?;
-            let shift = match unit.to_ascii_uppercase().as_str() {
-                "" => 0,
-                "K" => 10,
-                "M" => 20,
-                "G" => 30,
-                "T" => 40,
-                _ => return Err(format!("unknown unit {}", escape(unit))),
-            };
-            n.saturating_mul(1 << shift)
-        }
+        Value::String(s) => match memory_text(s)? {
+            MemoryText::Max | MemoryText::Percent(_) => return Ok(()),
+            MemoryText::Bytes(n) => n,
+        },
         other => return Err(format!("a {}, not a size", other.type_str())),
     };
     if bytes < MIN {
@@ -499,6 +476,44 @@ fn check_memory_max(v: &Value) -> Result<(), String> {
     } else {
         Ok(())
     }
+}
+
+/// What a memory ceiling written as text says (`memory_max`, `AGENT_GUARDS_MEMORY_MAX`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryText {
+    /// `max`: no ceiling.
+    Max,
+    /// `N%` of the host's RAM, 1 to 100.
+    Percent(u64),
+    /// A size: digits and an optional binary unit (`K`, `M`, `G`, `T`, any case); saturates at
+    /// `u128::MAX`, the caller bounds it.
+    Bytes(u128),
+}
+
+/// Reads a memory ceiling written as text (surrounding blanks ignored); the error is one line.
+pub fn memory_text(text: &str) -> Result<MemoryText, String> {
+    let s = text.trim();
+    if s.eq_ignore_ascii_case("max") {
+        return Ok(MemoryText::Max);
+    }
+    if let Some(p) = s.strip_suffix('%') {
+        return match p.trim().parse::<u64>() {
+            Ok(pct @ 1..=100) => Ok(MemoryText::Percent(pct)),
+            _ => Err("not a percentage from 1 to 100".into()),
+        };
+    }
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (digits, unit) = s.split_at(split);
+    let n: u128 = digits.parse().map_err(|_| "not a size".to_string())?;
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(format!("unknown unit {} (use K, M, G or T)", escape(unit))),
+    };
+    Ok(MemoryText::Bytes(n.saturating_mul(1 << shift)))
 }
 
 /// Levenshtein distance over bytes (keys are ASCII; anything else is just far away).

@@ -60,6 +60,16 @@ pub fn replay(
     )
 }
 
+/// A checker's last step: `Ok` when what the case produced is the case's `expect`, else the two
+/// side by side (the why of a failing case).
+pub fn expect_equals(got: &Value, case: &Value) -> Result<(), String> {
+    if *got == case["expect"] {
+        Ok(())
+    } else {
+        Err(format!("got {got}, expected {}", case["expect"]))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +87,13 @@ mod tests {
         assert!(!rec.to_string().contains("\"x\":1"), "no case contents");
         let (_, ok) = replay("b", "0", &[], |_, _| Ok(()));
         assert!(!ok, "nothing replayed is not a pass");
+    }
+
+    #[test]
+    fn expect_equals_names_both_sides() {
+        let case = json!({"expect": {"a": 1}});
+        assert_eq!(expect_equals(&json!({"a": 1}), &case), Ok(()));
+        let why = expect_equals(&json!({"a": 2}), &case).unwrap_err();
+        assert_eq!(why, r#"got {"a":2}, expected {"a":1}"#);
     }
 }

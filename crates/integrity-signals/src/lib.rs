@@ -34,3 +34,12 @@ pub mod paths;
 pub mod selftest;
 pub mod signal;
 pub mod store;
+
+/// The text of a JSON field, or empty when it is missing or not a string (payloads and evidence
+/// are read leniently: a missing field is an empty one).
+pub(crate) fn text_or_empty(field: Option<&serde_json::Value>) -> String {
+    field
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("")
+        .to_string()
+}

@@ -52,18 +52,8 @@ impl Outcomes {
     /// Sets each network signal's `decision` to what happened.
     pub fn resolve(&self, signals: &mut [Signal]) {
         for s in signals.iter_mut().filter(|s| s.kind == Kind::NetworkEscape) {
-            let id = s
-                .evidence
-                .get("tool_use_id")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let recorded = s
-                .evidence
-                .get("decision")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
+            let id = crate::text_or_empty(s.evidence.get("tool_use_id"));
+            let recorded = crate::text_or_empty(s.evidence.get("decision"));
             if let Some(who) = self.refused.get(&id) {
                 s.evidence.insert("decision".into(), json!("blocked"));
                 s.evidence.insert("blocked_by".into(), json!(who));

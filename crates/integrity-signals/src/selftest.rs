@@ -121,12 +121,7 @@ pub fn run_cases(cases: &[(String, String)]) -> Report {
 }
 
 fn failed(file: &str, case: &Value, detail: String) -> CaseResult {
-    let s = |k: &str| {
-        case.get(k)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
+    let s = |k: &str| crate::text_or_empty(case.get(k));
     CaseResult {
         case_id: s("case_id"),
         file: file.to_string(),

@@ -343,11 +343,7 @@ pub fn is_definition_path(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    use crate::test_files::{write, write_all};
 
     #[test]
     fn front_matter_keys() {
@@ -369,22 +365,28 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let project = t.path().join("p");
         let home = t.path().join("h");
-        write(
-            &home.join(".claude/agents/rev.md"),
-            "---\nname: rev\nmodel: fable\n---\n",
-        );
-        write(
-            &home.join(".claude/agents/only-user.md"),
-            "---\nname: only-user\nmodel: opus\n---\n",
-        );
-        write(
-            &project.join(".claude/agents/x/review.md"),
-            "---\nname: rev\nmodel: haiku\n---\n",
-        );
-        write(
-            &project.join(".claude/agents/plain.md"),
-            "---\ndescription: d\n---\n",
-        );
+        write_all(&[
+            (
+                &home,
+                ".claude/agents/rev.md",
+                "---\nname: rev\nmodel: fable\n---\n",
+            ),
+            (
+                &home,
+                ".claude/agents/only-user.md",
+                "---\nname: only-user\nmodel: opus\n---\n",
+            ),
+            (
+                &project,
+                ".claude/agents/x/review.md",
+                "---\nname: rev\nmodel: haiku\n---\n",
+            ),
+            (
+                &project,
+                ".claude/agents/plain.md",
+                "---\ndescription: d\n---\n",
+            ),
+        ]);
         let dirs = AgentDirs::new(std::slice::from_ref(&project), &[home.join(".claude")]);
         let d = find("rev", &dirs).unwrap();
         assert_eq!(

@@ -158,6 +158,16 @@ pub struct CaseResult {
     pub problems: Vec<String>,
 }
 
+/// The strings of `expect[key]` (an array; anything else is none).
+fn strings<'a>(expect: &'a Value, key: &str) -> impl Iterator<Item = &'a str> {
+    expect
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+}
+
 /// Checks what a run produced against the case's `expect`.
 pub fn check(
     case: &Value,
@@ -173,24 +183,12 @@ pub fn check(
         }
     }
     let r = reason.unwrap_or("");
-    for s in expect
-        .get("reason_contains")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
+    for s in strings(&expect, "reason_contains") {
         if !r.contains(s) {
             problems.push(format!("reason lacks {s:?}: {r:?}"));
         }
     }
-    for s in expect
-        .get("reason_excludes")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
+    for s in strings(&expect, "reason_excludes") {
         if r.contains(s) {
             problems.push(format!("reason contains {s:?}: {r:?}"));
         }

@@ -354,6 +354,7 @@ fn cli_settings_layer(value: &str, project_dir: Option<&Path>, files: &dyn Confi
 mod tests {
     use super::*;
     use crate::host::Fs;
+    use crate::test_files::write;
 
     fn layer(origin: &str, model: LayerModel) -> Layer {
         Layer {
@@ -524,11 +525,6 @@ mod tests {
             panic!()
         };
         assert!(p.iter().any(|m| m.model == "claude-fable-5"), "{p:?}");
-    }
-
-    fn write(p: &Path, text: &str) {
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
     }
 
     fn host_in(t: &Path) -> Host {

@@ -34,6 +34,8 @@ pub mod m6_verify;
 pub mod main_model;
 pub mod model_aliases;
 pub mod skills;
+#[cfg(test)]
+mod test_files;
 
 use hook_io::{Answer, Event, HookInput};
 use host::Host;

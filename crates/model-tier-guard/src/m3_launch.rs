@@ -287,7 +287,11 @@ mod tests {
     use super::*;
 
     fn models(cmd: &str) -> Vec<Option<String>> {
-        requested_models(cmd, None, &AgentDirs::default(), &AliasEnv::default())
+        models_with(cmd, &AliasEnv::default())
+    }
+
+    fn models_with(cmd: &str, aliases: &AliasEnv) -> Vec<Option<String>> {
+        requested_models(cmd, None, &AgentDirs::default(), aliases)
             .into_iter()
             .map(|r| r.model)
             .collect()
@@ -295,64 +299,45 @@ mod tests {
 
     #[test]
     fn flags_env_and_json() {
-        assert_eq!(
-            models("claude -p hi --model fable"),
-            vec![Some("fable".into())]
-        );
-        assert_eq!(
-            models("claude --model=opus -p x"),
-            vec![Some("opus".into())]
-        );
-        assert_eq!(
-            models("ANTHROPIC_MODEL=claude-fable-5 claude -p x"),
-            vec![Some("claude-fable-5".into())]
-        );
-        assert_eq!(
-            models("export ANTHROPIC_MODEL=fable; claude -p x"),
-            vec![Some("fable".into())]
-        );
-        assert_eq!(
-            models("env CLAUDE_CODE_SUBAGENT_MODEL=fable claude -p x"),
-            vec![Some("fable".into())]
-        );
-        assert_eq!(
-            models(
-                r#"claude --settings '{"model":"fable","env":{"ANTHROPIC_DEFAULT_OPUS_MODEL":"claude-fable-5"}}' -p x"#
+        let fable = || Some("fable".to_string());
+        for (cmd, want) in [
+            ("claude -p hi --model fable", vec![fable()]),
+            ("claude --model=opus -p x", vec![Some("opus".into())]),
+            (
+                "ANTHROPIC_MODEL=claude-fable-5 claude -p x",
+                vec![Some("claude-fable-5".into())],
             ),
-            vec![Some("fable".into()), Some("claude-fable-5".into())]
-        );
-        assert_eq!(
-            models(
-                r#"claude --agents '{"r":{"description":"d","prompt":"p","model":"fable"},"s":{"model":"inherit"}}' -p x"#
+            ("export ANTHROPIC_MODEL=fable; claude -p x", vec![fable()]),
+            (
+                "env CLAUDE_CODE_SUBAGENT_MODEL=fable claude -p x",
+                vec![fable()],
             ),
-            vec![Some("fable".into())]
-        );
-        assert_eq!(models("claude --model \"$M\" -p x"), vec![None]);
-        assert_eq!(models("claude --agents '{bad' -p x"), vec![None]);
-        assert_eq!(
-            models("claude --settings /nonexistent/s.json -p x"),
-            vec![None]
-        );
+            (
+                r#"claude --settings '{"model":"fable","env":{"ANTHROPIC_DEFAULT_OPUS_MODEL":"claude-fable-5"}}' -p x"#,
+                vec![fable(), Some("claude-fable-5".into())],
+            ),
+            (
+                r#"claude --agents '{"r":{"description":"d","prompt":"p","model":"fable"},"s":{"model":"inherit"}}' -p x"#,
+                vec![fable()],
+            ),
+            ("claude --model \"$M\" -p x", vec![None]),
+            ("claude --agents '{bad' -p x", vec![None]),
+            ("claude --settings /nonexistent/s.json -p x", vec![None]),
+        ] {
+            assert_eq!(models(cmd), want, "{cmd}");
+        }
     }
 
     #[test]
     fn nested_and_wrapped_launches() {
-        assert_eq!(
-            models("bash -c 'claude -p x --model fable'"),
-            vec![Some("fable".into())]
-        );
-        assert_eq!(
-            models("out=$(timeout 60 claude --model fable -p x)"),
-            vec![Some("fable".into())]
-        );
-        assert_eq!(
-            models("npx @anthropic-ai/claude-code@latest --model fable"),
-            vec![Some("fable".into())]
-        );
-        assert_eq!(
-            models("/usr/local/bin/claude --fallback-model fable -p x"),
-            vec![Some("fable".into())]
-        );
+        for cmd in [
+            "bash -c 'claude -p x --model fable'",
+            "out=$(timeout 60 claude --model fable -p x)",
+            "npx @anthropic-ai/claude-code@latest --model fable",
+            "/usr/local/bin/claude --fallback-model fable -p x",
+        ] {
+            assert_eq!(models(cmd), [Some("fable".to_string())], "{cmd}");
+        }
     }
 
     #[test]
@@ -360,12 +345,7 @@ mod tests {
         let session = AliasEnv::from_lookup(|k| {
             (k == "ANTHROPIC_DEFAULT_OPUS_MODEL").then(|| "claude-fable-5".to_string())
         });
-        let models = |cmd: &str, aliases: &AliasEnv| -> Vec<Option<String>> {
-            requested_models(cmd, None, &AgentDirs::default(), aliases)
-                .into_iter()
-                .map(|r| r.model)
-                .collect()
-        };
+        let models = models_with;
         let fable = Some("claude-fable-5".to_string());
         let opus = Some("opus".to_string());
         // The session's variable reaches the launch.

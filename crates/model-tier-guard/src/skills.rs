@@ -148,11 +148,7 @@ pub fn is_skill_or_command_path(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    use crate::test_files::write_all;
 
     fn models(name: &str, dirs: &SkillDirs) -> Vec<String> {
         requested_models(name, dirs)
@@ -166,22 +162,24 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let project = t.path().join("p");
         let home = t.path().join("h/.claude");
-        write(
-            &project.join(".claude/skills/deep-think/SKILL.md"),
-            "---\nname: deep-think\ndescription: d\nmodel:\n  fable\n---\nThink.\n",
-        );
-        write(
-            &project.join(".claude/commands/ops/ship.md"),
-            "---\n{description: d, model: claude-fable-5}\n---\nShip.\n",
-        );
-        write(
-            &home.join("commands/lint.md"),
-            "---\nmodel: haiku\n---\nLint.\n",
-        );
-        write(
-            &home.join("plugins/cache/m/kit/1.0/skills/big/SKILL.md"),
-            "---\nname: big\nmodel: fable\n---\n",
-        );
+        write_all(&[
+            (
+                &project,
+                ".claude/skills/deep-think/SKILL.md",
+                "---\nname: deep-think\ndescription: d\nmodel:\n  fable\n---\nThink.\n",
+            ),
+            (
+                &project,
+                ".claude/commands/ops/ship.md",
+                "---\n{description: d, model: claude-fable-5}\n---\nShip.\n",
+            ),
+            (&home, "commands/lint.md", "---\nmodel: haiku\n---\nLint.\n"),
+            (
+                &home,
+                "plugins/cache/m/kit/1.0/skills/big/SKILL.md",
+                "---\nname: big\nmodel: fable\n---\n",
+            ),
+        ]);
         let dirs = SkillDirs::new(std::slice::from_ref(&project), &[home]);
         assert_eq!(models("deep-think", &dirs), ["fable"]);
         assert_eq!(models("ship", &dirs), ["claude-fable-5"]);

@@ -40,9 +40,7 @@ pub fn check(case: &Value) -> Result<(), String> {
         "roots": r.iter().map(|x| json!({"pid": x.pid, "processes": x.processes, "contained": x.containment_group.is_some()})).collect::<Vec<_>>(),
         "kill": (!r.is_empty()).then(|| kill_command(&index, &r)),
     });
-    (got == case["expect"])
-        .then_some(())
-        .ok_or(format!("got {got}, expected {}", case["expect"]))
+    hook_replay::expect_equals(&got, case)
 }
 
 /// Replays every fixture; returns the record and whether all passed.

@@ -6,6 +6,8 @@
 //! (tasks 64..2^31 or `max`; memory at least 256 MiB, `N%`, `N`, `NK/M/G/T`, or `max`); an invalid
 //! value falls back to the default with a notice. The command text never reaches this module.
 
+use guard_config::diagnose::{memory_text, MemoryText};
+
 /// The task ceiling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Tasks {
@@ -83,35 +85,11 @@ pub fn parse_memory(raw: &Raw, ram_bytes: u64) -> Result<Memory, String> {
     let bytes = match raw {
         Raw::Integer(i) => u64::try_from(*i).map_err(|_| "negative".to_string())?,
         Raw::Other(_) => return Err("not a size".into()),
-        Raw::Text(s) => {
-            let s = s.trim();
-            if s.eq_ignore_ascii_case("max") {
-                return Ok(Memory::Max);
-            }
-            if let Some(p) = s.strip_suffix('%') {
-                let pct: u64 = p.trim().parse().map_err(|_| "bad percentage".to_string())?;
-                if !(1..=100).contains(&pct) {
-                    return Err("percentage outside 1..100".into());
-                }
-                (u128::from(ram_bytes) * u128::from(pct) / 100) as u64
-            } else {
-                let (digits, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-                    Some((i, _)) => s.split_at(i),
-                    None => (s, ""),
-                };
-                let n: u64 = digits.parse().map_err(|_| "not a size".to_string())?;
-                let shift = match unit.to_ascii_uppercase().as_str() {
-                    "" => 0,
-                    "K" => 10,
-                    "M" => 20,
-                    "G" => 30,
-                    "T" => 40,
-                    _ => return Err(format!("unknown unit {unit:?} (use K, M, G or T)")),
-                };
-                n.checked_mul(1u64 << shift)
-                    .ok_or("too large".to_string())?
-            }
-        }
+        Raw::Text(s) => match memory_text(s)? {
+            MemoryText::Max => return Ok(Memory::Max),
+            MemoryText::Percent(pct) => (u128::from(ram_bytes) * u128::from(pct) / 100) as u64,
+            MemoryText::Bytes(n) => u64::try_from(n).map_err(|_| "too large".to_string())?,
+        },
     };
     if bytes < MIN_MEMORY {
         return Err(BELOW_MIN_MEMORY.into());

@@ -149,9 +149,7 @@ fn check_c5(case: &Value) -> Result<(), String> {
             .collect();
         got["notice_codes"] = json!(codes);
     }
-    (got == case["expect"])
-        .then_some(())
-        .ok_or(format!("{got}, expected {}", case["expect"]))
+    hook_replay::expect_equals(&got, case)
 }
 
 /// Replays every fixture; returns the record and whether all passed.

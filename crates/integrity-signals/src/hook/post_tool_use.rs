@@ -37,18 +37,12 @@ fn record_taint(input: &HookInput, deps: &Deps) -> Result<Option<String>, String
 /// The output text and error flag of a tool result.
 fn result_text(input: &HookInput) -> (String, bool) {
     if input.event == Event::PostToolUseFailure {
-        let err = input
-            .raw
-            .get("error")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        return (err, true);
+        return (crate::text_or_empty(input.raw.get("error")), true);
     }
     match &input.tool_response {
         Some(Value::String(s)) => (s.clone(), false),
         Some(Value::Object(o)) => {
-            let part = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+            let part = |k: &str| crate::text_or_empty(o.get(k));
             let (out, err) = (part("stdout"), part("stderr"));
             let text = match (out.is_empty(), err.is_empty()) {
                 (_, true) => out,
