@@ -431,6 +431,36 @@ impl Outcome {
         self.project.home()
     }
 
+    /// The session's state folder under the temp HOME, where the guards write their audit log,
+    /// ledger and reports.
+    pub fn session_dir(&self) -> PathBuf {
+        self.home_dir()
+            .join(".local/state/agent-guards/sessions")
+            .join(&self.result.session_id)
+    }
+
+    /// The session's file `name` (in [`Outcome::session_dir`]) parsed as one JSON value; panics
+    /// naming the file when it is missing or not JSON.
+    pub fn session_json(&self, name: &str) -> Value {
+        let p = self.session_dir().join(name);
+        let text = std::fs::read_to_string(&p)
+            .unwrap_or_else(|e| panic!("{}: {e}; CLI stderr {}", p.display(), self.stderr));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    }
+
+    /// The session's audit log, one value a record; panics naming the file when it is missing or
+    /// a line is not JSON.
+    pub fn audit_records(&self) -> Vec<Value> {
+        let p = self.session_dir().join("audit.jsonl");
+        std::fs::read_to_string(&p)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+            .lines()
+            .map(|l| {
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", p.display()))
+            })
+            .collect()
+    }
+
     /// Payloads recorded by [`Scenario::record_hook`] for `event`, in arrival order.
     pub fn hook_payloads(&self, event: &str) -> Vec<Value> {
         let text = std::fs::read_to_string(self.project.payload_log(event)).unwrap_or_default();

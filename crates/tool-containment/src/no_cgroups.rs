@@ -37,7 +37,10 @@ pub fn reason() -> String {
 pub fn run_prefix(script: &str) -> i32 {
     let shell = choose_shell(script, std::env::var("SHELL").ok().as_deref());
     if classify(script, std::env::var("AI_AGENT").ok().as_deref()) == Kind::Agent {
-        eprintln!("{}", unbounded_notice(crate::codes::C6_NO_BACKEND, &reason()));
+        eprintln!(
+            "{}",
+            unbounded_notice(crate::codes::C6_NO_BACKEND, &reason())
+        );
     }
     exec_shell(&shell, script)
 }
