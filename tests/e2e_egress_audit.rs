@@ -44,14 +44,7 @@ fn egress_audit_blocks_a_displaced_command_then_lets_the_session_end() {
     assert_eq!(stops[0]["stop_hook_active"], false);
     assert_eq!(stops[1]["stop_hook_active"], true);
     // The maintainer's audit log holds the block with its evidence.
-    let state = out.home_dir().join(".local/state/agent-guards/sessions");
-    let session = &out.result.session_id;
-    let audit = std::fs::read_to_string(state.join(session).join("audit.jsonl"))
-        .unwrap_or_else(|e| panic!("audit log for {session}: {e}"));
-    let decisions: Vec<serde_json::Value> = audit
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let decisions = out.audit_records();
     assert_eq!(decisions[0]["decision"], "block");
     assert_eq!(decisions[0]["requirement"], "E5");
     assert_eq!(decisions[1]["decision"], "allow");

@@ -101,6 +101,20 @@ fn refused_once(out: &Outcome, case: &str) -> ToolResult {
     out.main_requests()[1].tool_results()[0].clone()
 }
 
+/// Runs `s` with the subagent answering "Reviewed." and the main session then done; checks that
+/// exactly one subagent ran and returns the outcome with the model that subagent asked for
+/// (`None` when the CLI is absent and the test is skipped).
+fn run_subagent(s: Scenario, case: &str) -> Option<(Outcome, String)> {
+    let out = s
+        .subagent_turn(text("Reviewed."))
+        .turn(text("Done."))
+        .run()?;
+    let sub = out.subagent_requests();
+    assert_eq!(sub.len(), 1, "{case}: one subagent ran");
+    let model = sub[0].model().unwrap_or("").to_string();
+    Some((out, model))
+}
+
 /// Runs `launch` with the maintainer's grant and returns the model the first request asked for
 /// (`None` when the CLI is absent and the test is skipped).
 fn granted_model(launch: Scenario) -> Option<String> {
@@ -430,23 +444,15 @@ fn d_webfetch_taints_and_escalation_is_denied() {
 #[test]
 fn e_without_a_pre_tool_use_guard_the_cli_runs_the_tier_and_m6_reports_it() {
     let g = guard();
-    let Some(out) = dispatch(
+    let s = dispatch(
         Scenario::new().hook("PostToolUse", Some("Agent|Task"), &g, &[]),
         REVIEWER,
         agent_call(Some("fable")),
-    )
-    .subagent_turn(text("Reviewed on the big model."))
-    .turn(text("Done."))
-    .run() else {
+    );
+    let Some((out, model)) = run_subagent(s, "the CLI itself does not refuse the tier") else {
         return;
     };
-    let sub = out.subagent_requests();
-    assert_eq!(sub.len(), 1, "the CLI itself does not refuse the tier");
-    assert!(
-        sub[0].model().unwrap_or("").contains("fable"),
-        "{:?}",
-        sub[0].model()
-    );
+    assert!(model.contains("fable"), "{model}");
     let records = out.audit_records();
     let post = records
         .iter()
@@ -508,16 +514,11 @@ fn f_m2_resolution_agrees_with_the_cli() {
         for (k, v) in env {
             s = s.cli_env(k, v);
         }
-        let Some(out) = s
-            .turn(tool("Agent", input.clone()))
-            .subagent_turn(text("Reviewed."))
-            .turn(text("Done."))
-            .run()
-        else {
+        let s = s.turn(tool("Agent", input.clone()));
+        let Some((out, model)) = run_subagent(s, &format!("{env:?} {input}")) else {
             return;
         };
-        let sub = out.subagent_requests();
-        let used = family(sub[0].model().unwrap_or(""));
+        let used = family(&model);
         assert_eq!(used, runs_on, "the CLI for {env:?} {input}");
         let records = out.audit_records();
         let pre = record(&records, "PreToolUse", "Agent");
@@ -573,19 +574,12 @@ fn h_an_alias_retargeted_by_the_environment_is_judged_where_it_points() {
             result.text
         );
 
-        let Some(granted) = dispatch_opus(launch)
-            .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
-            .subagent_turn(text("Reviewed."))
-            .turn(text("Done."))
-            .run()
-        else {
+        let granted = dispatch_opus(launch).cli_env("MODEL_TIER_GUARD_ALLOW", "1");
+        let Some((_, model)) = run_subagent(granted, how) else {
             return;
         };
-        let sub = granted.subagent_requests();
-        assert_eq!(sub.len(), 1, "{how}");
         assert_eq!(
-            sub[0].model(),
-            Some("claude-fable-5-2"),
+            model, "claude-fable-5-2",
             "{how}: the CLI runs `opus` where the variable points"
         );
 
@@ -623,21 +617,11 @@ fn i_yaml_front_matter_the_cli_honours_is_read_by_the_guard() {
         "---\n{\"name\": \"reviewer\", \"description\": \"Reviews changes.\", \"model\": \"fable\"}\n---\nReview the change.\n",
     ];
     for def in shapes {
-        let Some(out) = dispatch(Scenario::new(), def, agent_call(None))
-            .subagent_turn(text("Reviewed."))
-            .turn(text("Done."))
-            .run()
-        else {
+        let unguarded = dispatch(Scenario::new(), def, agent_call(None));
+        let Some((_, model)) = run_subagent(unguarded, &format!("{def:?}")) else {
             return;
         };
-        let sub = out.subagent_requests();
-        assert_eq!(sub.len(), 1, "{def:?}");
-        assert_eq!(
-            family(sub[0].model().unwrap_or("")),
-            "fable",
-            "the CLI runs {def:?} on {:?}",
-            sub[0].model()
-        );
+        assert_eq!(family(&model), "fable", "the CLI runs {def:?} on {model}");
         let Some(out) = dispatch(with_guard(Scenario::new()), def, agent_call(None))
             .turn(echo_result())
             .run()

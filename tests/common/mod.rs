@@ -47,6 +47,19 @@ pub fn processes_running(command: &str) -> Vec<u32> {
     out
 }
 
+/// The pids of `command` that were not running `before`, each already killed so a test never
+/// leaves a stray behind (even when its assertion that there were none then fails).
+pub fn kill_new(command: &str, before: &[u32]) -> Vec<u32> {
+    let new: Vec<u32> = processes_running(command)
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    for pid in &new {
+        kill(*pid);
+    }
+    new
+}
+
 /// SIGKILL, for cleanup only.
 pub fn kill(pid: u32) {
     let _ = Command::new("kill")

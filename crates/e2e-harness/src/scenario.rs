@@ -431,6 +431,19 @@ impl Outcome {
         self.project.home()
     }
 
+    /// The one tool call the CLI refused; panics with the CLI's result when there were none or
+    /// several.
+    pub fn only_denial(&self) -> &PermissionDenial {
+        let denials = &self.result.permission_denials;
+        assert_eq!(
+            denials.len(),
+            1,
+            "one refusal expected: {:?}",
+            self.result.raw
+        );
+        &denials[0]
+    }
+
     /// The session's state folder under the temp HOME, where the guards write their audit log,
     /// ledger and reports.
     pub fn session_dir(&self) -> PathBuf {
