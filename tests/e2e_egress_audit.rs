@@ -22,9 +22,7 @@ fn egress_audit_blocks_a_displaced_command_then_lets_the_session_end() {
     else {
         return;
     };
-    let main = out.main_requests();
-    assert_eq!(main.len(), 2, "one block, one continuation");
-    let feedback = main[1].text_since_last_answer();
+    let feedback = out.stop_blocked_once();
     assert!(
         feedback.contains("E5."),
         "our reason reached the model: {feedback}"
@@ -39,10 +37,6 @@ fn egress_audit_blocks_a_displaced_command_then_lets_the_session_end() {
         "I ran make smoke; it passed with exit code 0."
     );
     assert!(!out.result.is_error);
-    let stops = out.hook_payloads("Stop");
-    assert_eq!(stops.len(), 2);
-    assert_eq!(stops[0]["stop_hook_active"], false);
-    assert_eq!(stops[1]["stop_hook_active"], true);
     // The maintainer's audit log holds the block with its evidence.
     let decisions = out.audit_records();
     assert_eq!(decisions[0]["decision"], "block");

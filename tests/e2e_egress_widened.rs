@@ -24,16 +24,11 @@ fn a_hand_back_is_blocked_once_with_a_clean_reason() {
     else {
         return;
     };
-    let main = out.main_requests();
-    assert_eq!(main.len(), 2, "one block, one continuation");
-    let feedback = main[1].text_since_last_answer().replace(hand_back, "");
+    let feedback = out.stop_blocked_once().replace(hand_back, "");
     assert!(
         !EgressGate::baseline().mentions_tripwire(&feedback),
         "the reason holds no tripwire phrase: {feedback}"
     );
-    let stops = out.hook_payloads("Stop");
-    assert_eq!(stops.len(), 2);
-    assert_eq!(stops[1]["stop_hook_active"], true);
 }
 
 #[test]

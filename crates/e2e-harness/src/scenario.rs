@@ -431,6 +431,20 @@ impl Outcome {
         self.project.home()
     }
 
+    /// Checks that a Stop hook blocked the first stop once and the session then ended: two main
+    /// requests, two Stop payloads (the scenario must [`Scenario::record_hook`] `Stop`), the
+    /// second with `stop_hook_active`. Returns what the CLI fed back to the model after the block
+    /// (where the hook's reason arrives).
+    pub fn stop_blocked_once(&self) -> String {
+        let main = self.main_requests();
+        assert_eq!(main.len(), 2, "one block, one continuation");
+        let stops = self.hook_payloads("Stop");
+        assert_eq!(stops.len(), 2, "{stops:?}");
+        assert_eq!(stops[0]["stop_hook_active"], false);
+        assert_eq!(stops[1]["stop_hook_active"], true);
+        main[1].text_since_last_answer()
+    }
+
     /// The one tool call the CLI refused; panics with the CLI's result when there were none or
     /// several.
     pub fn only_denial(&self) -> &PermissionDenial {
