@@ -10,9 +10,9 @@ use serde_json::{Map, Value};
 
 use crate::cli_locator::{claude_cli, cli_required, skip_notice, ClaudeCli};
 use crate::model_server::{truncate, ModelServer, Script};
-use crate::process::run_bounded;
 use crate::project::{HookSpec, Project, DEFAULT_HOOK_TIMEOUT_SECS};
 use crate::script::{ModelRequest, RequestKind, Turn};
+use hook_replay::bounded::run_bounded;
 
 /// The CLI, or `None` after printing a loud skip notice; panics when the CLI is required
 /// (`CI=true` or `AGENT_GUARDS_E2E_REQUIRED=1`) but cannot be had.
