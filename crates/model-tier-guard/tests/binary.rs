@@ -251,14 +251,21 @@ fn the_main_model_is_learned_from_settings_and_anthropic_model() {
     assert_eq!(v["decision"], "block", "{v}");
 }
 
-#[test]
-fn taint_recorded_by_one_call_refuses_escalation_on_the_next() {
-    let scratch = Scratch::new("taint").unwrap();
+/// A scratch project whose transcript `t.jsonl` says the main session runs on sonnet (the
+/// scratch dir lives as long as the returned guard).
+fn on_sonnet(name: &str) -> (Scratch, Layout) {
+    let scratch = Scratch::new(name).unwrap();
     let layout = Layout::under(scratch.path());
     let case = json!({"files": {
         "{project}/t.jsonl": "{\"type\":\"assistant\",\"message\":{\"model\":\"claude-sonnet-5-5\"}}\n",
     }});
     layout.prepare(&case).unwrap();
+    (scratch, layout)
+}
+
+#[test]
+fn taint_recorded_by_one_call_refuses_escalation_on_the_next() {
+    let (_scratch, layout) = on_sonnet("taint");
     let env = layout.env(&json!({"env": {"MODEL_TIER_GUARD_ALLOW": "1"}}));
     let project = layout.project.display().to_string();
     let agent = json!({
@@ -371,12 +378,7 @@ fn the_checker_catches_a_wrong_expectation() {
 
 #[test]
 fn an_unreadable_ledger_counts_as_tainted() {
-    let scratch = Scratch::new("ledger").unwrap();
-    let layout = Layout::under(scratch.path());
-    let case = json!({"files": {
-        "{project}/t.jsonl": "{\"type\":\"assistant\",\"message\":{\"model\":\"claude-sonnet-5-5\"}}\n",
-    }});
-    layout.prepare(&case).unwrap();
+    let (_scratch, layout) = on_sonnet("ledger");
     // A ledger that cannot be read (here: a folder where the file should be).
     std::fs::create_dir_all(layout.state.join("agent-guards/sessions/s-bad/ledger.json")).unwrap();
     let project = layout.project.display().to_string();
