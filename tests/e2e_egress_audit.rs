@@ -2,13 +2,13 @@
 //! to the operator is blocked at Stop, the model's next request carries our reason, the model
 //! answers with a receipt, and the session ends.
 
-use e2e_harness::{bin, decide, text, Scenario};
+mod common;
+use common::with_egress_audit_at_stop;
+use e2e_harness::{decide, text};
 
 #[test]
 fn egress_audit_blocks_a_displaced_command_then_lets_the_session_end() {
-    let Some(out) = Scenario::new()
-        .hook("Stop", None, bin("egress-audit"), &[])
-        .record_hook("Stop", None)
+    let Some(out) = with_egress_audit_at_stop()
         .turn(text("Done. You can run make smoke to verify."))
         .turn(decide(|req| {
             assert!(

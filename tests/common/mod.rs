@@ -60,6 +60,13 @@ pub fn kill_new(command: &str, before: &[u32]) -> Vec<u32> {
     new
 }
 
+/// A scenario with egress-audit as the Stop hook and the Stop payloads recorded.
+pub fn with_egress_audit_at_stop() -> e2e_harness::Scenario {
+    e2e_harness::Scenario::new()
+        .hook("Stop", None, e2e_harness::bin("egress-audit"), &[])
+        .record_hook("Stop", None)
+}
+
 /// SIGKILL, for cleanup only.
 pub fn kill(pid: u32) {
     let _ = Command::new("kill")
