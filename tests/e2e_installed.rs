@@ -9,7 +9,7 @@
 //! runs it, minus its release build (which would cost minutes per test run).
 
 mod common;
-use common::{built_bins, kill_new, processes_running};
+use common::{assert_succeeded, built_bins, kill_new, processes_running};
 use e2e_harness::{decide, text, tool, Scenario};
 use hook_replay::git::git;
 use serde_json::json;
@@ -58,11 +58,7 @@ fn every_registered_hook_acts_in_one_installed_session() {
         .env_remove("AGENT_GUARDS_CONFIG")
         .output()
         .unwrap();
-    assert!(
-        install.status.success(),
-        "install: {}",
-        String::from_utf8_lossy(&install.stderr)
-    );
+    assert_succeeded(&install);
     let before = processes_running(SLEEP);
     let Some(out) = scenario.run() else { return };
     let stray = kill_new(SLEEP, &before);

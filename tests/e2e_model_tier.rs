@@ -89,6 +89,11 @@ fn dispatch(s: Scenario, definition: &str, call: Value) -> Scenario {
         .turn(tool("Agent", call))
 }
 
+/// The guarded session dispatching the project agent `reviewer` with the call model `model`.
+fn guarded_dispatch(model: Option<&str>) -> Scenario {
+    dispatch(with_guard(Scenario::new()), REVIEWER, agent_call(model))
+}
+
 /// Checks that the session refused one tool call and ran no subagent; returns the result the CLI
 /// sent back for that call (where our reason arrives).
 fn refused_once(out: &Outcome, case: &str) -> ToolResult {
@@ -131,13 +136,7 @@ const REVIEWER: &str =
 
 #[test]
 fn a_agent_call_on_the_tier_is_denied_with_our_reason() {
-    let Some(out) = dispatch(
-        with_guard(Scenario::new()),
-        REVIEWER,
-        agent_call(Some("fable")),
-    )
-    .turn(echo_result())
-    .run() else {
+    let Some(out) = guarded_dispatch(Some("fable")).turn(echo_result()).run() else {
         return;
     };
     let result = refused_once(&out, "fable");
@@ -163,16 +162,13 @@ fn a_agent_call_on_the_tier_is_denied_with_our_reason() {
 
 #[test]
 fn b_agent_call_on_haiku_runs() {
-    let Some(out) = dispatch(
-        with_guard(Scenario::new()),
-        REVIEWER,
-        agent_call(Some("haiku")),
-    )
-    .subagent_turn(text("Reviewed: looks fine."))
-    .turn(decide(|req| {
-        text(format!("sub said: {}", req.tool_results()[0].text))
-    }))
-    .run() else {
+    let Some(out) = guarded_dispatch(Some("haiku"))
+        .subagent_turn(text("Reviewed: looks fine."))
+        .turn(decide(|req| {
+            text(format!("sub said: {}", req.tool_results()[0].text))
+        }))
+        .run()
+    else {
         return;
     };
     assert!(out.result.permission_denials.is_empty());

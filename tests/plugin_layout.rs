@@ -2,7 +2,7 @@
 //! validate`, and its hooks point at binaries that exist in the plugin folder.
 
 mod common;
-use common::built_bins;
+use common::{assert_succeeded, built_bins};
 use std::process::Command;
 
 #[test]
@@ -20,11 +20,7 @@ fn the_written_plugin_validates_with_the_real_cli() {
         .arg(&from)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     let hooks: serde_json::Value =
         serde_json::from_slice(&std::fs::read(plugin.join("hooks/hooks.json")).unwrap()).unwrap();
     for groups in hooks["hooks"].as_object().unwrap().values() {

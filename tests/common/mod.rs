@@ -67,6 +67,16 @@ pub fn with_egress_audit_at_stop() -> e2e_harness::Scenario {
         .record_hook("Stop", None)
 }
 
+/// Fails the test with the exit status and stderr of `out` unless the process succeeded.
+pub fn assert_succeeded(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// SIGKILL, for cleanup only.
 pub fn kill(pid: u32) {
     let _ = Command::new("kill")
