@@ -146,6 +146,30 @@ impl Scanner<'_> {
         }
     }
 
+    /// The comma-separated entries of an object or array, from its opening bracket (at `self.i`)
+    /// through `close`; `entry` reads one entry starting at its first non-space byte.
+    fn comma_list(
+        &mut self,
+        close: u8,
+        mut entry: impl FnMut(&mut Self) -> Result<(), String>,
+    ) -> Result<(), String> {
+        self.i += 1;
+        self.ws();
+        if self.b.get(self.i) != Some(&close) {
+            loop {
+                self.ws();
+                entry(self)?;
+                self.ws();
+                if self.b.get(self.i) == Some(&b',') {
+                    self.i += 1;
+                } else {
+                    break;
+                }
+            }
+        }
+        self.expect(close)
+    }
+
     fn value(&mut self, depth: usize) -> Result<Node, String> {
         // serde_json refuses deeper nesting too; this keeps the recursion bounded.
         if depth > 128 {
@@ -154,34 +178,23 @@ impl Scanner<'_> {
         let start = self.i;
         match self.b.get(self.i) {
             Some(b'{') => {
-                self.i += 1;
                 let mut members = Vec::new();
-                self.ws();
-                if self.b.get(self.i) != Some(&b'}') {
-                    loop {
-                        self.ws();
-                        let key_start = self.i;
-                        self.string()?;
-                        let key = serde_json::from_str(&self.text[key_start..self.i])
-                            .map_err(|e| e.to_string())?;
-                        self.ws();
-                        self.expect(b':')?;
-                        self.ws();
-                        let value = self.value(depth + 1)?;
-                        members.push(Member {
-                            key,
-                            key_start,
-                            value,
-                        });
-                        self.ws();
-                        if self.b.get(self.i) == Some(&b',') {
-                            self.i += 1;
-                        } else {
-                            break;
-                        }
-                    }
-                }
-                self.expect(b'}')?;
+                self.comma_list(b'}', |p| {
+                    let key_start = p.i;
+                    p.string()?;
+                    let key =
+                        serde_json::from_str(&p.text[key_start..p.i]).map_err(|e| e.to_string())?;
+                    p.ws();
+                    p.expect(b':')?;
+                    p.ws();
+                    let value = p.value(depth + 1)?;
+                    members.push(Member {
+                        key,
+                        key_start,
+                        value,
+                    });
+                    Ok(())
+                })?;
                 Ok(Node::Object {
                     start,
                     end: self.i,
@@ -189,22 +202,11 @@ impl Scanner<'_> {
                 })
             }
             Some(b'[') => {
-                self.i += 1;
                 let mut items = Vec::new();
-                self.ws();
-                if self.b.get(self.i) != Some(&b']') {
-                    loop {
-                        self.ws();
-                        items.push(self.value(depth + 1)?);
-                        self.ws();
-                        if self.b.get(self.i) == Some(&b',') {
-                            self.i += 1;
-                        } else {
-                            break;
-                        }
-                    }
-                }
-                self.expect(b']')?;
+                self.comma_list(b']', |p| {
+                    items.push(p.value(depth + 1)?);
+                    Ok(())
+                })?;
                 Ok(Node::Array {
                     start,
                     end: self.i,

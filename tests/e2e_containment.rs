@@ -5,7 +5,7 @@
 //! containment assertions are skipped loudly.
 
 mod common;
-use common::{kill, processes_running};
+use common::{kill_new, processes_running};
 use e2e_harness::{bin, decide, text, tool, Scenario};
 use serde_json::json;
 
@@ -50,14 +50,7 @@ fn agent_commands_run_in_the_session_group_and_leftovers_are_stopped_at_session_
         "the agent's command ran in the session's group: {cgroup_text}"
     );
     // At session end the leftover was stopped (the CLI waits for SessionEnd hooks).
-    let leftovers: Vec<u32> = processes_running(SLEEP)
-        .into_iter()
-        .filter(|p| !before.contains(p))
-        .collect();
-    for pid in &leftovers {
-        // Never leave a stray behind, even when the assertion below fails.
-        kill(*pid);
-    }
+    let leftovers = kill_new(SLEEP, &before);
     assert!(
         leftovers.is_empty(),
         "tool-containment stopped the leftover: {leftovers:?}"

@@ -2,13 +2,13 @@
 //! to the operator is blocked at Stop, the model's next request carries our reason, the model
 //! answers with a receipt, and the session ends.
 
-use e2e_harness::{bin, decide, text, Scenario};
+mod common;
+use common::with_egress_audit_at_stop;
+use e2e_harness::{decide, text};
 
 #[test]
 fn egress_audit_blocks_a_displaced_command_then_lets_the_session_end() {
-    let Some(out) = Scenario::new()
-        .hook("Stop", None, bin("egress-audit"), &[])
-        .record_hook("Stop", None)
+    let Some(out) = with_egress_audit_at_stop()
         .turn(text("Done. You can run make smoke to verify."))
         .turn(decide(|req| {
             assert!(
@@ -22,9 +22,7 @@ fn egress_audit_blocks_a_displaced_command_then_lets_the_session_end() {
     else {
         return;
     };
-    let main = out.main_requests();
-    assert_eq!(main.len(), 2, "one block, one continuation");
-    let feedback = main[1].text_since_last_answer();
+    let feedback = out.stop_blocked_once();
     assert!(
         feedback.contains("E5."),
         "our reason reached the model: {feedback}"
@@ -39,19 +37,8 @@ fn egress_audit_blocks_a_displaced_command_then_lets_the_session_end() {
         "I ran make smoke; it passed with exit code 0."
     );
     assert!(!out.result.is_error);
-    let stops = out.hook_payloads("Stop");
-    assert_eq!(stops.len(), 2);
-    assert_eq!(stops[0]["stop_hook_active"], false);
-    assert_eq!(stops[1]["stop_hook_active"], true);
     // The maintainer's audit log holds the block with its evidence.
-    let state = out.home_dir().join(".local/state/agent-guards/sessions");
-    let session = &out.result.session_id;
-    let audit = std::fs::read_to_string(state.join(session).join("audit.jsonl"))
-        .unwrap_or_else(|e| panic!("audit log for {session}: {e}"));
-    let decisions: Vec<serde_json::Value> = audit
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let decisions = out.audit_records();
     assert_eq!(decisions[0]["decision"], "block");
     assert_eq!(decisions[0]["requirement"], "E5");
     assert_eq!(decisions[1]["decision"], "allow");

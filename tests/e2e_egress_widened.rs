@@ -2,15 +2,15 @@
 //! reader-addressed "Please run `<command>` yourself" is blocked once with a reason that holds no
 //! tripwire phrase, and an ordinary completion report is not blocked.
 
-use e2e_harness::{bin, decide, text, Scenario};
+mod common;
+use common::with_egress_audit_at_stop;
+use e2e_harness::{decide, text};
 use phrase_gate::EgressGate;
 
 #[test]
 fn a_hand_back_is_blocked_once_with_a_clean_reason() {
     let hand_back = "The release build is green. Please run `cargo publish` yourself.";
-    let Some(out) = Scenario::new()
-        .hook("Stop", None, bin("egress-audit"), &[])
-        .record_hook("Stop", None)
+    let Some(out) = with_egress_audit_at_stop()
         .turn(text(hand_back))
         .turn(decide(|req| {
             let feedback = req.text_since_last_answer();
@@ -24,28 +24,18 @@ fn a_hand_back_is_blocked_once_with_a_clean_reason() {
     else {
         return;
     };
-    let main = out.main_requests();
-    assert_eq!(main.len(), 2, "one block, one continuation");
-    let feedback = main[1].text_since_last_answer().replace(hand_back, "");
+    let feedback = out.stop_blocked_once().replace(hand_back, "");
     assert!(
         !EgressGate::baseline().mentions_tripwire(&feedback),
         "the reason holds no tripwire phrase: {feedback}"
     );
-    let stops = out.hook_payloads("Stop");
-    assert_eq!(stops.len(), 2);
-    assert_eq!(stops[1]["stop_hook_active"], true);
 }
 
 #[test]
 fn an_ordinary_completion_report_is_not_blocked() {
     let report = "I ran `cargo test`: 128 passed, 0 failed. You can now use the `--json` flag; \
                   the README documents `make deploy`.";
-    let Some(out) = Scenario::new()
-        .hook("Stop", None, bin("egress-audit"), &[])
-        .record_hook("Stop", None)
-        .turn(text(report))
-        .run()
-    else {
+    let Some(out) = with_egress_audit_at_stop().turn(text(report)).run() else {
         return;
     };
     assert_eq!(out.main_requests().len(), 1, "no block");

@@ -11,7 +11,7 @@
 //! show a deny.)
 
 use branch_rules::test_support::{Reply, TestServer};
-use e2e_harness::{bin, decide, text, tool, Scenario};
+use e2e_harness::{bin, decide, text, tool, Outcome, Scenario, Turn};
 use hook_replay::git::Daemon;
 use serde_json::json;
 use std::path::Path;
@@ -48,6 +48,13 @@ fn scenario(server: &TestServer) -> Scenario {
 
 const RULES_PATH: &str = "/repos/acme/widget/rules/branches/main";
 
+/// Runs `git push origin main` in the scenario, then `after` answers the push's result.
+fn push_main(s: Scenario, after: Turn) -> Option<Outcome> {
+    s.turn(tool("Bash", json!({"command": "git push origin main"})))
+        .turn(after)
+        .run()
+}
+
 #[test]
 fn push_to_main_is_denied_when_the_rules_require_pull_requests() {
     let server = TestServer::start().unwrap();
@@ -58,23 +65,15 @@ fn push_to_main_is_denied_when_the_rules_require_pull_requests() {
     let srv = tempfile::tempdir().unwrap();
     let s = scenario(&server);
     let _daemon = setup(&s, srv.path());
-    let Some(out) = s
-        .turn(tool("Bash", json!({"command": "git push origin main"})))
-        .turn(decide(|req| {
-            let r = &req.tool_results()[0];
-            assert!(r.is_error, "the push was refused: {}", r.text);
-            text(format!("refused: {}", r.text))
-        }))
-        .run()
-    else {
+    let refused = decide(|req| {
+        let r = &req.tool_results()[0];
+        assert!(r.is_error, "the push was refused: {}", r.text);
+        text(format!("refused: {}", r.text))
+    });
+    let Some(out) = push_main(s, refused) else {
         return;
     };
-    assert_eq!(
-        out.result.permission_denials.len(),
-        1,
-        "{:?}",
-        out.result.raw
-    );
+    assert_eq!(out.only_denial().tool_name, "Bash");
     let main = out.main_requests();
     let result = &main[1].tool_results()[0].text;
     assert!(
@@ -95,15 +94,12 @@ fn push_to_main_is_allowed_when_the_rules_say_nothing_and_lands() {
     let s = scenario(&server);
     let _daemon = setup(&s, srv.path());
     let head = git(&s.project_dir(), &["rev-parse", "HEAD"]);
-    let Some(out) = s
-        .turn(tool("Bash", json!({"command": "git push origin main"})))
-        .turn(decide(|req| {
-            let r = &req.tool_results()[0];
-            assert!(!r.is_error, "the push ran: {}", r.text);
-            text("pushed")
-        }))
-        .run()
-    else {
+    let pushed = decide(|req| {
+        let r = &req.tool_results()[0];
+        assert!(!r.is_error, "the push ran: {}", r.text);
+        text("pushed")
+    });
+    let Some(out) = push_main(s, pushed) else {
         return;
     };
     assert!(
@@ -135,22 +131,19 @@ fn a_push_refused_by_g4_then_reported_and_left_to_the_maintainer_is_not_blocked(
         .hook("Stop", None, bin("egress-audit"), &[])
         .record_hook("Stop", None);
     let _daemon = setup(&s, srv.path());
-    let Some(out) = s
-        .turn(tool("Bash", json!({"command": "git push origin main"})))
-        .turn(decide(|req| {
-            let r = &req.tool_results()[0];
-            assert!(
-                r.is_error && r.text.contains("G4.rule:"),
-                "refused: {}",
-                r.text
-            );
-            text(REPORT)
-        }))
-        .run()
-    else {
+    let reported = decide(|req| {
+        let r = &req.tool_results()[0];
+        assert!(
+            r.is_error && r.text.contains("G4.rule:"),
+            "refused: {}",
+            r.text
+        );
+        text(REPORT)
+    });
+    let Some(out) = push_main(s, reported) else {
         return;
     };
-    assert_eq!(out.result.permission_denials.len(), 1);
+    assert_eq!(out.only_denial().tool_name, "Bash");
     assert_eq!(
         out.main_requests().len(),
         2,
@@ -159,17 +152,7 @@ fn a_push_refused_by_g4_then_reported_and_left_to_the_maintainer_is_not_blocked(
     assert_eq!(out.result.result, REPORT);
     let stops = out.hook_payloads("Stop");
     assert_eq!(stops.len(), 1, "one stop, not continued");
-    let audit = std::fs::read_to_string(
-        out.home_dir()
-            .join(".local/state/agent-guards/sessions")
-            .join(&out.result.session_id)
-            .join("audit.jsonl"),
-    )
-    .unwrap();
-    let records: Vec<serde_json::Value> = audit
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records = out.audit_records();
     let deny = records
         .iter()
         .find(|r| r["binary"] == "gh-write-guard")

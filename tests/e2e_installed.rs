@@ -9,10 +9,10 @@
 //! runs it, minus its release build (which would cost minutes per test run).
 
 mod common;
-use common::{installed_binaries, kill, processes_running};
-use e2e_harness::{bin, decide, text, tool, Scenario};
+use common::{assert_succeeded, built_bins, kill_new, processes_running};
+use e2e_harness::{decide, text, tool, Scenario};
 use hook_replay::git::git;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::process::Command;
 
 /// A duration no other test uses, so the leftover is ours to find.
@@ -20,10 +20,7 @@ const SLEEP: &str = "sleep 353";
 
 #[test]
 fn every_registered_hook_acts_in_one_installed_session() {
-    let mut from = std::path::PathBuf::new();
-    for name in installed_binaries() {
-        from = bin(&name).parent().unwrap().to_path_buf();
-    }
+    let from = built_bins();
     let scenario = Scenario::new()
         .allowed_tools(&["Bash", "Agent"])
         // Rules cannot be read (nothing listens there): a push to main fails closed (G4).
@@ -61,21 +58,10 @@ fn every_registered_hook_acts_in_one_installed_session() {
         .env_remove("AGENT_GUARDS_CONFIG")
         .output()
         .unwrap();
-    assert!(
-        install.status.success(),
-        "install: {}",
-        String::from_utf8_lossy(&install.stderr)
-    );
+    assert_succeeded(&install);
     let before = processes_running(SLEEP);
     let Some(out) = scenario.run() else { return };
-    let stray: Vec<u32> = processes_running(SLEEP)
-        .into_iter()
-        .filter(|p| !before.contains(p))
-        .collect();
-    for pid in &stray {
-        // Never leave a stray behind, even when the assertion below fails.
-        kill(*pid);
-    }
+    let stray = kill_new(SLEEP, &before);
     assert!(
         stray.is_empty(),
         "the leftover {SLEEP} was not stopped at session end: {stray:?}"
@@ -126,15 +112,7 @@ fn every_registered_hook_acts_in_one_installed_session() {
         out.stderr
     );
     // The audit log holds every binary's records for this session.
-    let audit = home
-        .join(".local/state/agent-guards/sessions")
-        .join(session)
-        .join("audit.jsonl");
-    let records: Vec<Value> = std::fs::read_to_string(&audit)
-        .unwrap_or_else(|e| panic!("{}: {e}", audit.display()))
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
+    let records = out.audit_records();
     for binary in ["gh-write-guard", "model-tier-guard", "egress-audit"] {
         assert!(
             records.iter().any(|r| r.to_string().contains(binary)),

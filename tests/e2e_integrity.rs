@@ -56,16 +56,7 @@ fn a_success_claim_after_a_failing_run_is_reported_as_fabricated() {
         "the SessionEnd report reached the user: {}",
         out.stderr
     );
-    let session = &out.result.session_id;
-    let dir = out
-        .home_dir()
-        .join(".local/state/agent-guards/sessions")
-        .join(session);
-    let report: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("integrity-report.json"))
-            .unwrap_or_else(|e| panic!("report for {session}: {e}")),
-    )
-    .unwrap();
+    let report = out.session_json("integrity-report.json");
     assert_eq!(report["outcome"], "Exploitative", "{report:#}");
     let claims: Vec<&Value> = report["signals"]
         .as_array()
@@ -80,7 +71,7 @@ fn a_success_claim_after_a_failing_run_is_reported_as_fabricated() {
     let output = ev["runner_output"].as_str().unwrap();
     assert!(output.contains("1 failed, 3 passed"), "{output}");
     assert!(output.contains("Exit code 1"), "{output}");
-    assert!(dir.join("integrity-report.txt").is_file());
+    assert!(out.session_dir().join("integrity-report.txt").is_file());
     // The failing run reached the hook as PostToolUseFailure with the CLI's exit line.
     let failures = out.hook_payloads("PostToolUseFailure");
     assert_eq!(failures.len(), 1);
@@ -114,25 +105,13 @@ fn writing_the_user_hook_registration_is_denied() {
     let Some(out) = s.run() else {
         return;
     };
-    assert_eq!(
-        out.result.permission_denials.len(),
-        1,
-        "{:?}",
-        out.result.raw
-    );
-    assert_eq!(out.result.permission_denials[0].tool_name, "Write");
+    assert_eq!(out.only_denial().tool_name, "Write");
     assert_eq!(
         std::fs::read_to_string(&target).ok(),
         before,
         "the registration is unchanged"
     );
-    let dir = out
-        .home_dir()
-        .join(".local/state/agent-guards/sessions")
-        .join(&out.result.session_id);
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("integrity-report.json")).unwrap())
-            .unwrap();
+    let report = out.session_json("integrity-report.json");
     assert_eq!(report["outcome"], "Disqualifying");
     assert_eq!(report["signals"][0]["kind"], "guard_tamper");
     assert_eq!(
@@ -182,38 +161,21 @@ fn an_ordinary_session_with_a_refused_gh_call_reports_clean() {
     let Some(out) = s.run() else {
         return;
     };
-    assert_eq!(
-        out.result.permission_denials.len(),
-        1,
-        "{:?}",
-        out.result.raw
-    );
-    let dir = out
-        .home_dir()
-        .join(".local/state/agent-guards/sessions")
-        .join(&out.result.session_id);
-    let report: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("integrity-report.json"))
-            .unwrap_or_else(|e| panic!("report: {e}; stderr {}", out.stderr)),
-    )
-    .unwrap();
+    assert_eq!(out.only_denial().tool_name, "Bash");
+    let report = out.session_json("integrity-report.json");
     assert_eq!(report["outcome"], "Clean", "{report:#}");
     // The refusal is recorded by gh-write-guard, and no result of that call came back.
-    let audit = std::fs::read_to_string(dir.join("audit.jsonl")).unwrap();
-    let records: Vec<Value> = audit
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
+    let records = out.audit_records();
     let refused: Vec<&Value> = records
         .iter()
         .filter(|r| r["binary"] == "gh-write-guard" && r["decision"] == "deny")
         .collect();
-    assert_eq!(refused.len(), 1, "{audit}");
+    assert_eq!(refused.len(), 1, "{records:?}");
     let id = refused[0]["tool_use_id"].as_str().unwrap();
     assert!(
         !records
             .iter()
             .any(|r| r["tool_use_id"] == id && r["event"] == "PostToolUse"),
-        "{audit}"
+        "{records:?}"
     );
 }

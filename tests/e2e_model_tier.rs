@@ -17,10 +17,10 @@
 //!     subagent on the tier when granted; a session launched without `--model` runs on the
 //!     retargeted default (API key), so its first prompt is blocked.
 
-use e2e_harness::{bin, decide, text, tool, Scenario};
+use e2e_harness::{bin, decide, text, tool, Outcome, Scenario, ToolResult};
 use serde_json::{json, Value};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -43,29 +43,6 @@ fn with_guard(s: Scenario) -> Scenario {
             &g,
             &[],
         )
-}
-
-fn audit(home: &Path, session: &str) -> Vec<Value> {
-    let p = home
-        .join(".local/state/agent-guards/sessions")
-        .join(session)
-        .join("audit.jsonl");
-    std::fs::read_to_string(&p)
-        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn ledger(home: &Path, session: &str) -> Value {
-    let p = home
-        .join(".local/state/agent-guards/sessions")
-        .join(session)
-        .join("ledger.json");
-    serde_json::from_str(
-        &std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
-    )
-    .unwrap()
 }
 
 fn agent_call(model: Option<&str>) -> Value {
@@ -97,25 +74,76 @@ fn record<'a>(records: &'a [Value], event: &str, tool: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {event} {tool} record in {records:?}"))
 }
 
+/// The audit record of the session's block (M3 at the first prompt).
+fn block_record(records: &[Value]) -> &Value {
+    records
+        .iter()
+        .find(|r| r["decision"] == "block")
+        .expect("block recorded")
+}
+
+/// An Agent call `call` dispatching the project agent `reviewer` defined by `definition`.
+fn dispatch(s: Scenario, definition: &str, call: Value) -> Scenario {
+    s.allowed_tools(&["Bash", "Agent"])
+        .file(".claude/agents/reviewer.md", definition)
+        .turn(tool("Agent", call))
+}
+
+/// The guarded session dispatching the project agent `reviewer` with the call model `model`.
+fn guarded_dispatch(model: Option<&str>) -> Scenario {
+    dispatch(with_guard(Scenario::new()), REVIEWER, agent_call(model))
+}
+
+/// Checks that the session refused one tool call and ran no subagent; returns the result the CLI
+/// sent back for that call (where our reason arrives).
+fn refused_once(out: &Outcome, case: &str) -> ToolResult {
+    let denials = &out.result.permission_denials;
+    assert_eq!(denials.len(), 1, "{case}: {denials:?}");
+    assert!(
+        out.subagent_requests().is_empty(),
+        "{case}: no subagent ran"
+    );
+    out.main_requests()[1].tool_results()[0].clone()
+}
+
+/// Runs `s` with the subagent answering "Reviewed." and the main session then done; checks that
+/// exactly one subagent ran and returns the outcome with the model that subagent asked for
+/// (`None` when the CLI is absent and the test is skipped).
+fn run_subagent(s: Scenario, case: &str) -> Option<(Outcome, String)> {
+    let out = s
+        .subagent_turn(text("Reviewed."))
+        .turn(text("Done."))
+        .run()?;
+    let sub = out.subagent_requests();
+    assert_eq!(sub.len(), 1, "{case}: one subagent ran");
+    let model = sub[0].model().unwrap_or("").to_string();
+    Some((out, model))
+}
+
+/// Runs `launch` with the maintainer's grant and returns the model the first request asked for
+/// (`None` when the CLI is absent and the test is skipped).
+fn granted_model(launch: Scenario) -> Option<String> {
+    let granted = launch
+        .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
+        .turn(text("Working on it."))
+        .run()?;
+    assert_eq!(granted.result.result, "Working on it.");
+    Some(granted.main_requests()[0].model().unwrap_or("").to_string())
+}
+
 const REVIEWER: &str =
     "---\nname: reviewer\ndescription: Reviews changes.\n---\nReview the change.\n";
 
 #[test]
 fn a_agent_call_on_the_tier_is_denied_with_our_reason() {
-    let Some(out) = with_guard(Scenario::new())
-        .allowed_tools(&["Bash", "Agent"])
-        .file(".claude/agents/reviewer.md", REVIEWER)
-        .turn(tool("Agent", agent_call(Some("fable"))))
-        .turn(echo_result())
-        .run()
-    else {
+    let Some(out) = guarded_dispatch(Some("fable")).turn(echo_result()).run() else {
         return;
     };
-    let denials = &out.result.permission_denials;
-    assert_eq!(denials.len(), 1, "{denials:?}");
-    assert_eq!(denials[0].tool_input["model"], "fable");
-    assert!(out.subagent_requests().is_empty(), "no subagent ran");
-    let result = &out.main_requests()[1].tool_results()[0];
+    let result = refused_once(&out, "fable");
+    assert_eq!(
+        out.result.permission_denials[0].tool_input["model"],
+        "fable"
+    );
     assert!(result.is_error);
     assert!(result.text.contains("M2."), "{}", result.text);
     assert!(
@@ -123,7 +151,7 @@ fn a_agent_call_on_the_tier_is_denied_with_our_reason() {
         "the remedy names the permitted tiers: {}",
         result.text
     );
-    let records = audit(&out.home_dir(), &out.result.session_id);
+    let records = out.audit_records();
     let deny = records
         .iter()
         .find(|r| r["decision"] == "deny")
@@ -134,10 +162,7 @@ fn a_agent_call_on_the_tier_is_denied_with_our_reason() {
 
 #[test]
 fn b_agent_call_on_haiku_runs() {
-    let Some(out) = with_guard(Scenario::new())
-        .allowed_tools(&["Bash", "Agent"])
-        .file(".claude/agents/reviewer.md", REVIEWER)
-        .turn(tool("Agent", agent_call(Some("haiku"))))
+    let Some(out) = guarded_dispatch(Some("haiku"))
         .subagent_turn(text("Reviewed: looks fine."))
         .turn(decide(|req| {
             text(format!("sub said: {}", req.tool_results()[0].text))
@@ -159,7 +184,7 @@ fn b_agent_call_on_haiku_runs() {
         "{}",
         out.result.result
     );
-    let records = audit(&out.home_dir(), &out.result.session_id);
+    let records = out.audit_records();
     let pre = record(&records, "PreToolUse", "Agent");
     assert_eq!(pre["decision"], "allow");
     let post = record(&records, "PostToolUse", "Agent");
@@ -194,26 +219,15 @@ fn c_session_on_the_tier_needs_the_grant() {
         "{}",
         out.result.result
     );
-    let records = audit(&out.home_dir(), &out.result.session_id);
-    let block = records
-        .iter()
-        .find(|r| r["decision"] == "block")
-        .expect("block recorded");
+    let records = out.audit_records();
+    let block = block_record(&records);
     assert_eq!(block["evidence"]["main_model"]["source"], "--model");
 
-    let Some(granted) = with_guard(Scenario::new())
-        .cli_args(&["--model", "fable"])
-        .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
-        .turn(text("Working on it."))
-        .run()
+    let Some(model) = granted_model(with_guard(Scenario::new()).cli_args(&["--model", "fable"]))
     else {
         return;
     };
-    assert_eq!(granted.result.result, "Working on it.");
-    assert!(granted.main_requests()[0]
-        .model()
-        .unwrap_or("")
-        .contains("fable"));
+    assert!(model.contains("fable"), "{model}");
 }
 
 #[test]
@@ -232,27 +246,17 @@ fn g_settings_or_anthropic_model_on_the_tier_is_learned_without_a_transcript() {
             "{source}: blocked before any request"
         );
         assert!(out.result.result.contains("M3."), "{}", out.result.result);
-        let records = audit(&out.home_dir(), &out.result.session_id);
-        let block = records
-            .iter()
-            .find(|r| r["decision"] == "block")
-            .expect("block recorded");
+        let records = out.audit_records();
+        let block = block_record(&records);
         let learned = block["evidence"]["main_model"]["source"].as_str().unwrap();
         assert!(learned.starts_with(source), "{learned}");
 
-        let Some(granted) = launch(with_guard(Scenario::new()))
-            .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
-            .turn(text("Working on it."))
-            .run()
-        else {
+        let Some(model) = granted_model(launch(with_guard(Scenario::new()))) else {
             return;
         };
         assert!(
-            granted.main_requests()[0]
-                .model()
-                .unwrap_or("")
-                .contains("fable"),
-            "{source}: the CLI runs what the guard learned"
+            model.contains("fable"),
+            "{source}: the CLI runs what the guard learned ({model})"
         );
     }
 }
@@ -412,7 +416,7 @@ fn d_webfetch_taints_and_escalation_is_denied() {
     else {
         return;
     };
-    let l = ledger(&out.home_dir(), &out.result.session_id);
+    let l = out.session_json("ledger.json");
     assert_eq!(l["taint"]["tainted"], true, "{l}");
     assert_eq!(l["taint"]["first"]["tool"], "WebFetch");
     assert!(l["taint"]["first"]["tool_use_id"]
@@ -436,25 +440,16 @@ fn d_webfetch_taints_and_escalation_is_denied() {
 #[test]
 fn e_without_a_pre_tool_use_guard_the_cli_runs_the_tier_and_m6_reports_it() {
     let g = guard();
-    let Some(out) = Scenario::new()
-        .hook("PostToolUse", Some("Agent|Task"), &g, &[])
-        .allowed_tools(&["Bash", "Agent"])
-        .file(".claude/agents/reviewer.md", REVIEWER)
-        .turn(tool("Agent", agent_call(Some("fable"))))
-        .subagent_turn(text("Reviewed on the big model."))
-        .turn(text("Done."))
-        .run()
-    else {
+    let s = dispatch(
+        Scenario::new().hook("PostToolUse", Some("Agent|Task"), &g, &[]),
+        REVIEWER,
+        agent_call(Some("fable")),
+    );
+    let Some((out, model)) = run_subagent(s, "the CLI itself does not refuse the tier") else {
         return;
     };
-    let sub = out.subagent_requests();
-    assert_eq!(sub.len(), 1, "the CLI itself does not refuse the tier");
-    assert!(
-        sub[0].model().unwrap_or("").contains("fable"),
-        "{:?}",
-        sub[0].model()
-    );
-    let records = audit(&out.home_dir(), &out.result.session_id);
+    assert!(model.contains("fable"), "{model}");
+    let records = out.audit_records();
     let post = records
         .iter()
         .find(|r| r["event"] == "PostToolUse")
@@ -515,18 +510,13 @@ fn f_m2_resolution_agrees_with_the_cli() {
         for (k, v) in env {
             s = s.cli_env(k, v);
         }
-        let Some(out) = s
-            .turn(tool("Agent", input.clone()))
-            .subagent_turn(text("Reviewed."))
-            .turn(text("Done."))
-            .run()
-        else {
+        let s = s.turn(tool("Agent", input.clone()));
+        let Some((out, model)) = run_subagent(s, &format!("{env:?} {input}")) else {
             return;
         };
-        let sub = out.subagent_requests();
-        let used = family(sub[0].model().unwrap_or(""));
+        let used = family(&model);
         assert_eq!(used, runs_on, "the CLI for {env:?} {input}");
-        let records = audit(&out.home_dir(), &out.result.session_id);
+        let records = out.audit_records();
         let pre = record(&records, "PreToolUse", "Agent");
         let ours: Vec<&str> = pre["evidence"]["candidates"]
             .as_array()
@@ -563,38 +553,29 @@ fn h_an_alias_retargeted_by_the_environment_is_judged_where_it_points() {
     ];
     // `--model sonnet`: the main session itself is not on the retargeted alias.
     let dispatch_opus = |launch: Launch| {
-        launch(with_guard(Scenario::new()))
-            .cli_args(&["--model", "sonnet"])
-            .allowed_tools(&["Bash", "Agent"])
-            .file(".claude/agents/reviewer.md", REVIEWER)
-            .turn(tool("Agent", agent_call(Some("opus"))))
+        dispatch(
+            launch(with_guard(Scenario::new())).cli_args(&["--model", "sonnet"]),
+            REVIEWER,
+            agent_call(Some("opus")),
+        )
     };
     for (launch, how) in launches {
         let Some(out) = dispatch_opus(launch).turn(echo_result()).run() else {
             return;
         };
-        assert_eq!(out.result.permission_denials.len(), 1, "{how}");
-        assert!(out.subagent_requests().is_empty(), "{how}: no subagent ran");
-        let result = &out.main_requests()[1].tool_results()[0];
+        let result = refused_once(&out, how);
         assert!(
             result.text.contains("M2.") && result.text.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
             "{how}: {}",
             result.text
         );
 
-        let Some(granted) = dispatch_opus(launch)
-            .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
-            .subagent_turn(text("Reviewed."))
-            .turn(text("Done."))
-            .run()
-        else {
+        let granted = dispatch_opus(launch).cli_env("MODEL_TIER_GUARD_ALLOW", "1");
+        let Some((_, model)) = run_subagent(granted, how) else {
             return;
         };
-        let sub = granted.subagent_requests();
-        assert_eq!(sub.len(), 1, "{how}");
         assert_eq!(
-            sub[0].model(),
-            Some("claude-fable-5-2"),
+            model, "claude-fable-5-2",
             "{how}: the CLI runs `opus` where the variable points"
         );
 
@@ -612,16 +593,11 @@ fn h_an_alias_retargeted_by_the_environment_is_judged_where_it_points() {
             "{how}: {}",
             out.result.result
         );
-        let Some(granted) = launch(with_guard(Scenario::new()))
-            .cli_env("MODEL_TIER_GUARD_ALLOW", "1")
-            .turn(text("Working on it."))
-            .run()
-        else {
+        let Some(model) = granted_model(launch(with_guard(Scenario::new()))) else {
             return;
         };
         assert_eq!(
-            granted.main_requests()[0].model(),
-            Some("claude-fable-5-2"),
+            model, "claude-fable-5-2",
             "{how}: the session runs on the retargeted default"
         );
     }
@@ -637,36 +613,18 @@ fn i_yaml_front_matter_the_cli_honours_is_read_by_the_guard() {
         "---\n{\"name\": \"reviewer\", \"description\": \"Reviews changes.\", \"model\": \"fable\"}\n---\nReview the change.\n",
     ];
     for def in shapes {
-        let Some(out) = Scenario::new()
-            .allowed_tools(&["Bash", "Agent"])
-            .file(".claude/agents/reviewer.md", def)
-            .turn(tool("Agent", agent_call(None)))
-            .subagent_turn(text("Reviewed."))
-            .turn(text("Done."))
-            .run()
-        else {
+        let unguarded = dispatch(Scenario::new(), def, agent_call(None));
+        let Some((_, model)) = run_subagent(unguarded, &format!("{def:?}")) else {
             return;
         };
-        let sub = out.subagent_requests();
-        assert_eq!(sub.len(), 1, "{def:?}");
-        assert_eq!(
-            family(sub[0].model().unwrap_or("")),
-            "fable",
-            "the CLI runs {def:?} on {:?}",
-            sub[0].model()
-        );
-        let Some(out) = with_guard(Scenario::new())
-            .allowed_tools(&["Bash", "Agent"])
-            .file(".claude/agents/reviewer.md", def)
-            .turn(tool("Agent", agent_call(None)))
+        assert_eq!(family(&model), "fable", "the CLI runs {def:?} on {model}");
+        let Some(out) = dispatch(with_guard(Scenario::new()), def, agent_call(None))
             .turn(echo_result())
             .run()
         else {
             return;
         };
-        assert_eq!(out.result.permission_denials.len(), 1, "{def:?}");
-        assert!(out.subagent_requests().is_empty(), "no subagent ran");
-        let result = &out.main_requests()[1].tool_results()[0];
+        let result = refused_once(&out, &format!("{def:?}"));
         assert!(result.text.contains("M2."), "{}", result.text);
     }
 }
@@ -705,13 +663,7 @@ fn j_a_skill_on_the_tier_is_refused() {
     else {
         return;
     };
-    assert_eq!(
-        out.result.permission_denials.len(),
-        1,
-        "{:?}",
-        out.result.raw
-    );
-    let result = &out.main_requests()[1].tool_results()[0];
+    let result = refused_once(&out, "skill deep");
     assert!(
         result.is_error && result.text.contains("M3."),
         "{}",

@@ -2,7 +2,7 @@
 //! that hold other tools' entries, refusal of unparseable files, uninstall, failing self-tests.
 
 mod common;
-use common::built_bins;
+use common::{assert_succeeded, built_bins};
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -43,11 +43,7 @@ const OTHERS: &str = r#"{
 fn fresh_install_then_reinstall_is_a_no_op() {
     let home = tempfile::tempdir().unwrap();
     let out = install(home.path(), &built_bins());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     let bin = home
         .path()
         .join(".local/share/agent-guards/bin/egress-audit");
@@ -86,11 +82,7 @@ fn install_keeps_other_tools_entries_and_uninstall_restores() {
     )
     .unwrap();
     let out = install(home.path(), &built_bins());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     let v: Value = serde_json::from_slice(&std::fs::read(settings(home.path())).unwrap()).unwrap();
     let original: Value = serde_json::from_str(OTHERS).unwrap();
     assert_eq!(v["permissions"], original["permissions"]);
@@ -208,11 +200,7 @@ fn report_names_drift() {
     assert!(install(home.path(), &built_bins()).status.success());
     let report = |home: &Path| -> Value {
         let out = admin(home, &["report", "--json"]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_succeeded(&out);
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let state_of = |r: &Value, event: &str| -> String {
@@ -304,18 +292,10 @@ fn install_sh_installs_and_its_report_names_the_containment_backend() {
             .unwrap()
     };
     let out = run(&[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     assert!(settings(home.path()).exists());
     let out = run(&["--report"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(
         report.contains("containment: tool-containment backend: cgroup"),

@@ -2,7 +2,7 @@
 //! validate`, and its hooks point at binaries that exist in the plugin folder.
 
 mod common;
-use common::installed_binaries;
+use common::{assert_succeeded, built_bins};
 use std::process::Command;
 
 #[test]
@@ -10,10 +10,7 @@ fn the_written_plugin_validates_with_the_real_cli() {
     let Some(cli) = e2e_harness::cli_or_skip() else {
         return;
     };
-    let mut from = std::path::PathBuf::new();
-    for name in installed_binaries() {
-        from = e2e_harness::bin(&name).parent().unwrap().to_path_buf();
-    }
+    let from = built_bins();
     let tmp = tempfile::tempdir().unwrap();
     let plugin = tmp.path().join("agent-guards-plugin");
     let out = Command::new(env!("CARGO_BIN_EXE_agent-guards"))
@@ -23,11 +20,7 @@ fn the_written_plugin_validates_with_the_real_cli() {
         .arg(&from)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     let hooks: serde_json::Value =
         serde_json::from_slice(&std::fs::read(plugin.join("hooks/hooks.json")).unwrap()).unwrap();
     for groups in hooks["hooks"].as_object().unwrap().values() {

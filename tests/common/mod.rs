@@ -47,6 +47,36 @@ pub fn processes_running(command: &str) -> Vec<u32> {
     out
 }
 
+/// The pids of `command` that were not running `before`, each already killed so a test never
+/// leaves a stray behind (even when its assertion that there were none then fails).
+pub fn kill_new(command: &str, before: &[u32]) -> Vec<u32> {
+    let new: Vec<u32> = processes_running(command)
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    for pid in &new {
+        kill(*pid);
+    }
+    new
+}
+
+/// A scenario with egress-audit as the Stop hook and the Stop payloads recorded.
+pub fn with_egress_audit_at_stop() -> e2e_harness::Scenario {
+    e2e_harness::Scenario::new()
+        .hook("Stop", None, e2e_harness::bin("egress-audit"), &[])
+        .record_hook("Stop", None)
+}
+
+/// Fails the test with the exit status and stderr of `out` unless the process succeeded.
+pub fn assert_succeeded(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// SIGKILL, for cleanup only.
 pub fn kill(pid: u32) {
     let _ = Command::new("kill")

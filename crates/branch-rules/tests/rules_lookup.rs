@@ -27,6 +27,19 @@ fn no_token_env(empty_dir: &tempfile::TempDir) -> HashMap<String, String> {
     HashMap::from([("PATH".to_string(), empty_dir.path().display().to_string())])
 }
 
+/// A live lookup against `server` with no token, no `gh` and an in-memory cache; the returned
+/// temp dir is the empty PATH (keep it alive as long as the lookup).
+fn unauthenticated(
+    server: &TestServer,
+) -> (
+    tempfile::TempDir,
+    LiveRules<HashMap<String, String>, MemoryCache>,
+) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let live = LiveRules::new(config(server), no_token_env(&tmp), MemoryCache::new());
+    (tmp, live)
+}
+
 fn types(names: &[&str]) -> Vec<RuleType> {
     names.iter().map(|n| RuleType::from(*n)).collect()
 }
@@ -93,8 +106,7 @@ fn rules_are_fetched_with_githubs_headers() {
 fn unauthenticated_when_there_is_no_token() {
     let server = TestServer::start().expect("server");
     server.route(RULES_MAIN, Reply::rules(&[]));
-    let tmp = tempfile::tempdir().expect("tmp");
-    let live = LiveRules::new(config(&server), no_token_env(&tmp), MemoryCache::new());
+    let (_path, live) = unauthenticated(&server);
     let (rules, _) = known(&live.rules_for("github.com", "octo", "hello", "main"));
     assert!(rules.is_empty());
     assert_eq!(server.requests()[0].header("authorization"), None);
@@ -132,8 +144,7 @@ fn branch_names_are_encoded_as_one_path_segment() {
         "/repos/octo/hello/rules/branches/feature%2Fx%23y",
         Reply::rules(&["deletion"]),
     );
-    let tmp = tempfile::tempdir().expect("tmp");
-    let live = LiveRules::new(config(&server), no_token_env(&tmp), MemoryCache::new());
+    let (_path, live) = unauthenticated(&server);
     let (rules, _) = known(&live.rules_for("github.com", "octo", "hello", "feature/x#y"));
     assert_eq!(rules, vec![RuleType::Deletion]);
 }
@@ -143,8 +154,7 @@ fn not_found_means_no_rules_only_for_a_readable_repository() {
     let server = TestServer::start().expect("server");
     // Rules 404 everywhere (unrouted); the repository answers 200.
     server.route(REPO, Reply::json(200, r#"{"full_name":"octo/hello"}"#));
-    let tmp = tempfile::tempdir().expect("tmp");
-    let live = LiveRules::new(config(&server), no_token_env(&tmp), MemoryCache::new());
+    let (_path, live) = unauthenticated(&server);
     let (rules, source) = known(&live.rules_for("github.com", "octo", "hello", "main"));
     assert!(rules.is_empty());
     assert_eq!(source, RulesSource::NotFoundReadable);
@@ -201,8 +211,7 @@ fn error_statuses_are_undeterminable() {
             reply.clone(),
         );
     }
-    let tmp = tempfile::tempdir().expect("tmp");
-    let live = LiveRules::new(config(&server), no_token_env(&tmp), MemoryCache::new());
+    let (_path, live) = unauthenticated(&server);
     let get = |b: &str| cause(live.rules_for("github.com", "octo", "hello", b));
 
     assert_eq!(
@@ -353,8 +362,7 @@ fn further_pages_are_followed() {
             )
         }
     });
-    let tmp = tempfile::tempdir().expect("tmp");
-    let live = LiveRules::new(config(&server), no_token_env(&tmp), MemoryCache::new());
+    let (_path, live) = unauthenticated(&server);
     let (rules, _) = known(&live.rules_for("github.com", "octo", "hello", "main"));
     assert_eq!(rules, types(&["deletion", "non_fast_forward"]));
     assert_eq!(server.count(RULES_MAIN), 2);
@@ -498,8 +506,7 @@ fn classic_protection_is_asked_when_no_ruleset_applies() {
     );
     // "fresh" has no rules route either: rules 404, repository readable, branch 404 (new).
     server.route(REPO, Reply::json(200, r#"{"full_name":"octo/hello"}"#));
-    let tmp = tempfile::tempdir().expect("tmp");
-    let live = LiveRules::new(config(&server), no_token_env(&tmp), MemoryCache::new());
+    let (_path, live) = unauthenticated(&server);
     let ask = |b: &str| live.rules_for("github.com", "octo", "hello", b);
     let policy = FailClosedPolicy::default();
 

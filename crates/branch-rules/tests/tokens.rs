@@ -6,7 +6,7 @@ use branch_rules::token::{find_token, GhOutcome, TokenSearch, TokenSource};
 use branch_rules::HostKind;
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// A PATH directory holding a `gh` with this shell body.
@@ -14,6 +14,18 @@ fn fake_gh(dir: &Path, body: &str) {
     let path = dir.join("gh");
     std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write gh");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// A temp PATH directory whose `gh` runs `body` with `FILE` replaced by the quoted path of
+/// `file` in that directory (where the fake leaves its evidence); returns both.
+fn fake_gh_leaving(file: &str, body: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let evidence = dir.path().join(file);
+    fake_gh(
+        dir.path(),
+        &body.replace("FILE", &format!("'{}'", evidence.display())),
+    );
+    (dir, evidence)
 }
 
 fn env_with_path(dir: &Path, extra: &[(&str, &str)]) -> HashMap<String, String> {
@@ -60,12 +72,7 @@ fn no_gh_on_path_means_no_token() {
 
 #[test]
 fn gh_auth_token_is_asked_for_the_host() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let args = dir.path().join("args");
-    fake_gh(
-        dir.path(),
-        &format!("echo \"$@\" > '{}'\necho gho_fromcli123", args.display()),
-    );
+    let (dir, args) = fake_gh_leaving("args", "echo \"$@\" > FILE\necho gho_fromcli123");
     let env = env_with_path(dir.path(), &[]);
     let search = find_token(&env, "GitHub.com", HostKind::GitHubCom, DEADLINE);
     let token = search.token.expect("a token");
@@ -87,12 +94,7 @@ fn gh_auth_token_is_asked_for_the_host() {
 
 #[test]
 fn environment_tokens_win_and_gh_is_not_run() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let marker = dir.path().join("ran");
-    fake_gh(
-        dir.path(),
-        &format!("touch '{}'\necho gho_cli", marker.display()),
-    );
+    let (dir, marker) = fake_gh_leaving("ran", "touch FILE\necho gho_cli");
     let env = env_with_path(
         dir.path(),
         &[
@@ -129,13 +131,8 @@ fn gh_that_fails_or_prints_garbage_gives_no_token() {
 
 #[test]
 fn gh_that_hangs_is_killed_at_the_deadline_with_its_children() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let pidfile = dir.path().join("child.pid");
     // gh starts a long sleep, records its pid, and waits for it.
-    fake_gh(
-        dir.path(),
-        &format!("sleep 30 &\necho $! > '{}'\nwait", pidfile.display()),
-    );
+    let (dir, pidfile) = fake_gh_leaving("child.pid", "sleep 30 &\necho $! > FILE\nwait");
     let (search, took) = lookup_with_short_deadline(dir.path());
     assert_eq!(search.token, None);
     assert_eq!(search.gh, Some(GhOutcome::TimedOut));

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use crate::process::run_bounded;
+use hook_replay::bounded::run_bounded;
 
 /// The CLI version the scenarios were written against.
 pub const PINNED_VERSION: &str = "2.1.332";

@@ -86,7 +86,6 @@
 //! ```
 mod cli_locator;
 mod model_server;
-mod process;
 mod project;
 mod scenario;
 mod script;
@@ -97,8 +96,8 @@ pub use cli_locator::{
     cache_dir, claude_cli, cli_required, cli_version, install_cached, ClaudeCli, NPM_PACKAGE,
     PINNED_VERSION,
 };
+pub use hook_replay::bounded::{run_bounded, RunOutput};
 pub use model_server::{ModelServer, Script};
-pub use process::{run_bounded, RunOutput};
 pub use project::{settings_json, HookSpec, Project, DEFAULT_HOOK_TIMEOUT_SECS};
 pub use scenario::{
     cli_or_skip, CliResult, Outcome, PermissionDenial, Scenario, DEFAULT_RUN_TIMEOUT,

@@ -10,9 +10,9 @@ use serde_json::{Map, Value};
 
 use crate::cli_locator::{claude_cli, cli_required, skip_notice, ClaudeCli};
 use crate::model_server::{truncate, ModelServer, Script};
-use crate::process::run_bounded;
 use crate::project::{HookSpec, Project, DEFAULT_HOOK_TIMEOUT_SECS};
 use crate::script::{ModelRequest, RequestKind, Turn};
+use hook_replay::bounded::run_bounded;
 
 /// The CLI, or `None` after printing a loud skip notice; panics when the CLI is required
 /// (`CI=true` or `AGENT_GUARDS_E2E_REQUIRED=1`) but cannot be had.
@@ -429,6 +429,63 @@ impl Outcome {
 
     pub fn home_dir(&self) -> PathBuf {
         self.project.home()
+    }
+
+    /// Checks that a Stop hook blocked the first stop once and the session then ended: two main
+    /// requests, two Stop payloads (the scenario must [`Scenario::record_hook`] `Stop`), the
+    /// second with `stop_hook_active`. Returns what the CLI fed back to the model after the block
+    /// (where the hook's reason arrives).
+    pub fn stop_blocked_once(&self) -> String {
+        let main = self.main_requests();
+        assert_eq!(main.len(), 2, "one block, one continuation");
+        let stops = self.hook_payloads("Stop");
+        assert_eq!(stops.len(), 2, "{stops:?}");
+        assert_eq!(stops[0]["stop_hook_active"], false);
+        assert_eq!(stops[1]["stop_hook_active"], true);
+        main[1].text_since_last_answer()
+    }
+
+    /// The one tool call the CLI refused; panics with the CLI's result when there were none or
+    /// several.
+    pub fn only_denial(&self) -> &PermissionDenial {
+        let denials = &self.result.permission_denials;
+        assert_eq!(
+            denials.len(),
+            1,
+            "one refusal expected: {:?}",
+            self.result.raw
+        );
+        &denials[0]
+    }
+
+    /// The session's state folder under the temp HOME, where the guards write their audit log,
+    /// ledger and reports.
+    pub fn session_dir(&self) -> PathBuf {
+        self.home_dir()
+            .join(".local/state/agent-guards/sessions")
+            .join(&self.result.session_id)
+    }
+
+    /// The session's file `name` (in [`Outcome::session_dir`]) parsed as one JSON value; panics
+    /// naming the file when it is missing or not JSON.
+    pub fn session_json(&self, name: &str) -> Value {
+        let p = self.session_dir().join(name);
+        let text = std::fs::read_to_string(&p)
+            .unwrap_or_else(|e| panic!("{}: {e}; CLI stderr {}", p.display(), self.stderr));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    }
+
+    /// The session's audit log, one value a record; panics naming the file when it is missing or
+    /// a line is not JSON.
+    pub fn audit_records(&self) -> Vec<Value> {
+        let p = self.session_dir().join("audit.jsonl");
+        std::fs::read_to_string(&p)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+            .lines()
+            .map(|l| {
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", p.display()))
+            })
+            .collect()
     }
 
     /// Payloads recorded by [`Scenario::record_hook`] for `event`, in arrival order.

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::process::run_bounded;
+use hook_replay::bounded::run_bounded;
 
 /// Bound for one `cargo build` of a hook binary (a cold build of its dependencies on 2 cores).
 const BUILD_TIMEOUT: Duration = Duration::from_secs(20 * 60);

@@ -68,22 +68,23 @@ fn green_stop_says_nothing() {
     assert!(out.stderr.is_empty());
 }
 
+/// The answer to a Stop whose last message hands a command back, under the config file `config`.
+fn hand_back_under_config(config: &str) -> Value {
+    let home = sandbox();
+    home.write_config(config);
+    stdout_json(&home.run(&stop_payload("You can run make smoke.", false)))
+}
+
 #[test]
 fn report_mode_from_config_only_records() {
-    let home = sandbox();
-    home.write_config("egress_mode = \"report\"\n");
-    let out = home.run(&stop_payload("You can run make smoke.", false));
-    let v = stdout_json(&out);
+    let v = hand_back_under_config("egress_mode = \"report\"\n");
     assert!(v.get("decision").is_none());
     assert!(system_message(&v).contains("report mode"));
 }
 
 #[test]
 fn broken_config_is_reported_on_every_call_and_defaults_apply() {
-    let home = sandbox();
-    home.write_config("egress_mode = [\n");
-    let out = home.run(&stop_payload("You can run make smoke.", false));
-    let v = stdout_json(&out);
+    let v = hand_back_under_config("egress_mode = [\n");
     assert_eq!(v["decision"], "block", "defaults enforce");
     assert!(system_message(&v).contains("config error"));
 }

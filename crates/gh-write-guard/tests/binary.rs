@@ -281,24 +281,7 @@ fn selftest_replays_the_embedded_fixtures() {
     assert_eq!(record["status"], "pass", "{text}");
     assert!(record["case_count"].as_u64().unwrap() >= 100);
     assert_eq!(record["failed"], serde_json::json!([]));
-    let out = w
-        .command("http://127.0.0.1:9", &[])
-        .arg("--version")
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("gh-write-guard "));
-    let out = w
-        .command("http://127.0.0.1:9", &[])
-        .arg("--help")
-        .output()
-        .unwrap();
-    assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("--selftest"));
-    let out = w
-        .command("http://127.0.0.1:9", &[])
-        .arg("--bogus")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    hook_replay::process::assert_flags(EXE, "--selftest", "gh-write-guard ", &["--bogus"]);
 }
 
 #[test]

@@ -119,20 +119,32 @@ const ACCEPTED: &[&str] = &[
     "timeout 1s sh -c 'LOOP'",
 ];
 
-#[test]
-fn accepted_timeout_shapes_end() {
+/// The shapes (`LOOP` filled in) the guard does not decide as `unbounded` says, and those whose
+/// real run `real` faults (it returns what went wrong).
+fn failures(
+    shapes: &[&str],
+    unbounded: bool,
+    real: impl Fn(&str) -> Option<String>,
+) -> Vec<String> {
     let mut failures = Vec::new();
-    for t in ACCEPTED {
+    for t in shapes {
         let cmd = shape(t);
-        if guard_unbounded(&cmd) {
-            failures.push(format!("guard denied {cmd:?}"));
+        if guard_unbounded(&cmd) != unbounded {
+            let verdict = if unbounded { "allowed" } else { "denied" };
+            failures.push(format!("guard {verdict} {cmd:?}"));
             continue;
         }
-        let (ended, alive) = run(&cmd, Duration::from_secs(8));
-        if !ended || alive {
-            failures.push(format!("{cmd:?}: ended={ended} loop alive after={alive}"));
-        }
+        failures.extend(real(&cmd));
     }
+    failures
+}
+
+#[test]
+fn accepted_timeout_shapes_end() {
+    let failures = failures(ACCEPTED, false, |cmd| {
+        let (ended, alive) = run(cmd, Duration::from_secs(8));
+        (!ended || alive).then(|| format!("{cmd:?}: ended={ended} loop alive after={alive}"))
+    });
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
@@ -155,19 +167,11 @@ const REJECTED: &[&str] = &[
 
 #[test]
 fn rejected_shapes_outlive_the_timeout() {
-    let mut failures = Vec::new();
-    for t in REJECTED {
-        let cmd = shape(t);
-        if !guard_unbounded(&cmd) {
-            failures.push(format!("guard allowed {cmd:?}"));
-            continue;
-        }
+    let failures = failures(REJECTED, true, |cmd| {
         // Give the 1 s timeout time to act, then look for the loop.
-        let (_, alive) = run(&cmd, Duration::from_millis(2500));
-        if !alive {
-            failures.push(format!("{cmd:?}: the loop did not outlive the timeout"));
-        }
-    }
+        let (_, alive) = run(cmd, Duration::from_millis(2500));
+        (!alive).then(|| format!("{cmd:?}: the loop did not outlive the timeout"))
+    });
     assert!(failures.is_empty(), "{failures:#?}");
 }
 

@@ -132,6 +132,20 @@ pub struct Outcome {
     pub right: bool,
 }
 
+impl Outcome {
+    /// The outcome of `case` (its `class` field names the family, `?` when absent) replayed under
+    /// the id `id`; `what` is shortened for the printed list.
+    pub fn of_case(case: &Value, id: String, what: &str, attack: bool, right: bool) -> Outcome {
+        Outcome {
+            id,
+            class: case["class"].as_str().unwrap_or("?").to_string(),
+            what: short(what),
+            attack,
+            right,
+        }
+    }
+}
+
 /// Refused attacks / attacks (1.0 for an empty set).
 pub fn attack_rate(outcomes: &[Outcome]) -> f64 {
     let attacks = outcomes.iter().filter(|o| o.attack).count();

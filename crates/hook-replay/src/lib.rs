@@ -4,6 +4,8 @@
 //!   metadata-only record `--selftest` prints (counts and failing case names with the reason,
 //!   never case contents);
 //! * [`process`] starts a binary, writes a payload to its stdin and collects its answer (tests);
+//! * [`bounded`] (feature `test-support`) runs a longer-lived child under a hard deadline, killing
+//!   its whole process group (the end-to-end harness runs the Claude Code CLI through it);
 //! * [`sandbox`] (feature `test-support`) is a temp HOME with the XDG config and state dirs
 //!   inside it, so that a test never touches the real user's files;
 //! * [`bench`] (feature `test-support`) times a hook binary as Claude Code runs it, one process
@@ -24,6 +26,8 @@ pub use process::{assert_selftest_passes, run_with_payload};
 pub mod adversarial;
 #[cfg(feature = "test-support")]
 pub mod bench;
+#[cfg(feature = "test-support")]
+pub mod bounded;
 #[cfg(feature = "test-support")]
 pub mod git;
 #[cfg(feature = "test-support")]

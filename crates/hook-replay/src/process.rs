@@ -58,6 +58,26 @@ pub fn stdout_json(out: &Output) -> Value {
     serde_json::from_str(&s).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {s:?}"))
 }
 
+/// Checks a binary's own surface: `--help` succeeds and mentions `help_mentions`, `--version`
+/// prints a line starting with `version_prefix`, and the arguments `bad_usage` are a usage error
+/// (exit code 2).
+pub fn assert_flags(bin: &str, help_mentions: &str, version_prefix: &str, bad_usage: &[&str]) {
+    let run = |args: &[&str]| {
+        Command::new(bin)
+            .args(args)
+            .output()
+            .expect("the binary starts")
+    };
+    let help = run(&["--help"]);
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(help.status.success(), "--help: {}", help.status);
+    assert!(text.contains(help_mentions), "--help: {text}");
+    let version = run(&["--version"]);
+    let text = String::from_utf8_lossy(&version.stdout);
+    assert!(text.starts_with(version_prefix), "--version: {text}");
+    assert_eq!(run(bad_usage).status.code(), Some(2), "{bad_usage:?}");
+}
+
 /// Runs `<bin> --selftest` and checks that it passed with at least `min_cases` cases; returns the
 /// record (for tests).
 pub fn assert_selftest_passes(bin: &str, min_cases: u64) -> Value {

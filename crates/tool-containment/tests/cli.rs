@@ -14,13 +14,12 @@ fn selftest_replays_every_fixture_and_passes() {
 
 #[test]
 fn help_version_and_usage() {
-    let help = Command::new(BIN).arg("--help").output().unwrap();
-    assert!(help.status.success());
-    assert!(String::from_utf8_lossy(&help.stdout).contains("CLAUDE_CODE_SHELL_PREFIX"));
-    let version = Command::new(BIN).arg("--version").output().unwrap();
-    assert!(String::from_utf8_lossy(&version.stdout).starts_with("tool-containment 0."));
-    let usage = Command::new(BIN).args(["a", "b"]).output().unwrap();
-    assert_eq!(usage.status.code(), Some(2));
+    hook_replay::process::assert_flags(
+        BIN,
+        "CLAUDE_CODE_SHELL_PREFIX",
+        "tool-containment 0.",
+        &["a", "b"],
+    );
 }
 
 #[test]

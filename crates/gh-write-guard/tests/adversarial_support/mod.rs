@@ -2,7 +2,7 @@
 //! from each case's `env`, as the conformance cases) and the case schema.
 
 use gh_write_guard::cases::replay;
-use hook_replay::adversarial::{short, Outcome};
+use hook_replay::adversarial::Outcome;
 use serde_json::Value;
 
 /// Each case decided right or wrong by the guard.
@@ -11,13 +11,7 @@ pub fn outcomes(cases: &[Value], attack: bool) -> Vec<Outcome> {
         .iter()
         .map(|c| {
             let r = replay(c);
-            Outcome {
-                class: c["class"].as_str().unwrap_or("?").to_string(),
-                what: short(&r.command),
-                id: r.id,
-                attack,
-                right: r.passed,
-            }
+            Outcome::of_case(c, r.id, &r.command, attack, r.passed)
         })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! What both adversarial sets of integrity-signals share: the replay (the self-test's runner,
 //! `selftest::run_cases`: live hook code, temporary state dir) and the case schema.
 
-use hook_replay::adversarial::{short, Outcome};
+use hook_replay::adversarial::Outcome;
 use integrity_signals::selftest::run_cases;
 use serde_json::Value;
 
@@ -23,22 +23,14 @@ pub fn outcomes(cases: &[Value], attack: bool) -> Vec<Outcome> {
             assert_eq!(r.case_id, c["case_id"].as_str().unwrap_or("?"), "order");
             let last = c["events"].as_array().and_then(|e| e.last());
             let input = last.map(|e| &e["tool_input"]);
-            let what = short(
-                input
-                    .and_then(|i| i["command"].as_str().or_else(|| i["file_path"].as_str()))
-                    .or_else(|| last.and_then(|e| e["tool_name"].as_str()))
-                    .unwrap_or("?"),
-            );
+            let what = input
+                .and_then(|i| i["command"].as_str().or_else(|| i["file_path"].as_str()))
+                .or_else(|| last.and_then(|e| e["tool_name"].as_str()))
+                .unwrap_or("?");
             if !r.passed {
                 println!("  detail {}: {}", r.case_id, r.detail);
             }
-            Outcome {
-                id: r.case_id,
-                class: c["class"].as_str().unwrap_or("?").to_string(),
-                what,
-                attack,
-                right: r.passed,
-            }
+            Outcome::of_case(c, r.case_id, what, attack, r.passed)
         })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! What both adversarial sets of model-tier-guard share: the replay (in-process like the embedded
 //! fixtures, `fixtures::run_case`, scratch project and home) and the case schema.
 
-use hook_replay::adversarial::{short, Outcome};
+use hook_replay::adversarial::Outcome;
 use model_tier_guard::fixtures::run_case;
 use serde_json::Value;
 
@@ -11,25 +11,17 @@ pub fn outcomes(cases: &[Value], attack: bool) -> Vec<Outcome> {
     cases
         .iter()
         .map(|c| {
-            let what = short(
-                c["payload"]["tool_input"]["command"]
-                    .as_str()
-                    .or_else(|| c["payload"]["tool_name"].as_str())
-                    .or_else(|| c["payload"]["hook_event_name"].as_str())
-                    .unwrap_or("?"),
-            );
+            let what = c["payload"]["tool_input"]["command"]
+                .as_str()
+                .or_else(|| c["payload"]["tool_name"].as_str())
+                .or_else(|| c["payload"]["hook_event_name"].as_str())
+                .unwrap_or("?");
             let r = run_case(c);
             let right = !r.problems.iter().any(|p| p.starts_with("decision "));
             if right && !r.passed {
                 println!("  other problem {} {what:?}: {:?}", r.case_id, r.problems);
             }
-            Outcome {
-                id: r.case_id,
-                class: c["class"].as_str().unwrap_or("?").to_string(),
-                what,
-                attack,
-                right,
-            }
+            Outcome::of_case(c, r.case_id, what, attack, right)
         })
         .collect()
 }

@@ -1,6 +1,7 @@
 //! Runs a child process with a hard deadline: output captured on reader threads, the child's
 //! whole process group killed when the deadline passes, and output reading itself bounded so a
-//! grandchild that keeps a pipe open cannot hang the test.
+//! grandchild that keeps a pipe open cannot hang the test. (The end-to-end harness runs the
+//! Claude Code CLI through it; [`crate::process`] is the runner for one hook call.)
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -18,17 +19,23 @@ const DRAIN_GRACE: Duration = Duration::from_secs(5);
 pub struct RunOutput {
     /// `None` when the child was killed for its deadline.
     pub status: Option<ExitStatus>,
+    /// Captured stdout (at most 16 MiB), lossily UTF-8.
     pub stdout: String,
+    /// Captured stderr (at most 16 MiB), lossily UTF-8.
     pub stderr: String,
+    /// The deadline passed and the child's process group was killed.
     pub timed_out: bool,
+    /// From spawn to the end of output collection.
     pub elapsed: Duration,
 }
 
 impl RunOutput {
+    /// The child exited on its own with status 0.
     pub fn success(&self) -> bool {
         self.status.is_some_and(|s| s.success())
     }
 
+    /// How the run ended, for a failure message.
     pub fn status_text(&self) -> String {
         match self.status {
             _ if self.timed_out => format!("killed after {:?}", self.elapsed),
@@ -107,13 +114,13 @@ fn kill_group(pid: u32) {
 mod tests {
     use super::*;
 
+    fn sh(script: &str, timeout: Duration) -> RunOutput {
+        run_bounded(Command::new("sh").args(["-c", script]), timeout).unwrap()
+    }
+
     #[test]
     fn captures_output_and_status() {
-        let out = run_bounded(
-            Command::new("sh").args(["-c", "echo out; echo err >&2; exit 3"]),
-            Duration::from_secs(30),
-        )
-        .unwrap();
+        let out = sh("echo out; echo err >&2; exit 3", Duration::from_secs(30));
         assert_eq!(out.stdout, "out\n");
         assert_eq!(out.stderr, "err\n");
         assert_eq!(out.status.and_then(|s| s.code()), Some(3));
@@ -123,11 +130,10 @@ mod tests {
     #[test]
     fn kills_the_group_on_timeout() {
         // The grandchild `sleep` holds the pipes; killing only the shell would leave them open.
-        let out = run_bounded(
-            Command::new("sh").args(["-c", "echo started; sleep 60 & sleep 60"]),
+        let out = sh(
+            "echo started; sleep 60 & sleep 60",
             Duration::from_millis(300),
-        )
-        .unwrap();
+        );
         assert!(out.timed_out);
         assert!(out.status.is_none());
         assert_eq!(out.stdout, "started\n");
