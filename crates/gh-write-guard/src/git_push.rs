@@ -210,6 +210,31 @@ fn plan_default_push(
     }
 }
 
+/// Every local branch (`pattern`: those it matches) as a destination; without the list of local
+/// branches, one branch decided at run time.
+fn every_local(
+    out: &mut Vec<BranchUpdate>,
+    locals: Option<&[String]>,
+    kind: PushKind,
+    pattern: Option<&str>,
+) {
+    match locals {
+        Some(ls) => {
+            // `*` in a refspec matches any run of characters (slashes too).
+            let wanted = pattern.map(|p| Wildcard::new(p, Dialect::Star));
+            out.extend(
+                ls.iter()
+                    .filter(|b| wanted.as_ref().is_none_or(|w| w.is_match(b)))
+                    .map(|b| BranchUpdate {
+                        branch: Some(b.clone()),
+                        kind,
+                    }),
+            )
+        }
+        None => out.push(BranchUpdate { branch: None, kind }),
+    }
+}
+
 /// Destination branches named by refspec operands, as git resolves them: `HEAD`/`@` is the
 /// current branch, `heads/x` is `refs/heads/x`, `:` and `+:` push the matching branches, a
 /// wildcard (`refs/heads/*:refs/heads/*`) every local branch it matches. `current` is the
@@ -231,22 +256,6 @@ fn explicit_updates(
     };
     let mut out = Vec::new();
     let mut skip_tag = false;
-    let every_local =
-        |out: &mut Vec<BranchUpdate>, kind: PushKind, pattern: Option<&str>| match locals {
-            Some(ls) => {
-                // `*` in a refspec matches any run of characters (slashes too).
-                let wanted = pattern.map(|p| Wildcard::new(p, Dialect::Star));
-                out.extend(
-                    ls.iter()
-                        .filter(|b| wanted.as_ref().is_none_or(|w| w.is_match(b)))
-                        .map(|b| BranchUpdate {
-                            branch: Some(b.clone()),
-                            kind,
-                        }),
-                )
-            }
-            None => out.push(BranchUpdate { branch: None, kind }),
-        };
     for spec in &args.refspecs {
         let Some(spec) = spec else {
             out.push(BranchUpdate {
@@ -274,7 +283,7 @@ fn explicit_updates(
         };
         if src.is_empty() && dst.is_empty() {
             // `:`: every branch that exists on both sides.
-            every_local(&mut out, kind, None);
+            every_local(&mut out, locals, kind, None);
             continue;
         }
         if src.is_empty() {
@@ -290,7 +299,7 @@ fn explicit_updates(
         if dst.contains('*') {
             let pattern = dst_branch(dst);
             match pattern {
-                Some(p) => every_local(&mut out, kind, Some(&p)),
+                Some(p) => every_local(&mut out, locals, kind, Some(&p)),
                 None => continue,
             }
             continue;
