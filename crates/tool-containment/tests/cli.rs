@@ -3,6 +3,7 @@
 
 #[cfg(all(target_os = "linux", not(agent_guards_portable)))]
 use hook_replay::sandbox::{self, Sandbox};
+#[cfg(all(target_os = "linux", not(agent_guards_portable)))]
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tool-containment");
