@@ -55,6 +55,13 @@ impl ProtectedSet {
         self.rules.protects(path)
     }
 
+    /// What `path` (absolute) is and the I3 sub-code a write to it carries (`I3.settings`, ...),
+    /// if it is protected.
+    pub fn protection(&self, path: &Path) -> Option<(&'static str, &'static str)> {
+        let what = self.rules.protection(path)?;
+        Some((what.describe(), integrity_signals::codes::tamper(what)))
+    }
+
     /// The existing paths to mount read-only: protected folders and files, and each existing
     /// `settings*.json` in the `.claude` folders. A registration file that does not exist yet
     /// cannot be a mount point; the notifier refuses creating it (see the crate README).

@@ -226,7 +226,7 @@ impl ExecJudge for GitHubWrites {
             .collect();
         match gh_write_guard::finding::first_deny(&denies) {
             Some(f) => ExecVerdict::Deny {
-                code: f.requirement.id().to_string(),
+                code: f.code_str().to_string(),
                 reason: f.reason(),
                 evidence: json!({"command": command, "finding": f.evidence}),
             },
@@ -278,7 +278,7 @@ impl ExecJudge for ModelLaunches {
         );
         match f.deny {
             Some(reason) => ExecVerdict::Deny {
-                code: f.requirement.to_string(),
+                code: f.code.unwrap_or(f.requirement).to_string(),
                 reason,
                 evidence: json!({"command": command, "finding": f.evidence}),
             },
@@ -321,7 +321,7 @@ mod tests {
         };
         let v = m.judge(&exec(&["claude", "--model", "fable", "-p", "hi"], &[]));
         assert!(
-            matches!(&v, ExecVerdict::Deny { code, .. } if code == "M3"),
+            matches!(&v, ExecVerdict::Deny { code, .. } if code == "M3.launch"),
             "{v:?}"
         );
         // The model chosen by the exec's own environment.

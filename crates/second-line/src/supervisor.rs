@@ -18,6 +18,12 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, OnceLock};
 
+/// The sub-code of an exec the gate could not judge (its argv, environment or path unreadable);
+/// listed in `spec/tool-containment.md` (C10).
+pub const C10_UNJUDGED: &str = "C10.unjudged";
+/// The sub-code of a refused connect (integrity-signals' table: `spec/integrity-signals.md`).
+const I1_NETWORK: &str = integrity_signals::codes::I1_NETWORK;
+
 /// Everything one command's supervisor needs.
 pub struct Supervisor {
     pub judges: Vec<Box<dyn ExecJudge>>,
@@ -149,9 +155,9 @@ impl Supervisor {
             Ok(None) => return self.answer(listener, n.id, Answer::Continue, Handled::Continued),
             Ok(Some(f)) => f,
             Err(why) => {
-                let reason = format!("C10: the exec could not be judged: {why}; run it again, or ask the maintainer if it keeps failing");
+                let reason = format!("{C10_UNJUDGED}: the exec could not be judged: {why}; run it again, or ask the maintainer if it keeps failing");
                 tell(pid, &format!("agent-guards: refused an exec ({reason})"));
-                self.record(json!({"binary": "second-line", "time": now(), "decision": "deny_unjudged", "code": "C10", "syscall": sys.name, "pid": pid, "program": program_of(pid), "reason": reason}));
+                self.record(json!({"binary": "second-line", "time": now(), "decision": "deny_unjudged", "requirement": "C10", "code": C10_UNJUDGED, "syscall": sys.name, "pid": pid, "program": program_of(pid), "reason": reason}));
                 return self.answer(
                     listener,
                     n.id,
@@ -175,7 +181,7 @@ impl Supervisor {
         );
         self.record(json!({
             "binary": "second-line", "layer": "exec_gate", "time": now(), "decision": "deny",
-            "requirement": code, "code": code, "reason": reason, "syscall": sys.name, "pid": pid,
+            "requirement": code.split('.').next(), "code": code, "reason": reason, "syscall": sys.name, "pid": pid,
             "program": facts.program, "argv": facts.argv, "cwd": facts.cwd,
             "disposition": folded.disposition, "evidence": evidence,
         }));
@@ -188,7 +194,7 @@ impl Supervisor {
         };
         let (pid, args) = (n.pid, n.data.args);
         let size = syscalls::pointer_size(n.data.arch, n.data.nr as i64);
-        let hit = (|| -> Option<(PathBuf, String, &'static str)> {
+        let hit = (|| -> Option<(PathBuf, String, (&'static str, &'static str))> {
             let mem = Memory::open(pid, size).ok()?;
             if let Some(h) = how {
                 let flags = mem.u64_at(args[h]).ok()?;
@@ -199,19 +205,19 @@ impl Supervisor {
             paths.iter().find_map(|p| {
                 let raw = mem.string(args[p.path], notify::MAX_STRING).ok()?;
                 let abs = resolve(pid, *p, &args, &raw, false).ok()?;
-                let what = self.protected.protects(&abs)?;
+                let what = self.protected.protection(&abs)?;
                 Some((abs, lossy(&raw), what))
             })
         })();
         // Unreadable or not protected: the kernel runs it (and the read-only mounts still hold).
-        let Some((path, raw, what)) = hit else {
+        let Some((path, raw, (what, code))) = hit else {
             return self.answer(listener, n.id, Answer::Continue, Handled::Continued);
         };
         if !notify::still_valid(listener, n.id) {
             return Handled::Gone;
         }
         let reason = format!(
-            "I3: {what} is read-only inside agent commands; ask the maintainer to change it"
+            "{code}: {what} is read-only inside agent commands; ask the maintainer to change it"
         );
         tell(
             pid,
@@ -228,7 +234,7 @@ impl Supervisor {
         );
         self.record(json!({
             "binary": "second-line", "layer": "protected_files", "time": now(),
-            "decision": "deny", "requirement": "I3", "code": "I3", "signal": "guard_tamper",
+            "decision": "deny", "requirement": "I3", "code": code, "signal": "guard_tamper",
             "path": path, "path_as_given": raw, "what": what, "syscall": sys.name, "pid": pid,
             "program": program_of(pid), "mount_layer": self.mount_layer, "reason": reason,
         }));
@@ -263,7 +269,7 @@ impl Supervisor {
         let out = match decision {
             Decision::Allowed => self.answer(listener, n.id, Answer::Continue, Handled::Continued),
             Decision::Blocked => {
-                let reason = format!("I1: {dest} is not in network_allow and integrity mode is enforce; ask the maintainer to allow the host");
+                let reason = format!("{I1_NETWORK}: {dest} is not in network_allow and integrity mode is enforce; ask the maintainer to allow the host");
                 tell(
                     pid,
                     &format!("agent-guards: refused connecting to {dest} ({reason})"),
@@ -280,7 +286,7 @@ impl Supervisor {
             let time = now();
             self.record(json!({
                 "binary": "second-line", "layer": "network", "time": time,
-                "requirement": "I1", "signal": "network_escape", "taint": "K5",
+                "requirement": "I1", "code": I1_NETWORK, "signal": "network_escape", "taint": "K5",
                 "destination": dest.to_string(), "host": dest.ip().to_string(),
                 "port": dest.port(), "program": program, "pid": pid,
                 "decision": decision.as_str(),

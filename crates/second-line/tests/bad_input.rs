@@ -59,7 +59,7 @@ fn what_the_supervisor_cannot_read_fails_that_exec_closed_with_a_line() {
         "{stdout}\n{stderr}"
     );
     assert!(
-        stderr.contains("agent-guards: refused an exec (C10: the exec could not be judged: its arguments: too many entries"),
+        stderr.contains("agent-guards: refused an exec (C10.unjudged: the exec could not be judged: its arguments: too many entries"),
         "{stderr}"
     );
     // A program no rule reads: its argv is never read, so it runs.
@@ -67,7 +67,7 @@ fn what_the_supervisor_cannot_read_fails_that_exec_closed_with_a_line() {
     // A path longer than the supervisor reads: refused closed (the kernel would refuse it too).
     assert!(stdout.contains("long-path errno 1"), "{stdout}\n{stderr}");
     assert!(
-        stderr.contains("C10: the exec could not be judged: the program path: too long"),
+        stderr.contains("C10.unjudged: the exec could not be judged: the program path: too long"),
         "{stderr}"
     );
     // The supervisor goes on answering.

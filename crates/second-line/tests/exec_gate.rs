@@ -64,11 +64,12 @@ fn a_script_pushing_to_a_protected_branch_is_refused_with_g4_and_nothing_lands()
         "{stderr}"
     );
     assert!(git(&bare, &["for-each-ref"]).is_empty(), "nothing landed");
-    let records = w.wait_record(|r| r["code"] == "G4");
+    let records = w.wait_record(|r| r["requirement"] == "G4");
     let r = records
         .iter()
-        .find(|r| r["code"] == "G4")
+        .find(|r| r["requirement"] == "G4")
         .expect("a G4 record");
+    assert_eq!(r["code"], "G4.rule", "the record carries the sub-code");
     assert_eq!(
         r["argv"],
         serde_json::json!(["git", "push", "-q", "origin", "main"])
@@ -158,7 +159,7 @@ print("execve", r, ctypes.get_errno())
     );
     assert!(
         text(&out.stderr)
-            .contains("agent-guards: refused an exec (C10: the exec could not be judged"),
+            .contains("agent-guards: refused an exec (C10.unjudged: the exec could not be judged"),
         "{}",
         text(&out.stderr)
     );

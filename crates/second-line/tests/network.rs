@@ -71,7 +71,7 @@ fn in_enforce_mode_destinations_outside_network_allow_are_refused() {
     assert!(stdout.contains("192.0.2.1 errno 1\n"), "{stdout}\n{stderr}");
     assert!(stdout.contains("127.0.0.1 connected"), "{stdout}");
     assert!(
-        stderr.contains("agent-guards: refused connecting to 192.0.2.1:9 (I1: "),
+        stderr.contains("agent-guards: refused connecting to 192.0.2.1:9 (I1.network: "),
         "{stderr}"
     );
     let records = w.wait_record(|r| r["layer"] == "network");

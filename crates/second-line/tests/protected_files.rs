@@ -66,7 +66,7 @@ fn each_protected_file_is_read_only_with_an_i3_line_and_record() {
             "{} unchanged",
             p.display()
         );
-        let line = format!("agent-guards: refused writing {} (I3: ", p.display());
+        let line = format!("agent-guards: refused writing {} (I3.", p.display());
         assert_eq!(
             stderr.matches(&line).count(),
             1,
@@ -118,7 +118,7 @@ fn removing_renaming_and_shell_redirections_are_refused_too() {
     assert_eq!(text(&out.stdout).trim(), "done");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
     assert!(!w.project().join(".claude/settings.local.json").exists());
-    assert_eq!(stderr.matches("(I3: ").count(), 4, "{stderr}");
+    assert_eq!(stderr.matches("(I3.settings: ").count(), 4, "{stderr}");
     let records = w.wait_record(|r| {
         r["syscall"] == "openat" && r["path_as_given"] == ".claude/settings.local.json"
     });
