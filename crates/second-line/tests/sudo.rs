@@ -37,6 +37,9 @@ fn can_run(with_sudo: bool) -> bool {
 /// A world whose files belong to nobody (uid 65534), so it can run its commands there.
 fn nobodys_world(name: &str) -> World {
     let w = World::new(name);
+    // A copy that uid 65534 can run even when the checkout sits in a private folder (a clone
+    // under `mktemp -d` is 0700).
+    std::fs::copy(BIN, w.dir.path().join("second-line-exec")).unwrap();
     let ok = Command::new("chown")
         .args(["-R", "65534:65534"])
         .arg(w.dir.path())
@@ -54,7 +57,7 @@ fn as_nobody(w: &World, gated: bool, script: &str) -> String {
     c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
     c.args(["bash", "-c", "\"$@\" 2>&1 | cat", "_"]);
     if gated {
-        c.arg(BIN);
+        c.arg(w.dir.path().join("second-line-exec"));
     }
     c.args(["bash", "-c", script]);
     w.environ(&mut c);
