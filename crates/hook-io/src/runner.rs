@@ -26,24 +26,17 @@ pub struct HookSpec {
 }
 
 /// Why the judge did not produce its own answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FailureCause {
     /// The payload could not be read.
+    #[error("{0}")]
     Input(InputError),
     /// The judge panicked (its message).
+    #[error("internal error: {0}")]
     Panic(String),
     /// The judge did not answer within the deadline.
+    #[error("no verdict within {} ms", .0.as_millis())]
     Deadline(Duration),
-}
-
-impl std::fmt::Display for FailureCause {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FailureCause::Input(e) => write!(f, "{e}"),
-            FailureCause::Panic(m) => write!(f, "internal error: {m}"),
-            FailureCause::Deadline(d) => write!(f, "no verdict within {} ms", d.as_millis()),
-        }
-    }
 }
 
 /// What is known about the payload when a failure happens after it was parsed.
