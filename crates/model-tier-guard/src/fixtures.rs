@@ -291,30 +291,20 @@ pub fn run_case(case: &Value) -> CaseResult {
         config_notice: None,
     };
     let verdict = judge(input, &ctx);
-    let decision = verdict
-        .audit
-        .first()
-        .and_then(|r| r.get("decision"))
-        .and_then(Value::as_str)
-        .unwrap_or("silent")
-        .to_string();
-    let reason = verdict
-        .audit
-        .first()
-        .and_then(|r| r.get("reason"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    // The first audit record's field `key`, as text.
+    let audit = |key: &str| {
+        let record = verdict.audit.first();
+        record.and_then(|r| r.get(key)).and_then(Value::as_str)
+    };
+    let decision = audit("decision").unwrap_or("silent").to_string();
+    let reason = audit("reason").map(str::to_string);
     let ledger =
         session_store::Session::new(&layout.state.join("agent-guards"), session_id.as_deref())
             .ledger()
             .read()
             .unwrap_or_default();
     let mut problems = check(case, &decision, reason.as_deref(), &ledger);
-    let code = verdict
-        .audit
-        .first()
-        .and_then(|r| r.get("code"))
-        .and_then(Value::as_str);
+    let code = audit("code");
     problems.extend(check_code(case, code, reason.as_deref()));
     if std::env::var_os("MTG_DUMP_CODES").is_some() {
         eprintln!("CODE\t{case_id}\t{}", code.unwrap_or("-"));
