@@ -23,6 +23,22 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Runs one generator where it stands; its failure (or a missing python3) fails the test.
+fn generate(dir: &Path, name: &str) {
+    match Command::new("python3")
+        .arg("generate.py")
+        .current_dir(dir)
+        .output()
+    {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "{name}/generate.py failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => panic!("python3 runs the fixture generators (the tests need it): {e}"),
+    }
+}
+
 #[test]
 fn every_generated_set_matches_its_case_tables() {
     let scratch = tempfile::tempdir().unwrap();
@@ -35,16 +51,7 @@ fn every_generated_set_matches_its_case_tables() {
             for name in ["attacks.json", "benign.json"] {
                 std::fs::remove_file(dir.join(name)).unwrap();
             }
-            let out = Command::new("python3")
-                .arg(dir.join("generate.py"))
-                .current_dir(&dir)
-                .output()
-                .expect("python3 runs the fixture generators (the tests need it)");
-            assert!(
-                out.status.success(),
-                "{set}/{guard}/generate.py failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            generate(&dir, &format!("{set}/{guard}"));
             for name in ["attacks.json", "benign.json"] {
                 let committed = std::fs::read(fixtures().join(set).join(guard).join(name)).unwrap();
                 let generated = std::fs::read(dir.join(name))
