@@ -156,6 +156,9 @@ struct State {
     requests: Vec<Recorded>,
 }
 
+/// The rules path [`TestServer::protecting_main`] protects.
+pub const PROTECTED_MAIN: &str = "/repos/acme/widget/rules/branches/main";
+
 /// The server; stops (and releases hanging connections) when dropped.
 pub struct TestServer {
     addr: SocketAddr,
@@ -169,6 +172,18 @@ impl TestServer {
     /// Binds 127.0.0.1 on a free port and starts serving plain HTTP. Unrouted paths answer 404.
     pub fn start() -> std::io::Result<TestServer> {
         Self::start_with(None)
+    }
+
+    /// The rules API of the push tests' `acme/widget`: `main` needs a pull request, `feature`
+    /// has no rules.
+    pub fn protecting_main() -> std::io::Result<TestServer> {
+        let server = Self::start()?;
+        server.route(PROTECTED_MAIN, Reply::rules(&["pull_request"]));
+        server.route(
+            "/repos/acme/widget/rules/branches/feature",
+            Reply::rules(&[]),
+        );
+        Ok(server)
     }
 
     /// The same over TLS (rustls, ring) with this PEM certificate chain and PEM private key.

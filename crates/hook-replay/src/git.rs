@@ -95,6 +95,47 @@ impl Drop for Daemon {
     }
 }
 
+/// A bare `acme/widget.git` behind [`Daemon`] in a temp folder: the real origin the push tests
+/// push to (the rules API they pair it with names the same `acme/widget`).
+pub struct Origin {
+    /// The bare repository, to read what landed.
+    pub bare: std::path::PathBuf,
+    // Dropped first: the daemon stops before its folder goes.
+    daemon: Daemon,
+    _dir: tempfile::TempDir,
+}
+
+impl Origin {
+    /// Creates the bare repository (default branch `main`) and starts serving it.
+    pub fn serve() -> Origin {
+        let dir = tempfile::tempdir().expect("a temp folder");
+        let bare = dir.path().join("acme/widget.git");
+        std::fs::create_dir_all(&bare).expect("the bare repository's folder");
+        git(&bare, &["init", "-q", "--bare", "-b", "main"]);
+        let daemon = Daemon::start(dir.path());
+        Origin {
+            bare,
+            daemon,
+            _dir: dir,
+        }
+    }
+
+    /// Makes `project` a repository with one commit on `main`, a `feature` branch beside it, and
+    /// this origin as `origin`.
+    pub fn checkout_in(&self, project: &Path) {
+        git(project, &["init", "-q", "-b", "main"]);
+        git(project, &["commit", "-q", "--allow-empty", "-m", "work"]);
+        git(project, &["branch", "feature"]);
+        let url = format!("git://127.0.0.1:{}/acme/widget.git", self.daemon.port);
+        git(project, &["remote", "add", "origin", &url]);
+    }
+
+    /// Trimmed `git <args>` in the bare repository.
+    pub fn git(&self, args: &[&str]) -> String {
+        git(&self.bare, args).trim().to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
