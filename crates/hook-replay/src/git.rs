@@ -44,6 +44,13 @@ pub fn checked(command: &mut Command, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Creates `dir` (and its parents) as a repository with one empty commit on `main`.
+pub fn init_with_commit(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("the repository's folder");
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["commit", "-q", "--allow-empty", "-m", "work"]);
+}
+
 /// `git daemon` serving the bare repositories under `base` on a free 127.0.0.1 port, with
 /// pushes enabled (a real git host for push tests); killed on drop.
 pub struct Daemon {
@@ -123,8 +130,7 @@ impl Origin {
     /// Makes `project` a repository with one commit on `main`, a `feature` branch beside it, and
     /// this origin as `origin`.
     pub fn checkout_in(&self, project: &Path) {
-        git(project, &["init", "-q", "-b", "main"]);
-        git(project, &["commit", "-q", "--allow-empty", "-m", "work"]);
+        init_with_commit(project);
         git(project, &["branch", "feature"]);
         let url = format!("git://127.0.0.1:{}/acme/widget.git", self.daemon.port);
         git(project, &["remote", "add", "origin", &url]);
