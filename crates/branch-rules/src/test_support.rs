@@ -177,12 +177,18 @@ impl TestServer {
     /// The rules API of the push tests' `acme/widget`: `main` needs a pull request, `feature`
     /// has no rules.
     pub fn protecting_main() -> std::io::Result<TestServer> {
-        let server = Self::start()?;
-        server.route(PROTECTED_MAIN, Reply::rules(&["pull_request"]));
+        let server = Self::with_rules(PROTECTED_MAIN, &["pull_request"])?;
         server.route(
             "/repos/acme/widget/rules/branches/feature",
             Reply::rules(&[]),
         );
+        Ok(server)
+    }
+
+    /// A plain HTTP server answering the rules endpoint `path` with rules of these `types`.
+    pub fn with_rules(path: &str, types: &[&str]) -> std::io::Result<TestServer> {
+        let server = Self::start()?;
+        server.route(path, Reply::rules(types));
         Ok(server)
     }
 
