@@ -51,6 +51,15 @@ fn result_of(out: &Outcome, n: usize) -> String {
     r[0].text.clone()
 }
 
+/// [`result_of`], checking that it holds each of `wanted`.
+fn result_with(out: &Outcome, n: usize, wanted: &[&str]) -> String {
+    let result = result_of(out, n);
+    for w in wanted {
+        assert!(result.contains(w), "the result lacks {w:?}: {result}");
+    }
+    result
+}
+
 const DEPLOY: &str = r#"import subprocess
 try:
     r = subprocess.run(["git", "push", "origin", "main"])
@@ -96,11 +105,14 @@ fn a_push_hidden_in_a_script_the_agent_wrote_is_refused_with_g4_and_nothing_land
         out.result.raw
     );
     assert_eq!(std::fs::read_to_string(&deploy).unwrap(), DEPLOY);
-    let result = result_of(&out, 1);
-    assert!(result.contains("push refused 1"), "{result}");
-    assert!(
-        result.contains("agent-guards: refused git push origin main (G4"),
-        "the reason names G4: {result}"
+    // The reason names G4.
+    result_with(
+        &out,
+        1,
+        &[
+            "push refused 1",
+            "agent-guards: refused git push origin main (G4",
+        ],
     );
     assert!(
         server.count(PROTECTED_MAIN) >= 1,
@@ -136,19 +148,19 @@ fn a_script_overwriting_hook_registrations_and_the_config_is_refused_with_i3() {
     let Some(out) = s.run() else {
         return;
     };
-    let result = result_of(&out, 0);
-    // EROFS (30) from the read-only binds, and a line naming I3 for each.
-    assert!(result.contains("refused settings.json 30"), "{result}");
-    assert!(result.contains("refused config.toml 30"), "{result}");
-    assert!(
-        result.contains("wrote notes.txt"),
-        "the look-alike: {result}"
+    // EROFS (30) from the read-only binds, and a line naming I3 for each; the look-alike is
+    // written.
+    let result = result_with(
+        &out,
+        0,
+        &[
+            "refused settings.json 30",
+            "refused config.toml 30",
+            "wrote notes.txt",
+            "agent-guards: refused writing",
+        ],
     );
     assert_eq!(result.matches("(I3").count(), 2, "{result}");
-    assert!(
-        result.contains("agent-guards: refused writing"),
-        "the line: {result}"
-    );
     assert_eq!(std::fs::read_to_string(&config).unwrap(), CONFIG);
     let settings = std::fs::read_to_string(project.join(".claude/settings.json")).unwrap();
     assert!(
@@ -186,15 +198,15 @@ fn a_script_starting_claude_on_the_maintainer_tier_is_refused_with_m3() {
     let Some(out) = s.run() else {
         return;
     };
-    let result = result_of(&out, 0);
-    assert!(result.contains("fable refused 1"), "{result}");
-    assert!(
-        result.contains("agent-guards: refused claude --model fable -p hi (M3"),
-        "the reason names M3: {result}"
-    );
-    assert!(
-        result.contains("sonnet ran: stand-in claude --model sonnet -p hi"),
-        "the look-alike runs: {result}"
+    // The reason names M3; the look-alike runs.
+    result_with(
+        &out,
+        0,
+        &[
+            "fable refused 1",
+            "agent-guards: refused claude --model fable -p hi (M3",
+            "sonnet ran: stand-in claude --model sonnet -p hi",
+        ],
     );
 }
 
@@ -218,7 +230,7 @@ fn ordinary(s: Scenario) -> Option<Vec<String>> {
             "app.c",
             "#include <stdio.h>\nint main(void){puts(\"built\");return 0;}\n",
         );
-    hook_replay::git::init_with_commit(&s.project_dir().join("repo"));
+    hook_replay::git::init_with_commit(&s.project_dir().join("repo"), &[]);
     for command in ORDINARY {
         s = s.turn(bash(*command, "work"));
     }

@@ -44,10 +44,15 @@ pub fn checked(command: &mut Command, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Creates `dir` (and its parents) as a repository with one empty commit on `main`.
-pub fn init_with_commit(dir: &Path) {
+/// Creates `dir` (and its parents) as a repository on `main` with one commit holding `files`
+/// (`(path in the repository, text)`; none: an empty commit).
+pub fn init_with_commit(dir: &Path, files: &[(&str, &str)]) {
     std::fs::create_dir_all(dir).expect("the repository's folder");
     git(dir, &["init", "-q", "-b", "main"]);
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("a file of the first commit");
+    }
+    git(dir, &["add", "-A"]);
     git(dir, &["commit", "-q", "--allow-empty", "-m", "work"]);
 }
 
@@ -130,7 +135,7 @@ impl Origin {
     /// Makes `project` a repository with one commit on `main`, a `feature` branch beside it, and
     /// this origin as `origin`.
     pub fn checkout_in(&self, project: &Path) {
-        init_with_commit(project);
+        init_with_commit(project, &[]);
         git(project, &["branch", "feature"]);
         let url = format!("git://127.0.0.1:{}/acme/widget.git", self.daemon.port);
         git(project, &["remote", "add", "origin", &url]);

@@ -336,23 +336,22 @@ fn durable_memory_stays_closed_when_the_taint_record_is_damaged_or_deleted() {
 }
 
 #[test]
-fn a_push_refspec_is_not_a_host() {
-    let mut s = Session::new("refspec", "git@github.com:maintainer/app.git", &[]);
-    s.bash(
-        "git push git@github.com:maintainer/app.git HEAD:refs/heads/feature",
-        "",
-    );
-    let report = s.end("Pushed.");
-    assert_eq!(report["outcome"], "Clean", "{report:#}");
-}
-
-#[test]
-fn adding_a_remote_is_not_network_use() {
-    let mut s = Session::new("remote-add", "git@github.com:maintainer/app.git", &[]);
-    s.bash(
-        "git remote add upstream https://git.example.org/team/app.git",
-        "",
-    );
-    let report = s.end("Added the upstream remote.");
-    assert_eq!(report["outcome"], "Clean", "{report:#}");
+fn a_push_refspec_is_not_a_host_and_adding_a_remote_is_not_network_use() {
+    for (id, command, last) in [
+        (
+            "refspec",
+            "git push git@github.com:maintainer/app.git HEAD:refs/heads/feature",
+            "Pushed.",
+        ),
+        (
+            "remote-add",
+            "git remote add upstream https://git.example.org/team/app.git",
+            "Added the upstream remote.",
+        ),
+    ] {
+        let mut s = Session::new(id, "git@github.com:maintainer/app.git", &[]);
+        s.bash(command, "");
+        let report = s.end(last);
+        assert_eq!(report["outcome"], "Clean", "{id}: {report:#}");
+    }
 }

@@ -130,7 +130,7 @@ fn ordinary_work_runs_unchanged() {
     );
     // Commits happen in a linked worktree, as the guards ask (G6 keeps the primary checkout).
     let repo = w.project().join("repo");
-    hook_replay::git::init_with_commit(&repo);
+    hook_replay::git::init_with_commit(&repo, &[]);
     git(&repo, &["worktree", "add", "-q", "../wt"]);
     let script = "for i in $(seq 200); do /bin/true; done; echo execs done; \
                   (cd wt && echo a >> f && git add f && git -c user.name=a -c user.email=a@b commit -qm x && git log -1 --format=%s); \
