@@ -6,32 +6,20 @@
 
 mod common;
 use common::*;
-use std::process::{Child, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Waits for the command with a generous bound: a hang fails the test instead of stalling it.
-fn bounded(mut child: Child) -> Output {
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("the command hung under the second line");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
-/// `python3 -c script` under the second line, bounded; skipped (`None`) without root.
+/// `python3 -c script` under the second line, skipped (`None`) without root. The run is bounded
+/// generously: a hang fails the test instead of stalling it.
 fn run(name: &str, script: &str) -> Option<Ran> {
     let w = root_world(name)?;
-    let child = w
-        .command("python3", &["-c", script])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    Some(Ran::from(bounded(child)))
+    let mut command = w.command("python3", &["-c", script]);
+    let out = hook_replay::bounded::run_bounded(&mut command, Duration::from_secs(120)).unwrap();
+    assert!(!out.timed_out, "the command hung under the second line");
+    Some(Ran {
+        status: out.status.expect("an exit status"),
+        stdout: out.stdout,
+        stderr: out.stderr,
+    })
 }
 
 const TOO_MUCH: &str = r#"
