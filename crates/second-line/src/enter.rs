@@ -269,14 +269,20 @@ fn supervisor_main(
     if let Some(s) = &session {
         crate::pid_files::write(s.dir(), &record);
     }
+    let watchdog = link.as_ref().map(|(_, w)| *w);
     let Ok((listener, mount_layer)) = receive_fd(sock.as_raw_fd(), Some(HANDSHAKE)) else {
+        stop_watchdog(watchdog);
         exit_supervisor(cx.pid_file)
     };
     drop(sock);
     if let Some((link, _)) = &link {
         let _ = send_fd(link.as_raw_fd(), listener.as_raw_fd(), mount_layer);
     }
-    cx.serve(&listener, mount_layer, false, in_flight.as_ref());
+    if cx.serve(&listener, mount_layer, false, in_flight.as_ref()) {
+        // The tree is gone: the watchdog has nothing to stand in for. Reaped before the record
+        // goes, so SessionEnd never finds it running without one.
+        stop_watchdog(watchdog);
+    }
     exit_supervisor(cx.pid_file)
 }
 
@@ -290,7 +296,8 @@ struct Serving {
 }
 
 impl Serving {
-    /// Serves the listener until the tree is gone, with the audit writer thread alongside.
+    /// Serves the listener until the tree is gone (`true`) or the listener fails, with the audit
+    /// writer thread alongside.
     /// `stand_in`: the watchdog serving after the supervisor died (every exec fails closed).
     fn serve(
         &self,
@@ -298,7 +305,7 @@ impl Serving {
         mount_layer: bool,
         stand_in: bool,
         in_flight: Option<&InFlight>,
-    ) {
+    ) -> bool {
         crate::notify::sync_wake_up(listener.as_raw_fd());
         let session = self
             .state_dir
@@ -345,12 +352,13 @@ impl Serving {
             stand_in,
             in_flight,
         };
-        serve(listener.as_raw_fd(), &sup);
+        let hung_up = serve(listener.as_raw_fd(), &sup);
         drop(sup);
         drop(tx);
         if let Some(w) = writer {
             let _ = w.join();
         }
+        hung_up
     }
 }
 
@@ -377,11 +385,22 @@ fn start_watchdog(sock: &OwnedFd, cx: &Serving, in_flight: &InFlight) -> Option<
             std::mem::forget(ours);
             if let Some((listener, mount_layer)) = crate::watchdog::wait_for_takeover(&theirs) {
                 crate::watchdog::answer_orphans(listener.as_raw_fd(), in_flight);
-                cx.serve(&listener, mount_layer, true, Some(in_flight));
+                let _ = cx.serve(&listener, mount_layer, true, Some(in_flight));
             }
             exit_supervisor(cx.pid_file.clone())
         }
         child => Some((ours, child as u32)),
+    }
+}
+
+/// Ends the supervisor's watchdog (its child) and reaps it.
+fn stop_watchdog(watchdog: Option<u32>) {
+    if let Some(w) = watchdog {
+        // SAFETY: signalling and reaping our own child.
+        unsafe {
+            libc::kill(w as i32, libc::SIGKILL);
+            libc::waitpid(w as i32, std::ptr::null_mut(), 0);
+        }
     }
 }
 

@@ -374,8 +374,9 @@ fn resolve(
     Ok(integrity_signals::paths::normalise(&base.join(text)))
 }
 
-/// Serves the listener until every process that carries the filter is gone.
-pub fn serve(listener: RawFd, sup: &Supervisor) {
+/// Serves the listener until every process that carries the filter is gone (`true`), or the
+/// listener fails (`false`: the watchdog, if any, takes over).
+pub fn serve(listener: RawFd, sup: &Supervisor) -> bool {
     use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
     use std::os::fd::BorrowedFd;
     loop {
@@ -385,7 +386,7 @@ pub fn serve(listener: RawFd, sup: &Supervisor) {
         match poll(&mut fds, PollTimeout::NONE) {
             Ok(_) => {}
             Err(nix::errno::Errno::EINTR) => continue,
-            Err(_) => return,
+            Err(_) => return false,
         }
         let ev = fds[0].revents().unwrap_or(PollFlags::empty());
         if ev.contains(PollFlags::POLLIN) {
@@ -401,10 +402,10 @@ pub fn serve(listener: RawFd, sup: &Supervisor) {
                 }
                 // The caller went away between poll and receive.
                 Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::EINTR)) => {}
-                Err(_) => return,
+                Err(_) => return false,
             }
         } else if ev.intersects(PollFlags::POLLHUP | PollFlags::POLLERR | PollFlags::POLLNVAL) {
-            return;
+            return true;
         }
     }
 }
