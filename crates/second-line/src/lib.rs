@@ -6,6 +6,8 @@
 //!   seccomp filter ([`syscalls`]) and hand its listener over;
 //! * [`supervisor`] — answers every notification of the command's process tree: execs judged by
 //!   the [`judge::ExecJudge`]s (folded with K1), writes to protected paths refused (I3);
+//! * [`watchdog`] — stands in for a supervisor that died: its tree's execs fail closed with a
+//!   line (`C10.unanswered`) instead of hanging or failing silently;
 //! * [`network`] — `connect` to a non-local address: I1 evidence, K5 taint, `network_allow`;
 //! * [`rules_adapter`] — the guards' own rule code as judges (G2–G6, M3);
 //! * [`layers`] — which layers this host and user can have, for `--report`;
