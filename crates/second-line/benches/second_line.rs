@@ -4,8 +4,11 @@
 //! * per command: `bash -c true` directly, through `second-line-exec` with the second line off
 //!   (`AGENT_GUARDS_SECOND_LINE=off`: the runner's own exec) and with it on; the second line's
 //!   cost is on − off;
-//! * per exec: a loop of 500 `/bin/true` (programs no rule reads) and of 50 `git --version`
-//!   (judged by the rules) inside one command, on − off, divided by the count.
+//! * per exec: each exec timed inside the command by bash (`EPOCHREALTIME` around it), 500
+//!   samples per variant, medians, on − off: `/bin/true` (no rule reads it), `git --version`
+//!   (judged: a read, settled from its arguments) and `git stash` outside a repository
+//!   (judged: it mutates a checkout, so the whole G2–G6 pipeline runs, repository lookup
+//!   included; then git refuses).
 //!
 //! `cargo bench -p second-line` (root, for the layers to be on).
 
@@ -20,7 +23,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-fn run(home: &Path, via: Option<bool>, script: &str) -> Duration {
+fn command(home: &Path, via: Option<bool>, script: &str) -> Command {
     let mut c = match via {
         None => Command::new("bash"),
         Some(on) => {
@@ -36,8 +39,13 @@ fn run(home: &Path, via: Option<bool>, script: &str) -> Duration {
         .env("HOME", home)
         .env("CLAUDE_CODE_SESSION_ID", "bench")
         .current_dir(home)
-        .stdout(Stdio::null())
         .stderr(Stdio::null());
+    c
+}
+
+fn run(home: &Path, via: Option<bool>, script: &str) -> Duration {
+    let mut c = command(home, via, script);
+    c.stdout(Stdio::null());
     let start = Instant::now();
     let status = c.status().expect("runs");
     let took = start.elapsed();
@@ -54,6 +62,35 @@ fn compare(home: &Path, script: &str, rounds: usize) -> [Duration; 3] {
         t[2].push(run(home, Some(true), script));
     }
     t.map(median)
+}
+
+/// Per-exec wall clock inside one command: bash times each exec of `program` with
+/// `EPOCHREALTIME` (so the command's own start and end are not in it, and one slow wake-up moves
+/// one sample, not the figure). Interleaved rounds of `count` execs; medians in µs.
+fn per_exec(home: &Path, program: &str, rounds: usize, count: usize) -> [f64; 3] {
+    let script = format!(
+        "for i in $(seq {count}); do s=$EPOCHREALTIME; {program} >/dev/null 2>&1; e=$EPOCHREALTIME; echo \"$s $e\"; done"
+    );
+    let mut t: [Vec<f64>; 3] = Default::default();
+    for _ in 0..rounds {
+        for (i, via) in [None, Some(false), Some(true)].into_iter().enumerate() {
+            let out = command(home, via, &script).output().expect("runs");
+            for line in String::from_utf8_lossy(&out.stdout).lines() {
+                let v: Vec<f64> = line
+                    .split_whitespace()
+                    .filter_map(|w| w.replace(',', ".").parse().ok())
+                    .collect();
+                if let [s, e] = v[..] {
+                    t[i].push((e - s) * 1e6);
+                }
+            }
+        }
+    }
+    t.map(|mut v| {
+        assert!(!v.is_empty(), "no samples from {script}");
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    })
 }
 
 fn us(d: Duration) -> f64 {
@@ -85,22 +122,20 @@ fn main() {
         us(on),
         us(on) - us(off)
     );
-    let n = 500.0;
-    let [_, off, on] = compare(&dir, "for i in $(seq 500); do /bin/true; done", 15);
-    println!(
-        "per exec, programs no rule reads (500 /bin/true, median of 15): off {:.0} µs | on {:.0} µs | added per exec {:.1} µs",
-        us(off),
-        us(on),
-        (us(on) - us(off)) / n
-    );
-    let n = 50.0;
-    let [_, off, on] = compare(&dir, "for i in $(seq 50); do git --version; done", 9);
-    println!(
-        "per exec, judged (50 git --version, median of 9): off {:.0} µs | on {:.0} µs | added per exec {:.1} µs",
-        us(off),
-        us(on),
-        (us(on) - us(off)) / n
-    );
+    for (what, program) in [
+        ("programs no rule reads: /bin/true", "/bin/true"),
+        ("judged reads: git --version", "git --version"),
+        (
+            "judged by the rules: git stash (no repository)",
+            "git stash",
+        ),
+    ] {
+        let [plain, off, on] = per_exec(&dir, program, 5, 100);
+        println!(
+            "per exec, {what} (median of 500 single execs each): bash -c {plain:.0} µs | off {off:.0} µs | on {on:.0} µs | added per exec {:.0} µs",
+            on - off
+        );
+    }
     second_line::stop_session(&dir.join(".local/state/agent-guards/sessions/bench"));
     let _ = std::fs::remove_dir_all(&dir);
 }

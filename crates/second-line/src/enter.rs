@@ -8,6 +8,7 @@ use crate::layers::{self, Layer, LayerState};
 use crate::protected::ProtectedSet;
 use crate::rules_adapter::{GitHubWrites, LaunchContext, ModelLaunches};
 use crate::supervisor::{serve, Supervisor, Work};
+use crate::watchdog::InFlight;
 use crate::{mounts, notify, syscalls};
 use nix::sys::socket::{
     recvmsg, sendmsg, socketpair, AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags,
@@ -146,15 +147,8 @@ fn hand_over(sock: &OwnedFd, mount_layer: bool, no_new_privs: bool) -> Result<()
     }
     let listener =
         notify::install(&syscalls::filter()).map_err(|e| format!("seccomp filter: {e}"))?;
-    let fds = [listener.as_raw_fd()];
-    sendmsg::<UnixAddr>(
-        sock.as_raw_fd(),
-        &[IoSlice::new(&[b'F', mount_layer as u8])],
-        &[ControlMessage::ScmRights(&fds)],
-        MsgFlags::empty(),
-        None,
-    )
-    .map_err(|e| format!("passing the listener (execs now fail closed): {e}"))?;
+    send_fd(sock.as_raw_fd(), listener.as_raw_fd(), mount_layer)
+        .map_err(|e| format!("passing the listener (execs now fail closed): {e}"))?;
     // No acknowledgement is awaited: the listener in flight keeps the filter answered once the
     // supervisor reads it, and if the supervisor died first the kernel fails execs (ENOSYS).
     Ok(())
@@ -216,8 +210,21 @@ fn spawn_supervisor(
     }
 }
 
+/// Sends the listener (and whether the mount layer is on) over `sock`.
+fn send_fd(sock: RawFd, fd: RawFd, mount_layer: bool) -> Result<(), String> {
+    sendmsg::<UnixAddr>(
+        sock,
+        &[IoSlice::new(&[b'F', mount_layer as u8])],
+        &[ControlMessage::ScmRights(&[fd])],
+        MsgFlags::empty(),
+        None,
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
+
 /// Detaches from the command (own session, no inherited descriptors, so the CLI never waits on
-/// us for the command's output) and serves the listener it is handed.
+/// us for the command's output), starts the watchdog and serves the listener it is handed.
 fn supervisor_main(
     sock: OwnedFd,
     protected: ProtectedSet,
@@ -232,71 +239,169 @@ fn supervisor_main(
     let session = state_dir
         .as_deref()
         .map(|s| session_store::Session::new(s, session_id.as_deref()));
+    let pid = std::process::id();
+    let mut record = crate::pid_files::Record {
+        pid,
+        start: crate::start_time(pid).unwrap_or_default(),
+        watchdog: None,
+    };
+    let cx = Serving {
+        protected,
+        state_dir,
+        session_id,
+        pid_file: session
+            .as_ref()
+            .map(|s| s.dir().join(crate::PID_DIR).join(pid.to_string())),
+    };
+    // Forked before the readiness byte: the prefix is busy with the mounts meanwhile.
+    let in_flight = InFlight::new().ok();
+    let link = in_flight
+        .as_ref()
+        .and_then(|f| start_watchdog(&sock, &cx, f));
+    if let Some((_, wpid)) = &link {
+        record.watchdog = crate::start_time(*wpid).map(|t| (*wpid, t));
+    }
     let send = |b: u8| {
         // SAFETY: writing one byte from a live buffer.
         unsafe { libc::write(sock.as_raw_fd(), [b].as_ptr().cast(), 1) }
     };
     send(b'R');
-    let pid_file = session.as_ref().and_then(|s| {
-        let dir = s.dir().join(crate::PID_DIR);
-        std::fs::create_dir_all(&dir).ok()?;
-        let pid = std::process::id();
-        let f = dir.join(pid.to_string());
-        let started = crate::start_time(pid).unwrap_or_default();
-        std::fs::write(&f, started).ok().map(|_| f)
-    });
-    let got = receive_listener(sock.as_raw_fd());
-    let Ok((listener, mount_layer)) = got else {
-        exit_supervisor(pid_file)
+    if let Some(s) = &session {
+        crate::pid_files::write(s.dir(), &record);
+    }
+    let watchdog = link.as_ref().map(|(_, w)| *w);
+    let Ok((listener, mount_layer)) = receive_fd(sock.as_raw_fd(), Some(HANDSHAKE)) else {
+        stop_watchdog(watchdog);
+        exit_supervisor(cx.pid_file)
     };
     drop(sock);
-    crate::notify::sync_wake_up(listener.as_raw_fd());
-    let (tx, rx) = std::sync::mpsc::channel::<Work>();
-    let writer = session.map(|s| {
-        std::thread::spawn(move || {
-            let log = s.audit();
-            let _ = s.ensure();
-            for w in rx {
-                match w {
-                    Work::Audit(v) => {
-                        let _ = log.append(&v);
-                    }
-                    Work::Taint(source, time) => {
-                        let _ = taint::record(&s, &source, None, &time);
+    if let Some((link, _)) = &link {
+        let _ = send_fd(link.as_raw_fd(), listener.as_raw_fd(), mount_layer);
+    }
+    if cx.serve(&listener, mount_layer, false, in_flight.as_ref()) {
+        // The tree is gone: the watchdog has nothing to stand in for. Reaped before the record
+        // goes, so SessionEnd never finds it running without one.
+        stop_watchdog(watchdog);
+    }
+    exit_supervisor(cx.pid_file)
+}
+
+/// What a supervisor (or the watchdog standing in for it) serves with.
+struct Serving {
+    protected: ProtectedSet,
+    state_dir: Option<PathBuf>,
+    session_id: Option<String>,
+    /// The supervisor's record in the session (removed when serving ends).
+    pid_file: Option<PathBuf>,
+}
+
+impl Serving {
+    /// Serves the listener until the tree is gone (`true`) or the listener fails, with the audit
+    /// writer thread alongside.
+    /// `stand_in`: the watchdog serving after the supervisor died (every exec fails closed).
+    fn serve(
+        &self,
+        listener: &OwnedFd,
+        mount_layer: bool,
+        stand_in: bool,
+        in_flight: Option<&InFlight>,
+    ) -> bool {
+        crate::notify::sync_wake_up(listener.as_raw_fd());
+        let session = self
+            .state_dir
+            .as_deref()
+            .map(|s| session_store::Session::new(s, self.session_id.as_deref()));
+        let (tx, rx) = std::sync::mpsc::channel::<Work>();
+        let writer = session.map(|s| {
+            std::thread::spawn(move || {
+                let log = s.audit();
+                let _ = s.ensure();
+                for w in rx {
+                    match w {
+                        Work::Audit(v) => {
+                            let _ = log.append(&v);
+                        }
+                        Work::Taint(source, time) => {
+                            let _ = taint::record(&s, &source, None, &time);
+                        }
                     }
                 }
-            }
-        })
-    });
-    let launch = LaunchContext::new(
-        std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect(),
-        state_dir,
-        session_id,
-    );
-    let sup = Supervisor {
-        judges: vec![
-            Box::new(GitHubWrites {
-                launch: launch.clone(),
-            }),
-            Box::new(ModelLaunches {
-                launch: launch.clone(),
-            }),
-        ],
-        protected,
-        mount_layer,
-        audit: writer.as_ref().map(|_| tx.clone()),
-        network: std::sync::OnceLock::new(),
-        launch,
-    };
-    serve(listener.as_raw_fd(), &sup);
-    drop(sup);
-    drop(tx);
-    if let Some(w) = writer {
-        let _ = w.join();
+            })
+        });
+        let launch = LaunchContext::new(
+            std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+            self.state_dir.clone(),
+            self.session_id.clone(),
+        );
+        let sup = Supervisor {
+            judges: vec![
+                Box::new(GitHubWrites {
+                    launch: launch.clone(),
+                }),
+                Box::new(ModelLaunches {
+                    launch: launch.clone(),
+                }),
+            ],
+            protected: self.protected.clone(),
+            mount_layer,
+            audit: writer.as_ref().map(|_| tx.clone()),
+            network: std::sync::OnceLock::new(),
+            launch,
+            stand_in,
+            in_flight,
+        };
+        let hung_up = serve(listener.as_raw_fd(), &sup);
+        drop(sup);
+        drop(tx);
+        if let Some(w) = writer {
+            let _ = w.join();
+        }
+        hung_up
     }
-    exit_supervisor(pid_file)
+}
+
+/// Forks the watchdog; returns the supervisor's end of the link and the watchdog's pid.
+fn start_watchdog(sock: &OwnedFd, cx: &Serving, in_flight: &InFlight) -> Option<(OwnedFd, u32)> {
+    let (ours, theirs) = socketpair(
+        AddressFamily::Unix,
+        SockType::SeqPacket,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )
+    .ok()?;
+    // SAFETY: the supervisor is single-threaded here (the writer thread starts later).
+    match unsafe { libc::fork() } {
+        -1 => None,
+        0 => {
+            // The prefix's socket and our end of the link belong to the supervisor: holding
+            // them would hide its death from the prefix and from us.
+            // SAFETY: closing descriptors this process does not use.
+            unsafe {
+                libc::close(sock.as_raw_fd());
+                libc::close(ours.as_raw_fd());
+            }
+            std::mem::forget(ours);
+            if let Some((listener, mount_layer)) = crate::watchdog::wait_for_takeover(&theirs) {
+                crate::watchdog::answer_orphans(listener.as_raw_fd(), in_flight);
+                let _ = cx.serve(&listener, mount_layer, true, Some(in_flight));
+            }
+            exit_supervisor(cx.pid_file.clone())
+        }
+        child => Some((ours, child as u32)),
+    }
+}
+
+/// Ends the supervisor's watchdog (its child) and reaps it.
+fn stop_watchdog(watchdog: Option<u32>) {
+    if let Some(w) = watchdog {
+        // SAFETY: signalling and reaping our own child.
+        unsafe {
+            libc::kill(w as i32, libc::SIGKILL);
+            libc::waitpid(w as i32, std::ptr::null_mut(), 0);
+        }
+    }
 }
 
 fn exit_supervisor(pid_file: Option<PathBuf>) -> ! {
@@ -349,14 +454,20 @@ fn detach(keep: RawFd) {
     }
 }
 
-fn receive_listener(sock: RawFd) -> Result<(OwnedFd, bool), String> {
+/// Receives a listener (and the mount flag) sent with [`send_fd`]; waits up to `timeout` (no
+/// bound: `None`).
+pub(crate) fn receive_fd(
+    sock: RawFd,
+    timeout: Option<Duration>,
+) -> Result<(OwnedFd, bool), String> {
     let mut p = libc::pollfd {
         fd: sock,
         events: libc::POLLIN,
         revents: 0,
     };
+    let wait = timeout.map_or(-1, |t| t.as_millis() as i32);
     // SAFETY: one valid pollfd. The prefix sends right after our readiness byte.
-    if unsafe { libc::poll(&mut p, 1, HANDSHAKE.as_millis() as i32) } <= 0 {
+    if unsafe { libc::poll(&mut p, 1, wait) } <= 0 {
         return Err("no listener".into());
     }
     let mut buf = [0u8; 2];

@@ -67,6 +67,12 @@ pub trait ExecJudge: Send + Sync {
     fn wants(&self, program_name: &str) -> bool;
     /// The verdict on one exec.
     fn judge(&self, facts: &ExecFacts) -> ExecVerdict;
+    /// Whether the arguments alone already show that [`ExecJudge::judge`] allows the exec (a
+    /// read such as `git --version` or `git status`): the hot path then reads no environment
+    /// and no cwd and runs no rules. Only ever `true` where the rules cannot refuse.
+    fn allows_from_argv(&self, _program_name: &str, _argv: &[String]) -> bool {
+        false
+    }
 }
 
 /// The folded decision over several judges.
@@ -111,6 +117,18 @@ pub fn fold(judges: &[Box<dyn ExecJudge>], facts: &ExecFacts) -> Folded {
 /// Whether any judge wants the program.
 pub fn any_wants(judges: &[Box<dyn ExecJudge>], program_name: &str) -> bool {
     judges.iter().any(|j| j.wants(program_name))
+}
+
+/// Whether every judge that wants the program allows the exec from its arguments alone.
+pub fn all_allow_from_argv(
+    judges: &[Box<dyn ExecJudge>],
+    program_name: &str,
+    argv: &[String],
+) -> bool {
+    judges
+        .iter()
+        .filter(|j| j.wants(program_name))
+        .all(|j| j.allows_from_argv(program_name, argv))
 }
 
 #[cfg(test)]

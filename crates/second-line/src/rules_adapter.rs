@@ -169,6 +169,54 @@ fn rule_relevant(name: &str) -> bool {
             || name == "GH_REPO")
 }
 
+/// git's subcommands that G2–G6 read whatever their arguments: `push` (G3, G4) and those whose
+/// hooks G4 keeps from being skipped (gh-write-guard's `HOOKED`).
+const GIT_JUDGED: [&str; 5] = ["push", "commit", "merge", "am", "pull"];
+
+/// Whether a `git` exec is one G2–G6 cannot refuse, from its arguments alone (git's own option
+/// grammar, command-effects' `parse_git_args`): no subcommand (`git --version`, `--help`), or a
+/// builtin one (an alias cannot shadow a builtin) that neither pushes, nor runs hooks G4 guards,
+/// nor mutates a checkout (G6's `mutates`, asked both ways where it depends on a ref). Its
+/// `-c` settings and environment change nothing here: G4 reads them only for the judged
+/// subcommands, and what a pager or helper runs is an exec of its own, judged when it happens.
+pub fn git_read(argv: &[String]) -> bool {
+    let line = std::iter::once("git".to_string())
+        .chain(
+            argv.iter()
+                .skip(1)
+                .map(|a| shell_words::quote(a).into_owned()),
+        )
+        .collect::<Vec<_>>()
+        .join(" ");
+    let parsed = shell_syntax::parse(&line);
+    let view = shell_syntax::commands(&parsed);
+    let [inv] = view.invocations.as_slice() else {
+        return false;
+    };
+    if inv.name() != Some("git") || inv.args.iter().any(|a| a.value.is_none()) {
+        return false;
+    }
+    let call = command_effects::git::parse_git_args(&inv.args, &|_| None);
+    let sub = match &call.subcommand {
+        None => return true,
+        Some(None) => return false,
+        Some(Some(sub)) => sub.as_str(),
+    };
+    if GIT_JUDGED.contains(&sub) || !command_effects::git_alias::is_builtin(sub) {
+        return false;
+    }
+    let words: Vec<String> = std::iter::once(sub.to_string())
+        .chain(
+            call.args
+                .iter()
+                .filter_map(|a| a.value.as_deref().map(String::from)),
+        )
+        .collect();
+    [true, false].iter().all(|names_a_commit| {
+        gh_write_guard::g6_primary_checkout::mutates(&words, &|_| *names_a_commit).is_none()
+    })
+}
+
 /// gh-write-guard's G2–G6 over a `git` or `gh` exec.
 pub struct GitHubWrites {
     pub launch: LaunchContext,
@@ -177,6 +225,10 @@ pub struct GitHubWrites {
 impl ExecJudge for GitHubWrites {
     fn wants(&self, program: &str) -> bool {
         self.launch.reads(program) == Reads::GitHub
+    }
+
+    fn allows_from_argv(&self, program: &str, argv: &[String]) -> bool {
+        program == "git" && git_read(argv)
     }
 
     fn judge(&self, facts: &ExecFacts) -> ExecVerdict {
@@ -399,6 +451,73 @@ mod tests {
             m.judge(&exec(&["pnpm", "install"], &[])),
             ExecVerdict::Allow
         );
+    }
+
+    #[test]
+    fn a_git_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
+        // A primary checkout, where G6 refuses what mutates it.
+        let repo = tempfile::tempdir().unwrap();
+        let st = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(repo.path())
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let home = repo.path().display().to_string();
+        let judge = GitHubWrites {
+            launch: launch(&[("HOME", &home)]),
+        };
+        let facts = |argv: &[&str]| ExecFacts {
+            program: "/usr/bin/git".into(),
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            cwd: repo.path().to_path_buf(),
+            env: Vec::new(),
+        };
+        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for read in [
+            &["git", "--version"][..],
+            &["git"],
+            &["git", "status", "--short"],
+            &["git", "log", "--oneline", "-5"],
+            &["git", "-C", &home, "diff", "--stat"],
+            &["git", "--no-pager", "-c", "core.pager=cat", "show", "HEAD"],
+            &["git", "rev-parse", "--abbrev-ref", "HEAD"],
+            &["git", "stash", "list"],
+            &["git", "branch", "--list"],
+            &["git", "fetch", "origin"],
+        ] {
+            assert!(git_read(&argv(read)), "{read:?} is a read");
+            assert_eq!(judge.judge(&facts(read)), ExecVerdict::Allow, "{read:?}");
+        }
+        for write in [
+            &["git", "push", "origin", "main"][..],
+            &["git", "--git-dir=.git", "push"],
+            &["git", "commit", "-m", "x"],
+            &["git", "-c", "core.hooksPath=/dev/null", "commit", "-m", "x"],
+            &["git", "merge", "topic"],
+            &["git", "pull"],
+            &["git", "am", "p.patch"],
+            &["git", "reset", "--hard"],
+            &["git", "checkout", "-f", "main"],
+            &["git", "checkout", "topic"],
+            &["git", "branch", "-D", "topic"],
+            &["git", "stash"],
+            &["git", "clean", "-fd"],
+            // Not a builtin: an alias, which may stand for a push.
+            &["git", "st"],
+        ] {
+            assert!(!git_read(&argv(write)), "{write:?} is not a read");
+        }
+        // The comparison can fail: the rules refuse these here.
+        for refused in [
+            &["git", "reset", "--hard"][..],
+            &["git", "commit", "--no-verify", "-m", "x"],
+        ] {
+            assert!(
+                matches!(judge.judge(&facts(refused)), ExecVerdict::Deny { .. }),
+                "{refused:?}"
+            );
+        }
     }
 
     #[test]

@@ -6,12 +6,13 @@
 //! Every path out of a handler answers: a process that went away needs no answer, anything we
 //! could not read about an exec fails that exec closed (`EPERM`) with a line saying why.
 
-use crate::judge::{any_wants, fold, ExecFacts, ExecJudge};
+use crate::judge::{all_allow_from_argv, any_wants, fold, ExecFacts, ExecJudge};
 use crate::network::{is_local, parse_sockaddr, Decision, Policy};
 use crate::notify::{self, base_dir, lossy, program_of, tell, Answer, Memory};
 use crate::protected::ProtectedSet;
 use crate::rules_adapter::LaunchContext;
 use crate::syscalls::{self, Kind, PathArg, Sys};
+use crate::watchdog::{unanswered_reason, InFlight, C10_UNANSWERED};
 use serde_json::{json, Value};
 use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
@@ -25,7 +26,7 @@ pub const C10_UNJUDGED: &str = "C10.unjudged";
 const I1_NETWORK: &str = integrity_signals::codes::I1_NETWORK;
 
 /// Everything one command's supervisor needs.
-pub struct Supervisor {
+pub struct Supervisor<'a> {
     pub judges: Vec<Box<dyn ExecJudge>>,
     pub protected: ProtectedSet,
     /// Whether the command runs with the read-only mounts (otherwise the notifier alone keeps
@@ -36,6 +37,11 @@ pub struct Supervisor {
     /// The network policy (`network_allow`, `mode`), read on the first non-local connect.
     pub network: OnceLock<Policy>,
     pub launch: LaunchContext,
+    /// The watchdog serving after the supervisor died: every exec fails closed
+    /// ([`crate::watchdog`]).
+    pub stand_in: bool,
+    /// The notification being handled, shared with the watchdog.
+    pub in_flight: Option<&'a InFlight>,
 }
 
 /// What the writer thread does with the session's store.
@@ -57,7 +63,7 @@ fn now() -> String {
     session_store::time::now_rfc3339()
 }
 
-impl Supervisor {
+impl Supervisor<'_> {
     fn record(&self, v: Value) {
         if let Some(tx) = &self.audit {
             let _ = tx.send(Work::Audit(v));
@@ -91,7 +97,9 @@ impl Supervisor {
         }
     }
 
-    fn on_exec(&self, listener: RawFd, n: &libc::seccomp_notif, sys: &Sys) -> Handled {
+    /// What a judge reads about an exec; `Ok(None)`: no judge needs more (not a judged program,
+    /// a path that does not exist, or a read the arguments already settle).
+    fn exec_facts(&self, n: &libc::seccomp_notif, sys: &Sys) -> Result<Option<ExecFacts>, String> {
         let Kind::Exec {
             target,
             argv,
@@ -99,54 +107,65 @@ impl Supervisor {
             flags,
         } = sys.kind
         else {
-            return Handled::Gone;
+            return Ok(None);
         };
         let (pid, args) = (n.pid, n.data.args);
         let size = syscalls::pointer_size(n.data.arch, n.data.nr as i64);
-        let facts = (|| -> Result<Option<ExecFacts>, String> {
-            let mem = Memory::open(pid, size).map_err(|e| format!("its memory: {e}"))?;
-            let raw = mem
-                .string(args[target.path], notify::MAX_STRING)
-                .map_err(|e| format!("the program path: {e}"))?;
-            let empty_path = flags.is_some_and(|f| args[f] as i32 & libc::AT_EMPTY_PATH != 0);
-            let program = resolve(pid, target, &args, &raw, empty_path)
-                .map_err(|e| format!("the program's folder: {e}"))?;
-            // A path that does not exist fails in the kernel (PATH lookups try several). Only
-            // the last component names the program: one lstat, and the link followed only
-            // when it is one (folders that are links do not change the name).
-            let Ok(meta) = std::fs::symlink_metadata(&program) else {
-                return Ok(None);
-            };
-            let by_name = any_wants(&self.judges, base(&program));
-            let real = match meta.file_type().is_symlink() && !by_name {
-                true => match std::fs::canonicalize(&program) {
-                    Ok(real) => real,
-                    Err(_) => return Ok(None),
-                },
-                false => program.clone(),
-            };
-            if !by_name && !any_wants(&self.judges, base(&real)) {
-                return Ok(None);
-            }
-            let strings = |addr: u64, what: &str| {
-                mem.strings(addr)
-                    .map_err(|e| format!("its {what}: {e}"))
-                    .map(|v| v.iter().map(|s| lossy(s)).collect::<Vec<_>>())
-            };
-            let argv = strings(args[argv], "arguments")?;
-            let env = strings(args[envp], "environment")?
-                .into_iter()
-                .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
-                .collect();
-            let cwd = base_dir(pid, None).map_err(|e| format!("its cwd: {e}"))?;
-            let program = if by_name { program } else { real };
-            Ok(Some(ExecFacts {
-                program: program.to_string_lossy().into_owned(),
-                argv,
-                cwd,
-                env,
-            }))
-        })();
+        let mem = Memory::open(pid, size).map_err(|e| format!("its memory: {e}"))?;
+        let raw = mem
+            .string(args[target.path], notify::MAX_STRING)
+            .map_err(|e| format!("the program path: {e}"))?;
+        let empty_path = flags.is_some_and(|f| args[f] as i32 & libc::AT_EMPTY_PATH != 0);
+        let program = resolve(pid, target, &args, &raw, empty_path)
+            .map_err(|e| format!("the program's folder: {e}"))?;
+        // A path that does not exist fails in the kernel (PATH lookups try several). Only
+        // the last component names the program: one lstat, and the link followed only
+        // when it is one (folders that are links do not change the name).
+        let Ok(meta) = std::fs::symlink_metadata(&program) else {
+            return Ok(None);
+        };
+        let by_name = any_wants(&self.judges, base(&program));
+        let real = match meta.file_type().is_symlink() && !by_name {
+            true => match std::fs::canonicalize(&program) {
+                Ok(real) => real,
+                Err(_) => return Ok(None),
+            },
+            false => program.clone(),
+        };
+        if !by_name && !any_wants(&self.judges, base(&real)) {
+            return Ok(None);
+        }
+        let strings = |addr: u64, what: &str| {
+            mem.strings(addr)
+                .map_err(|e| format!("its {what}: {e}"))
+                .map(|v| v.iter().map(|s| lossy(s)).collect::<Vec<_>>())
+        };
+        let argv = strings(args[argv], "arguments")?;
+        let name = if by_name { base(&program) } else { base(&real) };
+        // A read (`git status`): no environment, no cwd, no rules.
+        if all_allow_from_argv(&self.judges, name, &argv) {
+            return Ok(None);
+        }
+        let env = strings(args[envp], "environment")?
+            .into_iter()
+            .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
+            .collect();
+        let cwd = base_dir(pid, None).map_err(|e| format!("its cwd: {e}"))?;
+        let program = if by_name { program } else { real };
+        Ok(Some(ExecFacts {
+            program: program.to_string_lossy().into_owned(),
+            argv,
+            cwd,
+            env,
+        }))
+    }
+
+    fn on_exec(&self, listener: RawFd, n: &libc::seccomp_notif, sys: &Sys) -> Handled {
+        let pid = n.pid;
+        if self.stand_in {
+            return self.refuse_unanswered(listener, n, sys);
+        }
+        let facts = self.exec_facts(n, sys);
         // What was read belongs to this call only if it is still pending.
         if !notify::still_valid(listener, n.id) {
             return Handled::Gone;
@@ -185,6 +204,23 @@ impl Supervisor {
             "program": facts.program, "argv": facts.argv, "cwd": facts.cwd,
             "disposition": folded.disposition, "evidence": evidence,
         }));
+        out
+    }
+
+    /// The watchdog's answer to every exec once the supervisor died: refused, with the line.
+    fn refuse_unanswered(&self, listener: RawFd, n: &libc::seccomp_notif, sys: &Sys) -> Handled {
+        if !notify::still_valid(listener, n.id) {
+            return Handled::Gone;
+        }
+        let reason = unanswered_reason();
+        tell(n.pid, &format!("agent-guards: refused an exec ({reason})"));
+        let out = self.answer(
+            listener,
+            n.id,
+            Answer::Fail(libc::EPERM),
+            Handled::Refused("C10".into()),
+        );
+        self.record(json!({"binary": "second-line", "layer": "exec_gate", "time": now(), "decision": "deny_unanswered", "requirement": "C10", "code": C10_UNANSWERED, "syscall": sys.name, "pid": n.pid, "program": program_of(n.pid), "reason": reason}));
         out
     }
 
@@ -242,7 +278,7 @@ impl Supervisor {
     }
 }
 
-impl Supervisor {
+impl Supervisor<'_> {
     fn on_connect(
         &self,
         listener: RawFd,
@@ -338,8 +374,9 @@ fn resolve(
     Ok(integrity_signals::paths::normalise(&base.join(text)))
 }
 
-/// Serves the listener until every process that carries the filter is gone.
-pub fn serve(listener: RawFd, sup: &Supervisor) {
+/// Serves the listener until every process that carries the filter is gone (`true`), or the
+/// listener fails (`false`: the watchdog, if any, takes over).
+pub fn serve(listener: RawFd, sup: &Supervisor) -> bool {
     use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
     use std::os::fd::BorrowedFd;
     loop {
@@ -349,20 +386,26 @@ pub fn serve(listener: RawFd, sup: &Supervisor) {
         match poll(&mut fds, PollTimeout::NONE) {
             Ok(_) => {}
             Err(nix::errno::Errno::EINTR) => continue,
-            Err(_) => return,
+            Err(_) => return false,
         }
         let ev = fds[0].revents().unwrap_or(PollFlags::empty());
         if ev.contains(PollFlags::POLLIN) {
             match notify::receive(listener) {
                 Ok(n) => {
+                    if let Some(f) = sup.in_flight {
+                        f.set(n.id, n.pid);
+                    }
                     sup.handle(listener, &n);
+                    if let Some(f) = sup.in_flight {
+                        f.clear();
+                    }
                 }
                 // The caller went away between poll and receive.
                 Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::EINTR)) => {}
-                Err(_) => return,
+                Err(_) => return false,
             }
         } else if ev.intersects(PollFlags::POLLHUP | PollFlags::POLLERR | PollFlags::POLLNVAL) {
-            return;
+            return true;
         }
     }
 }

@@ -20,17 +20,26 @@ pub fn finish(prepared: second_line::enter::Prepared) {
     }
 }
 
-/// Stops the ended session's supervisors (each also exits once its processes are gone).
+/// Stops the ended session's supervisors and their watchdogs, after its processes were killed:
+/// each gets a moment to exit by itself (its tree is gone) and write its last records, the rest
+/// are killed; returns when none runs, or at `until`.
 #[cfg(target_os = "linux")]
-pub fn stop(session_id: &str) -> Vec<u32> {
+pub fn stop(session_id: &str, until: std::time::Instant) -> Vec<u32> {
+    use std::time::{Duration, Instant};
     let env = |k: &str| std::env::var(k).ok();
-    match session_store::state_dir(&env) {
-        Ok(dir) => {
-            second_line::stop_session(session_store::Session::new(&dir, Some(session_id)).dir())
-        }
-        Err(_) => Vec::new(),
-    }
+    let Ok(dir) = session_store::state_dir(&env) else {
+        return Vec::new();
+    };
+    let left = until.saturating_duration_since(Instant::now());
+    let grace = SUPERVISOR_GRACE.min(left / 2);
+    let wait = left.saturating_sub(grace).min(Duration::from_secs(2));
+    let session = session_store::Session::new(&dir, Some(session_id));
+    second_line::stop_session_after(session.dir(), grace, wait)
 }
+
+/// How long SessionEnd lets a supervisor whose processes were killed exit by itself.
+#[cfg(target_os = "linux")]
+const SUPERVISOR_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
 
 /// The layers for `--report`.
 #[cfg(target_os = "linux")]
@@ -52,7 +61,7 @@ pub fn prepare() -> Prepared {
 pub fn finish(_prepared: Prepared) {}
 
 #[cfg(not(target_os = "linux"))]
-pub fn stop(_session_id: &str) -> Vec<u32> {
+pub fn stop(_session_id: &str, _until: std::time::Instant) -> Vec<u32> {
     Vec::new()
 }
 

@@ -306,13 +306,16 @@ fn remove(groups: &[Group], roots: &[PathBuf], until: Instant, shared: &Shared) 
 }
 
 /// Stops and removes every group of `session_group` under `backend`, writing as it goes into
-/// `shared`. `session_id` is the marker the verify step looks for (`None`: not verified).
+/// `shared`. `session_id` is the marker the verify step looks for (`None`: not verified);
+/// `before_verify` runs between the kill and the verify step (SessionEnd stops the session's
+/// second-line supervisors there: they carry the marker and exit just after their processes).
 pub fn stop_session_into(
     backend: &Backend,
     session_group: &str,
     session_id: Option<&str>,
     deadlines: Deadlines,
     shared: &Shared,
+    before_verify: &dyn Fn(),
 ) {
     update(shared, |r| {
         r.backend = backend.name().to_string();
@@ -363,6 +366,7 @@ pub fn stop_session_into(
             break;
         }
     }
+    before_verify();
     update(shared, |r| r.phase = "verify");
     if let Some(id) = session_id {
         let found = crate::c7_verify::marked_alive(id, deadlines.remove);
@@ -438,6 +442,7 @@ pub fn stop_session(backend: &Backend, session_group: &str, deadline: Instant) -
             remove: deadline,
         },
         &shared,
+        &|| {},
     );
     let guard = shared.lock().unwrap_or_else(|p| p.into_inner());
     guard.clone()

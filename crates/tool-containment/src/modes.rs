@@ -177,21 +177,25 @@ fn stop_all(session_id: Option<&str>, stop_by: Instant, shared: &Shared) {
     let backend = choose(&current_facts());
     let deadlines = Deadlines::until(stop_by);
     if let Some(id) = session_id {
+        // C10: the session's exec-gate supervisors, once their processes are stopped and before
+        // the verify step (a supervisor carries the session's marker until it has exited).
+        let supervisors = || {
+            crate::c10_second_line::stop(id, deadlines.remove);
+        };
         stop_session_into(
             &backend,
             &session_group_name(Some(id)),
             Some(id),
             deadlines,
             shared,
+            &supervisors,
         );
-        // C10: the session's exec-gate supervisors (their processes were just stopped).
-        crate::c10_second_line::stop(id);
     }
     // Commands the CLI ran without a session id are grouped under the CLI's pid and start
     // time (C3); the CLI is this hook's parent.
     if let Some(group) = crate::c3_groups::no_session_group_of(nix::unistd::getppid().as_raw()) {
         let extra: Shared = Default::default();
-        stop_session_into(&backend, &group, None, deadlines, &extra);
+        stop_session_into(&backend, &group, None, deadlines, &extra, &|| {});
         let extra = extra.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let mut r = shared.lock().unwrap_or_else(|p| p.into_inner());
         r.stopped.extend(extra.stopped);

@@ -1,0 +1,29 @@
+"""Per-exec cost of two builds of second-line-exec side by side in one run.
+
+python3 compare_builds.py BASE_BIN NEW_BIN PROGRAM ROUNDS COUNT
+
+Runs `bash -c` loops of COUNT single execs of PROGRAM, each timed by bash with EPOCHREALTIME
+inside the command, ROUNDS times per variant, interleaved: bash alone, each build with the
+second line off (AGENT_GUARDS_SECOND_LINE=off) and on. Prints the medians (µs) and on - off per
+build. Root, for the layers to be on.
+"""
+import os, subprocess, sys, statistics, tempfile, shutil
+base, new, program, rounds, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+home = tempfile.mkdtemp(prefix="gate-pe-")
+for d in [".claude", ".local/state/agent-guards", ".config/agent-guards"]:
+    os.makedirs(os.path.join(home, d), exist_ok=True)
+open(os.path.join(home, ".claude/settings.json"), "w").write("{}")
+env = dict(os.environ, HOME=home, CLAUDE_CODE_SESSION_ID="gate-pe")
+script = f'for i in $(seq {count}); do s=$EPOCHREALTIME; {program} >/dev/null 2>&1; e=$EPOCHREALTIME; echo "$s $e"; done'
+variants = {"bash": ([], {}), "base-off": ([base], {"AGENT_GUARDS_SECOND_LINE": "off"}), "base-on": ([base], {}),
+            "new-off": ([new], {"AGENT_GUARDS_SECOND_LINE": "off"}), "new-on": ([new], {})}
+t = {k: [] for k in variants}
+for _ in range(rounds):
+    for k, (pre, x) in variants.items():
+        out = subprocess.run(pre + ["bash", "-c", script], env=dict(env, **x), cwd=home, capture_output=True, text=True).stdout
+        for l in out.splitlines():
+            a, b = l.split()
+            t[k].append((float(b) - float(a)) * 1e6)
+m = {k: statistics.median(v) for k, v in t.items()}
+print(program, "|", " | ".join(f"{k} {v:.0f}" for k, v in m.items()), f"| added: base {m['base-on']-m['base-off']:.0f} µs, new {m['new-on']-m['new-off']:.0f} µs (n={len(t['new-on'])})")
+shutil.rmtree(home, ignore_errors=True)
