@@ -51,26 +51,7 @@ impl<'a, 'b> Parser<'a, 'b> {
         }
         p.name = &self.src[s..self.pos];
         if self.peek() == Some(b'[') && !p.name.is_empty() {
-            let mut depth = 0usize;
-            let mut i = self.pos;
-            let mut close = None;
-            while i < self.end {
-                self.tick()?;
-                match self.b[i] {
-                    b'[' => depth += 1,
-                    b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            close = Some(i);
-                            break;
-                        }
-                    }
-                    b'}' => break,
-                    _ => {}
-                }
-                i += 1;
-            }
-            if let Some(close) = close {
+            if let Some(close) = self.closing(self.pos, *b"[]", b"}", false)? {
                 let w = self.sub(self.pos + 1, close).word(Mode::Index)?;
                 p.index = Some(self.node(w));
                 self.pos = close + 1;
@@ -211,11 +192,7 @@ impl<'a, 'b> Parser<'a, 'b> {
         self.pos += 1;
         let mut out = String::new();
         loop {
-            self.tick()?;
-            let Some(c) = self.peek() else {
-                return Err((ErrorKind::Unterminated("$'...'"), open + self.base));
-            };
-            match c {
+            match self.inside(open, "$'...'")? {
                 b'\'' => {
                     self.pos += 1;
                     return Ok(out);

@@ -594,11 +594,7 @@ impl<'a, 'b> Parser<'a, 'b> {
         self.pos += 1;
         let mut inner = String::new();
         loop {
-            self.tick()?;
-            let Some(c) = self.peek() else {
-                return Err((ErrorKind::Unterminated("backquote"), start + self.base));
-            };
-            match c {
+            match self.inside(start, "backquote")? {
                 b'`' => {
                     self.pos += 1;
                     break;
@@ -656,27 +652,12 @@ impl<'a, 'b> Parser<'a, 'b> {
     /// `?(...)`-style extglob at the cursor, if its parenthesis closes.
     fn extglob(&mut self) -> PResult<Option<WordPart<'a>>> {
         let op = self.b[self.pos] as char;
-        let mut depth = 0usize;
-        let mut i = self.pos + 1;
-        while i < self.end {
-            self.tick()?;
-            match self.b[i] {
-                b'(' => depth += 1,
-                b')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let pattern = &self.src[self.pos + 2..i];
-                        self.pos = i + 1;
-                        return Ok(Some(WordPart::ExtGlob { op, pattern }));
-                    }
-                }
-                b'\\' => i += 1,
-                b'\n' => return Ok(None),
-                _ => {}
-            }
-            i += 1;
-        }
-        Ok(None)
+        let Some(i) = self.closing(self.pos + 1, *b"()", b"\n", true)? else {
+            return Ok(None);
+        };
+        let pattern = &self.src[self.pos + 2..i];
+        self.pos = i + 1;
+        Ok(Some(WordPart::ExtGlob { op, pattern }))
     }
 
     /// Brace expansion at `{`, if the braces close within the word and hold a comma or a
