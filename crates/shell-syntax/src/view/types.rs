@@ -126,7 +126,7 @@ struct EnvNode<'a> {
     /// The names of this node and the ones before it: a look-up of a name no node sets
     /// (git's `GIT_DIR`, `GIT_CONFIG_COUNT`, ... for every git call) ends here instead of
     /// walking up to [`COMPACT_AT`] nodes.
-    names: NameSet,
+    names: NameSet<1>,
 }
 
 impl<'a> EnvChain<'a> {
