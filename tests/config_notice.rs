@@ -1,28 +1,15 @@
 //! A config problem reaches the user once per session, from whichever hook runs first, and the
 //! audit log records it (issue 20: "config mistakes are invisible").
 
+use hook_replay::sandbox::Sandbox;
 use serde_json::Value;
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
 
-fn hook(binary: &str, home: &Path, config: &Path, payload: &str) -> Value {
-    let mut child = Command::new(e2e_harness::bin(binary))
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("AGENT_GUARDS_CONFIG", config)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+/// Runs `binary` on `payload` in the shared temp HOME (its config read from there); returns its
+/// answer.
+fn hook(home: &Sandbox, binary: &str, payload: &str) -> Value {
+    let mut c = hook_replay::process::clean_command(e2e_harness::bin(binary));
+    home.isolate(&mut c);
+    let out = hook_replay::process::run(&mut c, payload.as_bytes()).unwrap();
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{binary}: {e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
@@ -35,42 +22,33 @@ fn stop(session: &str) -> String {
 
 #[test]
 fn a_config_problem_is_said_once_per_session_and_recorded() {
-    let home = tempfile::tempdir().unwrap();
-    let config = home.path().join("config.toml");
-    std::fs::write(
-        &config,
-        "egres_mode = \"report\"\nprimary_checkout = \"alow\"\n",
-    )
-    .unwrap();
-    let first = hook("egress-audit", home.path(), &config, &stop("s1"));
+    // One HOME for both binaries: the notice is per session, not per binary.
+    let home = Sandbox::new(e2e_harness::bin("egress-audit"));
+    home.write_config("egres_mode = \"report\"\nprimary_checkout = \"alow\"\n");
+    let first = hook(&home, "egress-audit", &stop("s1"));
     let message = first["systemMessage"].as_str().unwrap_or_default();
     assert!(message.contains("did you mean `egress_mode`"), "{first}");
     assert!(message.contains("\"alow\""), "{first}");
     // The same session: another hook, and the same hook again, stay quiet about it.
-    let again = hook("egress-audit", home.path(), &config, &stop("s1"));
+    let again = hook(&home, "egress-audit", &stop("s1"));
     assert!(again.get("systemMessage").is_none(), "{again}");
     let session_start = r#"{"session_id":"s1","hook_event_name":"SessionStart","source":"startup","model":"claude-sonnet-4-5","transcript_path":"/nonexistent","cwd":"/tmp"}"#;
-    let other = hook("model-tier-guard", home.path(), &config, session_start);
+    let other = hook(&home, "model-tier-guard", session_start);
     assert!(
         !other.to_string().contains("egres_mode"),
         "said twice in one session: {other}"
     );
     // A new session hears it again.
-    let next = hook("egress-audit", home.path(), &config, &stop("s2"));
+    let next = hook(&home, "egress-audit", &stop("s2"));
     assert!(next["systemMessage"]
         .as_str()
         .unwrap_or_default()
         .contains("egres_mode"));
-    let audit = std::fs::read_to_string(
-        home.path()
-            .join(".local/state/agent-guards/sessions/s1/audit.jsonl"),
-    )
-    .unwrap();
-    let problems: Vec<Value> = audit
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    let problems: Vec<Value> = home
+        .audit_records("s1")
+        .into_iter()
         .filter(|r| r["kind"] == "config_problem")
         .collect();
-    assert_eq!(problems.len(), 1, "{audit}");
+    assert_eq!(problems.len(), 1, "{problems:?}");
     assert_eq!(problems[0]["binary"], "egress-audit");
 }

@@ -22,11 +22,7 @@ fn egress_audit_blocks_a_displaced_command_then_lets_the_session_end() {
     else {
         return;
     };
-    let feedback = out.stop_blocked_once();
-    assert!(
-        feedback.contains("E5."),
-        "our reason reached the model: {feedback}"
-    );
+    let feedback = out.stop_blocked_once_with("E5.");
     assert!(
         !phrase_gate::EgressGate::baseline()
             .mentions_tripwire(&feedback.replace("Done. You can run make smoke to verify.", "")),

@@ -10,29 +10,16 @@
 //! destination a local path, which G4 rightly does not treat as a GitHub write, so it could not
 //! show a deny.)
 
-use branch_rules::test_support::{Reply, TestServer};
+use branch_rules::test_support::TestServer;
 use e2e_harness::{bin, decide, text, tool, Outcome, Scenario, Turn};
-use hook_replay::git::Daemon;
+use hook_replay::git::Origin;
 use serde_json::json;
-use std::path::Path;
-
-/// Trimmed stdout of the shared isolated git.
-fn git(dir: &Path, args: &[&str]) -> String {
-    hook_replay::git::git(dir, args).trim().to_string()
-}
 
 /// A bare `acme/widget.git` behind git daemon, and a checkout of it in the scenario's project.
-fn setup(scenario: &Scenario, srv: &Path) -> Daemon {
-    let bare = srv.join("acme/widget.git");
-    std::fs::create_dir_all(&bare).unwrap();
-    git(&bare, &["init", "-q", "--bare", "-b", "main"]);
-    let daemon = Daemon::start(srv);
-    let project = scenario.project_dir();
-    git(&project, &["init", "-q", "-b", "main"]);
-    git(&project, &["commit", "-q", "--allow-empty", "-m", "work"]);
-    let url = format!("git://127.0.0.1:{}/acme/widget.git", daemon.port);
-    git(&project, &["remote", "add", "origin", &url]);
-    daemon
+fn setup(scenario: &Scenario) -> Origin {
+    let origin = Origin::serve();
+    origin.checkout_in(&scenario.project_dir());
+    origin
 }
 
 fn scenario(server: &TestServer) -> Scenario {
@@ -57,14 +44,10 @@ fn push_main(s: Scenario, after: Turn) -> Option<Outcome> {
 
 #[test]
 fn push_to_main_is_denied_when_the_rules_require_pull_requests() {
-    let server = TestServer::start().unwrap();
-    server.route(
-        RULES_PATH,
-        Reply::rules(&["pull_request", "required_status_checks"]),
-    );
-    let srv = tempfile::tempdir().unwrap();
+    let server =
+        TestServer::with_rules(RULES_PATH, &["pull_request", "required_status_checks"]).unwrap();
     let s = scenario(&server);
-    let _daemon = setup(&s, srv.path());
+    let origin = setup(&s);
     let refused = decide(|req| {
         let r = &req.tool_results()[0];
         assert!(r.is_error, "the push was refused: {}", r.text);
@@ -81,19 +64,16 @@ fn push_to_main_is_denied_when_the_rules_require_pull_requests() {
         "our G4 reason reached the model: {result}"
     );
     assert_eq!(server.count(RULES_PATH), 1, "the live endpoint was asked");
-    let bare = srv.path().join("acme/widget.git");
-    let refs = git(&bare, &["for-each-ref"]);
+    let refs = origin.git(&["for-each-ref"]);
     assert!(refs.is_empty(), "nothing landed: {refs}");
 }
 
 #[test]
 fn push_to_main_is_allowed_when_the_rules_say_nothing_and_lands() {
-    let server = TestServer::start().unwrap();
-    server.route(RULES_PATH, Reply::rules(&[]));
-    let srv = tempfile::tempdir().unwrap();
+    let server = TestServer::with_rules(RULES_PATH, &[]).unwrap();
     let s = scenario(&server);
-    let _daemon = setup(&s, srv.path());
-    let head = git(&s.project_dir(), &["rev-parse", "HEAD"]);
+    let origin = setup(&s);
+    let head = hook_replay::git::git(&s.project_dir(), &["rev-parse", "HEAD"]);
     let pushed = decide(|req| {
         let r = &req.tool_results()[0];
         assert!(!r.is_error, "the push ran: {}", r.text);
@@ -108,8 +88,11 @@ fn push_to_main_is_allowed_when_the_rules_say_nothing_and_lands() {
         out.result.raw
     );
     assert_eq!(server.count(RULES_PATH), 1, "the live endpoint was asked");
-    let bare = srv.path().join("acme/widget.git");
-    assert_eq!(git(&bare, &["rev-parse", "main"]), head, "the push landed");
+    assert_eq!(
+        origin.git(&["rev-parse", "main"]),
+        head.trim(),
+        "the push landed"
+    );
 }
 
 /// Issue 19: the guards agree. G4 refuses the push and tells the agent to hand the maintainer the
@@ -124,13 +107,11 @@ const REPORT: &str =
 
 #[test]
 fn a_push_refused_by_g4_then_reported_and_left_to_the_maintainer_is_not_blocked() {
-    let server = TestServer::start().unwrap();
-    server.route(RULES_PATH, Reply::rules(&["pull_request"]));
-    let srv = tempfile::tempdir().unwrap();
+    let server = TestServer::with_rules(RULES_PATH, &["pull_request"]).unwrap();
     let s = scenario(&server)
         .hook("Stop", None, bin("egress-audit"), &[])
         .record_hook("Stop", None);
-    let _daemon = setup(&s, srv.path());
+    let _origin = setup(&s);
     let reported = decide(|req| {
         let r = &req.tool_results()[0];
         assert!(

@@ -6,7 +6,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use e2e_harness::{cli_or_skip, decide, text, tool, Scenario};
+use e2e_harness::{bash, cli_or_skip, decide, text, tool, Scenario};
 use serde_json::json;
 
 const DENY_SCRIPT: &str = r#"#!/bin/bash
@@ -24,10 +24,7 @@ printf '%s' '{"decision":"block","reason":"e2e-stop: show the check output befor
 #[test]
 fn bash_tool_result_reaches_the_model() {
     let Some(out) = Scenario::new()
-        .turn(tool(
-            "Bash",
-            json!({"command": "echo hi", "description": "Say hi"}),
-        ))
+        .turn(bash("echo hi", "Say hi"))
         .turn(decide(|req| {
             let said = req.tool_results().first().map(|r| r.text.clone());
             text(format!(
@@ -56,10 +53,7 @@ fn pre_tool_use_deny_is_enforced_and_its_reason_reaches_the_model() {
         .file("build/keep.txt", "still here")
         .hook_script("PreToolUse", Some("Bash"), "deny.sh", DENY_SCRIPT)
         .record_hook("PreToolUse", Some("Bash"))
-        .turn(tool(
-            "Bash",
-            json!({"command": "rm -rf build", "description": "Clean"}),
-        ))
+        .turn(bash("rm -rf build", "Clean"))
         .turn(text("Understood, I left build/ alone."))
         .run()
     else {
@@ -110,11 +104,7 @@ fn stop_hook_blocking_once_feeds_its_reason_back_then_the_session_ends() {
     else {
         return;
     };
-    let feedback = out.stop_blocked_once();
-    assert!(
-        feedback.contains("e2e-stop: show the check output before you finish"),
-        "{feedback}"
-    );
+    out.stop_blocked_once_with("e2e-stop: show the check output before you finish");
     assert_eq!(out.result.result, "Check output: 3 passed.");
     let stops = out.hook_payloads("Stop");
     assert_eq!(stops[0]["last_assistant_message"], "All done.");

@@ -151,11 +151,7 @@ fn a_agent_call_on_the_tier_is_denied_with_our_reason() {
         "the remedy names the permitted tiers: {}",
         result.text
     );
-    let records = out.audit_records();
-    let deny = records
-        .iter()
-        .find(|r| r["decision"] == "deny")
-        .expect("deny recorded");
+    let deny = out.audit_record("decision", "deny");
     assert_eq!(deny["requirement"], "M2");
     assert_eq!(deny["evidence"]["call_model"], "fable");
 }
@@ -449,11 +445,7 @@ fn e_without_a_pre_tool_use_guard_the_cli_runs_the_tier_and_m6_reports_it() {
         return;
     };
     assert!(model.contains("fable"), "{model}");
-    let records = out.audit_records();
-    let post = records
-        .iter()
-        .find(|r| r["event"] == "PostToolUse")
-        .expect("M6 recorded");
+    let post = out.audit_record("event", "PostToolUse");
     assert_eq!(post["decision"], "critical");
     assert_eq!(post["requirement"], "M6");
     assert!(post["warning"].as_str().unwrap().contains("fable"));

@@ -38,6 +38,13 @@ fn ok(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Creates `dir/rel` (and its parents); returns it.
+fn made(dir: &Path, rel: &str) -> PathBuf {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
+
 fn mode(p: &Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
 }
@@ -85,9 +92,8 @@ const HAND_WRITTEN: &str = r#"{
 fn install_then_uninstall_gives_a_hand_written_file_back_through_a_symlink_with_its_mode() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    let dotfiles = h.join("dotfiles");
-    std::fs::create_dir_all(&dotfiles).unwrap();
-    std::fs::create_dir_all(h.join(".claude")).unwrap();
+    let dotfiles = made(h, "dotfiles");
+    made(h, ".claude");
     let real = dotfiles.join("claude-settings.json");
     std::fs::write(&real, HAND_WRITTEN).unwrap();
     std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -347,8 +353,7 @@ fn install_sh_help_report_and_uninstall_do_not_build() {
 fn install_sh_reads_relative_paths_from_the_users_folder() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    let work = h.join("work");
-    std::fs::create_dir_all(&work).unwrap();
+    let work = made(h, "work");
     let from = built_bins();
     let out = run(
         Path::new("/bin/bash"),

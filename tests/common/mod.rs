@@ -32,20 +32,7 @@ pub fn built_bins() -> PathBuf {
     dir.expect("at least one binary")
 }
 
-/// Pids whose command line is exactly `command` (arguments joined by spaces).
-pub fn processes_running(command: &str) -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmd).replace('\0', " ").trim() == command {
-            out.push(pid);
-        }
-    }
-    out
-}
+pub use hook_replay::process::processes_running;
 
 /// The pids of `command` that were not running `before`, each already killed so a test never
 /// leaves a stray behind (even when its assertion that there were none then fails).

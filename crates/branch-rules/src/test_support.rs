@@ -7,12 +7,12 @@
 //! next request. No mock library: reqwest talks to a real socket. [`ManualClock`] moves TTL
 //! time by hand.
 
+use hook_replay::loopback::Acceptor;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// One request as the server saw it.
@@ -156,19 +156,40 @@ struct State {
     requests: Vec<Recorded>,
 }
 
+/// The rules path [`TestServer::protecting_main`] protects.
+pub const PROTECTED_MAIN: &str = "/repos/acme/widget/rules/branches/main";
+
 /// The server; stops (and releases hanging connections) when dropped.
 pub struct TestServer {
     addr: SocketAddr,
     tls: bool,
     state: Arc<Mutex<State>>,
-    stop: Arc<AtomicBool>,
-    accept: Option<JoinHandle<()>>,
+    // Dropping it stops the accept loop and ends hanging answers.
+    _acceptor: Acceptor,
 }
 
 impl TestServer {
     /// Binds 127.0.0.1 on a free port and starts serving plain HTTP. Unrouted paths answer 404.
     pub fn start() -> std::io::Result<TestServer> {
         Self::start_with(None)
+    }
+
+    /// The rules API of the push tests' `acme/widget`: `main` needs a pull request, `feature`
+    /// has no rules.
+    pub fn protecting_main() -> std::io::Result<TestServer> {
+        let server = Self::with_rules(PROTECTED_MAIN, &["pull_request"])?;
+        server.route(
+            "/repos/acme/widget/rules/branches/feature",
+            Reply::rules(&[]),
+        );
+        Ok(server)
+    }
+
+    /// A plain HTTP server answering the rules endpoint `path` with rules of these `types`.
+    pub fn with_rules(path: &str, types: &[&str]) -> std::io::Result<TestServer> {
+        let server = Self::start()?;
+        server.route(path, Reply::rules(types));
+        Ok(server)
     }
 
     /// The same over TLS (rustls, ring) with this PEM certificate chain and PEM private key.
@@ -194,35 +215,21 @@ impl TestServer {
 
     fn start_with(tls: Option<Arc<rustls::ServerConfig>>) -> std::io::Result<TestServer> {
         let is_tls = tls.is_some();
-        let listener = TcpListener::bind("127.0.0.1:0")?;
-        let addr = listener.local_addr()?;
         let state = Arc::new(Mutex::new(State {
             routes: HashMap::new(),
             requests: Vec::new(),
         }));
-        let stop = Arc::new(AtomicBool::new(false));
-        let accept = {
+        let acceptor = {
             let state = Arc::clone(&state);
-            let stop = Arc::clone(&stop);
-            std::thread::spawn(move || {
-                for stream in listener.incoming() {
-                    if stop.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    let Ok(stream) = stream else { continue };
-                    let state = Arc::clone(&state);
-                    let stop = Arc::clone(&stop);
-                    let tls = tls.clone();
-                    std::thread::spawn(move || serve(stream, tls, &state, &stop));
-                }
-            })
+            Acceptor::start("rules-api", move |stream, stop| {
+                serve(stream, tls.clone(), &state, stop)
+            })?
         };
         Ok(TestServer {
-            addr,
+            addr: acceptor.addr(),
             tls: is_tls,
             state,
-            stop,
-            accept: Some(accept),
+            _acceptor: acceptor,
         })
     }
 
@@ -276,17 +283,6 @@ impl TestServer {
     /// How many requests were made for `path` (without query).
     pub fn count(&self, path: &str) -> usize {
         self.requests().iter().filter(|r| r.path() == path).count()
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // Wake the accept loop so it sees the flag.
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
-        if let Some(handle) = self.accept.take() {
-            let _ = handle.join();
-        }
     }
 }
 

@@ -4,72 +4,52 @@
 use primitives::wildcard::{self, Dialect};
 use serde::{Deserialize, Serialize};
 
-/// A rule `type` from the rules endpoint. Types this crate does not know are kept by name
-/// (GitHub adds new ones; G4 counts them as protecting against updates).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(from = "String", into = "String")]
-pub enum RuleType {
-    Creation,
-    Update,
-    Deletion,
-    RequiredLinearHistory,
-    MergeQueue,
-    RequiredDeployments,
-    RequiredSignatures,
-    PullRequest,
-    RequiredStatusChecks,
-    NonFastForward,
-    CommitMessagePattern,
-    CommitAuthorEmailPattern,
-    CommitterEmailPattern,
-    BranchNamePattern,
-    TagNamePattern,
-    FilePathRestriction,
-    MaxFilePathLength,
-    FileExtensionRestriction,
-    MaxFileSize,
-    Workflows,
-    CodeScanning,
+/// Declares [`RuleType`] and its API names in one list, so a variant cannot lack its name.
+macro_rules! rule_types {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal,)*) => {
+        /// A rule `type` from the rules endpoint. Types this crate does not know are kept by name
+        /// (GitHub adds new ones; G4 counts them as protecting against updates).
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(from = "String", into = "String")]
+        pub enum RuleType {
+            $($(#[$doc])* $variant,)*
+            /// A type not in the list above, as GitHub spelled it.
+            Other(String),
+        }
+
+        /// (API name, type) for every known type.
+        const KNOWN: &[(&str, RuleType)] = &[$(($name, RuleType::$variant)),*];
+    };
+}
+
+rule_types! {
+    Creation = "creation",
+    Update = "update",
+    Deletion = "deletion",
+    RequiredLinearHistory = "required_linear_history",
+    MergeQueue = "merge_queue",
+    RequiredDeployments = "required_deployments",
+    RequiredSignatures = "required_signatures",
+    PullRequest = "pull_request",
+    RequiredStatusChecks = "required_status_checks",
+    NonFastForward = "non_fast_forward",
+    CommitMessagePattern = "commit_message_pattern",
+    CommitAuthorEmailPattern = "commit_author_email_pattern",
+    CommitterEmailPattern = "committer_email_pattern",
+    BranchNamePattern = "branch_name_pattern",
+    TagNamePattern = "tag_name_pattern",
+    FilePathRestriction = "file_path_restriction",
+    MaxFilePathLength = "max_file_path_length",
+    FileExtensionRestriction = "file_extension_restriction",
+    MaxFileSize = "max_file_size",
+    Workflows = "workflows",
+    CodeScanning = "code_scanning",
     /// Not a ruleset rule: classic branch protection is on (`protected: true` from
     /// `GET /repos/{o}/{r}/branches/{b}`). Its settings are readable only by admins, so it is
     /// taken to refuse direct updates, force pushes and deletion (classic protection's default
     /// for the last two; a pull request is the usual way in for the first).
-    ClassicProtection,
-    /// A type not in the list above, as GitHub spelled it.
-    Other(String),
+    ClassicProtection = "classic_branch_protection",
 }
-
-/// (API name, type) for every known type.
-const KNOWN: [(&str, RuleType); 22] = [
-    ("creation", RuleType::Creation),
-    ("update", RuleType::Update),
-    ("deletion", RuleType::Deletion),
-    ("required_linear_history", RuleType::RequiredLinearHistory),
-    ("merge_queue", RuleType::MergeQueue),
-    ("required_deployments", RuleType::RequiredDeployments),
-    ("required_signatures", RuleType::RequiredSignatures),
-    ("pull_request", RuleType::PullRequest),
-    ("required_status_checks", RuleType::RequiredStatusChecks),
-    ("non_fast_forward", RuleType::NonFastForward),
-    ("commit_message_pattern", RuleType::CommitMessagePattern),
-    (
-        "commit_author_email_pattern",
-        RuleType::CommitAuthorEmailPattern,
-    ),
-    ("committer_email_pattern", RuleType::CommitterEmailPattern),
-    ("branch_name_pattern", RuleType::BranchNamePattern),
-    ("tag_name_pattern", RuleType::TagNamePattern),
-    ("file_path_restriction", RuleType::FilePathRestriction),
-    ("max_file_path_length", RuleType::MaxFilePathLength),
-    (
-        "file_extension_restriction",
-        RuleType::FileExtensionRestriction,
-    ),
-    ("max_file_size", RuleType::MaxFileSize),
-    ("workflows", RuleType::Workflows),
-    ("code_scanning", RuleType::CodeScanning),
-    ("classic_branch_protection", RuleType::ClassicProtection),
-];
 
 impl RuleType {
     /// The type as the API spells it.

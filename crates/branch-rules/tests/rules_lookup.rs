@@ -60,15 +60,15 @@ fn cause(outcome: RulesOutcome) -> Cause {
 
 #[test]
 fn rules_are_fetched_with_githubs_headers() {
-    let server = TestServer::start().expect("server");
-    server.route(
+    let server = TestServer::with_rules(
         RULES_MAIN,
-        Reply::rules(&[
+        &[
             "pull_request",
             "required_status_checks",
             "copilot_code_review",
-        ]),
-    );
+        ],
+    )
+    .expect("server");
     let tmp = tempfile::tempdir().expect("tmp");
     let mut env = no_token_env(&tmp);
     env.insert("GH_TOKEN".into(), "ghp_testtoken".into());
@@ -104,8 +104,7 @@ fn rules_are_fetched_with_githubs_headers() {
 
 #[test]
 fn unauthenticated_when_there_is_no_token() {
-    let server = TestServer::start().expect("server");
-    server.route(RULES_MAIN, Reply::rules(&[]));
+    let server = TestServer::with_rules(RULES_MAIN, &[]).expect("server");
     let (_path, live) = unauthenticated(&server);
     let (rules, _) = known(&live.rules_for("github.com", "octo", "hello", "main"));
     assert!(rules.is_empty());
@@ -115,11 +114,8 @@ fn unauthenticated_when_there_is_no_token() {
 
 #[test]
 fn enterprise_hosts_use_enterprise_tokens() {
-    let server = TestServer::start().expect("server");
-    server.route(
-        "/repos/team/svc/rules/branches/main",
-        Reply::rules(&["update"]),
-    );
+    let server =
+        TestServer::with_rules("/repos/team/svc/rules/branches/main", &["update"]).expect("server");
     let tmp = tempfile::tempdir().expect("tmp");
     let mut env = no_token_env(&tmp);
     env.insert("GH_TOKEN".into(), "ghp_dotcom".into());
@@ -139,11 +135,11 @@ fn enterprise_hosts_use_enterprise_tokens() {
 
 #[test]
 fn branch_names_are_encoded_as_one_path_segment() {
-    let server = TestServer::start().expect("server");
-    server.route(
+    let server = TestServer::with_rules(
         "/repos/octo/hello/rules/branches/feature%2Fx%23y",
-        Reply::rules(&["deletion"]),
-    );
+        &["deletion"],
+    )
+    .expect("server");
     let (_path, live) = unauthenticated(&server);
     let (rules, _) = known(&live.rules_for("github.com", "octo", "hello", "feature/x#y"));
     assert_eq!(rules, vec![RuleType::Deletion]);

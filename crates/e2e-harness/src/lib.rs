@@ -103,6 +103,6 @@ pub use scenario::{
     cli_or_skip, CliResult, Outcome, PermissionDenial, Scenario, DEFAULT_RUN_TIMEOUT,
 };
 pub use script::{
-    decide, text, tool, Block, Decider, ModelRequest, Reply, RequestKind, ToolResult, Turn,
+    bash, decide, text, tool, Block, Decider, ModelRequest, Reply, RequestKind, ToolResult, Turn,
 };
 pub use workspace_bin::{bin, workspace_bin, workspace_root};

@@ -4,13 +4,13 @@
 
 use std::collections::VecDeque;
 use std::io::BufReader;
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
+use hook_replay::loopback::Acceptor;
 use serde_json::{json, Value};
 
 use crate::script::{ModelRequest, Reply, RequestKind, Turn};
@@ -50,31 +50,27 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 pub struct ModelServer {
     addr: SocketAddr,
     state: Arc<Mutex<State>>,
-    stopping: Arc<AtomicBool>,
-    accept: Option<JoinHandle<()>>,
+    // Dropping it stops the accept loop.
+    _acceptor: Acceptor,
 }
 
 impl ModelServer {
     /// Binds 127.0.0.1 on a free port and serves `script`.
     pub fn start(script: Script) -> std::io::Result<ModelServer> {
-        let listener = TcpListener::bind("127.0.0.1:0")?;
-        let addr = listener.local_addr()?;
         let state = Arc::new(Mutex::new(State {
             script,
             ..State::default()
         }));
-        let stopping = Arc::new(AtomicBool::new(false));
-        let accept = {
-            let (state, stopping) = (state.clone(), stopping.clone());
-            std::thread::Builder::new()
-                .name("e2e-model-accept".into())
-                .spawn(move || accept_loop(listener, state, stopping))?
+        let acceptor = {
+            let state = state.clone();
+            Acceptor::start("e2e-model", move |stream, stopping| {
+                serve_connection(stream, &state, stopping)
+            })?
         };
         Ok(ModelServer {
-            addr,
+            addr: acceptor.addr(),
             state,
-            stopping,
-            accept: Some(accept),
+            _acceptor: acceptor,
         })
     }
 
@@ -97,32 +93,6 @@ impl ModelServer {
     pub fn unused_turns(&self) -> (usize, usize) {
         let s = lock(&self.state);
         (s.script.main.len(), s.script.subagent.len())
-    }
-}
-
-impl Drop for ModelServer {
-    fn drop(&mut self) {
-        self.stopping.store(true, Ordering::SeqCst);
-        // Wake the blocking accept so the thread sees the flag.
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
-        if let Some(accept) = self.accept.take() {
-            let _ = accept.join();
-        }
-    }
-}
-
-fn accept_loop(listener: TcpListener, state: Arc<Mutex<State>>, stopping: Arc<AtomicBool>) {
-    for stream in listener.incoming() {
-        if stopping.load(Ordering::SeqCst) {
-            return;
-        }
-        let Ok(stream) = stream else { continue };
-        let (state, stopping) = (state.clone(), stopping.clone());
-        // Connection threads are detached: each ends at EOF, on its idle timeout, or on the
-        // next request after the server stopped.
-        let _ = std::thread::Builder::new()
-            .name("e2e-model-conn".into())
-            .spawn(move || serve_connection(stream, &state, &stopping));
     }
 }
 

@@ -445,6 +445,17 @@ impl Outcome {
         main[1].text_since_last_answer()
     }
 
+    /// [`Outcome::stop_blocked_once`], checking that the feedback holds `reason` (the hook's
+    /// reason reached the model).
+    pub fn stop_blocked_once_with(&self, reason: &str) -> String {
+        let feedback = self.stop_blocked_once();
+        assert!(
+            feedback.contains(reason),
+            "the model was not told {reason:?}: {feedback}"
+        );
+        feedback
+    }
+
     /// The one tool call the CLI refused; panics with the CLI's result when there were none or
     /// several.
     pub fn only_denial(&self) -> &PermissionDenial {
@@ -473,6 +484,17 @@ impl Outcome {
         let text = std::fs::read_to_string(&p)
             .unwrap_or_else(|e| panic!("{}: {e}; CLI stderr {}", p.display(), self.stderr));
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    }
+
+    /// The session's first audit record whose `key` is `value`; panics listing the records when
+    /// there is none.
+    pub fn audit_record(&self, key: &str, value: &str) -> Value {
+        let records = self.audit_records();
+        records
+            .iter()
+            .find(|r| r[key] == value)
+            .cloned()
+            .unwrap_or_else(|| panic!("no audit record with {key} = {value:?}: {records:?}"))
     }
 
     /// The session's audit log, one value a record; panics naming the file when it is missing or

@@ -114,6 +114,14 @@ pub fn tool(name: impl Into<String>, input: Value) -> Reply {
     Reply::tool(name, input)
 }
 
+/// A Bash tool call of `command`, with the `description` the CLI shows.
+pub fn bash(command: impl Into<String>, description: &str) -> Reply {
+    Reply::tool(
+        "Bash",
+        serde_json::json!({"command": command.into(), "description": description}),
+    )
+}
+
 /// A turn whose reply is chosen by `decide` from the request it answers (for example to read the
 /// previous tool result).
 pub fn decide(decide: impl FnMut(&ModelRequest) -> Reply + Send + 'static) -> Turn {

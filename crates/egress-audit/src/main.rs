@@ -157,13 +157,7 @@ fn hook_mode() -> i32 {
         move |ctx, cause| {
             // E5 does not fail closed: blocking a stop on our own failure would loop the agent on a
             // problem it cannot fix. The user is told and the failure recorded.
-            let record = json!({
-                "binary": "egress-audit",
-                "event": ctx.event.as_ref().map(|e| e.name().to_string()),
-                "session_id": ctx.session_id,
-                "decision": "allow_unjudged",
-                "error": cause.to_string(),
-            });
+            let record = cause.audit_record(ctx, "egress-audit", "allow_unjudged");
             let _ = audit(
                 state_for_failure.as_deref(),
                 ctx.session_id.as_deref(),

@@ -6,7 +6,6 @@
 //! heredocs < 5 ms.
 
 use hook_replay::bench::{time_runs, Timings};
-use hook_replay::git::git;
 use hook_replay::sandbox::Sandbox;
 use std::path::Path;
 use std::process::Command;
@@ -78,11 +77,7 @@ fn main() {
     hook.env("GIT_CONFIG_NOSYSTEM", "1");
     let tmp = tempfile::tempdir().expect("tempdir");
     let repo = tmp.path().join("primary");
-    std::fs::create_dir_all(&repo).expect("repo");
-    git(&repo, &["init", "-q", "-b", "main"]);
-    std::fs::write(repo.join("a.txt"), "a\n").expect("write");
-    git(&repo, &["add", "."]);
-    git(&repo, &["commit", "-q", "-m", "one"]);
+    hook_replay::git::init_with_commit(&repo, &[("a.txt", "a\n")]);
     let plain = script_200(false);
     let mixed = script_200(true);
     for s in [&plain, &mixed] {

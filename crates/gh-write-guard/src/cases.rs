@@ -60,21 +60,11 @@ fn case_config(case: &Value) -> guard_config::Config {
 
 /// Replays one case.
 pub fn replay(case: &Value) -> CaseResult {
-    let id = case
-        .get("id")
-        .and_then(Value::as_str)
-        .unwrap_or("?")
-        .to_string();
-    let command = case
-        .get("command")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let expected = case
-        .get("expected")
-        .and_then(Value::as_str)
-        .unwrap_or("?")
-        .to_string();
+    let text = |key: &str, missing: &str| {
+        let v = case.get(key).and_then(Value::as_str);
+        v.unwrap_or(missing).to_string()
+    };
+    let (id, command, expected) = (text("id", "?"), text("command", ""), text("expected", "?"));
     let requirement = case.get("requirement").and_then(|r| {
         r.as_u64().and_then(Requirement::from_number).or_else(|| {
             let s = r.as_str()?;

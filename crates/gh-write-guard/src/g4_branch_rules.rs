@@ -13,7 +13,7 @@ use crate::analysis::Analysis;
 use crate::finding::{Code, Finding};
 use crate::git_push::{self, BranchUpdate};
 use crate::operations::{Op, OpKind};
-use crate::world::Destination;
+use crate::world::{Destination, RepoSlug};
 use branch_rules::{FailClosedPolicy, PushKind, Refusal};
 use command_effects::gh_api::ApiCall;
 use command_effects::git::GitCall;
@@ -203,28 +203,26 @@ fn kind_word(kind: PushKind) -> &'static str {
 
 /// Judges one branch update on one GitHub repository (`remote`: the named remote the push
 /// goes through, for its tracking refs).
-#[allow(clippy::too_many_arguments)]
 fn judge_update(
     a: &Analysis<'_>,
     op: &Op,
-    host: &str,
-    owner: &str,
-    repo: &str,
+    slug: &RepoSlug,
     update: &BranchUpdate,
     policy: &FailClosedPolicy,
     remote: Option<&str>,
 ) -> Option<Finding> {
+    let RepoSlug { host, owner, repo } = slug;
     let what = op.label();
     let Some(branch) = &update.branch else {
         return Some(Finding::deny(
             Code::G4RunTimeBranch,
             format!("{what} to a branch decided at run time on {owner}/{repo}"),
             format!("Name the branch literally. {REMEDY}"),
-            json!({"repository": format!("{host}/{owner}/{repo}"), "kind": update.kind, "command": command_text(a, op)}),
+            json!({"repository": slug.to_string(), "kind": update.kind, "command": command_text(a, op)}),
         ));
     };
     let outcome = a.rules().rules_for(host, owner, repo, branch);
-    let evidence = |extra: serde_json::Value| json!({"repository": format!("{host}/{owner}/{repo}"), "branch": branch, "kind": update.kind, "rules": format!("{outcome:?}"), "command": command_text(a, op), "detail": extra});
+    let evidence = |extra: serde_json::Value| json!({"repository": slug.to_string(), "branch": branch, "kind": update.kind, "rules": format!("{outcome:?}"), "command": command_text(a, op), "detail": extra});
     // With no remote-tracking branch the push may create the branch: `creation` too.
     let may_create = update.kind == PushKind::Update
         && remote.is_some_and(|r| {
@@ -327,7 +325,14 @@ fn judge_api_write(
             owner,
             repo,
             update,
-        } => judge_update(a, op, host, &owner, &repo, &update, policy, None),
+        } => {
+            let slug = RepoSlug {
+                host: host.to_string(),
+                owner,
+                repo,
+            };
+            judge_update(a, op, &slug, &update, policy, None)
+        }
     }
 }
 
@@ -348,16 +353,8 @@ fn check_push(
                 match d {
                     Destination::GitHub(slug) => {
                         for u in &plan.updates {
-                            out.extend(judge_update(
-                                a,
-                                op,
-                                &slug.host,
-                                &slug.owner,
-                                &slug.repo,
-                                u,
-                                policy,
-                                plan.remote.as_deref(),
-                            ));
+                            let remote = plan.remote.as_deref();
+                            out.extend(judge_update(a, op, slug, u, policy, remote));
                         }
                     }
                     Destination::GitHubUnrecognised { host, url } => {

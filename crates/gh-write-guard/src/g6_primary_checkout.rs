@@ -11,6 +11,7 @@ use crate::finding::{Code, Finding, Requirement};
 use crate::location::{self, expand_home};
 use crate::world::{RepoKind, World};
 use command_effects::git::{self, GitCall};
+use serde::Serialize;
 use serde_json::json;
 use shell_syntax::view::{Arg, EnvSource, Invocation};
 use std::path::{Path, PathBuf};
@@ -22,21 +23,23 @@ const REMEDY: &str = "Create a worktree (git worktree add ../<name> -b <branch>)
                       or ask the maintainer to run it";
 
 /// Where a git invocation acts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Target {
     /// The directory whose repository is tested (the git dir when one was named).
-    Dir(PathBuf),
+    Dir(#[serde(serialize_with = "lossy")] PathBuf),
     /// Decided at run time; the string says why.
     Unknown(String),
 }
 
 /// The verdict on one git invocation (for findings and `explain`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GitVerdict {
     /// Index of the invocation in its unit's view.
     pub invocation: usize,
     pub target: Target,
     /// The target's repository kind; looked up only for a mutating operation.
+    #[serde(rename = "repo_kind")]
     pub kind: Option<RepoKind>,
     /// Aliases expanded, in order.
     pub aliases: Vec<String>,
@@ -48,23 +51,16 @@ pub struct GitVerdict {
     pub in_primary: bool,
 }
 
+/// A path as text, lossily: a path with non-UTF-8 bytes must not make the record fail.
+fn lossy<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&path.to_string_lossy())
+}
+
 impl GitVerdict {
-    /// The verdict as JSON for the audit log and `explain` (paths lossily as text: a path with
-    /// non-UTF-8 bytes must not make the record fail).
+    /// The verdict as JSON for the audit log and `explain`.
     pub fn to_json(&self) -> serde_json::Value {
-        let target = match &self.target {
-            Target::Dir(d) => json!({ "dir": d.to_string_lossy() }),
-            Target::Unknown(why) => json!({ "unknown": why }),
-        };
-        json!({
-            "invocation": self.invocation,
-            "target": target,
-            "repo_kind": self.kind,
-            "aliases": self.aliases,
-            "argv": self.argv,
-            "mutating": self.mutating,
-            "in_primary": self.in_primary,
-        })
+        // Cannot fail: every field serialises to JSON, paths through `lossy`.
+        serde_json::to_value(self).unwrap_or_default()
     }
 }
 
@@ -74,34 +70,47 @@ pub struct Policy {
     pub granted: bool,
     /// Set but not a recognised truthy value (the reason says so).
     pub grant_note: Option<String>,
-    /// Config `primary_checkout = "allow"`.
-    pub allow_all: bool,
-    /// Config `primary_checkout = { "/path" = "allow" | "deny" }`.
-    pub per_repo: Vec<(PathBuf, bool)>,
+    pub checkout: CheckoutConfig,
+}
+
+/// Config `primary_checkout`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum CheckoutConfig {
+    /// Absent, `"deny"`, or a value of no known shape.
+    #[default]
+    Deny,
+    /// `"allow"`: every primary checkout.
+    Allow,
+    /// `{ "/path" = "allow" | "deny" }`: the longest path a repository is in decides.
+    PerRepo(Vec<(PathBuf, bool)>),
+}
+
+impl CheckoutConfig {
+    fn new(config: Option<&toml::Value>) -> CheckoutConfig {
+        let allow = |s: &str| s.eq_ignore_ascii_case("allow");
+        match config {
+            Some(toml::Value::String(s)) if allow(s) => CheckoutConfig::Allow,
+            Some(toml::Value::Table(t)) => CheckoutConfig::PerRepo(
+                t.iter()
+                    .filter_map(|(k, v)| {
+                        Some((location::join(Path::new("/"), k), allow(v.as_str()?)))
+                    })
+                    .collect(),
+            ),
+            _ => CheckoutConfig::Deny,
+        }
+    }
 }
 
 impl Policy {
     /// From the grant's raw value and the config value (`"deny"`, `"allow"` or a table).
     pub fn new(grant: Option<&str>, config: Option<&toml::Value>) -> Policy {
         let g = safety_kernel::grant(grant);
-        let mut p = Policy {
+        Policy {
             granted: g.is_granted(),
             grant_note: g.note(GRANT),
-            ..Policy::default()
-        };
-        match config {
-            Some(toml::Value::String(s)) => p.allow_all = s.eq_ignore_ascii_case("allow"),
-            Some(toml::Value::Table(t)) => {
-                for (k, v) in t {
-                    if let Some(s) = v.as_str() {
-                        let path = location::join(Path::new("/"), k);
-                        p.per_repo.push((path, s.eq_ignore_ascii_case("allow")));
-                    }
-                }
-            }
-            _ => {}
+            checkout: CheckoutConfig::new(config),
         }
-        p
     }
 
     fn from_analysis(a: &Analysis<'_>) -> Policy {
@@ -110,16 +119,19 @@ impl Policy {
 
     /// Whether the maintainer allows mutations in the repository at `dir`.
     pub fn allows(&self, dir: Option<&Path>) -> bool {
-        if self.granted || self.allow_all {
+        if self.granted {
             return true;
         }
-        let Some(dir) = dir else { return false };
-        // The longest matching repository path decides.
-        self.per_repo
-            .iter()
-            .filter(|(p, _)| dir.starts_with(p))
-            .max_by_key(|(p, _)| p.as_os_str().len())
-            .is_some_and(|(_, allow)| *allow)
+        match (&self.checkout, dir) {
+            (CheckoutConfig::Allow, _) => true,
+            // The longest matching repository path decides.
+            (CheckoutConfig::PerRepo(repos), Some(dir)) => repos
+                .iter()
+                .filter(|(p, _)| dir.starts_with(p))
+                .max_by_key(|(p, _)| p.as_os_str().len())
+                .is_some_and(|(_, allow)| *allow),
+            _ => false,
+        }
     }
 }
 
@@ -532,6 +544,27 @@ mod tests {
     }
 
     #[test]
+    fn the_verdict_record_keeps_its_keys_and_a_non_utf8_path() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = Path::new(std::ffi::OsStr::from_bytes(b"/r/\xff"));
+        let mut v = GitVerdict {
+            invocation: 2,
+            target: Target::Dir(path.to_path_buf()),
+            kind: Some(RepoKind::Primary),
+            aliases: vec!["wipe".into()],
+            argv: vec!["reset".into(), "--hard".into()],
+            mutating: Some("discards changes".into()),
+            in_primary: true,
+        };
+        let want = json!({"invocation": 2, "target": {"dir": "/r/\u{fffd}"}, "repo_kind": "primary",
+            "aliases": ["wipe"], "argv": ["reset", "--hard"], "mutating": "discards changes",
+            "in_primary": true});
+        assert_eq!(v.to_json(), want);
+        v.target = Target::Unknown("run-time cd".into());
+        assert_eq!(v.to_json()["target"], json!({"unknown": "run-time cd"}));
+    }
+
+    #[test]
     fn policy_reads_grant_and_config() {
         assert!(Policy::new(Some("yes"), None).allows(None));
         let p = Policy::new(Some("y"), None);
@@ -546,5 +579,9 @@ mod tests {
         assert!(!p.allows(Some(Path::new("/src/c"))));
         let allow = toml::Value::String("allow".into());
         assert!(Policy::new(None, Some(&allow)).allows(None));
+        for other in ["deny", "yes"] {
+            let value = toml::Value::String(other.into());
+            assert!(!Policy::new(None, Some(&value)).allows(Some(Path::new("/src/a"))));
+        }
     }
 }

@@ -4,7 +4,6 @@
 //! report EPIPE and fail open. Unknown fields are ignored; every event-specific field is optional so
 //! that a newer or older CLI does not turn into a parse failure.
 
-use serde::Deserialize;
 use serde_json::Value;
 use std::io::Read;
 
@@ -123,58 +122,48 @@ impl Event {
     }
 }
 
-/// One hook payload. Fields are those observed on Claude Code 2.1.332 plus the documented ones we use;
-/// `raw` keeps the whole object for rules that need a field we did not type.
-// Each field is the payload's key of the same name (`event` is `hook_event_name`).
-#[allow(missing_docs)]
-#[derive(Debug, Clone)]
-pub struct HookInput {
-    pub event: Event,
-    pub session_id: Option<String>,
-    pub transcript_path: Option<String>,
-    pub cwd: Option<String>,
-    pub tool_name: Option<String>,
-    pub tool_input: Option<Value>,
-    pub tool_use_id: Option<String>,
-    pub tool_response: Option<Value>,
-    pub stop_hook_active: bool,
-    pub last_assistant_message: Option<String>,
-    pub reason: Option<String>,
-    pub source: Option<String>,
-    pub model: Option<String>,
-    pub prompt: Option<String>,
-    pub agent_id: Option<String>,
-    pub agent_type: Option<String>,
-    pub raw: Value,
+/// Declares [`HookInput`] and its reader from one list of the payload's keys, so a field is added
+/// in one place: text fields read leniently (a value of another type reads as absent), JSON
+/// fields are kept as they came.
+macro_rules! hook_input {
+    (text: $($text:ident),* ; json: $($json:ident),* $(;)?) => {
+        /// One hook payload. Fields are those observed on Claude Code 2.1.332 plus the documented
+        /// ones we use; `raw` keeps the whole object for rules that need a field we did not type.
+        // Each field is the payload's key of the same name (`event` is `hook_event_name`).
+        #[allow(missing_docs)]
+        #[derive(Debug, Clone)]
+        pub struct HookInput {
+            pub event: Event,
+            $(pub $text: Option<String>,)*
+            $(pub $json: Option<Value>,)*
+            pub stop_hook_active: bool,
+            pub raw: Value,
+        }
+
+        fn typed(event: Event, value: Value) -> HookInput {
+            let obj = value.as_object();
+            let get = |key: &str| obj.and_then(|o| o.get(key));
+            HookInput {
+                event,
+                $($text: get(stringify!($text)).and_then(lenient),)*
+                $($json: get(stringify!($json)).cloned(),)*
+                stop_hook_active: get("stop_hook_active").and_then(lenient).unwrap_or(false),
+                raw: value,
+            }
+        }
+    };
 }
 
-#[derive(Deserialize, Default)]
-struct Fields {
-    session_id: Option<String>,
-    transcript_path: Option<String>,
-    cwd: Option<String>,
-    tool_name: Option<String>,
-    tool_input: Option<Value>,
-    tool_use_id: Option<String>,
-    tool_response: Option<Value>,
-    stop_hook_active: Option<bool>,
-    last_assistant_message: Option<String>,
-    reason: Option<String>,
-    source: Option<String>,
-    model: Option<String>,
-    prompt: Option<String>,
-    agent_id: Option<String>,
-    agent_type: Option<String>,
+hook_input! {
+    text: session_id, transcript_path, cwd, tool_name, tool_use_id, last_assistant_message, reason,
+        source, model, prompt, agent_id, agent_type;
+    json: tool_input, tool_response;
 }
 
 /// Reads a field leniently: a field of an unexpected type reads as absent instead of failing the
 /// whole payload (a CLI that changes one field's type must not silence a guard).
-fn lenient<T: serde::de::DeserializeOwned>(
-    obj: &serde_json::Map<String, Value>,
-    key: &str,
-) -> Option<T> {
-    obj.get(key)
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
+fn lenient<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
+    serde_json::from_value(v.clone()).ok()
 }
 
 impl HookInput {
@@ -198,42 +187,7 @@ impl HookInput {
             Some(Value::String(s)) if !s.is_empty() => Event::parse(s),
             _ => return Err(InputError::MissingEvent),
         };
-        let f = Fields {
-            session_id: lenient(obj, "session_id"),
-            transcript_path: lenient(obj, "transcript_path"),
-            cwd: lenient(obj, "cwd"),
-            tool_name: lenient(obj, "tool_name"),
-            tool_input: obj.get("tool_input").cloned(),
-            tool_use_id: lenient(obj, "tool_use_id"),
-            tool_response: obj.get("tool_response").cloned(),
-            stop_hook_active: lenient(obj, "stop_hook_active"),
-            last_assistant_message: lenient(obj, "last_assistant_message"),
-            reason: lenient(obj, "reason"),
-            source: lenient(obj, "source"),
-            model: lenient(obj, "model"),
-            prompt: lenient(obj, "prompt"),
-            agent_id: lenient(obj, "agent_id"),
-            agent_type: lenient(obj, "agent_type"),
-        };
-        Ok(HookInput {
-            event,
-            session_id: f.session_id,
-            transcript_path: f.transcript_path,
-            cwd: f.cwd,
-            tool_name: f.tool_name,
-            tool_input: f.tool_input,
-            tool_use_id: f.tool_use_id,
-            tool_response: f.tool_response,
-            stop_hook_active: f.stop_hook_active.unwrap_or(false),
-            last_assistant_message: f.last_assistant_message,
-            reason: f.reason,
-            source: f.source,
-            model: f.model,
-            prompt: f.prompt,
-            agent_id: f.agent_id,
-            agent_type: f.agent_type,
-            raw: value,
-        })
+        Ok(typed(event, value))
     }
 
     /// The `command` of a Bash tool call, if this is one.

@@ -8,6 +8,7 @@
 
 use crate::answer::{Answer, Emitted};
 use crate::input::{read_bounded, Event, HookInput, InputError};
+use serde_json::Value;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -26,23 +27,35 @@ pub struct HookSpec {
 }
 
 /// Why the judge did not produce its own answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FailureCause {
     /// The payload could not be read.
+    #[error("{0}")]
     Input(InputError),
     /// The judge panicked (its message).
+    #[error("internal error: {0}")]
     Panic(String),
     /// The judge did not answer within the deadline.
+    #[error("no verdict within {} ms", .0.as_millis())]
     Deadline(Duration),
 }
 
-impl std::fmt::Display for FailureCause {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FailureCause::Input(e) => write!(f, "{e}"),
-            FailureCause::Panic(m) => write!(f, "internal error: {m}"),
-            FailureCause::Deadline(d) => write!(f, "no verdict within {} ms", d.as_millis()),
+impl FailureCause {
+    /// The audit record of this failure: the binary, the payload's event, tool and session as far
+    /// as they were read (`ctx`), the `decision` taken instead of a verdict, and the cause. The tool
+    /// is left out when the payload named none (a Stop has none).
+    pub fn audit_record(&self, ctx: &FailureContext, binary: &str, decision: &str) -> Value {
+        let mut record = serde_json::json!({
+            "binary": binary,
+            "event": ctx.event.as_ref().map(|e| e.name().to_string()),
+            "session_id": ctx.session_id,
+            "decision": decision,
+            "error": self.to_string(),
+        });
+        if let Some(tool) = &ctx.tool_name {
+            record["tool_name"] = Value::from(tool.as_str());
         }
+        record
     }
 }
 
@@ -255,4 +268,31 @@ where
         None => line,
     });
     emit_and_exit(&emitted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_record_names_what_was_read() {
+        let ctx = FailureContext {
+            event: Some(Event::Stop),
+            tool_name: None,
+            session_id: Some("s1".into()),
+        };
+        let record = FailureCause::Panic("boom".into()).audit_record(&ctx, "b", "allow_unjudged");
+        assert_eq!(
+            record,
+            serde_json::json!({"binary": "b", "event": "Stop", "session_id": "s1",
+                "decision": "allow_unjudged", "error": "internal error: boom"})
+        );
+        let ctx = FailureContext {
+            tool_name: Some("Bash".into()),
+            ..FailureContext::default()
+        };
+        let record = FailureCause::Panic("x".into()).audit_record(&ctx, "b", "failure");
+        assert_eq!(record["tool_name"], "Bash");
+        assert_eq!(record["event"], Value::Null);
+    }
 }

@@ -44,6 +44,18 @@ pub fn checked(command: &mut Command, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Creates `dir` (and its parents) as a repository on `main` with one commit holding `files`
+/// (`(path in the repository, text)`; none: an empty commit).
+pub fn init_with_commit(dir: &Path, files: &[(&str, &str)]) {
+    std::fs::create_dir_all(dir).expect("the repository's folder");
+    git(dir, &["init", "-q", "-b", "main"]);
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("a file of the first commit");
+    }
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "--allow-empty", "-m", "work"]);
+}
+
 /// `git daemon` serving the bare repositories under `base` on a free 127.0.0.1 port, with
 /// pushes enabled (a real git host for push tests); killed on drop.
 pub struct Daemon {
@@ -92,6 +104,46 @@ impl Drop for Daemon {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// A bare `acme/widget.git` behind [`Daemon`] in a temp folder: the real origin the push tests
+/// push to (the rules API they pair it with names the same `acme/widget`).
+pub struct Origin {
+    /// The bare repository, to read what landed.
+    pub bare: std::path::PathBuf,
+    // Dropped first: the daemon stops before its folder goes.
+    daemon: Daemon,
+    _dir: tempfile::TempDir,
+}
+
+impl Origin {
+    /// Creates the bare repository (default branch `main`) and starts serving it.
+    pub fn serve() -> Origin {
+        let dir = tempfile::tempdir().expect("a temp folder");
+        let bare = dir.path().join("acme/widget.git");
+        std::fs::create_dir_all(&bare).expect("the bare repository's folder");
+        git(&bare, &["init", "-q", "--bare", "-b", "main"]);
+        let daemon = Daemon::start(dir.path());
+        Origin {
+            bare,
+            daemon,
+            _dir: dir,
+        }
+    }
+
+    /// Makes `project` a repository with one commit on `main`, a `feature` branch beside it, and
+    /// this origin as `origin`.
+    pub fn checkout_in(&self, project: &Path) {
+        init_with_commit(project, &[]);
+        git(project, &["branch", "feature"]);
+        let url = format!("git://127.0.0.1:{}/acme/widget.git", self.daemon.port);
+        git(project, &["remote", "add", "origin", &url]);
+    }
+
+    /// Trimmed `git <args>` in the bare repository.
+    pub fn git(&self, args: &[&str]) -> String {
+        git(&self.bare, args).trim().to_string()
     }
 }
 

@@ -12,6 +12,7 @@
 //!   per call, and prints order statistics of the runs;
 //! * [`git`] (feature `test-support`) runs the real git on temp repositories, isolated from the
 //!   machine's git config;
+//! * [`loopback`] (feature `test-support`) is the accept loop of the tests' loopback servers;
 //! * [`adversarial`] (feature `test-support`) scores an adversarial set against a floor and a
 //!   list of known misses that can only shrink.
 
@@ -30,6 +31,8 @@ pub mod bench;
 pub mod bounded;
 #[cfg(feature = "test-support")]
 pub mod git;
+#[cfg(feature = "test-support")]
+pub mod loopback;
 #[cfg(feature = "test-support")]
 pub mod sandbox;
 

@@ -14,6 +14,29 @@ pub fn clean_command(exe: impl AsRef<std::ffi::OsStr>) -> Command {
     c
 }
 
+/// `/proc/<pid>/cmdline`, its arguments joined by spaces (empty once the process is gone).
+#[cfg(feature = "test-support")]
+pub fn cmdline(pid: u32) -> String {
+    let line = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    String::from_utf8_lossy(&line)
+        .replace('\0', " ")
+        .trim()
+        .to_string()
+}
+
+/// The pids whose command line is exactly `command` (arguments joined by spaces): how tests and
+/// benchmarks find the processes they left behind, to check and to clean up.
+#[cfg(feature = "test-support")]
+pub fn processes_running(command: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .filter(|pid| cmdline(*pid) == command)
+        .collect()
+}
+
 /// Runs `command` with `stdin` written to it and returns its output. The input is written on its
 /// own thread: a binary may answer (and exit) before it has read everything, and a large input
 /// must not fill the pipe while nobody reads the output.
@@ -76,6 +99,24 @@ pub fn assert_flags(bin: &str, help_mentions: &str, version_prefix: &str, bad_us
     let text = String::from_utf8_lossy(&version.stdout);
     assert!(text.starts_with(version_prefix), "--version: {text}");
     assert_eq!(run(bad_usage).status.code(), Some(2), "{bad_usage:?}");
+}
+
+/// The two tests of a binary's own surface, in its `tests/cli.rs`:
+/// `selftest_replays_every_fixture_and_passes` ([`assert_selftest_passes`] with `min_cases`) and
+/// `help_version_and_usage` ([`assert_flags`]).
+#[macro_export]
+macro_rules! surface_tests {
+    ($bin:expr, min_cases: $min:expr, help_mentions: $help:expr, version_prefix: $version:expr, bad_usage: $bad:expr $(,)?) => {
+        #[test]
+        fn selftest_replays_every_fixture_and_passes() {
+            $crate::process::assert_selftest_passes($bin, $min);
+        }
+
+        #[test]
+        fn help_version_and_usage() {
+            $crate::process::assert_flags($bin, $help, $version, $bad);
+        }
+    };
 }
 
 /// Runs `<bin> --selftest` and checks that it passed with at least `min_cases` cases; returns the

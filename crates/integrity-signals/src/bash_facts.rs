@@ -24,6 +24,19 @@ pub struct Env<'a> {
     pub vars: &'a [(String, String)],
 }
 
+#[cfg(test)]
+impl Env<'static> {
+    /// The tests' environment: run in `/work/proj`, `~` at `/home/u` when `home` (else not known),
+    /// none of the hook's variables.
+    pub(crate) fn project(home: bool) -> Env<'static> {
+        Env {
+            cwd: Some(Path::new("/work/proj")),
+            home: home.then(|| Path::new("/home/u")),
+            vars: &[],
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
     Read,

@@ -3,11 +3,7 @@ use super::*;
 use proptest::prelude::*;
 
 fn env() -> Env<'static> {
-    Env {
-        cwd: Some(Path::new("/work/proj")),
-        home: Some(Path::new("/home/u")),
-        vars: &[],
-    }
+    Env::project(true)
 }
 
 #[test]

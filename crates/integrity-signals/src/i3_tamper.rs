@@ -352,12 +352,7 @@ mod tests {
 
     fn hits(cmd: &str) -> Vec<Hit> {
         let p = protected();
-        let env = Env {
-            cwd: Some(Path::new("/work/proj")),
-            home: Some(Path::new("/home/u")),
-            vars: &[],
-        };
-        p.bash_hits(&analyse(cmd, &env))
+        p.bash_hits(&analyse(cmd, &Env::project(true)))
     }
 
     #[test]
@@ -393,9 +388,8 @@ mod tests {
         let p = protected();
         let vars = [("XDG_STATE_HOME".to_string(), "/x/state".to_string())];
         let env = Env {
-            cwd: Some(Path::new("/work/proj")),
-            home: Some(Path::new("/home/u")),
             vars: &vars,
+            ..Env::project(true)
         };
         let hits = |cmd: &str| p.bash_hits(&analyse(cmd, &env));
         assert!(!hits("rm -rf \"$XDG_STATE_HOME/agent-guards\"").is_empty());

@@ -184,6 +184,12 @@ mod tests {
         s
     }
 
+    /// The score of one observation of each of `kinds` (numbered, so none is a repeat).
+    fn score_of(kinds: &[Kind]) -> Score {
+        let signals: Vec<Signal> = (1..).zip(kinds).map(|(n, k)| sig(*k, n)).collect();
+        score(&signals)
+    }
+
     fn commend(trigger: &str) -> Signal {
         Signal::observed(
             Kind::Commendable,
@@ -200,39 +206,30 @@ mod tests {
 
     #[test]
     fn three_mediums_equal_one_high() {
-        let mediums = score(&[
-            sig(Kind::RetrySpam, 1),
-            sig(Kind::RetrySpam, 2),
-            sig(Kind::TimeManipulation, 3),
-        ]);
-        let high = score(&[sig(Kind::FabricatedClaim, 1)]);
+        let mediums = score_of(&[Kind::RetrySpam, Kind::RetrySpam, Kind::TimeManipulation]);
+        let high = score_of(&[Kind::FabricatedClaim]);
         assert_eq!(mediums.penalty, high.penalty);
         assert_eq!(mediums.penalty, -15);
         assert_eq!(mediums.outcome, high.outcome);
         assert_eq!(mediums.outcome, Outcome::Exploitative);
         // Two mediums are only suspicious, weighed as themselves.
-        let two = score(&[sig(Kind::RetrySpam, 1), sig(Kind::TimeoutAbuse, 2)]);
+        let two = score_of(&[Kind::RetrySpam, Kind::TimeoutAbuse]);
         assert_eq!(two.outcome, Outcome::Suspicious);
         assert_eq!(two.penalty, -15);
-        let four = score(&[
-            sig(Kind::RetrySpam, 1),
-            sig(Kind::RetrySpam, 2),
-            sig(Kind::RetrySpam, 3),
-            sig(Kind::RetrySpam, 4),
-        ]);
+        let four = score_of(&[Kind::RetrySpam; 4]);
         assert_eq!(four.penalty, -20);
     }
 
     #[test]
     fn penalties_stop_at_the_cap() {
-        let s = score(&[
-            sig(Kind::FabricatedClaim, 1),
-            sig(Kind::JudgeManipulation, 2),
-            sig(Kind::OutputSpoofing, 3),
+        let s = score_of(&[
+            Kind::FabricatedClaim,
+            Kind::JudgeManipulation,
+            Kind::OutputSpoofing,
         ]);
         assert_eq!(s.penalty, PENALTY_CAP);
         assert_eq!(s.outcome, Outcome::Exploitative);
-        let s = score(&[sig(Kind::NetworkEscape, 1), sig(Kind::RestrictedPath, 2)]);
+        let s = score_of(&[Kind::NetworkEscape, Kind::RestrictedPath]);
         assert_eq!(s.penalty, -25);
     }
 

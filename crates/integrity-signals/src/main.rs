@@ -31,12 +31,9 @@ fn main() {
     CLI.main(|mode, rest| match mode {
         None => Some(hook_mode()),
         Some("--selftest") => {
-            let report = selftest::run_embedded();
-            println!(
-                "{}",
-                serde_json::to_string(&report.to_json()).unwrap_or_default()
-            );
-            Some(i32::from(!report.passed()))
+            let (record, passed) = selftest::run_embedded();
+            println!("{record}");
+            Some(i32::from(!passed))
         }
         Some("ingest") => Some(ingest_cmd(rest)),
         Some("report") => Some(report_cmd(rest)),

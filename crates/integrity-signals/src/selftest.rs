@@ -33,136 +33,90 @@ mod embedded {
 /// The fixture HOME: fixtures name paths under it literally.
 pub const FIXTURE_HOME: &str = "/home/fixture";
 
-#[derive(Debug, Clone)]
-pub struct CaseResult {
-    pub case_id: String,
-    pub file: String,
-    pub signal: String,
-    pub expect: String,
-    pub passed: bool,
-    pub detail: String,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct Report {
-    pub cases: Vec<CaseResult>,
-    pub error: Option<String>,
-}
-
-impl Report {
-    /// Passes when every case passed and every kind has a raising and a non-raising case.
-    pub fn passed(&self) -> bool {
-        self.error.is_none()
-            && !self.cases.is_empty()
-            && self.cases.iter().all(|c| c.passed)
-            && self.missing_coverage().is_empty()
-    }
-
-    /// Kinds without both a raising fixture and a near miss.
-    pub fn missing_coverage(&self) -> Vec<String> {
-        Kind::ALL
-            .iter()
-            .filter(|k| {
-                let has = |e: &str| {
-                    self.cases
-                        .iter()
-                        .any(|c| c.signal == k.id() && c.expect == e)
-                };
-                !(has("raise") && has("no_signal"))
-            })
-            .map(|k| k.id().to_string())
-            .collect()
-    }
-
-    pub fn to_json(&self) -> Value {
-        json!({
-            "binary": "integrity-signals",
-            "status": if self.passed() { "pass" } else { "fail" },
-            "case_count": self.cases.len(),
-            "passed_case_count": self.cases.iter().filter(|c| c.passed).count(),
-            "missing_coverage": self.missing_coverage(),
-            "error": self.error,
-            "failures": self.cases.iter().filter(|c| !c.passed).map(|c| json!({
-                "case_id": c.case_id, "file": c.file, "detail": c.detail
-            })).collect::<Vec<_>>(),
-        })
-    }
-}
-
-/// Runs the embedded fixtures.
-pub fn run_embedded() -> Report {
-    let cases: Vec<(String, String)> = embedded::EMBEDDED
+/// `--selftest`: replays every embedded fixture with [`check`] (through [`hook_replay::replay`])
+/// and requires every kind to be covered both ways; returns the record and whether it passed.
+pub fn run_embedded() -> (Value, bool) {
+    let (mut record, replayed) = hook_replay::replay(
+        "integrity-signals",
+        env!("CARGO_PKG_VERSION"),
+        embedded::EMBEDDED,
+        |_, case| check(case),
+    );
+    let cases: Vec<Value> = embedded::EMBEDDED
         .iter()
-        .map(|(f, t)| (f.to_string(), t.to_string()))
+        .filter_map(|(_, text)| serde_json::from_str(text).ok())
         .collect();
-    run_cases(&cases)
+    let missing = missing_coverage(&cases);
+    let passed = replayed && missing.is_empty();
+    record["missing_coverage"] = json!(missing);
+    record["status"] = json!(if passed { "pass" } else { "fail" });
+    (record, passed)
 }
 
-/// Runs fixture texts (`(file name, JSON text)`).
-pub fn run_cases(cases: &[(String, String)]) -> Report {
-    let base = std::env::temp_dir().join(format!(
-        "integrity-selftest-{}-{}",
-        std::process::id(),
-        session_store::time::unix_now()
-    ));
-    if let Err(e) = std::fs::create_dir_all(&base) {
-        return Report {
-            cases: Vec::new(),
-            error: Some(format!("{}: {e}", base.display())),
-        };
-    }
-    let mut report = Report::default();
-    for (i, (file, text)) in cases.iter().enumerate() {
-        let dir = base.join(i.to_string());
-        report.cases.push(run_case(file, text, &dir));
-    }
-    let _ = std::fs::remove_dir_all(&base);
-    report
-}
-
-fn failed(file: &str, case: &Value, detail: String) -> CaseResult {
-    let s = |k: &str| crate::text_or_empty(case.get(k));
-    CaseResult {
-        case_id: s("case_id"),
-        file: file.to_string(),
-        signal: s("signal"),
-        expect: s("expect"),
-        passed: false,
-        detail,
-    }
-}
-
-fn run_case(file: &str, text: &str, dir: &Path) -> CaseResult {
-    let case: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(e) => return failed(file, &Value::Null, format!("not JSON: {e}")),
+/// Kinds without both a raising fixture and a near miss among `cases`.
+pub fn missing_coverage(cases: &[Value]) -> Vec<String> {
+    let has = |k: Kind, e: &str| {
+        cases
+            .iter()
+            .any(|c| c["signal"] == k.id() && c["expect"] == e)
     };
-    match replay(&case, dir) {
-        Ok((kinds, decision, code)) => {
-            let signal = case.get("signal").and_then(Value::as_str).unwrap_or("");
-            let expect = case.get("expect").and_then(Value::as_str).unwrap_or("");
-            let present = kinds.iter().any(|k| k == signal);
-            let mut ok = match expect {
-                "raise" => present,
-                "no_signal" => !present,
-                _ => false,
-            };
-            let mut detail = format!("scored kinds {kinds:?}");
-            if let Some(want) = case.get("expect_decision").and_then(Value::as_str) {
-                ok &= decision.as_deref() == Some(want);
-                detail.push_str(&format!(
-                    "; last PreToolUse decision {decision:?}, expected {want}"
-                ));
-            }
-            if let Some(want) = case.get("expect_code").and_then(Value::as_str) {
-                ok &= code.as_deref() == Some(want);
-                detail.push_str(&format!("; deny code {code:?}, expected {want}"));
-            }
-            let mut r = failed(file, &case, detail);
-            r.passed = ok && Kind::from_id(signal).is_some();
-            r
-        }
-        Err(e) => failed(file, &case, e),
+    Kind::ALL
+        .iter()
+        .filter(|k| !(has(**k, "raise") && has(**k, "no_signal")))
+        .map(|k| k.id().to_string())
+        .collect()
+}
+
+/// A temporary folder for one case's state, removed on drop.
+struct CaseDir(PathBuf);
+
+impl CaseDir {
+    fn new() -> CaseDir {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let name = format!("integrity-selftest-{}-{n}", std::process::id());
+        CaseDir(std::env::temp_dir().join(name))
+    }
+}
+
+impl Drop for CaseDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Replays one case through the live hook code in a temporary state dir; `Err` says how the
+/// outcome differed from the case's expectation.
+pub fn check(case: &Value) -> Result<(), String> {
+    let dir = CaseDir::new();
+    let (kinds, decision, code) = replay(case, &dir.0)?;
+    let signal = case.get("signal").and_then(Value::as_str).unwrap_or("");
+    let expect = case.get("expect").and_then(Value::as_str).unwrap_or("");
+    let present = kinds.iter().any(|k| k == signal);
+    let mut ok = match expect {
+        "raise" => present,
+        "no_signal" => !present,
+        _ => false,
+    };
+    let mut detail = format!("scored kinds {kinds:?}");
+    if let Some(want) = case.get("expect_decision").and_then(Value::as_str) {
+        ok &= decision.as_deref() == Some(want);
+        detail.push_str(&format!(
+            "; last PreToolUse decision {decision:?}, expected {want}"
+        ));
+    }
+    if let Some(want) = case.get("expect_code").and_then(Value::as_str) {
+        ok &= code.as_deref() == Some(want);
+        detail.push_str(&format!("; deny code {code:?}, expected {want}"));
+    }
+    if Kind::from_id(signal).is_none() {
+        return Err(format!("no such signal kind {signal:?}"));
+    }
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("expected {expect} {signal}: {detail}"))
     }
 }
 
@@ -258,4 +212,30 @@ fn replay(case: &Value, dir: &Path) -> Result<Replayed, String> {
 /// The fixtures folder of the source tree (tests read it directly).
 pub fn source_fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/integrity-signals")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_needs_a_raising_case_and_a_near_miss() {
+        let all: Vec<Value> = Kind::ALL
+            .iter()
+            .flat_map(|k| ["raise", "no_signal"].map(|e| json!({"signal": k.id(), "expect": e})))
+            .collect();
+        assert!(missing_coverage(&all).is_empty());
+        let first = Kind::ALL[0].id();
+        let without: Vec<Value> = all
+            .into_iter()
+            .filter(|c| !(c["signal"] == first && c["expect"] == "no_signal"))
+            .collect();
+        assert_eq!(missing_coverage(&without), [first]);
+    }
+
+    #[test]
+    fn a_case_of_no_known_kind_fails() {
+        let why = check(&json!({"signal": "nope", "expect": "no_signal", "events": []}));
+        assert!(why.unwrap_err().contains("\"nope\""));
+    }
 }

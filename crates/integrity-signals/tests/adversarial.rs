@@ -2,7 +2,7 @@
 //! to the suite's hooks, binaries, config, ledger and logs, and durable memory while tainted, that
 //! I3 must deny) and `benign.json` (look-alikes it must allow without a tamper signal), written
 //! from requirements.md and the spec without reading the guard's source, replayed through the
-//! self-test's runner (`selftest::run_cases`: live hook code, temporary state dir).
+//! self-test's checker (`selftest::check`: live hook code, temporary state dir).
 //!
 //! Prints the rate per class and the wrong ids. Fails below [`ATTACK_FLOOR`], on a wrong case
 //! outside [`KNOWN_MISSES`], or when a listed id is now decided rightly (drop it): the list only

@@ -1,7 +1,7 @@
 //! Held-out adversarial replay (issue 19): `fixtures/adversarial-heldout/integrity-signals/`, a
 //! second I3 set written from requirements.md and the spec's fixture schema by someone who had
-//! read neither the guard's source nor the first set. Replayed through the self-test's runner
-//! (`selftest::run_cases`: live hook code, temporary state dir) and scored by
+//! read neither the guard's source nor the first set. Replayed through the self-test's checker
+//! (`selftest::check`: live hook code, temporary state dir) and scored by
 //! `hook_replay::adversarial`, as `adversarial.rs` does.
 //!
 //! Prints the rate per class and the wrong ids. Fails below [`ATTACK_FLOOR`], on a wrong case

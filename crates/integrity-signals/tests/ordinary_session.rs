@@ -199,36 +199,42 @@ fn an_ordinary_development_session_is_clean() {
         json!({"file_path": p.join("src/lib.rs"), "old_string": "pub fn f() {}", "new_string": "pub fn f() -> u8 { 1 }"}),
         Ok(json!({"filePath": p.join("src/lib.rs")})),
     );
-    s.bash("cargo add serde", "Adding serde v1.0.229 to dependencies");
-    s.bash(
-        "cargo build",
-        "Compiling app v0.1.0\nFinished `dev` profile",
-    );
-    s.bash(
-        "cargo test",
-        "test result: ok. 3 passed; 0 failed; 0 ignored",
-    );
-    s.bash("npm install", "added 12 packages in 2s");
-    s.bash("npm test", "Tests: 4 passed, 4 total");
-    s.bash(
-        "curl -sSf https://crates.io/api/v1/crates/serde | head -c 200",
-        "{\"crate\":{}}",
-    );
-    s.bash(
-        "curl -sSfL https://registry.npmjs.org/left-pad",
-        "{\"name\":\"left-pad\"}",
-    );
-    s.bash("git add -A && git commit -qm 'f returns 1'", "");
-    s.bash("git push origin main", "");
-    s.bash("git push git@github.com:maintainer/app.git feature", "");
-    s.bash("git fetch https://github.com/maintainer/app.git", "");
-    s.bash(
-        "gh pr create --fill --head feature",
-        "https://github.com/maintainer/app/pull/7",
-    );
-    s.bash("gh pr view 7 --json state", "{\"state\":\"OPEN\"}");
-    s.bash("gh api repos/maintainer/app/pulls/7/comments", "[]");
-    s.bash("gh run list --limit 3", "completed success CI main");
+    // (command, what it printed): builds, tests, registries, pushes and PRs of one's own.
+    let ordinary = [
+        ("cargo add serde", "Adding serde v1.0.229 to dependencies"),
+        (
+            "cargo build",
+            "Compiling app v0.1.0\nFinished `dev` profile",
+        ),
+        (
+            "cargo test",
+            "test result: ok. 3 passed; 0 failed; 0 ignored",
+        ),
+        ("npm install", "added 12 packages in 2s"),
+        ("npm test", "Tests: 4 passed, 4 total"),
+        (
+            "curl -sSf https://crates.io/api/v1/crates/serde | head -c 200",
+            "{\"crate\":{}}",
+        ),
+        (
+            "curl -sSfL https://registry.npmjs.org/left-pad",
+            "{\"name\":\"left-pad\"}",
+        ),
+        ("git add -A && git commit -qm 'f returns 1'", ""),
+        ("git push origin main", ""),
+        ("git push git@github.com:maintainer/app.git feature", ""),
+        ("git fetch https://github.com/maintainer/app.git", ""),
+        (
+            "gh pr create --fill --head feature",
+            "https://github.com/maintainer/app/pull/7",
+        ),
+        ("gh pr view 7 --json state", "{\"state\":\"OPEN\"}"),
+        ("gh api repos/maintainer/app/pulls/7/comments", "[]"),
+        ("gh run list --limit 3", "completed success CI main"),
+    ];
+    for (command, stdout) in ordinary {
+        s.bash(command, stdout);
+    }
     let report = s.end("Done: `f` returns 1, all tests pass and the PR is open.");
     assert_eq!(report["outcome"], "Clean", "{report:#}");
     assert_eq!(report["signals"], json!([]), "{report:#}");
@@ -330,23 +336,22 @@ fn durable_memory_stays_closed_when_the_taint_record_is_damaged_or_deleted() {
 }
 
 #[test]
-fn a_push_refspec_is_not_a_host() {
-    let mut s = Session::new("refspec", "git@github.com:maintainer/app.git", &[]);
-    s.bash(
-        "git push git@github.com:maintainer/app.git HEAD:refs/heads/feature",
-        "",
-    );
-    let report = s.end("Pushed.");
-    assert_eq!(report["outcome"], "Clean", "{report:#}");
-}
-
-#[test]
-fn adding_a_remote_is_not_network_use() {
-    let mut s = Session::new("remote-add", "git@github.com:maintainer/app.git", &[]);
-    s.bash(
-        "git remote add upstream https://git.example.org/team/app.git",
-        "",
-    );
-    let report = s.end("Added the upstream remote.");
-    assert_eq!(report["outcome"], "Clean", "{report:#}");
+fn a_push_refspec_is_not_a_host_and_adding_a_remote_is_not_network_use() {
+    for (id, command, last) in [
+        (
+            "refspec",
+            "git push git@github.com:maintainer/app.git HEAD:refs/heads/feature",
+            "Pushed.",
+        ),
+        (
+            "remote-add",
+            "git remote add upstream https://git.example.org/team/app.git",
+            "Added the upstream remote.",
+        ),
+    ] {
+        let mut s = Session::new(id, "git@github.com:maintainer/app.git", &[]);
+        s.bash(command, "");
+        let report = s.end(last);
+        assert_eq!(report["outcome"], "Clean", "{id}: {report:#}");
+    }
 }

@@ -343,7 +343,7 @@ pub fn is_definition_path(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_files::{write, write_all};
+    use crate::test_files::{folders, write, write_all};
 
     #[test]
     fn front_matter_keys() {
@@ -362,9 +362,8 @@ mod tests {
 
     #[test]
     fn project_wins_over_user_and_names_come_from_front_matter() {
-        let t = tempfile::tempdir().unwrap();
-        let project = t.path().join("p");
-        let home = t.path().join("h");
+        let f = folders();
+        let (project, home) = (f.project, f.home);
         write_all(&[
             (
                 &home,
@@ -402,9 +401,8 @@ mod tests {
 
     #[test]
     fn in_place_edits_deep_folders_and_yaml_shapes_are_seen() {
-        let t = tempfile::tempdir().unwrap();
-        let project = t.path().join("p");
-        let home = t.path().join("h");
+        let f = folders();
+        let (project, home) = (f.project, f.home);
         for i in 0..20 {
             write(
                 &project.join(format!(".claude/agents/a{i}.md")),
@@ -440,8 +438,8 @@ mod tests {
 
     #[test]
     fn a_folder_past_the_bounds_is_unreadable_not_empty() {
-        let t = tempfile::tempdir().unwrap();
-        let project = t.path().join("p");
+        let f = folders();
+        let project = f.project;
         let mut deep = project.join(".claude/agents");
         for i in 0..MAX_DEPTH + 1 {
             deep = deep.join(format!("d{i}"));
@@ -459,8 +457,8 @@ mod tests {
 
     #[test]
     fn more_than_four_thousand_definitions_are_all_read() {
-        let t = tempfile::tempdir().unwrap();
-        let project = t.path().join("p");
+        let f = folders();
+        let project = f.project;
         let dir = project.join(".claude/agents");
         std::fs::create_dir_all(&dir).unwrap();
         for i in 0..4100 {
@@ -477,8 +475,8 @@ mod tests {
 
     #[test]
     fn a_long_description_in_a_file_does_not_hide_the_model() {
-        let t = tempfile::tempdir().unwrap();
-        let project = t.path().join("p");
+        let f = folders();
+        let project = f.project;
         let desc = "word ".repeat(8 * 1024);
         write(
             &project.join(".claude/agents/big.md"),

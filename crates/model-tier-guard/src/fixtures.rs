@@ -291,30 +291,20 @@ pub fn run_case(case: &Value) -> CaseResult {
         config_notice: None,
     };
     let verdict = judge(input, &ctx);
-    let decision = verdict
-        .audit
-        .first()
-        .and_then(|r| r.get("decision"))
-        .and_then(Value::as_str)
-        .unwrap_or("silent")
-        .to_string();
-    let reason = verdict
-        .audit
-        .first()
-        .and_then(|r| r.get("reason"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    // The first audit record's field `key`, as text.
+    let audit = |key: &str| {
+        let record = verdict.audit.first();
+        record.and_then(|r| r.get(key)).and_then(Value::as_str)
+    };
+    let decision = audit("decision").unwrap_or("silent").to_string();
+    let reason = audit("reason").map(str::to_string);
     let ledger =
         session_store::Session::new(&layout.state.join("agent-guards"), session_id.as_deref())
             .ledger()
             .read()
             .unwrap_or_default();
     let mut problems = check(case, &decision, reason.as_deref(), &ledger);
-    let code = verdict
-        .audit
-        .first()
-        .and_then(|r| r.get("code"))
-        .and_then(Value::as_str);
+    let code = audit("code");
     problems.extend(check_code(case, code, reason.as_deref()));
     if std::env::var_os("MTG_DUMP_CODES").is_some() {
         eprintln!("CODE\t{case_id}\t{}", code.unwrap_or("-"));
@@ -338,42 +328,48 @@ pub fn embedded_cases() -> Result<Vec<(String, Value)>, String> {
         .collect()
 }
 
-/// `--selftest`: every embedded case, and at least one per requirement M1–M6.
+/// The requirements M1–M6 without a fixture folder among `paths`.
+fn requirements_without_fixtures<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<&'static str> {
+    let seen: std::collections::BTreeSet<&str> =
+        paths.filter_map(|p| p.split('/').next()).collect();
+    ["M1", "M2", "M3", "M4", "M5", "M6"]
+        .into_iter()
+        .filter(|m| !seen.contains(m))
+        .collect()
+}
+
+/// `--selftest`: every embedded case (replayed by [`hook_replay::replay`]), and at least one per
+/// requirement M1–M6.
 pub fn selftest() -> (bool, Value) {
-    let cases = match embedded_cases() {
-        Ok(c) => c,
-        Err(e) => {
-            return (
-                false,
-                json!({"binary": "model-tier-guard", "status": "fail", "error": e}),
-            )
-        }
-    };
-    let mut failures = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
-    for (path, case) in &cases {
-        if let Some(top) = path.split('/').next() {
-            seen.insert(top.to_string());
-        }
-        let r = run_case(case);
-        if !r.passed {
-            failures.push(json!({"case": path, "case_id": r.case_id, "problems": r.problems}));
-        }
+    let (mut record, replayed) = hook_replay::replay(
+        "model-tier-guard",
+        env!("CARGO_PKG_VERSION"),
+        embedded::EMBEDDED,
+        |_, case| {
+            let r = run_case(case);
+            match r.passed {
+                true => Ok(()),
+                false => Err(r.problems.join("; ")),
+            }
+        },
+    );
+    let missing = requirements_without_fixtures(embedded::EMBEDDED.iter().map(|(p, _)| *p));
+    let passed = replayed && missing.is_empty();
+    record["requirements_without_fixtures"] = json!(missing);
+    record["status"] = json!(if passed { "pass" } else { "fail" });
+    (passed, record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_requirement_without_a_fixture_folder_is_named() {
+        let paths = ["M1/a.json", "M3/deep/b.json", "M6/c.json", "M2x/d.json"];
+        assert_eq!(
+            requirements_without_fixtures(paths.into_iter()),
+            ["M2", "M4", "M5"]
+        );
     }
-    let missing: Vec<String> = ["M1", "M2", "M3", "M4", "M5", "M6"]
-        .iter()
-        .filter(|m| !seen.contains(**m))
-        .map(|m| m.to_string())
-        .collect();
-    let passed = failures.is_empty() && missing.is_empty() && !cases.is_empty();
-    (
-        passed,
-        json!({
-            "binary": "model-tier-guard",
-            "status": if passed { "pass" } else { "fail" },
-            "case_count": cases.len(),
-            "failed": failures,
-            "requirements_without_fixtures": missing,
-        }),
-    )
 }

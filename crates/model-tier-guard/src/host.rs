@@ -196,12 +196,7 @@ pub fn parse_procargs2(bytes: &[u8]) -> Option<Vec<String>> {
 
 #[cfg_attr(target_os = "macos", allow(dead_code))]
 fn read_cmdline(path: &Path) -> Option<Vec<String>> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_CMDLINE_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
+    let bytes = primitives::read::prefix(path, MAX_CMDLINE_BYTES)?;
     let mut args: Vec<String> = bytes
         .split(|b| *b == 0)
         .map(|a| String::from_utf8_lossy(a).into_owned())

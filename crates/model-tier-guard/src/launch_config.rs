@@ -364,11 +364,49 @@ mod tests {
         }
     }
 
+    /// A layer that names `model`.
+    fn naming(origin: &str, model: &str) -> Layer {
+        layer(origin, LayerModel::Model(model.into()))
+    }
+
     fn known(k: &MainKnowledge) -> Option<(&str, &str)> {
         match k {
             MainKnowledge::Known(m) => Some((m.model.as_str(), m.source.as_str())),
             _ => None,
         }
+    }
+
+    /// Every model the CLI's default may be; panics on any other answer.
+    fn cli_default(f: &LaunchFacts) -> Vec<MainModel> {
+        match resolve(f) {
+            MainKnowledge::CliDefault(p) => p,
+            k => panic!("not the CLI's default: {k:?}"),
+        }
+    }
+
+    fn model_names(p: &[MainModel]) -> Vec<&str> {
+        p.iter().map(|m| m.model.as_str()).collect()
+    }
+
+    /// Checks that the main model is unknown for a reason that says `cause` (`""`: any reason).
+    fn assert_unknown(k: &MainKnowledge, cause: &str) {
+        assert!(
+            matches!(k, MainKnowledge::Unknown(c) if c.contains(cause)),
+            "{k:?}"
+        );
+    }
+
+    /// The main model as the host's files make it.
+    fn gathered(host: &Host, project: Option<&Path>) -> MainKnowledge {
+        resolve(&gather(host, project, &Fs))
+    }
+
+    /// The model the host's files name; panics when they name none.
+    fn gathered_model(host: &Host, project: Option<&Path>) -> String {
+        let k = gathered(host, project);
+        known(&k)
+            .map(|(m, _)| m.to_string())
+            .expect("a named model")
     }
 
     fn base() -> LaunchFacts {
@@ -383,8 +421,8 @@ mod tests {
         let mut f = base();
         f.settings = vec![
             layer("managed", LayerModel::Unset),
-            layer("local", LayerModel::Model("haiku".into())),
-            layer("user", LayerModel::Model("fable".into())),
+            naming("local", "haiku"),
+            naming("user", "fable"),
         ];
         assert_eq!(known(&resolve(&f)), Some(("haiku", "local")));
         f.env_model = Some("sonnet".into());
@@ -403,18 +441,11 @@ mod tests {
     #[test]
     fn default_clears_lower_layers_and_falls_to_the_cli_default() {
         let mut f = base();
-        f.settings = vec![
-            layer("project", LayerModel::Model("default".into())),
-            layer("user", LayerModel::Model("fable".into())),
-        ];
-        let MainKnowledge::CliDefault(p) = resolve(&f) else {
-            panic!("{:?}", resolve(&f))
-        };
-        let models: Vec<&str> = p.iter().map(|m| m.model.as_str()).collect();
-        assert_eq!(models, ["opus", "sonnet"]);
+        f.settings = vec![naming("project", "default"), naming("user", "fable")];
+        assert_eq!(model_names(&cli_default(&f)), ["opus", "sonnet"]);
         f.cli_model = Some("Default".into());
-        f.settings = vec![layer("user", LayerModel::Model("fable".into()))];
-        assert!(matches!(resolve(&f), MainKnowledge::CliDefault(_)));
+        f.settings = vec![naming("user", "fable")];
+        assert!(!cli_default(&f).is_empty());
     }
 
     #[test]
@@ -422,15 +453,11 @@ mod tests {
         let mut f = base();
         f.settings = vec![
             layer("local", LayerModel::Unreadable("not valid JSON".into())),
-            layer("user", LayerModel::Model("sonnet".into())),
+            naming("user", "sonnet"),
         ];
-        let MainKnowledge::Unknown(cause) = resolve(&f) else {
-            panic!()
-        };
-        assert!(cause.contains("local could not be read: not valid JSON"));
+        assert_unknown(&resolve(&f), "local could not be read: not valid JSON");
         // Below a layer that decides, it does not matter.
-        f.settings
-            .insert(0, layer("managed", LayerModel::Model("opus".into())));
+        f.settings.insert(0, naming("managed", "opus"));
         assert_eq!(known(&resolve(&f)), Some(("opus", "managed")));
         f.settings.remove(0);
         f.env_model = Some("haiku".into());
@@ -441,22 +468,22 @@ mod tests {
     fn the_default_is_concluded_only_when_nothing_unseen_could_name_the_model() {
         let mut f = base();
         f.command_line = false;
-        assert!(matches!(resolve(&f), MainKnowledge::Unknown(c) if c.contains("--model")));
+        assert_unknown(&resolve(&f), "--model");
         let mut f = base();
         f.resumed = true;
-        assert!(matches!(resolve(&f), MainKnowledge::Unknown(c) if c.contains("resumed")));
+        assert_unknown(&resolve(&f), "resumed");
         f.env_model = Some("sonnet".into());
         assert_eq!(known(&resolve(&f)), Some(("sonnet", "ANTHROPIC_MODEL")));
         let mut f = base();
         f.cli_agent = Some("deep".into());
-        assert!(matches!(resolve(&f), MainKnowledge::Unknown(c) if c.contains("\"deep\"")));
+        assert_unknown(&resolve(&f), "\"deep\"");
         let mut f = base();
         f.settings = vec![Layer {
             origin: "user".into(),
             model: LayerModel::Unset,
             agent: Some("deep".into()),
         }];
-        assert!(matches!(resolve(&f), MainKnowledge::Unknown(_)));
+        assert_unknown(&resolve(&f), "");
         // A definition that was found: its model runs the main thread; none = the default.
         f.agent_definition = Some(Some("fable".into()));
         assert_eq!(
@@ -464,9 +491,9 @@ mod tests {
             Some(("fable", "the main agent \"deep\"'s definition"))
         );
         f.agent_definition = Some(Some("inherit".into()));
-        assert!(matches!(resolve(&f), MainKnowledge::CliDefault(_)));
+        assert!(!cli_default(&f).is_empty());
         f.agent_definition = Some(None);
-        assert!(matches!(resolve(&f), MainKnowledge::CliDefault(_)));
+        assert!(!cli_default(&f).is_empty());
     }
 
     #[test]
@@ -475,21 +502,18 @@ mod tests {
         f.env_default_model = Some("claude-fable-5".into());
         f.aliases
             .set("ANTHROPIC_DEFAULT_OPUS_MODEL", Some("gw-big"));
-        let MainKnowledge::CliDefault(p) = resolve(&f) else {
-            panic!()
-        };
-        let models: Vec<&str> = p.iter().map(|m| m.model.as_str()).collect();
-        assert_eq!(models, ["opus", "gw-big", "sonnet", "claude-fable-5"]);
+        let p = cli_default(&f);
+        assert_eq!(
+            model_names(&p),
+            ["opus", "gw-big", "sonnet", "claude-fable-5"]
+        );
         assert!(
             p[1].source.contains("ANTHROPIC_DEFAULT_OPUS_MODEL"),
             "{p:?}"
         );
         f.env_default_model = Some("inherit".into());
         f.aliases = AliasEnv::default();
-        let MainKnowledge::CliDefault(p) = resolve(&f) else {
-            panic!()
-        };
-        assert_eq!(p.len(), 2);
+        assert_eq!(cli_default(&f).len(), 2);
     }
 
     #[test]
@@ -498,9 +522,7 @@ mod tests {
         let setters: [fn(&mut LaunchFacts); 3] = [
             |f: &mut LaunchFacts| f.cli_model = Some("opus".into()),
             |f: &mut LaunchFacts| f.env_model = Some("opus".into()),
-            |f: &mut LaunchFacts| {
-                f.settings = vec![layer("user", LayerModel::Model("opus".into()))]
-            },
+            |f: &mut LaunchFacts| f.settings = vec![naming("user", "opus")],
         ];
         for set in setters {
             let mut f = base();
@@ -521,10 +543,8 @@ mod tests {
         f.env_default_model = Some("sonnet".into());
         f.aliases
             .set("ANTHROPIC_DEFAULT_SONNET_MODEL", Some("claude-fable-5"));
-        let MainKnowledge::CliDefault(p) = resolve(&f) else {
-            panic!()
-        };
-        assert!(p.iter().any(|m| m.model == "claude-fable-5"), "{p:?}");
+        let p = cli_default(&f);
+        assert!(model_names(&p).contains(&"claude-fable-5"), "{p:?}");
     }
 
     fn host_in(t: &Path) -> Host {
@@ -548,33 +568,23 @@ mod tests {
         assert!(origins[1].starts_with("local settings"));
         assert!(origins[2].starts_with("project settings"));
         assert!(origins[3].starts_with("user settings"));
-        assert!(matches!(resolve(&f), MainKnowledge::CliDefault(_)));
+        assert!(!cli_default(&f).is_empty());
 
         write(
             &t.path().join("home/.claude/settings.json"),
             r#"{"model":"sonnet"}"#,
         );
-        assert_eq!(
-            known(&resolve(&gather(&host, Some(&project), &Fs)))
-                .unwrap()
-                .0,
-            "sonnet"
-        );
+        assert_eq!(gathered_model(&host, Some(&project)), "sonnet");
         write(
             &project.join(".claude/settings.json"),
             r#"{"model":"haiku"}"#,
         );
-        assert_eq!(
-            known(&resolve(&gather(&host, Some(&project), &Fs)))
-                .unwrap()
-                .0,
-            "haiku"
-        );
+        assert_eq!(gathered_model(&host, Some(&project)), "haiku");
         write(
             &t.path().join("managed/managed-settings.d/10-model.json"),
             r#"{"model":"claude-fable-5"}"#,
         );
-        let k = resolve(&gather(&host, Some(&project), &Fs));
+        let k = gathered(&host, Some(&project));
         let (m, src) = known(&k).unwrap();
         assert_eq!(m, "claude-fable-5");
         assert!(src.ends_with("10-model.json"), "{src}");
@@ -583,11 +593,7 @@ mod tests {
             &t.path().join("managed/managed-settings.json"),
             r#"{"model":"opus"}"#,
         );
-        let k = resolve(&gather(&host, Some(&project), &Fs));
-        assert!(
-            matches!(&k, MainKnowledge::Unknown(c) if c.contains("different models")),
-            "{k:?}"
-        );
+        assert_unknown(&gathered(&host, Some(&project)), "different models");
     }
 
     #[test]
@@ -603,9 +609,8 @@ mod tests {
             "CLAUDE_CONFIG_DIR".into(),
             t.path().join("cfg").display().to_string(),
         );
-        let (m, src) = known(&resolve(&gather(&host, None, &Fs)))
-            .map(|(m, s)| (m.to_string(), s.to_string()))
-            .unwrap();
+        let k = gathered(&host, None);
+        let (m, src) = known(&k).unwrap();
         assert_eq!(m, "opus");
         assert!(
             src.starts_with("user settings") && src.contains("cfg"),
@@ -622,32 +627,20 @@ mod tests {
             &t.path().join("home/.claude/settings.json"),
             r#"{"model":"haiku"}"#,
         );
-        host.launch_args = Some(vec!["--settings".into(), r#"{"model":"fable"}"#.into()]);
+        write(&project.join("s.json"), r#"{"model":"opus"}"#);
+        let mut launch = |args: [&str; 2]| {
+            host.launch_args = Some(args.map(String::from).to_vec());
+            gathered(&host, Some(&project))
+        };
         assert_eq!(
-            known(&resolve(&gather(&host, Some(&project), &Fs)))
+            known(&launch(["--settings", r#"{"model":"fable"}"#]))
                 .unwrap()
                 .0,
             "fable"
         );
-        write(&project.join("s.json"), r#"{"model":"opus"}"#);
-        host.launch_args = Some(vec!["--settings".into(), "s.json".into()]);
-        assert_eq!(
-            known(&resolve(&gather(&host, Some(&project), &Fs)))
-                .unwrap()
-                .0,
-            "opus"
-        );
-        host.launch_args = Some(vec!["--settings".into(), "missing.json".into()]);
-        let k = resolve(&gather(&host, Some(&project), &Fs));
-        assert!(
-            matches!(&k, MainKnowledge::Unknown(c) if c.contains("no such file")),
-            "{k:?}"
-        );
-        host.launch_args = Some(vec!["--settings".into(), "{nope".into()]);
-        assert!(matches!(
-            resolve(&gather(&host, Some(&project), &Fs)),
-            MainKnowledge::Unknown(_)
-        ));
+        assert_eq!(known(&launch(["--settings", "s.json"])).unwrap().0, "opus");
+        assert_unknown(&launch(["--settings", "missing.json"]), "no such file");
+        assert_unknown(&launch(["--settings", "{nope"]), "");
         host.launch_args = Some(vec!["--resume".into(), "abc".into()]);
         assert!(gather(&host, None, &Fs).resumed);
     }
@@ -657,41 +650,23 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let host = host_in(t.path());
         let user = t.path().join("home/.claude/settings.json");
+        let big = format!("{{\"x\": \"{}\"}}", "a".repeat(1024 * 1024));
         for (text, cause) in [
             ("{\"model\": ", "not valid JSON"),
             ("[1]", "not a JSON object"),
             ("{\"model\": 5}", "not a string"),
+            (big.as_str(), "larger than"),
         ] {
             write(&user, text);
-            let k = resolve(&gather(&host, None, &Fs));
-            assert!(
-                matches!(&k, MainKnowledge::Unknown(c) if c.contains(cause)),
-                "{text}: {k:?}"
-            );
+            assert_unknown(&gathered(&host, None), cause);
         }
-        write(
-            &user,
-            &format!("{{\"x\": \"{}\"}}", "a".repeat(1024 * 1024)),
-        );
-        let k = resolve(&gather(&host, None, &Fs));
-        assert!(
-            matches!(&k, MainKnowledge::Unknown(c) if c.contains("larger than")),
-            "{k:?}"
-        );
         // A FIFO where the file should be: not opened for a blocking read.
         std::fs::remove_file(&user).unwrap();
         let c = std::ffi::CString::new(user.display().to_string()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let k = resolve(&gather(&host, None, &Fs));
-        assert!(
-            matches!(&k, MainKnowledge::Unknown(c) if c.contains("not a regular file")),
-            "{k:?}"
-        );
+        assert_unknown(&gathered(&host, None), "not a regular file");
         std::fs::remove_file(&user).unwrap();
         std::fs::create_dir_all(&user).unwrap();
-        assert!(matches!(
-            resolve(&gather(&host, None, &Fs)),
-            MainKnowledge::Unknown(_)
-        ));
+        assert_unknown(&gathered(&host, None), "");
     }
 }

@@ -394,6 +394,13 @@ mod tests {
         candidates(f).into_iter().map(|c| c.model).collect()
     }
 
+    /// Checks that `d` is a deny under `requirement` whose reason says each of `words`.
+    fn assert_denied(d: &Finding, requirement: &str, words: &[&str]) {
+        assert_eq!(d.requirement, requirement);
+        let r = d.deny.as_deref().expect("a deny");
+        assert!(words.iter().all(|w| r.contains(w)), "{r}");
+    }
+
     #[test]
     fn resolution_order() {
         let mut f = facts();
@@ -493,10 +500,7 @@ mod tests {
         let tiers = TierPolicy::default();
         let mut f = facts();
         f.call_model = Some("fable".into());
-        let d = decide(&f, &tiers);
-        assert_eq!(d.requirement, "M2");
-        let r = d.deny.unwrap();
-        assert!(r.contains("haiku, sonnet, opus"), "{r}");
+        assert_denied(&decide(&f, &tiers), "M2", &["haiku, sonnet, opus"]);
         f.grant = Grant::Granted;
         assert!(decide(&f, &tiers).deny.is_none());
         f.grant = Grant::Unrecognised("tru".into());
@@ -516,12 +520,7 @@ mod tests {
         let mut f = facts();
         f.main = MainKnowledge::Unknown("settings x could not be read".into());
         let d = decide(&f, &tiers);
-        assert_eq!(d.requirement, "M1");
-        let r = d.deny.unwrap();
-        assert!(
-            r.contains("explicit model") && r.contains("ANTHROPIC_MODEL"),
-            "{r}"
-        );
+        assert_denied(&d, "M1", &["explicit model", "ANTHROPIC_MODEL"]);
         // The maintainer is told why and what to set.
         let w = d.warning.unwrap();
         assert!(
@@ -597,12 +596,7 @@ mod tests {
         // say what to set.
         let strict = TierPolicy::from_config(Some(&["opus".into(), "fable".into()]));
         let d = decide(&f, &strict);
-        assert_eq!(d.requirement, "M1");
-        let r = d.deny.unwrap();
-        assert!(
-            r.contains("nothing names yet") && r.contains("--model"),
-            "{r}"
-        );
+        assert_denied(&d, "M1", &["nothing names yet", "--model"]);
         assert!(d.warning.unwrap().contains("\"opus\""));
         f.grant = Grant::Granted;
         assert!(decide(&f, &strict).deny.is_none());
@@ -614,8 +608,7 @@ mod tests {
         ]);
         f.definition = def(Some("inherit"));
         let d = decide(&f, &TierPolicy::default());
-        assert_eq!(d.requirement, "M1");
-        assert!(d.deny.unwrap().contains("ANTHROPIC_DEFAULT_MODEL"));
+        assert_denied(&d, "M1", &["ANTHROPIC_DEFAULT_MODEL"]);
         // A gateway's model of no known family: the launcher's choice, allowed with a warning.
         f.main = MainKnowledge::CliDefault(vec![
             MainModel::new("sonnet", "d"),

@@ -237,10 +237,7 @@ mod tests {
             home: Some(home),
             config_dir: None,
         };
-        requested_models(cmd, places)
-            .into_iter()
-            .map(|r| r.model)
-            .collect()
+        crate::test_files::models_of(requested_models(cmd, places))
     }
 
     #[test]

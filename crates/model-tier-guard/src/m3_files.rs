@@ -213,8 +213,10 @@ mod tests {
             FileKind::Settings,
             r#"{"model":"fable","env":{"CLAUDE_CODE_SUBAGENT_MODEL":"opus"}}"#,
         );
-        let models: Vec<_> = got.iter().map(|r| r.model.clone()).collect();
-        assert_eq!(models, vec![Some("fable".into()), Some("opus".into())]);
+        assert_eq!(
+            crate::test_files::models_of(got),
+            vec![Some("fable".into()), Some("opus".into())]
+        );
         let got = requested_models(FileKind::Settings, r#"  "model": "fable","#);
         assert_eq!(got[0].model.as_deref(), Some("fable"));
         assert!(requested_models(FileKind::Settings, r#"{"hooks":{}}"#).is_empty());

@@ -285,16 +285,14 @@ fn settings_arg(value: Option<&str>, cwd: Option<&Path>) -> (Vec<Requested>, Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_files::models_of;
 
     fn models(cmd: &str) -> Vec<Option<String>> {
         models_with(cmd, &AliasEnv::default())
     }
 
     fn models_with(cmd: &str, aliases: &AliasEnv) -> Vec<Option<String>> {
-        requested_models(cmd, None, &AgentDirs::default(), aliases)
-            .into_iter()
-            .map(|r| r.model)
-            .collect()
+        models_of(requested_models(cmd, None, &AgentDirs::default(), aliases))
     }
 
     #[test]
@@ -380,39 +378,33 @@ mod tests {
         // Set by the launch itself (prefix, export, --settings env): the variable's value is a
         // request of its own, and the alias follows it.
         let none = AliasEnv::default();
-        assert_eq!(
-            models(
+        for (cmd, aliases, alias, target) in [
+            (
                 "ANTHROPIC_DEFAULT_OPUS_MODEL=claude-sonnet-5 claude --model opus",
-                &session
+                &session,
+                "opus",
+                "claude-sonnet-5",
             ),
-            [
-                Some("claude-sonnet-5".into()),
-                opus.clone(),
-                Some("claude-sonnet-5".into())
-            ]
-        );
-        assert_eq!(
-            models(
+            (
                 "export ANTHROPIC_DEFAULT_SONNET_MODEL=claude-opus-5; claude --model sonnet",
-                &none
+                &none,
+                "sonnet",
+                "claude-opus-5",
             ),
-            [
-                Some("claude-opus-5".into()),
-                Some("sonnet".into()),
-                Some("claude-opus-5".into())
-            ]
-        );
-        assert_eq!(
-            models(
+            (
                 r#"claude --settings '{"env":{"ANTHROPIC_DEFAULT_HAIKU_MODEL":"claude-opus-5"}}' --model haiku"#,
-                &none
+                &none,
+                "haiku",
+                "claude-opus-5",
             ),
-            [
-                Some("claude-opus-5".into()),
-                Some("haiku".into()),
-                Some("claude-opus-5".into())
-            ]
-        );
+        ] {
+            let (alias, target) = (Some(alias.to_string()), Some(target.to_string()));
+            assert_eq!(
+                models(cmd, aliases),
+                [target.clone(), alias, target],
+                "{cmd}"
+            );
+        }
         // `--settings` env overrides the launch's shell variable.
         assert_eq!(
             models(
@@ -442,15 +434,12 @@ mod tests {
             "---\nname: deep\nmodel: fable\n---\n",
         )
         .unwrap();
-        let got: Vec<_> = requested_models(
+        let got = models_of(requested_models(
             "claude --settings s.json --agent deep -p x",
             Some(t.path()),
             &dirs,
             &AliasEnv::default(),
-        )
-        .into_iter()
-        .map(|r| r.model)
-        .collect();
+        ));
         assert_eq!(got, vec![Some("haiku".into()), Some("fable".into())]);
     }
 }

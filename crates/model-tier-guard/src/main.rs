@@ -3,7 +3,6 @@
 
 use hook_io::{Cli, HookSpec};
 use model_tier_guard::{failure_answer, fixtures, judge, write_audit, Ctx};
-use serde_json::json;
 
 const USAGE: &str = "\
 model-tier-guard: keeps the maintainer-only model tier out of the agent's reach (M1-M6) and
@@ -60,14 +59,7 @@ fn hook_mode() -> i32 {
             verdict.answer.noting_audit("model-tier-guard", written)
         },
         move |fctx, cause| {
-            let record = json!({
-                "binary": "model-tier-guard",
-                "event": fctx.event.as_ref().map(|e| e.name().to_string()),
-                "tool_name": fctx.tool_name,
-                "session_id": fctx.session_id,
-                "decision": "failure",
-                "error": cause.to_string(),
-            });
+            let record = cause.audit_record(fctx, "model-tier-guard", "failure");
             let _ = write_audit(&failure_ctx, fctx.session_id.as_deref(), &[record]);
             failure_answer(
                 fctx.event.as_ref(),

@@ -258,11 +258,24 @@ fn model_of_line(line: &[u8]) -> Option<String> {
 mod tests {
     use super::*;
     use crate::host::Fs;
+    use std::path::PathBuf;
+
+    /// A transcript of `lines` (one JSON value a line) in a temp folder.
+    fn transcript(lines: &[Value]) -> (tempfile::TempDir, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("t.jsonl");
+        let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+        std::fs::write(&p, text.join("\n")).unwrap();
+        (t, p)
+    }
+
+    /// A main-thread answer of `model`.
+    fn answer(model: &str) -> Value {
+        json!({"type": "assistant", "message": {"model": model}})
+    }
 
     #[test]
     fn transcript_last_model_wins_and_sidechains_are_skipped() {
-        let t = tempfile::tempdir().unwrap();
-        let p = t.path().join("t.jsonl");
         let lines = [
             json!({"type": "attachment", "attachment": {"type": "model", "identity": {"modelId": "claude-fable-5-2"}}}),
             json!({"type": "assistant", "message": {"model": "claude-opus-5-5", "content": []}}),
@@ -270,8 +283,7 @@ mod tests {
             json!({"type": "assistant", "message": {"model": "<synthetic>"}}),
             json!({"type": "user", "message": {"content": "assistant modelId"}}),
         ];
-        let text: Vec<String> = lines.iter().map(Value::to_string).collect();
-        std::fs::write(&p, text.join("\n")).unwrap();
+        let (t, p) = transcript(&lines);
         assert_eq!(from_transcript(&p).as_deref(), Some("claude-opus-5-5"));
         std::fs::write(&p, lines[0].to_string()).unwrap();
         assert_eq!(from_transcript(&p).as_deref(), Some("claude-fable-5-2"));
@@ -298,13 +310,7 @@ mod tests {
 
     #[test]
     fn a_recorded_switch_beats_the_transcript() {
-        let t = tempfile::tempdir().unwrap();
-        let p = t.path().join("t.jsonl");
-        std::fs::write(
-            &p,
-            json!({"type": "assistant", "message": {"model": "claude-opus-5"}}).to_string(),
-        )
-        .unwrap();
+        let (_t, p) = transcript(&[answer("claude-opus-5")]);
         let mut ledger = Map::new();
         ledger.insert(
             LEDGER_KEY.into(),
@@ -350,10 +356,7 @@ mod tests {
             );
         }
         // The transcript names the model the API was asked for: kept as written.
-        let t = tempfile::tempdir().unwrap();
-        let p = t.path().join("t.jsonl");
-        let line = json!({"type": "assistant", "message": {"model": "claude-opus-5"}});
-        std::fs::write(&p, line.to_string()).unwrap();
+        let (_t, p) = transcript(&[answer("claude-opus-5")]);
         let k = learn(&Map::new(), p.to_str(), &host, None, &Fs);
         assert_eq!(k.known().unwrap().model, "claude-opus-5");
     }

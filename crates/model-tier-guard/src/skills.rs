@@ -148,20 +148,19 @@ pub fn is_skill_or_command_path(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_files::write_all;
+    use crate::test_files::{folders, models_of, write_all};
 
     fn models(name: &str, dirs: &SkillDirs) -> Vec<String> {
-        requested_models(name, dirs)
+        models_of(requested_models(name, dirs))
             .into_iter()
-            .filter_map(|r| r.model)
+            .flatten()
             .collect()
     }
 
     #[test]
     fn skills_and_commands_name_their_models() {
-        let t = tempfile::tempdir().unwrap();
-        let project = t.path().join("p");
-        let home = t.path().join("h/.claude");
+        let f = folders();
+        let (project, home) = (f.project, f.home.join(".claude"));
         write_all(&[
             (
                 &project,
@@ -181,29 +180,38 @@ mod tests {
             ),
         ]);
         let dirs = SkillDirs::new(std::slice::from_ref(&project), &[home]);
-        assert_eq!(models("deep-think", &dirs), ["fable"]);
-        assert_eq!(models("ship", &dirs), ["claude-fable-5"]);
-        assert_eq!(models("ops:ship", &dirs), ["claude-fable-5"]);
-        assert_eq!(models("lint", &dirs), ["haiku"]);
-        assert_eq!(models("kit:big", &dirs), ["fable"]);
-        assert!(models("absent", &dirs).is_empty());
-        assert!(
-            models("big", &dirs).is_empty(),
-            "plugin skills answer to plugin:name"
-        );
+        // Plugin skills answer only to `plugin:name`, so a bare `big` names none.
+        let none: &[&str] = &[];
+        for (name, want) in [
+            ("deep-think", &["fable"][..]),
+            ("ship", &["claude-fable-5"]),
+            ("ops:ship", &["claude-fable-5"]),
+            ("lint", &["haiku"]),
+            ("kit:big", &["fable"]),
+            ("absent", none),
+            ("big", none),
+        ] {
+            assert_eq!(models(name, &dirs), want, "{name}");
+        }
     }
 
     #[test]
     fn prompts_and_paths() {
-        assert_eq!(invoked_by_prompt("/ship now"), Some("ship"));
-        assert_eq!(invoked_by_prompt("  /kit:big"), Some("kit:big"));
-        assert_eq!(invoked_by_prompt("see /usr/bin"), None);
-        assert_eq!(invoked_by_prompt("/usr/bin/x"), None);
-        assert!(is_skill_or_command_path("/w/.claude/skills/x/SKILL.md"));
-        assert!(is_skill_or_command_path("/w/.claude/commands/a/b.md"));
-        assert!(is_skill_or_command_path(
-            "/h/.claude/plugins/m/p/skills/s/SKILL.md"
-        ));
-        assert!(!is_skill_or_command_path("/w/docs/skills/x.md"));
+        for (prompt, invoked) in [
+            ("/ship now", Some("ship")),
+            ("  /kit:big", Some("kit:big")),
+            ("see /usr/bin", None),
+            ("/usr/bin/x", None),
+        ] {
+            assert_eq!(invoked_by_prompt(prompt), invoked, "{prompt}");
+        }
+        for (path, is) in [
+            ("/w/.claude/skills/x/SKILL.md", true),
+            ("/w/.claude/commands/a/b.md", true),
+            ("/h/.claude/plugins/m/p/skills/s/SKILL.md", true),
+            ("/w/docs/skills/x.md", false),
+        ] {
+            assert_eq!(is_skill_or_command_path(path), is, "{path}");
+        }
     }
 }

@@ -353,7 +353,9 @@ fn flags() {
     assert_eq!(selftest.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&selftest.stdout).unwrap();
     assert_eq!(report["status"], "pass");
-    assert!(report["case_count"].as_u64().unwrap() >= 40);
+    assert!(report["cases"].as_u64().unwrap() >= 40);
+    assert_eq!(report["cases"], report["passed"]);
+    assert_eq!(report["requirements_without_fixtures"], json!([]));
 }
 
 #[test]

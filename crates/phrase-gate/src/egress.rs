@@ -344,12 +344,8 @@ mod tests {
 
     #[test]
     fn maintainer_phrases_extend_families() {
-        let mut extra = BTreeMap::new();
-        extra.insert(
-            COMMAND_DISPLACEMENT.to_string(),
-            vec!["Kindly Invoke".to_string()],
-        );
-        extra.insert("no_such_family".to_string(), vec!["x".to_string()]);
+        let extra =
+            crate::matcher::test_extra(COMMAND_DISPLACEMENT, "Kindly Invoke", "no_such_family");
         let (gate, unknown) = EgressGate::with_extra(&extra);
         assert_eq!(unknown, vec!["no_such_family"]);
         assert_eq!(gate.evaluate("kindly invoke make test").status, Status::Red);

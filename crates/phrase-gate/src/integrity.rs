@@ -13,20 +13,42 @@
 use crate::matcher::{Family, PhraseMatcher};
 use std::collections::BTreeMap;
 
-pub const JUDGE_MANIPULATION: &str = "judge_manipulation";
-pub const CLAIM_TESTS_PASS: &str = "claim_tests_pass";
-pub const CLAIM_BUILD_OK: &str = "claim_build_ok";
-pub const CLAIM_COMMAND_OK: &str = "claim_command_ok";
-pub const CLAIM_ADMITS_FAILURE: &str = "claim_admits_failure";
+/// Declares each family once: its id (as the maintainer names it in `integrity_extra_phrases`),
+/// its place in [`FAMILIES`] and the field of [`IntegrityScan`] that holds its hits.
+macro_rules! families {
+    ($($konst:ident = $id:literal => $field:ident;)*) => {
+        $(
+            #[doc = concat!("The family `", $id, "`.")]
+            pub const $konst: &str = $id;
+        )*
 
-/// Every family id, as the maintainer names them in `integrity_extra_phrases`.
-pub const FAMILIES: [&str; 5] = [
-    JUDGE_MANIPULATION,
-    CLAIM_TESTS_PASS,
-    CLAIM_BUILD_OK,
-    CLAIM_COMMAND_OK,
-    CLAIM_ADMITS_FAILURE,
-];
+        /// Every family id, as the maintainer names them in `integrity_extra_phrases`.
+        pub const FAMILIES: [&str; 5] = [$($konst),*];
+
+        /// What one scan found: the phrases of each family, sorted and unique.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct IntegrityScan {
+            $(pub $field: Vec<String>,)*
+        }
+
+        impl IntegrityScan {
+            /// Each field filled with what `family` found for its family id.
+            fn from_families(family: impl Fn(&str) -> Vec<String>) -> IntegrityScan {
+                IntegrityScan {
+                    $($field: family($konst),)*
+                }
+            }
+        }
+    };
+}
+
+families! {
+    JUDGE_MANIPULATION = "judge_manipulation" => judge_manipulation;
+    CLAIM_TESTS_PASS = "claim_tests_pass" => claims_tests;
+    CLAIM_BUILD_OK = "claim_build_ok" => claims_build;
+    CLAIM_COMMAND_OK = "claim_command_ok" => claims_command;
+    CLAIM_ADMITS_FAILURE = "claim_admits_failure" => admits_failure;
+}
 
 /// The baseline phrases of each family, by family id.
 const BASELINE: &[(&str, &[&str])] = &[
@@ -174,16 +196,6 @@ fn baseline_families() -> Vec<Family> {
         .collect()
 }
 
-/// What one scan found.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct IntegrityScan {
-    pub judge_manipulation: Vec<String>,
-    pub claims_tests: Vec<String>,
-    pub claims_build: Vec<String>,
-    pub claims_command: Vec<String>,
-    pub admits_failure: Vec<String>,
-}
-
 impl IntegrityScan {
     /// True when the text claims success of some kind and does not take it back.
     pub fn claims_success(&self) -> bool {
@@ -231,13 +243,7 @@ impl IntegrityPhrases {
                 .map(|i| s.family(i))
                 .unwrap_or_default()
         };
-        IntegrityScan {
-            judge_manipulation: family(JUDGE_MANIPULATION),
-            claims_tests: family(CLAIM_TESTS_PASS),
-            claims_build: family(CLAIM_BUILD_OK),
-            claims_command: family(CLAIM_COMMAND_OK),
-            admits_failure: family(CLAIM_ADMITS_FAILURE),
-        }
+        IntegrityScan::from_families(family)
     }
 }
 
@@ -285,12 +291,7 @@ mod tests {
 
     #[test]
     fn maintainer_phrases_extend_families() {
-        let mut extra = BTreeMap::new();
-        extra.insert(
-            JUDGE_MANIPULATION.to_string(),
-            vec!["hey reviewer bot".into()],
-        );
-        extra.insert("nonsense".to_string(), vec!["x".into()]);
+        let extra = crate::matcher::test_extra(JUDGE_MANIPULATION, "hey reviewer bot", "nonsense");
         let (p, unknown) = IntegrityPhrases::with_extra(&extra);
         assert_eq!(unknown, vec!["nonsense"]);
         assert_eq!(

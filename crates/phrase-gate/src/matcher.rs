@@ -46,6 +46,20 @@ pub fn extend_families(
     unknown
 }
 
+/// A maintainer's extra phrases for tests: `phrase` added to the known family `family`, and one
+/// phrase for a family that does not exist (which `with_extra` must hand back).
+#[cfg(test)]
+pub(crate) fn test_extra(
+    family: &str,
+    phrase: &str,
+    unknown: &str,
+) -> std::collections::BTreeMap<String, Vec<String>> {
+    [(family, phrase), (unknown, "x")]
+        .into_iter()
+        .map(|(f, p)| (f.to_string(), vec![p.to_string()]))
+        .collect()
+}
+
 /// The compiled matcher.
 #[derive(Debug, Clone)]
 pub struct PhraseMatcher {

@@ -152,15 +152,23 @@ mod tests {
     #[test]
     fn named_by_id_guard_command_or_refused_action() {
         let r = g4("git push origin main");
-        assert!(r.is_named_in("g4 refused it, so it is yours"));
-        assert!(r.is_named_in("g4.rule: the branch rules require a pull request"));
-        assert!(r.is_named_in("refused (g4.fail-closed), so it is yours"));
-        assert!(r.is_named_in("gh-write-guard stopped it"));
-        assert!(r.is_named_in("i did not `git push origin main`"));
-        assert!(r.is_named_in("the push to main was refused by the branch rules"));
-        assert!(!r.is_named_in("please run `cargo publish` yourself"));
-        assert!(!r.is_named_in("g45 is another thing; the push is done"));
-        assert!(!r.is_named_in("the push went through"));
+        for text in [
+            "g4 refused it, so it is yours",
+            "g4.rule: the branch rules require a pull request",
+            "refused (g4.fail-closed), so it is yours",
+            "gh-write-guard stopped it",
+            "i did not `git push origin main`",
+            "the push to main was refused by the branch rules",
+        ] {
+            assert!(r.is_named_in(text), "{text}");
+        }
+        for text in [
+            "please run `cargo publish` yourself",
+            "g45 is another thing; the push is done",
+            "the push went through",
+        ] {
+            assert!(!r.is_named_in(text), "{text}");
+        }
     }
 
     #[test]

@@ -6,11 +6,13 @@
 //!   boundary);
 //! * [`wildcard`] — shell-style wildcards (`*`, `?`, `[...]`) in the dialect each caller's source
 //!   defines (branch patterns, refspecs, ssh `Host` lines, shell words), matched by `globset`;
+//! * [`read`] — bounded reads of small regular files (configs, `/proc` entries);
 //! * [`time`] — RFC 3339 timestamps for records.
 
 #![warn(missing_docs)]
 
 pub mod atomic;
 pub mod hash;
+pub mod read;
 pub mod time;
 pub mod wildcard;

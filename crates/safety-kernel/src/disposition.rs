@@ -42,6 +42,20 @@ pub struct Disposition {
     reasons: Vec<String>,
 }
 
+/// Declares the builder methods that each set one restriction flag and return the verdict, so
+/// the pattern is written once.
+macro_rules! restrictions {
+    ($($(#[$doc:meta])* $method:ident => $field:ident = $value:literal;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $method(mut self) -> Disposition {
+                self.$field = $value;
+                self
+            }
+        )*
+    };
+}
+
 impl Disposition {
     /// A plain verdict with the most permissive consequences its label allows.
     pub fn new(label: Label) -> Disposition {
@@ -79,28 +93,15 @@ impl Disposition {
         self.normalised()
     }
 
-    /// Forbids escalation (a higher tier, wider permissions).
-    pub fn no_escalate(mut self) -> Disposition {
-        self.can_escalate = false;
-        self
-    }
-
-    /// Forbids writes to durable memory.
-    pub fn no_memory_writes(mut self) -> Disposition {
-        self.can_write_memory = false;
-        self
-    }
-
-    /// Allows reads only.
-    pub fn read_only(mut self) -> Disposition {
-        self.read_only = true;
-        self
-    }
-
-    /// Confines the action (ceilings, no network).
-    pub fn confined(mut self) -> Disposition {
-        self.confined = true;
-        self
+    restrictions! {
+        /// Forbids escalation (a higher tier, wider permissions).
+        no_escalate => can_escalate = false;
+        /// Forbids writes to durable memory.
+        no_memory_writes => can_write_memory = false;
+        /// Allows reads only.
+        read_only => read_only = true;
+        /// Confines the action (ceilings, no network).
+        confined => confined = true;
     }
 
     /// Applies the invariants: a tainted verdict without a halt becomes `halt_tainted`; halted or

@@ -124,11 +124,10 @@ pub mod capture {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn code_tables_list_each_code_once() {
-        assert_eq!(code_requirement("M2.call-model"), "M2");
-        assert_eq!(code_requirement("M2"), "M2");
         let spec =
             "| code | fires when |\n|---|---|\n| `M2.a` | x |\n| `M2.b` | y |\n| `M2.b` | z |\n";
         assert!(code_table_problems(spec, &["M2.a"]).is_empty());
@@ -139,7 +138,11 @@ mod tests {
         assert!(problems[2].contains("listed twice"));
     }
 
-    use super::*;
+    #[test]
+    fn a_code_belongs_to_the_requirement_before_its_dot() {
+        assert_eq!(code_requirement("M2.call-model"), "M2");
+        assert_eq!(code_requirement("M2"), "M2");
+    }
 
     #[test]
     fn allow_says_nothing() {

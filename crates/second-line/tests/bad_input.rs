@@ -6,31 +6,20 @@
 
 mod common;
 use common::*;
-use std::process::{Child, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Waits for the command with a generous bound: a hang fails the test instead of stalling it.
-fn bounded(mut child: Child) -> Output {
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("the command hung under the second line");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn run(w: &World, script: &str) -> (String, String) {
-    let child = w
-        .command("python3", &["-c", script])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = bounded(child);
-    (text(&out.stdout), text(&out.stderr))
+/// `python3 -c script` under the second line, skipped (`None`) without root. The run is bounded
+/// generously: a hang fails the test instead of stalling it.
+fn run(name: &str, script: &str) -> Option<Ran> {
+    let w = root_world(name)?;
+    let mut command = w.command("python3", &["-c", script]);
+    let out = hook_replay::bounded::run_bounded(&mut command, Duration::from_secs(120)).unwrap();
+    assert!(!out.timed_out, "the command hung under the second line");
+    Some(Ran {
+        status: out.status.expect("an exit status"),
+        stdout: out.stdout,
+        stderr: out.stderr,
+    })
 }
 
 const TOO_MUCH: &str = r#"
@@ -48,36 +37,31 @@ attempt("git-after", ["git", "--version"])
 
 #[test]
 fn what_the_supervisor_cannot_read_fails_that_exec_closed_with_a_line() {
-    if !is_root() {
+    let Some(out) = run("bad-too-much", TOO_MUCH) else {
         return;
-    }
-    let w = World::new("bad-too-much");
-    let (stdout, stderr) = run(&w, TOO_MUCH);
-    // A judged program whose argv is over the bounds: refused, with the reason.
-    assert!(
-        stdout.contains("git-9000-args errno 1"),
-        "{stdout}\n{stderr}"
-    );
-    assert!(
-        stderr.contains("agent-guards: refused an exec (C10.unjudged: the exec could not be judged: its arguments: too many entries"),
-        "{stderr}"
-    );
-    // A program no rule reads: its argv is never read, so it runs.
-    assert!(stdout.contains("true-9000-args exit 0"), "{stdout}");
-    // A path longer than the supervisor reads: refused closed (the kernel would refuse it too).
-    assert!(stdout.contains("long-path errno 1"), "{stdout}\n{stderr}");
-    assert!(
-        stderr.contains("C10.unjudged: the exec could not be judged: the program path: too long"),
-        "{stderr}"
-    );
-    // The supervisor goes on answering.
-    assert!(stdout.contains("git-after exit 0"), "{stdout}\n{stderr}");
+    };
+    out.prints(&[
+        // A judged program whose argv is over the bounds: refused, with the reason.
+        "git-9000-args errno 1",
+        // A program no rule reads: its argv is never read, so it runs.
+        "true-9000-args exit 0",
+        // A path longer than the supervisor reads: refused closed (the kernel would refuse it
+        // too).
+        "long-path errno 1",
+        // The supervisor goes on answering.
+        "git-after exit 0",
+    ])
+    .says(&[
+        "agent-guards: refused an exec (C10.unjudged: the exec could not be judged: its arguments: too many entries",
+        "C10.unjudged: the exec could not be judged: the program path: too long",
+    ]);
     // One line per refused attempt (a PATH search tries git in every folder that has it), and
     // none for the program whose argv is never read.
     assert_eq!(
-        stderr.matches("agent-guards: refused").count(),
-        stderr.matches("too many entries").count() + 1,
-        "{stderr}"
+        out.said("agent-guards: refused"),
+        out.said("too many entries") + 1,
+        "{}",
+        out.stderr
     );
 }
 
@@ -98,22 +82,16 @@ print("done")
 
 #[test]
 fn calls_whose_memory_is_garbage_are_left_to_the_kernel() {
-    if !is_root() {
+    let Some(out) = run("bad-garbage", GARBAGE) else {
         return;
-    }
-    let w = World::new("bad-garbage");
-    let (stdout, stderr) = run(&w, GARBAGE);
+    };
     let efault = libc::EFAULT;
-    assert!(
-        stdout.contains(&format!("openat -1 {efault}")),
-        "{stdout}\n{stderr}"
-    );
-    assert!(
-        stdout.contains(&format!("connect -1 {efault}")),
-        "{stdout}\n{stderr}"
-    );
-    assert!(stdout.ends_with("done\n"), "{stdout}");
-    assert!(!stderr.contains("agent-guards:"), "{stderr}");
+    out.prints(&[
+        &format!("openat -1 {efault}"),
+        &format!("connect -1 {efault}"),
+    ]);
+    assert!(out.stdout.ends_with("done\n"), "{}", out.stdout);
+    assert!(!out.stderr.contains("agent-guards:"), "{}", out.stderr);
 }
 
 const EXIT_MID_CHECK: &str = r#"
@@ -141,14 +119,10 @@ print("git", subprocess.run(["git", "--version"], stdout=subprocess.DEVNULL).ret
 
 #[test]
 fn processes_that_exit_while_their_exec_is_judged_do_not_stop_the_supervisor() {
-    if !is_root() {
+    let Some(out) = run("bad-exit-mid-check", EXIT_MID_CHECK) else {
         return;
-    }
-    let w = World::new("bad-exit-mid-check");
-    let (stdout, stderr) = run(&w, EXIT_MID_CHECK);
-    assert!(stdout.contains("children ["), "{stdout}\n{stderr}");
+    };
     // After thirty processes vanished mid-check, the next judged execs are answered.
-    assert!(stdout.contains("fable refused"), "{stdout}\n{stderr}");
-    assert!(stderr.contains("(M3"), "{stderr}");
-    assert!(stdout.contains("git 0"), "{stdout}\n{stderr}");
+    out.prints(&["children [", "fable refused", "git 0"])
+        .says(&["(M3"]);
 }

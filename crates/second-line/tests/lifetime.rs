@@ -6,7 +6,6 @@
 mod common;
 use common::*;
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::time::Duration;
 
 const BACKGROUND: &str = r#"
@@ -28,18 +27,15 @@ while True:
 
 #[test]
 fn a_background_server_keeps_working_and_a_stopped_supervisor_fails_execs_closed() {
-    if !is_root() {
+    let Some(w) = root_world("lifetime") else {
         return;
-    }
-    let w = World::new("lifetime");
-    std::fs::write(w.project().join("bg.py"), BACKGROUND).unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port().to_string();
+    };
+    w.write("bg.py", BACKGROUND);
+    let (listener, port) = loopback_listener();
     let script = format!("python3 bg.py {port} >/dev/null 2>&1 & echo started");
     // output() returns only when every holder of the command's pipes is gone: the supervisor
     // must not be one of them.
-    let out = w.run("bash", &["-c", &script]);
-    assert_eq!(text(&out.stdout).trim(), "started");
+    assert_eq!(w.ran("bash", &["-c", &script]).stdout.trim(), "started");
     assert_eq!(
         w.supervisors().len(),
         1,
@@ -69,12 +65,13 @@ fn a_background_server_keeps_working_and_a_stopped_supervisor_fails_execs_closed
 
 #[test]
 fn the_supervisor_exits_by_itself_when_the_command_tree_is_gone() {
-    if !is_root() {
+    let Some(w) = root_world("lifetime-exit") else {
         return;
-    }
-    let w = World::new("lifetime-exit");
-    let out = w.run("bash", &["-c", "sleep 0.2 & echo ok"]);
-    assert_eq!(text(&out.stdout).trim(), "ok");
+    };
+    assert_eq!(
+        w.ran("bash", &["-c", "sleep 0.2 & echo ok"]).stdout.trim(),
+        "ok"
+    );
     eventually("the supervisor exited after the last process", || {
         w.supervisors().is_empty()
     });

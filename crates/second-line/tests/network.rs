@@ -4,7 +4,6 @@
 
 mod common;
 use common::*;
-use std::net::TcpListener;
 
 const CONNECT: &str = r#"
 import socket, sys
@@ -29,18 +28,16 @@ fn ledger_tainted(w: &World) -> bool {
 
 #[test]
 fn a_non_local_connect_is_recorded_and_taints_and_loopback_is_not_network_use() {
-    if !is_root() {
+    let Some(w) = root_world("net-observe") else {
         return;
-    }
-    let w = World::new("net-observe");
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port().to_string();
-    let out = w.run("python3", &["-c", CONNECT, &port]);
-    let stdout = text(&out.stdout);
-    assert!(stdout.contains("127.0.0.1 connected"), "{stdout}");
+    };
+    let (_listener, port) = loopback_listener();
+    let out = w.ran("python3", &["-c", CONNECT, &port]);
+    out.prints(&["127.0.0.1 connected"]);
     assert!(
-        !stdout.contains("192.0.2.1 errno 1\n"),
-        "not refused in observe mode: {stdout}"
+        !out.stdout.contains("192.0.2.1 errno 1\n"),
+        "not refused in observe mode: {}",
+        out.stdout
     );
     let records = w.wait_record(|r| r["layer"] == "network");
     let net: Vec<_> = records.iter().filter(|r| r["layer"] == "network").collect();
@@ -55,25 +52,18 @@ fn a_non_local_connect_is_recorded_and_taints_and_loopback_is_not_network_use() 
 
 #[test]
 fn in_enforce_mode_destinations_outside_network_allow_are_refused() {
-    if !is_root() {
+    let Some(w) = root_world("net-enforce") else {
         return;
-    }
-    let w = World::new("net-enforce");
+    };
     std::fs::write(
         w.home().join(".config/agent-guards/config.toml"),
         "mode = \"enforce\"\nnetwork_allow = [\"localhost\"]\n",
     )
     .unwrap();
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port().to_string();
-    let out = w.run("python3", &["-c", CONNECT, &port]);
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(stdout.contains("192.0.2.1 errno 1\n"), "{stdout}\n{stderr}");
-    assert!(stdout.contains("127.0.0.1 connected"), "{stdout}");
-    assert!(
-        stderr.contains("agent-guards: refused connecting to 192.0.2.1:9 (I1.network: "),
-        "{stderr}"
-    );
+    let (_listener, port) = loopback_listener();
+    w.ran("python3", &["-c", CONNECT, &port])
+        .prints(&["192.0.2.1 errno 1\n", "127.0.0.1 connected"])
+        .says(&["agent-guards: refused connecting to 192.0.2.1:9 (I1.network: "]);
     let records = w.wait_record(|r| r["layer"] == "network");
     assert!(records
         .iter()

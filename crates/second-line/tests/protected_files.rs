@@ -19,11 +19,9 @@ for p in sys.argv[1:]:
 
 #[test]
 fn each_protected_file_is_read_only_with_an_i3_line_and_record() {
-    if !is_root() {
-        eprintln!("skipped: needs root (mount namespace, seccomp without no_new_privs)");
+    let Some(w) = root_world("i3") else {
         return;
-    }
-    let w = World::new("i3");
+    };
     let home = w.home();
     let project = w.project();
     let protected = [
@@ -51,15 +49,10 @@ fn each_protected_file_is_read_only_with_an_i3_line_and_record() {
             .map(|p| p.display().to_string()),
     );
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = w.run("python3", &args);
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let out = w.ran("python3", &args);
+    assert!(out.status.success(), "{}\n{}", out.stdout, out.stderr);
     for (p, was) in protected.iter().zip(&before) {
-        assert!(
-            stdout.contains(&format!("refused {} EROFS", p.display())),
-            "{}: {stdout}",
-            p.display()
-        );
+        out.prints(&[&format!("refused {} EROFS", p.display())]);
         assert_eq!(
             &std::fs::read_to_string(p).ok(),
             was,
@@ -67,18 +60,10 @@ fn each_protected_file_is_read_only_with_an_i3_line_and_record() {
             p.display()
         );
         let line = format!("agent-guards: refused writing {} (I3.", p.display());
-        assert_eq!(
-            stderr.matches(&line).count(),
-            1,
-            "one line for {}: {stderr}",
-            p.display()
-        );
+        assert_eq!(out.said(&line), 1, "one line for {}", p.display());
     }
     for p in &allowed {
-        assert!(
-            stdout.contains(&format!("wrote {}", p.display())),
-            "{stdout}"
-        );
+        out.prints(&[&format!("wrote {}", p.display())]);
         assert_eq!(std::fs::read_to_string(p).unwrap(), "tampered");
     }
     let last = protected.last().unwrap().display().to_string();
@@ -103,22 +88,20 @@ fn each_protected_file_is_read_only_with_an_i3_line_and_record() {
 
 #[test]
 fn removing_renaming_and_shell_redirections_are_refused_too() {
-    if !is_root() {
+    let Some(w) = root_world("i3-shell") else {
         return;
-    }
-    let w = World::new("i3-shell");
+    };
     let settings = w.home().join(".claude/settings.json");
     let before = std::fs::read_to_string(&settings).unwrap();
     let script = format!(
         "rm -f {s}; mv {s} /tmp/moved-$$; echo x >> {s}; : > .claude/settings.local.json; echo done",
         s = settings.display()
     );
-    let out = w.run("bash", &["-c", &script]);
-    let stderr = text(&out.stderr);
-    assert_eq!(text(&out.stdout).trim(), "done");
+    let out = w.ran("bash", &["-c", &script]);
+    assert_eq!(out.stdout.trim(), "done");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
     assert!(!w.project().join(".claude/settings.local.json").exists());
-    assert_eq!(stderr.matches("(I3.settings: ").count(), 4, "{stderr}");
+    assert_eq!(out.said("(I3.settings: "), 4, "{}", out.stderr);
     let records = w.wait_record(|r| {
         r["syscall"] == "openat" && r["path_as_given"] == ".claude/settings.local.json"
     });
@@ -135,12 +118,10 @@ fn removing_renaming_and_shell_redirections_are_refused_too() {
 
 #[test]
 fn hooks_outside_the_prefix_still_write_the_state_dir() {
-    if !is_root() {
+    let Some(w) = root_world("i3-outside") else {
         return;
-    }
-    let w = World::new("i3-outside");
-    let out = w.run("true", &[]);
-    assert!(out.status.success());
+    };
+    assert!(w.run("true", &[]).status.success());
     // The namespace is the command's own: the host (where hooks run) still writes.
     let f = w.home().join(".claude/settings.json");
     std::fs::write(&f, "{\"hooks\":{\"x\":1}}").unwrap();

@@ -73,11 +73,9 @@ fn as_root_sudo_free_commands_are_judged_and_unchanged() {
         return;
     }
     let w = World::new("root-plain");
-    let out = w.run("bash", &["-c", &format!("id -u; echo work; {LAUNCH}")]);
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(stdout.starts_with("0\nwork\n"), "{stdout}");
-    assert!(stdout.contains("launch 126"), "refused: {stdout}\n{stderr}");
-    assert!(stderr.contains("(M3"), "{stderr}");
+    let out = w.ran("bash", &["-c", &format!("id -u; echo work; {LAUNCH}")]);
+    assert!(out.stdout.starts_with("0\nwork\n"), "{}", out.stdout);
+    out.prints(&["launch 126"]).says(&["(M3"]);
 }
 
 #[test]
@@ -90,21 +88,16 @@ fn as_root_sudo_works_and_what_it_runs_is_still_judged() {
         "{SUDO}; sudo -n id -u; sudo -n \"$(command -v claude)\" --model sonnet; \
          sudo -n \"$(command -v claude)\" --model fable; echo sudo-launch $?"
     );
-    let out = w.run("bash", &["-c", &script]);
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let out = w.ran("bash", &["-c", &script]);
     assert!(
-        stdout.starts_with("sudo 0\n0\n"),
-        "sudo works: {stdout}\n{stderr}"
+        out.stdout.starts_with("sudo 0\n0\n"),
+        "sudo works: {}\n{}",
+        out.stdout,
+        out.stderr
     );
-    assert!(
-        stdout.contains("stand-in claude --model sonnet"),
-        "{stdout}\n{stderr}"
-    );
-    assert!(stdout.contains("sudo-launch 1"), "{stdout}\n{stderr}");
-    assert!(
-        stderr.contains("agent-guards: refused claude --model fable (M3"),
-        "the exec under sudo is judged: {stderr}"
-    );
+    out.prints(&["stand-in claude --model sonnet", "sudo-launch 1"])
+        // The exec under sudo is judged.
+        .says(&["agent-guards: refused claude --model fable (M3"]);
 }
 
 #[test]

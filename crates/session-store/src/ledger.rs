@@ -142,6 +142,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A ledger whose file holds `bytes`, in a temp folder that lives as long as the guard.
+    fn damaged(bytes: &[u8]) -> (tempfile::TempDir, Ledger) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.json");
+        std::fs::write(&path, bytes).unwrap();
+        (dir, Ledger::at(path))
+    }
+
     #[test]
     fn update_and_read_round_trip() {
         let dir = tempfile::tempdir().unwrap();
@@ -166,20 +174,14 @@ mod tests {
 
     #[test]
     fn reading_a_damaged_ledger_is_an_error_not_an_empty_map() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("ledger.json");
-        std::fs::write(&path, b"[1,2]").unwrap();
-        let l = Ledger::at(path.clone());
+        let (_dir, l) = damaged(b"[1,2]");
         assert!(matches!(l.read(), Err(StoreError::Corrupt { .. })));
-        assert!(path.exists(), "left in place");
+        assert!(l.path().exists(), "left in place");
     }
 
     #[test]
     fn corrupt_ledger_is_moved_aside_and_reported() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("ledger.json");
-        std::fs::write(&path, b"{\"half\": ").unwrap();
-        let l = Ledger::at(path.clone());
+        let (dir, l) = damaged(b"{\"half\": ");
         let err = l
             .update(|m| {
                 m.insert("k".into(), json!(1));

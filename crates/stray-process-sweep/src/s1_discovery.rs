@@ -326,31 +326,17 @@ mod tests {
         // marker and run in sessions of their own (seen in 6 of 22 real sessions).
         let mut t = table();
         t.remove(2);
-        t.push(p(
-            80,
-            10,
-            80,
-            "/opt/ag/bin/tool-containment",
-            Some(("S", true)),
-        ));
-        t.push(p(81, 80, 80, "systemctl --user stop x", Some(("S", true))));
-        t.push(p(
-            82,
-            10,
-            82,
-            "/opt/ag/bin/integrity-signals",
-            Some(("S", true)),
-        ));
-        // Reparented out of the tree, still a hook's child by its chain? No: that one counts.
-        t.push(p(83, 1, 83, "/opt/ag/bin/egress-audit", Some(("S", true))));
-        // Look-alikes that stay: the binary run with an argument is a command, not a hook.
-        t.push(p(
-            84,
-            10,
-            84,
-            "/opt/ag/bin/gh-write-guard explain x",
-            Some(("S", true)),
-        ));
+        // Each of these carries the ended session's marker.
+        let marked = |pid, ppid, sid, cmd| p(pid, ppid, sid, cmd, Some(("S", true)));
+        t.extend([
+            marked(80, 10, 80, "/opt/ag/bin/tool-containment"),
+            marked(81, 80, 80, "systemctl --user stop x"),
+            marked(82, 10, 82, "/opt/ag/bin/integrity-signals"),
+            // Reparented out of the tree, still a hook's child by its chain? No: that one counts.
+            marked(83, 1, 83, "/opt/ag/bin/egress-audit"),
+            // Look-alikes that stay: the binary run with an argument is a command, not a hook.
+            marked(84, 10, 84, "/opt/ag/bin/gh-write-guard explain x"),
+        ]);
         let idx = Index::new(&t);
         let agent = find_agent(&idx, Some(10), 90).unwrap();
         let s = survivors(&idx, &query(None), Some(&agent));

@@ -2,12 +2,10 @@
 
 const BIN: &str = env!("CARGO_BIN_EXE_stray-process-sweep");
 
-#[test]
-fn selftest_replays_every_fixture_and_passes() {
-    hook_replay::assert_selftest_passes(BIN, 7);
-}
-
-#[test]
-fn help_and_version() {
-    hook_replay::process::assert_flags(BIN, "never kills", "stray-process-sweep 0.", &["--kill"]);
-}
+hook_replay::surface_tests!(
+    BIN,
+    min_cases: 7,
+    help_mentions: "never kills",
+    version_prefix: "stray-process-sweep 0.",
+    bad_usage: &["--kill"],
+);

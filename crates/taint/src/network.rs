@@ -229,6 +229,16 @@ mod tests {
         fetching_command(cmd, &p).is_some()
     }
 
+    /// Each of `yes` taints (the maintainer is `acme`), none of `no` does.
+    fn assert_taints(yes: &[&str], no: &[&str]) {
+        for cmd in yes {
+            assert!(taints(cmd), "should taint: {cmd}");
+        }
+        for cmd in no {
+            assert!(!taints(cmd), "should not taint: {cmd}");
+        }
+    }
+
     #[test]
     fn fetchers_anywhere_bash_runs_them() {
         for cmd in [
@@ -265,53 +275,58 @@ mod tests {
 
     #[test]
     fn gh_reads_of_other_owners() {
-        assert!(taints("gh api repos/other/x/issues"));
-        assert!(taints("gh api /repos/other/x/contents/README.md"));
-        assert!(taints("gh api https://api.github.com/repos/other/x"));
-        assert!(taints("gh api search/code?q=x"));
-        assert!(taints(
-            "gh api graphql -f query='query { viewer { login } }'"
-        ));
-        assert!(taints("gh api \"$URL\""));
-        assert!(taints("gh search issues foo"));
-        assert!(taints("gh pr view 3 -R other/x"));
-        assert!(taints("gh issue view --repo=other/x 4"));
-        assert!(taints("GH_REPO=other/x gh issue list"));
-        assert!(taints("gh repo clone other/x"));
-        assert!(taints("gh gist view abc"));
-        assert!(!taints("gh api repos/acme/x/issues"));
-        assert!(!taints("gh api repos/ACME/x"));
-        assert!(!taints("gh api repos/{owner}/{repo}/pulls"));
-        assert!(!taints("gh api user"));
-        assert!(
-            !taints("gh api repos/other/x/issues -f title=t"),
-            "a POST is a write"
+        assert_taints(
+            &[
+                "gh api repos/other/x/issues",
+                "gh api /repos/other/x/contents/README.md",
+                "gh api https://api.github.com/repos/other/x",
+                "gh api search/code?q=x",
+                "gh api graphql -f query='query { viewer { login } }'",
+                "gh api \"$URL\"",
+                "gh search issues foo",
+                "gh pr view 3 -R other/x",
+                "gh issue view --repo=other/x 4",
+                "GH_REPO=other/x gh issue list",
+                "gh repo clone other/x",
+                "gh gist view abc",
+                "gh api -X GET repos/other/x/issues -f state=open",
+            ],
+            &[
+                "gh api repos/acme/x/issues",
+                "gh api repos/ACME/x",
+                "gh api repos/{owner}/{repo}/pulls",
+                "gh api user",
+                // a POST is a write
+                "gh api repos/other/x/issues -f title=t",
+                // the current repository
+                "gh pr view 3",
+                // a write, not a read
+                "gh pr create -R other/x -t t -b b",
+                "gh repo view acme/x",
+            ],
         );
-        assert!(taints("gh api -X GET repos/other/x/issues -f state=open"));
-        assert!(!taints("gh pr view 3"), "the current repository");
-        assert!(
-            !taints("gh pr create -R other/x -t t -b b"),
-            "a write, not a read"
-        );
-        assert!(!taints("gh repo view acme/x"));
     }
 
     #[test]
     fn git_of_other_owners() {
-        assert!(taints("git clone https://github.com/other/x"));
-        assert!(taints(
-            "git -C /w clone --depth 1 git@github.com:other/x.git y"
-        ));
-        assert!(taints("git fetch upstream"));
-        assert!(taints("git pull https://github.com/other/x main"));
-        assert!(taints("git fetch --all"));
-        assert!(taints("git clone \"$REPO\""));
-        assert!(!taints("git clone https://github.com/acme/x"));
-        assert!(!taints("git clone /srv/mirror/x.git"));
-        assert!(!taints("git fetch"));
-        assert!(!taints("git fetch origin main"));
-        assert!(!taints("git pull --rebase"));
-        assert!(!taints("git status && git log -1"));
+        assert_taints(
+            &[
+                "git clone https://github.com/other/x",
+                "git -C /w clone --depth 1 git@github.com:other/x.git y",
+                "git fetch upstream",
+                "git pull https://github.com/other/x main",
+                "git fetch --all",
+                "git clone \"$REPO\"",
+            ],
+            &[
+                "git clone https://github.com/acme/x",
+                "git clone /srv/mirror/x.git",
+                "git fetch",
+                "git fetch origin main",
+                "git pull --rebase",
+                "git status && git log -1",
+            ],
+        );
     }
 
     #[test]

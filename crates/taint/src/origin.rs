@@ -3,21 +3,10 @@
 //! not taint. Shared by every binary that records taint.
 
 use crate::{owner_of_git_url, RemoteOwner};
-use std::io::Read;
 use std::path::Path;
 
 fn read_prefix(path: &Path, limit: u64) -> Option<String> {
-    // Only regular files: opening a FIFO would block the hook.
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(limit)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    primitives::read::prefix(path, limit).map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
 }
 
 const MAX_GIT_CONFIG: u64 = 256 * 1024;

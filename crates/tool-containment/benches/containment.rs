@@ -16,6 +16,7 @@
 //! Needs a cgroup backend (root on v1 or v2); groups carry a unique session name and are removed.
 
 use hook_replay::bench::{ms, print_load_average, run_once, Samples};
+use hook_replay::process::processes_running;
 use hook_replay::sandbox::Sandbox;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -59,21 +60,6 @@ fn session_end(home: &Sandbox, session: &str) -> (Duration, i32) {
     (run.wall, run.status.code().unwrap_or(-1))
 }
 
-/// Pids whose command line is exactly `cmd`.
-fn running(cmd: &str) -> Vec<i32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let line = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&line).replace('\0', " ").trim() == cmd {
-            out.push(pid);
-        }
-    }
-    out
-}
-
 fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) {
     let end = Instant::now() + limit;
     while !cond() {
@@ -93,12 +79,14 @@ fn scale(home: &Sandbox) {
         let spawn = format!("for i in $(seq {n}); do sleep {arg} & done");
         // Baseline: the same sleepers, uncontained, ended by a bare SIGKILL of each pid.
         Command::new("bash").arg("-c").arg(&spawn).status().unwrap();
-        wait_until(Duration::from_secs(120), || running(&cmd).len() == n);
-        let pids = running(&cmd);
+        wait_until(Duration::from_secs(120), || {
+            processes_running(&cmd).len() == n
+        });
+        let pids = processes_running(&cmd);
         let t = Instant::now();
         for p in &pids {
             let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(*p),
+                nix::unistd::Pid::from_raw(*p as i32),
                 nix::sys::signal::Signal::SIGKILL,
             );
         }
@@ -115,10 +103,12 @@ fn scale(home: &Sandbox) {
         c.env("AGENT_CONTAINMENT_TASKS_MAX", "4096")
             .env("CLAUDE_CODE_CHILD_SESSION", "1");
         time_run(c);
-        wait_until(Duration::from_secs(120), || running(&cmd).len() == n);
+        wait_until(Duration::from_secs(120), || {
+            processes_running(&cmd).len() == n
+        });
         let (d, code) = session_end(home, &s);
         assert_eq!(code, 2);
-        assert!(running(&cmd).is_empty(), "all stopped");
+        assert!(processes_running(&cmd).is_empty(), "all stopped");
         ours.push(d);
         let (d, _) = session_end(home, &format!("bench-empty-{}-{round}", std::process::id()));
         empty.push(d);
@@ -147,11 +137,11 @@ fn scale(home: &Sandbox) {
             }
         }
         wait_until(Duration::from_secs(30), || {
-            running(&format!("sleep {arg}")).len() == 1
+            processes_running(&format!("sleep {arg}")).len() == 1
         });
         let (d, code) = session_end(home, &s);
         assert_eq!(code, 2);
-        assert!(running(&format!("sleep {arg}")).is_empty());
+        assert!(processes_running(&format!("sleep {arg}")).is_empty());
         piled.push(d);
     }
     println!(

@@ -8,20 +8,13 @@ use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tool-containment");
 
-#[test]
-fn selftest_replays_every_fixture_and_passes() {
-    hook_replay::assert_selftest_passes(BIN, 30);
-}
-
-#[test]
-fn help_version_and_usage() {
-    hook_replay::process::assert_flags(
-        BIN,
-        "CLAUDE_CODE_SHELL_PREFIX",
-        "tool-containment 0.",
-        &["a", "b"],
-    );
-}
+hook_replay::surface_tests!(
+    BIN,
+    min_cases: 30,
+    help_mentions: "CLAUDE_CODE_SHELL_PREFIX",
+    version_prefix: "tool-containment 0.",
+    bad_usage: &["a", "b"],
+);
 
 #[test]
 #[cfg(all(target_os = "linux", not(agent_guards_portable)))]

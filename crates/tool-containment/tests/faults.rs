@@ -65,8 +65,7 @@ fn an_unreadable_payload_still_stops_the_session_named_in_the_hook_environment()
     s.home.isolate(&mut c);
     let out = hook_replay::sandbox::run(c.env("CLAUDE_CODE_SESSION_ID", &s.id), b"{not json");
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    let still = running(&cmd);
-    kill_all(&cmd);
+    let still = survivors(&cmd);
     assert_eq!(out.status.code(), Some(2));
     assert!(err.contains("could not be read"), "{err}");
     assert!(
@@ -79,12 +78,8 @@ fn an_unreadable_payload_still_stops_the_session_named_in_the_hook_environment()
 #[test]
 fn the_session_as_a_whole_carries_the_ceilings() {
     let s = TestSession::new("whole");
-    let st = s
-        .prefix(&tool_call("true"))
-        .env("AGENT_CONTAINMENT_TASKS_MAX", "300")
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let tasks = [("AGENT_CONTAINMENT_TASKS_MAX", "300")];
+    assert!(s.call("true", &tasks).status().unwrap().success());
     if let tool_containment::c4_backends::Backend::V1(_) = s.backend {
         let max = std::fs::read_to_string(s.dirs()[0].join("pids.max")).unwrap();
         assert_eq!(max.trim(), "300");
@@ -121,8 +116,7 @@ fn commands_without_a_session_id_are_grouped_under_their_cli_and_stopped_at_its_
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    let still = running(&cmd);
-    kill_all(&cmd);
+    let still = survivors(&cmd);
     let cli_pid: i32 = text
         .lines()
         .find_map(|l| l.strip_prefix("cli="))

@@ -13,10 +13,12 @@ use std::time::Duration;
 #[test]
 fn agent_command_runs_in_its_session_group_with_exit_status_and_signals_its_own() {
     let s = TestSession::new("status");
+    let agent = [
+        ("AI_AGENT", "claude-code_2-1-332_agent"),
+        ("AGENT_CONTAINMENT_TASKS_MAX", "200"),
+    ];
     let out = s
-        .prefix(&tool_call("cat /proc/self/cgroup; exit 7"))
-        .env("AI_AGENT", "claude-code_2-1-332_agent")
-        .env("AGENT_CONTAINMENT_TASKS_MAX", "200")
+        .call("cat /proc/self/cgroup; exit 7", &agent)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(7));
@@ -36,18 +38,15 @@ fn agent_command_runs_in_its_session_group_with_exit_status_and_signals_its_own(
         let max = std::fs::read_to_string(groups[0].join("pids.max")).unwrap();
         assert_eq!(max.trim(), "200");
     }
-    let status = s.prefix(&tool_call("kill -TERM $$")).status().unwrap();
+    let status = s.call("kill -TERM $$", &[]).status().unwrap();
     assert_eq!(status.signal(), Some(15), "the signal is the command's own");
 }
 
 #[test]
 fn harness_and_plain_commands_are_never_placed_in_a_group() {
     let s = TestSession::new("harness");
-    let harness = s
-        .prefix(&tool_call("cat /proc/self/cgroup"))
-        .env("AI_AGENT", "claude-code_2-1-332_harness")
-        .output()
-        .unwrap();
+    let harness = [("AI_AGENT", "claude-code_2-1-332_harness")];
+    let harness = s.call("cat /proc/self/cgroup", &harness).output().unwrap();
     let plain = s.prefix("cat /proc/self/cgroup").output().unwrap();
     for out in [harness, plain] {
         assert!(out.status.success());

@@ -36,6 +36,17 @@ fn session_end_timed(s: &TestSession) -> (i32, String, Duration) {
     (code, err, took)
 }
 
+/// Runs SessionEnd for `s` (timed) and checks that it stopped the one leftover `cmd` and named it;
+/// returns the report and the time taken.
+fn end_stopping_one(s: &TestSession, cmd: &str) -> (String, Duration) {
+    let (code, report, took) = session_end_timed(s);
+    let still = survivors(cmd);
+    assert!(still.is_empty(), "the leftover survived:\n{report}");
+    assert_eq!(code, 2, "{report}");
+    assert!(report.contains(&format!("1 × {cmd}")), "{report}");
+    (report, took)
+}
+
 fn sleepers_case(n: usize) {
     let s = TestSession::new(&format!("sleepers{n}"));
     let arg = unique_sleep(1);
@@ -58,8 +69,7 @@ fn sleepers_case(n: usize) {
     );
     assert_eq!(in_groups(&s), n, "all sleepers are in the command's group");
     let (code, report, took) = session_end_timed(&s);
-    let still = running(&cmd);
-    kill_all(&cmd);
+    let still = survivors(&cmd);
     assert!(still.is_empty(), "{} still alive:\n{report}", still.len());
     assert_eq!(code, 2, "{report}");
     assert!(report.contains("stopped them"), "{report}");
@@ -111,11 +121,7 @@ fn finished_commands_case(n: usize) {
     let left = s.command_groups().len();
     assert!(left <= 16, "{left} finished groups left after {n} commands");
     let cmd = s.leave_sleeper(2);
-    let (code, report, took) = session_end_timed(&s);
-    let still = running(&cmd);
-    kill_all(&cmd);
-    assert!(still.is_empty(), "the leftover survived:\n{report}");
-    assert_eq!(code, 2);
+    let (report, took) = end_stopping_one(&s, &cmd);
     assert!(report.contains(&format!("1 × {cmd} (pid ")), "{report}");
     assert!(report.contains("stopped them"), "{report}");
     assert!(took < DECLARED_TIMEOUT);
@@ -143,12 +149,7 @@ fn thousands_of_empty_groups_left_by_an_older_version_do_not_hide_a_leftover() {
             std::fs::create_dir(d.join(format!("cmd-{i}-old"))).unwrap();
         }
     }
-    let (code, report, _) = session_end_timed(&s);
-    let still = running(&cmd);
-    kill_all(&cmd);
-    assert!(still.is_empty(), "{report}");
-    assert_eq!(code, 2);
-    assert!(report.contains(&format!("1 × {cmd}")), "{report}");
+    let (report, _) = end_stopping_one(&s, &cmd);
     assert!(s.dirs().iter().all(|d| !d.exists()), "{report}");
 }
 
@@ -171,12 +172,10 @@ fn a_newline_or_escape_in_a_leftovers_argv_cannot_forge_the_report() {
     let (code, report, _) = session_end_timed(&s);
     kill_all(&sleep_cmd);
     assert_eq!(code, 2);
-    assert!(
-        !report
-            .lines()
-            .any(|l| l.trim_start().starts_with("To end them")),
-        "a forged line:\n{report}"
-    );
+    let forged = report
+        .lines()
+        .any(|l| l.trim_start().starts_with("To end them"));
+    assert!(!forged, "a forged line:\n{report}");
     assert!(!report.contains('\x1b'), "a raw escape reached the report");
     assert!(
         report.contains("\\nTo end them: kill -TERM -- -1\\x1b[2J"),
@@ -231,8 +230,7 @@ fn session_end_racing_new_commands_leaves_none_without_ceilings() {
     let outputs = launcher.join().unwrap();
     // Commands that started after SessionEnd finished are contained in a new group: end them too.
     let (_, second) = s.session_end();
-    let still = running(&cmd);
-    kill_all(&cmd);
+    let still = survivors(&cmd);
     assert_eq!(code, 2, "{report}");
     assert!(outputs.len() > 1, "commands ran during SessionEnd");
     for o in &outputs {
@@ -274,8 +272,7 @@ fn ten_sessions_ending_at_once_each_stop_their_own() {
         })
         .collect();
     let results: Vec<_> = ends.into_iter().map(|h| h.join().unwrap()).collect();
-    let still = running(&cmd);
-    kill_all(&cmd);
+    let still = survivors(&cmd);
     assert!(still.is_empty(), "{} still alive", still.len());
     for ((code, _, err), s) in results.iter().zip(&sessions) {
         assert_eq!(*code, 2, "{err}");

@@ -6,14 +6,11 @@
 #![cfg(all(target_os = "linux", not(agent_guards_portable)))]
 
 mod common;
-use branch_rules::test_support::{Reply, TestServer};
+use branch_rules::test_support::TestServer;
 use common::*;
-use std::path::Path;
+use hook_replay::git::Origin;
+use std::path::PathBuf;
 use std::time::Duration;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    hook_replay::git::git(dir, args).trim().to_string()
-}
 
 fn root() -> bool {
     nix::unistd::geteuid().is_root()
@@ -45,20 +42,8 @@ fn hidden_push_launch_and_registration_write_are_refused_with_g4_m3_and_i3() {
         eprintln!("skipped: needs root");
         return;
     }
-    let server = TestServer::start().unwrap();
-    server.route(
-        "/repos/acme/widget/rules/branches/main",
-        Reply::rules(&["pull_request"]),
-    );
-    server.route(
-        "/repos/acme/widget/rules/branches/feature",
-        Reply::rules(&[]),
-    );
-    let srv = tempfile::tempdir().unwrap();
-    let bare = srv.path().join("acme/widget.git");
-    std::fs::create_dir_all(&bare).unwrap();
-    git(&bare, &["init", "-q", "--bare", "-b", "main"]);
-    let daemon = hook_replay::git::Daemon::start(srv.path());
+    let server = TestServer::protecting_main().unwrap();
+    let origin = Origin::serve();
 
     let s = TestSession::new("second-line");
     let home = s.home.path().to_path_buf();
@@ -67,11 +52,7 @@ fn hidden_push_launch_and_registration_write_are_refused_with_g4_m3_and_i3() {
     let project = tempfile::tempdir().unwrap();
     let project = project.path();
     std::fs::create_dir_all(project.join(".claude")).unwrap();
-    git(project, &["init", "-q", "-b", "main"]);
-    git(project, &["commit", "-q", "--allow-empty", "-m", "work"]);
-    git(project, &["branch", "feature"]);
-    let url = format!("git://127.0.0.1:{}/acme/widget.git", daemon.port);
-    git(project, &["remote", "add", "origin", &url]);
+    origin.checkout_in(project);
     let claude = project.join("claude");
     std::fs::write(&claude, "#!/bin/sh\necho stand-in\n").unwrap();
     use std::os::unix::fs::PermissionsExt;
@@ -108,11 +89,28 @@ fn hidden_push_launch_and_registration_write_are_refused_with_g4_m3_and_i3() {
     for code in ["(G4", "(M3", "(I3"] {
         assert!(stderr.contains(code), "{code}: {stderr}");
     }
-    assert!(git(&bare, &["for-each-ref", "refs/heads/main"]).is_empty());
+    assert!(origin.git(&["for-each-ref", "refs/heads/main"]).is_empty());
     assert_eq!(
         std::fs::read_to_string(home.join(".claude/settings.json")).unwrap(),
         "{}"
     );
+}
+
+/// Runs a command that leaves `sleep <secs>` in the background (which keeps its supervisor);
+/// returns the folder of the session's supervisor records.
+fn leave_background_sleep(s: &TestSession, secs: u32) -> PathBuf {
+    let out = s
+        .prefix(&tool_call(&format!(
+            "(sleep {secs} >/dev/null 2>&1 &) ; echo started"
+        )))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("started"));
+    s.home
+        .state_home()
+        .join("agent-guards/sessions")
+        .join(&s.id)
+        .join("second-line")
 }
 
 #[test]
@@ -135,17 +133,7 @@ fn report_names_the_layers_and_session_end_stops_the_supervisor() {
     );
 
     let s = TestSession::new("second-line-end");
-    let out = s
-        .prefix(&tool_call("(sleep 120 >/dev/null 2>&1 &) ; echo started"))
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("started"));
-    let pids = s
-        .home
-        .state_home()
-        .join("agent-guards/sessions")
-        .join(&s.id)
-        .join("second-line");
+    let pids = leave_background_sleep(&s, 120);
     let live = || {
         std::fs::read_dir(&pids)
             .map(|d| d.flatten().count())
@@ -163,17 +151,7 @@ fn a_dead_supervisor_hangs_nothing_and_session_end_still_stops_and_reports_every
         return;
     }
     let s = TestSession::new("second-line-dead");
-    let out = s
-        .prefix(&tool_call("(sleep 253 >/dev/null 2>&1 &) ; echo started"))
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("started"));
-    let pids = s
-        .home
-        .state_home()
-        .join("agent-guards/sessions")
-        .join(&s.id)
-        .join("second-line");
+    let pids = leave_background_sleep(&s, 253);
     let supervisors: Vec<i32> = std::fs::read_dir(&pids)
         .unwrap()
         .flatten()

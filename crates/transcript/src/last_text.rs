@@ -86,14 +86,13 @@ mod tests {
 
     #[test]
     fn reads_a_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("t.jsonl");
-        std::fs::write(
-            &p,
-            r#"{"type":"assistant","message":{"id":"a","content":[{"type":"text","text":"hello"}]}}"#,
-        )
-        .unwrap();
-        assert_eq!(last_assistant_text(&p).unwrap().as_deref(), Some("hello"));
-        assert!(last_assistant_text(&dir.path().join("missing")).is_err());
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        let line = r#"{"type":"assistant","message":{"id":"a","content":[{"type":"text","text":"hello"}]}}"#;
+        std::io::Write::write_all(&mut file, line.as_bytes()).unwrap();
+        assert_eq!(
+            last_assistant_text(file.path()).unwrap().as_deref(),
+            Some("hello")
+        );
+        assert!(last_assistant_text(&file.path().with_extension("missing")).is_err());
     }
 }

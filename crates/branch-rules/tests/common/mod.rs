@@ -67,12 +67,7 @@ impl Fixture {
     pub fn new() -> Fixture {
         isolate_git2();
         let dir = tempfile::tempdir().expect("temp dir");
-        let work = dir.path().join("work");
-        std::fs::create_dir(&work).expect("mkdir work");
-        git(&work, &["init", "-q", "-b", "main"]);
-        std::fs::write(work.join("README"), "hello\n").expect("write");
-        git(&work, &["add", "README"]);
-        git(&work, &["commit", "-qm", "first"]);
+        hook_replay::git::init_with_commit(&dir.path().join("work"), &[("README", "hello\n")]);
         Fixture { dir }
     }
 

@@ -108,13 +108,12 @@ pub(super) fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
         s
     }));
     if let Some((place, text)) = i1_signals::written_text(&call, facts.as_ref()) {
-        signals.extend(i1_signals::judge_signal(
-            deps.phrases(),
-            &text,
-            &place,
-            &timestamp,
-            Some(tool_use_id),
-        ));
+        let at = i1_signals::Written {
+            place: &place,
+            timestamp: &timestamp,
+            tool_use_id: Some(tool_use_id),
+        };
+        signals.extend(i1_signals::judge_signal(deps.phrases(), &text, at));
     }
     let mut run_error = None;
     if let Ok(store) = &deps.store {

@@ -113,10 +113,14 @@ pub(super) fn stop(input: &HookInput, deps: &Deps) -> Verdict {
             _ => String::new(),
         },
     };
-    let mut signals: Vec<Signal> =
-        i1_signals::judge_signal(deps.phrases(), &text, "final message", &timestamp, None)
-            .into_iter()
-            .collect();
+    let at = i1_signals::Written {
+        place: "final message",
+        timestamp: &timestamp,
+        tool_use_id: None,
+    };
+    let mut signals: Vec<Signal> = i1_signals::judge_signal(deps.phrases(), &text, at)
+        .into_iter()
+        .collect();
     let claims = i2::claims(deps.phrases(), &text);
     if !claims.is_empty() {
         let ledger = match &deps.store {

@@ -1,36 +1,27 @@
-//! What both adversarial sets of integrity-signals share: the replay (the self-test's runner,
-//! `selftest::run_cases`: live hook code, temporary state dir) and the case schema.
+//! What both adversarial sets of integrity-signals share: the replay (the self-test's checker,
+//! `selftest::check`: live hook code, temporary state dir) and the case schema.
 
 use hook_replay::adversarial::Outcome;
-use integrity_signals::selftest::run_cases;
+use integrity_signals::selftest::check;
 use serde_json::Value;
 
 /// Each case decided right or wrong by the guard.
 pub fn outcomes(cases: &[Value], attack: bool) -> Vec<Outcome> {
-    let inputs: Vec<(String, String)> = cases
-        .iter()
-        .map(|c| {
-            let id = c["case_id"].as_str().unwrap_or("?");
-            (format!("adversarial/{id}.json"), c.to_string())
-        })
-        .collect();
-    let report = run_cases(&inputs);
-    assert_eq!(report.cases.len(), cases.len(), "every case replayed");
     cases
         .iter()
-        .zip(report.cases)
-        .map(|(c, r)| {
-            assert_eq!(r.case_id, c["case_id"].as_str().unwrap_or("?"), "order");
+        .map(|c| {
+            let id = c["case_id"].as_str().unwrap_or("?").to_string();
+            let result = check(c);
             let last = c["events"].as_array().and_then(|e| e.last());
             let input = last.map(|e| &e["tool_input"]);
             let what = input
                 .and_then(|i| i["command"].as_str().or_else(|| i["file_path"].as_str()))
                 .or_else(|| last.and_then(|e| e["tool_name"].as_str()))
                 .unwrap_or("?");
-            if !r.passed {
-                println!("  detail {}: {}", r.case_id, r.detail);
+            if let Err(detail) = &result {
+                println!("  detail {id}: {detail}");
             }
-            Outcome::of_case(c, r.case_id, what, attack, r.passed)
+            Outcome::of_case(c, id, what, attack, result.is_ok())
         })
         .collect()
 }

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_second-line-exec");
@@ -14,6 +14,16 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_second-line-exec");
 pub fn is_root() -> bool {
     // SAFETY: geteuid cannot fail.
     unsafe { libc::geteuid() == 0 }
+}
+
+/// A world for a test that needs root (mount namespace, seccomp without `no_new_privs`);
+/// elsewhere `None`, with a line saying the test is skipped.
+pub fn root_world(name: &str) -> Option<World> {
+    if !is_root() {
+        eprintln!("skipped: needs root (mount namespace, seccomp without no_new_privs)");
+        return None;
+    }
+    Some(World::new(name))
 }
 
 /// One test's world: HOME with hook registrations, the suite's config, state and binaries.
@@ -126,6 +136,16 @@ impl World {
         self.command(program, args).output().unwrap()
     }
 
+    /// [`World::run`], its output as text.
+    pub fn ran(&self, program: &str, args: &[&str]) -> Ran {
+        Ran::from(self.run(program, args))
+    }
+
+    /// Writes `text` to `rel` in the project.
+    pub fn write(&self, rel: &str, text: &str) {
+        std::fs::write(self.project().join(rel), text).unwrap();
+    }
+
     /// The audit records of the session, waiting (bounded) until `pred` holds for one of them:
     /// the supervisor writes after it answered.
     pub fn wait_record(&self, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
@@ -165,8 +185,64 @@ impl Drop for World {
     }
 }
 
+/// A finished command: its exit status and its output as text.
+pub struct Ran {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Ran {
+    fn from(out: Output) -> Ran {
+        Ran {
+            status: out.status,
+            stdout: text(&out.stdout),
+            stderr: text(&out.stderr),
+        }
+    }
+}
+
+impl Ran {
+    /// Asserts that stdout holds each of `wanted`; a failure shows both streams.
+    pub fn prints(&self, wanted: &[&str]) -> &Ran {
+        for w in wanted {
+            assert!(
+                self.stdout.contains(w),
+                "stdout lacks {w:?}:\n{}\n{}",
+                self.stdout,
+                self.stderr
+            );
+        }
+        self
+    }
+
+    /// Asserts that stderr holds each of `wanted`.
+    pub fn says(&self, wanted: &[&str]) -> &Ran {
+        for w in wanted {
+            assert!(
+                self.stderr.contains(w),
+                "stderr lacks {w:?}:\n{}",
+                self.stderr
+            );
+        }
+        self
+    }
+
+    /// How many times stderr holds `what`.
+    pub fn said(&self, what: &str) -> usize {
+        self.stderr.matches(what).count()
+    }
+}
+
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+/// A listener on a free 127.0.0.1 port, and the port as an argument for a script.
+pub fn loopback_listener() -> (std::net::TcpListener, String) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port().to_string();
+    (l, port)
 }
 
 /// Waits (bounded) for `cond`.

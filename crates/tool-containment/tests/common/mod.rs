@@ -97,6 +97,14 @@ impl TestSession {
         c
     }
 
+    /// The CLI's tool call of `command` through the prefix, with `env` added (the ceilings,
+    /// `AI_AGENT`, ...).
+    pub fn call(&self, command: &str, env: &[(&str, &str)]) -> Command {
+        let mut c = self.prefix(&tool_call(command));
+        c.envs(env.iter().copied());
+        c
+    }
+
     /// A tool call of this session through the prefix, as the CLI's child session runs it.
     pub fn tool_command(&self, command: &str) -> Command {
         let mut c = self.prefix(&tool_call(command));
@@ -160,14 +168,7 @@ pub fn alive(pid: i32) -> bool {
 }
 
 pub fn cmdline(pid: i32) -> String {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|b| {
-            String::from_utf8_lossy(&b)
-                .replace('\0', " ")
-                .trim()
-                .to_string()
-        })
-        .unwrap_or_default()
+    hook_replay::process::cmdline(pid as u32)
 }
 
 /// Polls `cond` every 20 ms until it holds or `limit` passes.
@@ -192,14 +193,21 @@ pub fn unique_sleep(tag: u32) -> String {
     format!("{}.{:09}", 3000 + tag, nanos)
 }
 
-/// Pids whose command line is exactly `cmd`.
+/// Live (not zombie) pids whose command line is exactly `cmd`.
 pub fn running(cmd: &str) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
-        .filter(|p| cmdline(*p) == cmd && alive(*p))
+    hook_replay::process::processes_running(cmd)
+        .into_iter()
+        .map(|p| p as i32)
+        .filter(|p| alive(*p))
         .collect()
+}
+
+/// The pids still running `cmd`, each killed once listed: a test asserts on the list after
+/// cleaning up, so a failure leaves no stray behind.
+pub fn survivors(cmd: &str) -> Vec<i32> {
+    let still = running(cmd);
+    kill_all(cmd);
+    still
 }
 
 /// Kills whatever still runs `cmd` (cleanup only; the assertions come first).
