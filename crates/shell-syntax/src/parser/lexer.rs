@@ -89,6 +89,26 @@ impl<'a> Parser<'a, '_> {
         }
         Ok(None)
     }
+    /// The text of a construct from its opening byte at the cursor to its `close` byte (both
+    /// skipped): `step` reads each other byte `c` at the cursor, advancing it, into the text.
+    pub(super) fn until_close(
+        &mut self,
+        close: u8,
+        what: &'static str,
+        mut step: impl FnMut(&mut Self, u8, &mut String),
+    ) -> PResult<String> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let c = self.inside(open, what)?;
+            if c == close {
+                self.pos += 1;
+                return Ok(out);
+            }
+            step(self, c, &mut out);
+        }
+    }
     /// The byte at the cursor inside a construct opened at `open` (one unit of work); the end
     /// of the input there is the error `Unterminated(what)` at the opening.
     pub(super) fn inside(&mut self, open: usize, what: &'static str) -> PResult<u8> {

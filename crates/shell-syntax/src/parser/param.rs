@@ -188,26 +188,16 @@ impl<'a, 'b> Parser<'a, 'b> {
 
     /// `$'...'` with the cursor on the quote; escapes decoded.
     pub(super) fn ansi_c(&mut self) -> PResult<String> {
-        let open = self.pos;
-        self.pos += 1;
-        let mut out = String::new();
-        loop {
-            match self.inside(open, "$'...'")? {
-                b'\'' => {
-                    self.pos += 1;
-                    return Ok(out);
-                }
-                b'\\' => {
-                    self.pos += 1;
-                    self.ansi_escape(&mut out);
-                }
-                _ => {
-                    let ch = self.src[self.pos..].chars().next().unwrap_or('?');
-                    out.push(ch);
-                    self.pos += ch.len_utf8();
-                }
+        self.until_close(b'\'', "$'...'", |p, c, out| {
+            if c == b'\\' {
+                p.pos += 1;
+                p.ansi_escape(out);
+            } else {
+                let ch = p.src[p.pos..].chars().next().unwrap_or('?');
+                out.push(ch);
+                p.pos += ch.len_utf8();
             }
-        }
+        })
     }
 
     /// `\\cX` (the cursor after the `c`): the control character of X's first byte, as bash's

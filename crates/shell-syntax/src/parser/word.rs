@@ -591,40 +591,31 @@ impl<'a, 'b> Parser<'a, 'b> {
     /// `` `...` ``: unescape the inner text and parse it as its own script.
     fn backtick(&mut self, in_dq: bool) -> PResult<WordPart<'a>> {
         let start = self.pos;
-        self.pos += 1;
-        let mut inner = String::new();
-        loop {
-            match self.inside(start, "backquote")? {
-                b'`' => {
-                    self.pos += 1;
-                    break;
-                }
-                b'\\' => {
-                    let n = self.peek_at(1);
-                    match n {
-                        Some(b'$') | Some(b'`') | Some(b'\\') => {
-                            inner.push(n.unwrap_or(b'\\') as char);
-                            self.pos += 2;
-                        }
-                        Some(b'"') if in_dq => {
-                            inner.push('"');
-                            self.pos += 2;
-                        }
-                        _ => {
-                            inner.push('\\');
-                            self.pos += 1;
-                        }
+        let inner = self.until_close(b'`', "backquote", |p, c, inner| {
+            if c == b'\\' {
+                let n = p.peek_at(1);
+                match n {
+                    Some(b'$') | Some(b'`') | Some(b'\\') => {
+                        inner.push(n.unwrap_or(b'\\') as char);
+                        p.pos += 2;
+                    }
+                    Some(b'"') if in_dq => {
+                        inner.push('"');
+                        p.pos += 2;
+                    }
+                    _ => {
+                        inner.push('\\');
+                        p.pos += 1;
                     }
                 }
-                _ => {
-                    let s = self.pos;
-                    while self.peek().is_some_and(|c| c != b'`' && c != b'\\') {
-                        self.pos += 1;
-                    }
-                    inner.push_str(&self.src[s..self.pos]);
+            } else {
+                let s = p.pos;
+                while p.peek().is_some_and(|c| c != b'`' && c != b'\\') {
+                    p.pos += 1;
                 }
+                inner.push_str(&p.src[s..p.pos]);
             }
-        }
+        })?;
         self.enter()?;
         let base = self.base + start + 1;
         let inner: &'a str = self.text(&inner);
