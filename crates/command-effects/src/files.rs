@@ -171,10 +171,7 @@ pub struct FileChange {
 /// The files `program args` writes or removes, by the table.
 pub fn changes(program: &str, args: &[Arg<'_>]) -> Vec<FileChange> {
     // Most programs write nothing: no copy of their words for them.
-    let Some(rule) = FILE_RULES
-        .iter()
-        .find(|r| crate::same_name(r.program, program))
-    else {
+    let Some(rule) = rule_of(program) else {
         return Vec::new();
     };
     let values: Vec<Option<&str>> = args.iter().map(|a| a.value.as_deref()).collect();
@@ -194,13 +191,23 @@ pub fn changed_words(
     program: &str,
     values: &[Option<&str>],
 ) -> Vec<(usize, Change, Option<String>)> {
-    match FILE_RULES
-        .iter()
-        .find(|r| crate::same_name(r.program, program))
-    {
+    match rule_of(program) {
         Some(r) => rule_words(r, values),
         None => Vec::new(),
     }
+}
+
+/// The names of [`FILE_RULES`].
+const FILE_RULE_NAMES: shell_syntax::NameSet = crate::names_of!(FILE_RULES, r => r.program);
+
+/// The row of [`FILE_RULES`] for `program`.
+fn rule_of(program: &str) -> Option<&'static FileRule> {
+    if !FILE_RULE_NAMES.may_contain(program) {
+        return None;
+    }
+    FILE_RULES
+        .iter()
+        .find(|r| crate::same_name(r.program, program))
 }
 
 /// [`changed_words`] for the row `r` of [`FILE_RULES`].

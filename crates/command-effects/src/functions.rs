@@ -12,6 +12,8 @@ use shell_syntax::Text;
 pub struct Functions<'a> {
     /// Name → index of the first body invocation (the function exists from there on).
     first: std::collections::HashMap<&'a str, usize>,
+    /// The names in `first` (most program names are not functions: no hashing for them).
+    names: shell_syntax::NameSet,
     /// Name → body invocation indices.
     bodies: std::collections::HashMap<&'a str, Vec<usize>>,
     /// Aliases, in definition order: (index of the `alias` invocation, name, value; `None`
@@ -27,6 +29,7 @@ impl<'a> Functions<'a> {
         for inv in &view.invocations {
             if let Some(name) = inv.context.function {
                 f.first.entry(name).or_insert(inv.index);
+                f.names = f.names.with(name);
                 f.bodies.entry(name).or_default().push(inv.index);
             }
             match inv.name() {
@@ -82,7 +85,7 @@ impl<'a> Functions<'a> {
 
     /// Whether `name` is a function defined before invocation `index`.
     pub fn defined_before(&self, name: &str, index: usize) -> bool {
-        self.first.get(name).is_some_and(|&i| i < index)
+        self.names.may_contain(name) && self.first.get(name).is_some_and(|&i| i < index)
     }
 
     /// Body invocation indices of `name`.
@@ -113,6 +116,11 @@ pub fn runs<'a>(view: &CommandView<'a>, arena: &'a bumpalo::Bump) -> Vec<Run<'a>
             _ => None,
         })
         .collect();
+    // No function called: every run stands as resolved (no second vector of a large script's
+    // runs).
+    if called.is_empty() {
+        return resolved;
+    }
     let mut out = Vec::with_capacity(resolved.len());
     for (inv, run) in view.invocations.iter().zip(resolved) {
         if inv.context.function.is_some_and(|f| called.contains(f)) {

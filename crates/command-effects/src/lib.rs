@@ -14,6 +14,22 @@
 //! No I/O: facts about the machine (the current branch, aliases in config files) belong to the
 //! guards' own world traits.
 
+/// The [`shell_syntax::NameSet`] of a table's names, built at compile time: a scan of the
+/// table for a name it cannot hold (most programs, for most tables) is skipped.
+macro_rules! names_of {
+    ($table:expr, $row:ident => $name:expr) => {{
+        let mut set = shell_syntax::NameSet::EMPTY;
+        let mut i = 0;
+        while i < $table.len() {
+            let $row = &$table[i];
+            set = set.with($name);
+            i += 1;
+        }
+        set
+    }};
+}
+pub(crate) use names_of;
+
 pub mod effects;
 mod file_grammars;
 pub mod files;

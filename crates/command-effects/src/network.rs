@@ -53,11 +53,17 @@ pub const PROGRAMS: &[(&str, Kind)] = &[
 
 /// The kind of network program `name` is, if it is one.
 pub fn kind(name: &str) -> Option<Kind> {
+    if !PROGRAM_NAMES.may_contain(name) {
+        return None;
+    }
     PROGRAMS
         .iter()
         .find(|(n, _)| crate::same_name(n, name))
         .map(|(_, k)| *k)
 }
+
+/// The names of [`PROGRAMS`].
+const PROGRAM_NAMES: shell_syntax::NameSet = crate::names_of!(PROGRAMS, p => p.0);
 
 /// A host a run contacts.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 
 use crate::runners::{
     dashed_git_tail, package_runner, parallel_command, script_package, skip_runner, ssh,
-    GIT_DASHED, RUNNERS,
+    GIT_DASHED, RUNNERS, RUNNER_NAMES,
 };
 use shell_syntax::view::{normalise_program, Arg, Invocation, Program};
 
@@ -513,6 +513,9 @@ impl<'a> Resolver<'_, '_, 'a> {
 
     /// A runner from [`RUNNERS`] (`strace -f cmd`, `chroot dir cmd`, ...).
     fn runner(&mut self, name: &str) -> Option<Step> {
+        if !RUNNER_NAMES.may_contain(name) {
+            return None;
+        }
         let r = RUNNERS.iter().find(|r| crate::same_name(r.name, name))?;
         match skip_runner(r, &self.argv[1..]) {
             Some(at) => {

@@ -182,6 +182,12 @@ pub const PACKAGE_RUNNERS: &[&[&str]] = &[
     &["pipx", "run"],
 ];
 
+/// The first words of [`PACKAGE_RUNNERS`].
+const PACKAGE_RUNNER_NAMES: shell_syntax::NameSet = crate::names_of!(PACKAGE_RUNNERS, p => p[0]);
+
+/// The names of [`RUNNERS`].
+pub(crate) const RUNNER_NAMES: shell_syntax::NameSet = crate::names_of!(RUNNERS, r => r.name);
+
 /// Package names that install a binary of another name.
 pub(crate) const PACKAGE_BINARIES: &[(&str, &str)] = &[
     ("@anthropic-ai/claude-code", "claude"),
@@ -247,6 +253,9 @@ pub(crate) const GIT_DASHED: &[&str] = &[
 /// `npx [opts] pkg args`: `Some(Some((words before the binary, binary)))`, `Some(None)` when
 /// the package is decided at run time, `None` when `name` is not a package runner.
 pub(crate) fn package_runner(name: &str, argv: &[Arg<'_>]) -> Option<Option<(usize, String)>> {
+    if !PACKAGE_RUNNER_NAMES.may_contain(name) {
+        return None;
+    }
     let pattern = PACKAGE_RUNNERS.iter().find(|p| {
         crate::same_name(p[0], name)
             && p[1..]

@@ -2,80 +2,36 @@
 //! 4 MiB < 5x the 1 MiB time; 10,000 nesting levels return the depth error quickly.
 //! Every iteration builds and drops the tree (and the view), so from the second iteration on
 //! a parse reuses the emptied arena of the previous one, as a long-lived caller would; the
-//! first parse of a fresh process (a hook) is measured with `examples/repeat` (README).
+//! first parse of a fresh process (a hook) is measured with `examples/repeat` (BENCHMARKS.md).
 //! Run: `cargo bench -p shell-syntax --bench parse`.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+mod common;
+
+use common::{on_scripts, ONE_LINER};
+use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-
-const ONE_LINER: &str = r#"cd /repo && GH_REPO=o/r gh pr create --title "Fix: $(git log -1 --format=%s)" --body-file /tmp/b.md 2>&1 | tee /tmp/out || true"#;
-
-/// A realistic mix of script constructs, repeated to `size` bytes.
-fn script(size: usize) -> String {
-    let block = r#"#!/usr/bin/env bash
-set -euo pipefail
-deploy() {
-  local target="${1:-staging}"
-  for host in $(cat hosts.txt); do
-    ssh "$host" "sudo systemctl restart app" || echo "failed: $host" >&2
-  done
-}
-while read -r line; do
-  case "$line" in
-    *.rs|*.toml) cargo fmt -- "$line" ;;
-    \#*) continue ;;
-    *) echo "skip ${line##*/}" ;;
-  esac
-done < files.txt
-if [[ -n ${CI:-} && $count -lt 10 ]]; then
-  timeout 600 bash -c 'until gh pr checks; do sleep 30; done'
-fi
-cat <<REPORT > /tmp/report.md
-Build $(date +%F) on $(hostname): ${#items[@]} items
-REPORT
-git log --oneline | head -n 5 | awk '{print $1}' | xargs -I{} git show --stat {}
-export PATH="$HOME/.local/bin:$PATH"; arr=(a b "c d"); echo $(( ${#arr[@]} * 2 ))
-"#;
-    let mut s = String::with_capacity(size + block.len());
-    while s.len() < size {
-        s.push_str(block);
-    }
-    s
-}
 
 fn nested(n: usize) -> String {
     format!("{}echo x{}", "$(".repeat(n), ")".repeat(n))
 }
 
+/// Parse `src` and build its view.
+fn parse_and_view(src: &str) {
+    let p = shell_syntax::parse(src);
+    black_box(&shell_syntax::commands(&p));
+}
+
 fn bench(c: &mut Criterion) {
     c.bench_function("one_liner_parse_and_view", |b| {
-        b.iter(|| {
-            let p = shell_syntax::parse(black_box(ONE_LINER));
-            black_box(&shell_syntax::commands(&p));
-        })
+        b.iter(|| parse_and_view(black_box(ONE_LINER)))
     });
 
     let mut g = c.benchmark_group("script");
     g.sample_size(10);
-    for mib in [1usize, 4] {
-        let src = script(mib << 20);
-        g.throughput(Throughput::Bytes(src.len() as u64));
-        g.bench_with_input(
-            BenchmarkId::new("parse", format!("{mib}MiB")),
-            &src,
-            |b, s| b.iter(|| black_box(shell_syntax::parse(s))),
-        );
-        g.bench_with_input(
-            BenchmarkId::new("parse_and_view", format!("{mib}MiB")),
-            &src,
-            |b, s| {
-                b.iter(|| {
-                    let p = shell_syntax::parse(s);
-                    black_box(&shell_syntax::commands(&p));
-                })
-            },
-        );
-    }
+    on_scripts(&mut g, "parse", |s| {
+        black_box(shell_syntax::parse(s));
+    });
+    on_scripts(&mut g, "parse_and_view", parse_and_view);
     g.finish();
 
     let deep = nested(10_000);

@@ -11,6 +11,7 @@
 
 pub mod ast;
 mod error;
+mod name_set;
 mod parser;
 pub mod printer;
 pub mod view;
@@ -18,6 +19,7 @@ mod word_value;
 
 pub use ast::*;
 pub use error::{ErrorKind, Limits, SyntaxError};
+pub use name_set::NameSet;
 pub use view::{commands, commands_with, Arg, CommandView, Invocation, Program, ViewOptions};
 
 self_cell::self_cell!(

@@ -26,9 +26,7 @@ fn verdicts_match_bash_on_shapes() {
 fn extglob_is_accepted_like_bash_with_extglob_on() {
     let src = "ls !(a|b) @(x|y) ?(z) *(w) +(v)";
     assert!(shell_syntax::parse(src).error.is_none());
-    let out = std::process::Command::new("bash")
-        .args(["-O", "extglob", "-n", "-c", src])
-        .output()
-        .expect("bash");
-    assert!(out.status.success());
+    assert!(common::bash(&["-O", "extglob", "-n", "-c", src])
+        .status
+        .success());
 }

@@ -11,7 +11,6 @@
 mod common;
 
 use proptest::prelude::*;
-use std::process::Command;
 
 /// Starts every printed argv; the generator never produces \x01.
 const MARK: &str = "\u{1}cmd";
@@ -247,18 +246,7 @@ impl Shape {
 }
 
 fn bash_argvs(script: &str) -> Vec<Vec<String>> {
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .env("HOME", "/nonexistent")
-        .output()
-        .expect("bash must be installed");
-    assert!(
-        out.status.success(),
-        "bash failed on {script:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("utf-8 output");
+    let text = common::bash_stdout(&["-c", script]);
     let mut argvs: Vec<Vec<String>> = Vec::new();
     for field in text.split('\0') {
         if field == MARK {

@@ -174,6 +174,15 @@ fn or<T>(new: Option<T>, old: T) -> T {
     new.unwrap_or(old)
 }
 
+/// Two fields of a node, each `(new, old)`: both values to rebuild it with (the new one where
+/// it changed), or `None` when neither changed and the node is kept as it is.
+fn changed<A, B>(a: (Option<A>, A), b: (Option<B>, B)) -> Option<(A, B)> {
+    if a.0.is_none() && b.0.is_none() {
+        return None;
+    }
+    Some((or(a.0, a.1), or(b.0, b.1)))
+}
+
 impl<'a> Filler<'a, '_> {
     /// `s` with the elements `f` changed replaced, copied once; `None` if nothing changed.
     fn slice<T: Copy>(
@@ -195,20 +204,12 @@ impl<'a> Filler<'a, '_> {
     }
 
     fn item(&mut self, item: &ListItem<'a>) -> Option<ListItem<'a>> {
-        let first = self.pipeline(&item.and_or.first);
-        let rest = self.slice(item.and_or.rest, |f, (op, p)| {
-            f.pipeline(p).map(|p| (*op, p))
-        });
-        if first.is_none() && rest.is_none() {
-            return None;
-        }
         let ao = item.and_or;
+        let first = self.pipeline(&ao.first);
+        let rest = self.slice(ao.rest, |f, (op, p)| f.pipeline(p).map(|p| (*op, p)));
+        let (first, rest) = changed((first, ao.first), (rest, ao.rest))?;
         Some(ListItem {
-            and_or: AndOr {
-                first: or(first, ao.first),
-                rest: or(rest, ao.rest),
-                ..ao
-            },
+            and_or: AndOr { first, rest, ..ao },
             ..*item
         })
     }
@@ -249,16 +250,10 @@ impl<'a> Filler<'a, '_> {
             Command::Function(fd) => {
                 let body = self.compound(fd.body);
                 let redirects = self.redirects(fd.redirects);
-                if body.is_none() && redirects.is_none() {
-                    return None;
-                }
-                let body = match body {
-                    Some(b) => &*self.arena.alloc(b),
-                    None => fd.body,
-                };
+                let (body, redirects) = changed((body, *fd.body), (redirects, fd.redirects))?;
                 let new = FunctionDef {
-                    body,
-                    redirects: or(redirects, fd.redirects),
+                    body: self.arena.alloc(body),
+                    redirects,
                     ..*fd
                 };
                 Some(Command::Function(self.arena.alloc(new)))
@@ -275,30 +270,22 @@ impl<'a> Filler<'a, '_> {
     }
 
     fn assignment(&mut self, a: &Assignment<'a>) -> Option<Assignment<'a>> {
-        let index = a.index.as_ref().and_then(|w| self.word(w));
+        let index = a.index.as_ref().and_then(|w| self.word(w)).map(Some);
         let value = match a.value {
             AssignValue::Scalar(w) => self.word(&w).map(AssignValue::Scalar),
             AssignValue::Array(ws) => self.words(ws).map(AssignValue::Array),
         };
-        if index.is_none() && value.is_none() {
-            return None;
-        }
-        Some(Assignment {
-            index: index.or(a.index),
-            value: or(value, a.value),
-            ..*a
-        })
+        let (index, value) = changed((index, a.index), (value, a.value))?;
+        Some(Assignment { index, value, ..*a })
     }
 
     fn compound(&mut self, cc: &CompoundCommand<'a>) -> Option<CompoundCommand<'a>> {
         let kind = self.kind(&cc.kind);
         let redirects = self.redirects(cc.redirects);
-        if kind.is_none() && redirects.is_none() {
-            return None;
-        }
+        let (kind, redirects) = changed((kind, cc.kind), (redirects, cc.redirects))?;
         Some(CompoundCommand {
-            kind: or(kind, cc.kind),
-            redirects: or(redirects, cc.redirects),
+            kind,
+            redirects,
             span: cc.span,
         })
     }
@@ -309,29 +296,24 @@ impl<'a> Filler<'a, '_> {
             CompoundKind::Subshell(l) => CompoundKind::Subshell(self.list(&l)?),
             CompoundKind::If(i) => {
                 let branches = self.slice(i.branches, |f, (c, b)| {
-                    let (nc, nb) = (f.list(c), f.list(b));
-                    if nc.is_none() && nb.is_none() {
-                        return None;
-                    }
-                    Some((or(nc, *c), or(nb, *b)))
+                    changed((f.list(c), *c), (f.list(b), *b))
                 });
-                let else_body = i.else_body.as_ref().and_then(|e| self.list(e));
-                if branches.is_none() && else_body.is_none() {
-                    return None;
-                }
+                let else_body = i.else_body.as_ref().and_then(|e| self.list(e)).map(Some);
+                let (branches, else_body) =
+                    changed((branches, i.branches), (else_body, i.else_body))?;
                 CompoundKind::If(IfClause {
-                    branches: or(branches, i.branches),
-                    else_body: else_body.or(i.else_body),
+                    branches,
+                    else_body,
                 })
             }
             CompoundKind::While(w) => {
-                let (condition, body) = (self.list(&w.condition), self.list(&w.body));
-                if condition.is_none() && body.is_none() {
-                    return None;
-                }
+                let (condition, body) = changed(
+                    (self.list(&w.condition), w.condition),
+                    (self.list(&w.body), w.body),
+                )?;
                 CompoundKind::While(WhileLoop {
-                    condition: or(condition, w.condition),
-                    body: or(body, w.body),
+                    condition,
+                    body,
                     ..w
                 })
             }
@@ -355,24 +337,18 @@ impl<'a> Filler<'a, '_> {
             CompoundKind::Case(c) => {
                 let subject = self.word(&c.subject);
                 let arms = self.slice(c.arms, |f, arm| {
-                    let patterns = f.words(arm.patterns);
-                    let body = f.list(&arm.body);
-                    if patterns.is_none() && body.is_none() {
-                        return None;
-                    }
+                    let (patterns, body) = changed(
+                        (f.words(arm.patterns), arm.patterns),
+                        (f.list(&arm.body), arm.body),
+                    )?;
                     Some(CaseArm {
-                        patterns: or(patterns, arm.patterns),
-                        body: or(body, arm.body),
+                        patterns,
+                        body,
                         ..*arm
                     })
                 });
-                if subject.is_none() && arms.is_none() {
-                    return None;
-                }
-                CompoundKind::Case(CaseClause {
-                    subject: or(subject, c.subject),
-                    arms: or(arms, c.arms),
-                })
+                let (subject, arms) = changed((subject, c.subject), (arms, c.arms))?;
+                CompoundKind::Case(CaseClause { subject, arms })
             }
             CompoundKind::Test(ws) => CompoundKind::Test(self.words(ws)?),
             CompoundKind::Arith(e) => CompoundKind::Arith(self.arith(&e)?),
@@ -380,16 +356,9 @@ impl<'a> Filler<'a, '_> {
     }
 
     fn for_loop(&mut self, l: &ForLoop<'a>) -> Option<ForLoop<'a>> {
-        let items = l.items.and_then(|ws| self.words(ws));
-        let body = self.list(&l.body);
-        if items.is_none() && body.is_none() {
-            return None;
-        }
-        Some(ForLoop {
-            items: items.or(l.items),
-            body: or(body, l.body),
-            ..*l
-        })
+        let items = l.items.and_then(|ws| self.words(ws)).map(Some);
+        let (items, body) = changed((items, l.items), (self.list(&l.body), l.body))?;
+        Some(ForLoop { items, body, ..*l })
     }
 
     fn arith(&mut self, e: &ArithExpr<'a>) -> Option<ArithExpr<'a>> {
@@ -415,12 +384,10 @@ impl<'a> Filler<'a, '_> {
                 None => filled.then_some(h),
             }
         });
-        if target.is_none() && heredoc.is_none() {
-            return None;
-        }
+        let (target, heredoc) = changed((target, r.target), (heredoc.map(Some), r.heredoc))?;
         Some(Redirect {
-            target: or(target, r.target),
-            heredoc: heredoc.or(r.heredoc),
+            target,
+            heredoc,
             ..*r
         })
     }

@@ -36,23 +36,85 @@ impl<'a> Parser<'a, '_> {
     pub(super) fn err<T>(&self, kind: ErrorKind) -> PResult<T> {
         Err((kind, self.pos + self.base))
     }
+    /// One more unit of work against [`Limits::max_work`](crate::Limits).
+    #[inline]
     pub(super) fn tick(&mut self) -> PResult<()> {
         self.sh.work += 1;
-        if self.sh.work > self.sh.limits.max_work {
-            return self.err(ErrorKind::WorkBudget {
-                limit: self.sh.limits.max_work,
-            });
+        self.within(self.sh.work, self.sh.limits.max_work, |limit| {
+            ErrorKind::WorkBudget { limit }
+        })
+    }
+    /// One level deeper, against [`Limits::max_depth`](crate::Limits).
+    pub(super) fn enter(&mut self) -> PResult<()> {
+        self.sh.depth += 1;
+        self.within(self.sh.depth, self.sh.limits.max_depth, |limit| {
+            ErrorKind::TooDeep { limit }
+        })
+    }
+    /// `Ok` while `count` is within `limit`, else the error `kind(limit)` here.
+    #[inline]
+    fn within<N: PartialOrd>(&self, count: N, limit: N, kind: fn(N) -> ErrorKind) -> PResult<()> {
+        if count > limit {
+            return self.err(kind(limit));
         }
         Ok(())
     }
-    pub(super) fn enter(&mut self) -> PResult<()> {
-        self.sh.depth += 1;
-        if self.sh.depth > self.sh.limits.max_depth {
-            return self.err(ErrorKind::TooDeep {
-                limit: self.sh.limits.max_depth,
-            });
+    /// The index of the `close` byte matching the `open` one at `at` (nested pairs counted),
+    /// one unit of work per byte; `None` when a byte of `stop` or the end comes first. With
+    /// `escapes`, a backslash hides the byte after it.
+    pub(super) fn closing(
+        &mut self,
+        at: usize,
+        [open, close]: [u8; 2],
+        stop: &[u8],
+        escapes: bool,
+    ) -> PResult<Option<usize>> {
+        let mut depth = 0usize;
+        let mut i = at;
+        while i < self.end {
+            self.tick()?;
+            match self.b[i] {
+                b if b == open => depth += 1,
+                b if b == close => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(Some(i));
+                    }
+                }
+                b'\\' if escapes => i += 1,
+                b if stop.contains(&b) => return Ok(None),
+                _ => {}
+            }
+            i += 1;
         }
-        Ok(())
+        Ok(None)
+    }
+    /// The text of a construct from its opening byte at the cursor to its `close` byte (both
+    /// skipped): `step` reads each other byte `c` at the cursor, advancing it, into the text.
+    pub(super) fn until_close(
+        &mut self,
+        close: u8,
+        what: &'static str,
+        mut step: impl FnMut(&mut Self, u8, &mut String),
+    ) -> PResult<String> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let c = self.inside(open, what)?;
+            if c == close {
+                self.pos += 1;
+                return Ok(out);
+            }
+            step(self, c, &mut out);
+        }
+    }
+    /// The byte at the cursor inside a construct opened at `open` (one unit of work); the end
+    /// of the input there is the error `Unterminated(what)` at the opening.
+    pub(super) fn inside(&mut self, open: usize, what: &'static str) -> PResult<u8> {
+        self.tick()?;
+        self.peek()
+            .ok_or((ErrorKind::Unterminated(what), open + self.base))
     }
     pub(super) fn leave(&mut self) {
         self.sh.depth = self.sh.depth.saturating_sub(1);

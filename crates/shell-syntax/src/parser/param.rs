@@ -51,26 +51,7 @@ impl<'a, 'b> Parser<'a, 'b> {
         }
         p.name = &self.src[s..self.pos];
         if self.peek() == Some(b'[') && !p.name.is_empty() {
-            let mut depth = 0usize;
-            let mut i = self.pos;
-            let mut close = None;
-            while i < self.end {
-                self.tick()?;
-                match self.b[i] {
-                    b'[' => depth += 1,
-                    b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            close = Some(i);
-                            break;
-                        }
-                    }
-                    b'}' => break,
-                    _ => {}
-                }
-                i += 1;
-            }
-            if let Some(close) = close {
+            if let Some(close) = self.closing(self.pos, *b"[]", b"}", false)? {
                 let w = self.sub(self.pos + 1, close).word(Mode::Index)?;
                 p.index = Some(self.node(w));
                 self.pos = close + 1;
@@ -207,30 +188,16 @@ impl<'a, 'b> Parser<'a, 'b> {
 
     /// `$'...'` with the cursor on the quote; escapes decoded.
     pub(super) fn ansi_c(&mut self) -> PResult<String> {
-        let open = self.pos;
-        self.pos += 1;
-        let mut out = String::new();
-        loop {
-            self.tick()?;
-            let Some(c) = self.peek() else {
-                return Err((ErrorKind::Unterminated("$'...'"), open + self.base));
-            };
-            match c {
-                b'\'' => {
-                    self.pos += 1;
-                    return Ok(out);
-                }
-                b'\\' => {
-                    self.pos += 1;
-                    self.ansi_escape(&mut out);
-                }
-                _ => {
-                    let ch = self.src[self.pos..].chars().next().unwrap_or('?');
-                    out.push(ch);
-                    self.pos += ch.len_utf8();
-                }
+        self.until_close(b'\'', "$'...'", |p, c, out| {
+            if c == b'\\' {
+                p.pos += 1;
+                p.ansi_escape(out);
+            } else {
+                let ch = p.src[p.pos..].chars().next().unwrap_or('?');
+                out.push(ch);
+                p.pos += ch.len_utf8();
             }
-        }
+        })
     }
 
     /// `\\cX` (the cursor after the `c`): the control character of X's first byte, as bash's

@@ -591,44 +591,31 @@ impl<'a, 'b> Parser<'a, 'b> {
     /// `` `...` ``: unescape the inner text and parse it as its own script.
     fn backtick(&mut self, in_dq: bool) -> PResult<WordPart<'a>> {
         let start = self.pos;
-        self.pos += 1;
-        let mut inner = String::new();
-        loop {
-            self.tick()?;
-            let Some(c) = self.peek() else {
-                return Err((ErrorKind::Unterminated("backquote"), start + self.base));
-            };
-            match c {
-                b'`' => {
-                    self.pos += 1;
-                    break;
-                }
-                b'\\' => {
-                    let n = self.peek_at(1);
-                    match n {
-                        Some(b'$') | Some(b'`') | Some(b'\\') => {
-                            inner.push(n.unwrap_or(b'\\') as char);
-                            self.pos += 2;
-                        }
-                        Some(b'"') if in_dq => {
-                            inner.push('"');
-                            self.pos += 2;
-                        }
-                        _ => {
-                            inner.push('\\');
-                            self.pos += 1;
-                        }
+        let inner = self.until_close(b'`', "backquote", |p, c, inner| {
+            if c == b'\\' {
+                let n = p.peek_at(1);
+                match n {
+                    Some(b'$') | Some(b'`') | Some(b'\\') => {
+                        inner.push(n.unwrap_or(b'\\') as char);
+                        p.pos += 2;
+                    }
+                    Some(b'"') if in_dq => {
+                        inner.push('"');
+                        p.pos += 2;
+                    }
+                    _ => {
+                        inner.push('\\');
+                        p.pos += 1;
                     }
                 }
-                _ => {
-                    let s = self.pos;
-                    while self.peek().is_some_and(|c| c != b'`' && c != b'\\') {
-                        self.pos += 1;
-                    }
-                    inner.push_str(&self.src[s..self.pos]);
+            } else {
+                let s = p.pos;
+                while p.peek().is_some_and(|c| c != b'`' && c != b'\\') {
+                    p.pos += 1;
                 }
+                inner.push_str(&p.src[s..p.pos]);
             }
-        }
+        })?;
         self.enter()?;
         let base = self.base + start + 1;
         let inner: &'a str = self.text(&inner);
@@ -656,27 +643,12 @@ impl<'a, 'b> Parser<'a, 'b> {
     /// `?(...)`-style extglob at the cursor, if its parenthesis closes.
     fn extglob(&mut self) -> PResult<Option<WordPart<'a>>> {
         let op = self.b[self.pos] as char;
-        let mut depth = 0usize;
-        let mut i = self.pos + 1;
-        while i < self.end {
-            self.tick()?;
-            match self.b[i] {
-                b'(' => depth += 1,
-                b')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let pattern = &self.src[self.pos + 2..i];
-                        self.pos = i + 1;
-                        return Ok(Some(WordPart::ExtGlob { op, pattern }));
-                    }
-                }
-                b'\\' => i += 1,
-                b'\n' => return Ok(None),
-                _ => {}
-            }
-            i += 1;
-        }
-        Ok(None)
+        let Some(i) = self.closing(self.pos + 1, *b"()", b"\n", true)? else {
+            return Ok(None);
+        };
+        let pattern = &self.src[self.pos + 2..i];
+        self.pos = i + 1;
+        Ok(Some(WordPart::ExtGlob { op, pattern }))
     }
 
     /// Brace expansion at `{`, if the braces close within the word and hold a comma or a

@@ -2,6 +2,8 @@
 
 use crate::ast::{AndOrOp, Heredoc, RedirOp, Span, Text, Word};
 use crate::error::{Limits, SyntaxError};
+use crate::NameSet;
+use smallvec::SmallVec;
 use std::fmt;
 use std::sync::Arc;
 
@@ -121,9 +123,24 @@ const COMPACT_AT: usize = 4 * MAX_SCOPE_ENTRIES;
 struct EnvNode<'a> {
     var: EnvVar<'a>,
     prev: Option<Arc<EnvNode<'a>>>,
+    /// The names of this node and the ones before it: a look-up of a name no node sets
+    /// (git's `GIT_DIR`, `GIT_CONFIG_COUNT`, ... for every git call) ends here instead of
+    /// walking up to [`COMPACT_AT`] nodes.
+    names: NameSet<1>,
 }
 
 impl<'a> EnvChain<'a> {
+    /// Puts `var` in front of the chain.
+    fn link(&mut self, var: EnvVar<'a>) {
+        let prev = self.head.take();
+        let names = prev
+            .as_ref()
+            .map_or(NameSet::EMPTY, |p| p.names)
+            .with(&var.name);
+        self.head = Some(Arc::new(EnvNode { var, prev, names }));
+        self.len += 1;
+    }
+
     /// Newest first, every entry (names may repeat).
     fn nodes(&self) -> impl Iterator<Item = &EnvVar<'a>> {
         let mut next = self.head.as_deref();
@@ -152,11 +169,7 @@ impl<'a> EnvChain<'a> {
     /// Adds an entry; `true` when older names were dropped to stay within
     /// [`MAX_SCOPE_ENTRIES`].
     pub(crate) fn push(&mut self, var: EnvVar<'a>) -> bool {
-        self.head = Some(Arc::new(EnvNode {
-            var,
-            prev: self.head.take(),
-        }));
-        self.len += 1;
+        self.link(var);
         if self.len <= COMPACT_AT {
             return false;
         }
@@ -175,17 +188,17 @@ impl<'a> EnvChain<'a> {
         }
         *self = EnvChain::default();
         for v in kept.into_iter().rev() {
-            self.head = Some(Arc::new(EnvNode {
-                var: v,
-                prev: self.head.take(),
-            }));
-            self.len += 1;
+            self.link(v);
         }
         dropped
     }
 
     /// The newest entry for `name`.
     pub fn get(&self, name: &str) -> Option<&EnvVar<'a>> {
+        let head = self.head.as_deref()?;
+        if !head.names.may_contain(name) {
+            return None;
+        }
         self.nodes().find(|v| v.name == name)
     }
 }
@@ -453,8 +466,9 @@ pub struct Context<'a> {
     pub and_or: Vec<AndOrLink<'a>>,
     /// Inside an `if`/`elif` condition (or `while`/`until` condition, see `loops`).
     pub in_condition: bool,
-    /// Enclosing loops, innermost last (continues across nested scripts).
-    pub loops: Vec<LoopRef>,
+    /// Enclosing loops, innermost last (continues across nested scripts). Inline up to two:
+    /// copied into every invocation, they cost no allocation in the usual nesting.
+    pub loops: SmallVec<[LoopRef; 2]>,
     /// Number of enclosing command substitutions.
     pub command_subst: u32,
     /// Number of enclosing process substitutions.
