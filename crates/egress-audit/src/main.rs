@@ -136,7 +136,7 @@ fn hook_mode() -> i32 {
                 "egress-audit",
                 notice,
             );
-            let mode = e5_hook::Mode::from_config(loaded.config.egress_mode.as_deref());
+            let mode = loaded.config.egress_mode.unwrap_or_default();
             let refusals: Box<dyn RefusalSource> = match state.as_deref() {
                 Some(dir) => Box::new(AuditLogRefusals {
                     path: session_store::Session::new(dir, input.session_id.as_deref())
