@@ -308,6 +308,10 @@ hook_deadline_ms = 1500
                 "{text}"
             );
         }
+        // Both names at once: which one wins is not guessed; the file is an error, defaults apply.
+        let l = parse("mode = \"enforce\"\nintegrity_mode = \"observe\"\negress_mode = \"report\"");
+        assert!(l.notice().unwrap().contains("defaults in use"), "{l:?}");
+        assert_eq!(l.config, Config::default());
     }
 
     #[test]
