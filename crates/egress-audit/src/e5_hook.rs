@@ -14,22 +14,8 @@ use phrase_gate::{EgressGate, Status};
 use serde_json::{json, Value};
 use std::path::Path;
 
-/// How red verdicts are acted on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Enforce,
-    Report,
-}
-
-impl Mode {
-    /// Reads config `egress_mode`; anything other than `report` enforces (fail closed).
-    pub fn from_config(value: Option<&str>) -> Mode {
-        match value {
-            Some(v) if v.trim().eq_ignore_ascii_case("report") => Mode::Report,
-            _ => Mode::Enforce,
-        }
-    }
-}
+/// Config `egress_mode`: anything other than `report` enforces (fail closed).
+pub use guard_config::EgressMode as Mode;
 
 /// The decision and the audit record that explains it.
 #[derive(Debug, Clone)]
@@ -136,7 +122,7 @@ pub fn judge(
         "text": clip(&text, 4000),
         "text_chars": text.chars().count(),
         "stop_hook_active": input.stop_hook_active,
-        "mode": if mode == Mode::Enforce { "enforce" } else { "report" },
+        "mode": mode.as_str(),
     });
     if record.status == Status::Green {
         return Verdict {
@@ -287,8 +273,6 @@ mod tests {
     fn report_mode_never_blocks() {
         let v = judge_baseline(&stop("You can run make smoke", false), Mode::Report);
         assert!(matches!(v.answer, Answer::Notice { .. }));
-        assert_eq!(Mode::from_config(Some("REPORT ")), Mode::Report);
-        assert_eq!(Mode::from_config(Some("reprot")), Mode::Enforce);
     }
 
     #[test]

@@ -104,16 +104,13 @@ fn selftest() -> i32 {
     let cases = match cases::embedded_cases() {
         Ok(c) => c,
         Err(e) => {
-            println!(
-                "{}",
-                json!({"binary": "egress-audit", "status": "fail", "error": e})
-            );
-            return 1;
+            let record = json!({"binary": "egress-audit", "status": "fail", "error": e});
+            return hook_replay::print_selftest((record, false));
         }
     };
     let report = e4_contract::run(&phrase_gate::EgressGate::baseline(), &cases);
-    println!("{}", serde_json::to_string(&report).unwrap_or_default());
-    i32::from(!report.passed())
+    let passed = report.passed();
+    hook_replay::print_selftest((report, passed))
 }
 
 fn hook_mode() -> i32 {
@@ -136,7 +133,7 @@ fn hook_mode() -> i32 {
                 "egress-audit",
                 notice,
             );
-            let mode = e5_hook::Mode::from_config(loaded.config.egress_mode.as_deref());
+            let mode = loaded.config.egress_mode.unwrap_or_default();
             let refusals: Box<dyn RefusalSource> = match state.as_deref() {
                 Some(dir) => Box::new(AuditLogRefusals {
                     path: session_store::Session::new(dir, input.session_id.as_deref())

@@ -52,7 +52,8 @@ fn case_config(case: &Value) -> guard_config::Config {
                 .collect();
         }
         if let Some(v) = c.get("primary_checkout").and_then(Value::as_str) {
-            config.primary_checkout = Some(toml::Value::String(v.to_string()));
+            let word = toml::Value::String(v.to_string());
+            config.primary_checkout = Some(guard_config::CheckoutConfig::from_toml(&word));
         }
     }
     config

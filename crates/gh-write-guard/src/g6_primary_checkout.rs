@@ -11,6 +11,7 @@ use crate::finding::{Code, Finding, Requirement};
 use crate::location::{self, expand_home};
 use crate::world::{RepoKind, World};
 use command_effects::git::{self, GitCall};
+use guard_config::CheckoutConfig;
 use serde::Serialize;
 use serde_json::json;
 use shell_syntax::view::{Arg, EnvSource, Invocation};
@@ -73,43 +74,14 @@ pub struct Policy {
     pub checkout: CheckoutConfig,
 }
 
-/// Config `primary_checkout`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum CheckoutConfig {
-    /// Absent, `"deny"`, or a value of no known shape.
-    #[default]
-    Deny,
-    /// `"allow"`: every primary checkout.
-    Allow,
-    /// `{ "/path" = "allow" | "deny" }`: the longest path a repository is in decides.
-    PerRepo(Vec<(PathBuf, bool)>),
-}
-
-impl CheckoutConfig {
-    fn new(config: Option<&toml::Value>) -> CheckoutConfig {
-        let allow = |s: &str| s.eq_ignore_ascii_case("allow");
-        match config {
-            Some(toml::Value::String(s)) if allow(s) => CheckoutConfig::Allow,
-            Some(toml::Value::Table(t)) => CheckoutConfig::PerRepo(
-                t.iter()
-                    .filter_map(|(k, v)| {
-                        Some((location::join(Path::new("/"), k), allow(v.as_str()?)))
-                    })
-                    .collect(),
-            ),
-            _ => CheckoutConfig::Deny,
-        }
-    }
-}
-
 impl Policy {
-    /// From the grant's raw value and the config value (`"deny"`, `"allow"` or a table).
-    pub fn new(grant: Option<&str>, config: Option<&toml::Value>) -> Policy {
+    /// From the grant's raw value and config `primary_checkout`.
+    pub fn new(grant: Option<&str>, config: Option<&CheckoutConfig>) -> Policy {
         let g = safety_kernel::grant(grant);
         Policy {
             granted: g.is_granted(),
             grant_note: g.note(GRANT),
-            checkout: CheckoutConfig::new(config),
+            checkout: config.cloned().unwrap_or_default(),
         }
     }
 
@@ -127,6 +99,7 @@ impl Policy {
             // The longest matching repository path decides.
             (CheckoutConfig::PerRepo(repos), Some(dir)) => repos
                 .iter()
+                .map(|(p, allow)| (location::join(Path::new("/"), p), allow))
                 .filter(|(p, _)| dir.starts_with(p))
                 .max_by_key(|(p, _)| p.as_os_str().len())
                 .is_some_and(|(_, allow)| *allow),
@@ -571,16 +544,16 @@ mod tests {
         assert!(!p.allows(None));
         assert!(p.grant_note.is_some());
         let t: toml::Value =
-            toml::from_str("a = { \"/src/a\" = \"allow\", \"/src/a/b\" = \"deny\" }")
+            toml::from_str("a = { \"/src/a\" = \"allow\", \"/src/x/../a/b\" = \"deny\" }")
                 .expect("toml");
-        let p = Policy::new(None, t.get("a"));
+        let p = Policy::new(None, Some(&CheckoutConfig::from_toml(&t["a"])));
         assert!(p.allows(Some(Path::new("/src/a/x"))));
         assert!(!p.allows(Some(Path::new("/src/a/b/c"))));
         assert!(!p.allows(Some(Path::new("/src/c"))));
-        let allow = toml::Value::String("allow".into());
-        assert!(Policy::new(None, Some(&allow)).allows(None));
+        let word = |w: &str| CheckoutConfig::from_toml(&toml::Value::String(w.into()));
+        assert!(Policy::new(None, Some(&word("allow"))).allows(None));
         for other in ["deny", "yes"] {
-            let value = toml::Value::String(other.into());
+            let value = word(other);
             assert!(!Policy::new(None, Some(&value)).allows(Some(Path::new("/src/a"))));
         }
     }

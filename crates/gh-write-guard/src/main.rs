@@ -53,38 +53,32 @@ fn hook_mode() -> i32 {
 }
 
 /// Replays every embedded fixture; exit 0 when all pass.
-/// Replays the embedded fixtures and prints one metadata-only JSON record (ids and verdicts,
-/// never the command text).
+/// Replays the embedded fixtures (each file an array of cases) through hook-replay and prints one
+/// metadata-only JSON record (ids and verdicts, never the command text): `cases`/`passed` count
+/// files, `case_count` the cases in them.
 fn selftest() -> i32 {
-    let mut total = 0;
-    let mut failures = Vec::new();
-    for (name, text) in embedded::EMBEDDED {
-        match cases::replay_all(text) {
-            Ok(results) => {
-                for r in results {
-                    total += 1;
-                    if !(r.passed && r.requirement_matched) {
-                        failures.push(serde_json::json!({
-                            "file": name, "case_id": r.id, "expected": r.expected, "got": r.got,
-                        }));
-                    }
-                }
-            }
-            Err(e) => failures.push(serde_json::json!({"file": name, "problem": format!("unreadable fixture file: {e}")})),
-        }
-    }
-    let pass = failures.is_empty() && total > 0;
-    println!(
-        "{}",
-        serde_json::json!({
-            "binary": "gh-write-guard",
-            "version": env!("CARGO_PKG_VERSION"),
-            "status": if pass { "pass" } else { "fail" },
-            "case_count": total,
-            "passed": total - failures.len().min(total),
-            "files": embedded::EMBEDDED.len(),
-            "failed": failures,
-        })
+    let case_count = std::cell::Cell::new(0);
+    let (mut record, replayed) = hook_replay::replay(
+        hook::NAME,
+        env!("CARGO_PKG_VERSION"),
+        embedded::EMBEDDED,
+        |_, file| {
+            let file = file.as_array().ok_or("not a JSON array of cases")?;
+            case_count.set(case_count.get() + file.len());
+            let failed: Vec<String> = file
+                .iter()
+                .map(cases::replay)
+                .filter(|r| !(r.passed && r.requirement_matched))
+                .map(|r| format!("{}: expected {}, got {}", r.id, r.expected, r.got))
+                .collect();
+            failed
+                .is_empty()
+                .then_some(())
+                .ok_or_else(|| failed.join("; "))
+        },
     );
-    i32::from(!pass)
+    let passed = replayed && case_count.get() > 0;
+    record["case_count"] = serde_json::json!(case_count.get());
+    record["status"] = serde_json::json!(if passed { "pass" } else { "fail" });
+    hook_replay::print_selftest((record, passed))
 }

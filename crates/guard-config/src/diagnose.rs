@@ -9,6 +9,7 @@
 //! not silent: invalid TOML with its line, an unknown key with the nearest known one, a value
 //! outside what is allowed with what is allowed.
 
+use crate::ceilings::{memory_size, parse_tasks, Raw};
 use toml::Value;
 
 /// One key the suite reads.
@@ -132,11 +133,11 @@ pub const KEYS: &[Key] = &[
         in_default_config: Some("memory_max = \"25%\""),
     },
     Key {
-        name: "mode",
-        used_by: "integrity-signals (I5)",
+        name: "integrity_mode",
+        used_by: "integrity-signals (I5), second-line (I1)",
         default: "`\"observe\"`",
         allowed: "`\"observe\"` or `\"enforce\"`",
-        meaning: "`\"enforce\"` also denies critical actions; `\"observe\"` only records and reports",
+        meaning: "`\"enforce\"` also denies critical actions; `\"observe\"` only records and reports (the older key `mode` is read the same)",
         check: check_integrity_mode,
         in_default_config: None,
     },
@@ -211,8 +212,15 @@ const fn installer_key(name: &'static str) -> Key {
     }
 }
 
-/// The key named `name`, if the suite reads it.
+/// Older names still read, and the key each is now called.
+pub const ALIASES: &[(&str, &str)] = &[("mode", "integrity_mode")];
+
+/// The key named `name` (or an older name of it), if the suite reads it.
 pub fn key(name: &str) -> Option<&'static Key> {
+    let name = ALIASES
+        .iter()
+        .find(|(old, _)| *old == name)
+        .map_or(name, |(_, new)| new);
     KEYS.iter().find(|k| k.name == name)
 }
 
@@ -287,7 +295,7 @@ pub fn diagnose_table(table: &toml::Table) -> Vec<(String, String)> {
                         name.clone(),
                         format!(
                             "`{}` = {}: {why}; allowed: {}",
-                            k.name,
+                            escape(name),
                             escape(&short(&value.to_string())),
                             k.allowed.replace('`', "")
                         ),
@@ -399,12 +407,20 @@ fn check_primary_checkout(v: &Value) -> Result<(), String> {
     }
 }
 
+/// A word-valued key: the same reading as the loader's ([`crate::values`]).
+fn check_word<T: std::str::FromStr<Err = String>>(v: &Value) -> Result<(), String> {
+    match v {
+        Value::String(s) => s.parse::<T>().map(drop),
+        other => Err(format!("a {}, not text", other.type_str())),
+    }
+}
+
 fn check_egress_mode(v: &Value) -> Result<(), String> {
-    one_of(v, &["enforce", "report"])
+    check_word::<crate::EgressMode>(v)
 }
 
 fn check_integrity_mode(v: &Value) -> Result<(), String> {
-    one_of(v, &["observe", "enforce"])
+    check_word::<crate::IntegrityMode>(v)
 }
 
 fn check_url(v: &Value) -> Result<(), String> {
@@ -446,74 +462,17 @@ fn check_hook_deadline(v: &Value) -> Result<(), String> {
 }
 
 fn check_tasks_max(v: &Value) -> Result<(), String> {
-    let n = match v {
-        Value::String(s) if s.trim().eq_ignore_ascii_case("max") => return Ok(()),
-        Value::String(s) => s
-            .trim()
-            .parse::<i64>()
-            .map_err(|_| "not a number".to_string())?,
-        other => integer(other)?,
-    };
-    if (64..=1i64 << 31).contains(&n) {
-        Ok(())
-    } else {
-        Err("outside 64..2^31".into())
+    match v {
+        Value::String(_) | Value::Integer(_) => parse_tasks(&Raw::from_toml(v)).map(drop),
+        other => integer(other).map(drop),
     }
 }
 
 fn check_memory_max(v: &Value) -> Result<(), String> {
-    const MIN: u128 = 256 * 1024 * 1024;
-    let bytes: u128 = match v {
-        Value::Integer(n) => u128::try_from(*n).map_err(|_| "negative".to_string())?,
-        Value::String(s) => match memory_text(s)? {
-            MemoryText::Max | MemoryText::Percent(_) => return Ok(()),
-            MemoryText::Bytes(n) => n,
-        },
-        other => return Err(format!("a {}, not a size", other.type_str())),
-    };
-    if bytes < MIN {
-        Err("below 256 MiB".into())
-    } else {
-        Ok(())
+    match v {
+        Value::String(_) | Value::Integer(_) => memory_size(&Raw::from_toml(v)).map(drop),
+        other => Err(format!("a {}, not a size", other.type_str())),
     }
-}
-
-/// What a memory ceiling written as text says (`memory_max`, `AGENT_GUARDS_MEMORY_MAX`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MemoryText {
-    /// `max`: no ceiling.
-    Max,
-    /// `N%` of the host's RAM, 1 to 100.
-    Percent(u64),
-    /// A size: digits and an optional binary unit (`K`, `M`, `G`, `T`, any case); saturates at
-    /// `u128::MAX`, the caller bounds it.
-    Bytes(u128),
-}
-
-/// Reads a memory ceiling written as text (surrounding blanks ignored); the error is one line.
-pub fn memory_text(text: &str) -> Result<MemoryText, String> {
-    let s = text.trim();
-    if s.eq_ignore_ascii_case("max") {
-        return Ok(MemoryText::Max);
-    }
-    if let Some(p) = s.strip_suffix('%') {
-        return match p.trim().parse::<u64>() {
-            Ok(pct @ 1..=100) => Ok(MemoryText::Percent(pct)),
-            _ => Err("not a percentage from 1 to 100".into()),
-        };
-    }
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (digits, unit) = s.split_at(split);
-    let n: u128 = digits.parse().map_err(|_| "not a size".to_string())?;
-    let shift = match unit.to_ascii_uppercase().as_str() {
-        "" => 0,
-        "K" => 10,
-        "M" => 20,
-        "G" => 30,
-        "T" => 40,
-        _ => return Err(format!("unknown unit {} (use K, M, G or T)", escape(unit))),
-    };
-    Ok(MemoryText::Bytes(n.saturating_mul(1 << shift)))
 }
 
 /// Levenshtein distance over bytes (keys are ASCII; anything else is just far away).
@@ -566,7 +525,7 @@ fn short(text: &str) -> String {
 }
 
 /// Text from the file, made safe for one line of a report: control characters escaped.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     text.chars()
         .map(|c| {
             if c.is_control() {

@@ -7,7 +7,12 @@
 
 #![warn(missing_docs)]
 
+pub mod ceilings;
 pub mod read;
+pub mod values;
+
+pub use ceilings::{MemoryMax, TasksMax};
+pub use values::{CheckoutConfig, EgressMode, IntegrityMode};
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -17,8 +22,9 @@ use std::time::Duration;
 /// The one table of keys, and the diagnosis of a config file against it.
 pub mod diagnose;
 
-/// Every key the suite reads. Keys whose value a binary validates itself (sizes, tables) stay as
-/// raw TOML values here.
+/// Every key the suite reads. A value of a known key that is not understood never fails the file:
+/// word-valued keys read as their default ([`values`]), the ceilings keep what was written for
+/// tool-containment's per-key fallback ([`ceilings`]), and [`diagnose`] names the value.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct Config {
@@ -27,7 +33,7 @@ pub struct Config {
     /// G4: branches protected by default in addition to main/master/develop.
     pub protected_branches: Vec<String>,
     /// G6: `"deny"`/`"allow"`, or a table of repository paths to `"allow"`/`"deny"`.
-    pub primary_checkout: Option<toml::Value>,
+    pub primary_checkout: Option<CheckoutConfig>,
     /// G4: API base override.
     pub github_api: Option<String>,
     /// G4: total deadline of the rules lookup.
@@ -36,8 +42,9 @@ pub struct Config {
     pub maintainer_only_tiers: Option<Vec<String>>,
     /// K5: MCP servers whose tools do not taint.
     pub trusted_mcp_servers: Vec<String>,
-    /// I5: `"observe"` (default) or `"enforce"`.
-    pub mode: Option<String>,
+    /// I5: `"observe"` (default) or `"enforce"`; the older key `mode` is read the same.
+    #[serde(alias = "mode", deserialize_with = "values::lenient")]
+    pub integrity_mode: Option<IntegrityMode>,
     /// I1: default the session's project dir.
     pub workspace_root: Option<String>,
     /// I1: restricted paths beyond the baseline.
@@ -45,13 +52,14 @@ pub struct Config {
     /// I1: network host allow-list.
     pub network_allow: Vec<String>,
     /// E5: `"enforce"` (default) or `"report"`.
-    pub egress_mode: Option<String>,
+    #[serde(deserialize_with = "values::lenient")]
+    pub egress_mode: Option<EgressMode>,
     /// E6: extra phrases per phrase family.
     pub egress_extra_phrases: BTreeMap<String, Vec<String>>,
     /// C5: task ceiling (`N` or `"max"`).
-    pub tasks_max: Option<toml::Value>,
+    pub tasks_max: Option<TasksMax>,
     /// C5: memory ceiling (`"N%"`, `"512M"`, bytes, or `"max"`).
-    pub memory_max: Option<toml::Value>,
+    pub memory_max: Option<MemoryMax>,
     /// Section 0: the watchdog deadline of a hook.
     pub hook_deadline_ms: Option<u64>,
     /// I1/I2: extra phrases per integrity phrase family (`judge_manipulation`, `claim_*`).
@@ -245,7 +253,19 @@ hook_deadline_ms = 1500
         );
         assert!(l.error.is_none(), "{:?}", l.error);
         assert_eq!(l.config.protected_branches, vec!["release"]);
-        assert_eq!(l.config.egress_mode.as_deref(), Some("report"));
+        assert_eq!(l.config.egress_mode, Some(EgressMode::Report));
+        assert_eq!(
+            l.config.primary_checkout,
+            Some(CheckoutConfig::PerRepo(vec![("/src/a".into(), true)]))
+        );
+        assert_eq!(
+            l.config.tasks_max,
+            Some(TasksMax(ceilings::Raw::Integer(1024)))
+        );
+        assert_eq!(
+            l.config.memory_max,
+            Some(MemoryMax(ceilings::Raw::Text("2G".into())))
+        );
         assert_eq!(
             l.config.egress_extra_phrases["command_displacement"],
             vec!["please execute"]
@@ -275,6 +295,50 @@ hook_deadline_ms = 1500
         assert!(l.error.as_deref().unwrap().starts_with("invalid config"));
         assert!(l.notice().unwrap().contains("defaults in use"));
         assert!(!l.notice().unwrap().contains('\n'));
+    }
+
+    #[test]
+    fn integrity_mode_is_also_read_as_mode() {
+        for text in ["integrity_mode = \"enforce\"", "mode = \"Enforce\""] {
+            let l = parse(text);
+            assert!(l.error.is_none() && l.problems.is_empty(), "{text}: {l:?}");
+            assert_eq!(
+                l.config.integrity_mode,
+                Some(IntegrityMode::Enforce),
+                "{text}"
+            );
+        }
+        // Both names at once: which one wins is not guessed; the file is an error, defaults apply.
+        let l = parse("mode = \"enforce\"\nintegrity_mode = \"observe\"\negress_mode = \"report\"");
+        assert!(l.notice().unwrap().contains("defaults in use"), "{l:?}");
+        assert_eq!(l.config, Config::default());
+    }
+
+    #[test]
+    fn a_bad_value_keeps_the_other_keys_and_is_named() {
+        let l = parse(
+            "mode = \"strict\"\negress_mode = \"block\"\nprimary_checkout = \"alow\"\n\
+             tasks_max = 3\nmemory_max = true\nprotected_branches = [\"release\"]\n",
+        );
+        assert!(l.error.is_none(), "{:?}", l.error);
+        assert_eq!(l.config.protected_branches, vec!["release"]);
+        // Each bad word reads as its key's default; the ceilings keep what was written.
+        assert_eq!(l.config.integrity_mode, None);
+        assert_eq!(l.config.egress_mode, None);
+        assert_eq!(
+            l.config.integrity_mode.unwrap_or_default(),
+            IntegrityMode::Observe
+        );
+        assert_eq!(
+            l.config.egress_mode.unwrap_or_default(),
+            EgressMode::Enforce
+        );
+        assert_eq!(l.config.primary_checkout, Some(CheckoutConfig::Deny));
+        assert_eq!(
+            l.config.tasks_max,
+            Some(TasksMax(ceilings::Raw::Integer(3)))
+        );
+        assert_eq!(l.problems.len(), 5, "{:?}", l.problems);
     }
 
     #[test]

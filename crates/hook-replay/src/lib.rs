@@ -2,7 +2,7 @@
 //!
 //! * [`replay`] runs a checker over the fixtures a binary embedded at build time and builds the
 //!   metadata-only record `--selftest` prints (counts and failing case names with the reason,
-//!   never case contents);
+//!   never case contents); [`print_selftest`] is every binary's last `--selftest` step;
 //! * [`process`] starts a binary, writes a payload to its stdin and collects its answer (tests);
 //! * [`bounded`] (feature `test-support`) runs a longer-lived child under a hard deadline, killing
 //!   its whole process group (the end-to-end harness runs the Claude Code CLI through it);
@@ -67,6 +67,19 @@ pub fn replay(
     )
 }
 
+/// `--selftest`'s last step in every binary: prints the record as one line of JSON on stdout
+/// and gives the exit code, 1 unless every case passed (the installer reads both).
+pub fn print_selftest<R: serde::Serialize>((record, passed): (R, bool)) -> i32 {
+    println!("{}", selftest_line(&record));
+    i32::from(!passed)
+}
+
+fn selftest_line(record: &impl serde::Serialize) -> String {
+    // A record that cannot be written as JSON prints nothing the installer could take for a pass.
+    serde_json::to_string(record)
+        .unwrap_or_else(|e| json!({"status": "fail", "error": e.to_string()}).to_string())
+}
+
 /// A checker's last step: `Ok` when what the case produced is the case's `expect`, else the two
 /// side by side (the why of a failing case).
 pub fn expect_equals(got: &Value, case: &Value) -> Result<(), String> {
@@ -94,6 +107,17 @@ mod tests {
         assert!(!rec.to_string().contains("\"x\":1"), "no case contents");
         let (_, ok) = replay("b", "0", &[], |_, _| Ok(()));
         assert!(!ok, "nothing replayed is not a pass");
+    }
+
+    #[test]
+    fn the_printed_record_is_one_line_and_the_exit_code_follows_the_verdict() {
+        let record = json!({"status": "pass", "why": "two\nlines"});
+        assert_eq!(
+            selftest_line(&record),
+            r#"{"status":"pass","why":"two\nlines"}"#
+        );
+        assert_eq!(print_selftest((record.clone(), true)), 0);
+        assert_eq!(print_selftest((record, false)), 1);
     }
 
     #[test]

@@ -21,7 +21,7 @@ usage:
   integrity-signals --selftest          replay the embedded fixtures
   integrity-signals --help | --version
 
-config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): mode = \"observe\"|\"enforce\",
+config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): integrity_mode (or mode) = \"observe\"|\"enforce\",
 workspace_root, restricted_paths, network_allow, integrity_extra_phrases = { <family> = [...] },
 integrity_reference_secs, hook_deadline_ms";
 
@@ -30,11 +30,7 @@ const CLI: Cli = Cli::new("integrity-signals", env!("CARGO_PKG_VERSION"), USAGE)
 fn main() {
     CLI.main(|mode, rest| match mode {
         None => Some(hook_mode()),
-        Some("--selftest") => {
-            let (record, passed) = selftest::run_embedded();
-            println!("{record}");
-            Some(i32::from(!passed))
-        }
+        Some("--selftest") => Some(hook_replay::print_selftest(selftest::run_embedded())),
         Some("ingest") => Some(ingest_cmd(rest)),
         Some("report") => Some(report_cmd(rest)),
         Some(_) => None,

@@ -340,7 +340,7 @@ fn requirements_without_fixtures<'a>(paths: impl Iterator<Item = &'a str>) -> Ve
 
 /// `--selftest`: every embedded case (replayed by [`hook_replay::replay`]), and at least one per
 /// requirement M1–M6.
-pub fn selftest() -> (bool, Value) {
+pub fn selftest() -> (Value, bool) {
     let (mut record, replayed) = hook_replay::replay(
         "model-tier-guard",
         env!("CARGO_PKG_VERSION"),
@@ -357,7 +357,7 @@ pub fn selftest() -> (bool, Value) {
     let passed = replayed && missing.is_empty();
     record["requirements_without_fixtures"] = json!(missing);
     record["status"] = json!(if passed { "pass" } else { "fail" });
-    (passed, record)
+    (record, passed)
 }
 
 #[cfg(test)]

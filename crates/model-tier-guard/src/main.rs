@@ -25,11 +25,7 @@ const CLI: Cli = Cli::new("model-tier-guard", env!("CARGO_PKG_VERSION"), USAGE);
 fn main() {
     CLI.main(|mode, _| match mode {
         None => Some(hook_mode()),
-        Some("--selftest") => {
-            let (passed, report) = fixtures::selftest();
-            println!("{report}");
-            Some(i32::from(!passed))
-        }
+        Some("--selftest") => Some(hook_replay::print_selftest(fixtures::selftest())),
         Some(_) => None,
     })
 }

@@ -73,7 +73,10 @@ impl Supervisor<'_> {
     fn policy(&self) -> &Policy {
         self.network.get_or_init(|| {
             let c = self.launch.config();
-            Policy::new(c.network_allow.clone(), c.mode.as_deref())
+            Policy::new(
+                c.network_allow.clone(),
+                c.integrity_mode.map(guard_config::IntegrityMode::as_str),
+            )
         })
     }
 

@@ -23,11 +23,9 @@ fn main() {
         .as_slice()
     {
         [] => stray_process_sweep::hook::run(),
-        ["--selftest"] => {
-            let (record, ok) = stray_process_sweep::selftest::run();
-            println!("{record}");
-            std::process::exit(i32::from(!ok));
-        }
+        ["--selftest"] => std::process::exit(hook_replay::print_selftest(
+            stray_process_sweep::selftest::run(),
+        )),
         other => {
             let answered = match other {
                 [flag] => CLI.help_or_version(flag),

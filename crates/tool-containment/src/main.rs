@@ -34,11 +34,7 @@ fn main() {
             0
         }
         Mode::RunFromEnv => modes::run_from_env(),
-        Mode::Selftest => {
-            let (record, ok) = tool_containment::selftest::run();
-            println!("{record}");
-            i32::from(!ok)
-        }
+        Mode::Selftest => hook_replay::print_selftest(tool_containment::selftest::run()),
         Mode::Help => CLI.print_help(),
         Mode::Version => CLI.print_version(),
         Mode::Usage(why) => CLI.usage_error_with_help(&why),

@@ -119,16 +119,16 @@ fn check_c4(case: &Value) -> Result<(), String> {
 }
 
 fn check_c5(case: &Value) -> Result<(), String> {
-    let cfg: toml::Table = s(case, "config")
-        .unwrap_or("")
-        .parse()
-        .map_err(|e| format!("config: {e}"))?;
+    let loaded = guard_config::parse(s(case, "config").unwrap_or(""));
+    if let Some(e) = loaded.error {
+        return Err(format!("config: {e}"));
+    }
     let ram = case["ram_bytes"].as_u64().ok_or("no ram_bytes")?;
     let c = resolve(
         s(case, "env_tasks"),
         s(case, "env_memory"),
-        cfg.get("tasks_max"),
-        cfg.get("memory_max"),
+        loaded.config.tasks_max.as_ref(),
+        loaded.config.memory_max.as_ref(),
         ram,
     );
     let tasks = match c.tasks {

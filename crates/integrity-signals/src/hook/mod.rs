@@ -62,8 +62,7 @@ impl Deps {
                 unknown.join(", ")
             ));
         }
-        let (mode, mode_notice) = Mode::from_config(config.mode.as_deref());
-        notices.extend(mode_notice);
+        let mode = config.integrity_mode.unwrap_or_default();
         Deps {
             phrases: std::sync::OnceLock::new(),
             mode,

@@ -8,7 +8,7 @@ use super::{now_secs, now_text, Deps, Verdict};
 use crate::bash_facts::{self, Access, BashFacts};
 use crate::i1_signals::{self, Call};
 use crate::i3_tamper::{Hit, Protected};
-use crate::i5_modes::Mode;
+use crate::i5_modes::{self, Mode};
 use crate::signal::{Kind, Signal};
 use hook_io::{Answer, HookInput};
 use serde_json::{json, Value};
@@ -96,9 +96,14 @@ pub(super) fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
 
     let settings = deps.settings(input.cwd.as_deref());
     let path_signals = i1_signals::path_signals(&call, &settings, facts.as_ref());
-    let would_deny = !hits.is_empty() || path_signals.iter().any(|s| deps.mode.denies(s.kind));
+    let would_deny = !hits.is_empty()
+        || path_signals
+            .iter()
+            .any(|s| i5_modes::denies(deps.mode, s.kind));
     let network = i1_signals::network_signals(&call, &settings, facts.as_ref(), "pending");
-    let deny = would_deny || memory.is_some() || network.iter().any(|s| deps.mode.denies(s.kind));
+    let deny = would_deny
+        || memory.is_some()
+        || network.iter().any(|s| i5_modes::denies(deps.mode, s.kind));
     // Whether the call runs is known later (another guard may refuse it): the report resolves
     // `pending` from the audit log ([`crate::outcomes`]).
     let decision = if deny { "blocked" } else { "pending" };
@@ -188,7 +193,10 @@ fn refusal(
     if !deny {
         return None;
     }
-    let first = signals.iter().find(|s| mode.denies(s.kind)).map(|s| s.kind);
+    let first = signals
+        .iter()
+        .find(|s| i5_modes::denies(mode, s.kind))
+        .map(|s| s.kind);
     let refused = match first {
         Some(Kind::RestrictedPath) => "this call touches a restricted path",
         Some(Kind::NetworkEscape) => "this call contacts a host outside the network allow-list",
