@@ -120,21 +120,7 @@ pub(super) fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
         };
         signals.extend(i1_signals::judge_signal(deps.phrases(), &text, at));
     }
-    let mut run_error = None;
-    if let Ok(store) = &deps.store {
-        let fp = i1_signals::call_fingerprint(tool_name, &tool_input);
-        match store.record_call(input.session_id.as_deref(), &fp, tool_use_id, now_secs()) {
-            Ok(run) if run.count == i1_signals::RETRY_THRESHOLD + 1 => {
-                signals.push(i1_signals::retry_signal(
-                    &call,
-                    run.count,
-                    &run.first_tool_use_id,
-                ));
-            }
-            Ok(_) => {}
-            Err(e) => run_error = Some(e),
-        }
-    }
+    let run_error = record_retry(&call, input.session_id.as_deref(), deps, &mut signals);
     let (code, answer) = match refusal(&hits, memory.as_ref(), deny, &signals, deps.mode) {
         Some((code, answer)) => (Some(code), answer),
         None => (None, Answer::Silent),
@@ -153,6 +139,30 @@ pub(super) fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
         answer,
         signals,
         audit,
+    }
+}
+
+/// Counts the call in the session's run of identical calls (I1's retry signal fires once, on the
+/// call past the threshold); the ledger's error, if it could not count, for the audit record.
+fn record_retry(
+    call: &Call,
+    session_id: Option<&str>,
+    deps: &Deps,
+    signals: &mut Vec<Signal>,
+) -> Option<String> {
+    let store = deps.store.as_ref().ok()?;
+    let fp = i1_signals::call_fingerprint(call.tool_name, call.input);
+    match store.record_call(session_id, &fp, call.tool_use_id, now_secs()) {
+        Ok(run) if run.count == i1_signals::RETRY_THRESHOLD + 1 => {
+            signals.push(i1_signals::retry_signal(
+                call,
+                run.count,
+                &run.first_tool_use_id,
+            ));
+            None
+        }
+        Ok(_) => None,
+        Err(e) => Some(e),
     }
 }
 
