@@ -32,10 +32,15 @@ pub struct EnvMarker {
 /// One process.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProcEntry {
+    /// Process id.
     pub pid: i32,
+    /// Parent's process id.
     pub ppid: i32,
+    /// Process group id.
     pub pgid: i32,
+    /// Session id (the terminal session, not the agent session).
     pub sid: i32,
+    /// Real user id.
     pub uid: u32,
     /// Seconds since the process started.
     #[serde(default)]
@@ -48,6 +53,7 @@ pub struct ProcEntry {
     pub start_ticks: u64,
     /// The command line with NULs as spaces, at most [`CMDLINE_CHARS`] characters.
     pub cmdline: String,
+    /// The agent-guards session marker read from its environment, if any.
     #[serde(default)]
     pub env: EnvMarker,
 }
@@ -55,6 +61,7 @@ pub struct ProcEntry {
 /// A read of the whole table.
 #[derive(Debug, Clone, Default)]
 pub struct TableRead {
+    /// Every process read.
     pub entries: Vec<ProcEntry>,
     /// Processes of other users whose environment was not read (S4).
     pub other_users: usize,

@@ -14,6 +14,8 @@
 //! Reads are bounded (command lines and environments are capped) and a process that vanishes
 //! mid-read is skipped, never an error: the table changes while we read it.
 
+#![warn(missing_docs)]
+
 pub mod age;
 pub mod entry;
 pub mod groups;

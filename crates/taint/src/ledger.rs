@@ -18,6 +18,7 @@ pub const MAX_EVIDENCE: usize = 32;
 /// What the ledger says about a session's taint.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaintState {
+    /// Whether any taint source was recorded for the session.
     pub tainted: bool,
     /// Number of taint sources recorded.
     pub count: u64,

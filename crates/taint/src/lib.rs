@@ -21,6 +21,8 @@
 //! assert!(source_of("Read", &json!({"file_path": "/w/a.rs"}), &policy).is_none());
 //! ```
 
+#![warn(missing_docs)]
+
 mod from_transcript;
 mod ledger;
 mod network;

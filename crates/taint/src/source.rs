@@ -14,6 +14,7 @@ pub struct TaintPolicy {
 }
 
 impl TaintPolicy {
+    /// The policy from the config's trusted MCP servers and the maintainer's own owner.
     pub fn new(trusted_mcp_servers: Vec<String>, own_owner: Option<String>) -> TaintPolicy {
         TaintPolicy {
             trusted_mcp_servers,
@@ -32,7 +33,9 @@ impl TaintPolicy {
 /// The kind of a taint source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaintKind {
+    /// A `WebFetch` call.
     WebFetch,
+    /// A `WebSearch` call.
     WebSearch,
     /// A tool (or resource read) of an MCP server the maintainer did not list as trusted.
     Mcp,
@@ -41,6 +44,7 @@ pub enum TaintKind {
 }
 
 impl TaintKind {
+    /// The kind's name in the ledger and the audit log.
     pub fn as_str(self) -> &'static str {
         match self {
             TaintKind::WebFetch => "web_fetch",
@@ -55,9 +59,11 @@ impl TaintKind {
 /// server, the command that fetches).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaintSource {
+    /// What kind of source it is.
     pub kind: TaintKind,
     /// The tool the call was made with (`WebFetch`, `Bash`, `mcp__srv__tool`, ...).
     pub tool: String,
+    /// One line for the audit log: the URL, the server, the command that fetches.
     pub detail: String,
 }
 

@@ -8,6 +8,8 @@
 //! and the format is read leniently: lines that do not parse are skipped (the format is internal to
 //! the CLI and changes between versions).
 
+#![warn(missing_docs)]
+
 pub mod last_text;
 mod light;
 #[cfg(any(test, feature = "test-support"))]

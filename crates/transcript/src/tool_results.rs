@@ -19,8 +19,11 @@ use std::path::Path;
 /// One tool call, with its result read on demand.
 #[derive(Debug, Clone)]
 pub struct CallRef<'a> {
+    /// The call's `id` (what its result line names as `tool_use_id`).
     pub tool_use_id: String,
+    /// The tool the call was made with (`Bash`, `Write`, `mcp__srv__tool`, ...).
     pub tool_name: String,
+    /// The call's input as the model gave it.
     pub input: Value,
     result: Option<(&'a [u8], bool)>,
 }
@@ -28,8 +31,11 @@ pub struct CallRef<'a> {
 /// A tool result: its text (text blocks joined), error flag and the line's timestamp.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolResult {
+    /// The result's text blocks joined.
     pub text: String,
+    /// The result's `is_error` flag.
     pub is_error: bool,
+    /// The `timestamp` of the transcript line that holds it.
     pub timestamp: Option<String>,
 }
 
