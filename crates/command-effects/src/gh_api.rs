@@ -50,6 +50,8 @@ pub struct ApiCall {
     pub hostname: Option<String>,
     pub graphql: bool,
     pub query: Query,
+    /// `--silent`: gh prints nothing of the response (the result is thrown away).
+    pub silent: bool,
 }
 
 impl ApiCall {
@@ -147,6 +149,7 @@ impl ApiCall {
             hostname,
             graphql,
             query,
+            silent: g.bool_flag(&["--silent"]) == Some(true),
         }
     }
 

@@ -35,6 +35,8 @@ pub enum OpKind<'a> {
         program: String,
         method: String,
         url: String,
+        /// The response goes to `/dev/null` (`curl -o /dev/null`): the result is thrown away.
+        discards: bool,
     },
 }
 
@@ -161,16 +163,19 @@ fn classify<'a>(
         "git" => Some(git_op(a, inv, run, dir, home, added)),
         "gh" => Some((gh_op(a, run), dir)),
         "gh-pages" => Some((gh_pages_op(a, inv, run), dir)),
-        n if http::is_http_client(n) => http_write(n, &run.args, a).map(|(method, url)| {
-            (
-                OpKind::HttpWrite {
-                    program: n.to_string(),
-                    method,
-                    url,
-                },
-                dir,
-            )
-        }),
+        n if http::is_http_client(n) => {
+            http_write(n, &run.args, a).map(|(method, url, discards)| {
+                (
+                    OpKind::HttpWrite {
+                        program: n.to_string(),
+                        method,
+                        url,
+                        discards,
+                    },
+                    dir,
+                )
+            })
+        }
         _ => None,
     }
 }
@@ -320,7 +325,7 @@ pub fn expand_gh_alias<'a>(
 
 /// A write method sent to a GitHub API host by an HTTP client (read by
 /// [`command_effects::http`]); a method decided at run time counts as a write.
-fn http_write(program: &str, args: &[Arg], a: &Analysis<'_>) -> Option<(String, String)> {
+fn http_write(program: &str, args: &[Arg], a: &Analysis<'_>) -> Option<(String, String, bool)> {
     let call = http::read(program, args)?;
     let url = call.urls.iter().flatten().find(|v| {
         let host = v
@@ -345,6 +350,7 @@ fn http_write(program: &str, args: &[Arg], a: &Analysis<'_>) -> Option<(String, 
         (
             call.method.clone().unwrap_or_else(|| "<dynamic>".into()),
             url,
+            call.discards_response(),
         )
     })
 }
