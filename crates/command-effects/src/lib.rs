@@ -8,12 +8,15 @@
 //!   [`git_push`], [`git_alias`], [`gh`] (pflag), [`gh_api`], [`http`] (curl, wget, HTTPie,
 //!   xh), [`network`] (the hosts a run contacts), [`files`] (programs that write or remove
 //!   files), [`repo`] (owner/repo in URLs), [`owner`] (the owner a git URL names).
+//! - [`dirs`]: the directory each invocation runs in (`cd`, `CDPATH`, functions that shadow
+//!   `cd` or change directory when called, git's `-C`).
 //! - [`effects`]: each run's effects: a git/gh operation, an HTTP call, a file written or
 //!   removed, a network destination, a model launch. A word decided at run time stays `None`.
 //!
 //! No I/O: facts about the machine (the current branch, aliases in config files) belong to the
 //! guards' own world traits.
 
+pub mod dirs;
 pub mod effects;
 mod file_grammars;
 pub mod files;

@@ -4,9 +4,9 @@
 //! not on each other.
 
 use crate::context::Context;
-use crate::location;
 use crate::operations::{self, Op};
 use crate::world::{Rules, World, MAX_SCRIPT_BYTES};
+use command_effects::dirs::{self, DirCx, DirIndex};
 use shell_syntax::{CommandView, Invocation, Parsed};
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -57,10 +57,14 @@ pub struct Unit {
     pub cwd: PathBuf,
     /// How many scripts-by-path deep (0: the command).
     pub depth: usize,
+    /// `CDPATH` of the hook's environment (a relative `cd` searches it).
+    cdpath: Option<String>,
+    /// What the directory of each invocation is computed from (built on first use).
+    dirs: OnceCell<DirIndex>,
 }
 
 impl Unit {
-    fn new(text: String, source: UnitSource, cwd: PathBuf, depth: usize) -> Unit {
+    fn new(text: String, source: UnitSource, cwd: PathBuf, depth: usize, cx: &Context) -> Unit {
         let viewed = Viewed::new(shell_syntax::parse(&text), shell_syntax::commands);
         Unit {
             text,
@@ -68,6 +72,8 @@ impl Unit {
             source,
             cwd,
             depth,
+            cdpath: cx.env("CDPATH").map(String::from),
+            dirs: OnceCell::new(),
         }
     }
 
@@ -81,9 +87,22 @@ impl Unit {
         self.viewed.borrow_dependent()
     }
 
-    /// The directory an invocation runs in (cwd, then its `cd`s); `None` when unknown.
-    pub fn dir_of(&self, inv: &Invocation<'_>, home: Option<&Path>) -> Option<PathBuf> {
-        location::after_cds(&self.cwd, &inv.cds, home)
+    /// The directory an invocation runs in (cwd, then its `cd`s as command-effects reads them:
+    /// `CDPATH`, functions that shadow `cd` or change directory); `None` when unknown.
+    pub fn dir_of(
+        &self,
+        inv: &Invocation<'_>,
+        home: Option<&Path>,
+        world: &dyn World,
+    ) -> Option<PathBuf> {
+        let ix = self.dirs.get_or_init(|| DirIndex::of(self.view(), home));
+        let is_dir = |p: &Path| world.is_dir(p);
+        let cx = DirCx {
+            home,
+            cdpath: self.cdpath.as_deref(),
+            is_dir: &is_dir,
+        };
+        dirs::dir_of(self.view(), ix, inv, &self.cwd, &cx)
     }
 }
 
@@ -122,6 +141,7 @@ impl<'a> Units<'a> {
                 UnitSource::Command,
                 cx.cwd.clone(),
                 0,
+                cx,
             )],
             unread_scripts: Vec::new(),
             gh_aliases: OnceCell::new(),
@@ -175,8 +195,8 @@ impl<'a> Units<'a> {
                     {
                         let home = self.home();
                         let dir = unit
-                            .dir_of(inv, home.as_deref())
-                            .and_then(|d| location::after_git_c(&d, &call, home.as_deref()));
+                            .dir_of(inv, home.as_deref(), self.world)
+                            .and_then(|d| dirs::after_git_c(&d, &call, home.as_deref()));
                         let persisted = dir.map(|d| self.world.git_aliases(&d)).unwrap_or_default();
                         let e = command_effects::git_alias::expand(&arena, &call, &persisted);
                         if let Some(text) = e.shell {
@@ -217,6 +237,7 @@ impl<'a> Units<'a> {
                         },
                         cwd,
                         depth,
+                        self.cx,
                     ));
                 }
             }
@@ -228,11 +249,11 @@ impl<'a> Units<'a> {
                     if let Some(path) =
                         script_path(inv).or_else(|| stdin_script_path(unit.view(), inv))
                     {
-                        let Some(dir) = unit.dir_of(inv, home.as_deref()) else {
+                        let Some(dir) = unit.dir_of(inv, home.as_deref(), self.world) else {
                             found.push((inv.index, path, None));
                             continue;
                         };
-                        let full = location::join(&dir, &expand_tilde(&path, home.as_deref()));
+                        let full = dirs::join(&dir, &expand_tilde(&path, home.as_deref()));
                         found.push((inv.index, path, Some((full, dir))));
                     }
                 }
@@ -265,6 +286,7 @@ impl<'a> Units<'a> {
                             },
                             dir,
                             depth,
+                            self.cx,
                         ));
                     }
                     Ok(_) => self.unread_scripts.push(UnreadScript {

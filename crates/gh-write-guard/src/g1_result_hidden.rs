@@ -6,8 +6,8 @@
 
 use crate::analysis::Analysis;
 use crate::finding::{Code, Finding};
-use crate::location;
 use crate::operations::{Op, OpKind};
+use command_effects::dirs;
 use serde_json::json;
 use shell_syntax::ast::{AndOrOp, RedirOp};
 use shell_syntax::view::{AppliedRedirect, Arg, Invocation};
@@ -30,7 +30,7 @@ fn discards_output(r: &AppliedRedirect) -> bool {
 }
 
 fn is_dev_null(path: &str) -> bool {
-    path.starts_with('/') && location::join(Path::new("/"), path) == Path::new("/dev/null")
+    path.starts_with('/') && dirs::join(Path::new("/"), path) == Path::new("/dev/null")
 }
 
 /// Whether a command after `||` only hides the failure.

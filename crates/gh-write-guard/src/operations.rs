@@ -3,7 +3,7 @@
 //! HTTP client call to a GitHub API host, each with the directory it acts in.
 
 use crate::analysis::{Analysis, Unit};
-use crate::location;
+use command_effects::dirs;
 use command_effects::gh::{self, GhArgs};
 use command_effects::gh_api::ApiCall;
 use command_effects::git::{ConfigSetting, GitCall};
@@ -158,7 +158,7 @@ fn classify<'a>(
     added: &[ConfigSetting],
 ) -> Option<(OpKind<'a>, Option<PathBuf>)> {
     let name = program_name(run)?;
-    let dir = unit.dir_of(inv, home);
+    let dir = unit.dir_of(inv, home, a.world);
     match name {
         "git" => Some(git_op(a, inv, run, dir, home, added)),
         "gh" => Some((gh_op(a, run), dir)),
@@ -194,7 +194,7 @@ fn git_op<'a>(
     call.config.splice(0..0, added.iter().cloned());
     let git_dir = dir
         .as_deref()
-        .and_then(|d| location::after_git_c(d, &call, home));
+        .and_then(|d| dirs::after_git_c(d, &call, home));
     let needs_alias = call
         .sub()
         .is_some_and(|s| !command_effects::git_alias::is_builtin(s));
