@@ -13,6 +13,8 @@
 //! - [`effects`]: each run's effects: a git/gh operation, an HTTP call, a file written or
 //!   removed, a network destination, a model launch. A word decided at run time stays `None`.
 //!
+//! - [`written`]: the text a command writes into a file when the command holds it.
+//!
 //! No I/O: facts about the machine (the current branch, aliases in config files) belong to the
 //! guards' own world traits.
 
@@ -35,6 +37,7 @@ pub mod piped;
 pub mod program;
 pub mod repo;
 pub mod runners;
+pub mod written;
 
 pub use effects::{effects_of, Effect};
 

@@ -5,7 +5,7 @@
 
 use crate::context::Context;
 use crate::operations::{self, Op};
-use crate::world::{Rules, World, MAX_SCRIPT_BYTES};
+use crate::world::{LookupError, Rules, World, MAX_SCRIPT_BYTES};
 use command_effects::dirs::{self, DirCx, DirIndex};
 use shell_syntax::{CommandView, Invocation, Parsed};
 use std::cell::OnceCell;
@@ -214,6 +214,38 @@ impl<'a> Units<'a> {
         out
     }
 
+    /// What the command wrote into `full` before invocation `before` of unit `u` (`printf
+    /// '...' > s.sh; bash s.sh`): `None` when it did not write it, `Some(None)` when the text
+    /// is decided at run time. `>>` adds to the file's text (from the world when it existed).
+    fn written_before(&self, u: usize, before: usize, full: &Path) -> Option<Option<String>> {
+        let unit = &self.units[u];
+        let home = self.home();
+        let mut state: Option<Option<String>> = None;
+        for inv in unit
+            .view()
+            .invocations
+            .iter()
+            .take_while(|i| i.index < before)
+        {
+            let Some(w) = command_effects::written::written(inv) else {
+                continue;
+            };
+            let Some(dir) = unit.dir_of(inv, home.as_deref(), self.world) else {
+                continue;
+            };
+            if dirs::join(&dir, &expand_tilde(&w.path, home.as_deref())) != full {
+                continue;
+            }
+            let base = match state.take() {
+                _ if !w.append => Some(String::new()),
+                Some(prev) => prev,
+                None => Some(self.world.read_script(full).unwrap_or_default()),
+            };
+            state = Some(base.zip(w.text).map(|(a, b)| a + &b));
+        }
+        state
+    }
+
     fn follow_scripts(&mut self) {
         let mut next = 0;
         let mut budget = MAX_SCRIPT_BYTES as usize * 4;
@@ -273,7 +305,14 @@ impl<'a> Units<'a> {
                     });
                     continue;
                 };
-                match self.world.read_script(&full) {
+                let read = match self.written_before(unit_index, inv_index, &full) {
+                    Some(Some(text)) => Ok(text),
+                    Some(None) => Err(LookupError(
+                        "written by the command with text decided at run time".into(),
+                    )),
+                    None => self.world.read_script(&full),
+                };
+                match read {
                     Ok(text) if text.len() <= budget => {
                         budget -= text.len();
                         let depth = self.units[unit_index].depth + 1;
