@@ -7,7 +7,8 @@
 //!   [`git_options`] (subcommand options: unique prefixes, `--no-X`, last one wins),
 //!   [`git_push`], [`git_alias`], [`gh`] (pflag), [`gh_api`], [`http`] (curl, wget, HTTPie,
 //!   xh), [`network`] (the hosts a run contacts), [`files`] (programs that write or remove
-//!   files), [`repo`] (owner/repo in URLs), [`owner`] (the owner a git URL names).
+//!   files), [`repo`] (owner/repo in URLs), [`git_url`] (where a git URL points), [`owner`] (the owner
+//!   a git URL names).
 //! - [`dirs`]: the directory each invocation runs in (`cd`, `CDPATH`, functions that shadow
 //!   `cd` or change directory when called, git's `-C`).
 //! - [`effects`]: each run's effects: a git/gh operation, an HTTP call, a file written or
@@ -30,6 +31,7 @@ pub mod git;
 pub mod git_alias;
 pub mod git_options;
 pub mod git_push;
+pub mod git_url;
 pub mod http;
 pub mod network;
 pub mod owner;
