@@ -14,6 +14,7 @@
 //! - [`effects`]: each run's effects: a git/gh operation, an HTTP call, a file written or
 //!   removed, a network destination, a model launch. A word decided at run time stays `None`.
 //!
+//! - [`sourced`]: a command with the files it `source`s in place (given their text).
 //! - [`written`]: the text a command writes into a file when the command holds it.
 //!
 //! No I/O: facts about the machine (the current branch, aliases in config files) belong to the
@@ -39,6 +40,7 @@ pub mod piped;
 pub mod program;
 pub mod repo;
 pub mod runners;
+pub mod sourced;
 pub mod written;
 
 pub use effects::{effects_of, Effect};

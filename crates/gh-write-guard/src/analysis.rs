@@ -106,6 +106,61 @@ impl Unit {
     }
 }
 
+/// `command` with the text of each file it `source`s (read from the world, relative to the
+/// directory the `source` runs in) in place; `None` when none was read.
+fn sourced_in_place(command: &str, cx: &Context, world: &dyn World) -> Option<String> {
+    let home = cx.home();
+    let cdpath = cx.env("CDPATH");
+    command_effects::sourced::inline_sourced(command, &mut |view, inv, path| {
+        let ix = DirIndex::of(view, home.as_deref());
+        let is_dir = |p: &Path| world.is_dir(p);
+        let dcx = DirCx {
+            home: home.as_deref(),
+            cdpath,
+            is_dir: &is_dir,
+        };
+        let dir_of = |i: &Invocation<'_>| dirs::dir_of(view, &ix, i, &cx.cwd, &dcx);
+        let full = dirs::join(&dir_of(inv)?, &expand_tilde(path, home.as_deref()));
+        // A file the command writes first holds what it wrote (unknown text: not put in place).
+        match written_into(view, inv.index, &full, &dir_of, home.as_deref(), world) {
+            Some(text) => text,
+            None => world.read_script(&full).ok(),
+        }
+    })
+}
+
+/// What a command (`view`) wrote into `full` before invocation `before` (`printf '...' > s.sh;
+/// bash s.sh`): `None` when it did not write it, `Some(None)` when the text is decided at run
+/// time. `>>` adds to the file's text (from the world when it existed).
+fn written_into(
+    view: &CommandView<'_>,
+    before: usize,
+    full: &Path,
+    dir_of: &dyn Fn(&Invocation<'_>) -> Option<PathBuf>,
+    home: Option<&Path>,
+    world: &dyn World,
+) -> Option<Option<String>> {
+    let mut state: Option<Option<String>> = None;
+    for inv in view.invocations.iter().take_while(|i| i.index < before) {
+        let Some(w) = command_effects::written::written(inv) else {
+            continue;
+        };
+        let Some(dir) = dir_of(inv) else {
+            continue;
+        };
+        if dirs::join(&dir, &expand_tilde(&w.path, home)) != full {
+            continue;
+        }
+        let base = match state.take() {
+            _ if !w.append => Some(String::new()),
+            Some(prev) => prev,
+            None => Some(world.read_script(full).unwrap_or_default()),
+        };
+        state = Some(base.zip(w.text).map(|(a, b)| a + &b));
+    }
+    state
+}
+
 /// A script that was named but not read.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct UnreadScript {
@@ -132,17 +187,14 @@ pub struct Units<'a> {
 impl<'a> Units<'a> {
     /// Parses the command and follows the scripts it runs by path.
     pub fn build(command: &str, cx: &'a Context, world: &'a dyn World) -> Units<'a> {
+        // A sourced file runs in the command's own shell: its text goes in place, so its
+        // exports, `cd`s and functions reach the commands after it.
+        let text = sourced_in_place(command, cx, world).unwrap_or_else(|| command.to_string());
         let mut u = Units {
             cx,
             world,
             rules: None,
-            units: vec![Unit::new(
-                command.to_string(),
-                UnitSource::Command,
-                cx.cwd.clone(),
-                0,
-                cx,
-            )],
+            units: vec![Unit::new(text, UnitSource::Command, cx.cwd.clone(), 0, cx)],
             unread_scripts: Vec::new(),
             gh_aliases: OnceCell::new(),
             arena: bumpalo::Bump::new(),
@@ -214,36 +266,19 @@ impl<'a> Units<'a> {
         out
     }
 
-    /// What the command wrote into `full` before invocation `before` of unit `u` (`printf
-    /// '...' > s.sh; bash s.sh`): `None` when it did not write it, `Some(None)` when the text
-    /// is decided at run time. `>>` adds to the file's text (from the world when it existed).
+    /// What the command wrote into `full` before invocation `before` of unit `u`.
     fn written_before(&self, u: usize, before: usize, full: &Path) -> Option<Option<String>> {
         let unit = &self.units[u];
         let home = self.home();
-        let mut state: Option<Option<String>> = None;
-        for inv in unit
-            .view()
-            .invocations
-            .iter()
-            .take_while(|i| i.index < before)
-        {
-            let Some(w) = command_effects::written::written(inv) else {
-                continue;
-            };
-            let Some(dir) = unit.dir_of(inv, home.as_deref(), self.world) else {
-                continue;
-            };
-            if dirs::join(&dir, &expand_tilde(&w.path, home.as_deref())) != full {
-                continue;
-            }
-            let base = match state.take() {
-                _ if !w.append => Some(String::new()),
-                Some(prev) => prev,
-                None => Some(self.world.read_script(full).unwrap_or_default()),
-            };
-            state = Some(base.zip(w.text).map(|(a, b)| a + &b));
-        }
-        state
+        let dir_of = |inv: &Invocation<'_>| unit.dir_of(inv, home.as_deref(), self.world);
+        written_into(
+            unit.view(),
+            before,
+            full,
+            &dir_of,
+            home.as_deref(),
+            self.world,
+        )
     }
 
     fn follow_scripts(&mut self) {
