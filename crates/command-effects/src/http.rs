@@ -3,6 +3,7 @@
 //! letter takes the next word); `curl -G -d x` is a GET (data goes into the query); HTTPie and
 //! xh take an optional method word, and `key==value` items are query parameters, not a body.
 
+use crate::git_options::{opt_word, OptWord};
 use shell_syntax::view::Arg;
 
 /// One HTTP client call.
@@ -128,19 +129,19 @@ fn curl(args: &[Arg<'_>]) -> HttpCall {
             urls.push(None);
             continue;
         };
-        if only_operands || !v.starts_with('-') || v == "-" {
-            urls.push(Some(v.to_string()));
-            continue;
-        }
-        if v == "--" {
-            only_operands = true;
-            continue;
-        }
-        if let Some(long) = v.strip_prefix("--") {
-            let (name, attached) = match long.split_once('=') {
-                Some((n, val)) => (n, Some(val.to_string())),
-                None => (long, None),
-            };
+        let (name, attached) = match opt_word(v, only_operands) {
+            OptWord::Operand(v) => {
+                urls.push(Some(v.to_string()));
+                continue;
+            }
+            OptWord::EndOfOptions => {
+                only_operands = true;
+                continue;
+            }
+            OptWord::Long(name, attached) => (name, attached.map(String::from)),
+            OptWord::Short => ("", None),
+        };
+        if !name.is_empty() {
             let value = if CURL_VALUED_LONG.contains(&name) {
                 Some(attached.or_else(|| words.value()))
             } else {
