@@ -6,6 +6,7 @@
 //! any other configured host is GitHub Enterprise Server with its API under `/api/v3`.
 
 use crate::remote::SshAliases;
+pub(crate) use command_effects::git_url::normalise_host;
 
 /// The kind of GitHub a host is; decides the token variables and the default API base.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -90,21 +91,6 @@ impl GitHubHosts {
     pub fn is_github(&self, host: &str) -> bool {
         self.kind(host).is_some()
     }
-}
-
-/// Lower-case, without port, brackets or trailing dot.
-pub(crate) fn normalise_host(host: &str) -> String {
-    let host = host.trim();
-    let host = if let Some(rest) = host.strip_prefix('[') {
-        // Bracketed IPv6 literal, possibly followed by a port.
-        rest.split(']').next().unwrap_or(rest)
-    } else {
-        match host.rsplit_once(':') {
-            Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) && !h.contains(':') => h,
-            _ => host,
-        }
-    };
-    host.trim_end_matches('.').to_ascii_lowercase()
 }
 
 /// The normalised host, with GitHub's documented aliases folded into `github.com`.

@@ -96,19 +96,7 @@ impl std::fmt::Display for RuleType {
     }
 }
 
-/// What a push does to one destination branch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PushKind {
-    /// A fast-forward (or not known to be anything else) update of an existing branch.
-    Update,
-    /// A forced update (`--force`, `+src:dst`, `--force-with-lease`) or a `--mirror` push.
-    Force,
-    /// Deleting the branch (`--delete`, `:dst`).
-    Delete,
-    /// Creating a branch that does not exist yet.
-    Create,
-}
+pub use command_effects::git_push::PushKind;
 
 /// Whether an update-kind push is refused by this rule type (G4: `pull_request`, `update`,
 /// `required_status_checks`, `merge_queue`, any type this crate does not know, and classic

@@ -134,6 +134,39 @@ pub fn runs<'a>(view: &CommandView<'a>, arena: &'a bumpalo::Bump) -> Vec<Run<'a>
     out
 }
 
+/// Whether `inv` runs `program`: by name, or as a call of a shell function defined before it
+/// whose body runs it (calls inside the body followed up to [`MAX_CALL_DEPTH`]):
+/// `nap() { sleep 5; }; while :; do nap; done` sleeps in the loop.
+pub fn runs_program(
+    view: &CommandView<'_>,
+    funcs: &Functions<'_>,
+    inv: &Invocation<'_>,
+    program: &str,
+) -> bool {
+    if inv.name() == Some(program) {
+        return true;
+    }
+    if funcs.is_empty() {
+        return false;
+    }
+    let arena = bumpalo::Bump::new();
+    let run = resolve(funcs, inv, &arena);
+    matches!(run.program, Resolved::Function(_))
+        && function_body_runs(view, funcs, &run, &arena)
+            .iter()
+            .any(|r| r.name() == Some(program))
+}
+
+/// The name of the view's outermost wrapper of `inv` when a shell function defined before it
+/// has that name: bash calls the function, and the wrapper's words and the program after it
+/// are only the function's arguments (`timeout() { shift; "$@"; }; timeout 60 bash -c ...`
+/// sets no limit).
+pub fn shadowed_wrapper<'i>(funcs: &Functions<'_>, inv: &'i Invocation<'_>) -> Option<&'i str> {
+    let w = inv.wrappers.first()?;
+    let name = w.name.as_str();
+    (funcs.defined_before(name, inv.index) && inv.context.function != Some(name)).then_some(name)
+}
+
 /// Most function calls followed inside one another (`f` calling `g` calling `h`).
 pub const MAX_CALL_DEPTH: usize = 4;
 
@@ -323,5 +356,53 @@ fn substitute<'a>(
     match a.word.resolve(&lookup) {
         Some(v) => out.push(Arg::synthetic(arena, v, a.word.span)),
         None => out.push(a.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether each invocation runs `sleep` (directly or through a function it calls).
+    fn sleeps(cmd: &str) -> Vec<bool> {
+        let p = shell_syntax::parse(cmd);
+        let v = shell_syntax::commands(&p);
+        let f = Functions::of(&v);
+        v.invocations
+            .iter()
+            .map(|i| runs_program(&v, &f, i, "sleep"))
+            .collect()
+    }
+
+    #[test]
+    fn a_called_function_runs_its_body() {
+        assert_eq!(sleeps("n() { sleep 1; }; n"), vec![true, true]);
+        assert_eq!(
+            sleeps("b() { sleep 1; }; a() { b; }; a"),
+            vec![true, true, true]
+        );
+        // Called before it is defined: bash finds no function.
+        assert_eq!(sleeps("n; n() { sleep 1; }"), vec![false, true]);
+        assert_eq!(sleeps("n() { echo; }; n"), vec![false, false]);
+    }
+
+    #[test]
+    fn a_function_shadows_a_wrapper() {
+        let p = shell_syntax::parse("timeout() { \"$@\"; }; timeout 5 bash -c x; nice ls");
+        let v = shell_syntax::commands(&p);
+        let f = Functions::of(&v);
+        let shadowed: Vec<Option<&str>> = v
+            .invocations
+            .iter()
+            .map(|i| shadowed_wrapper(&f, i))
+            .collect();
+        assert!(shadowed.contains(&Some("timeout")));
+        assert!(!shadowed.contains(&Some("nice")));
+        let p = shell_syntax::parse("timeout 5 bash -c x");
+        let v = shell_syntax::commands(&p);
+        assert_eq!(
+            shadowed_wrapper(&Functions::of(&v), &v.invocations[0]),
+            None
+        );
     }
 }

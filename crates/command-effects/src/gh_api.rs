@@ -50,6 +50,8 @@ pub struct ApiCall {
     pub hostname: Option<String>,
     pub graphql: bool,
     pub query: Query,
+    /// `--silent`: gh prints nothing of the response (the result is thrown away).
+    pub silent: bool,
 }
 
 impl ApiCall {
@@ -147,6 +149,7 @@ impl ApiCall {
             hostname,
             graphql,
             query,
+            silent: g.bool_flag(&["--silent"]) == Some(true),
         }
     }
 
@@ -263,46 +266,30 @@ mod tests {
         ApiCall::from_args(&crate::gh::parse(&v.invocations[0].args))
     }
 
+    /// (command, the method gh uses; `None`: decided at run time).
+    const METHODS: &[(&str, Option<&str>)] = &[
+        ("gh api repos/o/r", Some("GET")),
+        ("gh api repos/o/r -f a=b", Some("POST")),
+        ("gh api repos/o/r -fa=b", Some("POST")),
+        ("gh api repos/o/r --raw-field=a=b", Some("POST")),
+        ("gh api repos/o/r --input x.json", Some("POST")),
+        ("gh api repos/o/r -XDELETE", Some("DELETE")),
+        ("gh api repos/o/r -X=patch", Some("PATCH")),
+        ("gh api repos/o/r --method=PUT", Some("PUT")),
+        ("gh api repos/o/r --method GET -f a=1", Some("GET")),
+        ("gh api repos/o/r -X \"$M\"", None),
+    ];
+
     #[test]
     fn method_inference_in_every_spelling() {
-        assert_eq!(api("gh api repos/o/r").method.as_deref(), Some("GET"));
-        assert_eq!(
-            api("gh api repos/o/r -f a=b").method.as_deref(),
-            Some("POST")
-        );
-        assert_eq!(
-            api("gh api repos/o/r -fa=b").method.as_deref(),
-            Some("POST")
-        );
-        assert_eq!(
-            api("gh api repos/o/r --raw-field=a=b").method.as_deref(),
-            Some("POST")
-        );
-        assert_eq!(
-            api("gh api repos/o/r --input x.json").method.as_deref(),
-            Some("POST")
-        );
-        assert_eq!(
-            api("gh api repos/o/r -XDELETE").method.as_deref(),
-            Some("DELETE")
-        );
-        assert_eq!(
-            api("gh api repos/o/r -X=patch").method.as_deref(),
-            Some("PATCH")
-        );
-        assert_eq!(
-            api("gh api repos/o/r --method=PUT").method.as_deref(),
-            Some("PUT")
-        );
-        assert_eq!(
-            api("gh api repos/o/r --method GET -f a=1")
-                .method
-                .as_deref(),
-            Some("GET")
-        );
+        for (cmd, want) in METHODS {
+            let call = api(cmd);
+            assert_eq!(call.method.as_deref(), *want, "{cmd}");
+            assert_eq!(call.is_write(), *want != Some("GET"), "{cmd}");
+        }
         assert!(!api("gh api repos/o/r -X GET -f page=1").is_write());
-        assert_eq!(api("gh api repos/o/r -X \"$M\"").method, None);
-        assert!(api("gh api repos/o/r -X \"$M\"").is_write());
+        assert!(api("gh api repos/o/r -f title=x --silent").silent);
+        assert!(!api("gh api repos/o/r --silent=false").silent);
     }
 
     #[test]

@@ -240,6 +240,35 @@ fn long_option(table: &'static [Opt], name: &str) -> Result<(&'static Opt, bool)
     }
 }
 
+/// One word of a command line as a getopt-style parser reads it.
+pub(crate) enum OptWord<'v> {
+    /// Not an option: a plain word, `-` alone, or any word after `--`.
+    Operand(&'v str),
+    /// `--` itself: the words after it are operands.
+    EndOfOptions,
+    /// `--name` or `--name=value`.
+    Long(&'v str, Option<&'v str>),
+    /// `-abc`: a cluster of short options.
+    Short,
+}
+
+/// What `v` is to an option parser (`only_operands`: after `--`).
+pub(crate) fn opt_word(v: &str, only_operands: bool) -> OptWord<'_> {
+    if only_operands || !v.starts_with('-') || v == "-" {
+        return OptWord::Operand(v);
+    }
+    if v == "--" {
+        return OptWord::EndOfOptions;
+    }
+    match v.strip_prefix("--") {
+        Some(long) => match long.split_once('=') {
+            Some((n, val)) => OptWord::Long(n, Some(val)),
+            None => OptWord::Long(long, None),
+        },
+        None => OptWord::Short,
+    }
+}
+
 /// Reads `args` (after the subcommand) with `table`.
 pub fn parse(table: &'static [Opt], args: &[Arg<'_>]) -> Parsed {
     let mut p = Parsed::default();
@@ -254,19 +283,19 @@ pub fn parse(table: &'static [Opt], args: &[Arg<'_>]) -> Parsed {
             continue;
         };
         i += 1;
-        if only_operands || !v.starts_with('-') || v == "-" {
-            p.operands.push(Some(v.to_string()));
-            continue;
-        }
-        if v == "--" {
-            only_operands = true;
-            continue;
-        }
-        if let Some(long) = v.strip_prefix("--") {
-            let (name, attached) = match long.split_once('=') {
-                Some((n, val)) => (n, Some(val)),
-                None => (long, None),
-            };
+        let (name, attached) = match opt_word(v, only_operands) {
+            OptWord::Operand(v) => {
+                p.operands.push(Some(v.to_string()));
+                continue;
+            }
+            OptWord::EndOfOptions => {
+                only_operands = true;
+                continue;
+            }
+            OptWord::Long(name, attached) => (name, attached),
+            OptWord::Short => ("", None),
+        };
+        if !name.is_empty() {
             let Ok((o, negated)) = long_option(table, name) else {
                 p.rejected.push(v.to_string());
                 continue;

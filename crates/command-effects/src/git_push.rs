@@ -1,8 +1,11 @@
 //! The flags and operands of a `git push`, read with git's option grammar
-//! ([`crate::git_options::PUSH`]: unique prefixes, `--no-X`, last one wins).
+//! ([`crate::git_options::PUSH`]: unique prefixes, `--no-X`, last one wins), and the branches
+//! its refspecs update as git resolves them ([`explicit_updates`]).
 
 use crate::git::GitCall;
 use crate::git_options::{self, PUSH};
+use primitives::wildcard::{Dialect, Wildcard};
+use serde::{Deserialize, Serialize};
 
 /// The flags and operands of a `git push`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -59,6 +62,160 @@ pub fn parse_push(call: &GitCall) -> PushArgs {
     out
 }
 
+/// What a push does to one destination branch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PushKind {
+    /// A fast-forward (or not known to be anything else) update of an existing branch.
+    Update,
+    /// A forced update (`--force`, `+src:dst`, `--force-with-lease`) or a `--mirror` push.
+    Force,
+    /// Deleting the branch (`--delete`, `:dst`).
+    Delete,
+    /// Creating a branch that does not exist yet.
+    Create,
+}
+
+/// One destination branch of a push.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BranchUpdate {
+    /// Short branch name; `None` when decided at run time.
+    pub branch: Option<String>,
+    pub kind: PushKind,
+}
+
+/// The short branch name of a destination ref, or `None` for something that is not a branch
+/// (tags, other namespaces).
+pub fn dst_branch(dst: &str) -> Option<String> {
+    if let Some(b) = dst
+        .strip_prefix("refs/heads/")
+        .or_else(|| dst.strip_prefix("heads/"))
+    {
+        return Some(b.to_string());
+    }
+    if dst.starts_with("refs/") {
+        return None;
+    }
+    Some(dst.to_string())
+}
+
+/// Every local branch (`pattern`: those it matches) as a destination; without the list of local
+/// branches, one branch decided at run time.
+fn every_local(
+    out: &mut Vec<BranchUpdate>,
+    locals: Option<&[String]>,
+    kind: PushKind,
+    pattern: Option<&str>,
+) {
+    match locals {
+        Some(ls) => {
+            // `*` in a refspec matches any run of characters (slashes too).
+            let wanted = pattern.map(|p| Wildcard::new(p, Dialect::Star));
+            out.extend(
+                ls.iter()
+                    .filter(|b| wanted.as_ref().is_none_or(|w| w.is_match(b)))
+                    .map(|b| BranchUpdate {
+                        branch: Some(b.clone()),
+                        kind,
+                    }),
+            )
+        }
+        None => out.push(BranchUpdate { branch: None, kind }),
+    }
+}
+
+/// Destination branches named by refspec operands, as git resolves them: `HEAD`/`@` is the
+/// current branch, `heads/x` is `refs/heads/x`, `:` and `+:` push the matching branches, a
+/// wildcard (`refs/heads/*:refs/heads/*`) every local branch it matches. `current` is the
+/// current branch; `locals` the local branches (`None`: not known, so a wildcard or `:` counts
+/// as a branch decided at run time).
+pub fn explicit_updates(
+    args: &PushArgs,
+    current: Option<String>,
+    locals: Option<&[String]>,
+) -> Vec<BranchUpdate> {
+    let base = |forced: bool| {
+        if args.delete {
+            PushKind::Delete
+        } else if forced || args.force {
+            PushKind::Force
+        } else {
+            PushKind::Update
+        }
+    };
+    let mut out = Vec::new();
+    let mut skip_tag = false;
+    for spec in &args.refspecs {
+        let Some(spec) = spec else {
+            out.push(BranchUpdate {
+                branch: None,
+                kind: base(false),
+            });
+            continue;
+        };
+        if spec == "tag" {
+            // `git push origin tag v1 main`: the next operand is a tag, the rest are refspecs.
+            skip_tag = true;
+            continue;
+        }
+        if std::mem::take(&mut skip_tag) {
+            continue;
+        }
+        let (forced, spec) = match spec.strip_prefix('+') {
+            Some(s) => (true, s),
+            None => (false, spec.as_str()),
+        };
+        let kind = base(forced);
+        let (src, dst) = match spec.split_once(':') {
+            Some((s, d)) => (s, d),
+            None => (spec, spec),
+        };
+        if src.is_empty() && dst.is_empty() {
+            // `:`: every branch that exists on both sides.
+            every_local(&mut out, locals, kind, None);
+            continue;
+        }
+        if src.is_empty() {
+            out.push(BranchUpdate {
+                branch: dst_branch(dst),
+                kind: PushKind::Delete,
+            });
+            continue;
+        }
+        if src.starts_with("refs/tags/") && dst == src {
+            continue;
+        }
+        if dst.contains('*') {
+            let pattern = dst_branch(dst);
+            match pattern {
+                Some(p) => every_local(&mut out, locals, kind, Some(&p)),
+                None => continue,
+            }
+            continue;
+        }
+        let dst = if dst == "HEAD" || dst == "@" {
+            match &current {
+                Some(c) => c.clone(),
+                None => {
+                    out.push(BranchUpdate { branch: None, kind });
+                    continue;
+                }
+            }
+        } else {
+            dst.to_string()
+        };
+        if let Some(b) = dst_branch(&dst) {
+            if !b.is_empty() {
+                out.push(BranchUpdate {
+                    branch: Some(b),
+                    kind,
+                });
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,5 +248,36 @@ mod tests {
             push("git push --repo=up main").remote,
             Some(Some("up".into()))
         );
+    }
+
+    #[test]
+    fn refspecs_name_branches() {
+        let updates = explicit_updates(&push("git push origin HEAD:develop abc:refs/heads/main :gone refs/tags/v1 v2:refs/tags/v2"), Some("cur".into()), None);
+        let names: Vec<_> = updates.iter().map(|u| (u.branch.clone(), u.kind)).collect();
+        assert_eq!(
+            names,
+            vec![
+                (Some("develop".into()), PushKind::Update),
+                (Some("main".into()), PushKind::Update),
+                (Some("gone".into()), PushKind::Delete),
+            ]
+        );
+        let u = explicit_updates(&push("git push origin HEAD"), Some("feat".into()), None);
+        assert_eq!(u[0].branch.as_deref(), Some("feat"));
+        let locals = ["main".to_string(), "feat/x".to_string()];
+        let u = explicit_updates(&push("git push origin :"), None, Some(&locals));
+        assert_eq!(u.len(), 2);
+        let u = explicit_updates(
+            &push("git push origin 'refs/heads/feat/*:refs/heads/feat/*'"),
+            None,
+            Some(&locals),
+        );
+        assert_eq!(u[0].branch.as_deref(), Some("feat/x"));
+        let u = explicit_updates(
+            &push("git push origin HEAD:heads/main"),
+            Some("f".into()),
+            None,
+        );
+        assert_eq!(u[0].branch.as_deref(), Some("main"));
     }
 }

@@ -3,6 +3,7 @@
 //! letter takes the next word); `curl -G -d x` is a GET (data goes into the query); HTTPie and
 //! xh take an optional method word, and `key==value` items are query parameters, not a body.
 
+use crate::git_options::{opt_word, OptWord};
 use shell_syntax::view::Arg;
 
 /// One HTTP client call.
@@ -13,6 +14,9 @@ pub struct HttpCall {
     pub method: Option<String>,
     /// URL operands (`None`: decided at run time).
     pub urls: Vec<Option<String>>,
+    /// Where the response body goes when not to stdout (`curl -o`, `wget -O`, `http
+    /// --output`); `Some(None)`: a file decided at run time.
+    pub output: Option<Option<String>>,
 }
 
 impl HttpCall {
@@ -23,6 +27,11 @@ impl HttpCall {
             self.method.as_deref(),
             Some("GET") | Some("HEAD") | Some("OPTIONS")
         )
+    }
+
+    /// Whether the response is thrown away (written to `/dev/null`).
+    pub fn discards_response(&self) -> bool {
+        matches!(self.output.as_ref(), Some(Some(p)) if p == "/dev/null")
     }
 }
 
@@ -112,6 +121,7 @@ fn curl(args: &[Arg<'_>]) -> HttpCall {
     let mut method: Option<Option<String>> = None;
     let (mut body, mut get, mut head, mut upload) = (false, false, false, false);
     let mut urls = Vec::new();
+    let mut output = None;
     let mut words = Words::new(args);
     let mut only_operands = false;
     while let Some(word) = words.next() {
@@ -119,19 +129,19 @@ fn curl(args: &[Arg<'_>]) -> HttpCall {
             urls.push(None);
             continue;
         };
-        if only_operands || !v.starts_with('-') || v == "-" {
-            urls.push(Some(v.to_string()));
-            continue;
-        }
-        if v == "--" {
-            only_operands = true;
-            continue;
-        }
-        if let Some(long) = v.strip_prefix("--") {
-            let (name, attached) = match long.split_once('=') {
-                Some((n, val)) => (n, Some(val.to_string())),
-                None => (long, None),
-            };
+        let (name, attached) = match opt_word(v, only_operands) {
+            OptWord::Operand(v) => {
+                urls.push(Some(v.to_string()));
+                continue;
+            }
+            OptWord::EndOfOptions => {
+                only_operands = true;
+                continue;
+            }
+            OptWord::Long(name, attached) => (name, attached.map(String::from)),
+            OptWord::Short => ("", None),
+        };
+        if !name.is_empty() {
             let value = if CURL_VALUED_LONG.contains(&name) {
                 Some(attached.or_else(|| words.value()))
             } else {
@@ -142,6 +152,7 @@ fn curl(args: &[Arg<'_>]) -> HttpCall {
                 "get" => get = true,
                 "head" => head = true,
                 "url" => urls.push(value.flatten()),
+                "output" => output = value,
                 "upload-file" => upload = true,
                 n if n.starts_with("data") || n.starts_with("form") || n == "json" => body = true,
                 _ => {}
@@ -161,6 +172,7 @@ fn curl(args: &[Arg<'_>]) -> HttpCall {
                     'X' => method = Some(value.map(|m| m.to_ascii_uppercase())),
                     'd' | 'F' => body = true,
                     'T' => upload = true,
+                    'o' => output = Some(value),
                     _ => {}
                 }
                 break;
@@ -184,6 +196,7 @@ fn curl(args: &[Arg<'_>]) -> HttpCall {
         program: "curl".into(),
         method,
         urls,
+        output,
     }
 }
 
@@ -191,13 +204,21 @@ fn wget(args: &[Arg<'_>]) -> HttpCall {
     let mut method: Option<Option<String>> = None;
     let mut body = false;
     let mut urls = Vec::new();
+    let mut output = None;
     let mut words = Words::new(args);
     while let Some(word) = words.next() {
         let Some(v) = word else {
             urls.push(None);
             continue;
         };
-        if let Some(m) = v.strip_prefix("--method=") {
+        if v == "-O" || v == "--output-document" {
+            output = Some(words.value());
+        } else if let Some(o) = v
+            .strip_prefix("--output-document=")
+            .or_else(|| v.strip_prefix("-O"))
+        {
+            output = Some(Some(o.to_string()));
+        } else if let Some(m) = v.strip_prefix("--method=") {
             method = Some(Some(m.to_ascii_uppercase()));
         } else if v == "--method" {
             method = Some(words.value().map(|m| m.to_ascii_uppercase()));
@@ -206,10 +227,7 @@ fn wget(args: &[Arg<'_>]) -> HttpCall {
             if !v.contains('=') {
                 words.next();
             }
-        } else if matches!(
-            v,
-            "-O" | "-o" | "-P" | "-U" | "--header" | "--user" | "--password"
-        ) {
+        } else if matches!(v, "-o" | "-P" | "-U" | "--header" | "--user" | "--password") {
             words.next();
         } else if !v.starts_with('-') {
             urls.push(Some(v.to_string()));
@@ -220,6 +238,7 @@ fn wget(args: &[Arg<'_>]) -> HttpCall {
         program: "wget".into(),
         method,
         urls,
+        output,
     }
 }
 
@@ -263,6 +282,7 @@ fn httpie(program: &str, args: &[Arg<'_>]) -> HttpCall {
     let mut forced_method: Option<String> = None;
     let mut words = Words::new(args);
     let mut raw_body = false;
+    let mut output = None;
     while let Some(word) = words.next() {
         let Some(v) = word else {
             positionals.push(None);
@@ -273,8 +293,13 @@ fn httpie(program: &str, args: &[Arg<'_>]) -> HttpCall {
             if name == "--raw" {
                 raw_body = true;
             }
-            if HTTPIE_VALUED.contains(&name) && !v.contains('=') {
-                words.next();
+            let value = match v.split_once('=') {
+                Some((_, attached)) => Some(Some(attached.to_string())),
+                None if HTTPIE_VALUED.contains(&name) => Some(words.value()),
+                None => None,
+            };
+            if matches!(name, "-o" | "--output") {
+                output = value;
             }
             if v == "--offline" {
                 forced_method = Some("GET".into());
@@ -324,6 +349,7 @@ fn httpie(program: &str, args: &[Arg<'_>]) -> HttpCall {
         program: program.into(),
         method,
         urls: url.into_iter().collect(),
+        output,
     }
 }
 
@@ -372,6 +398,19 @@ mod tests {
             Some("POST".into())
         );
         assert_eq!(m("wget --method=DELETE https://x/y"), Some("DELETE".into()));
+        // (command, whether the response goes to /dev/null)
+        for (c, want) in [
+            ("curl -so /dev/null -X POST https://x/y", true),
+            ("curl --output=/dev/null https://x/y", true),
+            ("wget -q -O /dev/null --post-data=x https://x/y", true),
+            ("wget -O/dev/null https://x/y", true),
+            ("http --output /dev/null POST x/y a=b", true),
+            ("curl -o out.json -X POST https://x/y", false),
+            ("curl -O https://x/y", false),
+            ("wget -o /dev/null https://x/y", false),
+        ] {
+            assert_eq!(call(c).discards_response(), want, "{c}");
+        }
         assert_eq!(
             call("curl -H 'Accept: x' -o out https://api.github.com/x").urls,
             vec![Some("https://api.github.com/x".to_string())]

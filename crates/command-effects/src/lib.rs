@@ -7,9 +7,15 @@
 //!   [`git_options`] (subcommand options: unique prefixes, `--no-X`, last one wins),
 //!   [`git_push`], [`git_alias`], [`gh`] (pflag), [`gh_api`], [`http`] (curl, wget, HTTPie,
 //!   xh), [`network`] (the hosts a run contacts), [`files`] (programs that write or remove
-//!   files), [`repo`] (owner/repo in URLs), [`owner`] (the owner a git URL names).
+//!   files), [`repo`] (owner/repo in URLs), [`git_url`] (where a git URL points), [`owner`] (the owner
+//!   a git URL names).
+//! - [`dirs`]: the directory each invocation runs in (`cd`, `CDPATH`, functions that shadow
+//!   `cd` or change directory when called, git's `-C`).
 //! - [`effects`]: each run's effects: a git/gh operation, an HTTP call, a file written or
 //!   removed, a network destination, a model launch. A word decided at run time stays `None`.
+//!
+//! - [`sourced`]: a command with the files it `source`s in place (given their text).
+//! - [`written`]: the text a command writes into a file when the command holds it.
 //!
 //! No I/O: facts about the machine (the current branch, aliases in config files) belong to the
 //! guards' own world traits.
@@ -30,6 +36,7 @@ macro_rules! names_of {
 }
 pub(crate) use names_of;
 
+pub mod dirs;
 pub mod effects;
 mod file_grammars;
 pub mod files;
@@ -41,6 +48,7 @@ pub mod git;
 pub mod git_alias;
 pub mod git_options;
 pub mod git_push;
+pub mod git_url;
 pub mod http;
 pub mod network;
 pub mod owner;
@@ -48,6 +56,8 @@ pub mod piped;
 pub mod program;
 pub mod repo;
 pub mod runners;
+pub mod sourced;
+pub mod written;
 
 pub use effects::{effects_of, Effect};
 

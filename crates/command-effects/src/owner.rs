@@ -13,27 +13,14 @@ pub enum RemoteOwner {
     Unknown,
 }
 
-/// Reads the owner of a git URL in any of git's spellings.
+/// Reads the owner of a git URL in any of git's spellings ([`crate::git_url::parse_url`]).
 pub fn owner_of_git_url(url: &str) -> RemoteOwner {
-    let url = url.trim();
-    if url.is_empty() {
+    if url.trim().is_empty() {
         return RemoteOwner::Unknown;
     }
-    if let Some((scheme, rest)) = url.split_once("://") {
-        if scheme.eq_ignore_ascii_case("file") {
-            return RemoteOwner::Local;
-        }
-        // Drop the authority (`user@host:port`), keep the path.
-        let path = rest.split_once('/').map_or("", |(_, p)| p);
-        return first_segment(path);
-    }
-    if url.starts_with('/') || url.starts_with('.') || url.starts_with('~') {
-        return RemoteOwner::Local;
-    }
-    // scp-like `[user@]host:path`: a colon before any slash.
-    match (url.find(':'), url.find('/')) {
-        (Some(c), slash) if slash.is_none_or(|s| c < s) => first_segment(&url[c + 1..]),
-        _ => RemoteOwner::Local,
+    match crate::git_url::parse_url(url) {
+        crate::git_url::UrlLocation::Local => RemoteOwner::Local,
+        crate::git_url::UrlLocation::Host { path, .. } => first_segment(&path),
     }
 }
 
@@ -103,16 +90,15 @@ mod tests {
 
     #[test]
     fn repo_specs() {
-        assert_eq!(owner_of_repo_spec("cli/cli").as_deref(), Some("cli"));
-        assert_eq!(
-            owner_of_repo_spec("ghe.corp/team/x").as_deref(),
-            Some("team")
-        );
-        assert_eq!(
-            owner_of_repo_spec("https://github.com/o/r/pull/3").as_deref(),
-            Some("o")
-        );
-        assert_eq!(owner_of_repo_spec("repo"), None);
-        assert_eq!(owner_of_repo_spec("a/b/c/d"), None);
+        let specs = [
+            ("cli/cli", Some("cli")),
+            ("ghe.corp/team/x", Some("team")),
+            ("https://github.com/o/r/pull/3", Some("o")),
+            ("repo", None),
+            ("a/b/c/d", None),
+        ];
+        for (spec, want) in specs {
+            assert_eq!(owner_of_repo_spec(spec).as_deref(), want, "{spec}");
+        }
     }
 }

@@ -140,6 +140,74 @@ fn split_known<'a>(
     (!words.is_empty()).then_some(words)
 }
 
+/// Most words one brace expansion of the program word may make (beyond it: run time).
+const MAX_BRACE_WORDS: usize = 64;
+
+/// `{git,push} origin main`: a word made of literal parts and brace expansions of literal
+/// alternatives is the words bash makes of it (braces expand first; empty results vanish).
+fn brace_words<'a>(w: &shell_syntax::Word<'a>, arena: &'a bumpalo::Bump) -> Option<Vec<Arg<'a>>> {
+    use shell_syntax::ast::WordPart;
+    let mut acc = vec![String::new()];
+    let mut braces = false;
+    for part in w.parts {
+        if let WordPart::Brace(b) = part {
+            let alts: Vec<String> = b
+                .alternatives
+                .iter()
+                .map(|a| a.static_value())
+                .collect::<Option<_>>()
+                .filter(|_| !b.sequence)?;
+            braces = true;
+            acc = acc
+                .iter()
+                .flat_map(|p| alts.iter().map(move |a| format!("{p}{a}")))
+                .collect();
+            if acc.len() > MAX_BRACE_WORDS {
+                return None;
+            }
+            continue;
+        }
+        let one = shell_syntax::Word {
+            parts: std::slice::from_ref(part),
+            span: w.span,
+        };
+        let v = one.static_value()?;
+        acc.iter_mut().for_each(|p| p.push_str(&v));
+    }
+    braces.then(|| {
+        acc.into_iter()
+            .filter(|s| !s.is_empty())
+            .map(|s| Arg::synthetic(arena, s, w.span))
+            .collect()
+    })
+}
+
+/// Replaces each run-time word of `argv` that is a brace expansion of literals by its words;
+/// whether any was.
+fn expand_braces<'a>(argv: &mut Vec<Arg<'a>>, arena: &'a bumpalo::Bump) -> bool {
+    if argv.iter().all(|a| a.value.is_some()) {
+        return false;
+    }
+    let mut any = false;
+    let mut out = Vec::with_capacity(argv.len());
+    for a in argv.drain(..) {
+        match a
+            .value
+            .is_none()
+            .then(|| brace_words(&a.word, arena))
+            .flatten()
+        {
+            Some(words) => {
+                any = true;
+                out.extend(words);
+            }
+            None => out.push(a),
+        }
+    }
+    *argv = out;
+    any
+}
+
 /// The replacement string of an `xargs` wrapper (`-I X`, `-iX`, `--replace[=X]`).
 fn xargs_replacement(inv: &Invocation<'_>) -> Option<String> {
     let w = inv.wrappers.iter().rev().find(|w| w.name == "xargs")?;
@@ -204,6 +272,9 @@ pub fn resolve<'a>(
     let Some(mut argv) = initial_argv(inv, arena) else {
         return run;
     };
+    // Brace expansions of literal alternatives are the words bash makes of them; a brace-built
+    // word may name a wrapper (`env {git,push} origin`): unwrapped again below.
+    let braced = expand_braces(&mut argv, arena);
     // `xargs -I X cmd ... X ...`: each word holding X is decided at run time.
     let replacement = xargs_replacement(inv);
     if let Some(r) = replacement.as_deref().filter(|r| !r.is_empty()) {
@@ -235,6 +306,15 @@ pub fn resolve<'a>(
         // `xargs` without a replacement string appends its input words to the command.
         appends_input: replacement.is_none() && inv.wrappers.iter().any(|w| w.name == "xargs"),
     };
+    if braced {
+        let words = std::mem::take(&mut r.argv);
+        if let Some(step) = r.rewrap(words) {
+            return match step {
+                Step::Ssh => ssh(r.run, &r.argv, arena),
+                _ => r.run,
+            };
+        }
+    }
     loop {
         r.layers += 1;
         match r.step() {
@@ -471,11 +551,26 @@ impl<'a> Resolver<'_, '_, 'a> {
         let n = w.len();
         let mut v = self.synthetic(w, self.argv[0].word.span);
         v.extend(self.argv[1..].iter().cloned());
-        // The expansion goes through the view's wrapper table (`alias run=command`).
+        if let Some(step) = self.rewrap(v) {
+            return Some(step);
+        }
+        // A value ending in a blank makes the next word an alias candidate.
+        self.pending_alias = trailing.then_some(n);
+        self.layers -= 1;
+        Some(Step::Again)
+    }
+
+    /// Words made up here (an alias value, a brace expansion) go through the view's wrapper
+    /// table (`alias run=command`, `{sudo,git} push`). `Some`: nothing is left to run.
+    fn rewrap(&mut self, v: Vec<Arg<'a>>) -> Option<Step> {
         let u = shell_syntax::view::unwrap(self.arena, v);
         self.run
             .runners
             .extend(u.wrappers.iter().map(|w| w.name.clone()));
+        self.bypass_functions |= u
+            .wrappers
+            .iter()
+            .any(|w| BYPASS_FUNCTIONS.contains(&w.name.as_str()));
         self.run.env.extend(u.env.iter().map(|e| {
             (
                 e.name.clone(),
@@ -488,10 +583,7 @@ impl<'a> Resolver<'_, '_, 'a> {
             return Some(Step::Done);
         };
         self.argv = std::iter::once(head).chain(u.args).collect();
-        // A value ending in a blank makes the next word an alias candidate.
-        self.pending_alias = trailing.then_some(n);
-        self.layers -= 1;
-        Some(Step::Again)
+        None
     }
 
     /// git's dashed programs: `git-push` from git's exec path runs `git push`.

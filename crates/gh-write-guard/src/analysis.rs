@@ -4,9 +4,9 @@
 //! not on each other.
 
 use crate::context::Context;
-use crate::location;
 use crate::operations::{self, Op};
-use crate::world::{Rules, World, MAX_SCRIPT_BYTES};
+use crate::world::{LookupError, Rules, World, MAX_SCRIPT_BYTES};
+use command_effects::dirs::{self, DirCx, DirIndex};
 use shell_syntax::{CommandView, Invocation, Parsed};
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -57,10 +57,14 @@ pub struct Unit {
     pub cwd: PathBuf,
     /// How many scripts-by-path deep (0: the command).
     pub depth: usize,
+    /// `CDPATH` of the hook's environment (a relative `cd` searches it).
+    cdpath: Option<String>,
+    /// What the directory of each invocation is computed from (built on first use).
+    dirs: OnceCell<DirIndex>,
 }
 
 impl Unit {
-    fn new(text: String, source: UnitSource, cwd: PathBuf, depth: usize) -> Unit {
+    fn new(text: String, source: UnitSource, cwd: PathBuf, depth: usize, cx: &Context) -> Unit {
         let viewed = Viewed::new(shell_syntax::parse(&text), shell_syntax::commands);
         Unit {
             text,
@@ -68,6 +72,8 @@ impl Unit {
             source,
             cwd,
             depth,
+            cdpath: cx.env("CDPATH").map(String::from),
+            dirs: OnceCell::new(),
         }
     }
 
@@ -81,10 +87,78 @@ impl Unit {
         self.viewed.borrow_dependent()
     }
 
-    /// The directory an invocation runs in (cwd, then its `cd`s); `None` when unknown.
-    pub fn dir_of(&self, inv: &Invocation<'_>, home: Option<&Path>) -> Option<PathBuf> {
-        location::after_cds(&self.cwd, &inv.cds, home)
+    /// The directory an invocation runs in (cwd, then its `cd`s as command-effects reads them:
+    /// `CDPATH`, functions that shadow `cd` or change directory); `None` when unknown.
+    pub fn dir_of(
+        &self,
+        inv: &Invocation<'_>,
+        home: Option<&Path>,
+        world: &dyn World,
+    ) -> Option<PathBuf> {
+        let ix = self.dirs.get_or_init(|| DirIndex::of(self.view(), home));
+        let is_dir = |p: &Path| world.is_dir(p);
+        let cx = DirCx {
+            home,
+            cdpath: self.cdpath.as_deref(),
+            is_dir: &is_dir,
+        };
+        dirs::dir_of(self.view(), ix, inv, &self.cwd, &cx)
     }
+}
+
+/// `command` with the text of each file it `source`s (read from the world, relative to the
+/// directory the `source` runs in) in place; `None` when none was read.
+fn sourced_in_place(command: &str, cx: &Context, world: &dyn World) -> Option<String> {
+    let home = cx.home();
+    let cdpath = cx.env("CDPATH");
+    command_effects::sourced::inline_sourced(command, &mut |view, inv, path| {
+        let ix = DirIndex::of(view, home.as_deref());
+        let is_dir = |p: &Path| world.is_dir(p);
+        let dcx = DirCx {
+            home: home.as_deref(),
+            cdpath,
+            is_dir: &is_dir,
+        };
+        let dir_of = |i: &Invocation<'_>| dirs::dir_of(view, &ix, i, &cx.cwd, &dcx);
+        let full = dirs::join(&dir_of(inv)?, &expand_tilde(path, home.as_deref()));
+        // A file the command writes first holds what it wrote (unknown text: not put in place).
+        match written_into(view, inv.index, &full, &dir_of, home.as_deref(), world) {
+            Some(text) => text,
+            None => world.read_script(&full).ok(),
+        }
+    })
+}
+
+/// What a command (`view`) wrote into `full` before invocation `before` (`printf '...' > s.sh;
+/// bash s.sh`): `None` when it did not write it, `Some(None)` when the text is decided at run
+/// time. `>>` adds to the file's text (from the world when it existed).
+fn written_into(
+    view: &CommandView<'_>,
+    before: usize,
+    full: &Path,
+    dir_of: &dyn Fn(&Invocation<'_>) -> Option<PathBuf>,
+    home: Option<&Path>,
+    world: &dyn World,
+) -> Option<Option<String>> {
+    let mut state: Option<Option<String>> = None;
+    for inv in view.invocations.iter().take_while(|i| i.index < before) {
+        let Some(w) = command_effects::written::written(inv) else {
+            continue;
+        };
+        let Some(dir) = dir_of(inv) else {
+            continue;
+        };
+        if dirs::join(&dir, &expand_tilde(&w.path, home)) != full {
+            continue;
+        }
+        let base = match state.take() {
+            _ if !w.append => Some(String::new()),
+            Some(prev) => prev,
+            None => Some(world.read_script(full).unwrap_or_default()),
+        };
+        state = Some(base.zip(w.text).map(|(a, b)| a + &b));
+    }
+    state
 }
 
 /// A script that was named but not read.
@@ -113,16 +187,14 @@ pub struct Units<'a> {
 impl<'a> Units<'a> {
     /// Parses the command and follows the scripts it runs by path.
     pub fn build(command: &str, cx: &'a Context, world: &'a dyn World) -> Units<'a> {
+        // A sourced file runs in the command's own shell: its text goes in place, so its
+        // exports, `cd`s and functions reach the commands after it.
+        let text = sourced_in_place(command, cx, world).unwrap_or_else(|| command.to_string());
         let mut u = Units {
             cx,
             world,
             rules: None,
-            units: vec![Unit::new(
-                command.to_string(),
-                UnitSource::Command,
-                cx.cwd.clone(),
-                0,
-            )],
+            units: vec![Unit::new(text, UnitSource::Command, cx.cwd.clone(), 0, cx)],
             unread_scripts: Vec::new(),
             gh_aliases: OnceCell::new(),
             arena: bumpalo::Bump::new(),
@@ -175,8 +247,8 @@ impl<'a> Units<'a> {
                     {
                         let home = self.home();
                         let dir = unit
-                            .dir_of(inv, home.as_deref())
-                            .and_then(|d| location::after_git_c(&d, &call, home.as_deref()));
+                            .dir_of(inv, home.as_deref(), self.world)
+                            .and_then(|d| dirs::after_git_c(&d, &call, home.as_deref()));
                         let persisted = dir.map(|d| self.world.git_aliases(&d)).unwrap_or_default();
                         let e = command_effects::git_alias::expand(&arena, &call, &persisted);
                         if let Some(text) = e.shell {
@@ -192,6 +264,21 @@ impl<'a> Units<'a> {
             }
         }
         out
+    }
+
+    /// What the command wrote into `full` before invocation `before` of unit `u`.
+    fn written_before(&self, u: usize, before: usize, full: &Path) -> Option<Option<String>> {
+        let unit = &self.units[u];
+        let home = self.home();
+        let dir_of = |inv: &Invocation<'_>| unit.dir_of(inv, home.as_deref(), self.world);
+        written_into(
+            unit.view(),
+            before,
+            full,
+            &dir_of,
+            home.as_deref(),
+            self.world,
+        )
     }
 
     fn follow_scripts(&mut self) {
@@ -217,6 +304,7 @@ impl<'a> Units<'a> {
                         },
                         cwd,
                         depth,
+                        self.cx,
                     ));
                 }
             }
@@ -228,11 +316,11 @@ impl<'a> Units<'a> {
                     if let Some(path) =
                         script_path(inv).or_else(|| stdin_script_path(unit.view(), inv))
                     {
-                        let Some(dir) = unit.dir_of(inv, home.as_deref()) else {
+                        let Some(dir) = unit.dir_of(inv, home.as_deref(), self.world) else {
                             found.push((inv.index, path, None));
                             continue;
                         };
-                        let full = location::join(&dir, &expand_tilde(&path, home.as_deref()));
+                        let full = dirs::join(&dir, &expand_tilde(&path, home.as_deref()));
                         found.push((inv.index, path, Some((full, dir))));
                     }
                 }
@@ -252,7 +340,14 @@ impl<'a> Units<'a> {
                     });
                     continue;
                 };
-                match self.world.read_script(&full) {
+                let read = match self.written_before(unit_index, inv_index, &full) {
+                    Some(Some(text)) => Ok(text),
+                    Some(None) => Err(LookupError(
+                        "written by the command with text decided at run time".into(),
+                    )),
+                    None => self.world.read_script(&full),
+                };
+                match read {
                     Ok(text) if text.len() <= budget => {
                         budget -= text.len();
                         let depth = self.units[unit_index].depth + 1;
@@ -265,6 +360,7 @@ impl<'a> Units<'a> {
                             },
                             dir,
                             depth,
+                            self.cx,
                         ));
                     }
                     Ok(_) => self.unread_scripts.push(UnreadScript {

@@ -282,6 +282,17 @@ impl World for FakeWorld {
         self.gh_aliases.clone()
     }
 
+    /// The case's world holds the directories it names: the listed checkouts, the folders of
+    /// its scripts, and every folder above them.
+    fn is_dir(&self, path: &Path) -> bool {
+        let scripts = self.scripts.keys().filter_map(|p| p.parent());
+        self.primary_checkout
+            .keys()
+            .map(PathBuf::as_path)
+            .chain(scripts)
+            .any(|d| d.starts_with(path))
+    }
+
     fn read_script(&self, path: &Path) -> Result<String, LookupError> {
         self.scripts
             .get(path)

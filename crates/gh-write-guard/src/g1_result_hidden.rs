@@ -1,11 +1,13 @@
 //! G1: a GitHub write whose result is thrown away is denied: its stdout or stderr (or that of
 //! the list/group/subshell/pipeline around it, or an earlier `exec`) goes to `/dev/null`, or a
-//! `|| true`, `|| :`, `|| echo ...`, `|| exit 0`, `|| return 0` follows it. `2>&1`, `| tee`
-//! and redirections of other commands are fine.
+//! `|| true`, `|| :`, `|| echo ...`, `|| exit 0`, `|| return 0` follows it, or its own options
+//! drop the response (`gh api --silent`, `curl -o /dev/null`). `2>&1`, `| tee` and
+//! redirections of other commands are fine.
 
 use crate::analysis::Analysis;
 use crate::finding::{Code, Finding};
-use crate::location;
+use crate::operations::{Op, OpKind};
+use command_effects::dirs;
 use serde_json::json;
 use shell_syntax::ast::{AndOrOp, RedirOp};
 use shell_syntax::view::{AppliedRedirect, Arg, Invocation};
@@ -28,7 +30,7 @@ fn discards_output(r: &AppliedRedirect) -> bool {
 }
 
 fn is_dev_null(path: &str) -> bool {
-    path.starts_with('/') && location::join(Path::new("/"), path) == Path::new("/dev/null")
+    path.starts_with('/') && dirs::join(Path::new("/"), path) == Path::new("/dev/null")
 }
 
 /// Whether a command after `||` only hides the failure.
@@ -83,6 +85,21 @@ fn hidden(inv: &Invocation, a: &Analysis<'_>, unit: usize) -> Option<String> {
     None
 }
 
+/// The write's own options throw its result away (`gh api --silent`, `curl -o /dev/null`).
+fn own_options(op: &Op<'_>) -> Option<String> {
+    match &op.kind {
+        OpKind::Gh { api: Some(api), .. } if api.silent => {
+            Some("--silent prints nothing of the response".into())
+        }
+        OpKind::HttpWrite {
+            discards: true,
+            program,
+            ..
+        } => Some(format!("{program} writes the response to /dev/null")),
+        _ => None,
+    }
+}
+
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for op in a.ops() {
@@ -90,7 +107,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             continue;
         }
         let inv = op.inv(a);
-        if let Some(shape) = hidden(inv, a, op.unit) {
+        if let Some(shape) = own_options(op).or_else(|| hidden(inv, a, op.unit)) {
             out.push(Finding::deny(
                 Code::G1ResultHidden,
                 format!("{} with its result thrown away ({shape})", op.label()),

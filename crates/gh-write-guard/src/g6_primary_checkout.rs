@@ -8,8 +8,8 @@
 
 use crate::analysis::{Analysis, Unit};
 use crate::finding::{Code, Finding, Requirement};
-use crate::location::{self, expand_home};
 use crate::world::{RepoKind, World};
+use command_effects::dirs::{self, expand_home};
 use command_effects::git::{self, GitCall};
 use guard_config::CheckoutConfig;
 use serde::Serialize;
@@ -99,7 +99,7 @@ impl Policy {
             // The longest matching repository path decides.
             (CheckoutConfig::PerRepo(repos), Some(dir)) => repos
                 .iter()
-                .map(|(p, allow)| (location::join(Path::new("/"), p), allow))
+                .map(|(p, allow)| (dirs::join(Path::new("/"), p), allow))
                 .filter(|(p, _)| dir.starts_with(p))
                 .max_by_key(|(p, _)| p.as_os_str().len())
                 .is_some_and(|(_, allow)| *allow),
@@ -183,7 +183,7 @@ fn split_git<'a>(inv: &Invocation<'a>, home: Option<&Path>) -> GitCall<'a> {
 
 fn judge_git(unit: &Unit, inv: &Invocation, world: &dyn World, home: Option<&Path>) -> GitVerdict {
     let call = split_git(inv, home);
-    let target = locate(unit, inv, &call, home);
+    let target = locate(unit, inv, &call, home, world);
     let mut v = GitVerdict {
         invocation: inv.index,
         target: target.clone(),
@@ -266,23 +266,29 @@ fn argv_of(call: &GitCall) -> Vec<String> {
 }
 
 /// Which directory's repository the invocation acts on.
-fn locate(unit: &Unit, inv: &Invocation, call: &GitCall, home: Option<&Path>) -> Target {
-    let base = unit.dir_of(inv, home);
+fn locate(
+    unit: &Unit,
+    inv: &Invocation,
+    call: &GitCall,
+    home: Option<&Path>,
+    world: &dyn World,
+) -> Target {
+    let base = unit.dir_of(inv, home, world);
     let starts_absolute = |c: &Option<String>| c.as_deref().is_some_and(|c| c.starts_with('/'));
     let dir = match &base {
-        Some(b) => location::after_git_c(b, call, home),
+        Some(b) => dirs::after_git_c(b, call, home),
         // An absolute `-C` still names the directory after an unknown `cd`.
         None if call.dir_changes.first().is_some_and(starts_absolute) => {
-            location::after_git_c(Path::new("/"), call, home)
+            dirs::after_git_c(Path::new("/"), call, home)
         }
         None => None,
     };
     let named = |v: &Option<String>, what: &str| -> Target {
         match v {
             None => Target::Unknown(format!("{what} is decided at run time")),
-            Some(p) if p.starts_with('/') => Target::Dir(location::join(Path::new("/"), p)),
+            Some(p) if p.starts_with('/') => Target::Dir(dirs::join(Path::new("/"), p)),
             Some(p) => match &dir {
-                Some(d) => Target::Dir(location::join(d, p)),
+                Some(d) => Target::Dir(dirs::join(d, p)),
                 None => Target::Unknown(format!("{what} is relative to an unknown directory")),
             },
         }

@@ -10,6 +10,7 @@
 use crate::analysis::Analysis;
 use crate::finding::{Code, Finding, Requirement};
 use crate::g7_timeout;
+use command_effects::functions::{runs_program, shadowed_wrapper, Functions};
 use serde_json::json;
 use shell_syntax::ast::{AndOr, Command, CompoundKind, List, RedirOp, SimpleCommand, WhileLoop};
 use shell_syntax::view::{
@@ -77,6 +78,8 @@ pub fn wait_loops(src: &str, parsed: &Parsed, view: &CommandView) -> Vec<WaitLoo
 
 fn loops_at(src: &str, parsed: &Parsed, view: &CommandView, depth: usize) -> Vec<WaitLoop> {
     let mut out = Vec::new();
+    // Shell functions: a loop that calls one runs its body (`nap() { sleep 5; }`).
+    let funcs = Functions::of(view);
     for lp in &view.loops {
         if !matches!(
             lp.kind,
@@ -84,11 +87,11 @@ fn loops_at(src: &str, parsed: &Parsed, view: &CommandView, depth: usize) -> Vec
         ) {
             continue;
         }
-        if !runs_sleep(lp, view) {
+        if !runs_sleep(lp, view, &funcs) {
             continue;
         }
         let text = lp.span.text(origin_text(src, view, lp.origin)).to_string();
-        out.push(judge_loop(src, lp, &text, view));
+        out.push(judge_loop(src, lp, &text, view, &funcs));
     }
     if depth < MAX_HIDDEN_DEPTH {
         out.extend(hidden_scripts(view, depth));
@@ -118,15 +121,21 @@ fn origin_text<'a>(src: &'a str, view: &'a CommandView, origin: Option<usize>) -
     }
 }
 
-fn runs_sleep(lp: &LoopInfo, view: &CommandView) -> bool {
+fn runs_sleep(lp: &LoopInfo, view: &CommandView, funcs: &Functions) -> bool {
     lp.condition_invocations
         .iter()
         .chain(&lp.body_invocations)
         .filter_map(|&i| view.invocations.get(i))
-        .any(|inv| inv.kind == InvocationKind::Simple && inv.name() == Some("sleep"))
+        .any(|inv| inv.kind == InvocationKind::Simple && runs_program(view, funcs, inv, "sleep"))
 }
 
-fn judge_loop(src: &str, lp: &LoopInfo, text: &str, view: &CommandView) -> WaitLoop {
+fn judge_loop(
+    src: &str,
+    lp: &LoopInfo,
+    text: &str,
+    view: &CommandView,
+    funcs: &Functions,
+) -> WaitLoop {
     let depth = lp.origin_depth;
     let mut w = WaitLoop {
         text: text.to_string(),
@@ -163,7 +172,7 @@ fn judge_loop(src: &str, lp: &LoopInfo, text: &str, view: &CommandView) -> WaitL
         if eval_unreachable(src, lp, view) {
             w.bound = Some(Bound::Unreachable);
         } else {
-            match timeout_bound(lp, view) {
+            match timeout_bound(lp, view, funcs) {
                 Ok(t) => w.bound = Some(Bound::Timeout(t)),
                 Err(n) => w.note = n,
             }
@@ -370,7 +379,11 @@ fn eval_launcher_cannot_run(inv: &Invocation, text: &str) -> bool {
 }
 
 /// `Ok(description)` when a timeout bounds the loop, `Err(note)` otherwise.
-fn timeout_bound(lp: &LoopInfo, view: &CommandView) -> Result<String, Option<String>> {
+fn timeout_bound(
+    lp: &LoopInfo,
+    view: &CommandView,
+    funcs: &Functions,
+) -> Result<String, Option<String>> {
     let mut frame = lp.origin;
     let mut note = None;
     while let Some(id) = frame {
@@ -379,6 +392,13 @@ fn timeout_bound(lp: &LoopInfo, view: &CommandView) -> Result<String, Option<Str
         };
         if matches!(f.kind, OriginKind::ShellC { .. }) {
             if let Some(inv) = view.invocations.get(f.launcher) {
+                if let Some(name) = shadowed_wrapper(funcs, inv) {
+                    note = Some(format!(
+                        "`{name}` is a shell function here, not the program"
+                    ));
+                    frame = f.parent;
+                    continue;
+                }
                 match g7_timeout::launcher_timeout(inv) {
                     Ok(Some(desc)) => match fork_out_of_reach(id, view) {
                         None => return Ok(desc),

@@ -31,7 +31,6 @@ pub mod gh_config;
 pub mod git_push;
 pub mod hook;
 pub mod judge;
-pub mod location;
 pub mod operations;
 pub mod real_world;
 pub mod world;

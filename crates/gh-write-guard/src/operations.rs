@@ -3,7 +3,7 @@
 //! HTTP client call to a GitHub API host, each with the directory it acts in.
 
 use crate::analysis::{Analysis, Unit};
-use crate::location;
+use command_effects::dirs;
 use command_effects::gh::{self, GhArgs};
 use command_effects::gh_api::ApiCall;
 use command_effects::git::{ConfigSetting, GitCall};
@@ -35,6 +35,8 @@ pub enum OpKind<'a> {
         program: String,
         method: String,
         url: String,
+        /// The response goes to `/dev/null` (`curl -o /dev/null`): the result is thrown away.
+        discards: bool,
     },
 }
 
@@ -156,21 +158,24 @@ fn classify<'a>(
     added: &[ConfigSetting],
 ) -> Option<(OpKind<'a>, Option<PathBuf>)> {
     let name = program_name(run)?;
-    let dir = unit.dir_of(inv, home);
+    let dir = unit.dir_of(inv, home, a.world);
     match name {
         "git" => Some(git_op(a, inv, run, dir, home, added)),
         "gh" => Some((gh_op(a, run), dir)),
         "gh-pages" => Some((gh_pages_op(a, inv, run), dir)),
-        n if http::is_http_client(n) => http_write(n, &run.args, a).map(|(method, url)| {
-            (
-                OpKind::HttpWrite {
-                    program: n.to_string(),
-                    method,
-                    url,
-                },
-                dir,
-            )
-        }),
+        n if http::is_http_client(n) => {
+            http_write(n, &run.args, a).map(|(method, url, discards)| {
+                (
+                    OpKind::HttpWrite {
+                        program: n.to_string(),
+                        method,
+                        url,
+                        discards,
+                    },
+                    dir,
+                )
+            })
+        }
         _ => None,
     }
 }
@@ -189,7 +194,7 @@ fn git_op<'a>(
     call.config.splice(0..0, added.iter().cloned());
     let git_dir = dir
         .as_deref()
-        .and_then(|d| location::after_git_c(d, &call, home));
+        .and_then(|d| dirs::after_git_c(d, &call, home));
     let needs_alias = call
         .sub()
         .is_some_and(|s| !command_effects::git_alias::is_builtin(s));
@@ -320,7 +325,7 @@ pub fn expand_gh_alias<'a>(
 
 /// A write method sent to a GitHub API host by an HTTP client (read by
 /// [`command_effects::http`]); a method decided at run time counts as a write.
-fn http_write(program: &str, args: &[Arg], a: &Analysis<'_>) -> Option<(String, String)> {
+fn http_write(program: &str, args: &[Arg], a: &Analysis<'_>) -> Option<(String, String, bool)> {
     let call = http::read(program, args)?;
     let url = call.urls.iter().flatten().find(|v| {
         let host = v
@@ -345,6 +350,7 @@ fn http_write(program: &str, args: &[Arg], a: &Analysis<'_>) -> Option<(String, 
         (
             call.method.clone().unwrap_or_else(|| "<dynamic>".into()),
             url,
+            call.discards_response(),
         )
     })
 }

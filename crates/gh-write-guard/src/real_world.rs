@@ -296,6 +296,10 @@ impl World for RealWorld {
             .unwrap_or_default()
     }
 
+    fn is_dir(&self, path: &Path) -> bool {
+        path.is_dir()
+    }
+
     fn read_script(&self, path: &Path) -> Result<String, LookupError> {
         let meta =
             std::fs::metadata(path).map_err(|e| LookupError(format!("{}: {e}", path.display())))?;

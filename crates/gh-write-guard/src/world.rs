@@ -99,6 +99,10 @@ pub trait World {
     /// gh aliases from gh's `config.yml`, name → expansion as written (G0).
     fn gh_aliases(&self) -> BTreeMap<String, String>;
 
+    /// Whether `path` is an existing directory (a `CDPATH` search takes the first entry that
+    /// holds the name).
+    fn is_dir(&self, path: &Path) -> bool;
+
     /// The text of a script run by path (`bash x.sh`, `./x.sh`, `source x.sh`), read bounded by
     /// [`MAX_SCRIPT_BYTES`] (G0). An error means the script is judged as unseen.
     fn read_script(&self, path: &Path) -> Result<String, LookupError>;

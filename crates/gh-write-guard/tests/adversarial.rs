@@ -11,17 +11,16 @@ mod adversarial_support;
 
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
-const ATTACK_FLOOR: f64 = 406.0 / 411.0;
+const ATTACK_FLOOR: f64 = 1.0; // 442/442
 
 /// Ids decided wrongly on 2026-12-02 after command-effects (406/411 attacks refused since a
-/// remote added earlier in the command is read, 0/193 benign denied):
-/// attacks let through and benign commands denied. The commands are in the JSON files.
-const KNOWN_MISSES: &[&str] = &[
-    "atk-state-006",
-    "atk-state-007",
-    "atk-state-018",
-    "atk-state-049",
-    "atk-fed-023",
-];
+/// remote added earlier in the command is read, 0/193 benign denied); with the issue-16 gap
+/// cases added (440 attacks, 208 benign) and brace words, `--silent`, `-o /dev/null`, waits in
+/// called functions and function-shadowed `timeout` read: 425/440; with directories from
+/// command-effects (`CDPATH`, functions that shadow `cd` or change directory): 434/440; with
+/// scripts written earlier in the command read from the command's text: 439/440; with sourced
+/// files put in place (their exports reach later commands): 442/442, 0/209 benign denied.
+/// The commands are in the JSON files.
+const KNOWN_MISSES: &[&str] = &[];
 
 hook_replay::adversarial_set_tests!("adversarial/gh-write-guard", at_least = (200, 150));

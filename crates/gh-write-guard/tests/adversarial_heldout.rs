@@ -10,16 +10,12 @@ mod adversarial_support;
 
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
-const ATTACK_FLOOR: f64 = 236.0 / 240.0;
+const ATTACK_FLOOR: f64 = 1.0; // 240/240
 
 /// Ids decided wrongly. Written against main of 2026-12-02 before the command-effects layer
 /// (b1f8acf: 207/240 attacks refused, 2/109 benign denied); after it, held out from its
-/// developers: 236/240 refused, 0/109 benign denied. The commands are in the JSON files.
-const KNOWN_MISSES: &[&str] = &[
-    "hatk-word-004",
-    "hatk-api-017",
-    "hatk-http-008",
-    "hatk-wait-024",
-];
+/// developers: 236/240 refused, 0/109 benign denied; after brace-built program words, `gh api
+/// --silent`/`curl -o /dev/null` and waits inside called functions (effects-gaps): 240/240.
+const KNOWN_MISSES: &[&str] = &[];
 
 hook_replay::adversarial_set_tests!("adversarial-heldout/gh-write-guard", at_least = (120, 100));

@@ -1,16 +1,10 @@
 //! Remote URLs as git reads them: where a URL points (a host and a path, or the local file
-//! system) and, for a GitHub host, which repository it names. Pure string work, no I/O.
+//! system) and, for a GitHub host, which repository it names. Pure string work, no I/O. The URL
+//! reading itself is command-effects' `git_url` (one reader for every crate).
 
-use crate::hosts::{canonical_host, normalise_host, GitHubHosts};
-
-/// Where a URL points, by git's rules for telling URLs, scp-like addresses and paths apart.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UrlLocation {
-    /// A network address: host (normalised, no user or port) and the path on it.
-    Host { host: String, path: String },
-    /// A path on this machine (plain path, `file://` URL, or anything git would treat as one).
-    Local,
-}
+use crate::hosts::{canonical_host, GitHubHosts};
+use command_effects::git_url::is_ssh_transport;
+pub use command_effects::git_url::{owner_repo, parse_url, UrlLocation};
 
 /// A repository on a host: `owner/repo` as named by a URL.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -48,40 +42,6 @@ impl Destination {
             Destination::GitHub(_) | Destination::GitHubUnrecognised { .. }
         )
     }
-}
-
-/// Reads where `url` points, following git's rules: `<transport>::<address>` names a remote
-/// helper and its address; `scheme://` is a URL (`file://` is local); `[user@]host:path` is
-/// scp-like unless a `/` comes before the first `:`; anything else is a local path.
-pub fn parse_url(url: &str) -> UrlLocation {
-    let url = url.trim();
-    let url = strip_remote_helper(url);
-    if let Some((scheme, rest)) = split_scheme(url) {
-        if scheme.eq_ignore_ascii_case("file") {
-            return UrlLocation::Local;
-        }
-        let (authority, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, ""),
-        };
-        // userinfo may itself contain '@' in a password; the host follows the last one.
-        let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-        let host = normalise_host(host_port);
-        if host.is_empty() {
-            return UrlLocation::Local;
-        }
-        return UrlLocation::Host {
-            host,
-            path: percent_decode(path),
-        };
-    }
-    if let Some((host, path)) = split_scp_like(url) {
-        return UrlLocation::Host {
-            host: normalise_host(host),
-            path: path.to_string(),
-        };
-    }
-    UrlLocation::Local
 }
 
 /// Classifies a URL against the set of GitHub hosts; for ssh URLs the host is first looked up
@@ -126,122 +86,6 @@ pub fn repo_slug(url: &str) -> Option<RepoSlug> {
         }),
         UrlLocation::Local => None,
     }
-}
-
-/// The `owner` and `repo` of a path such as `/owner/repo.git/` or `owner/repo`.
-pub fn owner_repo(path: &str) -> Option<(String, String)> {
-    let path = path.trim_start_matches('/').trim_end_matches('/');
-    let path = path.strip_suffix(".git").unwrap_or(path);
-    let (owner, repo) = path.split_once('/')?;
-    if !valid_owner(owner) || !valid_repo(repo) {
-        return None;
-    }
-    Some((owner.to_string(), repo.to_string()))
-}
-
-fn valid_owner(owner: &str) -> bool {
-    // GitHub logins are alphanumerics and '-'; enterprise-managed users add '_'.
-    !owner.is_empty()
-        && owner
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
-
-fn valid_repo(repo: &str) -> bool {
-    !repo.is_empty()
-        && repo != "."
-        && repo != ".."
-        && repo
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-}
-
-/// Whether git reaches this URL through ssh (scp-like, `ssh://`, `git+ssh://`, `ssh+git://`).
-fn is_ssh_transport(url: &str) -> bool {
-    let url = strip_remote_helper(url.trim());
-    match split_scheme(url) {
-        Some((scheme, _)) => ["ssh", "git+ssh", "ssh+git"]
-            .iter()
-            .any(|s| scheme.eq_ignore_ascii_case(s)),
-        None => split_scp_like(url).is_some(),
-    }
-}
-
-/// `helper::address` → `address` (git runs `git-remote-helper` on the address).
-fn strip_remote_helper(url: &str) -> &str {
-    if let Some(i) = url.find("::") {
-        let helper = &url[..i];
-        if !helper.is_empty()
-            && helper
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
-        {
-            return &url[i + 2..];
-        }
-    }
-    url
-}
-
-/// `scheme://rest` → (scheme, rest) when the scheme is well-formed.
-fn split_scheme(url: &str) -> Option<(&str, &str)> {
-    let i = url.find("://")?;
-    let scheme = &url[..i];
-    let mut bytes = scheme.bytes();
-    let first_ok = bytes.next().is_some_and(|b| b.is_ascii_alphabetic());
-    if first_ok && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')) {
-        Some((scheme, &url[i + 3..]))
-    } else {
-        None
-    }
-}
-
-/// `[user@]host:path` or `[user@][host]:path` → (host, path), or `None` for a local path.
-fn split_scp_like(url: &str) -> Option<(&str, &str)> {
-    let (host_part, path) = if let Some(open) = url.find('[') {
-        // A bracketed host; git only treats it as such at the start or after `user@`.
-        let before = &url[..open];
-        if !(before.is_empty() || (before.ends_with('@') && !before.contains('/'))) {
-            return None;
-        }
-        let close = url[open..].find(']')? + open;
-        let rest = &url[close + 1..];
-        let path = rest.strip_prefix(':')?;
-        (&url[open + 1..close], path)
-    } else {
-        let colon = url.find(':')?;
-        if url[..colon].contains('/') {
-            return None;
-        }
-        (&url[..colon], &url[colon + 1..])
-    };
-    let host = host_part.rsplit_once('@').map_or(host_part, |(_, h)| h);
-    // A one-letter "host" is a DOS drive (`C:\x`), which git treats as a path.
-    if host.is_empty() || (host.len() == 1 && host.as_bytes()[0].is_ascii_alphabetic()) {
-        return None;
-    }
-    Some((host, path))
-}
-
-/// Decodes `%XX` escapes (invalid escapes stay as written; invalid UTF-8 is replaced).
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            if let Some(b) = hex {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -302,20 +146,6 @@ mod tests {
         ] {
             assert_eq!(parse_url(local), UrlLocation::Local, "{local}");
         }
-    }
-
-    #[test]
-    fn slugs() {
-        assert_eq!(owner_repo("/o/r.git/"), Some(("o".into(), "r".into())));
-        assert_eq!(
-            owner_repo("Own-er/re.po_x"),
-            Some(("Own-er".into(), "re.po_x".into()))
-        );
-        assert_eq!(owner_repo("o/r/extra"), None);
-        assert_eq!(owner_repo("o"), None);
-        assert_eq!(owner_repo("o/.."), None);
-        assert_eq!(owner_repo("o/r%x"), None);
-        assert_eq!(owner_repo("~o/r"), None);
     }
 
     #[test]
@@ -391,13 +221,5 @@ mod tests {
             classify_url("https://work-gh/o/r", &hosts),
             Destination::OtherHost { .. }
         ));
-    }
-
-    #[test]
-    fn percent_decoding_edges() {
-        assert_eq!(percent_decode("a%41"), "aA");
-        assert_eq!(percent_decode("a%4"), "a%4");
-        assert_eq!(percent_decode("%zz%"), "%zz%");
-        assert_eq!(percent_decode("%"), "%");
     }
 }
