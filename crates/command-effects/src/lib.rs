@@ -16,6 +16,7 @@
 //!
 //! - [`sourced`]: a command with the files it `source`s in place (given their text).
 //! - [`written`]: the text a command writes into a file when the command holds it.
+//! - [`scripts`]: the scripts a command runs by path, with the text it wrote into them first.
 //!
 //! No I/O: facts about the machine (the current branch, aliases in config files) belong to the
 //! guards' own world traits.
@@ -56,6 +57,7 @@ pub mod piped;
 pub mod program;
 pub mod repo;
 pub mod runners;
+pub mod scripts;
 pub mod sourced;
 pub mod written;
 

@@ -7,6 +7,8 @@ use crate::context::Context;
 use crate::operations::{self, Op};
 use crate::world::{LookupError, Rules, World, MAX_SCRIPT_BYTES};
 use command_effects::dirs::{self, DirCx, DirIndex};
+use command_effects::scripts::{expand_tilde, written_into};
+use command_effects::scripts::{script_path, stdin_script_path};
 use shell_syntax::{CommandView, Invocation, Parsed};
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -110,55 +112,19 @@ impl Unit {
 /// directory the `source` runs in) in place; `None` when none was read.
 fn sourced_in_place(command: &str, cx: &Context, world: &dyn World) -> Option<String> {
     let home = cx.home();
-    let cdpath = cx.env("CDPATH");
-    command_effects::sourced::inline_sourced(command, &mut |view, inv, path| {
-        let ix = DirIndex::of(view, home.as_deref());
-        let is_dir = |p: &Path| world.is_dir(p);
-        let dcx = DirCx {
-            home: home.as_deref(),
-            cdpath,
-            is_dir: &is_dir,
-        };
-        let dir_of = |i: &Invocation<'_>| dirs::dir_of(view, &ix, i, &cx.cwd, &dcx);
-        let full = dirs::join(&dir_of(inv)?, &expand_tilde(path, home.as_deref()));
-        // A file the command writes first holds what it wrote (unknown text: not put in place).
-        match written_into(view, inv.index, &full, &dir_of, home.as_deref(), world) {
-            Some(text) => text,
-            None => world.read_script(&full).ok(),
-        }
-    })
-}
-
-/// What a command (`view`) wrote into `full` before invocation `before` (`printf '...' > s.sh;
-/// bash s.sh`): `None` when it did not write it, `Some(None)` when the text is decided at run
-/// time. `>>` adds to the file's text (from the world when it existed).
-fn written_into(
-    view: &CommandView<'_>,
-    before: usize,
-    full: &Path,
-    dir_of: &dyn Fn(&Invocation<'_>) -> Option<PathBuf>,
-    home: Option<&Path>,
-    world: &dyn World,
-) -> Option<Option<String>> {
-    let mut state: Option<Option<String>> = None;
-    for inv in view.invocations.iter().take_while(|i| i.index < before) {
-        let Some(w) = command_effects::written::written(inv) else {
-            continue;
-        };
-        let Some(dir) = dir_of(inv) else {
-            continue;
-        };
-        if dirs::join(&dir, &expand_tilde(&w.path, home)) != full {
-            continue;
-        }
-        let base = match state.take() {
-            _ if !w.append => Some(String::new()),
-            Some(prev) => prev,
-            None => Some(world.read_script(full).unwrap_or_default()),
-        };
-        state = Some(base.zip(w.text).map(|(a, b)| a + &b));
-    }
-    state
+    let is_dir = |p: &Path| world.is_dir(p);
+    let dcx = DirCx {
+        home: home.as_deref(),
+        cdpath: cx.env("CDPATH"),
+        is_dir: &is_dir,
+    };
+    let read = |p: &Path| world.read_script(p).ok();
+    let at = command_effects::scripts::Reading {
+        base: &cx.cwd,
+        dirs: &dcx,
+        read: &read,
+    };
+    command_effects::scripts::sourced_in_place(command, &at)
 }
 
 /// A script that was named but not read.
@@ -271,14 +237,8 @@ impl<'a> Units<'a> {
         let unit = &self.units[u];
         let home = self.home();
         let dir_of = |inv: &Invocation<'_>| unit.dir_of(inv, home.as_deref(), self.world);
-        written_into(
-            unit.view(),
-            before,
-            full,
-            &dir_of,
-            home.as_deref(),
-            self.world,
-        )
+        let read = |p: &Path| self.world.read_script(p).ok();
+        written_into(unit.view(), before, full, &dir_of, home.as_deref(), &read)
     }
 
     fn follow_scripts(&mut self) {
@@ -427,113 +387,5 @@ impl<'a> Analysis<'a> {
 
     pub fn home(&self) -> Option<PathBuf> {
         self.cx.home()
-    }
-}
-
-fn expand_tilde(path: &str, home: Option<&Path>) -> String {
-    match (path.strip_prefix("~/"), home) {
-        (Some(rest), Some(h)) => format!("{}/{rest}", h.display()),
-        _ => path.to_string(),
-    }
-}
-
-/// The script an invocation runs by path: `bash x.sh`, `sh -e x.sh`, `./x.sh`, `source x.sh`,
-/// `. x.sh`. A shell given `-c` or reading stdin runs no script file.
-pub fn script_path(inv: &Invocation<'_>) -> Option<String> {
-    let name = inv.name()?;
-    if name == "source" || name == "." {
-        let first = inv.args.first()?;
-        return first.value.as_deref().map(String::from).or_else(|| {
-            // `~/x.sh`: keep the tilde for the caller to expand.
-            first
-                .word
-                .resolve(&|n| (n == "HOME").then(|| "~".to_string()))
-        });
-    }
-    if shell_syntax::view::is_shell(name) {
-        for a in &inv.args {
-            let v = a.value.as_deref()?;
-            if v == "--" {
-                continue;
-            }
-            if v.starts_with('-') || v.starts_with('+') {
-                // `-c`, `-s` or `-i`: the script is not a file argument.
-                if !v.starts_with("--") && v[1..].contains(['c', 's']) {
-                    return None;
-                }
-                if v == "-o" || v == "-O" || v == "--rcfile" || v == "--init-file" {
-                    return None;
-                }
-                continue;
-            }
-            return Some(v.to_string());
-        }
-        return None;
-    }
-    if let shell_syntax::view::Program::Static { raw, .. } = &inv.program {
-        if raw.contains('/') {
-            return Some(raw.to_string());
-        }
-    }
-    None
-}
-
-/// The script file a shell reads on its stdin: `bash < x.sh`, `cat x.sh | sh` (a shell given
-/// `-c` or a script operand reads no stdin script).
-pub fn stdin_script_path(view: &CommandView<'_>, inv: &Invocation<'_>) -> Option<String> {
-    let name = inv.name()?;
-    if !shell_syntax::view::is_shell(name) {
-        return None;
-    }
-    if inv.args.iter().any(|a| {
-        a.value
-            .as_deref()
-            .is_none_or(|v| !v.starts_with('-') || (!v.starts_with("--") && v.contains('c')))
-    }) {
-        return None;
-    }
-    if let Some(r) = inv.redirects.iter().rev().find(|r| r.fd == Some(0)) {
-        return match r.op {
-            shell_syntax::RedirOp::In => r.target.value.as_deref().map(String::from),
-            _ => None,
-        };
-    }
-    // `cat x.sh | sh`: the element before it in the same pipeline.
-    let pos = inv.context.pipeline?;
-    if pos.index == 0 {
-        return None;
-    }
-    let prev = view.invocations[..inv.index].iter().rev().find(|p| {
-        p.context
-            .pipeline
-            .is_some_and(|q| q.len == pos.len && q.index + 1 == pos.index)
-            && p.origin == inv.origin
-    })?;
-    match (prev.name(), prev.args.as_slice()) {
-        (Some("cat"), [file]) => file.value.as_deref().map(String::from),
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The script the first invocation of `cmd` runs by path.
-    fn script_of(cmd: &str) -> Option<String> {
-        let p = shell_syntax::parse(cmd);
-        script_path(&shell_syntax::commands(&p).invocations[0])
-    }
-
-    #[test]
-    fn scripts_by_path() {
-        assert_eq!(script_of("bash x.sh"), Some("x.sh".into()));
-        assert_eq!(script_of("sh -e ./y.sh a"), Some("./y.sh".into()));
-        assert_eq!(script_of("./run.sh"), Some("./run.sh".into()));
-        assert_eq!(script_of(". ~/env.sh"), Some("~/env.sh".into()));
-        assert_eq!(script_of("source lib.sh"), Some("lib.sh".into()));
-        assert_eq!(script_of("bash -c 'ls'"), None);
-        assert_eq!(script_of("bash"), None);
-        assert_eq!(script_of("ls -la"), None);
     }
 }

@@ -1,0 +1,282 @@
+//! Scripts a command runs by path (`bash x.sh`, `./x.sh`, `source x.sh`, `cat x.sh | sh`) and
+//! the text each holds when the command wrote it first (`printf 'claude ...' > s.sh; bash s.sh`
+//! runs what was written, not what the file held before). The guards read other scripts
+//! through their own I/O: [`scripts_run`] takes the reader.
+
+use crate::dirs::{self, DirCx, DirIndex};
+use crate::written::written;
+use shell_syntax::view::{CommandView, Invocation};
+use std::path::{Path, PathBuf};
+
+/// `~/x` with the hook's home in place of `~`.
+pub fn expand_tilde(path: &str, home: Option<&Path>) -> String {
+    match (path.strip_prefix("~/"), home) {
+        (Some(rest), Some(h)) => format!("{}/{rest}", h.display()),
+        _ => path.to_string(),
+    }
+}
+
+/// What a command (`view`) wrote into `full` before invocation `before` (`printf '...' > s.sh;
+/// bash s.sh`): `None` when it did not write it, `Some(None)` when the text is decided at run
+/// time. `>>` adds to the file's text (`read`: what it held, when it existed).
+pub fn written_into(
+    view: &CommandView<'_>,
+    before: usize,
+    full: &Path,
+    dir_of: &dyn Fn(&Invocation<'_>) -> Option<PathBuf>,
+    home: Option<&Path>,
+    read: &dyn Fn(&Path) -> Option<String>,
+) -> Option<Option<String>> {
+    let mut state: Option<Option<String>> = None;
+    for inv in view.invocations.iter().take_while(|i| i.index < before) {
+        let Some(w) = written(inv) else {
+            continue;
+        };
+        let Some(dir) = dir_of(inv) else {
+            continue;
+        };
+        if dirs::join(&dir, &expand_tilde(&w.path, home)) != full {
+            continue;
+        }
+        let base = match state.take() {
+            _ if !w.append => Some(String::new()),
+            Some(prev) => prev,
+            None => Some(read(full).unwrap_or_default()),
+        };
+        state = Some(base.zip(w.text).map(|(a, b)| a + &b));
+    }
+    state
+}
+
+/// What reading the scripts of a command needs from outside it.
+pub struct Reading<'x> {
+    /// The directory the command starts in.
+    pub base: &'x Path,
+    pub dirs: &'x DirCx<'x>,
+    /// A file's text (`None`: not readable); the guards do the I/O.
+    pub read: &'x dyn Fn(&Path) -> Option<String>,
+}
+
+/// `command` with the text of each file it `source`s in place ([`crate::sourced`]): what the
+/// command wrote into it first, else what `read` gives, relative to the directory the `source`
+/// runs in (from `at.base`); `None` when none was read.
+pub fn sourced_in_place(command: &str, at: &Reading<'_>) -> Option<String> {
+    let (base, cx, read) = (at.base, at.dirs, at.read);
+    crate::sourced::inline_sourced(command, &mut |view, inv, path| {
+        let ix = DirIndex::of(view, cx.home);
+        let dir_of = |i: &Invocation<'_>| dirs::dir_of(view, &ix, i, base, cx);
+        let full = dirs::join(&dir_of(inv)?, &expand_tilde(path, cx.home));
+        // A file the command writes first holds what it wrote (unknown text: not put in place).
+        match written_into(view, inv.index, &full, &dir_of, cx.home, read) {
+            Some(text) => text,
+            None => read(&full),
+        }
+    })
+}
+
+/// One script a command runs by path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptRun {
+    /// The path as the command names it.
+    pub path: String,
+    /// Where it is and the directory it starts in; `None` when a `cd` before it is decided at
+    /// run time.
+    pub at: Option<(PathBuf, PathBuf)>,
+    /// Its text: what the command wrote into it first, else what `read` gave; `None` when
+    /// neither is known.
+    pub text: Option<String>,
+}
+
+/// Every script `text` runs by path, starting in `at.base`, with its text (see [`ScriptRun`]).
+pub fn scripts_run(text: &str, at: &Reading<'_>) -> Vec<ScriptRun> {
+    let (base, cx, read) = (at.base, at.dirs, at.read);
+    let parsed = shell_syntax::parse(text);
+    let view = shell_syntax::commands(&parsed);
+    let ix = DirIndex::of(&view, cx.home);
+    let dir_of = |i: &Invocation<'_>| dirs::dir_of(&view, &ix, i, base, cx);
+    let mut out = Vec::new();
+    for inv in &view.invocations {
+        let Some(path) = script_path(inv).or_else(|| stdin_script_path(&view, inv)) else {
+            continue;
+        };
+        let Some(dir) = dir_of(inv) else {
+            out.push(ScriptRun {
+                path,
+                at: None,
+                text: None,
+            });
+            continue;
+        };
+        let full = dirs::join(&dir, &expand_tilde(&path, cx.home));
+        let text = match written_into(&view, inv.index, &full, &dir_of, cx.home, read) {
+            Some(t) => t,
+            None => read(&full),
+        };
+        out.push(ScriptRun {
+            path,
+            at: Some((full, dir)),
+            text,
+        });
+    }
+    out
+}
+
+/// The script an invocation runs by path: `bash x.sh`, `sh -e x.sh`, `./x.sh`, `source x.sh`,
+/// `. x.sh`. A shell given `-c` or reading stdin runs no script file.
+pub fn script_path(inv: &Invocation<'_>) -> Option<String> {
+    let name = inv.name()?;
+    if name == "source" || name == "." {
+        let first = inv.args.first()?;
+        return first.value.as_deref().map(String::from).or_else(|| {
+            // `~/x.sh`: keep the tilde for the caller to expand.
+            first
+                .word
+                .resolve(&|n| (n == "HOME").then(|| "~".to_string()))
+        });
+    }
+    if shell_syntax::view::is_shell(name) {
+        for a in &inv.args {
+            let v = a.value.as_deref()?;
+            if v == "--" {
+                continue;
+            }
+            if v.starts_with('-') || v.starts_with('+') {
+                // `-c`, `-s` or `-i`: the script is not a file argument.
+                if !v.starts_with("--") && v[1..].contains(['c', 's']) {
+                    return None;
+                }
+                if v == "-o" || v == "-O" || v == "--rcfile" || v == "--init-file" {
+                    return None;
+                }
+                continue;
+            }
+            return Some(v.to_string());
+        }
+        return None;
+    }
+    if let shell_syntax::view::Program::Static { raw, .. } = &inv.program {
+        if raw.contains('/') {
+            return Some(raw.to_string());
+        }
+    }
+    None
+}
+
+/// The script file a shell reads on its stdin: `bash < x.sh`, `cat x.sh | sh` (a shell given
+/// `-c` or a script operand reads no stdin script).
+pub fn stdin_script_path(view: &CommandView<'_>, inv: &Invocation<'_>) -> Option<String> {
+    let name = inv.name()?;
+    if !shell_syntax::view::is_shell(name) {
+        return None;
+    }
+    if inv.args.iter().any(|a| {
+        a.value
+            .as_deref()
+            .is_none_or(|v| !v.starts_with('-') || (!v.starts_with("--") && v.contains('c')))
+    }) {
+        return None;
+    }
+    if let Some(r) = inv.redirects.iter().rev().find(|r| r.fd == Some(0)) {
+        return match r.op {
+            shell_syntax::RedirOp::In => r.target.value.as_deref().map(String::from),
+            _ => None,
+        };
+    }
+    // `cat x.sh | sh`: the element before it in the same pipeline.
+    let pos = inv.context.pipeline?;
+    if pos.index == 0 {
+        return None;
+    }
+    let prev = view.invocations[..inv.index].iter().rev().find(|p| {
+        p.context
+            .pipeline
+            .is_some_and(|q| q.len == pos.len && q.index + 1 == pos.index)
+            && p.origin == inv.origin
+    })?;
+    match (prev.name(), prev.args.as_slice()) {
+        (Some("cat"), [file]) => file.value.as_deref().map(String::from),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The script the first invocation of `cmd` runs by path.
+    fn script_of(cmd: &str) -> Option<String> {
+        let p = shell_syntax::parse(cmd);
+        script_path(&shell_syntax::commands(&p).invocations[0])
+    }
+
+    /// `command<TAB>the script it runs` (nothing after the TAB: none).
+    const SCRIPTS: &str = "bash x.sh\tx.sh
+sh -e ./y.sh a\t./y.sh
+./run.sh\t./run.sh
+. ~/env.sh\t~/env.sh
+source lib.sh\tlib.sh
+bash -c 'ls'\t
+bash\t
+ls -la\t";
+
+    #[test]
+    fn scripts_by_path() {
+        for line in SCRIPTS.lines() {
+            let (cmd, want) = line.split_once('\t').unwrap();
+            let want = Some(want).filter(|w| !w.is_empty());
+            assert_eq!(script_of(cmd).as_deref(), want, "{cmd}");
+        }
+    }
+
+    /// What a command starting in `/p` reads, where only `file` exists, holding `text`.
+    fn in_p<T>(file: &'static str, text: &'static str, f: impl Fn(&Reading<'_>) -> T) -> T {
+        let is_dir = |_: &Path| false;
+        let cx = DirCx {
+            home: Some(Path::new("/h")),
+            cdpath: None,
+            is_dir: &is_dir,
+        };
+        let read = |p: &Path| (p == Path::new(file)).then(|| text.to_string());
+        f(&Reading {
+            base: Path::new("/p"),
+            dirs: &cx,
+            read: &read,
+        })
+    }
+
+    fn run(cmd: &str) -> Vec<ScriptRun> {
+        in_p("/p/old.sh", "old\n", |at| scripts_run(cmd, at))
+    }
+
+    #[test]
+    fn a_script_holds_what_the_command_wrote_first() {
+        let r = run("printf 'claude --model x\\n' > s.sh; bash s.sh");
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            r[0].at.as_ref().map(|a| a.0.clone()),
+            Some(PathBuf::from("/p/s.sh"))
+        );
+        assert_eq!(r[0].text.as_deref(), Some("claude --model x\n"));
+        let r = run("cat > /tmp/go.sh <<'EOF'\nrm x\nEOF\nsh /tmp/go.sh");
+        assert_eq!(r[0].text.as_deref(), Some("rm x\n"));
+        assert_eq!(
+            run("echo y >> old.sh; ./old.sh")[0].text.as_deref(),
+            Some("old\ny\n")
+        );
+        assert_eq!(run("curl -s u > old.sh; bash old.sh")[0].text, None);
+        assert_eq!(run("bash old.sh")[0].text.as_deref(), Some("old\n"));
+        assert_eq!(run("cd \"$D\"; bash s.sh")[0].at, None);
+        assert!(run("bash -c 'ls'").is_empty());
+    }
+
+    #[test]
+    fn a_sourced_file_is_put_in_place() {
+        in_p("/p/env.sh", "export A=1\n", |at| {
+            let t = sourced_in_place("source ./env.sh && a", at).unwrap();
+            assert!(t.contains("export A=1") && t.contains("/dev/stdin"), "{t}");
+            let t = sourced_in_place("echo 'export B=2' > env.sh; . env.sh", at);
+            assert!(t.is_some_and(|t| t.contains("export B=2") && !t.contains("A=1")));
+            assert_eq!(sourced_in_place("cd /q; . env.sh", at), None);
+        });
+    }
+}
