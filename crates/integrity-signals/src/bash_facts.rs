@@ -11,7 +11,10 @@
 
 use crate::bash_programs::{classify, operands, value_of, INTERPRETERS};
 use crate::paths;
-use shell_syntax::view::{AppliedRedirect, CdKind, Invocation, InvocationKind, PipePos};
+use command_effects::dirs;
+use command_effects::functions::Functions;
+use command_effects::{resolve, Run};
+use shell_syntax::view::{AppliedRedirect, Invocation, InvocationKind, PipePos};
 use shell_syntax::{RedirOp, Word};
 use std::path::{Path, PathBuf};
 
@@ -107,10 +110,22 @@ pub const HOOK_VARS: &[&str] = &[
     "XDG_DATA_HOME",
     "XDG_CACHE_HOME",
     "AGENT_GUARDS_CONFIG",
+    // Not a path spelling: a relative `cd` searches it first, as bash does.
+    "CDPATH",
 ];
 
-/// Analyses a Bash command.
+/// How deep scripts run by path are followed.
+const MAX_SCRIPT_DEPTH: usize = 3;
+/// Largest script read from disk.
+const MAX_SCRIPT_BYTES: u64 = 256 * 1024;
+
+/// Analyses a Bash command, and the scripts it runs by path (`bash s.sh`, `./x.sh`, `source
+/// x.sh`): a script the command wrote first holds what it wrote.
 pub fn analyse(command: &str, env: &Env) -> BashFacts {
+    analyse_at(command, env, 0)
+}
+
+fn analyse_at(command: &str, env: &Env, depth: usize) -> BashFacts {
     let parsed = shell_syntax::parse(command);
     let view = shell_syntax::commands(&parsed);
     let mut facts = BashFacts {
@@ -121,6 +136,21 @@ pub fn analyse(command: &str, env: &Env) -> BashFacts {
             .or_else(|| parsed.error.as_ref().map(|e| e.to_string())),
         ..BashFacts::default()
     };
+    // The directory each invocation runs in, read by command-effects (`CDPATH`, functions that
+    // shadow `cd`/`pushd`/`popd` or change directory when called).
+    let is_dir = |p: &Path| p.is_dir();
+    let dcx = dirs::DirCx {
+        home: env.home,
+        cdpath: env.var("CDPATH"),
+        is_dir: &is_dir,
+    };
+    let ix = dirs::DirIndex::of(&view, env.home);
+    let dir_of = |inv: &Invocation| {
+        let base = env.cwd?;
+        dirs::dir_of(&view, &ix, inv, base, &dcx)
+    };
+    let funcs = Functions::of(&view);
+    let arena = bumpalo::Bump::new();
     // What `{}` stands for in the `-exec` commands of the `find` just read, and the last
     // pipeline stage read (what it prints may feed an `xargs`).
     let mut found: Vec<Option<String>> = Vec::new();
@@ -130,7 +160,18 @@ pub fn analyse(command: &str, env: &Env) -> BashFacts {
             found.clear();
         }
         let piped = piped_items(inv, stage.as_ref());
-        let Some(seen) = invocation(inv, env, &found, &piped, &mut facts) else {
+        let ctx = Ctx {
+            inv,
+            env,
+            cwd: dir_of(inv),
+            program: String::new(),
+        };
+        let braced = inv
+            .name()
+            .is_none()
+            .then(|| resolve(&funcs, inv, &arena))
+            .filter(|r| r.name().is_some());
+        let Some(seen) = invocation(ctx, braced.as_ref(), &found, &piped, &mut facts) else {
             continue;
         };
         if seen.program == "find" && inv.kind != InvocationKind::FindExec {
@@ -145,7 +186,45 @@ pub fn analyse(command: &str, env: &Env) -> BashFacts {
     for s in &scripts {
         crate::bash_network::urls_in_text(&s.program, &s.text, &mut facts.destinations);
     }
+    if depth < MAX_SCRIPT_DEPTH {
+        if let Some(cwd) = env.cwd {
+            let at = command_effects::scripts::Reading {
+                base: cwd,
+                dirs: &dcx,
+                read: &read_script,
+            };
+            for s in command_effects::scripts::scripts_run(command, &at) {
+                let (Some((_, dir)), Some(text)) = (s.at, s.text) else {
+                    continue;
+                };
+                let inner = Env {
+                    cwd: Some(&dir),
+                    ..*env
+                };
+                let more = analyse_at(&text, &inner, depth + 1);
+                facts.paths.extend(more.paths);
+                facts.destinations.extend(more.destinations);
+                facts.scripts.extend(more.scripts);
+            }
+        }
+    }
     facts
+}
+
+/// A script's text, bounded ([`MAX_SCRIPT_BYTES`]; regular files only: a FIFO would block).
+fn read_script(path: &Path) -> Option<String> {
+    let bytes = primitives::read::prefix(path, MAX_SCRIPT_BYTES)?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+impl Env<'_> {
+    /// The hook's value of one of [`HOOK_VARS`].
+    fn var(&self, name: &str) -> Option<&str> {
+        self.vars
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 fn program_name(inv: &Invocation) -> Option<String> {
@@ -219,30 +298,6 @@ impl Ctx<'_> {
     }
 }
 
-/// The directory an invocation runs in, after its `cd`s; `None` when one cannot be followed.
-fn cwd_after(inv: &Invocation, env: &Env) -> Option<PathBuf> {
-    let mut cwd = env.cwd.map(Path::to_path_buf);
-    for step in &inv.cds {
-        cwd = match step.kind {
-            CdKind::Cd | CdKind::Pushd | CdKind::EnvChdir => match &step.target {
-                None => env.home.map(Path::to_path_buf),
-                Some(arg) => {
-                    let lookup = |n: &str| match n {
-                        "HOME" => env.home.map(|h| h.to_string_lossy().into_owned()),
-                        _ => None,
-                    };
-                    match word_text(&arg.word, &lookup) {
-                        Some((t, false)) => paths::absolute(&t, cwd.as_deref(), env.home),
-                        _ => None,
-                    }
-                }
-            },
-            CdKind::Popd | CdKind::Back => None,
-        };
-    }
-    cwd
-}
-
 /// A call as read: its program and its words' texts.
 struct Seen {
     program: String,
@@ -274,30 +329,36 @@ fn piped_items(inv: &Invocation, stage: Option<&(PipePos, Seen)>) -> Vec<String>
     command_effects::piped::xargs_items(&options, &seen.program, &seen.values()).unwrap_or_default()
 }
 
-/// Reads one invocation into `facts`: `found` is what `{}` stands for when it is a
-/// `find -exec` command, `piped` the items an `xargs` around it appends.
+/// Reads one invocation into `facts`: `braced` is what command-effects made of a brace-built
+/// program word (`{tee,f}`), `found` what `{}` stands for when it is a `find -exec` command,
+/// `piped` the items an `xargs` around it appends.
 fn invocation(
-    inv: &Invocation,
-    env: &Env,
+    mut ctx: Ctx,
+    braced: Option<&Run>,
     found: &[Option<String>],
     piped: &[String],
     facts: &mut BashFacts,
 ) -> Option<Seen> {
-    let program = program_name(inv).unwrap_or_default();
-    let ctx = Ctx {
-        inv,
-        env,
-        cwd: cwd_after(inv, env),
-        program: program.clone(),
+    let inv = ctx.inv;
+    let program = match braced {
+        Some(run) => run.name().map(str::to_ascii_lowercase).unwrap_or_default(),
+        None => program_name(inv).unwrap_or_default(),
     };
+    ctx.program = program.clone();
     for r in &inv.redirects {
         redirect(&ctx, r, facts);
     }
     if program.is_empty() || inv.kind == InvocationKind::ArithCommand {
         return None;
     }
-    let mut words: Vec<Option<(String, bool)>> =
-        inv.args.iter().map(|a| ctx.text(&a.word)).collect();
+    let args = braced.map_or(inv.args.as_slice(), |r| r.args.as_slice());
+    let mut words: Vec<Option<(String, bool)>> = args
+        .iter()
+        .map(|a| match a.value.as_deref() {
+            Some(v) if braced.is_some() => Some((v.to_string(), false)),
+            _ => ctx.text(&a.word),
+        })
+        .collect();
     words.extend(piped.iter().map(|p| Some((p.clone(), paths::has_glob(p)))));
     crate::bash_network::piped_destinations(&program, piped, &mut facts.destinations);
     // In a `find -exec` command, `{}` is each file found: one reading per start folder.

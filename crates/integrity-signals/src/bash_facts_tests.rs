@@ -79,3 +79,56 @@ proptest! {
         let _ = crate::i2_fabricated_claims::output_failed(&cmd, true);
     }
 }
+
+/// The written paths of `cmd`, run in `cwd` with `~` at `home` and the hook's `vars`.
+fn writes_in(cmd: &str, cwd: &Path, home: &Path, vars: &[(String, String)]) -> Vec<PathBuf> {
+    let env = Env {
+        cwd: Some(cwd),
+        home: Some(home),
+        vars,
+    };
+    analyse(cmd, &env)
+        .paths
+        .into_iter()
+        .filter(|u| matches!(u.access, Access::Write { .. }))
+        .filter_map(|u| u.path)
+        .collect()
+}
+
+#[test]
+fn scripts_cd_functions_cdpath_and_braces_as_command_effects_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (home, proj) = (root.join("home"), root.join("proj"));
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::create_dir_all(proj.join(".claude")).unwrap();
+    let settings = home.join(".claude/settings.json");
+    let w = |cmd: &str| writes_in(cmd, &proj, &home, &[]);
+    // A script the command writes, then runs: its text is what was written.
+    let got = w("printf 'echo {} > $HOME/.claude/settings.json\\n' > s.sh; bash s.sh");
+    assert!(got.contains(&settings), "{got:?}");
+    assert!(!w("printf 'echo hi\\n' > s.sh; bash s.sh").contains(&settings));
+    // A script already on disk, run by path.
+    std::fs::write(proj.join("old.sh"), "rm -f ~/.claude/settings.json\n").unwrap();
+    assert!(w("sh ./old.sh").contains(&settings));
+    // A function that shadows `cd` decides where `cd x` goes.
+    let h = home.display();
+    let got = w(&format!(
+        "cd() {{ builtin cd {h}/.claude; }}; cd x && echo {{}} > settings.json"
+    ));
+    assert_eq!(got, vec![settings.clone()]);
+    let got = w("cd() { builtin cd \"$@\"; }; cd src && echo x > notes.txt");
+    assert_eq!(got, vec![proj.join("src/notes.txt")]);
+    // Brace-built command words are the words bash makes.
+    assert!(w(&format!("{{tee,{h}/.claude/settings.json}} < /dev/null")).contains(&settings));
+    // CDPATH is searched before the current directory, from the command or the hook's.
+    let got = w(&format!(
+        "CDPATH={h} cd .claude && echo {{}} > settings.json"
+    ));
+    assert_eq!(got, vec![settings.clone()]);
+    let vars = [("CDPATH".to_string(), h.to_string())];
+    let got = writes_in("cd .claude && echo {} > settings.json", &proj, &home, &vars);
+    assert_eq!(got, vec![settings.clone()]);
+    let got = w("cd .claude && echo {} > settings.json");
+    assert_eq!(got, vec![proj.join(".claude/settings.json")]);
+}

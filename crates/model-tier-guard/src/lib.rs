@@ -313,12 +313,26 @@ impl Call<'_> {
     fn nested_launch(&mut self) -> Finding {
         let command = self.str_input("command").unwrap_or_default();
         let cwd = self.input.cwd.as_deref().map(std::path::Path::new);
-        let reqs = m3_launch::requested_models(
-            &command,
+        let home = self.ctx.host.home();
+        let at = cwd.map(|cwd| m3_launch::ScriptPlaces {
             cwd,
-            &self.agent_dirs(),
-            &self.ctx.host.aliases(),
-        );
+            home: home.as_deref(),
+            cdpath: self.ctx.host.var("CDPATH"),
+        });
+        let text = match at {
+            Some(at) => m3_launch::with_sourced(&command, at),
+            None => command.clone(),
+        };
+        let aliases = self.ctx.host.aliases();
+        let mut reqs = m3_launch::requested_models(&text, cwd, &self.agent_dirs(), &aliases);
+        if let Some(at) = at {
+            reqs.extend(m3_launch::requested_in_scripts(
+                &command,
+                at,
+                &self.agent_dirs(),
+                &aliases,
+            ));
+        }
         let mut f = m3_session::judge_requested(
             codes::M3_LAUNCH,
             "a nested agent launch",

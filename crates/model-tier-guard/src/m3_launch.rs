@@ -12,6 +12,8 @@
 use crate::agents::{self, AgentDirs};
 use crate::host::read_prefix;
 use crate::model_aliases::{self, AliasEnv};
+use command_effects::dirs::DirCx;
+use command_effects::scripts::Reading;
 use serde_json::Value;
 use shell_syntax::view::{Arg, EnvSource, Invocation};
 use std::path::Path;
@@ -156,6 +158,95 @@ pub fn requested_models(
         ));
     }
     out
+}
+
+/// Where a command runs, for the scripts it runs by path.
+#[derive(Debug, Clone, Copy)]
+pub struct ScriptPlaces<'a> {
+    pub cwd: &'a Path,
+    pub home: Option<&'a Path>,
+    /// `CDPATH` of the hook's environment (bash searches it for a relative `cd`).
+    pub cdpath: Option<&'a str>,
+}
+
+impl<'a> ScriptPlaces<'a> {
+    fn dirs(&self) -> DirCx<'a> {
+        DirCx {
+            home: self.home,
+            cdpath: self.cdpath,
+            is_dir: &Path::is_dir,
+        }
+    }
+
+    fn reading<'x>(&self, dirs: &'x DirCx<'x>) -> Reading<'x>
+    where
+        'a: 'x,
+    {
+        Reading {
+            base: self.cwd,
+            dirs,
+            read: &read_script,
+        }
+    }
+}
+
+/// A script's text, bounded ([`MAX_SCRIPT_BYTES`]).
+fn read_script(path: &Path) -> Option<String> {
+    read_prefix(path, MAX_SCRIPT_BYTES)
+}
+
+/// `command` with the files it `source`s in place (command-effects: what the command wrote
+/// into them first, else their text on disk), so their exports reach the launches after them
+/// (`source ./env.sh && claude -p x` with `export ANTHROPIC_MODEL=...` in env.sh).
+pub fn with_sourced(command: &str, at: ScriptPlaces) -> String {
+    let cx = at.dirs();
+    let reading = at.reading(&cx);
+    command_effects::scripts::sourced_in_place(command, &reading)
+        .unwrap_or_else(|| command.to_string())
+}
+
+/// How deep scripts run by path are followed.
+const MAX_SCRIPT_DEPTH: usize = 3;
+/// Largest script read from disk.
+const MAX_SCRIPT_BYTES: u64 = 256 * 1024;
+
+/// The launches inside the scripts a command runs by path (`bash s.sh`, `./run.sh`, `source
+/// x.sh`), read through command-effects: a script the command wrote first holds what it
+/// wrote (`printf 'claude --model x' > s.sh; bash s.sh`), in the directory its `cd`s reach.
+pub fn requested_in_scripts(
+    command: &str,
+    at: ScriptPlaces,
+    dirs: &AgentDirs,
+    aliases: &AliasEnv,
+) -> Vec<Requested> {
+    let mut out = Vec::new();
+    scripts_at_depth(command, at, dirs, aliases, 1, &mut out);
+    out
+}
+
+fn scripts_at_depth(
+    command: &str,
+    at: ScriptPlaces,
+    dirs: &AgentDirs,
+    aliases: &AliasEnv,
+    depth: usize,
+    out: &mut Vec<Requested>,
+) {
+    let cx = at.dirs();
+    for s in command_effects::scripts::scripts_run(command, &at.reading(&cx)) {
+        let text = s.text.map(|t| with_sourced(&t, at));
+        let (Some((full, dir)), Some(text)) = (s.at, text) else {
+            continue;
+        };
+        let inner = ScriptPlaces { cwd: &dir, ..at };
+        for mut r in requested_models(&text, Some(&dir), dirs, aliases) {
+            r.source = format!("{} in script {}", r.source, full.display());
+            out.push(r);
+        }
+        if depth < MAX_SCRIPT_DEPTH {
+            scripts_at_depth(&text, inner, dirs, aliases, depth + 1, out);
+        }
+    }
 }
 
 fn launch_models(
@@ -413,6 +504,35 @@ mod tests {
             ),
             [Some("claude-opus-5".into()), opus]
         );
+    }
+
+    #[test]
+    fn scripts_run_and_files_sourced_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let proj = dir.path().canonicalize().unwrap();
+        let at = ScriptPlaces {
+            cwd: &proj,
+            home: None,
+            cdpath: None,
+        };
+        let none = AgentDirs::default();
+        let env = AliasEnv::default();
+        let in_scripts = |cmd: &str| models_of(requested_in_scripts(cmd, at, &none, &env));
+        let fable = || Some("fable".to_string());
+        let cmd = "printf 'claude --model fable -p hi\\n' > s.sh; bash s.sh";
+        assert_eq!(in_scripts(cmd), vec![fable()]);
+        let cmd = "cat > g.sh <<'EOF'\nclaude --model fable -p hi\nEOF\nsh g.sh";
+        assert_eq!(in_scripts(cmd), vec![fable()]);
+        assert!(in_scripts("printf 'echo hi\\n' > s.sh; bash s.sh").is_empty());
+        // On disk, two levels deep.
+        std::fs::write(proj.join("a.sh"), "bash ./b.sh\n").unwrap();
+        std::fs::write(proj.join("b.sh"), "claude --model fable -p x\n").unwrap();
+        assert_eq!(in_scripts("./a.sh"), vec![fable()]);
+        // A sourced file's export reaches the launch after it.
+        std::fs::write(proj.join("env.sh"), "export ANTHROPIC_MODEL=fable\n").unwrap();
+        let text = with_sourced("source ./env.sh && claude -p x", at);
+        let got = models_of(requested_models(&text, Some(&proj), &none, &env));
+        assert_eq!(got, vec![fable()]);
     }
 
     #[test]
