@@ -243,3 +243,65 @@ fn user_configs() -> Vec<PathBuf> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hook_replay::git::{git, init_with_commit};
+
+    /// Lends `dir`'s repository the way `RealWorld` does: kept, else discovered; given back.
+    fn round(cache: &RepoCache, dir: &Path) -> bool {
+        let (repo, kept) = match cache.lend(dir) {
+            Some(r) => (r, true),
+            None => (Repository::discover(dir).unwrap(), false),
+        };
+        cache.give_back(dir.to_path_buf(), repo);
+        kept
+    }
+
+    #[test]
+    fn a_settled_repository_is_kept_until_a_watched_file_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        init_with_commit(&repo, &[("f", "a\n")]);
+        let cache = RepoCache::default();
+        // Changed within the last second: opened afresh, not kept.
+        assert!(!round(&cache, &repo));
+        assert!(!round(&cache, &repo));
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        assert!(
+            !round(&cache, &repo),
+            "the first opening of a settled repository"
+        );
+        assert!(round(&cache, &repo), "kept");
+        assert!(round(&cache, &repo), "still kept");
+        // HEAD moving does not matter (read live); the config changing does.
+        git(&repo, &["checkout", "-q", "-b", "topic"]);
+        assert!(round(&cache, &repo), "HEAD is read live");
+        git(&repo, &["config", "alias.p", "push"]);
+        assert!(!round(&cache, &repo), "the config changed");
+        // A `.git` appearing in a folder between the directory and the work tree.
+        let sub = repo.join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        assert!(!round(&cache, &sub));
+        assert!(round(&cache, &sub));
+        git(&sub, &["init", "-q"]);
+        assert!(!round(&cache, &sub), "a repository of its own now");
+    }
+
+    #[test]
+    fn a_config_that_includes_files_is_never_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        init_with_commit(&repo, &[]);
+        let extra = tmp.path().join("extra.cfg");
+        std::fs::write(&extra, "[alias]\n\tp = push\n").unwrap();
+        git(&repo, &["config", "include.path", extra.to_str().unwrap()]);
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        let cache = RepoCache::default();
+        for _ in 0..3 {
+            assert!(!round(&cache, &repo));
+        }
+    }
+}
