@@ -81,6 +81,15 @@ pub struct RealWorld {
     rules: LiveLookup,
     env: BTreeMap<String, String>,
     repos: RefCell<HashMap<PathBuf, Option<Repository>>>,
+    lender: Option<Arc<dyn RepoLender>>,
+}
+
+/// A longer-lived owner of opened repositories (the exec gate's supervisor): it lends one for
+/// a directory only when it can show that discovering afresh would open the same repository
+/// with the same config, and gets it back when the world is dropped.
+pub trait RepoLender: Send + Sync {
+    fn lend(&self, dir: &Path) -> Option<Repository>;
+    fn give_back(&self, dir: PathBuf, repo: Repository);
 }
 
 /// Settings of the real world, from the context.
@@ -111,7 +120,14 @@ impl RealWorld {
             rules: LiveRules::new(live, env, cfg.cache),
             env: cfg.env,
             repos: RefCell::new(HashMap::new()),
+            lender: None,
         }
+    }
+
+    /// Repositories lent by `lender` (else discovered per world) and given back on drop.
+    pub fn with_lender(mut self, lender: Arc<dyn RepoLender>) -> RealWorld {
+        self.lender = Some(lender);
+        self
     }
 
     /// The live lookup, for the audit notes of the last request.
@@ -122,6 +138,9 @@ impl RealWorld {
     fn with_repo<T>(&self, dir: &Path, f: impl FnOnce(&Repository) -> T) -> Option<T> {
         let mut repos = self.repos.borrow_mut();
         let repo = repos.entry(dir.to_path_buf()).or_insert_with(|| {
+            if let Some(r) = self.lender.as_ref().and_then(|l| l.lend(dir)) {
+                return Some(r);
+            }
             Repository::discover(crate::g6_repo_kind::existing_ancestor(dir)?).ok()
         });
         repo.as_ref().map(f)
@@ -129,6 +148,18 @@ impl RealWorld {
 
     fn gh_config_dir(&self) -> Option<PathBuf> {
         gh_config_dir(&self.env)
+    }
+}
+
+impl Drop for RealWorld {
+    fn drop(&mut self) {
+        if let Some(lender) = &self.lender {
+            for (dir, repo) in self.repos.get_mut().drain() {
+                if let Some(repo) = repo {
+                    lender.give_back(dir, repo);
+                }
+            }
+        }
     }
 }
 

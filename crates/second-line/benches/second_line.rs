@@ -6,9 +6,12 @@
 //!   cost is on − off;
 //! * per exec: each exec timed inside the command by bash (`EPOCHREALTIME` around it), 500
 //!   samples per variant, medians, on − off: `/bin/true` (no rule reads it), `git --version`
-//!   (judged: a read, settled from its arguments) and `git stash` outside a repository
+//!   (judged: a read, settled from its arguments), `git stash` outside a repository
 //!   (judged: it mutates a checkout, so the whole G2–G6 pipeline runs, repository lookup
-//!   included; then git refuses).
+//!   included; then git refuses), and `git -C wt stash` in a linked worktree run by a
+//!   stand-in `git` (a copy of `/bin/true`: the gate judges by the program's name, so the
+//!   same pipeline runs on a real repository, opened once per command and kept while
+//!   unchanged, `repo_cache`; the real git's own ~3 ms would drown the figure).
 //!
 //! `cargo bench -p second-line` (root, for the layers to be on).
 
@@ -110,6 +113,12 @@ fn main() {
         std::fs::create_dir_all(dir.join(d)).unwrap();
     }
     std::fs::write(dir.join(".claude/settings.json"), "{}").unwrap();
+    // A repository on `main` and a linked worktree `wt` beside it (G6 lets `git stash` run
+    // there).
+    hook_replay::git::init_with_commit(&dir.join("repo"), &[("f", "a\n")]);
+    hook_replay::git::git(&dir.join("repo"), &["worktree", "add", "-q", "../wt"]);
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    std::fs::copy("/bin/true", dir.join("bin/git")).unwrap();
     let env = |k: &str| std::env::var(k).ok();
     for l in second_line::layers::report_lines(&second_line::layers::report(&env)) {
         println!("{l}");
@@ -128,6 +137,10 @@ fn main() {
         (
             "judged by the rules: git stash (no repository)",
             "git stash",
+        ),
+        (
+            "judged by the rules: a stand-in git -C wt stash (a linked worktree)",
+            "bin/git -C wt stash",
         ),
     ] {
         let [plain, off, on] = per_exec(&dir, program, 5, 100);

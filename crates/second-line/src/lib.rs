@@ -9,7 +9,8 @@
 //! * [`watchdog`] — stands in for a supervisor that died: its tree's execs fail closed with a
 //!   line (`C10.unanswered`) instead of hanging or failing silently;
 //! * [`network`] — `connect` to a non-local address: I1 evidence, K5 taint, `network_allow`;
-//! * [`rules_adapter`] — the guards' own rule code as judges (G2–G6, M3);
+//! * [`rules_adapter`] — the guards' own rule code as judges (G2–G6, M3); [`repo_cache`] keeps
+//!   the repositories they open for the supervisor's life, lent only while unchanged on disk;
 //! * [`layers`] — which layers this host and user can have, for `--report`;
 //! * [`pid_files`] — the session's running supervisors, and SessionEnd's stop over them
 //!   ([`stop_session`], [`stop_session_after`]).
@@ -19,6 +20,7 @@
 
 pub mod judge;
 pub mod protected;
+pub mod repo_cache;
 pub mod rules_adapter;
 
 #[cfg(target_os = "linux")]

@@ -6,6 +6,7 @@
 //! the gate reads at all is that layer's answer too ([`reads`]): no private list of names.
 
 use crate::judge::{ExecFacts, ExecJudge, ExecVerdict};
+use crate::repo_cache::RepoCache;
 use branch_rules::cache::RulesCache;
 use command_effects::Effect;
 use gh_write_guard::real_world::{LedgerRulesCache, RealWorld, RealWorldConfig};
@@ -76,6 +77,8 @@ pub struct LaunchContext {
     programs: Arc<Mutex<HashMap<String, Reads>>>,
     /// The branch-rules cache over the session's ledger, opened on the first judged git exec.
     rules_cache: OnceRulesCache,
+    /// Repositories opened by earlier execs, lent while their files are unchanged.
+    repos: Arc<RepoCache>,
 }
 
 /// The rules cache, opened once per supervisor.
@@ -106,6 +109,7 @@ impl LaunchContext {
             session_id,
             programs: Arc::new(Mutex::new(HashMap::new())),
             rules_cache: OnceRulesCache::default(),
+            repos: Arc::default(),
         }
     }
 
@@ -258,7 +262,8 @@ impl ExecJudge for GitHubWrites {
                 .or_else(|| self.launch.config().github_api.clone()),
             rules_deadline: Duration::from_millis(deadline),
             cache,
-        });
+        })
+        .with_lender(self.launch.repos.clone());
         let decision = gh_write_guard::judge(&command, &cx, &world);
         let applies = |r: Requirement| {
             matches!(

@@ -1,0 +1,307 @@
+//! Repositories opened once per directory for a supervisor's life (one agent command) and lent
+//! to each judged exec, so a `git commit` or `git push` does not pay libgit2's discovery and
+//! config parse again. A repository is lent only while every file its opening read is as it
+//! was: the folders discovery walked (their entries: a `.git` appearing or a folder replaced),
+//! the `.git` file or folder, the git dir's `commondir`, `gitdir`, `config.worktree` and
+//! `HEAD`, the common dir's `config`, `objects` and `refs`, and the global, XDG and system
+//! config files (absent counts too). What libgit2 reads per lookup anyway (HEAD's target,
+//! refs, objects) stays live. A repository whose config includes other files, that has no
+//! work tree, or whose watched files changed within a second of opening it is not kept.
+
+use gh_write_guard::real_world::RepoLender;
+use git2::Repository;
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Most directories kept (a command works in a handful).
+const MAX_KEPT: usize = 64;
+/// A watched file changed this close to the opening may have changed while libgit2 read it
+/// (and file times can be as coarse as a second): such a repository is not kept.
+const SETTLED: Duration = Duration::from_secs(1);
+
+/// How much of a file's state counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Watch {
+    /// Contents read at opening: identity, size, modification and change times.
+    Contents,
+    /// Only which file it is (a git dir whose entries change with every index write).
+    Identity,
+    /// Only whether it exists (`HEAD`: rewritten by every checkout, read live).
+    Exists,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stamp {
+    Absent,
+    Exists,
+    File {
+        dev: u64,
+        ino: u64,
+        uid: u32,
+        mode: u32,
+        size: u64,
+        times: [(i64, i64); 2],
+    },
+}
+
+fn stamp(path: &Path, watch: Watch) -> Stamp {
+    let Ok(m) = std::fs::metadata(path) else {
+        return Stamp::Absent;
+    };
+    let (size, times) = match watch {
+        Watch::Exists => return Stamp::Exists,
+        Watch::Identity => (0, [(0, 0); 2]),
+        Watch::Contents => (
+            m.size(),
+            [(m.mtime(), m.mtime_nsec()), (m.ctime(), m.ctime_nsec())],
+        ),
+    };
+    Stamp::File {
+        dev: m.dev(),
+        ino: m.ino(),
+        uid: m.uid(),
+        mode: m.mode(),
+        size,
+        times,
+    }
+}
+
+/// Every watched file with the state it had when the repository was opened.
+type Watched = Vec<(PathBuf, Watch, Stamp)>;
+
+struct Kept {
+    repo: Repository,
+    watched: Watched,
+}
+
+/// The supervisor's repositories, by the directory a rule asked about.
+#[derive(Default)]
+pub struct RepoCache {
+    kept: Mutex<HashMap<PathBuf, Kept>>,
+    /// Lent out: what they were watched by; not lent: when the world started discovering.
+    lent: Mutex<HashMap<PathBuf, Result<Watched, SystemTime>>>,
+}
+
+impl std::fmt::Debug for RepoCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kept = self.kept.lock().map(|k| k.len()).unwrap_or(0);
+        write!(f, "RepoCache({kept} kept)")
+    }
+}
+
+impl RepoCache {
+    fn current(watched: &[(PathBuf, Watch, Stamp)]) -> bool {
+        watched.iter().all(|(p, w, s)| stamp(p, *w) == *s)
+    }
+}
+
+impl RepoLender for RepoCache {
+    fn lend(&self, dir: &Path) -> Option<Repository> {
+        let kept = self
+            .kept
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(dir);
+        let mut lent = self.lent.lock().unwrap_or_else(|p| p.into_inner());
+        match kept {
+            Some(k) if Self::current(&k.watched) => {
+                lent.insert(dir.to_path_buf(), Ok(k.watched));
+                Some(k.repo)
+            }
+            _ => {
+                // Directories outside any repository are never given back.
+                if lent.len() >= MAX_KEPT {
+                    lent.clear();
+                }
+                lent.insert(dir.to_path_buf(), Err(SystemTime::now()));
+                None
+            }
+        }
+    }
+
+    fn give_back(&self, dir: PathBuf, repo: Repository) {
+        let how = self
+            .lent
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&dir);
+        let watched = match how {
+            Some(Ok(watched)) => watched,
+            Some(Err(opened)) => match watch_list(&dir, &repo, opened) {
+                Some(w) => w,
+                None => return,
+            },
+            None => return,
+        };
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.len() >= MAX_KEPT {
+            kept.clear();
+        }
+        kept.insert(dir, Kept { repo, watched });
+    }
+}
+
+/// What must stay as it is for `repo` (opened by discovery from `dir` at `opened`) to be
+/// what a discovery now would open; `None`: not kept.
+fn watch_list(dir: &Path, repo: &Repository, opened: SystemTime) -> Option<Watched> {
+    let work = repo.workdir()?;
+    let start = gh_write_guard::g6_repo_kind::existing_ancestor(dir)?;
+    if !start.starts_with(work) || includes_files(repo) {
+        return None;
+    }
+    let mut files: Vec<(PathBuf, Watch)> = start
+        .ancestors()
+        .take_while(|d| d.starts_with(work))
+        .map(|d| (d.to_path_buf(), Watch::Contents))
+        .collect();
+    let dot_git = work.join(".git");
+    let git_dir = repo.path();
+    let common = repo.commondir();
+    files.push((
+        dot_git.clone(),
+        match dot_git.is_dir() {
+            true => Watch::Identity,
+            false => Watch::Contents,
+        },
+    ));
+    files.push((git_dir.to_path_buf(), Watch::Identity));
+    for (f, w) in [
+        ("commondir", Watch::Contents),
+        ("gitdir", Watch::Contents),
+        ("config.worktree", Watch::Contents),
+        ("HEAD", Watch::Exists),
+    ] {
+        files.push((git_dir.join(f), w));
+    }
+    files.push((common.join("config"), Watch::Contents));
+    files.push((common.join("objects"), Watch::Identity));
+    files.push((common.join("refs"), Watch::Identity));
+    files.extend(user_configs().into_iter().map(|p| (p, Watch::Contents)));
+    let settled = opened.checked_sub(SETTLED)?;
+    let mut out = Vec::with_capacity(files.len());
+    for (p, w) in files {
+        let s = stamp(&p, w);
+        if let Stamp::File { times, .. } = s {
+            if w == Watch::Contents && times.iter().any(|t| !before(*t, settled)) {
+                return None;
+            }
+        }
+        out.push((p, w, s));
+    }
+    Some(out)
+}
+
+fn before((secs, nanos): (i64, i64), t: SystemTime) -> bool {
+    let Ok(t) = t.duration_since(UNIX_EPOCH) else {
+        return false;
+    };
+    (secs, nanos) < (t.as_secs() as i64, i64::from(t.subsec_nanos()))
+}
+
+/// Whether the config reads other files (`include.path`, `includeIf.*.path`): those are not
+/// watched, so such a repository is opened afresh every time.
+fn includes_files(repo: &Repository) -> bool {
+    let Ok(config) = repo.config() else {
+        return true;
+    };
+    let Ok(mut entries) = config.entries(Some(r"^include")) else {
+        return true;
+    };
+    entries.next().is_some()
+}
+
+/// The config files outside the repository libgit2 reads (this process's `HOME` and
+/// `XDG_CONFIG_HOME`, as libgit2 finds them), existing or not.
+fn user_configs() -> Vec<PathBuf> {
+    let mut out = vec![PathBuf::from("/etc/gitconfig")];
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(home) = var("HOME") {
+        out.push(home.join(".gitconfig"));
+        out.push(home.join(".config/git/config"));
+    }
+    if let Some(xdg) = var("XDG_CONFIG_HOME") {
+        out.push(xdg.join("git/config"));
+    }
+    for found in [
+        git2::Config::find_global(),
+        git2::Config::find_xdg(),
+        git2::Config::find_system(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if !out.contains(&found) {
+            out.push(found);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hook_replay::git::{git, init_with_commit};
+
+    /// Lends `dir`'s repository the way `RealWorld` does: kept, else discovered; given back.
+    fn round(cache: &RepoCache, dir: &Path) -> bool {
+        let (repo, kept) = match cache.lend(dir) {
+            Some(r) => (r, true),
+            None => (Repository::discover(dir).unwrap(), false),
+        };
+        cache.give_back(dir.to_path_buf(), repo);
+        kept
+    }
+
+    #[test]
+    fn a_settled_repository_is_kept_until_a_watched_file_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        init_with_commit(&repo, &[("f", "a\n")]);
+        let cache = RepoCache::default();
+        // Changed within the last second: opened afresh, not kept.
+        assert!(!round(&cache, &repo));
+        assert!(!round(&cache, &repo));
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        assert!(
+            !round(&cache, &repo),
+            "the first opening of a settled repository"
+        );
+        assert!(round(&cache, &repo), "kept");
+        assert!(round(&cache, &repo), "still kept");
+        // HEAD moving does not matter (read live); the config changing does.
+        git(&repo, &["checkout", "-q", "-b", "topic"]);
+        assert!(round(&cache, &repo), "HEAD is read live");
+        git(&repo, &["config", "alias.p", "push"]);
+        assert!(!round(&cache, &repo), "the config changed");
+        // A `.git` appearing in a folder between the directory and the work tree.
+        let sub = repo.join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        assert!(!round(&cache, &sub));
+        assert!(round(&cache, &sub));
+        git(&sub, &["init", "-q"]);
+        assert!(!round(&cache, &sub), "a repository of its own now");
+    }
+
+    #[test]
+    fn a_config_that_includes_files_is_never_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        init_with_commit(&repo, &[]);
+        let extra = tmp.path().join("extra.cfg");
+        std::fs::write(&extra, "[alias]\n\tp = push\n").unwrap();
+        git(&repo, &["config", "include.path", extra.to_str().unwrap()]);
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        let cache = RepoCache::default();
+        for _ in 0..3 {
+            assert!(!round(&cache, &repo));
+        }
+    }
+}
