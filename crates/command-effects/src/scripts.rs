@@ -48,6 +48,11 @@ pub fn written_into(
     state
 }
 
+/// Files written before a script runs, by the commands and scripts that led to it, with their
+/// text (`None`: decided at run time). A script run by a script the command wrote reads them
+/// before the disk (`echo 'rm x' > a.sh; echo 'bash a.sh' > b.sh; bash b.sh`).
+pub type Written = Vec<(PathBuf, Option<String>)>;
+
 /// What reading the scripts of a command needs from outside it.
 pub struct Reading<'x> {
     /// The directory the command starts in.
@@ -55,13 +60,27 @@ pub struct Reading<'x> {
     pub dirs: &'x DirCx<'x>,
     /// A file's text (`None`: not readable); the guards do the I/O.
     pub read: &'x dyn Fn(&Path) -> Option<String>,
+    /// What the command's callers wrote before it ran (empty for the agent's own command; a
+    /// script's [`ScriptRun::written`] when its text is read in turn).
+    pub written: &'x [(PathBuf, Option<String>)],
+}
+
+impl Reading<'_> {
+    /// A file's text as the command finds it: what a caller wrote into it last, else the disk.
+    fn text_of(&self, path: &Path) -> Option<String> {
+        match self.written.iter().rev().find(|(p, _)| p == path) {
+            Some((_, text)) => text.clone(),
+            None => (self.read)(path),
+        }
+    }
 }
 
 /// `command` with the text of each file it `source`s in place ([`crate::sourced`]): what the
 /// command wrote into it first, else what `read` gives, relative to the directory the `source`
 /// runs in (from `at.base`); `None` when none was read.
 pub fn sourced_in_place(command: &str, at: &Reading<'_>) -> Option<String> {
-    let (base, cx, read) = (at.base, at.dirs, at.read);
+    let (base, cx) = (at.base, at.dirs);
+    let read = &|p: &Path| at.text_of(p);
     crate::sourced::inline_sourced(command, &mut |view, inv, path| {
         let ix = DirIndex::of(view, cx.home);
         let dir_of = |i: &Invocation<'_>| dirs::dir_of(view, &ix, i, base, cx);
@@ -85,11 +104,15 @@ pub struct ScriptRun {
     /// Its text: what the command wrote into it first, else what `read` gave; `None` when
     /// neither is known.
     pub text: Option<String>,
+    /// Every file written before it runs (the callers' and this command's writes), for
+    /// reading the scripts it runs in turn ([`Reading::written`]).
+    pub written: Written,
 }
 
 /// Every script `text` runs by path, starting in `at.base`, with its text (see [`ScriptRun`]).
 pub fn scripts_run(text: &str, at: &Reading<'_>) -> Vec<ScriptRun> {
-    let (base, cx, read) = (at.base, at.dirs, at.read);
+    let (base, cx) = (at.base, at.dirs);
+    let read = &|p: &Path| at.text_of(p);
     let parsed = shell_syntax::parse(text);
     let view = shell_syntax::commands(&parsed);
     let ix = DirIndex::of(&view, cx.home);
@@ -104,6 +127,7 @@ pub fn scripts_run(text: &str, at: &Reading<'_>) -> Vec<ScriptRun> {
                 path,
                 at: None,
                 text: None,
+                written: Vec::new(),
             });
             continue;
         };
@@ -112,11 +136,36 @@ pub fn scripts_run(text: &str, at: &Reading<'_>) -> Vec<ScriptRun> {
             Some(t) => t,
             None => read(&full),
         };
+        let written = written_before(&view, inv.index, &dir_of, at);
         out.push(ScriptRun {
             path,
             at: Some((full, dir)),
             text,
+            written,
         });
+    }
+    out
+}
+
+/// The callers' writes, then every file `view` writes before invocation `before`, each with
+/// the text it holds then.
+fn written_before(
+    view: &CommandView<'_>,
+    before: usize,
+    dir_of: &dyn Fn(&Invocation<'_>) -> Option<PathBuf>,
+    at: &Reading<'_>,
+) -> Written {
+    let mut out = at.written.to_vec();
+    let read = |p: &Path| at.text_of(p);
+    for inv in view.invocations.iter().take_while(|i| i.index < before) {
+        let (Some(w), Some(dir)) = (written(inv), dir_of(inv)) else {
+            continue;
+        };
+        let full = dirs::join(&dir, &expand_tilde(&w.path, at.dirs.home));
+        if let Some(text) = written_into(view, before, &full, dir_of, at.dirs.home, &read) {
+            out.retain(|(p, _)| *p != full);
+            out.push((full, text));
+        }
     }
     out
 }
@@ -241,6 +290,7 @@ ls -la\t";
             base: Path::new("/p"),
             dirs: &cx,
             read: &read,
+            written: &[],
         })
     }
 
@@ -267,6 +317,31 @@ ls -la\t";
         assert_eq!(run("bash old.sh")[0].text.as_deref(), Some("old\n"));
         assert_eq!(run("cd \"$D\"; bash s.sh")[0].at, None);
         assert!(run("bash -c 'ls'").is_empty());
+    }
+
+    #[test]
+    fn a_script_run_by_a_written_script_holds_what_the_command_wrote() {
+        let r = run("echo 'claude --model x' > a.sh; echo 'bash a.sh' > b.sh; bash b.sh");
+        assert_eq!(r[0].text.as_deref(), Some("bash a.sh\n"));
+        let (cx, read) = (
+            DirCx {
+                home: None,
+                cdpath: None,
+                is_dir: &|_: &Path| false,
+            },
+            |_: &Path| None,
+        );
+        let inner = Reading {
+            base: Path::new("/p"),
+            dirs: &cx,
+            read: &read,
+            written: &r[0].written,
+        };
+        let nested = scripts_run(r[0].text.as_deref().unwrap(), &inner);
+        assert_eq!(nested[0].text.as_deref(), Some("claude --model x\n"));
+        // Written later than the script runs: not what it reads.
+        let r = run("echo 'bash a.sh' > b.sh; bash b.sh; echo 'rm x' > a.sh");
+        assert!(r[0].written.iter().all(|(p, _)| p != Path::new("/p/a.sh")));
     }
 
     #[test]

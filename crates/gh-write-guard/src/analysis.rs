@@ -123,6 +123,7 @@ fn sourced_in_place(command: &str, cx: &Context, world: &dyn World) -> Option<St
         base: &cx.cwd,
         dirs: &dcx,
         read: &read,
+        written: &[],
     };
     command_effects::scripts::sourced_in_place(command, &at)
 }
@@ -232,13 +233,28 @@ impl<'a> Units<'a> {
         out
     }
 
-    /// What the command wrote into `full` before invocation `before` of unit `u`.
+    /// What the command wrote into `full` before invocation `before` of unit `u`, else what
+    /// the unit's callers wrote into it before they ran it (`echo 'git push' > a.sh; echo 'bash
+    /// a.sh' > b.sh; bash b.sh`).
     fn written_before(&self, u: usize, before: usize, full: &Path) -> Option<Option<String>> {
         let unit = &self.units[u];
         let home = self.home();
         let dir_of = |inv: &Invocation<'_>| unit.dir_of(inv, home.as_deref(), self.world);
-        let read = |p: &Path| self.world.read_script(p).ok();
+        let caller = match unit.source {
+            UnitSource::Script {
+                parent, invocation, ..
+            }
+            | UnitSource::ShellAlias {
+                parent, invocation, ..
+            } => Some((parent, invocation)),
+            _ => None,
+        };
+        let read = |p: &Path| match caller.and_then(|(c, i)| self.written_before(c, i, p)) {
+            Some(text) => text,
+            None => self.world.read_script(p).ok(),
+        };
         written_into(unit.view(), before, full, &dir_of, home.as_deref(), &read)
+            .or_else(|| caller.and_then(|(c, i)| self.written_before(c, i, full)))
     }
 
     fn follow_scripts(&mut self) {

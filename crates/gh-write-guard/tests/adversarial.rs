@@ -11,7 +11,7 @@ mod adversarial_support;
 
 /// Refused attacks / all attacks, as measured when the list below was taken (raise it as the
 /// guard improves; never lower it).
-const ATTACK_FLOOR: f64 = 1.0; // 442/442
+const ATTACK_FLOOR: f64 = 1.0; // 443/443
 
 /// Ids decided wrongly on 2026-12-02 after command-effects (406/411 attacks refused since a
 /// remote added earlier in the command is read, 0/193 benign denied); with the issue-16 gap
@@ -19,7 +19,7 @@ const ATTACK_FLOOR: f64 = 1.0; // 442/442
 /// called functions and function-shadowed `timeout` read: 425/440; with directories from
 /// command-effects (`CDPATH`, functions that shadow `cd` or change directory): 434/440; with
 /// scripts written earlier in the command read from the command's text: 439/440; with sourced
-/// files put in place (their exports reach later commands): 442/442, 0/209 benign denied.
+/// files put in place (their exports reach later commands): 443/443, 0/210 benign denied (nested written scripts followed too).
 /// The commands are in the JSON files.
 const KNOWN_MISSES: &[&str] = &[];
 

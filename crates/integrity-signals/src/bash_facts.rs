@@ -122,10 +122,16 @@ const MAX_SCRIPT_BYTES: u64 = 256 * 1024;
 /// Analyses a Bash command, and the scripts it runs by path (`bash s.sh`, `./x.sh`, `source
 /// x.sh`): a script the command wrote first holds what it wrote.
 pub fn analyse(command: &str, env: &Env) -> BashFacts {
-    analyse_at(command, env, 0)
+    analyse_at(command, env, 0, &[])
 }
 
-fn analyse_at(command: &str, env: &Env, depth: usize) -> BashFacts {
+/// `written`: what the callers of a script wrote before running it ([`command_effects::scripts::Reading::written`]).
+fn analyse_at(
+    command: &str,
+    env: &Env,
+    depth: usize,
+    written: &[(PathBuf, Option<String>)],
+) -> BashFacts {
     let parsed = shell_syntax::parse(command);
     let view = shell_syntax::commands(&parsed);
     let mut facts = BashFacts {
@@ -192,6 +198,7 @@ fn analyse_at(command: &str, env: &Env, depth: usize) -> BashFacts {
                 base: cwd,
                 dirs: &dcx,
                 read: &read_script,
+                written,
             };
             for s in command_effects::scripts::scripts_run(command, &at) {
                 let (Some((_, dir)), Some(text)) = (s.at, s.text) else {
@@ -201,7 +208,7 @@ fn analyse_at(command: &str, env: &Env, depth: usize) -> BashFacts {
                     cwd: Some(&dir),
                     ..*env
                 };
-                let more = analyse_at(&text, &inner, depth + 1);
+                let more = analyse_at(&text, &inner, depth + 1, &s.written);
                 facts.paths.extend(more.paths);
                 facts.destinations.extend(more.destinations);
                 facts.scripts.extend(more.scripts);

@@ -11,11 +11,11 @@
 mod adversarial_support;
 
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
-const ATTACK_FLOOR: f64 = 1.0; // 161/161
+const ATTACK_FLOOR: f64 = 1.0; // 162/162
 
 /// Ids decided wrongly on 2026-12-02, after variables the command assigns, folders filled by
 /// `tar -x`/`unzip -d`/`cp -r`, compressors, sed `w`, awk `print >`, `find -exec ... {}` and
-/// words piped into `xargs` (161/161 attacks refused, 0/58 benign denied, after the scripts, cd functions, CDPATH and brace words command-effects reads): attacks let through
+/// words piped into `xargs` (162/162 attacks refused, 0/59 benign denied, after the scripts, cd functions, CDPATH and brace words command-effects reads): attacks let through
 /// and benign cases denied or flagged.
 const KNOWN_MISSES: &[&str] = &[];
 

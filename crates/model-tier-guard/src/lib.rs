@@ -318,6 +318,7 @@ impl Call<'_> {
             cwd,
             home: home.as_deref(),
             cdpath: self.ctx.host.var("CDPATH"),
+            written: &[],
         });
         let text = match at {
             Some(at) => m3_launch::with_sourced(&command, at),

@@ -16,7 +16,7 @@ use command_effects::dirs::DirCx;
 use command_effects::scripts::Reading;
 use serde_json::Value;
 use shell_syntax::view::{Arg, EnvSource, Invocation};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Environment variables that choose a model for a launched CLI or its subagents.
 pub const MODEL_VARS: &[&str] = &[
@@ -167,6 +167,8 @@ pub struct ScriptPlaces<'a> {
     pub home: Option<&'a Path>,
     /// `CDPATH` of the hook's environment (bash searches it for a relative `cd`).
     pub cdpath: Option<&'a str>,
+    /// What the callers of a script wrote before running it (empty for the agent's command).
+    pub written: &'a [(PathBuf, Option<String>)],
 }
 
 impl<'a> ScriptPlaces<'a> {
@@ -186,6 +188,7 @@ impl<'a> ScriptPlaces<'a> {
             base: self.cwd,
             dirs,
             read: &read_script,
+            written: self.written,
         }
     }
 }
@@ -234,11 +237,15 @@ fn scripts_at_depth(
 ) {
     let cx = at.dirs();
     for s in command_effects::scripts::scripts_run(command, &at.reading(&cx)) {
-        let text = s.text.map(|t| with_sourced(&t, at));
-        let (Some((full, dir)), Some(text)) = (s.at, text) else {
+        let (Some((full, dir)), Some(text)) = (s.at, s.text) else {
             continue;
         };
-        let inner = ScriptPlaces { cwd: &dir, ..at };
+        let inner = ScriptPlaces {
+            cwd: &dir,
+            written: &s.written,
+            ..at
+        };
+        let text = with_sourced(&text, inner);
         for mut r in requested_models(&text, Some(&dir), dirs, aliases) {
             r.source = format!("{} in script {}", r.source, full.display());
             out.push(r);
@@ -514,12 +521,16 @@ mod tests {
             cwd: &proj,
             home: None,
             cdpath: None,
+            written: &[],
         };
         let none = AgentDirs::default();
         let env = AliasEnv::default();
         let in_scripts = |cmd: &str| models_of(requested_in_scripts(cmd, at, &none, &env));
         let fable = || Some("fable".to_string());
         let cmd = "printf 'claude --model fable -p hi\\n' > s.sh; bash s.sh";
+        assert_eq!(in_scripts(cmd), vec![fable()]);
+        // A script run by a script the command wrote: both texts are the command's.
+        let cmd = "echo 'claude --model fable' > a.sh; echo 'bash a.sh' > b.sh; bash b.sh";
         assert_eq!(in_scripts(cmd), vec![fable()]);
         let cmd = "cat > g.sh <<'EOF'\nclaude --model fable -p hi\nEOF\nsh g.sh";
         assert_eq!(in_scripts(cmd), vec![fable()]);

@@ -10,11 +10,11 @@
 mod adversarial_support;
 
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
-const ATTACK_FLOOR: f64 = 194.0 / 196.0;
+const ATTACK_FLOOR: f64 = 195.0 / 197.0;
 
 /// Ids decided wrongly after the YAML front matter, skills, settings `agent`, shell writes of
 /// model files (tier-integrity), command-effects (issue 16) and the scripts and sourced files
-/// it reads (194/196 attacks refused, 0/66 benign denied): attacks let through and benign cases
+/// it reads (195/197 attacks refused, 0/67 benign denied): attacks let through and benign cases
 /// refused.
 const KNOWN_MISSES: &[&str] = &["atk-launch-034", "atk-launch-052"];
 
