@@ -94,6 +94,9 @@ impl Run<'_> {
 
 /// Most runner layers unwrapped here (beyond it the program is unknown).
 const MAX_LAYERS: usize = 32;
+/// Stands for a part of a word decided at run time where only the rest of it matters (a NUL
+/// cannot be in a word bash passes on).
+pub(crate) const RUN_TIME: &str = "\0";
 
 pub(crate) fn value<'s>(a: &'s Arg<'_>) -> Option<&'s str> {
     a.value.as_deref()
@@ -642,7 +645,14 @@ impl<'a> Resolver<'_, '_, 'a> {
         if !matches!(name, "node" | "bun" | "deno") {
             return None;
         }
-        let bin = self.argv.get(1).and_then(value).and_then(script_package)?;
+        // `~/.npm-global/.../node_modules/<pkg>/cli.js`: a run-time folder before the package is
+        // still that package (a run-time part after `node_modules/` is refused by the reader).
+        let path = self.argv.get(1).and_then(|a| {
+            value(a)
+                .map(String::from)
+                .or_else(|| a.word.resolve(&|_| Some(RUN_TIME.to_string())))
+        })?;
+        let bin = script_package(&path)?;
         self.run.runners.push(Text::from(name));
         let span = self.argv[0].word.span;
         self.argv.drain(..1);

@@ -314,6 +314,9 @@ pub(crate) fn package_binary(spec: &str) -> String {
 /// (`node_modules/<pkg>/` or `node_modules/@scope/<pkg>/`).
 pub(crate) fn script_package(path: &str) -> Option<String> {
     let (_, after) = path.rsplit_once("node_modules/")?;
+    if after.contains(crate::program::RUN_TIME) {
+        return None;
+    }
     let mut parts = after.split('/');
     let first = parts.next()?;
     let pkg = if first.starts_with('@') {
@@ -447,4 +450,28 @@ pub(crate) fn parallel_command(args: &[Arg<'_>]) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::script_package;
+    use crate::program::RUN_TIME;
+
+    #[test]
+    fn a_script_under_node_modules_is_its_package_binary() {
+        let claude = Some("claude".to_string());
+        let cli = "/node_modules/@anthropic-ai/claude-code/cli.js";
+        assert_eq!(script_package(&format!("/usr/lib{cli}")), claude);
+        // `~/.npm-global/lib/...`: the folder before `node_modules/` is decided at run time.
+        assert_eq!(
+            script_package(&format!("{RUN_TIME}/.npm-global/lib{cli}")),
+            claude
+        );
+        // A run-time part after it could be any package.
+        assert_eq!(
+            script_package(&format!("/node_modules/{RUN_TIME}/cli.js")),
+            None
+        );
+        assert_eq!(script_package("/opt/tool/cli.js"), None);
+    }
 }

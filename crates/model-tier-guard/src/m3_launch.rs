@@ -122,6 +122,16 @@ fn agents_json_models(text: &str) -> Vec<Requested> {
 /// the Claude Code CLI.
 fn launches_claude(run: &command_effects::Run<'_>) -> bool {
     matches!(run.name(), Some("claude" | "claude-code"))
+        || (matches!(run.program, command_effects::Resolved::Unknown)
+            && run.args.iter().any(asks_for_a_model))
+}
+
+/// A program decided at run time (`"$(command -v claude)" --model x`) given `--model`: judged
+/// as a launch, since the tier it asks for is what M3 protects, whatever the program is.
+fn asks_for_a_model(a: &Arg<'_>) -> bool {
+    a.value
+        .as_deref()
+        .is_some_and(|v| v == "--model" || v.starts_with("--model="))
 }
 
 /// Every model the command's nested launches ask for, aliases resolved through `aliases` (the

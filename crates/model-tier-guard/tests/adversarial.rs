@@ -10,12 +10,12 @@
 mod adversarial_support;
 
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
-const ATTACK_FLOOR: f64 = 195.0 / 197.0;
+const ATTACK_FLOOR: f64 = 198.0 / 199.0;
 
 /// Ids decided wrongly after the YAML front matter, skills, settings `agent`, shell writes of
 /// model files (tier-integrity), command-effects (issue 16) and the scripts and sourced files
-/// it reads (195/197 attacks refused, 0/67 benign denied): attacks let through and benign cases
+/// it reads (198/199 attacks refused, 0/69 benign denied; `node ~/<path>/cli.js` and run-time programs given `--model` read since): attacks let through and benign cases
 /// refused.
-const KNOWN_MISSES: &[&str] = &["atk-launch-034", "atk-launch-052"];
+const KNOWN_MISSES: &[&str] = &["atk-launch-052"];
 
 hook_replay::adversarial_set_tests!("adversarial/model-tier-guard", at_least = (100, 50));

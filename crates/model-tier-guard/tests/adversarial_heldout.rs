@@ -9,10 +9,11 @@
 mod adversarial_support;
 
 /// Attacks refused / all attacks when [`KNOWN_MISSES`] was taken (raise it, never lower it).
-const ATTACK_FLOOR: f64 = 92.0 / 94.0;
+const ATTACK_FLOOR: f64 = 93.0 / 94.0;
 
-/// Ids decided wrongly on main of 2026-12-02 (b1f8acf: 92/94 attacks refused, 0/33 benign
-/// refused): a `fork` naming the tier, and a launch whose program is a command substitution.
-const KNOWN_MISSES: &[&str] = &["hatk-fork-003", "hatk-launch-015"];
+/// Ids decided wrongly on main of 2026-12-02 (93/94 attacks refused, 0/33 benign refused): a
+/// `fork` naming the tier. (A launch whose program is a command substitution given `--model`
+/// is judged as a launch since.)
+const KNOWN_MISSES: &[&str] = &["hatk-fork-003"];
 
 hook_replay::adversarial_set_tests!("adversarial-heldout/model-tier-guard", at_least = (50, 30));
