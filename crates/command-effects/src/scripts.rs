@@ -7,6 +7,7 @@ use crate::dirs::{self, DirCx, DirIndex};
 use crate::written::written;
 use shell_syntax::view::{CommandView, Invocation};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// `~/x` with the hook's home in place of `~`.
 pub fn expand_tilde(path: &str, home: Option<&Path>) -> String {
@@ -104,70 +105,114 @@ pub struct ScriptRun {
     /// Its text: what the command wrote into it first, else what `read` gave; `None` when
     /// neither is known.
     pub text: Option<String>,
-    /// Every file written before it runs (the callers' and this command's writes), for
-    /// reading the scripts it runs in turn ([`Reading::written`]).
-    pub written: Written,
+    /// The callers' and this command's writes, in order (shared by every run of one command);
+    /// the first `upto` of them came before this run.
+    log: Arc<Written>,
+    upto: usize,
+}
+
+impl ScriptRun {
+    /// Every file written before the script runs, in order (a later entry for a path wins):
+    /// what the scripts it runs in turn read first ([`Reading::written`]).
+    pub fn written(&self) -> &[(PathBuf, Option<String>)] {
+        &self.log[..self.upto.min(self.log.len())]
+    }
 }
 
 /// Every script `text` runs by path, starting in `at.base`, with its text (see [`ScriptRun`]).
+/// One pass: the files written so far are kept as the invocations go, and every run shares
+/// one log of the writes, so a long command of writes and runs costs its length.
 pub fn scripts_run(text: &str, at: &Reading<'_>) -> Vec<ScriptRun> {
     let (base, cx) = (at.base, at.dirs);
-    let read = &|p: &Path| at.text_of(p);
     let parsed = shell_syntax::parse(text);
     let view = shell_syntax::commands(&parsed);
     let ix = DirIndex::of(&view, cx.home);
     let dir_of = |i: &Invocation<'_>| dirs::dir_of(&view, &ix, i, base, cx);
+    let mut files = Files {
+        at,
+        log: Vec::new(),
+        latest: Default::default(),
+    };
     let mut out = Vec::new();
     for inv in &view.invocations {
-        let Some(path) = script_path(inv).or_else(|| stdin_script_path(&view, inv)) else {
-            continue;
-        };
-        let Some(dir) = dir_of(inv) else {
-            out.push(ScriptRun {
-                path,
-                at: None,
-                text: None,
-                written: Vec::new(),
+        if let Some(path) = script_path(inv).or_else(|| stdin_script_path(&view, inv)) {
+            let upto = at.written.len() + files.log.len();
+            out.push(match dir_of(inv) {
+                None => ScriptRun {
+                    path,
+                    at: None,
+                    text: None,
+                    log: Arc::default(),
+                    upto: 0,
+                },
+                Some(dir) => {
+                    let full = dirs::join(&dir, &expand_tilde(&path, cx.home));
+                    ScriptRun {
+                        path,
+                        text: files.text_of(&full),
+                        at: Some((full, dir)),
+                        log: Arc::default(),
+                        upto,
+                    }
+                }
             });
-            continue;
-        };
-        let full = dirs::join(&dir, &expand_tilde(&path, cx.home));
-        let text = match written_into(&view, inv.index, &full, &dir_of, cx.home, read) {
-            Some(t) => t,
-            None => read(&full),
-        };
-        let written = written_before(&view, inv.index, &dir_of, at);
-        out.push(ScriptRun {
-            path,
-            at: Some((full, dir)),
-            text,
-            written,
-        });
+        }
+        if let (Some(w), Some(dir)) = (written(inv), dir_of(inv)) {
+            files.write(dirs::join(&dir, &expand_tilde(&w.path, cx.home)), w);
+        }
+    }
+    if out.iter().any(|r| r.upto > 0) {
+        let log: Arc<Written> = Arc::new(at.written.iter().chain(&files.log).cloned().collect());
+        for r in &mut out {
+            r.log = log.clone();
+        }
     }
     out
 }
 
-/// The callers' writes, then every file `view` writes before invocation `before`, each with
-/// the text it holds then.
-fn written_before(
-    view: &CommandView<'_>,
-    before: usize,
-    dir_of: &dyn Fn(&Invocation<'_>) -> Option<PathBuf>,
-    at: &Reading<'_>,
-) -> Written {
-    let mut out = at.written.to_vec();
-    let read = |p: &Path| at.text_of(p);
-    for inv in view.invocations.iter().take_while(|i| i.index < before) {
-        let (Some(w), Some(dir)) = (written(inv), dir_of(inv)) else {
-            continue;
-        };
-        let full = dirs::join(&dir, &expand_tilde(&w.path, at.dirs.home));
-        if let Some(text) = written_into(view, before, &full, dir_of, at.dirs.home, &read) {
-            out.retain(|(p, _)| *p != full);
-            out.push((full, text));
+/// The files a command has written so far, as [`scripts_run`] walks it: `>` replaces a file's
+/// text, `>>` adds to it (to what its callers wrote, else to what the disk holds), text decided
+/// at run time stays unknown.
+struct Files<'r, 'x> {
+    at: &'r Reading<'x>,
+    /// Each write with the file's text after it, in order.
+    log: Written,
+    /// Where in `log` each file's last write is.
+    latest: std::collections::HashMap<PathBuf, usize>,
+}
+
+impl Files<'_, '_> {
+    /// What this command or its callers wrote into `path` (`None`: neither wrote it).
+    fn written(&self, path: &Path) -> Option<Option<String>> {
+        match self.latest.get(path) {
+            Some(&i) => Some(self.log[i].1.clone()),
+            None => self
+                .at
+                .written
+                .iter()
+                .rev()
+                .find(|(p, _)| p == path)
+                .map(|(_, t)| t.clone()),
         }
     }
-    out
+
+    fn text_of(&self, path: &Path) -> Option<String> {
+        self.written(path).unwrap_or_else(|| (self.at.read)(path))
+    }
+
+    fn write(&mut self, full: PathBuf, w: crate::written::Written) {
+        let text = match w.append {
+            false => w.text,
+            // A file nobody wrote adds to what the disk holds (nothing if it is absent).
+            true => self
+                .written(&full)
+                .unwrap_or_else(|| Some((self.at.read)(&full).unwrap_or_default()))
+                .zip(w.text)
+                .map(|(a, b)| a + &b),
+        };
+        self.latest.insert(full.clone(), self.log.len());
+        self.log.push((full, text));
+    }
 }
 
 /// The script an invocation runs by path: `bash x.sh`, `sh -e x.sh`, `./x.sh`, `source x.sh`,
@@ -314,6 +359,16 @@ ls -la\t";
             Some("old\ny\n")
         );
         assert_eq!(run("curl -s u > old.sh; bash old.sh")[0].text, None);
+        assert_eq!(
+            run("echo a >> new.sh; bash new.sh")[0].text.as_deref(),
+            Some("a\n")
+        );
+        let r = run("echo a > x.sh; bash x.sh; echo b >> x.sh; bash x.sh; ls; bash x.sh");
+        let texts: Vec<_> = r.iter().map(|s| s.text.as_deref()).collect();
+        assert_eq!(texts, [Some("a\n"), Some("a\nb\n"), Some("a\nb\n")]);
+        // Every run shares one log of the writes; each sees the ones before it.
+        assert!(Arc::ptr_eq(&r[0].log, &r[2].log));
+        assert_eq!((r[0].written().len(), r[1].written().len()), (1, 2));
         assert_eq!(run("bash old.sh")[0].text.as_deref(), Some("old\n"));
         assert_eq!(run("cd \"$D\"; bash s.sh")[0].at, None);
         assert!(run("bash -c 'ls'").is_empty());
@@ -335,13 +390,16 @@ ls -la\t";
             base: Path::new("/p"),
             dirs: &cx,
             read: &read,
-            written: &r[0].written,
+            written: r[0].written(),
         };
         let nested = scripts_run(r[0].text.as_deref().unwrap(), &inner);
         assert_eq!(nested[0].text.as_deref(), Some("claude --model x\n"));
         // Written later than the script runs: not what it reads.
         let r = run("echo 'bash a.sh' > b.sh; bash b.sh; echo 'rm x' > a.sh");
-        assert!(r[0].written.iter().all(|(p, _)| p != Path::new("/p/a.sh")));
+        assert!(r[0]
+            .written()
+            .iter()
+            .all(|(p, _)| p != Path::new("/p/a.sh")));
     }
 
     #[test]

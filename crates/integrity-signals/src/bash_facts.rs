@@ -201,14 +201,14 @@ fn analyse_at(
                 written,
             };
             for s in command_effects::scripts::scripts_run(command, &at) {
-                let (Some((_, dir)), Some(text)) = (s.at, s.text) else {
+                let (Some((_, dir)), Some(text)) = (&s.at, &s.text) else {
                     continue;
                 };
                 let inner = Env {
-                    cwd: Some(&dir),
+                    cwd: Some(dir),
                     ..*env
                 };
-                let more = analyse_at(&text, &inner, depth + 1, &s.written);
+                let more = analyse_at(text, &inner, depth + 1, s.written());
                 facts.paths.extend(more.paths);
                 facts.destinations.extend(more.destinations);
                 facts.scripts.extend(more.scripts);

@@ -247,16 +247,16 @@ fn scripts_at_depth(
 ) {
     let cx = at.dirs();
     for s in command_effects::scripts::scripts_run(command, &at.reading(&cx)) {
-        let (Some((full, dir)), Some(text)) = (s.at, s.text) else {
+        let (Some((full, dir)), Some(text)) = (&s.at, &s.text) else {
             continue;
         };
         let inner = ScriptPlaces {
-            cwd: &dir,
-            written: &s.written,
+            cwd: dir,
+            written: s.written(),
             ..at
         };
-        let text = with_sourced(&text, inner);
-        for mut r in requested_models(&text, Some(&dir), dirs, aliases) {
+        let text = with_sourced(text, inner);
+        for mut r in requested_models(&text, Some(dir), dirs, aliases) {
             r.source = format!("{} in script {}", r.source, full.display());
             out.push(r);
         }
