@@ -20,6 +20,18 @@ struct Edit {
     delimiter: String,
 }
 
+/// Whether `text` can hold a `source` or `.` at all, without parsing it: the name is written
+/// out, or built by quoting (`so''urce`, `\source`), an expansion (`$s`, `$'...'`, a
+/// command substitution) or a brace (`{sou,}rce`), each of which needs one of these
+/// characters. Most commands have none, and parsing them again cost every guard (and every
+/// exec the gate judges) a second parse.
+fn may_source(text: &str) -> bool {
+    text.contains("source")
+        || text
+            .bytes()
+            .any(|b| matches!(b, b'.' | b'\'' | b'"' | b'\\' | b'$' | b'`' | b'{'))
+}
+
 /// Whether `inv` is a `source`/`.` of a file in the current shell of the command itself.
 fn sources_a_file<'v>(inv: &'v Invocation<'_>) -> Option<&'v str> {
     let c = &inv.context;
@@ -42,6 +54,9 @@ pub fn inline_sourced(
     text: &str,
     read: &mut dyn FnMut(&CommandView<'_>, &Invocation<'_>, &str) -> Option<String>,
 ) -> Option<String> {
+    if !may_source(text) {
+        return None;
+    }
     let parsed = shell_syntax::parse(text);
     let view = shell_syntax::commands(&parsed);
     let mut edits: Vec<Edit> = Vec::new();
@@ -105,6 +120,31 @@ mod tests {
         inline_sourced(text, &mut |_, _, p| {
             (p == "env.sh").then(|| "export GH_REPO=x/y\n".to_string())
         })
+    }
+
+    #[test]
+    fn only_a_text_without_any_way_to_spell_source_skips_the_parse() {
+        for text in [
+            "source env.sh",
+            ". env.sh",
+            "so''urce env",
+            "\\source env",
+            "s=source; $s env",
+            "{sou,}rce env",
+            "eval \"$(cat x)\"",
+            "alias s=source; s env",
+            "f() { source env; }; f",
+            "`echo source` env",
+        ] {
+            assert!(may_source(text), "{text}");
+        }
+        for text in [
+            "git -C wt stash",
+            "gh pr create --title t --body b",
+            "ls -la /tmp",
+        ] {
+            assert!(!may_source(text), "{text}");
+        }
     }
 
     #[test]

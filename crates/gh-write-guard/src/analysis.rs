@@ -4,6 +4,7 @@
 //! not on each other.
 
 use crate::context::Context;
+use crate::git_push::PushPlan;
 use crate::operations::{self, Op};
 use crate::world::{LookupError, Rules, World, MAX_SCRIPT_BYTES};
 use command_effects::dirs::{self, DirCx, DirIndex};
@@ -13,6 +14,7 @@ use shell_syntax::{CommandView, Invocation, Parsed};
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// How deep scripts run by path are followed (G0: depth 3).
 pub const MAX_SCRIPT_DEPTH: usize = 3;
@@ -359,7 +361,13 @@ pub struct Analysis<'a> {
     pub unread_scripts: &'a [UnreadScript],
     parsed: &'a Units<'a>,
     ops: OnceCell<Vec<Op<'a>>>,
+    /// Push plans by (unit, invocation): G3 and G4 both read a push's plan, and its remote
+    /// URLs are looked up in the repository's config.
+    push_plans: std::cell::RefCell<Vec<(OpKey, Rc<PushPlan>)>>,
 }
+
+/// An operation by (unit, invocation).
+type OpKey = (usize, usize);
 
 impl<'a> Analysis<'a> {
     /// The analysis of parsed units (see [`Units::build`]).
@@ -371,7 +379,19 @@ impl<'a> Analysis<'a> {
             unread_scripts: &parsed.unread_scripts,
             parsed,
             ops: OnceCell::new(),
+            push_plans: Default::default(),
         }
+    }
+
+    /// The plan of the push `op` runs (`call` is its git call), worked out once per analysis.
+    pub fn push_plan(&self, op: &Op<'_>, call: &command_effects::git::GitCall<'_>) -> Rc<PushPlan> {
+        let key = (op.unit, op.invocation);
+        if let Some((_, p)) = self.push_plans.borrow().iter().find(|(k, _)| *k == key) {
+            return p.clone();
+        }
+        let plan = Rc::new(crate::git_push::plan(call, op.dir.as_deref(), self.world));
+        self.push_plans.borrow_mut().push((key, plan.clone()));
+        plan
     }
 
     /// The branch rules G4 asks: the override given to [`Units::with_rules`], else the world's.

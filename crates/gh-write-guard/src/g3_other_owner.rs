@@ -6,7 +6,6 @@
 
 use crate::analysis::Analysis;
 use crate::finding::{Code, Finding, Requirement};
-use crate::git_push;
 use crate::operations::{Op, OpKind};
 use crate::world::Destination;
 use command_effects::gh::GhArgs;
@@ -158,7 +157,7 @@ fn gh_targets(args: &GhArgs, inv: &Invocation<'_>, out: &mut Vec<Target>) {
 
 /// `git push`: the GitHub repositories its push URLs name.
 fn push_targets(op: &Op, call: &GitCall, a: &Analysis<'_>, out: &mut Vec<Target>) {
-    let plan = git_push::plan(call, op.dir.as_deref(), a.world);
+    let plan = a.push_plan(op, call);
     if plan.nothing.is_some() {
         return;
     }

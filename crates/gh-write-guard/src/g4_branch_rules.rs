@@ -11,7 +11,7 @@
 
 use crate::analysis::Analysis;
 use crate::finding::{Code, Finding};
-use crate::git_push::{self, BranchUpdate};
+use crate::git_push::BranchUpdate;
 use crate::operations::{Op, OpKind};
 use crate::world::{Destination, RepoSlug};
 use branch_rules::{FailClosedPolicy, PushKind, Refusal};
@@ -342,7 +342,7 @@ fn check_push(
     call: &GitCall,
     policy: &FailClosedPolicy,
 ) -> Vec<Finding> {
-    let plan = git_push::plan(call, op.dir.as_deref(), a.world);
+    let plan = a.push_plan(op, call);
     let mut out = Vec::new();
     if plan.nothing.is_some() {
         return out;

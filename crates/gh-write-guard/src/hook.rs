@@ -105,7 +105,7 @@ pub fn decide(input: HookInput, process: &Process) -> Answer {
         .state_dir
         .as_deref()
         .map(|s| session_store::Session::new(s, input.session_id.as_deref()));
-    let cache: Arc<dyn RulesCache> = match &session {
+    let cache: Arc<dyn RulesCache + Send + Sync> = match &session {
         Some(s) if s.ensure().is_ok() => Arc::new(LedgerRulesCache::new(s.ledger())),
         _ => Arc::new(MemoryCache::new()),
     };

@@ -5,7 +5,7 @@
 
 use crate::analysis::{Analysis, Units, UnreadScript};
 use crate::context::Context;
-use crate::finding::{first_deny, Finding};
+use crate::finding::{first_deny, Finding, Requirement};
 use crate::world::World;
 use crate::{
     g0_unparsed, g1_result_hidden, g2_node_ids, g3_other_owner, g4_branch_rules, g5_review_helper,
@@ -46,25 +46,82 @@ impl Decision {
     }
 }
 
+/// Every requirement's check, in the order their findings are listed.
+type Check = fn(&Analysis<'_>) -> Vec<Finding>;
+const CHECKS: [(Requirement, Check); 8] = [
+    (Requirement::G0, g0_unparsed::check),
+    (Requirement::G1, g1_result_hidden::check),
+    (Requirement::G2, g2_node_ids::check),
+    (Requirement::G3, g3_other_owner::check),
+    (Requirement::G4, g4_branch_rules::check),
+    (Requirement::G5, g5_review_helper::check),
+    (Requirement::G6, g6_primary_checkout::check),
+    (Requirement::G7, g7_wait_loops::check),
+];
+
 /// Judges one Bash command.
 pub fn judge(command: &str, cx: &Context, world: &dyn World) -> Decision {
+    judge_requirements(command, cx, world, &|_| true)
+}
+
+/// Judges one command by the requirements `applies` keeps only (the exec gate: G1 and G7 read
+/// the shell text around a program, which an exec does not have, so they are not run at all).
+pub fn judge_requirements(
+    command: &str,
+    cx: &Context,
+    world: &dyn World,
+    applies: &dyn Fn(Requirement) -> bool,
+) -> Decision {
     let units = Units::build(command, cx, world);
-    judge_analysis(&Analysis::new(&units))
+    judge_some(&Analysis::new(&units), applies)
 }
 
 /// Runs every requirement over a built analysis (`explain` shares this).
 pub fn judge_analysis(a: &Analysis<'_>) -> Decision {
-    let mut findings = Vec::new();
-    findings.extend(g0_unparsed::check(a));
-    findings.extend(g1_result_hidden::check(a));
-    findings.extend(g2_node_ids::check(a));
-    findings.extend(g3_other_owner::check(a));
-    findings.extend(g4_branch_rules::check(a));
-    findings.extend(g5_review_helper::check(a));
-    findings.extend(g6_primary_checkout::check(a));
-    findings.extend(g7_wait_loops::check(a));
+    judge_some(a, &|_| true)
+}
+
+fn judge_some(a: &Analysis<'_>, applies: &dyn Fn(Requirement) -> bool) -> Decision {
+    let findings = CHECKS
+        .iter()
+        .filter(|(r, _)| applies(*r))
+        .flat_map(|(_, check)| check(a))
+        .collect();
     Decision {
         findings,
         unread_scripts: a.unread_scripts.to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fake_world::FakeWorld;
+
+    #[test]
+    fn only_the_requirements_kept_are_judged() {
+        let (world, cx) = FakeWorld::from_env(&Value::Null, guard_config::Config::default());
+        // G1: a write whose result is hidden; G7: an unbounded wait.
+        for (command, code) in [
+            (
+                "gh pr create --title t --body b > /dev/null",
+                Requirement::G1,
+            ),
+            ("while true; do sleep 1; done", Requirement::G7),
+        ] {
+            let all = judge(command, &cx, &world);
+            assert!(
+                all.findings
+                    .iter()
+                    .any(|f| f.is_deny() && f.requirement == code),
+                "{command}: {:?}",
+                all.findings
+            );
+            let some = judge_requirements(command, &cx, &world, &|r| r != code);
+            assert!(
+                !some.findings.iter().any(|f| f.requirement == code),
+                "{command}"
+            );
+        }
     }
 }

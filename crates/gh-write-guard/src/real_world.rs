@@ -73,13 +73,15 @@ impl RulesCache for LedgerRulesCache {
 }
 
 /// Where rules come from in the real world.
-pub type LiveLookup = LiveRules<HashMap<String, String>, Arc<dyn RulesCache>>;
+pub type LiveLookup = LiveRules<HashMap<String, String>, Arc<dyn RulesCache + Send + Sync>>;
 
-/// The machine the hook runs on.
+/// The machine the hook runs on. What does not change between judgements (the hosts, the
+/// live rules lookup with its HTTP client, the environment) is shared by [`RealWorld::again`];
+/// the repositories are opened per world.
 pub struct RealWorld {
-    hosts: GitHubHosts,
-    rules: LiveLookup,
-    env: BTreeMap<String, String>,
+    hosts: Arc<GitHubHosts>,
+    rules: Arc<LiveLookup>,
+    env: Arc<BTreeMap<String, String>>,
     repos: RefCell<HashMap<PathBuf, Option<Repository>>>,
     lender: Option<Arc<dyn RepoLender>>,
 }
@@ -98,7 +100,7 @@ pub struct RealWorldConfig {
     pub env: BTreeMap<String, String>,
     pub api_base_override: Option<String>,
     pub rules_deadline: Duration,
-    pub cache: Arc<dyn RulesCache>,
+    pub cache: Arc<dyn RulesCache + Send + Sync>,
 }
 
 impl RealWorld {
@@ -116,11 +118,25 @@ impl RealWorld {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         RealWorld {
-            hosts,
-            rules: LiveRules::new(live, env, cfg.cache),
-            env: cfg.env,
+            hosts: Arc::new(hosts),
+            rules: Arc::new(LiveRules::new(live, env, cfg.cache)),
+            env: Arc::new(cfg.env),
             repos: RefCell::new(HashMap::new()),
             lender: None,
+        }
+    }
+
+    /// A world for one more judgement: the same hosts, environment and rules lookup (its
+    /// client and the notes of its latest request), no repository opened yet. The exec gate
+    /// judges many execs per command; building the lookup and reading gh's hosts for each
+    /// was a tenth of a judged exec.
+    pub fn again(&self) -> RealWorld {
+        RealWorld {
+            hosts: self.hosts.clone(),
+            rules: self.rules.clone(),
+            env: self.env.clone(),
+            repos: RefCell::new(HashMap::new()),
+            lender: self.lender.clone(),
         }
     }
 
@@ -133,6 +149,12 @@ impl RealWorld {
     /// The live lookup, for the audit notes of the last request.
     pub fn live_rules(&self) -> &LiveLookup {
         &self.rules
+    }
+
+    /// The gh config file that names enterprise hosts (`hosts.yml` in gh's config dir), read
+    /// when the world is built: a holder of [`RealWorld::again`] checks it for changes.
+    pub fn hosts_file(&self) -> Option<PathBuf> {
+        self.gh_config_dir().map(|d| d.join("hosts.yml"))
     }
 
     fn with_repo<T>(&self, dir: &Path, f: impl FnOnce(&Repository) -> T) -> Option<T> {
@@ -283,7 +305,7 @@ impl World for RealWorld {
     }
 
     fn rules(&self) -> &dyn Rules {
-        &self.rules
+        &*self.rules
     }
 
     fn repo_kind(&self, dir: &Path) -> RepoKind {

@@ -394,6 +394,15 @@ fn repository_kinds() {
     assert_eq!(w.repo_kind(&bare), RepoKind::Bare);
     // A directory that does not exist yet inherits its nearest existing ancestor.
     assert_eq!(w.repo_kind(&p.join("not-yet/deeper")), RepoKind::Primary);
+    // Reached through symbolic links (the git dir and the common dir are compared as
+    // directories, not as spellings).
+    std::os::unix::fs::symlink(&p, r.join("via-link")).unwrap();
+    std::os::unix::fs::symlink(&linked, r.join("linked-via-link")).unwrap();
+    std::os::unix::fs::symlink(p.join(".git"), r.join("git-dir-link")).unwrap();
+    assert_eq!(w.repo_kind(&r.join("via-link")), RepoKind::Primary);
+    assert_eq!(w.repo_kind(&r.join("via-link/src")), RepoKind::Primary);
+    assert_eq!(w.repo_kind(&r.join("linked-via-link")), RepoKind::Linked);
+    assert_eq!(w.repo_kind(&r.join("git-dir-link")), RepoKind::Primary);
     if w.repo_kind(&none) != RepoKind::NoRepo {
         // Temp dirs could sit inside a repository on some machines; say so rather than pass.
         panic!("temp dir {none:?} is inside a repository");

@@ -5,14 +5,12 @@ python3 compare_builds.py BASE_BIN NEW_BIN PROGRAM ROUNDS COUNT
 Runs `bash -c` loops of COUNT single execs of PROGRAM, each timed by bash with EPOCHREALTIME
 inside the command, ROUNDS times per variant, interleaved: bash alone, each build with the
 second line off (AGENT_GUARDS_SECOND_LINE=off) and on. Prints the medians (µs) and on - off per
-build. Root, for the layers to be on.
+build. Root, for the layers to be on. The home: gate_home.py.
 """
-import os, subprocess, sys, statistics, tempfile, shutil
+import os, subprocess, sys, statistics, shutil
+import gate_home
 base, new, program, rounds, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-home = tempfile.mkdtemp(prefix="gate-pe-")
-for d in [".claude", ".local/state/agent-guards", ".config/agent-guards"]:
-    os.makedirs(os.path.join(home, d), exist_ok=True)
-open(os.path.join(home, ".claude/settings.json"), "w").write("{}")
+home = gate_home.make("gate-pe-")
 env = dict(os.environ, HOME=home, CLAUDE_CODE_SESSION_ID="gate-pe")
 script = f'for i in $(seq {count}); do s=$EPOCHREALTIME; {program} >/dev/null 2>&1; e=$EPOCHREALTIME; echo "$s $e"; done'
 variants = {"bash": ([], {}), "base-off": ([base], {"AGENT_GUARDS_SECOND_LINE": "off"}), "base-on": ([base], {}),

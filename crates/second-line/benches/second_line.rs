@@ -5,7 +5,9 @@
 //!   (`AGENT_GUARDS_SECOND_LINE=off`: the runner's own exec) and with it on; the second line's
 //!   cost is on − off;
 //! * per exec: each exec timed inside the command by bash (`EPOCHREALTIME` around it), 500
-//!   samples per variant, medians, on − off: `/bin/true` (no rule reads it), `git --version`
+//!   samples per variant, medians, on − off, twice: with the exec's own `>/dev/null 2>&1` (a
+//!   notified write-open before the exec) and the exec alone (output to `/dev/null` opened once
+//!   for the loop): `/bin/true` (no rule reads it), `git --version`
 //!   (judged: a read, settled from its arguments), `git stash` outside a repository
 //!   (judged: it mutates a checkout, so the whole G2–G6 pipeline runs, repository lookup
 //!   included; then git refuses), and `git -C wt stash` in a linked worktree run by a
@@ -70,10 +72,24 @@ fn compare(home: &Path, script: &str, rounds: usize) -> [Duration; 3] {
 /// Per-exec wall clock inside one command: bash times each exec of `program` with
 /// `EPOCHREALTIME` (so the command's own start and end are not in it, and one slow wake-up moves
 /// one sample, not the figure). Interleaved rounds of `count` execs; medians in µs.
-fn per_exec(home: &Path, program: &str, rounds: usize, count: usize) -> [f64; 3] {
-    let script = format!(
-        "for i in $(seq {count}); do s=$EPOCHREALTIME; {program} >/dev/null 2>&1; e=$EPOCHREALTIME; echo \"$s $e\"; done"
-    );
+/// `own_redirect`: each exec opens `/dev/null` for its output itself (`prog >/dev/null 2>&1`:
+/// a notified write-open in the child before the exec); else the output goes to `/dev/null`
+/// opened once for the loop, and only the exec is timed.
+fn per_exec(
+    home: &Path,
+    program: &str,
+    rounds: usize,
+    count: usize,
+    own_redirect: bool,
+) -> [f64; 3] {
+    let script = match own_redirect {
+        true => format!(
+            "for i in $(seq {count}); do s=$EPOCHREALTIME; {program} >/dev/null 2>&1; e=$EPOCHREALTIME; echo \"$s $e\"; done"
+        ),
+        false => format!(
+            "exec 3>&1 >/dev/null 2>&1; for i in $(seq {count}); do s=$EPOCHREALTIME; {program}; e=$EPOCHREALTIME; echo \"$s $e\" >&3; done"
+        ),
+    };
     let mut t: [Vec<f64>; 3] = Default::default();
     for _ in 0..rounds {
         for (i, via) in [None, Some(false), Some(true)].into_iter().enumerate() {
@@ -143,11 +159,13 @@ fn main() {
             "bin/git -C wt stash",
         ),
     ] {
-        let [plain, off, on] = per_exec(&dir, program, 5, 100);
-        println!(
-            "per exec, {what} (median of 500 single execs each): bash -c {plain:.0} µs | off {off:.0} µs | on {on:.0} µs | added per exec {:.0} µs",
-            on - off
-        );
+        for (own_redirect, how) in [(true, "with its own >/dev/null"), (false, "the exec alone")] {
+            let [plain, off, on] = per_exec(&dir, program, 5, 100, own_redirect);
+            println!(
+                "per exec, {what}, {how} (median of 500 single execs each): bash -c {plain:.0} µs | off {off:.0} µs | on {on:.0} µs | added per exec {:.0} µs",
+                on - off
+            );
+        }
     }
     second_line::stop_session(&dir.join(".local/state/agent-guards/sessions/bench"));
     let _ = std::fs::remove_dir_all(&dir);

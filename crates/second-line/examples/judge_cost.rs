@@ -70,7 +70,7 @@ fn main() {
         Some(home.join(".local/state/agent-guards")),
         Some("judge-cost".into()),
     );
-    let judge = GitHubWrites { launch };
+    let judge = GitHubWrites::new(launch);
     for (i, (argv, refused)) in EXECS.iter().enumerate() {
         if only.is_some_and(|o| o != i) {
             continue;

@@ -337,9 +337,7 @@ impl Serving {
         );
         let sup = Supervisor {
             judges: vec![
-                Box::new(GitHubWrites {
-                    launch: launch.clone(),
-                }),
+                Box::new(GitHubWrites::new(launch.clone())),
                 Box::new(ModelLaunches {
                     launch: launch.clone(),
                 }),

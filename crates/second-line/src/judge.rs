@@ -15,8 +15,9 @@ pub struct ExecFacts {
     pub argv: Vec<String>,
     /// The process's working directory at the call.
     pub cwd: PathBuf,
-    /// The environment the new program gets (`NAME=value` split); empty when the program is not
-    /// one any rule reads (it is only read when [`ExecJudge::wants`] says so).
+    /// The variables of the environment the new program gets that a judge reads
+    /// ([`ExecJudge::reads_var`]), `NAME=value` split; empty when the program is not one any
+    /// rule reads (it is only read when [`ExecJudge::wants`] says so).
     pub env: Vec<(String, String)>,
 }
 
@@ -72,6 +73,11 @@ pub trait ExecJudge: Send + Sync {
     /// and no cwd and runs no rules. Only ever `true` where the rules cannot refuse.
     fn allows_from_argv(&self, _program_name: &str, _argv: &[String]) -> bool {
         false
+    }
+    /// Whether the judge reads the exec's environment variable `name` (the supervisor keeps
+    /// only those in [`ExecFacts::env`]; an environment has a hundred entries).
+    fn reads_var(&self, _name: &str) -> bool {
+        true
     }
 }
 

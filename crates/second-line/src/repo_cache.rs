@@ -33,8 +33,9 @@ enum Watch {
     Exists,
 }
 
+/// A watched file's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stamp {
+pub(crate) enum Stamp {
     Absent,
     Exists,
     File {
@@ -66,6 +67,18 @@ fn stamp(path: &Path, watch: Watch) -> Stamp {
         mode: m.mode(),
         size,
         times,
+    }
+}
+
+/// The state of a file a cache read in full (identity, size, times; absent counts), for a
+/// holder that reads it again when it changes; `None` when it changed too recently to be
+/// taken as settled (the holder reads it again next time).
+pub(crate) fn settled_contents(path: &Path) -> Option<Stamp> {
+    let s = stamp(path, Watch::Contents);
+    let settled = SystemTime::now().checked_sub(SETTLED)?;
+    match s {
+        Stamp::File { times, .. } if times.iter().any(|t| !before(*t, settled)) => None,
+        s => Some(s),
     }
 }
 

@@ -6,7 +6,7 @@
 //! the gate reads at all is that layer's answer too ([`reads`]): no private list of names.
 
 use crate::judge::{ExecFacts, ExecJudge, ExecVerdict};
-use crate::repo_cache::RepoCache;
+use crate::repo_cache::{settled_contents, RepoCache, Stamp};
 use branch_rules::cache::RulesCache;
 use command_effects::Effect;
 use gh_write_guard::real_world::{LedgerRulesCache, RealWorld, RealWorldConfig};
@@ -128,16 +128,14 @@ impl LaunchContext {
     }
 
     /// The live rules' cache: the session's ledger (shared with gh-write-guard), else memory.
-    fn rules_cache(&self) -> Arc<dyn RulesCache> {
-        let cache: Arc<dyn RulesCache + Send + Sync> = self
-            .rules_cache
+    fn rules_cache(&self) -> Arc<dyn RulesCache + Send + Sync> {
+        self.rules_cache
             .0
             .get_or_init(|| match self.session() {
                 Some(s) if s.ensure().is_ok() => Arc::new(LedgerRulesCache::new(s.ledger())),
                 _ => Arc::new(branch_rules::cache::MemoryCache::new()),
             })
-            .clone();
-        cache
+            .clone()
     }
 
     /// With a given config (tests).
@@ -163,14 +161,15 @@ impl LaunchContext {
 /// Variables of the exec's own environment that the rules read as part of the command
 /// (`GIT_CONFIG_*`, model variables). Grants and secrets never travel this way.
 fn rule_relevant(name: &str) -> bool {
-    let secret = ["TOKEN", "PASSWORD", "SECRET", "_KEY", "ALLOW"]
-        .iter()
-        .any(|s| name.contains(s));
-    !secret
-        && (name.starts_with("GIT_")
-            || model_tier_guard::m3_launch::MODEL_VARS.contains(&name)
-            || name == "GH_HOST"
-            || name == "GH_REPO")
+    // The cheap test first: an exec's environment has a hundred names, a few of them relevant.
+    let relevant = name.starts_with("GIT_")
+        || name == "GH_HOST"
+        || name == "GH_REPO"
+        || model_tier_guard::m3_launch::MODEL_VARS.contains(&name);
+    relevant
+        && !["TOKEN", "PASSWORD", "SECRET", "_KEY", "ALLOW"]
+            .iter()
+            .any(|s| name.contains(s))
 }
 
 /// git's subcommands that G2–G6 read whatever their arguments: `push` (G3, G4) and those whose
@@ -184,23 +183,15 @@ const GIT_JUDGED: [&str; 5] = ["push", "commit", "merge", "am", "pull"];
 /// `-c` settings and environment change nothing here: G4 reads them only for the judged
 /// subcommands, and what a pager or helper runs is an exec of its own, judged when it happens.
 pub fn git_read(argv: &[String]) -> bool {
-    let line = std::iter::once("git".to_string())
-        .chain(
-            argv.iter()
-                .skip(1)
-                .map(|a| shell_words::quote(a).into_owned()),
-        )
-        .collect::<Vec<_>>()
-        .join(" ");
-    let parsed = shell_syntax::parse(&line);
-    let view = shell_syntax::commands(&parsed);
-    let [inv] = view.invocations.as_slice() else {
-        return false;
-    };
-    if inv.name() != Some("git") || inv.args.iter().any(|a| a.value.is_none()) {
-        return false;
-    }
-    let call = command_effects::git::parse_git_args(&inv.args, &|_| None);
+    // The words as static arguments, as the shell view would give them (no quoting and
+    // parsing again: they are already one word each).
+    let arena = bumpalo::Bump::new();
+    let args: Vec<shell_syntax::Arg> = argv
+        .iter()
+        .skip(1)
+        .map(|a| shell_syntax::Arg::synthetic(&arena, a.as_str(), shell_syntax::Span::default()))
+        .collect();
+    let call = command_effects::git::parse_git_args(&args, &|_| None);
     let sub = match &call.subcommand {
         None => return true,
         Some(None) => return false,
@@ -224,26 +215,29 @@ pub fn git_read(argv: &[String]) -> bool {
 /// gh-write-guard's G2–G6 over a `git` or `gh` exec.
 pub struct GitHubWrites {
     pub launch: LaunchContext,
+    /// What every judgement shares, built on the first judged exec (see [`Shared`]).
+    shared: Mutex<Option<Shared>>,
 }
 
-impl ExecJudge for GitHubWrites {
-    fn wants(&self, program: &str) -> bool {
-        self.launch.reads(program) == Reads::GitHub
+/// The parts of a judgement that do not change from exec to exec within one command: the
+/// context (the launch environment and the config, not copied per exec) and the world (gh's
+/// hosts, the rules lookup with its HTTP client). gh's `hosts.yml` is the one file the world
+/// reads when built; it is checked per exec (one `stat`) and the world rebuilt if it changed.
+struct Shared {
+    cx: Context,
+    world: RealWorld,
+    hosts_file: Option<(PathBuf, Option<Stamp>)>,
+}
+
+impl GitHubWrites {
+    pub fn new(launch: LaunchContext) -> GitHubWrites {
+        GitHubWrites {
+            launch,
+            shared: Mutex::new(None),
+        }
     }
 
-    fn allows_from_argv(&self, program: &str, argv: &[String]) -> bool {
-        program == "git" && git_read(argv)
-    }
-
-    fn judge(&self, facts: &ExecFacts) -> ExecVerdict {
-        let command = facts.as_command(rule_relevant);
-        let cx = Context {
-            cwd: facts.cwd.clone(),
-            config: self.launch.config().clone(),
-            env: self.launch.env.clone(),
-            session_id: self.launch.session_id.clone(),
-            tool_use_id: None,
-        };
+    fn world(&self) -> RealWorld {
         let cache = self.launch.rules_cache();
         let deadline = self
             .launch
@@ -251,7 +245,7 @@ impl ExecJudge for GitHubWrites {
             .rules_timeout_ms
             .unwrap_or(3000)
             .min(3000);
-        let world = RealWorld::new(RealWorldConfig {
+        RealWorld::new(RealWorldConfig {
             env: self.launch.env.clone(),
             api_base_override: self
                 .launch
@@ -263,18 +257,69 @@ impl ExecJudge for GitHubWrites {
             rules_deadline: Duration::from_millis(deadline),
             cache,
         })
-        .with_lender(self.launch.repos.clone());
-        let decision = gh_write_guard::judge(&command, &cx, &world);
-        let applies = |r: Requirement| {
-            matches!(
-                r,
-                Requirement::G2
-                    | Requirement::G3
-                    | Requirement::G4
-                    | Requirement::G5
-                    | Requirement::G6
-            )
+        .with_lender(self.launch.repos.clone())
+    }
+
+    fn shared(&self) -> Shared {
+        let world = self.world();
+        let hosts_file = world.hosts_file().map(|p| {
+            let stamp = settled_contents(&p);
+            (p, stamp)
+        });
+        Shared {
+            cx: Context {
+                cwd: PathBuf::from("/"),
+                config: self.launch.config().clone(),
+                env: self.launch.env.clone(),
+                session_id: self.launch.session_id.clone(),
+                tool_use_id: None,
+            },
+            world,
+            hosts_file,
+        }
+    }
+}
+
+/// The requirements an exec is judged by (G1 and G7 read the shell text around a program).
+fn applies(r: Requirement) -> bool {
+    matches!(
+        r,
+        Requirement::G2 | Requirement::G3 | Requirement::G4 | Requirement::G5 | Requirement::G6
+    )
+}
+
+impl ExecJudge for GitHubWrites {
+    fn wants(&self, program: &str) -> bool {
+        self.launch.reads(program) == Reads::GitHub
+    }
+
+    fn allows_from_argv(&self, program: &str, argv: &[String]) -> bool {
+        program == "git" && git_read(argv)
+    }
+
+    fn reads_var(&self, name: &str) -> bool {
+        rule_relevant(name)
+    }
+
+    fn judge(&self, facts: &ExecFacts) -> ExecVerdict {
+        let command = facts.as_command(rule_relevant);
+        let mut shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        let stale = shared.as_ref().is_some_and(|s| match &s.hosts_file {
+            Some((p, Some(stamp))) => settled_contents(p) != Some(*stamp),
+            Some((_, None)) => true,
+            None => false,
+        });
+        if stale || shared.is_none() {
+            *shared = Some(self.shared());
+        }
+        let Some(sh) = shared.as_mut() else {
+            return ExecVerdict::Allow;
         };
+        sh.cx.cwd.clone_from(&facts.cwd);
+        let world = sh.world.again();
+        let decision =
+            gh_write_guard::judge::judge_requirements(&command, &sh.cx, &world, &applies);
+        drop(world);
         let denies: Vec<_> = decision
             .findings
             .iter()
@@ -300,6 +345,10 @@ pub struct ModelLaunches {
 impl ExecJudge for ModelLaunches {
     fn wants(&self, program: &str) -> bool {
         self.launch.reads(program) == Reads::ModelLaunch
+    }
+
+    fn reads_var(&self, name: &str) -> bool {
+        rule_relevant(name)
     }
 
     fn judge(&self, facts: &ExecFacts) -> ExecVerdict {
@@ -459,6 +508,43 @@ mod tests {
     }
 
     #[test]
+    fn what_judgements_share_is_rebuilt_when_ghs_hosts_file_changes() {
+        // One judge for many execs keeps the world it built; gh's hosts.yml (enterprise hosts)
+        // is the one file that world read, so a host added mid-command must count at once.
+        let home = tempfile::tempdir().unwrap();
+        let h = home.path().display().to_string();
+        let judge = GitHubWrites::new(launch(&[
+            ("HOME", &h),
+            ("AGENT_GUARDS_GITHUB_API", "http://127.0.0.1:9/"),
+        ]));
+        let push = ExecFacts {
+            program: "/usr/bin/git".into(),
+            argv: ["git", "push", "https://ghe.example/acme/w.git", "HEAD:main"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            cwd: home.path().to_path_buf(),
+            env: Vec::new(),
+        };
+        assert_eq!(judge.judge(&push), ExecVerdict::Allow, "not a GitHub host");
+        assert_eq!(
+            judge.judge(&push),
+            ExecVerdict::Allow,
+            "judged again, shared"
+        );
+        std::fs::create_dir_all(home.path().join(".config/gh")).unwrap();
+        std::fs::write(
+            home.path().join(".config/gh/hosts.yml"),
+            "ghe.example:\n    user: someone\n",
+        )
+        .unwrap();
+        assert!(
+            matches!(judge.judge(&push), ExecVerdict::Deny { .. }),
+            "a GitHub host now: its rules cannot be read, so the push is refused"
+        );
+    }
+
+    #[test]
     fn a_git_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
         // A primary checkout, where G6 refuses what mutates it.
         let repo = tempfile::tempdir().unwrap();
@@ -469,9 +555,7 @@ mod tests {
             .unwrap();
         assert!(st.success());
         let home = repo.path().display().to_string();
-        let judge = GitHubWrites {
-            launch: launch(&[("HOME", &home)]),
-        };
+        let judge = GitHubWrites::new(launch(&[("HOME", &home)]));
         let facts = |argv: &[&str]| ExecFacts {
             program: "/usr/bin/git".into(),
             argv: argv.iter().map(|s| s.to_string()).collect(),

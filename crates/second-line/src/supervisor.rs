@@ -119,7 +119,21 @@ impl Supervisor<'_> {
             .string(args[target.path], notify::MAX_STRING)
             .map_err(|e| format!("the program path: {e}"))?;
         let empty_path = flags.is_some_and(|f| args[f] as i32 & libc::AT_EMPTY_PATH != 0);
-        let program = resolve(pid, target, &args, &raw, empty_path)
+        // The cwd is read once: a relative program path and the facts both need it.
+        let cwd_read = std::cell::OnceCell::new();
+        let cwd = || -> std::io::Result<PathBuf> {
+            if let Some(c) = cwd_read.get() {
+                return Ok(PathBuf::clone(c));
+            }
+            let c = base_dir(pid, None)?;
+            let _ = cwd_read.set(c.clone());
+            Ok(c)
+        };
+        let start_dir = |dirfd: Option<i32>| match dirfd {
+            None | Some(libc::AT_FDCWD) => cwd(),
+            Some(_) => base_dir(pid, dirfd),
+        };
+        let program = resolve(target, &args, &raw, empty_path, &start_dir)
             .map_err(|e| format!("the program's folder: {e}"))?;
         // A path that does not exist fails in the kernel (PATH lookups try several). Only
         // the last component names the program: one lstat, and the link followed only
@@ -149,11 +163,19 @@ impl Supervisor<'_> {
         if all_allow_from_argv(&self.judges, name, &argv) {
             return Ok(None);
         }
-        let env = strings(args[envp], "environment")?
-            .into_iter()
-            .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
-            .collect();
-        let cwd = base_dir(pid, None).map_err(|e| format!("its cwd: {e}"))?;
+        let mut env = Vec::new();
+        mem.each_string(args[envp], |kv| {
+            let Some(eq) = kv.iter().position(|b| *b == b'=') else {
+                return;
+            };
+            // Borrowed unless the name is not UTF-8: most names are only looked at.
+            let name = String::from_utf8_lossy(&kv[..eq]);
+            if self.judges.iter().any(|j| j.reads_var(&name)) {
+                env.push((name.into_owned(), lossy(&kv[eq + 1..])));
+            }
+        })
+        .map_err(|e| format!("its environment: {e}"))?;
+        let cwd = cwd().map_err(|e| format!("its cwd: {e}"))?;
         let program = if by_name { program } else { real };
         Ok(Some(ExecFacts {
             program: program.to_string_lossy().into_owned(),
@@ -243,7 +265,7 @@ impl Supervisor<'_> {
             }
             paths.iter().find_map(|p| {
                 let raw = mem.string(args[p.path], notify::MAX_STRING).ok()?;
-                let abs = resolve(pid, *p, &args, &raw, false).ok()?;
+                let abs = resolve(*p, &args, &raw, false, &|d| base_dir(pid, d)).ok()?;
                 let what = self.protected.protection(&abs)?;
                 Some((abs, lossy(&raw), what))
             })
@@ -359,18 +381,18 @@ fn clip(s: &str, max: usize) -> String {
 /// A path argument made absolute the way the kernel starts its lookup (lexically normalised;
 /// symbolic links are the mount layer's to follow).
 fn resolve(
-    pid: u32,
     p: PathArg,
     args: &[u64; 6],
     raw: &[u8],
     empty_path: bool,
+    base_dir: &dyn Fn(Option<i32>) -> std::io::Result<PathBuf>,
 ) -> std::io::Result<PathBuf> {
     let dirfd = p.dirfd.map(|i| args[i] as i32);
     let text = Path::new(std::ffi::OsStr::from_bytes(raw));
     if text.is_absolute() {
         return Ok(integrity_signals::paths::normalise(text));
     }
-    let base = base_dir(pid, dirfd)?;
+    let base = base_dir(dirfd)?;
     if empty_path && raw.is_empty() {
         return Ok(base);
     }
