@@ -309,12 +309,10 @@ impl ExecJudge for GitHubWrites {
             Some((_, None)) => true,
             None => false,
         });
-        if stale || shared.is_none() {
-            *shared = Some(self.shared());
+        if stale {
+            *shared = None;
         }
-        let Some(sh) = shared.as_mut() else {
-            return ExecVerdict::Allow;
-        };
+        let sh = shared.get_or_insert_with(|| self.shared());
         sh.cx.cwd.clone_from(&facts.cwd);
         let world = sh.world.again();
         let decision =
