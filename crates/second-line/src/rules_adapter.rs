@@ -163,9 +163,8 @@ impl LaunchContext {
 fn rule_relevant(name: &str) -> bool {
     // The cheap test first: an exec's environment has a hundred names, a few of them relevant.
     let relevant = name.starts_with("GIT_")
-        || name == "GH_HOST"
-        || name == "GH_REPO"
-        || model_tier_guard::m3_launch::MODEL_VARS.contains(&name);
+        || name.starts_with("GH_") && (name == "GH_HOST" || name == "GH_REPO")
+        || name.ends_with("_MODEL") && model_tier_guard::m3_launch::MODEL_VARS.contains(&name);
     relevant
         && !["TOKEN", "PASSWORD", "SECRET", "_KEY", "ALLOW"]
             .iter()
@@ -183,6 +182,23 @@ const GIT_JUDGED: [&str; 5] = ["push", "commit", "merge", "am", "pull"];
 /// `-c` settings and environment change nothing here: G4 reads them only for the judged
 /// subcommands, and what a pager or helper runs is an exec of its own, judged when it happens.
 pub fn git_read(argv: &[String]) -> bool {
+    git_reach(argv) == GitReach::Read
+}
+
+/// Which of G2–G6 can refuse a `git` exec, from its arguments alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GitReach {
+    /// None ([`git_read`]).
+    Read,
+    /// G6 only: a builtin subcommand that mutates a checkout but neither pushes (G3, G4) nor
+    /// runs hooks G4 guards; G2 and G5 read `gh api` only.
+    Checkout,
+    /// All of them: a push, a hooked subcommand, an alias, a subcommand decided at run time.
+    All,
+}
+
+/// [`GitReach`] of a `git` argv (see [`git_read`] for why the arguments are enough).
+pub fn git_reach(argv: &[String]) -> GitReach {
     // The words as static arguments, as the shell view would give them (no quoting and
     // parsing again: they are already one word each).
     let arena = bumpalo::Bump::new();
@@ -193,12 +209,12 @@ pub fn git_read(argv: &[String]) -> bool {
         .collect();
     let call = command_effects::git::parse_git_args(&args, &|_| None);
     let sub = match &call.subcommand {
-        None => return true,
-        Some(None) => return false,
+        None => return GitReach::Read,
+        Some(None) => return GitReach::All,
         Some(Some(sub)) => sub.as_str(),
     };
     if GIT_JUDGED.contains(&sub) || !command_effects::git_alias::is_builtin(sub) {
-        return false;
+        return GitReach::All;
     }
     let words: Vec<String> = std::iter::once(sub.to_string())
         .chain(
@@ -207,9 +223,13 @@ pub fn git_read(argv: &[String]) -> bool {
                 .filter_map(|a| a.value.as_deref().map(String::from)),
         )
         .collect();
-    [true, false].iter().all(|names_a_commit| {
+    let read = [true, false].iter().all(|names_a_commit| {
         gh_write_guard::g6_primary_checkout::mutates(&words, &|_| *names_a_commit).is_none()
-    })
+    });
+    match read {
+        true => GitReach::Read,
+        false => GitReach::Checkout,
+    }
 }
 
 /// gh-write-guard's G2–G6 over a `git` or `gh` exec.
@@ -315,8 +335,13 @@ impl ExecJudge for GitHubWrites {
         let sh = shared.get_or_insert_with(|| self.shared());
         sh.cx.cwd.clone_from(&facts.cwd);
         let world = sh.world.again();
-        let decision =
-            gh_write_guard::judge::judge_requirements(&command, &sh.cx, &world, &applies);
+        let only_g6 = |r: Requirement| r == Requirement::G6;
+        let applies: &dyn Fn(Requirement) -> bool =
+            match facts.program_name() == "git" && git_reach(&facts.argv) == GitReach::Checkout {
+                true => &only_g6,
+                false => &applies,
+            };
+        let decision = gh_write_guard::judge::judge_requirements(&command, &sh.cx, &world, applies);
         drop(world);
         let denies: Vec<_> = decision
             .findings
@@ -604,6 +629,97 @@ mod tests {
                 matches!(judge.judge(&facts(refused)), ExecVerdict::Deny { .. }),
                 "{refused:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_checkout_reach_is_judged_by_g6_alone_as_by_all_of_g2_to_g6() {
+        // A primary checkout with a GitHub origin: G6 refuses what mutates it, and G3 and G4
+        // would read a push here.
+        let repo = tempfile::tempdir().unwrap();
+        for args in [
+            &["init", "-q"][..],
+            &[
+                "remote",
+                "add",
+                "origin",
+                "https://github.com/acme/widget.git",
+            ],
+        ] {
+            let st = std::process::Command::new("git")
+                .args(args)
+                .current_dir(repo.path())
+                .status()
+                .unwrap();
+            assert!(st.success());
+        }
+        let home = repo.path().display().to_string();
+        let judge = GitHubWrites::new(launch(&[("HOME", &home)]));
+        let all = judge.shared();
+        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for checkout in [
+            &["git", "stash"][..],
+            &["git", "-C", &home, "stash", "push", "-m", "x"],
+            &["git", "-c", "core.hooksPath=/dev/null", "stash"],
+            &["git", "reset", "--hard", "HEAD~1"],
+            &["git", "checkout", "-f", "main"],
+            &["git", "switch", "--discard-changes", "main"],
+            &["git", "clean", "-fdx"],
+            &["git", "branch", "-D", "topic"],
+            &["git", "rebase", "main"],
+            &["git", "cherry-pick", "abc123"],
+            &["git", "restore", "."],
+            &["git", "rm", "-r", "src"],
+            &["git", "update-ref", "-d", "refs/heads/main"],
+            &["git", "worktree", "remove", "--force", "wt"],
+        ] {
+            let facts = ExecFacts {
+                program: "/usr/bin/git".into(),
+                argv: argv(checkout),
+                cwd: repo.path().to_path_buf(),
+                env: Vec::new(),
+            };
+            assert_eq!(git_reach(&facts.argv), GitReach::Checkout, "{checkout:?}");
+            let mut cx = all.cx.clone();
+            cx.cwd = repo.path().to_path_buf();
+            let by_all = gh_write_guard::judge::judge_requirements(
+                &facts.as_command(rule_relevant),
+                &cx,
+                &all.world.again(),
+                &applies,
+            );
+            let denies: Vec<_> = by_all
+                .findings
+                .into_iter()
+                .filter(|f| f.is_deny() && applies(f.requirement))
+                .collect();
+            let by_all = gh_write_guard::finding::first_deny(&denies).map(|f| f.code_str());
+            let by_gate = match judge.judge(&facts) {
+                ExecVerdict::Deny { code, .. } => Some(code),
+                ExecVerdict::Allow => None,
+            };
+            assert!(
+                by_all.is_some(),
+                "{checkout:?} is refused in a primary checkout"
+            );
+            assert_eq!(by_gate.as_deref(), by_all, "{checkout:?}");
+        }
+        for (all_of_them, why) in [
+            (&["git", "push", "origin", "main"][..], "a push"),
+            (&["git", "commit", "-m", "x"], "hooks G4 guards"),
+            (&["git", "pull", "--ff-only"], "hooks G4 guards"),
+            (&["git", "st"], "an alias"),
+        ] {
+            assert_eq!(git_reach(&argv(all_of_them)), GitReach::All, "{why}");
+        }
+        assert_eq!(git_reach(&argv(&["git", "status"])), GitReach::Read);
+    }
+
+    #[test]
+    fn every_model_variable_is_kept() {
+        // `rule_relevant` tests the name's ending before the list.
+        for v in model_tier_guard::m3_launch::MODEL_VARS {
+            assert!(rule_relevant(v), "{v}");
         }
     }
 
