@@ -567,16 +567,27 @@ mod tests {
         );
     }
 
+    /// A new repository in a temporary folder (`git init`, then `git` with `then` if given).
+    fn primary_checkout(then: &[&str]) -> tempfile::TempDir {
+        let repo = tempfile::tempdir().unwrap();
+        for args in [&["init", "-q"][..], then] {
+            if args.is_empty() {
+                continue;
+            }
+            let st = std::process::Command::new("git")
+                .args(args)
+                .current_dir(repo.path())
+                .status()
+                .unwrap();
+            assert!(st.success());
+        }
+        repo
+    }
+
     #[test]
     fn a_git_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
         // A primary checkout, where G6 refuses what mutates it.
-        let repo = tempfile::tempdir().unwrap();
-        let st = std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(repo.path())
-            .status()
-            .unwrap();
-        assert!(st.success());
+        let repo = primary_checkout(&[]);
         let home = repo.path().display().to_string();
         let judge = GitHubWrites::new(launch(&[("HOME", &home)]));
         let facts = |argv: &[&str]| ExecFacts {
@@ -636,23 +647,12 @@ mod tests {
     fn a_checkout_reach_is_judged_by_g6_alone_as_by_all_of_g2_to_g6() {
         // A primary checkout with a GitHub origin: G6 refuses what mutates it, and G3 and G4
         // would read a push here.
-        let repo = tempfile::tempdir().unwrap();
-        for args in [
-            &["init", "-q"][..],
-            &[
-                "remote",
-                "add",
-                "origin",
-                "https://github.com/acme/widget.git",
-            ],
-        ] {
-            let st = std::process::Command::new("git")
-                .args(args)
-                .current_dir(repo.path())
-                .status()
-                .unwrap();
-            assert!(st.success());
-        }
+        let repo = primary_checkout(&[
+            "remote",
+            "add",
+            "origin",
+            "https://github.com/acme/widget.git",
+        ]);
         let home = repo.path().display().to_string();
         let judge = GitHubWrites::new(launch(&[("HOME", &home)]));
         let all = judge.shared();
