@@ -263,8 +263,8 @@ impl Memory {
         Ok(out)
     }
 
-    /// Each string of a NULL-terminated array in turn, read into one reused buffer (an
-    /// environment has a hundred entries and a judge keeps a few), with the bounds of
+    /// Each string of a NULL-terminated array in turn, where it lies in the kept page (or
+    /// copied into one reused buffer when it goes on into the next page), with the bounds of
     /// [`Memory::strings`].
     pub fn each_string(&self, addr: u64, mut f: impl FnMut(&[u8])) -> io::Result<()> {
         if addr == 0 {
@@ -283,12 +283,29 @@ impl Memory {
             if p == 0 {
                 break;
             }
-            self.string_into(&mut buf, p, MAX_STRING)?;
-            total += buf.len() + 1;
+            // Most strings end on the page they start on: handed over where they lie, not
+            // copied (an environment has a hundred entries and a judge keeps a few).
+            let len = self.with_page(p, |bytes| {
+                let end = bytes.iter().position(|b| *b == 0)?;
+                if total + end < MAX_TOTAL {
+                    f(&bytes[..end]);
+                }
+                Some(end)
+            })?;
+            let len = match len {
+                Some(len) => len,
+                None => {
+                    self.string_into(&mut buf, p, MAX_STRING)?;
+                    if total + buf.len() < MAX_TOTAL {
+                        f(&buf);
+                    }
+                    buf.len()
+                }
+            };
+            total += len + 1;
             if total > MAX_TOTAL {
                 return Err(io::Error::new(io::ErrorKind::InvalidData, "too large"));
             }
-            f(&buf);
         }
         Ok(())
     }
@@ -379,4 +396,81 @@ pub fn lossy(b: &[u8]) -> String {
 /// The raw descriptor of a listener.
 pub fn raw(fd: &OwnedFd) -> RawFd {
     fd.as_raw_fd()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This process's own memory, read the way the supervisor reads a notified one.
+    fn own() -> Memory {
+        Memory::open(std::process::id(), std::mem::size_of::<usize>()).unwrap()
+    }
+
+    fn strings_of(mem: &Memory, pointers: &[usize]) -> (Vec<Vec<u8>>, io::Result<()>) {
+        let mut seen = Vec::new();
+        let r = mem.each_string(pointers.as_ptr() as u64, |s| seen.push(s.to_vec()));
+        (seen, r)
+    }
+
+    #[test]
+    fn a_string_that_goes_on_into_the_next_page_is_read_whole() {
+        let mut area = vec![b'x'; 4 * 4096];
+        let base = area.as_ptr() as usize;
+        let page_end = (base + 4096) & !4095;
+        // 10 bytes before a page boundary to 20 bytes after it.
+        let start = page_end - 10 - base;
+        area[start + 30] = 0;
+        let short = start + 100;
+        area[short..short + 3].copy_from_slice(b"ab\0");
+        let pointers = [base + start, base + short, 0];
+        let (seen, r) = strings_of(&own(), &pointers);
+        r.unwrap();
+        assert_eq!(seen, vec![vec![b'x'; 30], b"ab".to_vec()]);
+    }
+
+    #[test]
+    fn an_array_over_the_total_bound_fails_and_what_is_over_is_not_handed_on() {
+        // Eight strings of the longest length fill the total bound exactly; a ninth is over.
+        let strings: Vec<Vec<u8>> = (0..9u8)
+            .map(|i| {
+                let mut v = vec![b'a' + i; MAX_STRING - 1];
+                v.push(0);
+                v
+            })
+            .collect();
+        assert_eq!(8 * MAX_STRING, MAX_TOTAL);
+        let mut pointers: Vec<usize> = strings.iter().map(|s| s.as_ptr() as usize).collect();
+        pointers.push(0);
+        let (seen, r) = strings_of(&own(), &pointers);
+        assert_eq!(r.unwrap_err().to_string(), "too large");
+        assert_eq!(seen.len(), 8);
+        assert!(seen.iter().all(|s| s.len() == MAX_STRING - 1));
+        // Without the ninth, all eight are read.
+        pointers.remove(8);
+        let (seen, r) = strings_of(&own(), &pointers);
+        r.unwrap();
+        assert_eq!(seen.len(), 8);
+        // Short strings read where they lie (none crosses a page): the same bound.
+        let mut area = vec![b's'; (4200 + 16) * 256];
+        let skip = (4096 - area.as_ptr() as usize % 4096) % 4096;
+        for i in 0..4200 {
+            area[skip + i * 256 + 255] = 0;
+        }
+        let first = area.as_ptr() as usize + skip;
+        let mut pointers: Vec<usize> = (0..4200).map(|i| first + i * 256).collect();
+        pointers.push(0);
+        let (seen, r) = strings_of(&own(), &pointers);
+        assert_eq!(r.unwrap_err().to_string(), "too large");
+        assert_eq!(seen.len(), MAX_TOTAL / 256);
+    }
+
+    #[test]
+    fn an_unreadable_string_fails_the_array() {
+        let ok = b"fine\0";
+        let pointers = [ok.as_ptr() as usize, 0x10, 0];
+        let (seen, r) = strings_of(&own(), &pointers);
+        assert!(r.is_err());
+        assert_eq!(seen, vec![b"fine".to_vec()]);
+    }
 }

@@ -152,12 +152,10 @@ impl Supervisor<'_> {
         if !by_name && !any_wants(&self.judges, base(&real)) {
             return Ok(None);
         }
-        let strings = |addr: u64, what: &str| {
-            mem.strings(addr)
-                .map_err(|e| format!("its {what}: {e}"))
-                .map(|v| v.iter().map(|s| lossy(s)).collect::<Vec<_>>())
-        };
-        let argv = strings(args[argv], "arguments")?;
+        let mut words = Vec::new();
+        mem.each_string(args[argv], |s| words.push(lossy(s)))
+            .map_err(|e| format!("its arguments: {e}"))?;
+        let argv = words;
         let name = if by_name { base(&program) } else { base(&real) };
         // A read (`git status`): no environment, no cwd, no rules.
         if all_allow_from_argv(&self.judges, name, &argv) {
