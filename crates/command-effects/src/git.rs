@@ -65,6 +65,23 @@ pub fn parse_git<'a>(inv: &Invocation<'a>) -> GitCall<'a> {
     })
 }
 
+/// git's push plumbing is judged as the push it is: `send-pack [options] <repository> [<ref>...]`
+/// and `http-push [options] <url> [<ref>...]` take `push`'s repository and refspec operands
+/// (`git send-pack git@github.com:o/r.git main` updates `main` there like `git push`). The one
+/// exception is `send-pack --stateless-rpc`: a remote helper's half of a `git push` already read
+/// (its refs come on stdin, from that push), which alone cannot reach a remote.
+fn pushes_as<'s>(sub: &'s str, rest: &[Arg<'_>]) -> &'s str {
+    let helper = || {
+        rest.iter()
+            .any(|a| a.value.as_deref() == Some("--stateless-rpc"))
+    };
+    match sub {
+        "send-pack" if !helper() => "push",
+        "http-push" => "push",
+        s => s,
+    }
+}
+
 /// Splits git arguments; `env(name)` answers `None` (unset), `Some(None)` (set, dynamic) or
 /// `Some(Some(v))`.
 pub fn parse_git_args<'a>(
@@ -88,7 +105,7 @@ pub fn parse_git_args<'a>(
             return call;
         };
         if !a.starts_with('-') || a == "-" {
-            call.subcommand = Some(Some(a.to_string()));
+            call.subcommand = Some(Some(pushes_as(a, &args[i + 1..]).to_string()));
             call.args = args[i + 1..].to_vec();
             return call;
         }
@@ -243,6 +260,24 @@ mod tests {
         let view = shell_syntax::commands(&parsed);
         let inv = view.invocations.last().expect("one invocation");
         check(parse_git(inv))
+    }
+
+    #[test]
+    fn push_plumbing_is_a_push() {
+        for cmd in [
+            "git send-pack git@github.com:acme/widget.git main",
+            "git -C /r send-pack --force --receive-pack=git-receive-pack ../m.git main:main",
+            "git http-push https://example.com/r.git/ main",
+            // A dynamic word may be anything: not taken for the helper's flag.
+            "git send-pack $opt git@github.com:acme/widget.git main",
+        ] {
+            call(cmd, |c| assert_eq!(c.sub(), Some("push"), "{cmd}"));
+        }
+        // A remote helper's half of a push already read (git-remote-https runs it).
+        call(
+            "git send-pack --stateless-rpc --helper-status --thin https://github.com/acme/widget.git/ --stdin",
+            |c| assert_eq!(c.sub(), Some("send-pack")),
+        );
     }
 
     #[test]

@@ -24,6 +24,17 @@ except PermissionError as e:
     print("push", sys.argv[1], "refused", e.errno)
 "#;
 
+/// git's push plumbing: the same push, spelled `git send-pack <url> <ref>`.
+const SEND_PACK: &str = r#"
+import subprocess, sys
+url = subprocess.run(["git", "remote", "get-url", "origin"], stdout=subprocess.PIPE, text=True).stdout.strip()
+try:
+    r = subprocess.run(["git", "send-pack", url, sys.argv[1]])
+    print("send-pack", sys.argv[1], "exit", r.returncode)
+except PermissionError as e:
+    print("send-pack", sys.argv[1], "refused", e.errno)
+"#;
+
 #[test]
 fn a_script_pushing_to_a_protected_branch_is_refused_with_g4_and_nothing_lands() {
     let Some(mut w) = root_world("g4") else {
@@ -65,6 +76,23 @@ fn a_script_pushing_to_a_protected_branch_is_refused_with_g4_and_nothing_lands()
         git(&project, &["rev-parse", "feature"])
     );
     assert!(server.count(PROTECTED_MAIN) >= 1);
+
+    // The push plumbing is judged as the push it is (a real `git send-pack` updates the ref).
+    w.write("plumb.py", SEND_PACK);
+    w.ran("python3", &["plumb.py", "main"])
+        .prints(&["send-pack main refused 1"])
+        .says(&["agent-guards: refused git send-pack", "(G4"]);
+    assert!(
+        origin.git(&["for-each-ref", "refs/heads/main"]).is_empty(),
+        "main did not land"
+    );
+    git(&project, &["checkout", "-q", "-b", "plumbing"]);
+    w.ran("python3", &["plumb.py", "plumbing"])
+        .prints(&["send-pack plumbing exit 0"]);
+    assert_eq!(
+        origin.git(&["rev-parse", "plumbing"]),
+        git(&project, &["rev-parse", "plumbing"])
+    );
 }
 
 const LAUNCH: &str = r#"
