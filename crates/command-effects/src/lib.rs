@@ -49,6 +49,7 @@ pub mod git;
 pub mod git_alias;
 pub mod git_options;
 pub mod git_push;
+pub mod git_subtree;
 pub mod git_url;
 pub mod http;
 pub mod network;

@@ -412,7 +412,7 @@ pub enum GitRemote {
 
 /// The remote the git operation `call` contacts: the repository operand of clone, fetch, pull,
 /// push, ls-remote (refspecs after it are not hosts), `archive --remote`, `submodule add`,
-/// `remote add -f`, `remote show|update|prune`.
+/// `remote add -f`, `remote show|update|prune`, `subtree add|pull|push`.
 pub fn git_remote(call: &GitCall<'_>) -> GitRemote {
     let sub = match &call.subcommand {
         None => return GitRemote::None,
@@ -452,6 +452,10 @@ pub fn git_remote(call: &GitCall<'_>) -> GitRemote {
             }
         }
         "remote" => git_remote_subcommand(&args),
+        "subtree" => match crate::git_subtree::repository(call) {
+            Some(repo) => named(repo),
+            None => GitRemote::None,
+        },
         _ => GitRemote::None,
     }
 }

@@ -103,6 +103,18 @@ fn commands_that_contact_a_host() {
             "git submodule add https://git.example.org/o/lib",
             "git.example.org:443",
         ),
+        (
+            "git subtree push -P docs git@git.example.org:o/docs.git main",
+            "git.example.org:22",
+        ),
+        (
+            "git subtree pull --prefix=lib https://git.example.org/o/lib main",
+            "git.example.org:443",
+        ),
+        (
+            "git send-pack ssh://git.example.org/o/r.git main",
+            "git.example.org:22",
+        ),
         ("git clone --mirror https://h.example/o/r", "h.example:443"),
         ("git clone \"$REPO\"", "<run-time>"),
         ("gh pr list", "github.com:443"),
@@ -124,6 +136,7 @@ fn look_alikes_that_contact_nothing() {
     let mut wrong = Vec::new();
     for cmd in [
         "git remote add upstream https://git.example.org/team/app.git",
+        "git subtree split -P docs -b docs-only",
         "git remote set-url origin https://git.example.org/o/r",
         "git push origin main",
         "git push origin HEAD:refs/heads/feature",

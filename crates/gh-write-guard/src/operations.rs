@@ -222,74 +222,16 @@ fn git_op<'a>(
     )
 }
 
-/// git-subtree's options that take a value, and all its long options (parse-options reads a
-/// unique prefix of a long one: `--pre docs`).
-const SUBTREE_VALUED: [&str; 5] = ["prefix", "message", "annotate", "branch", "onto"];
-const SUBTREE_LONG: [&str; 10] = [
-    "prefix",
-    "message",
-    "annotate",
-    "branch",
-    "onto",
-    "squash",
-    "rejoin",
-    "ignore-joins",
-    "quiet",
-    "debug",
-];
-
-/// `git subtree push [options] <repository> [<rev>:]<remote-ref>`: git-subtree.sh runs
-/// `git push <repository> <split>:refs/heads/<remote-ref>`, judged as that push (the call's own
-/// `-C`, `-c` and environment kept). `None` for anything else.
+/// `git subtree push <repository> [<rev>:]<ref>`: git-subtree runs `git push <repository>
+/// <split>:refs/heads/<ref>`, judged as that push (the call's own `-C`, `-c` and environment
+/// kept; its grammar: command-effects' `git_subtree`). `None` for anything else.
 fn subtree_push<'a>(
     a: &Analysis<'a>,
     inv: &Invocation<'a>,
     call: &command_effects::git::GitCall<'a>,
     env: &dyn Fn(&str) -> Option<Option<String>>,
 ) -> Option<command_effects::git::GitCall<'a>> {
-    if call.sub() != Some("subtree") {
-        return None;
-    }
-    let mut operands: Vec<Option<&str>> = Vec::new();
-    let mut words = call.args.iter().map(|w| w.value.as_deref());
-    let mut options = true;
-    while let Some(w) = words.next() {
-        let takes_next = match w {
-            Some("--") if options => {
-                options = false;
-                false
-            }
-            Some(o) if options && o.starts_with("--") && o.len() > 2 => {
-                let name = &o[2..];
-                let matches: Vec<&str> = SUBTREE_LONG
-                    .iter()
-                    .copied()
-                    .filter(|l| l.starts_with(name))
-                    .collect();
-                !o.contains('=') && matches.len() == 1 && SUBTREE_VALUED.contains(&matches[0])
-            }
-            // A short cluster: a valued letter last takes the next word (`-qP docs`).
-            Some(o) if options && o.starts_with('-') && o.len() > 1 => {
-                let letters = &o[1..];
-                let at = letters.find(['P', 'm', 'b']);
-                at.is_some_and(|i| i == letters.len() - 1)
-            }
-            w => {
-                operands.push(w);
-                false
-            }
-        };
-        if takes_next {
-            words.next();
-        }
-    }
-    // A run-time word before `push` may be an option: the push is still read.
-    let at = operands.iter().position(|w| w.is_some())?;
-    if operands[at] != Some("push") || operands.len() < at + 3 {
-        return None;
-    }
-    let (repository, refspec) = (operands[at + 1], operands[at + 2]);
-    let remote_ref = refspec.map(|r| r.split_once(':').map_or(r, |(_, dst)| dst));
+    let (repository, remote_ref) = command_effects::git_subtree::push_target(call)?;
     let arena = a.arena();
     let span = inv.span;
     let word = |v: Option<String>| match v {
