@@ -209,6 +209,20 @@ impl World for FakeWorld {
             .rev()
             .find(|(k, _)| k == "push.default")
             .map(|(_, v)| v.as_str());
+        // `remote.<r>.push` refspecs configured for the remote win over push.default (as
+        // branch-rules' `configured_target` reads them).
+        let key = command_effects::git::normalise_key(&format!("remote.{remote}.push"));
+        let configured: Vec<String> = overrides
+            .iter()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, v)| v.clone())
+            .collect();
+        if !configured.is_empty() {
+            return Ok(DefaultPush {
+                remote,
+                target: PushTarget::ConfiguredRefspecs(configured),
+            });
+        }
         if push_default == Some("matching") {
             return Ok(DefaultPush {
                 remote,

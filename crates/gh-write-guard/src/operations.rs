@@ -94,8 +94,9 @@ pub fn collect<'a>(a: &Analysis<'a>) -> Vec<Op<'a>> {
     let mut out = Vec::new();
     for (ui, unit) in a.units.iter().enumerate() {
         let view = unit.view();
-        // Remotes `git remote add` made earlier in the command, as config the later git
-        // commands read (`git remote add s URL && git push s`).
+        // Remotes `git remote add` made and settings `git config` wrote earlier in the
+        // command, as config the later git commands read (`git remote add s URL && git push
+        // s`, `git config remote.origin.push HEAD:main && git push`).
         let mut added: Vec<ConfigSetting> = Vec::new();
         // A body run keeps its own invocation (its context, e.g. `|| return 0`).
         for run in command_effects::program::runs(view, arena) {
@@ -117,6 +118,9 @@ pub fn collect<'a>(a: &Analysis<'a>) -> Vec<Op<'a>> {
                             via: "git remote add",
                         });
                     }
+                    // Settings `git config` writes (a push refspec, `push.default`,
+                    // `core.hooksPath`), read by the git commands after it.
+                    added.extend(command_effects::git_config::written(call));
                 }
                 out.push(Op {
                     unit: ui,
