@@ -389,7 +389,12 @@ impl<'a> Analysis<'a> {
         if let Some((_, p)) = self.push_plans.borrow().iter().find(|(k, _)| *k == key) {
             return p.clone();
         }
-        let plan = Rc::new(crate::git_push::plan(call, op.dir.as_deref(), self.world));
+        let plan = Rc::new(crate::git_push::plan(
+            call,
+            op.dir.as_deref(),
+            self.world,
+            &op.head,
+        ));
         self.push_plans.borrow_mut().push((key, plan.clone()));
         plan
     }

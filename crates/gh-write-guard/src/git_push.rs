@@ -23,8 +23,13 @@ pub struct PushPlan {
     pub nothing: Option<String>,
 }
 
+/// Where HEAD is when a push runs, if a git command before it in the same command moved it
+/// (`operations::collect`): `None` as the world reads it; `Some(Some(b))` on branch `b`;
+/// `Some(None)` somewhere not known until the command runs.
+pub type HeadMoved = Option<Option<String>>;
+
 /// Plans a push run in `dir` (`None`: the directory is decided at run time).
-pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
+pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World, head: &HeadMoved) -> PushPlan {
     let args = parse_push(call);
     let (overrides, unknown_override) = command_overrides(call);
     let mut plan = PushPlan {
@@ -73,14 +78,31 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World) -> PushPlan {
     }
     let remote = remote.as_deref();
     if !args.refspecs.is_empty() {
-        plan.updates = refspec_updates(&args, dir, remote, &overrides, world);
+        plan.updates = match head {
+            None => refspec_updates(&args, dir, remote, &overrides, world),
+            Some(current) => {
+                let locals = world.local_branches(dir);
+                explicit_updates(&args, current.clone(), Some(&locals))
+            }
+        };
         return plan;
     }
     if args.tags && !args.follow_tags {
         plan.nothing = Some("only tags are pushed".into());
         return plan;
     }
-    plan_default_push(&mut plan, dir, remote, &overrides, base_kind, world);
+    match head {
+        None => plan_default_push(&mut plan, dir, remote, &overrides, base_kind, world),
+        // The default push of the branch switched to (push.default `simple`/`current`).
+        Some(Some(b)) => plan.updates.push(BranchUpdate {
+            branch: Some(b.clone()),
+            kind: base_kind,
+        }),
+        Some(None) => plan.updates.push(BranchUpdate {
+            branch: None,
+            kind: base_kind,
+        }),
+    }
     plan
 }
 

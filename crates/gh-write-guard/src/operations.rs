@@ -50,6 +50,9 @@ pub struct Op<'a> {
     /// The directory it acts in (after `cd`s and, for git, `-C`); `None`: decided at run time.
     pub dir: Option<PathBuf>,
     pub kind: OpKind<'a>,
+    /// For git: where an earlier git command of the same command left HEAD in `dir`
+    /// ([`crate::git_push::HeadMoved`]; `None`: not moved).
+    pub head: crate::git_push::HeadMoved,
 }
 
 impl Op<'_> {
@@ -98,6 +101,8 @@ pub fn collect<'a>(a: &Analysis<'a>) -> Vec<Op<'a>> {
         // command, as config the later git commands read (`git remote add s URL && git push
         // s`, `git config remote.origin.push HEAD:main && git push`).
         let mut added: Vec<ConfigSetting> = Vec::new();
+        // Where earlier git commands left HEAD, per directory (the last one counts).
+        let mut heads: Vec<(Option<PathBuf>, Option<String>)> = Vec::new();
         // A body run keeps its own invocation (its context, e.g. `|| return 0`).
         for run in command_effects::program::runs(view, arena) {
             let Some(inv) = view.invocations.get(run.invocation) else {
@@ -122,16 +127,55 @@ pub fn collect<'a>(a: &Analysis<'a>) -> Vec<Op<'a>> {
                     // `core.hooksPath`), read by the git commands after it.
                     added.extend(command_effects::git_config::written(call));
                 }
+                let head = heads
+                    .iter()
+                    .rev()
+                    .find(|(d, _)| d.is_none() || *d == dir)
+                    .map(|(_, h)| h.clone());
+                if let OpKind::Git { call, .. } = &kind {
+                    if let Some(h) = head_after(a, call, dir.as_deref()) {
+                        heads.push((dir.clone(), h));
+                    }
+                }
                 out.push(Op {
                     unit: ui,
                     invocation: inv.index,
                     dir,
                     kind,
+                    head,
                 });
             }
         }
     }
     out
+}
+
+/// Where `call` leaves HEAD (`None`: where it was): command-effects' `git_head` from the
+/// arguments, and for a plain `checkout x`/`switch x` the repository's answer: a local branch
+/// is switched to, anything else that names a commit leaves HEAD where it is not known (a
+/// detached HEAD, or a branch git makes from a remote one), a path leaves it.
+fn head_after(
+    a: &Analysis<'_>,
+    call: &GitCall<'_>,
+    dir: Option<&std::path::Path>,
+) -> Option<Option<String>> {
+    use command_effects::git_head::Moved;
+    match command_effects::git_head::moved(call)? {
+        Moved::Branch(b) => Some(Some(b)),
+        Moved::Unknown => Some(None),
+        Moved::Operand(x) => {
+            let Some(dir) = dir else {
+                return Some(None);
+            };
+            if a.world.local_branches(dir).contains(&x) {
+                Some(Some(x))
+            } else if a.world.resolves_to_commit(dir, &x) {
+                Some(None)
+            } else {
+                None
+            }
+        }
+    }
 }
 
 /// The program a run runs, taking a run-time program name as `git`/`gh` when its arguments
