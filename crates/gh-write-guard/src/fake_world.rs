@@ -41,6 +41,8 @@ pub struct FakeWorld {
     pub scripts: BTreeMap<PathBuf, String>,
     /// Remote-tracking branches (`origin/main`), when the case lists them.
     pub remote_branches: Option<Vec<String>>,
+    /// Directories that do not exist yet (`missing_dirs`); every other one does.
+    pub missing_dirs: Vec<PathBuf>,
     pub hosts: GitHubHosts,
 }
 
@@ -128,6 +130,16 @@ impl FakeWorld {
                 .and_then(Value::as_bool)
                 .unwrap_or(true),
             git_aliases: string_map(env.get("git_config_aliases")),
+            missing_dirs: env
+                .get("missing_dirs")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(PathBuf::from)
+                        .collect()
+                })
+                .unwrap_or_default(),
             gh_aliases: string_map(env.get("gh_aliases")),
             scripts,
             remote_branches: env
@@ -248,6 +260,10 @@ impl World for FakeWorld {
 
     fn head_branch(&self, _dir: &Path) -> Option<String> {
         self.current_branch.clone()
+    }
+
+    fn dir_exists(&self, dir: &Path) -> bool {
+        !self.missing_dirs.iter().any(|m| dir.starts_with(m))
     }
 
     fn local_branches(&self, _dir: &Path) -> Vec<String> {

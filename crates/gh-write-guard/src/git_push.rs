@@ -49,6 +49,11 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World, head: &HeadMo
         plan.updates = explicit_updates(&args, None, None);
         return plan;
     };
+    // A directory the command makes (a clone, `mkdir`) holds no repository yet: its remotes,
+    // HEAD and default push are not known until it runs.
+    let made_by_command = !world.dir_exists(dir);
+    let unknown_head: HeadMoved = Some(None);
+    let head = if made_by_command { &unknown_head } else { head };
     let base_kind = if args.delete {
         PushKind::Delete
     } else if args.force || args.mirror {
@@ -59,6 +64,7 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World, head: &HeadMo
     let remote = match &args.remote {
         Some(Some(r)) => Some(r.clone()),
         Some(None) => None,
+        None if made_by_command => None,
         None => match world.default_push(dir, None, &overrides) {
             Ok(p) => Some(p.remote),
             Err(_) => Some("origin".to_string()),
@@ -69,9 +75,20 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World, head: &HeadMo
         _ if unknown_override => Err(LookupError(
             "a config setting of the command is decided at run time".into(),
         )),
+        Some(r) if made_by_command && names_a_remote(r) => Err(LookupError(format!(
+            "{} does not exist yet: the remote `{r}` is not known until the command runs",
+            dir.display()
+        ))),
         Some(r) => world.push_destinations(dir, r, &overrides),
         None => Err(LookupError("the remote is decided at run time".into())),
     };
+    if (args.mirror || args.all) && made_by_command {
+        plan.updates.push(BranchUpdate {
+            branch: None,
+            kind: base_kind,
+        });
+        return plan;
+    }
     if args.mirror || args.all {
         plan.updates = every_local_branch(world, dir, base_kind);
         return plan;
@@ -104,6 +121,16 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World, head: &HeadMo
         }),
     }
     plan
+}
+
+/// Whether git reads `remote` as a remote's name (a bare word), not a URL or a path.
+pub(crate) fn names_a_remote(remote: &str) -> bool {
+    matches!(
+        command_effects::git_url::parse_url(remote),
+        command_effects::git_url::UrlLocation::Local
+    ) && !remote.contains('/')
+        && !remote.starts_with('.')
+        && !remote.starts_with('~')
 }
 
 /// The command's own config settings (`-c`, `GIT_CONFIG_*`), which git reads last, and whether

@@ -243,9 +243,18 @@ impl World for RealWorld {
         }) {
             Some(Ok(d)) => Ok(d),
             Some(Err(e)) => Err(LookupError(e.to_string())),
-            // Outside a repository git still pushes to a URL given as the remote.
+            // Outside a repository git still pushes to a URL or path given as the remote; a
+            // remote's name means a repository made later in the command (a clone).
+            None if crate::git_push::names_a_remote(remote) => Err(LookupError(format!(
+                "no repository at {} when the command was read: the remote `{remote}` is not known until it runs",
+                dir.display()
+            ))),
             None => Ok(vec![remote::classify_url(remote, &self.hosts)]),
         }
+    }
+
+    fn dir_exists(&self, dir: &Path) -> bool {
+        dir.is_dir()
     }
 
     fn default_push(

@@ -79,6 +79,10 @@ pub trait World {
     /// Local branch names (`git push --all`) (G4).
     fn local_branches(&self, dir: &Path) -> Vec<String>;
 
+    /// Whether `dir` exists now (G4: a push in a directory the command itself makes, a clone
+    /// or a `mkdir`, acts in a repository not known until it runs).
+    fn dir_exists(&self, dir: &Path) -> bool;
+
     /// Whether `host` is GitHub (github.com or a configured enterprise host).
     fn is_github_host(&self, host: &str) -> bool;
 
