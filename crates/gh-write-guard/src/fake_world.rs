@@ -56,6 +56,16 @@ fn string_map(v: Option<&Value>) -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
+/// A JSON array's strings (`None`: not an array).
+fn string_list(v: Option<&Value>) -> Option<Vec<String>> {
+    v.and_then(Value::as_array).map(|a| {
+        a.iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    })
+}
+
 fn rule_list(v: &Value) -> Option<Vec<RuleType>> {
     v.as_array().map(|a| {
         a.iter()
@@ -130,27 +140,14 @@ impl FakeWorld {
                 .and_then(Value::as_bool)
                 .unwrap_or(true),
             git_aliases: string_map(env.get("git_config_aliases")),
-            missing_dirs: env
-                .get("missing_dirs")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(PathBuf::from)
-                        .collect()
-                })
-                .unwrap_or_default(),
+            missing_dirs: string_list(env.get("missing_dirs"))
+                .unwrap_or_default()
+                .into_iter()
+                .map(PathBuf::from)
+                .collect(),
             gh_aliases: string_map(env.get("gh_aliases")),
             scripts,
-            remote_branches: env
-                .get("remote_branches")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                }),
+            remote_branches: string_list(env.get("remote_branches")),
             hosts: GitHubHosts::new(["github.example.com"]),
         };
         let mut cx = Context::new(
