@@ -2,7 +2,9 @@
 //! it in the same command read them (`git config remote.origin.push HEAD:main && git push`,
 //! `git config core.hooksPath /dev/null && git commit`). Both grammars: the classic one
 //! (`git config [--add|--replace-all] <name> <value>`, `--unset`, `--get`, ...) and the
-//! subcommands of git 2.46 (`git config set|unset|get|list|edit ...`).
+//! subcommands of git 2.46 (`git config set|unset|get|list|edit ...`); and `git remote
+//! set-url`, which writes `remote.<name>.url` or `.pushurl` (`git remote add` is
+//! `network::remote_added`).
 
 use crate::git::{normalise_key, ConfigSetting, GitCall};
 
@@ -57,8 +59,12 @@ fn set(name: Option<&str>, value: Option<Option<&str>>) -> ConfigSetting {
     }
 }
 
-/// The settings `call` writes (empty for anything but a `git config` write).
+/// The settings `call` writes (empty for anything but a `git config` write or a `git remote
+/// set-url`).
 pub fn written(call: &GitCall<'_>) -> Vec<ConfigSetting> {
+    if call.sub() == Some("remote") {
+        return set_url(call).into_iter().collect();
+    }
     if call.sub() != Some("config") {
         return Vec::new();
     }
@@ -101,6 +107,39 @@ pub fn written(call: &GitCall<'_>) -> Vec<ConfigSetting> {
         Some(Some(name)) if operands.len() >= 2 => vec![set(Some(name), value(1))],
         _ => Vec::new(),
     }
+}
+
+/// `git remote set-url [--push] [--add|--delete] <name> <url> [<old>]`: `remote.<name>.url`
+/// (`.pushurl` with `--push`) gets `<url>`; a deletion leaves it unknown.
+fn set_url(call: &GitCall<'_>) -> Option<ConfigSetting> {
+    let words: Vec<Option<&str>> = call.args.iter().map(|a| a.value.as_deref()).collect();
+    if words.first() != Some(&Some("set-url")) {
+        return None;
+    }
+    let flags: Vec<&str> = words[1..]
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|w| w.starts_with("--"))
+        .collect();
+    let operands: Vec<Option<&str>> = words[1..]
+        .iter()
+        .copied()
+        .filter(|w| !w.is_some_and(|w| w.starts_with("--")))
+        .collect();
+    let Some(name) = operands.first().copied().flatten() else {
+        // A run-time name could be any remote.
+        return Some(anything());
+    };
+    let key = match flags.contains(&"--push") {
+        true => format!("remote.{name}.pushurl"),
+        false => format!("remote.{name}.url"),
+    };
+    let value = match flags.contains(&"--delete") {
+        true => None,
+        false => operands.get(1).copied().flatten(),
+    };
+    Some(set(Some(&key), Some(value)))
 }
 
 #[cfg(test)]
@@ -175,6 +214,31 @@ mod tests {
                 None,
             ),
             ("git config unset push.default", "push.default", None),
+            (
+                "git remote set-url origin https://h/o/r",
+                "remote.origin.url",
+                Some("https://h/o/r"),
+            ),
+            (
+                "git remote set-url --push origin u",
+                "remote.origin.pushurl",
+                Some("u"),
+            ),
+            (
+                "git remote set-url --add --push origin u",
+                "remote.origin.pushurl",
+                Some("u"),
+            ),
+            (
+                "git remote set-url --delete origin u",
+                "remote.origin.url",
+                None,
+            ),
+            (
+                "git remote set-url origin \"$U\"",
+                "remote.origin.url",
+                None,
+            ),
         ] {
             assert_eq!(written_by(cmd), one(key, value), "{cmd}");
         }
@@ -197,6 +261,7 @@ mod tests {
             "git config --rename-section remote.origin remote.old",
             "git config $mode remote.origin.push HEAD:main",
             "git config remove-section remote.origin",
+            "git remote set-url \"$R\" https://h/o/r",
         ] {
             assert_eq!(written_by(cmd), one("", None), "{cmd}");
         }
