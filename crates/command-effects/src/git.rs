@@ -29,6 +29,33 @@ pub struct GitCall<'a> {
     pub subcommand: Option<Option<String>>,
     /// Arguments after the subcommand.
     pub args: Vec<Arg<'a>>,
+    /// The hook managers' switches set in the call's environment ([`HOOK_SKIPS`]), as
+    /// `NAME=value` (`NAME=<run time>` when decided at run time).
+    pub hook_skips: Vec<String>,
+}
+
+/// Environment variables with which the common hook managers skip the repository's hooks, and
+/// the value that does (`None`: any non-empty value): husky (`HUSKY=0`, v4's
+/// `HUSKY_SKIP_HOOKS`), pre-commit (`SKIP=<hook ids>`), lefthook (`LEFTHOOK=0`,
+/// `LEFTHOOK_EXCLUDE`), overcommit (`OVERCOMMIT_DISABLE`).
+pub const HOOK_SKIPS: [(&str, Option<&str>); 6] = [
+    ("HUSKY", Some("0")),
+    ("HUSKY_SKIP_HOOKS", None),
+    ("SKIP", None),
+    ("LEFTHOOK", Some("0")),
+    ("LEFTHOOK_EXCLUDE", None),
+    ("OVERCOMMIT_DISABLE", None),
+];
+
+fn hook_skips(env: &dyn Fn(&str) -> Option<Option<String>>) -> Vec<String> {
+    HOOK_SKIPS
+        .iter()
+        .filter_map(|(name, skips)| match env(name)? {
+            Some(v) if skips.map_or(!v.is_empty(), |s| v == s) => Some(format!("{name}={v}")),
+            Some(_) => None,
+            None => Some(format!("{name}=<run time>")),
+        })
+        .collect()
 }
 
 impl GitCall<'_> {
@@ -95,6 +122,7 @@ pub fn parse_git_args<'a>(
         work_tree: env("GIT_WORK_TREE"),
         subcommand: None,
         args: Vec::new(),
+        hook_skips: hook_skips(env),
     };
     let mut i = 0;
     while i < args.len() {
@@ -260,6 +288,25 @@ mod tests {
         let view = shell_syntax::commands(&parsed);
         let inv = view.invocations.last().expect("one invocation");
         check(parse_git(inv))
+    }
+
+    #[test]
+    fn hook_managers_switches_are_read_from_the_environment() {
+        for (cmd, want) in [
+            ("HUSKY=0 git commit -m x", vec!["HUSKY=0"]),
+            ("SKIP=lint,fmt git commit -m x", vec!["SKIP=lint,fmt"]),
+            ("export LEFTHOOK=0; git commit -m x", vec!["LEFTHOOK=0"]),
+            (
+                "HUSKY_SKIP_HOOKS=1 OVERCOMMIT_DISABLE=1 git push",
+                vec!["HUSKY_SKIP_HOOKS=1", "OVERCOMMIT_DISABLE=1"],
+            ),
+            ("HUSKY=$H git commit", vec!["HUSKY=<run time>"]),
+            ("HUSKY=1 git commit -m x", vec![]),
+            ("SKIP= git commit -m x", vec![]),
+            ("git commit -m x", vec![]),
+        ] {
+            call(cmd, |c| assert_eq!(c.hook_skips, want, "{cmd}"));
+        }
     }
 
     #[test]

@@ -75,6 +75,11 @@ fn explicit_git_bypass(call: &GitCall) -> Option<String> {
             format!("git {sub} with core.hooksPath overridden ({})", c.via)
         });
     }
+    if let Some(switch) = call.hook_skips.first() {
+        return Some(format!(
+            "git {sub} with {switch}, which switches the repository's hooks off"
+        ));
+    }
     let no_verify = skips_hooks(call, sub);
     no_verify.then(|| format!("git {sub} --no-verify skips the repository's hooks"))
 }
@@ -289,7 +294,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     out.push(Finding::deny(
                         Code::G4HooksBypass,
                         shape,
-                        "Let the hooks run (drop --no-verify / the hooksPath override) and fix what they report.",
+                        "Let the hooks run (drop --no-verify, the hooksPath override or the hook manager's switch) and fix what they report.",
                         json!({"command": command_text(a, op), "aliases": expanded.chain}),
                     ));
                 }
