@@ -155,6 +155,42 @@ fn gh_targets(args: &GhArgs, inv: &Invocation<'_>, out: &mut Vec<Target>) {
     }
 }
 
+/// gh commands that act on the repository of the folder they run in when no `-R`/`GH_REPO`
+/// names one (its `origin` here; gh may prefer an `upstream` remote, a fork's parent).
+const CURRENT_REPOSITORY: [&str; 10] = [
+    "issue", "pr", "release", "label", "run", "workflow", "secret", "variable", "cache", "ruleset",
+];
+
+/// The repository a gh write acts on when it names none: the origin of the folder it runs in
+/// (compared with the project's when the session started elsewhere: `cd` into a clone of
+/// another owner's repository, then `gh issue create`).
+fn implied_repository(op: &Op, a: &Analysis<'_>, dir: &std::path::Path) -> Option<Target> {
+    let OpKind::Gh {
+        args, api: None, ..
+    } = &op.kind
+    else {
+        return None;
+    };
+    let top = args.top.as_deref()?;
+    let scoped = CURRENT_REPOSITORY.contains(&top)
+        || (top == "repo"
+            && matches!(
+                args.sub(),
+                Some("edit" | "archive" | "unarchive" | "delete" | "rename" | "sync")
+            )
+            && args.positionals.is_empty());
+    // Organisation- and user-level secrets and variables are not the repository's.
+    if !scoped || args.has(&["-o", "--org", "-u", "--user"]) {
+        return None;
+    }
+    let here = a.world.origin(dir)?;
+    Some(Target::Repo {
+        owner: here.owner,
+        repo: here.repo,
+        via: "the repository gh runs in".into(),
+    })
+}
+
 /// `git push`: the GitHub repositories its push URLs name.
 fn push_targets(op: &Op, call: &GitCall, a: &Analysis<'_>, out: &mut Vec<Target>) {
     let plan = a.push_plan(op, call);
@@ -182,15 +218,26 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             json!({"ignored": grant.ignored}),
         ));
     }
+    // The maintainer's repository: the origin of the project the session started in (the
+    // hook's cwd follows the agent's `cd`s, into a clone of anyone's repository), else the
+    // origin of the repository the write acts in.
+    let project =
+        a.cx.env("CLAUDE_PROJECT_DIR")
+            .filter(|p| p.starts_with('/'))
+            .and_then(|p| a.world.origin(std::path::Path::new(p)));
     for op in a.ops() {
         if !op.is_github_write() {
             continue;
         }
         let dir = op.dir.clone().unwrap_or_else(|| a.cx.cwd.clone());
-        let Some(origin) = a.world.origin(&dir) else {
+        let Some(origin) = project.clone().or_else(|| a.world.origin(&dir)) else {
             continue;
         };
-        for t in targets(op, a) {
+        let mut ts = targets(op, a);
+        if ts.is_empty() && project.is_some() {
+            ts.extend(implied_repository(op, a, &dir));
+        }
+        for t in ts {
             match t {
                 Target::Repo { owner, repo, via } => {
                     if owner.eq_ignore_ascii_case(&origin.owner) {
