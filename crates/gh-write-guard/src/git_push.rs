@@ -108,7 +108,14 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World, head: &HeadMo
         plan.nothing = Some("only tags are pushed".into());
         return plan;
     }
+    // What the configuration pushes whatever the branch (configured refspecs, `matching`,
+    // `mirror`) still counts after a switch; only a branch's own push target moves with HEAD.
+    let branch_free = !made_by_command
+        && world
+            .default_push(dir, remote, &overrides)
+            .is_ok_and(|p| !matches!(p.target, PushTarget::Branch { .. } | PushTarget::Refused(_)));
     match head {
+        _ if branch_free => plan_default_push(&mut plan, dir, remote, &overrides, base_kind, world),
         None => plan_default_push(&mut plan, dir, remote, &overrides, base_kind, world),
         // The default push of the branch switched to (push.default `simple`/`current`).
         Some(Some(b)) => plan.updates.push(BranchUpdate {
