@@ -127,11 +127,7 @@ pub fn collect<'a>(a: &Analysis<'a>) -> Vec<Op<'a>> {
                     // `core.hooksPath`), read by the git commands after it.
                     added.extend(command_effects::git_config::written(call));
                 }
-                let head = heads
-                    .iter()
-                    .rev()
-                    .find(|(d, _)| d.is_none() || *d == dir)
-                    .map(|(_, h)| h.clone());
+                let head = heads.iter().rev().find_map(|(d, h)| head_here(d, h, &dir));
                 if let OpKind::Git { call, .. } = &kind {
                     if let Some(h) = head_after(a, call, dir.as_deref()) {
                         heads.push((dir.clone(), h));
@@ -148,6 +144,21 @@ pub fn collect<'a>(a: &Analysis<'a>) -> Vec<Op<'a>> {
         }
     }
     out
+}
+
+/// What a HEAD move made in folder `moved_in` means for a git command in `dir`: the branch
+/// itself in the same folder; unknown in a folder above or below it (the same repository, or
+/// a submodule's) or where either folder is decided at run time; nothing elsewhere.
+fn head_here(
+    moved_in: &Option<PathBuf>,
+    head: &Option<String>,
+    dir: &Option<PathBuf>,
+) -> Option<Option<String>> {
+    match (moved_in, dir) {
+        (a, b) if a == b => Some(head.clone()),
+        (Some(a), Some(b)) if !a.starts_with(b) && !b.starts_with(a) => None,
+        _ => Some(None),
+    }
 }
 
 /// Where `call` leaves HEAD (`None`: where it was): command-effects' `git_head` from the
