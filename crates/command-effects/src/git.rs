@@ -278,16 +278,22 @@ fn env_config(env: &dyn Fn(&str) -> Option<Option<String>>) -> Vec<ConfigSetting
     out
 }
 
+/// Splits the last invocation of `cmd` and hands the call to `check` (the crate's git tests).
+#[cfg(test)]
+pub(crate) fn with_last_call<T>(cmd: &str, check: impl FnOnce(&GitCall<'_>) -> T) -> T {
+    let parsed = shell_syntax::parse(cmd);
+    let view = shell_syntax::commands(&parsed);
+    let inv = view.invocations.last().expect("one invocation");
+    check(&parse_git(inv))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// Splits the last invocation of `cmd` and hands the call to `check`.
     fn call(cmd: &str, check: impl FnOnce(GitCall<'_>)) {
-        let parsed = shell_syntax::parse(cmd);
-        let view = shell_syntax::commands(&parsed);
-        let inv = view.invocations.last().expect("one invocation");
-        check(parse_git(inv))
+        with_last_call(cmd, |c| check(c.clone()))
     }
 
     #[test]

@@ -147,10 +147,7 @@ mod tests {
     use super::*;
 
     fn written_by(cmd: &str) -> Vec<(String, Option<String>)> {
-        let parsed = shell_syntax::parse(cmd);
-        let view = shell_syntax::commands(&parsed);
-        let inv = view.invocations.last().expect("one invocation");
-        written(&crate::git::parse_git(inv))
+        crate::git::with_last_call(cmd, written)
             .into_iter()
             .map(|s| (s.key, s.value))
             .collect()

@@ -124,10 +124,7 @@ mod tests {
     use super::*;
 
     fn moved_by(cmd: &str) -> Option<Moved> {
-        let parsed = shell_syntax::parse(cmd);
-        let view = shell_syntax::commands(&parsed);
-        let inv = view.invocations.last().expect("one invocation");
-        moved(&crate::git::parse_git(inv))
+        crate::git::with_last_call(cmd, moved)
     }
 
     #[test]

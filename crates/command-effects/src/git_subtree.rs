@@ -99,10 +99,7 @@ mod tests {
     use super::*;
 
     fn with_call(cmd: &str, check: impl FnOnce(&GitCall<'_>)) {
-        let parsed = shell_syntax::parse(cmd);
-        let view = shell_syntax::commands(&parsed);
-        let inv = view.invocations.last().expect("one invocation");
-        check(&crate::git::parse_git(inv));
+        crate::git::with_last_call(cmd, check)
     }
 
     #[test]

@@ -281,6 +281,21 @@ fn git_op<'a>(
     )
 }
 
+/// A made-up argument: the value, or a word decided at run time (`None`).
+fn synthetic_word<'a>(
+    arena: &'a bumpalo::Bump,
+    v: Option<String>,
+    span: shell_syntax::Span,
+) -> Arg<'a> {
+    match v {
+        Some(v) => Arg::synthetic(arena, v, span),
+        None => Arg {
+            word: shell_syntax::Word::literal(arena, "", span),
+            value: None,
+        },
+    }
+}
+
 /// `git subtree push <repository> [<rev>:]<ref>`: git-subtree runs `git push <repository>
 /// <split>:refs/heads/<ref>`, judged as that push (the call's own `-C`, `-c` and environment
 /// kept; its grammar: command-effects' `git_subtree`). `None` for anything else.
@@ -293,13 +308,7 @@ fn subtree_push<'a>(
     let (repository, remote_ref) = command_effects::git_subtree::push_target(call)?;
     let arena = a.arena();
     let span = inv.span;
-    let word = |v: Option<String>| match v {
-        Some(v) => Arg::synthetic(arena, v, span),
-        None => Arg {
-            word: shell_syntax::Word::literal(arena, "", span),
-            value: None,
-        },
-    };
+    let word = |v: Option<String>| synthetic_word(arena, v, span);
     let args = vec![
         Arg::synthetic(arena, "push", span),
         word(repository.map(String::from)),
@@ -370,13 +379,7 @@ fn gh_pages_op<'a>(a: &Analysis<'a>, inv: &Invocation<'a>, run: &Run<'a>) -> OpK
         found
     };
     let arena = a.arena();
-    let word = |v: Option<String>| match v {
-        Some(v) => Arg::synthetic(arena, v, span),
-        None => Arg {
-            word: shell_syntax::Word::literal(arena, "", span),
-            value: None,
-        },
-    };
+    let word = |v: Option<String>| synthetic_word(arena, v, span);
     let remote = opt("-r", "--repo")
         .or_else(|| opt("-o", "--remote"))
         .unwrap_or(Some("origin".into()));
