@@ -7,6 +7,7 @@
 //! is. A grant (K2) or config `primary_checkout` lets the maintainer allow it.
 
 use crate::analysis::{Analysis, Unit};
+use crate::context::Context;
 use crate::finding::{Code, Finding, Requirement};
 use crate::world::{RepoKind, World};
 use command_effects::dirs::{self, expand_home};
@@ -85,8 +86,9 @@ impl Policy {
         }
     }
 
-    fn from_analysis(a: &Analysis<'_>) -> Policy {
-        Policy::new(a.cx.env(GRANT), a.cx.config.primary_checkout.as_ref())
+    /// The policy of a hook's (or the exec gate's launch) context.
+    pub fn of(cx: &Context) -> Policy {
+        Policy::new(cx.env(GRANT), cx.config.primary_checkout.as_ref())
     }
 
     /// Whether the maintainer allows mutations in the repository at `dir`.
@@ -110,46 +112,76 @@ impl Policy {
 
 /// Findings of G6 over every invocation of the analysis.
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
-    let policy = Policy::from_analysis(a);
+    let policy = Policy::of(a.cx);
     let home = a.home();
-    let mut out = Vec::new();
-    for unit in a.units {
-        for v in verdicts(unit, a.world, home.as_deref()) {
-            if !v.in_primary {
-                continue;
-            }
-            let dir = match &v.target {
-                Target::Dir(d) => Some(d.clone()),
-                Target::Unknown(_) => Some(unit.cwd.clone()),
-            };
-            let evidence = json!({ "git": v.to_json(), "cwd": unit.cwd.to_string_lossy() });
-            if policy.allows(dir.as_deref()) {
-                out.push(Finding::note(
-                    Requirement::G6,
-                    "a mutating git operation in a primary checkout, allowed by the maintainer",
-                    evidence,
-                ));
-                continue;
-            }
-            let shape = v.argv.iter().take(3).cloned().collect::<Vec<_>>().join(" ");
-            let (code, refused) = match &v.target {
-                Target::Dir(_) => (
-                    Code::G6PrimaryCheckout,
-                    format!("`git {shape}` mutates a primary checkout"),
-                ),
-                Target::Unknown(_) => (
-                    Code::G6RunTimeCheckout,
-                    format!("`git {shape}` mutates a checkout decided at run time, from a primary checkout"),
-                ),
-            };
-            let remedy = match &policy.grant_note {
-                Some(n) => format!("{REMEDY} ({n})"),
-                None => REMEDY.to_string(),
-            };
-            out.push(Finding::deny(code, refused, remedy, evidence));
-        }
+    a.units
+        .iter()
+        .flat_map(|unit| {
+            verdicts(unit, a.world, home.as_deref())
+                .into_iter()
+                .filter_map(|v| finding(v, &unit.cwd, &policy))
+        })
+        .collect()
+}
+
+/// G6 over one exec's real argv (the exec gate: no shell in between, so every word is literal
+/// and `env` is the exec's own environment), judged by the same verdict and finding as a
+/// command's `git`: what [`check`] finds for `GIT_DIR=... git <argv...>` run in `cwd`.
+pub fn check_exec(
+    argv: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+    cwd: &Path,
+    policy: &Policy,
+    world: &dyn World,
+    home: Option<&Path>,
+) -> Vec<Finding> {
+    let arena = bumpalo::Bump::new();
+    let args: Vec<Arg> = argv
+        .iter()
+        .skip(1)
+        .map(|a| Arg::synthetic(&arena, a.as_str(), shell_syntax::Span::default()))
+        .collect();
+    let call = git::parse_git_args(&args, &|name| env(name).map(Some));
+    let v = verdict_of(&call, Some(cwd.to_path_buf()), cwd, 0, world, home);
+    finding(v, cwd, policy).into_iter().collect()
+}
+
+/// The finding for one verdict: none unless it mutates a primary checkout; a note when the
+/// maintainer allows it, else the refusal.
+fn finding(v: GitVerdict, cwd: &Path, policy: &Policy) -> Option<Finding> {
+    if !v.in_primary {
+        return None;
     }
-    out
+    let dir = match &v.target {
+        Target::Dir(d) => Some(d.clone()),
+        Target::Unknown(_) => Some(cwd.to_path_buf()),
+    };
+    let evidence = json!({ "git": v.to_json(), "cwd": cwd.to_string_lossy() });
+    if policy.allows(dir.as_deref()) {
+        return Some(Finding::note(
+            Requirement::G6,
+            "a mutating git operation in a primary checkout, allowed by the maintainer",
+            evidence,
+        ));
+    }
+    let shape = v.argv.iter().take(3).cloned().collect::<Vec<_>>().join(" ");
+    let (code, refused) = match &v.target {
+        Target::Dir(_) => (
+            Code::G6PrimaryCheckout,
+            format!("`git {shape}` mutates a primary checkout"),
+        ),
+        Target::Unknown(_) => (
+            Code::G6RunTimeCheckout,
+            format!(
+                "`git {shape}` mutates a checkout decided at run time, from a primary checkout"
+            ),
+        ),
+    };
+    let remedy = match &policy.grant_note {
+        Some(n) => format!("{REMEDY} ({n})"),
+        None => REMEDY.to_string(),
+    };
+    Some(Finding::deny(code, refused, remedy, evidence))
 }
 
 /// The verdict on every git invocation of a unit.
@@ -183,9 +215,23 @@ fn split_git<'a>(inv: &Invocation<'a>, home: Option<&Path>) -> GitCall<'a> {
 
 fn judge_git(unit: &Unit, inv: &Invocation, world: &dyn World, home: Option<&Path>) -> GitVerdict {
     let call = split_git(inv, home);
-    let target = locate(unit, inv, &call, home, world);
+    let base = unit.dir_of(inv, home, world);
+    verdict_of(&call, base, &unit.cwd, inv.index, world, home)
+}
+
+/// The verdict on one split git call whose shell directory is `base` (`None`: unknown), from
+/// a unit started in `cwd`.
+fn verdict_of(
+    call: &GitCall,
+    base: Option<PathBuf>,
+    cwd: &Path,
+    invocation: usize,
+    world: &dyn World,
+    home: Option<&Path>,
+) -> GitVerdict {
+    let target = locate(base, call, home);
     let mut v = GitVerdict {
-        invocation: inv.index,
+        invocation,
         target: target.clone(),
         kind: None,
         aliases: Vec::new(),
@@ -214,7 +260,7 @@ fn judge_git(unit: &Unit, inv: &Invocation, world: &dyn World, home: Option<&Pat
         };
         // The words an alias adds live only as long as this verdict is made.
         let arena = bumpalo::Bump::new();
-        let e = command_effects::git_alias::expand(&arena, &call, &persisted);
+        let e = command_effects::git_alias::expand(&arena, call, &persisted);
         v.aliases = e.chain.clone();
         v.argv = argv_of(&e.call);
         // A `-c` whose key is decided at run time could define any alias.
@@ -247,7 +293,7 @@ fn judge_git(unit: &Unit, inv: &Invocation, world: &dyn World, home: Option<&Pat
     v.kind = dir.map(|d| world.repo_kind(d));
     v.in_primary = match (&target, v.kind) {
         (_, Some(RepoKind::Primary | RepoKind::Bare)) => true,
-        (Target::Unknown(_), _) => world.repo_kind(&unit.cwd) == RepoKind::Primary,
+        (Target::Unknown(_), _) => world.repo_kind(cwd) == RepoKind::Primary,
         _ => false,
     };
     v
@@ -265,15 +311,8 @@ fn argv_of(call: &GitCall) -> Vec<String> {
         .collect()
 }
 
-/// Which directory's repository the invocation acts on.
-fn locate(
-    unit: &Unit,
-    inv: &Invocation,
-    call: &GitCall,
-    home: Option<&Path>,
-    world: &dyn World,
-) -> Target {
-    let base = unit.dir_of(inv, home, world);
+/// Which directory's repository the call acts on, from the directory it runs in (`base`).
+fn locate(base: Option<PathBuf>, call: &GitCall, home: Option<&Path>) -> Target {
     let starts_absolute = |c: &Option<String>| c.as_deref().is_some_and(|c| c.starts_with('/'));
     let dir = match &base {
         Some(b) => dirs::after_git_c(b, call, home),

@@ -237,6 +237,9 @@ pub struct GitHubWrites {
     pub launch: LaunchContext,
     /// What every judgement shares, built on the first judged exec (see [`Shared`]).
     shared: Mutex<Option<Shared>>,
+    /// The last `git` argv's [`GitReach`]: the argv check and then the judgement of the same
+    /// exec ask for it.
+    last_reach: Mutex<Option<(Vec<String>, GitReach)>>,
 }
 
 /// The parts of a judgement that do not change from exec to exec within one command: the
@@ -254,6 +257,20 @@ impl GitHubWrites {
         GitHubWrites {
             launch,
             shared: Mutex::new(None),
+            last_reach: Mutex::new(None),
+        }
+    }
+
+    /// [`git_reach`] of `argv`, remembered for the next question about the same argv.
+    fn reach(&self, argv: &[String]) -> GitReach {
+        let mut last = self.last_reach.lock().unwrap_or_else(|p| p.into_inner());
+        match last.as_ref() {
+            Some((a, r)) if a.as_slice() == argv => *r,
+            _ => {
+                let r = git_reach(argv);
+                *last = Some((argv.to_vec(), r));
+                r
+            }
         }
     }
 
@@ -314,7 +331,7 @@ impl ExecJudge for GitHubWrites {
     }
 
     fn allows_from_argv(&self, program: &str, argv: &[String]) -> bool {
-        program == "git" && git_read(argv)
+        program == "git" && self.reach(argv) == GitReach::Read
     }
 
     fn reads_var(&self, name: &str) -> bool {
@@ -322,7 +339,6 @@ impl ExecJudge for GitHubWrites {
     }
 
     fn judge(&self, facts: &ExecFacts) -> ExecVerdict {
-        let command = facts.as_command(rule_relevant);
         let mut shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         let stale = shared.as_ref().is_some_and(|s| match &s.hosts_file {
             Some((p, Some(stamp))) => settled_contents(p) != Some(*stamp),
@@ -335,25 +351,44 @@ impl ExecJudge for GitHubWrites {
         let sh = shared.get_or_insert_with(|| self.shared());
         sh.cx.cwd.clone_from(&facts.cwd);
         let world = sh.world.again();
-        let only_g6 = |r: Requirement| r == Requirement::G6;
-        let applies: &dyn Fn(Requirement) -> bool =
-            match facts.program_name() == "git" && git_reach(&facts.argv) == GitReach::Checkout {
-                true => &only_g6,
-                false => &applies,
-            };
-        let decision = gh_write_guard::judge::judge_requirements(&command, &sh.cx, &world, applies);
+        let checkout =
+            facts.program_name() == "git" && self.reach(&facts.argv) == GitReach::Checkout;
+        let findings = match checkout {
+            // G6 alone, straight from the argv: the same verdict as over the command line,
+            // without quoting the words and parsing them again.
+            true => {
+                let env = |name: &str| {
+                    facts
+                        .env
+                        .iter()
+                        .find(|(k, _)| k == name)
+                        .map(|(_, v)| v.clone())
+                };
+                gh_write_guard::g6_primary_checkout::check_exec(
+                    &facts.argv,
+                    &env,
+                    &facts.cwd,
+                    &gh_write_guard::g6_primary_checkout::Policy::of(&sh.cx),
+                    &world,
+                    sh.cx.home().as_deref(),
+                )
+            }
+            false => {
+                let command = facts.as_command(rule_relevant);
+                gh_write_guard::judge::judge_requirements(&command, &sh.cx, &world, &applies)
+                    .findings
+            }
+        };
         drop(world);
-        let denies: Vec<_> = decision
-            .findings
-            .iter()
+        let denies: Vec<_> = findings
+            .into_iter()
             .filter(|f| f.is_deny() && applies(f.requirement))
-            .cloned()
             .collect();
         match gh_write_guard::finding::first_deny(&denies) {
             Some(f) => ExecVerdict::Deny {
                 code: f.code_str().to_string(),
                 reason: f.reason(),
-                evidence: json!({"command": command, "finding": f.evidence}),
+                evidence: json!({"command": facts.as_command(rule_relevant), "finding": f.evidence}),
             },
             None => ExecVerdict::Allow,
         }
@@ -417,329 +452,5 @@ impl ExecJudge for ModelLaunches {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn launch(env: &[(&str, &str)]) -> LaunchContext {
-        LaunchContext::new(
-            env.iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            None,
-            None,
-        )
-        .with_config(Config::default())
-    }
-
-    fn exec(argv: &[&str], env: &[(&str, &str)]) -> ExecFacts {
-        ExecFacts {
-            program: format!("/usr/local/bin/{}", argv[0]),
-            argv: argv.iter().map(|s| s.to_string()).collect(),
-            cwd: std::env::temp_dir(),
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
-    }
-
-    #[test]
-    fn a_launch_on_the_maintainer_tier_is_m3_unless_the_launch_environment_grants_it() {
-        let m = ModelLaunches {
-            launch: launch(&[("HOME", "/nonexistent")]),
-        };
-        let v = m.judge(&exec(&["claude", "--model", "fable", "-p", "hi"], &[]));
-        assert!(
-            matches!(&v, ExecVerdict::Deny { code, .. } if code == "M3.launch"),
-            "{v:?}"
-        );
-        // The model chosen by the exec's own environment.
-        let v = m.judge(&exec(
-            &["claude", "-p", "hi"],
-            &[("ANTHROPIC_MODEL", "fable")],
-        ));
-        assert!(matches!(&v, ExecVerdict::Deny { .. }), "{v:?}");
-        // A permitted tier, and a grant in the exec's own environment that counts for nothing.
-        assert_eq!(
-            m.judge(&exec(&["claude", "--model", "sonnet"], &[])),
-            ExecVerdict::Allow
-        );
-        let v = m.judge(&exec(
-            &["claude", "--model", "fable"],
-            &[("MODEL_TIER_GUARD_ALLOW", "1")],
-        ));
-        assert!(matches!(v, ExecVerdict::Deny { .. }));
-        let granted = ModelLaunches {
-            launch: launch(&[("MODEL_TIER_GUARD_ALLOW", "1")]),
-        };
-        assert_eq!(
-            granted.judge(&exec(&["claude", "--model", "fable"], &[])),
-            ExecVerdict::Allow
-        );
-    }
-
-    #[test]
-    fn the_programs_the_gate_reads_are_the_shared_layers_answer() {
-        for (name, want) in [
-            ("git", Reads::GitHub),
-            ("gh", Reads::GitHub),
-            // git's dashed programs resolve to git in the shared layer.
-            ("git-receive-pack", Reads::GitHub),
-            ("claude", Reads::ModelLaunch),
-            ("npx", Reads::ModelLaunch),
-            ("bunx", Reads::ModelLaunch),
-            ("pnpm", Reads::ModelLaunch),
-            ("uvx", Reads::ModelLaunch),
-            ("true", Reads::Nothing),
-            ("python3", Reads::Nothing),
-            ("cc", Reads::Nothing),
-            ("ls", Reads::Nothing),
-            ("gitk", Reads::Nothing),
-            ("", Reads::Nothing),
-        ] {
-            assert_eq!(reads(name), want, "{name:?}");
-        }
-        let l = launch(&[]);
-        assert_eq!(l.reads("git"), Reads::GitHub);
-        assert_eq!(l.reads("git"), Reads::GitHub, "remembered");
-    }
-
-    #[test]
-    fn a_launch_through_a_package_runner_is_m3() {
-        let m = ModelLaunches {
-            launch: launch(&[("HOME", "/nonexistent")]),
-        };
-        assert!(m.wants("pnpm"));
-        let v = m.judge(&exec(
-            &[
-                "pnpm",
-                "dlx",
-                "@anthropic-ai/claude-code",
-                "--model",
-                "fable",
-            ],
-            &[],
-        ));
-        assert!(
-            matches!(&v, ExecVerdict::Deny { code, .. } if code.starts_with("M3")),
-            "{v:?}"
-        );
-        assert_eq!(
-            m.judge(&exec(&["pnpm", "install"], &[])),
-            ExecVerdict::Allow
-        );
-    }
-
-    #[test]
-    fn what_judgements_share_is_rebuilt_when_ghs_hosts_file_changes() {
-        // One judge for many execs keeps the world it built; gh's hosts.yml (enterprise hosts)
-        // is the one file that world read, so a host added mid-command must count at once.
-        let home = tempfile::tempdir().unwrap();
-        let h = home.path().display().to_string();
-        let judge = GitHubWrites::new(launch(&[
-            ("HOME", &h),
-            ("AGENT_GUARDS_GITHUB_API", "http://127.0.0.1:9/"),
-        ]));
-        let push = ExecFacts {
-            program: "/usr/bin/git".into(),
-            argv: ["git", "push", "https://ghe.example/acme/w.git", "HEAD:main"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            cwd: home.path().to_path_buf(),
-            env: Vec::new(),
-        };
-        assert_eq!(judge.judge(&push), ExecVerdict::Allow, "not a GitHub host");
-        assert_eq!(
-            judge.judge(&push),
-            ExecVerdict::Allow,
-            "judged again, shared"
-        );
-        std::fs::create_dir_all(home.path().join(".config/gh")).unwrap();
-        std::fs::write(
-            home.path().join(".config/gh/hosts.yml"),
-            "ghe.example:\n    user: someone\n",
-        )
-        .unwrap();
-        assert!(
-            matches!(judge.judge(&push), ExecVerdict::Deny { .. }),
-            "a GitHub host now: its rules cannot be read, so the push is refused"
-        );
-    }
-
-    /// A new repository in a temporary folder (`git init`, then `git` with `then` if given).
-    fn primary_checkout(then: &[&str]) -> tempfile::TempDir {
-        let repo = tempfile::tempdir().unwrap();
-        for args in [&["init", "-q"][..], then] {
-            if args.is_empty() {
-                continue;
-            }
-            let st = std::process::Command::new("git")
-                .args(args)
-                .current_dir(repo.path())
-                .status()
-                .unwrap();
-            assert!(st.success());
-        }
-        repo
-    }
-
-    #[test]
-    fn a_git_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
-        // A primary checkout, where G6 refuses what mutates it.
-        let repo = primary_checkout(&[]);
-        let home = repo.path().display().to_string();
-        let judge = GitHubWrites::new(launch(&[("HOME", &home)]));
-        let facts = |argv: &[&str]| ExecFacts {
-            program: "/usr/bin/git".into(),
-            argv: argv.iter().map(|s| s.to_string()).collect(),
-            cwd: repo.path().to_path_buf(),
-            env: Vec::new(),
-        };
-        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        for read in [
-            &["git", "--version"][..],
-            &["git"],
-            &["git", "status", "--short"],
-            &["git", "log", "--oneline", "-5"],
-            &["git", "-C", &home, "diff", "--stat"],
-            &["git", "--no-pager", "-c", "core.pager=cat", "show", "HEAD"],
-            &["git", "rev-parse", "--abbrev-ref", "HEAD"],
-            &["git", "stash", "list"],
-            &["git", "branch", "--list"],
-            &["git", "fetch", "origin"],
-        ] {
-            assert!(git_read(&argv(read)), "{read:?} is a read");
-            assert_eq!(judge.judge(&facts(read)), ExecVerdict::Allow, "{read:?}");
-        }
-        for write in [
-            &["git", "push", "origin", "main"][..],
-            &["git", "--git-dir=.git", "push"],
-            &["git", "commit", "-m", "x"],
-            &["git", "-c", "core.hooksPath=/dev/null", "commit", "-m", "x"],
-            &["git", "merge", "topic"],
-            &["git", "pull"],
-            &["git", "am", "p.patch"],
-            &["git", "reset", "--hard"],
-            &["git", "checkout", "-f", "main"],
-            &["git", "checkout", "topic"],
-            &["git", "branch", "-D", "topic"],
-            &["git", "stash"],
-            &["git", "clean", "-fd"],
-            // Not a builtin: an alias, which may stand for a push.
-            &["git", "st"],
-        ] {
-            assert!(!git_read(&argv(write)), "{write:?} is not a read");
-        }
-        // The comparison can fail: the rules refuse these here.
-        for refused in [
-            &["git", "reset", "--hard"][..],
-            &["git", "commit", "--no-verify", "-m", "x"],
-        ] {
-            assert!(
-                matches!(judge.judge(&facts(refused)), ExecVerdict::Deny { .. }),
-                "{refused:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_checkout_reach_is_judged_by_g6_alone_as_by_all_of_g2_to_g6() {
-        // A primary checkout with a GitHub origin: G6 refuses what mutates it, and G3 and G4
-        // would read a push here.
-        let repo = primary_checkout(&[
-            "remote",
-            "add",
-            "origin",
-            "https://github.com/acme/widget.git",
-        ]);
-        let home = repo.path().display().to_string();
-        let judge = GitHubWrites::new(launch(&[("HOME", &home)]));
-        let all = judge.shared();
-        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        for checkout in [
-            &["git", "stash"][..],
-            &["git", "-C", &home, "stash", "push", "-m", "x"],
-            &["git", "-c", "core.hooksPath=/dev/null", "stash"],
-            &["git", "reset", "--hard", "HEAD~1"],
-            &["git", "checkout", "-f", "main"],
-            &["git", "switch", "--discard-changes", "main"],
-            &["git", "clean", "-fdx"],
-            &["git", "branch", "-D", "topic"],
-            &["git", "rebase", "main"],
-            &["git", "cherry-pick", "abc123"],
-            &["git", "restore", "."],
-            &["git", "rm", "-r", "src"],
-            &["git", "update-ref", "-d", "refs/heads/main"],
-            &["git", "worktree", "remove", "--force", "wt"],
-        ] {
-            let facts = ExecFacts {
-                program: "/usr/bin/git".into(),
-                argv: argv(checkout),
-                cwd: repo.path().to_path_buf(),
-                env: Vec::new(),
-            };
-            assert_eq!(git_reach(&facts.argv), GitReach::Checkout, "{checkout:?}");
-            let mut cx = all.cx.clone();
-            cx.cwd = repo.path().to_path_buf();
-            let by_all = gh_write_guard::judge::judge_requirements(
-                &facts.as_command(rule_relevant),
-                &cx,
-                &all.world.again(),
-                &applies,
-            );
-            let denies: Vec<_> = by_all
-                .findings
-                .into_iter()
-                .filter(|f| f.is_deny() && applies(f.requirement))
-                .collect();
-            let by_all = gh_write_guard::finding::first_deny(&denies).map(|f| f.code_str());
-            let by_gate = match judge.judge(&facts) {
-                ExecVerdict::Deny { code, .. } => Some(code),
-                ExecVerdict::Allow => None,
-            };
-            assert!(
-                by_all.is_some(),
-                "{checkout:?} is refused in a primary checkout"
-            );
-            assert_eq!(by_gate.as_deref(), by_all, "{checkout:?}");
-        }
-        for (all_of_them, why) in [
-            (&["git", "push", "origin", "main"][..], "a push"),
-            (&["git", "commit", "-m", "x"], "hooks G4 guards"),
-            (&["git", "pull", "--ff-only"], "hooks G4 guards"),
-            (&["git", "st"], "an alias"),
-        ] {
-            assert_eq!(git_reach(&argv(all_of_them)), GitReach::All, "{why}");
-        }
-        assert_eq!(git_reach(&argv(&["git", "status"])), GitReach::Read);
-    }
-
-    #[test]
-    fn every_model_variable_is_kept() {
-        // `rule_relevant` tests the name's ending before the list.
-        for v in model_tier_guard::m3_launch::MODEL_VARS {
-            assert!(rule_relevant(v), "{v}");
-        }
-    }
-
-    #[test]
-    fn secrets_and_grants_never_reach_the_command_line() {
-        for k in [
-            "GH_TOKEN",
-            "GIT_PASSWORD",
-            "GH_WRITE_GUARD_ALLOW",
-            "PATH",
-            "HOME",
-        ] {
-            assert!(!rule_relevant(k), "{k}");
-        }
-        for k in [
-            "GIT_CONFIG_PARAMETERS",
-            "GIT_CONFIG_COUNT",
-            "ANTHROPIC_MODEL",
-        ] {
-            assert!(rule_relevant(k), "{k}");
-        }
-    }
-}
+#[path = "rules_adapter_tests.rs"]
+mod tests;

@@ -166,8 +166,12 @@ impl Supervisor<'_> {
             let Some(eq) = kv.iter().position(|b| *b == b'=') else {
                 return;
             };
-            // Borrowed unless the name is not UTF-8: most names are only looked at.
-            let name = String::from_utf8_lossy(&kv[..eq]);
+            // Borrowed unless the name is not UTF-8: most names are only looked at
+            // (`from_utf8` first: the lossy scan is slower on the common, valid name).
+            let name = match std::str::from_utf8(&kv[..eq]) {
+                Ok(n) => std::borrow::Cow::Borrowed(n),
+                Err(_) => String::from_utf8_lossy(&kv[..eq]),
+            };
             if self.judges.iter().any(|j| j.reads_var(&name)) {
                 env.push((name.into_owned(), lossy(&kv[eq + 1..])));
             }

@@ -1,0 +1,465 @@
+//! Tests of the adapter: the gate's verdicts against the guards' own rules on real repositories.
+
+use super::*;
+
+fn launch(env: &[(&str, &str)]) -> LaunchContext {
+    LaunchContext::new(
+        env.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        None,
+        None,
+    )
+    .with_config(Config::default())
+}
+
+fn exec(argv: &[&str], env: &[(&str, &str)]) -> ExecFacts {
+    ExecFacts {
+        program: format!("/usr/local/bin/{}", argv[0]),
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        cwd: std::env::temp_dir(),
+        env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
+#[test]
+fn a_launch_on_the_maintainer_tier_is_m3_unless_the_launch_environment_grants_it() {
+    let m = ModelLaunches {
+        launch: launch(&[("HOME", "/nonexistent")]),
+    };
+    let v = m.judge(&exec(&["claude", "--model", "fable", "-p", "hi"], &[]));
+    assert!(
+        matches!(&v, ExecVerdict::Deny { code, .. } if code == "M3.launch"),
+        "{v:?}"
+    );
+    // The model chosen by the exec's own environment.
+    let v = m.judge(&exec(
+        &["claude", "-p", "hi"],
+        &[("ANTHROPIC_MODEL", "fable")],
+    ));
+    assert!(matches!(&v, ExecVerdict::Deny { .. }), "{v:?}");
+    // A permitted tier, and a grant in the exec's own environment that counts for nothing.
+    assert_eq!(
+        m.judge(&exec(&["claude", "--model", "sonnet"], &[])),
+        ExecVerdict::Allow
+    );
+    let v = m.judge(&exec(
+        &["claude", "--model", "fable"],
+        &[("MODEL_TIER_GUARD_ALLOW", "1")],
+    ));
+    assert!(matches!(v, ExecVerdict::Deny { .. }));
+    let granted = ModelLaunches {
+        launch: launch(&[("MODEL_TIER_GUARD_ALLOW", "1")]),
+    };
+    assert_eq!(
+        granted.judge(&exec(&["claude", "--model", "fable"], &[])),
+        ExecVerdict::Allow
+    );
+}
+
+#[test]
+fn the_programs_the_gate_reads_are_the_shared_layers_answer() {
+    for (name, want) in [
+        ("git", Reads::GitHub),
+        ("gh", Reads::GitHub),
+        // git's dashed programs resolve to git in the shared layer.
+        ("git-receive-pack", Reads::GitHub),
+        ("claude", Reads::ModelLaunch),
+        ("npx", Reads::ModelLaunch),
+        ("bunx", Reads::ModelLaunch),
+        ("pnpm", Reads::ModelLaunch),
+        ("uvx", Reads::ModelLaunch),
+        ("true", Reads::Nothing),
+        ("python3", Reads::Nothing),
+        ("cc", Reads::Nothing),
+        ("ls", Reads::Nothing),
+        ("gitk", Reads::Nothing),
+        ("", Reads::Nothing),
+    ] {
+        assert_eq!(reads(name), want, "{name:?}");
+    }
+    let l = launch(&[]);
+    assert_eq!(l.reads("git"), Reads::GitHub);
+    assert_eq!(l.reads("git"), Reads::GitHub, "remembered");
+}
+
+#[test]
+fn a_launch_through_a_package_runner_is_m3() {
+    let m = ModelLaunches {
+        launch: launch(&[("HOME", "/nonexistent")]),
+    };
+    assert!(m.wants("pnpm"));
+    let v = m.judge(&exec(
+        &[
+            "pnpm",
+            "dlx",
+            "@anthropic-ai/claude-code",
+            "--model",
+            "fable",
+        ],
+        &[],
+    ));
+    assert!(
+        matches!(&v, ExecVerdict::Deny { code, .. } if code.starts_with("M3")),
+        "{v:?}"
+    );
+    assert_eq!(
+        m.judge(&exec(&["pnpm", "install"], &[])),
+        ExecVerdict::Allow
+    );
+}
+
+#[test]
+fn what_judgements_share_is_rebuilt_when_ghs_hosts_file_changes() {
+    // One judge for many execs keeps the world it built; gh's hosts.yml (enterprise hosts)
+    // is the one file that world read, so a host added mid-command must count at once.
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().display().to_string();
+    let judge = GitHubWrites::new(launch(&[
+        ("HOME", &h),
+        ("AGENT_GUARDS_GITHUB_API", "http://127.0.0.1:9/"),
+    ]));
+    let push = ExecFacts {
+        program: "/usr/bin/git".into(),
+        argv: ["git", "push", "https://ghe.example/acme/w.git", "HEAD:main"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        cwd: home.path().to_path_buf(),
+        env: Vec::new(),
+    };
+    assert_eq!(judge.judge(&push), ExecVerdict::Allow, "not a GitHub host");
+    assert_eq!(
+        judge.judge(&push),
+        ExecVerdict::Allow,
+        "judged again, shared"
+    );
+    std::fs::create_dir_all(home.path().join(".config/gh")).unwrap();
+    std::fs::write(
+        home.path().join(".config/gh/hosts.yml"),
+        "ghe.example:\n    user: someone\n",
+    )
+    .unwrap();
+    assert!(
+        matches!(judge.judge(&push), ExecVerdict::Deny { .. }),
+        "a GitHub host now: its rules cannot be read, so the push is refused"
+    );
+}
+
+/// A new repository in a temporary folder (`git init`, then `git` with `then` if given).
+fn primary_checkout(then: &[&str]) -> tempfile::TempDir {
+    let repo = tempfile::tempdir().unwrap();
+    for args in [&["init", "-q"][..], then] {
+        if args.is_empty() {
+            continue;
+        }
+        let st = std::process::Command::new("git")
+            .args(args)
+            .current_dir(repo.path())
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    repo
+}
+
+#[test]
+fn a_git_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
+    // A primary checkout, where G6 refuses what mutates it.
+    let repo = primary_checkout(&[]);
+    let home = repo.path().display().to_string();
+    let judge = GitHubWrites::new(launch(&[("HOME", &home)]));
+    let facts = |argv: &[&str]| ExecFacts {
+        program: "/usr/bin/git".into(),
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        cwd: repo.path().to_path_buf(),
+        env: Vec::new(),
+    };
+    let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    for read in [
+        &["git", "--version"][..],
+        &["git"],
+        &["git", "status", "--short"],
+        &["git", "log", "--oneline", "-5"],
+        &["git", "-C", &home, "diff", "--stat"],
+        &["git", "--no-pager", "-c", "core.pager=cat", "show", "HEAD"],
+        &["git", "rev-parse", "--abbrev-ref", "HEAD"],
+        &["git", "stash", "list"],
+        &["git", "branch", "--list"],
+        &["git", "fetch", "origin"],
+    ] {
+        assert!(git_read(&argv(read)), "{read:?} is a read");
+        assert_eq!(judge.judge(&facts(read)), ExecVerdict::Allow, "{read:?}");
+    }
+    for write in [
+        &["git", "push", "origin", "main"][..],
+        &["git", "--git-dir=.git", "push"],
+        &["git", "commit", "-m", "x"],
+        &["git", "-c", "core.hooksPath=/dev/null", "commit", "-m", "x"],
+        &["git", "merge", "topic"],
+        &["git", "pull"],
+        &["git", "am", "p.patch"],
+        &["git", "reset", "--hard"],
+        &["git", "checkout", "-f", "main"],
+        &["git", "checkout", "topic"],
+        &["git", "branch", "-D", "topic"],
+        &["git", "stash"],
+        &["git", "clean", "-fd"],
+        // Not a builtin: an alias, which may stand for a push.
+        &["git", "st"],
+    ] {
+        assert!(!git_read(&argv(write)), "{write:?} is not a read");
+    }
+    // The comparison can fail: the rules refuse these here.
+    for refused in [
+        &["git", "reset", "--hard"][..],
+        &["git", "commit", "--no-verify", "-m", "x"],
+    ] {
+        assert!(
+            matches!(judge.judge(&facts(refused)), ExecVerdict::Deny { .. }),
+            "{refused:?}"
+        );
+    }
+}
+
+/// What G2–G6 over the exec's command line refuse it with (code and reason), the way the
+/// PreToolUse guard reads `NAME=value git ...`.
+fn by_all_of_g2_to_g6(judge: &GitHubWrites, facts: &ExecFacts) -> Option<(String, String)> {
+    let all = judge.shared();
+    let mut cx = all.cx.clone();
+    cx.cwd.clone_from(&facts.cwd);
+    let by_all = gh_write_guard::judge::judge_requirements(
+        &facts.as_command(rule_relevant),
+        &cx,
+        &all.world.again(),
+        &applies,
+    );
+    let denies: Vec<_> = by_all
+        .findings
+        .into_iter()
+        .filter(|f| f.is_deny() && applies(f.requirement))
+        .collect();
+    gh_write_guard::finding::first_deny(&denies).map(|f| (f.code_str().to_string(), f.reason()))
+}
+
+fn by_gate(judge: &GitHubWrites, facts: &ExecFacts) -> Option<(String, String)> {
+    match judge.judge(facts) {
+        ExecVerdict::Deny { code, reason, .. } => Some((code, reason)),
+        ExecVerdict::Allow => None,
+    }
+}
+
+#[test]
+fn a_checkout_reach_is_judged_by_g6_alone_as_by_all_of_g2_to_g6() {
+    // A primary checkout with a GitHub origin (G6 refuses what mutates it, and G3 and G4
+    // would read a push here) and a linked worktree of it (G6 lets it be mutated).
+    let repo = primary_checkout(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@e",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "x",
+    ]);
+    let git = |args: &[&str]| {
+        let st = std::process::Command::new("git")
+            .args(args)
+            .current_dir(repo.path())
+            .status()
+            .unwrap();
+        assert!(st.success(), "{args:?}");
+    };
+    git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://github.com/acme/widget.git",
+    ]);
+    git(&["worktree", "add", "-q", "wt", "-b", "topic"]);
+    let primary = repo.path().display().to_string();
+    let linked = repo.path().join("wt").display().to_string();
+    let git_dir = format!("{primary}/.git");
+    let linked_git_dir = format!("{primary}/.git/worktrees/wt");
+    let git_dir_option = format!("--git-dir={linked_git_dir}");
+    let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // (argv, the exec's environment, its cwd, refused?)
+    let p = primary.as_str();
+    let l = linked.as_str();
+    type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str, bool);
+    let cases: Vec<Case> = vec![
+        (vec!["git", "stash"], vec![], p, true),
+        (
+            vec!["git", "-C", p, "stash", "push", "-m", "x"],
+            vec![],
+            l,
+            true,
+        ),
+        (vec!["git", "-C", "..", "stash"], vec![], l, true),
+        (vec!["git", "-C", "wt", "stash"], vec![], p, false),
+        (vec!["git", "-C", l, "reset", "--hard"], vec![], p, false),
+        (
+            vec!["git", "-c", "core.hooksPath=/dev/null", "stash"],
+            vec![],
+            p,
+            true,
+        ),
+        (vec!["git", "reset", "--hard", "HEAD~1"], vec![], p, true),
+        (vec!["git", "reset", "--hard", "HEAD~1"], vec![], l, false),
+        (vec!["git", "checkout", "-f", "main"], vec![], p, true),
+        (vec!["git", "checkout", "-f", "main"], vec![], l, false),
+        (
+            vec!["git", "switch", "--discard-changes", "main"],
+            vec![],
+            p,
+            true,
+        ),
+        (vec!["git", "clean", "-fdx"], vec![], p, true),
+        (vec!["git", "branch", "-D", "topic"], vec![], p, true),
+        (vec!["git", "rebase", "main"], vec![], p, true),
+        (vec!["git", "cherry-pick", "abc123"], vec![], p, true),
+        (vec!["git", "restore", "."], vec![], p, true),
+        (vec!["git", "rm", "-r", "src"], vec![], p, true),
+        (
+            vec!["git", "update-ref", "-d", "refs/heads/main"],
+            vec![],
+            p,
+            true,
+        ),
+        (
+            vec!["git", "worktree", "remove", "--force", "wt"],
+            vec![],
+            p,
+            true,
+        ),
+        // The repository named by the environment or the options, not the cwd.
+        (vec!["git", "stash"], vec![("GIT_DIR", &git_dir)], l, true),
+        (
+            vec!["git", "stash"],
+            vec![("GIT_DIR", &linked_git_dir)],
+            p,
+            false,
+        ),
+        (vec!["git", "--git-dir", &git_dir, "stash"], vec![], l, true),
+        (vec!["git", &git_dir_option, "stash"], vec![], p, false),
+        (
+            vec!["git", "--work-tree", p, "reset", "--hard"],
+            vec![],
+            l,
+            true,
+        ),
+        (
+            vec!["git", "reset", "--hard"],
+            vec![("GIT_WORK_TREE", p)],
+            l,
+            true,
+        ),
+        // Literal words: a `$` or `~` in an exec's argv is not expanded by anything.
+        (vec!["git", "-C", "$HOME", "stash"], vec![], l, false),
+        (
+            vec!["git", "-C", "/nonexistent/dir", "stash"],
+            vec![],
+            p,
+            false,
+        ),
+    ];
+    let judge = GitHubWrites::new(launch(&[("HOME", p)]));
+    let (mut refused, mut allowed) = (0, 0);
+    for (args, env, cwd, refuse) in &cases {
+        let facts = ExecFacts {
+            program: "/usr/bin/git".into(),
+            argv: argv(args),
+            cwd: PathBuf::from(cwd),
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        };
+        assert_eq!(git_reach(&facts.argv), GitReach::Checkout, "{args:?}");
+        let all = by_all_of_g2_to_g6(&judge, &facts);
+        assert_eq!(all.is_some(), *refuse, "{args:?} {env:?} in {cwd}: {all:?}");
+        assert_eq!(by_gate(&judge, &facts), all, "{args:?} {env:?} in {cwd}");
+        match refuse {
+            true => refused += 1,
+            false => allowed += 1,
+        }
+    }
+    assert!(refused > 15 && allowed > 5);
+    // The maintainer's grant and config allow it both ways.
+    for env in [
+        &[
+            ("HOME", p),
+            (gh_write_guard::g6_primary_checkout::GRANT, "1"),
+        ][..],
+        &[
+            ("HOME", p),
+            (gh_write_guard::g6_primary_checkout::GRANT, "maybe"),
+        ],
+    ] {
+        let judge = GitHubWrites::new(launch(env));
+        let facts = ExecFacts {
+            program: "/usr/bin/git".into(),
+            argv: argv(&["git", "stash"]),
+            cwd: repo.path().to_path_buf(),
+            env: Vec::new(),
+        };
+        let all = by_all_of_g2_to_g6(&judge, &facts);
+        assert_eq!(all.is_some(), env[1].1 == "maybe", "{env:?}");
+        assert_eq!(by_gate(&judge, &facts), all, "{env:?}");
+    }
+    let config = Config {
+        primary_checkout: Some(guard_config::CheckoutConfig::Allow),
+        ..Config::default()
+    };
+    let judge = GitHubWrites::new(launch(&[("HOME", p)]).with_config(config));
+    let facts = ExecFacts {
+        program: "/usr/bin/git".into(),
+        argv: argv(&["git", "clean", "-fd"]),
+        cwd: repo.path().to_path_buf(),
+        env: Vec::new(),
+    };
+    assert_eq!(by_all_of_g2_to_g6(&judge, &facts), None);
+    assert_eq!(by_gate(&judge, &facts), None);
+    for (all_of_them, why) in [
+        (&["git", "push", "origin", "main"][..], "a push"),
+        (&["git", "commit", "-m", "x"], "hooks G4 guards"),
+        (&["git", "pull", "--ff-only"], "hooks G4 guards"),
+        (&["git", "st"], "an alias"),
+    ] {
+        assert_eq!(git_reach(&argv(all_of_them)), GitReach::All, "{why}");
+    }
+    assert_eq!(git_reach(&argv(&["git", "status"])), GitReach::Read);
+}
+
+#[test]
+fn every_model_variable_is_kept() {
+    // `rule_relevant` tests the name's ending before the list.
+    for v in model_tier_guard::m3_launch::MODEL_VARS {
+        assert!(rule_relevant(v), "{v}");
+    }
+}
+
+#[test]
+fn secrets_and_grants_never_reach_the_command_line() {
+    for k in [
+        "GH_TOKEN",
+        "GIT_PASSWORD",
+        "GH_WRITE_GUARD_ALLOW",
+        "PATH",
+        "HOME",
+    ] {
+        assert!(!rule_relevant(k), "{k}");
+    }
+    for k in [
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "ANTHROPIC_MODEL",
+    ] {
+        assert!(rule_relevant(k), "{k}");
+    }
+}
