@@ -4,8 +4,9 @@
 //! * per command: `bash -c true` directly, through `second-line-exec` with the second line off
 //!   (`AGENT_GUARDS_SECOND_LINE=off`: the runner's own exec) and with it on; the second line's
 //!   cost is on − off;
-//! * per exec: each exec timed inside the command by bash (`EPOCHREALTIME` around it), 500
-//!   samples per variant, medians, on − off, twice: with the exec's own `>/dev/null 2>&1` (a
+//! * per exec: each exec timed inside the command by bash (`EPOCHREALTIME` around it), 2,000
+//!   samples per variant (20 interleaved rounds of 100; `SECOND_LINE_BENCH_ROUNDS` sets the
+//!   rounds: with 500 samples the medians moved by ±40 µs between runs here), medians, on − off, twice: with the exec's own `>/dev/null 2>&1` (a
 //!   notified write-open before the exec) and the exec alone (output to `/dev/null` opened once
 //!   for the loop): `/bin/true` (no rule reads it), `git --version`
 //!   (judged: a read, settled from its arguments), `git stash` outside a repository
@@ -147,6 +148,11 @@ fn main() {
         us(on),
         us(on) - us(off)
     );
+    let rounds: usize = std::env::var("SECOND_LINE_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .filter(|r| *r > 0)
+        .unwrap_or(20);
     for (what, program) in [
         ("programs no rule reads: /bin/true", "/bin/true"),
         ("judged reads: git --version", "git --version"),
@@ -160,9 +166,10 @@ fn main() {
         ),
     ] {
         for (own_redirect, how) in [(true, "with its own >/dev/null"), (false, "the exec alone")] {
-            let [plain, off, on] = per_exec(&dir, program, 5, 100, own_redirect);
+            let [plain, off, on] = per_exec(&dir, program, rounds, 100, own_redirect);
             println!(
-                "per exec, {what}, {how} (median of 500 single execs each): bash -c {plain:.0} µs | off {off:.0} µs | on {on:.0} µs | added per exec {:.0} µs",
+                "per exec, {what}, {how} (median of {} single execs each): bash -c {plain:.0} µs | off {off:.0} µs | on {on:.0} µs | added per exec {:.0} µs",
+                rounds * 100,
                 on - off
             );
         }
