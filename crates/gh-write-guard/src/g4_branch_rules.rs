@@ -84,6 +84,22 @@ fn explicit_git_bypass(call: &GitCall) -> Option<String> {
     no_verify.then(|| format!("git {sub} --no-verify skips the repository's hooks"))
 }
 
+/// G4's refusal of a git call that skips the repository's hooks (`command`: its text, for the
+/// evidence; `aliases`: the aliases it was expanded from). Shared with [`crate::exec_argv`].
+pub fn hooks_bypass(
+    call: &GitCall,
+    command: impl FnOnce() -> String,
+    aliases: &[String],
+) -> Option<Finding> {
+    let shape = explicit_git_bypass(call)?;
+    Some(Finding::deny(
+        Code::G4HooksBypass,
+        shape,
+        "Let the hooks run (drop --no-verify, the hooksPath override or the hook manager's switch) and fix what they report.",
+        json!({"command": command(), "aliases": aliases}),
+    ))
+}
+
 /// `gh api` writes that change protection, rulesets or branches.
 fn api_shape(api: &ApiCall) -> Option<ApiShape> {
     if !api.is_write() {
@@ -290,14 +306,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 }
             }
             OpKind::Git { call, expanded } => {
-                if let Some(shape) = explicit_git_bypass(call) {
-                    out.push(Finding::deny(
-                        Code::G4HooksBypass,
-                        shape,
-                        "Let the hooks run (drop --no-verify, the hooksPath override or the hook manager's switch) and fix what they report.",
-                        json!({"command": command_text(a, op), "aliases": expanded.chain}),
-                    ));
-                }
+                out.extend(hooks_bypass(call, || command_text(a, op), &expanded.chain));
                 if call.sub() == Some("push") {
                     out.extend(check_push(a, op, call, &policy));
                 }

@@ -124,26 +124,17 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         .collect()
 }
 
-/// G6 over one exec's real argv (the exec gate: no shell in between, so every word is literal
-/// and `env` is the exec's own environment), judged by the same verdict and finding as a
-/// command's `git`: what [`check`] finds for `GIT_DIR=... git <argv...>` run in `cwd`.
-pub fn check_exec(
-    argv: &[String],
-    env: &dyn Fn(&str) -> Option<String>,
+/// G6 over one git call split from an exec's literal argv ([`crate::exec_argv`]): the same
+/// verdict and finding as [`check`] gives the `git` of `NAME=value git <argv...>` run in `cwd`.
+pub fn check_call(
+    call: &GitCall,
     cwd: &Path,
     policy: &Policy,
     world: &dyn World,
     home: Option<&Path>,
-) -> Vec<Finding> {
-    let arena = bumpalo::Bump::new();
-    let args: Vec<Arg> = argv
-        .iter()
-        .skip(1)
-        .map(|a| Arg::synthetic(&arena, a.as_str(), shell_syntax::Span::default()))
-        .collect();
-    let call = git::parse_git_args(&args, &|name| env(name).map(Some));
-    let v = verdict_of(&call, Some(cwd.to_path_buf()), cwd, 0, world, home);
-    finding(v, cwd, policy).into_iter().collect()
+) -> Option<Finding> {
+    let v = verdict_of(call, Some(cwd.to_path_buf()), cwd, 0, world, home);
+    finding(v, cwd, policy)
 }
 
 /// The finding for one verdict: none unless it mutates a primary checkout; a note when the

@@ -14,6 +14,7 @@ pub mod analysis;
 pub mod cases;
 pub mod codes;
 pub mod context;
+pub mod exec_argv;
 pub mod explain;
 pub mod fake_world;
 pub mod finding;

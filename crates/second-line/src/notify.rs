@@ -223,17 +223,16 @@ impl Memory {
         let mut at = addr;
         loop {
             // Never read across a page in one go: the next page may be unmapped.
-            let (n, ended) =
-                self.with_page(at, |bytes| match bytes.iter().position(|b| *b == 0) {
-                    Some(end) => {
-                        out.extend_from_slice(&bytes[..end]);
-                        (bytes.len(), true)
-                    }
-                    None => {
-                        out.extend_from_slice(bytes);
-                        (bytes.len(), false)
-                    }
-                })?;
+            let (n, ended) = self.with_page(at, |bytes| match nul_at(bytes) {
+                Some(end) => {
+                    out.extend_from_slice(&bytes[..end]);
+                    (bytes.len(), true)
+                }
+                None => {
+                    out.extend_from_slice(bytes);
+                    (bytes.len(), false)
+                }
+            })?;
             if n == 0 {
                 return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "unreadable"));
             }
@@ -245,6 +244,23 @@ impl Memory {
             }
             at += n as u64;
         }
+    }
+
+    /// The whole pointers from `addr` to the end of its page into `out` (at least one: a
+    /// pointer across the page boundary is read whole).
+    fn pointers_into(&self, out: &mut Vec<u64>, addr: u64) -> io::Result<()> {
+        out.clear();
+        let size = self.pointer_size;
+        self.with_page(addr, |bytes| {
+            out.extend(bytes.chunks_exact(size).map(|c| match size {
+                4 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64,
+                _ => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
+            }))
+        })?;
+        if out.is_empty() {
+            out.push(self.pointer(addr)?);
+        }
+        Ok(())
     }
 
     fn pointer(&self, addr: u64) -> io::Result<u64> {
@@ -272,6 +288,9 @@ impl Memory {
         }
         let mut buf = Vec::new();
         let mut total = 0usize;
+        // The pointers are taken a page's worth at a time (one page lookup for many entries).
+        let mut pointers: Vec<u64> = Vec::new();
+        let mut next = 0;
         for i in 0..=MAX_ENTRIES {
             if i == MAX_ENTRIES {
                 return Err(io::Error::new(
@@ -279,14 +298,19 @@ impl Memory {
                     "too many entries",
                 ));
             }
-            let p = self.pointer(addr + (i * self.pointer_size) as u64)?;
+            if next == pointers.len() {
+                self.pointers_into(&mut pointers, addr + (i * self.pointer_size) as u64)?;
+                next = 0;
+            }
+            let p = pointers[next];
+            next += 1;
             if p == 0 {
                 break;
             }
             // Most strings end on the page they start on: handed over where they lie, not
             // copied (an environment has a hundred entries and a judge keeps a few).
             let len = self.with_page(p, |bytes| {
-                let end = bytes.iter().position(|b| *b == 0)?;
+                let end = nul_at(bytes)?;
                 if total + end < MAX_TOTAL {
                     f(&bytes[..end]);
                 }
@@ -335,6 +359,13 @@ impl Memory {
         self.read_exact(&mut b, addr)?;
         Ok(u64::from_le_bytes(b))
     }
+}
+
+/// The index of the first NUL (a word at a time, not byte by byte: an environment is kilobytes).
+fn nul_at(bytes: &[u8]) -> Option<usize> {
+    std::ffi::CStr::from_bytes_until_nul(bytes)
+        .ok()
+        .map(|c| c.to_bytes().len())
 }
 
 /// Where a relative path of a process starts: its cwd (`AT_FDCWD`) or an open directory.
@@ -463,6 +494,34 @@ mod tests {
         let (seen, r) = strings_of(&own(), &pointers);
         assert_eq!(r.unwrap_err().to_string(), "too large");
         assert_eq!(seen.len(), MAX_TOTAL / 256);
+    }
+
+    #[test]
+    fn a_pointer_array_across_a_page_boundary_is_read_whole_aligned_or_not() {
+        let strings: Vec<Vec<u8>> = (1..=40u8).map(|i| vec![b'a' + i % 26, i, 0]).collect();
+        let want: Vec<Vec<u8>> = strings.iter().map(|s| s[..2].to_vec()).collect();
+        let mut area = vec![0u8; 3 * 4096];
+        let base = area.as_ptr() as usize;
+        let page_end = (base + 4096) & !4095;
+        let size = std::mem::size_of::<usize>();
+        // The array starts 5 pointers before a page boundary, on a pointer boundary or 3
+        // bytes off it (a pointer then lies across the boundary).
+        for skew in [0, 3] {
+            let start = page_end - 5 * size - skew - base;
+            for (i, s) in strings
+                .iter()
+                .chain(std::iter::once(&Vec::new()))
+                .enumerate()
+            {
+                let p = if s.is_empty() { 0 } else { s.as_ptr() as usize };
+                area[start + i * size..start + (i + 1) * size].copy_from_slice(&p.to_le_bytes());
+            }
+            let mut seen = Vec::new();
+            own()
+                .each_string((base + start) as u64, |s| seen.push(s.to_vec()))
+                .unwrap();
+            assert_eq!(seen, want, "skew {skew}");
+        }
     }
 
     #[test]

@@ -165,15 +165,17 @@ fn rule_relevant(name: &str) -> bool {
     let relevant = name.starts_with("GIT_")
         || name.starts_with("GH_") && (name == "GH_HOST" || name == "GH_REPO")
         || name.ends_with("_MODEL") && model_tier_guard::m3_launch::MODEL_VARS.contains(&name);
+    // `GIT_CONFIG_KEY_<n>` names a setting (`core.hooksPath`), not a secret.
     relevant
-        && !["TOKEN", "PASSWORD", "SECRET", "_KEY", "ALLOW"]
-            .iter()
-            .any(|s| name.contains(s))
+        && (name.starts_with("GIT_CONFIG_KEY_")
+            || !["TOKEN", "PASSWORD", "SECRET", "_KEY", "ALLOW"]
+                .iter()
+                .any(|s| name.contains(s)))
 }
 
-/// git's subcommands that G2–G6 read whatever their arguments: `push` (G3, G4) and those whose
-/// hooks G4 keeps from being skipped (gh-write-guard's `HOOKED`).
-const GIT_JUDGED: [&str; 5] = ["push", "commit", "merge", "am", "pull"];
+/// git's subcommands that run the hooks G4 keeps from being skipped (gh-write-guard's `HOOKED`)
+/// but push nothing: G4's hook check and G6 read them, whatever their arguments.
+const GIT_HOOKED: [&str; 4] = ["commit", "merge", "am", "pull"];
 
 /// Whether a `git` exec is one G2–G6 cannot refuse, from its arguments alone (git's own option
 /// grammar, command-effects' `parse_git_args`): no subcommand (`git --version`, `--help`), or a
@@ -193,7 +195,10 @@ pub enum GitReach {
     /// G6 only: a builtin subcommand that mutates a checkout but neither pushes (G3, G4) nor
     /// runs hooks G4 guards; G2 and G5 read `gh api` only.
     Checkout,
-    /// All of them: a push, a hooked subcommand, an alias, a subcommand decided at run time.
+    /// G4's hook check and G6: `commit`, `merge`, `am`, `pull` (builtins that run hooks G4
+    /// guards and push nothing, so G3 and G4's branch rules have nothing to read).
+    Hooks,
+    /// All of them: a push, an alias, a subcommand decided at run time.
     All,
 }
 
@@ -213,8 +218,11 @@ pub fn git_reach(argv: &[String]) -> GitReach {
         Some(None) => return GitReach::All,
         Some(Some(sub)) => sub.as_str(),
     };
-    if GIT_JUDGED.contains(&sub) || !command_effects::git_alias::is_builtin(sub) {
+    if sub == "push" || !command_effects::git_alias::is_builtin(sub) {
         return GitReach::All;
+    }
+    if GIT_HOOKED.contains(&sub) {
+        return GitReach::Hooks;
     }
     let words: Vec<String> = std::iter::once(sub.to_string())
         .chain(
@@ -351,12 +359,14 @@ impl ExecJudge for GitHubWrites {
         let sh = shared.get_or_insert_with(|| self.shared());
         sh.cx.cwd.clone_from(&facts.cwd);
         let world = sh.world.again();
-        let checkout =
-            facts.program_name() == "git" && self.reach(&facts.argv) == GitReach::Checkout;
-        let findings = match checkout {
-            // G6 alone, straight from the argv: the same verdict as over the command line,
-            // without quoting the words and parsing them again.
-            true => {
+        let reach = match facts.program_name() == "git" {
+            true => self.reach(&facts.argv),
+            false => GitReach::All,
+        };
+        let findings = match reach {
+            // Straight from the argv: the same verdicts as over the command line, without
+            // quoting the words and parsing them again.
+            GitReach::Read | GitReach::Checkout | GitReach::Hooks => {
                 let env = |name: &str| {
                     facts
                         .env
@@ -364,16 +374,16 @@ impl ExecJudge for GitHubWrites {
                         .find(|(k, _)| k == name)
                         .map(|(_, v)| v.clone())
                 };
-                gh_write_guard::g6_primary_checkout::check_exec(
+                gh_write_guard::exec_argv::judge_git(
                     &facts.argv,
                     &env,
                     &facts.cwd,
-                    &gh_write_guard::g6_primary_checkout::Policy::of(&sh.cx),
+                    &sh.cx,
                     &world,
-                    sh.cx.home().as_deref(),
+                    reach == GitReach::Hooks,
                 )
             }
-            false => {
+            GitReach::All => {
                 let command = facts.as_command(rule_relevant);
                 gh_write_guard::judge::judge_requirements(&command, &sh.cx, &world, &applies)
                     .findings

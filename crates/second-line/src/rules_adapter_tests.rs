@@ -253,7 +253,7 @@ fn by_gate(judge: &GitHubWrites, facts: &ExecFacts) -> Option<(String, String)> 
 }
 
 #[test]
-fn a_checkout_reach_is_judged_by_g6_alone_as_by_all_of_g2_to_g6() {
+fn a_git_exec_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
     // A primary checkout with a GitHub origin (G6 refuses what mutates it, and G3 and G4
     // would read a push here) and a linked worktree of it (G6 lets it be mutated).
     let repo = primary_checkout(&[
@@ -367,21 +367,72 @@ fn a_checkout_reach_is_judged_by_g6_alone_as_by_all_of_g2_to_g6() {
             p,
             false,
         ),
+        // Hooked subcommands: G4's hook check and G6.
+        (vec!["git", "commit", "-m", "x"], vec![], p, true),
+        (vec!["git", "commit", "-m", "x"], vec![], l, false),
+        (
+            vec!["git", "commit", "--no-verify", "-m", "x"],
+            vec![],
+            l,
+            true,
+        ),
+        (
+            vec!["git", "commit", "--no-verify", "-m", "x"],
+            vec![],
+            p,
+            true,
+        ),
+        (
+            vec!["git", "commit", "--no-verif", "-m", "x"],
+            vec![],
+            l,
+            true,
+        ),
+        (vec!["git", "commit", "-nm", "x"], vec![], l, true),
+        (vec!["git", "commit", "-mn"], vec![], l, false),
+        (
+            vec!["git", "-c", "core.hooksPath=/dev/null", "commit", "-m", "x"],
+            vec![],
+            l,
+            true,
+        ),
+        (
+            vec!["git", "commit", "-m", "x"],
+            vec![
+                ("GIT_CONFIG_COUNT", "1"),
+                ("GIT_CONFIG_KEY_0", "core.hooksPath"),
+                ("GIT_CONFIG_VALUE_0", "/x"),
+            ],
+            l,
+            true,
+        ),
+        (vec!["git", "merge", "--no-verify", "main"], vec![], l, true),
+        (vec!["git", "merge", "--ff-only", "main"], vec![], l, false),
+        (vec!["git", "pull", "--ff-only"], vec![], l, false),
+        (vec!["git", "pull", "--no-verify"], vec![], l, true),
+        (vec!["git", "am", "--no-verify", "x.patch"], vec![], l, true),
     ];
     let judge = GitHubWrites::new(launch(&[("HOME", p)]));
-    let (mut refused, mut allowed) = (0, 0);
+    let (mut refused, mut allowed, mut hooks) = (0, 0, 0);
     for (args, env, cwd, refuse) in &cases {
         let facts = ExecFacts {
             program: "/usr/bin/git".into(),
             argv: argv(args),
             cwd: PathBuf::from(cwd),
+            // What the supervisor keeps of an exec's environment.
             env: env
                 .iter()
+                .filter(|(k, _)| rule_relevant(k))
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
         };
-        assert_eq!(git_reach(&facts.argv), GitReach::Checkout, "{args:?}");
+        let reach = git_reach(&facts.argv);
+        assert!(
+            matches!(reach, GitReach::Checkout | GitReach::Hooks),
+            "{args:?}: {reach:?}"
+        );
         let all = by_all_of_g2_to_g6(&judge, &facts);
+        hooks += usize::from(all.as_ref().is_some_and(|(c, _)| c == "G4.hooks-bypass"));
         assert_eq!(all.is_some(), *refuse, "{args:?} {env:?} in {cwd}: {all:?}");
         assert_eq!(by_gate(&judge, &facts), all, "{args:?} {env:?} in {cwd}");
         match refuse {
@@ -389,7 +440,10 @@ fn a_checkout_reach_is_judged_by_g6_alone_as_by_all_of_g2_to_g6() {
             false => allowed += 1,
         }
     }
-    assert!(refused > 15 && allowed > 5);
+    assert!(
+        refused > 25 && allowed > 10 && hooks >= 9,
+        "{refused} {allowed} {hooks}"
+    );
     // The maintainer's grant and config allow it both ways.
     for env in [
         &[
@@ -427,11 +481,16 @@ fn a_checkout_reach_is_judged_by_g6_alone_as_by_all_of_g2_to_g6() {
     assert_eq!(by_gate(&judge, &facts), None);
     for (all_of_them, why) in [
         (&["git", "push", "origin", "main"][..], "a push"),
-        (&["git", "commit", "-m", "x"], "hooks G4 guards"),
-        (&["git", "pull", "--ff-only"], "hooks G4 guards"),
+        (&["git", "-c", "alias.ci=push", "ci"], "an alias"),
         (&["git", "st"], "an alias"),
     ] {
         assert_eq!(git_reach(&argv(all_of_them)), GitReach::All, "{why}");
+    }
+    for hooked in [
+        &["git", "commit", "-m", "x"][..],
+        &["git", "pull", "--ff-only"],
+    ] {
+        assert_eq!(git_reach(&argv(hooked)), GitReach::Hooks, "{hooked:?}");
     }
     assert_eq!(git_reach(&argv(&["git", "status"])), GitReach::Read);
 }
@@ -455,9 +514,14 @@ fn secrets_and_grants_never_reach_the_command_line() {
     ] {
         assert!(!rule_relevant(k), "{k}");
     }
+    // GIT_CONFIG_KEY_0 had been dropped for its `_KEY`: `GIT_CONFIG_COUNT=1
+    // GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null` in a script's `git commit`
+    // skipped the hooks past the gate.
     for k in [
         "GIT_CONFIG_PARAMETERS",
         "GIT_CONFIG_COUNT",
+        "GIT_CONFIG_KEY_0",
+        "GIT_CONFIG_VALUE_0",
         "ANTHROPIC_MODEL",
     ] {
         assert!(rule_relevant(k), "{k}");

@@ -146,6 +146,59 @@ print("execve", r, ctypes.get_errno())
         .says(&["agent-guards: refused an exec (C10.unjudged: the exec could not be judged"]);
 }
 
+/// Commits from a script: the hooks skipped by `--no-verify` or by a `core.hooksPath` set in
+/// the environment, then a plain commit whose hook runs.
+const COMMIT: &str = r#"
+import os, subprocess
+base = ["git", "-c", "user.name=a", "-c", "user.email=a@b"]
+for name, extra, env in [("no-verify", ["--no-verify"], {}),
+                         ("env hooksPath", [], {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": "/dev/null"}),
+                         ("plain", [], {})]:
+    try:
+        r = subprocess.run(base + ["commit", "-q", "--allow-empty", "-m", name] + extra, env=dict(os.environ, **env))
+        print(name, "exit", r.returncode)
+    except PermissionError as e:
+        print(name, "refused", e.errno)
+"#;
+
+#[test]
+fn a_script_skipping_a_commits_hooks_is_refused_with_g4_and_a_plain_commit_runs_its_hook() {
+    let Some(w) = root_world("hooks") else {
+        return;
+    };
+    // In a linked worktree (G6 lets commits happen there), with a pre-commit hook.
+    let repo = w.project().join("repo");
+    hook_replay::git::init_with_commit(&repo, &[]);
+    git(&repo, &["worktree", "add", "-q", "../wt"]);
+    let hook = repo.join(".git/hooks/pre-commit");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh
+echo hook ran >&2
+",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    w.write("wt/commit.py", COMMIT);
+    let before = git(&w.project().join("wt"), &["rev-list", "--count", "HEAD"]);
+    let out = w.ran("bash", &["-c", "cd wt && python3 commit.py"]);
+    out.prints(&[
+        "no-verify refused 1",
+        "env hooksPath refused 1",
+        "plain exit 0",
+    ])
+    .says(&["(G4.hooks-bypass", "hook ran"]);
+    // One line per exec tried (Python tries each `git` on PATH in turn).
+    assert!(out.said("--no-verify skips the repository's hooks") >= 1);
+    assert!(out.said("core.hooksPath overridden (GIT_CONFIG_COUNT)") >= 1);
+    let after = git(&w.project().join("wt"), &["rev-list", "--count", "HEAD"]);
+    assert_eq!(
+        after.parse::<u32>().unwrap(),
+        before.parse::<u32>().unwrap() + 1,
+        "only the plain commit landed"
+    );
+}
+
 #[test]
 fn ordinary_work_runs_unchanged() {
     let Some(w) = root_world("ordinary") else {
