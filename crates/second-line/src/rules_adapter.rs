@@ -173,6 +173,14 @@ fn rule_relevant(name: &str) -> bool {
                 .any(|s| name.contains(s)))
 }
 
+/// Whether `name` is a hook manager's switch (`HUSKY`, `SKIP`, ...: command-effects'
+/// `HOOK_SKIPS`), which G4 reads from a hooked git call's environment.
+fn hook_switch(name: &str) -> bool {
+    command_effects::git::HOOK_SKIPS
+        .iter()
+        .any(|(n, _)| *n == name)
+}
+
 /// git's subcommands that run the hooks G4 keeps from being skipped (gh-write-guard's `HOOKED`)
 /// but push nothing: G4's hook check and G6 read them, whatever their arguments.
 const GIT_HOOKED: [&str; 4] = ["commit", "merge", "am", "pull"];
@@ -282,6 +290,14 @@ impl GitHubWrites {
         }
     }
 
+    /// Whether the exec's `name=value` is read with its command: a rule-relevant variable, or a
+    /// hook manager's switch the agent set. One the session was launched with is the
+    /// maintainer's own (an exported `HUSKY=0` must not refuse every commit of the session).
+    fn counts(&self, name: &str, value: &str) -> bool {
+        rule_relevant(name)
+            || hook_switch(name) && self.launch.env.get(name).map(String::as_str) != Some(value)
+    }
+
     fn world(&self) -> RealWorld {
         let cache = self.launch.rules_cache();
         let deadline = self
@@ -343,10 +359,18 @@ impl ExecJudge for GitHubWrites {
     }
 
     fn reads_var(&self, name: &str) -> bool {
-        rule_relevant(name)
+        rule_relevant(name) || hook_switch(name)
     }
 
     fn judge(&self, facts: &ExecFacts) -> ExecVerdict {
+        let var = |name: &str| {
+            facts
+                .env
+                .iter()
+                .find(|(k, v)| k == name && self.counts(k, v))
+                .map(|(_, v)| v)
+        };
+        let keep = |name: &str| var(name).is_some();
         let mut shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         let stale = shared.as_ref().is_some_and(|s| match &s.hosts_file {
             Some((p, Some(stamp))) => settled_contents(p) != Some(*stamp),
@@ -367,13 +391,7 @@ impl ExecJudge for GitHubWrites {
             // Straight from the argv: the same verdicts as over the command line, without
             // quoting the words and parsing them again.
             GitReach::Read | GitReach::Checkout | GitReach::Hooks => {
-                let env = |name: &str| {
-                    facts
-                        .env
-                        .iter()
-                        .find(|(k, _)| k == name)
-                        .map(|(_, v)| v.clone())
-                };
+                let env = |name: &str| var(name).cloned();
                 gh_write_guard::exec_argv::judge_git(
                     &facts.argv,
                     &env,
@@ -384,7 +402,7 @@ impl ExecJudge for GitHubWrites {
                 )
             }
             GitReach::All => {
-                let command = facts.as_command(rule_relevant);
+                let command = facts.as_command(keep);
                 gh_write_guard::judge::judge_requirements(&command, &sh.cx, &world, &applies)
                     .findings
             }
@@ -398,7 +416,7 @@ impl ExecJudge for GitHubWrites {
             Some(f) => ExecVerdict::Deny {
                 code: f.code_str().to_string(),
                 reason: f.reason(),
-                evidence: json!({"command": facts.as_command(rule_relevant), "finding": f.evidence}),
+                evidence: json!({"command": facts.as_command(keep), "finding": f.evidence}),
             },
             None => ExecVerdict::Allow,
         }

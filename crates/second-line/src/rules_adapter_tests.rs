@@ -252,10 +252,10 @@ fn by_gate(judge: &GitHubWrites, facts: &ExecFacts) -> Option<(String, String)> 
     }
 }
 
-#[test]
-fn a_git_exec_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
-    // A primary checkout with a GitHub origin (G6 refuses what mutates it, and G3 and G4
-    // would read a push here) and a linked worktree of it (G6 lets it be mutated).
+/// A primary checkout with a GitHub origin (G6 refuses what mutates it, and G3 and G4 would
+/// read a push here) and a linked worktree of it on `topic` (G6 lets it be mutated): the
+/// repository, the checkout's path, the worktree's path.
+fn checkout_and_worktree() -> (tempfile::TempDir, String, String) {
     let repo = primary_checkout(&[
         "-c",
         "user.name=t",
@@ -284,6 +284,12 @@ fn a_git_exec_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
     git(&["worktree", "add", "-q", "wt", "-b", "topic"]);
     let primary = repo.path().display().to_string();
     let linked = repo.path().join("wt").display().to_string();
+    (repo, primary, linked)
+}
+
+#[test]
+fn a_git_exec_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
+    let (repo, primary, linked) = checkout_and_worktree();
     let git_dir = format!("{primary}/.git");
     let linked_git_dir = format!("{primary}/.git/worktrees/wt");
     let git_dir_option = format!("--git-dir={linked_git_dir}");
@@ -525,5 +531,78 @@ fn secrets_and_grants_never_reach_the_command_line() {
         "ANTHROPIC_MODEL",
     ] {
         assert!(rule_relevant(k), "{k}");
+    }
+}
+
+#[test]
+fn a_hook_managers_switch_the_agent_set_is_g4_and_one_the_session_was_launched_with_is_not() {
+    let (_repo, primary, linked) = checkout_and_worktree();
+    let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let commit = ["git", "commit", "-m", "x"];
+    // (the session's launch environment, the exec's, argv, refused?)
+    type Case<'a> = (
+        Vec<(&'a str, &'a str)>,
+        Vec<(&'a str, &'a str)>,
+        Vec<&'a str>,
+        bool,
+    );
+    let cases: Vec<Case> = vec![
+        (vec![], vec![("HUSKY", "0")], commit.to_vec(), true),
+        (vec![], vec![("HUSKY", "1")], commit.to_vec(), false),
+        (vec![], vec![("SKIP", "lint")], commit.to_vec(), true),
+        (
+            vec![],
+            vec![("LEFTHOOK", "0")],
+            vec!["git", "pull", "--ff-only"],
+            true,
+        ),
+        (
+            vec![("HUSKY", "0")],
+            vec![("HUSKY", "0")],
+            commit.to_vec(),
+            false,
+        ),
+        (
+            vec![("HUSKY", "1")],
+            vec![("HUSKY", "0")],
+            commit.to_vec(),
+            true,
+        ),
+        (vec![], vec![("HUSKY", "0")], vec!["git", "stash"], false),
+        // Through the command-line path (an alias of commit).
+        (
+            vec![],
+            vec![("HUSKY", "0")],
+            vec!["git", "-c", "alias.ci=commit", "ci", "-m", "x"],
+            true,
+        ),
+        (
+            vec![("HUSKY", "0")],
+            vec![("HUSKY", "0")],
+            vec!["git", "-c", "alias.ci=commit", "ci", "-m", "x"],
+            false,
+        ),
+    ];
+    for (launch_env, env, args, refused) in &cases {
+        let mut launch_env = launch_env.clone();
+        launch_env.push(("HOME", &primary));
+        let judge = GitHubWrites::new(launch(&launch_env));
+        let facts = ExecFacts {
+            program: "/usr/bin/git".into(),
+            argv: argv(args),
+            cwd: PathBuf::from(&linked),
+            // What the supervisor keeps of an exec's environment.
+            env: env
+                .iter()
+                .filter(|(k, _)| judge.reads_var(k))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        };
+        let code = by_gate(&judge, &facts).map(|(c, _)| c);
+        let want = refused.then(|| "G4.hooks-bypass".to_string());
+        assert_eq!(
+            code, want,
+            "{args:?} with {env:?}, launched with {launch_env:?}"
+        );
     }
 }

@@ -146,13 +146,15 @@ print("execve", r, ctypes.get_errno())
         .says(&["agent-guards: refused an exec (C10.unjudged: the exec could not be judged"]);
 }
 
-/// Commits from a script: the hooks skipped by `--no-verify` or by a `core.hooksPath` set in
-/// the environment, then a plain commit whose hook runs.
+/// Commits from a script: the hooks skipped by `--no-verify`, by a `core.hooksPath` set in the
+/// environment or by a hook manager's switch the script set (`HUSKY=0`), then a plain commit
+/// whose hook runs.
 const COMMIT: &str = r#"
 import os, subprocess
 base = ["git", "-c", "user.name=a", "-c", "user.email=a@b"]
 for name, extra, env in [("no-verify", ["--no-verify"], {}),
                          ("env hooksPath", [], {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": "/dev/null"}),
+                         ("husky off", [], {"HUSKY": "0"}),
                          ("plain", [], {})]:
     try:
         r = subprocess.run(base + ["commit", "-q", "--allow-empty", "-m", name] + extra, env=dict(os.environ, **env))
@@ -185,12 +187,14 @@ echo hook ran >&2
     out.prints(&[
         "no-verify refused 1",
         "env hooksPath refused 1",
+        "husky off refused 1",
         "plain exit 0",
     ])
     .says(&["(G4.hooks-bypass", "hook ran"]);
     // One line per exec tried (Python tries each `git` on PATH in turn).
     assert!(out.said("--no-verify skips the repository's hooks") >= 1);
     assert!(out.said("core.hooksPath overridden (GIT_CONFIG_COUNT)") >= 1);
+    assert!(out.said("with HUSKY=0, which switches the repository's hooks off") >= 1);
     let after = git(&w.project().join("wt"), &["rev-list", "--count", "HEAD"]);
     assert_eq!(
         after.parse::<u32>().unwrap(),
