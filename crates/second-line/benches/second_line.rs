@@ -14,7 +14,8 @@
 //!   included; then git refuses), and `git -C wt stash` in a linked worktree run by a
 //!   stand-in `git` (a copy of `/bin/true`: the gate judges by the program's name, so the
 //!   same pipeline runs on a real repository, opened once per command and kept while
-//!   unchanged, `repo_cache`; the real git's own ~3 ms would drown the figure).
+//!   unchanged, `repo_cache`; the real git's own ~3 ms would drown the figure), and the same
+//!   stand-in's `git -C wt commit -q -m x` (G4's hook check and G6).
 //!
 //! `cargo bench -p second-line` (root, for the layers to be on).
 
@@ -163,6 +164,10 @@ fn main() {
         (
             "judged by the rules: a stand-in git -C wt stash (a linked worktree)",
             "bin/git -C wt stash",
+        ),
+        (
+            "judged by the rules: a stand-in git -C wt commit -q -m x (a linked worktree)",
+            "bin/git -C wt commit -q -m x",
         ),
     ] {
         for (own_redirect, how) in [(true, "with its own >/dev/null"), (false, "the exec alone")] {
