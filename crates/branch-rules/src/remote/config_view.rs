@@ -72,9 +72,13 @@ fn normalise_key(key: &str) -> Option<String> {
     ))
 }
 
-/// Files plus overrides, read the way git reads them.
+/// Files plus overrides, read the way git reads them. The files' entries are read once, in
+/// libgit2's iteration order (lowest priority first: system, global, the repository's own;
+/// within a file, in order), and every question is answered from that list: each libgit2
+/// iterator copies every entry of every file, and a push asks a dozen questions.
 pub(crate) struct ConfigView<'o> {
-    config: git2::Config,
+    /// (normalised name, value; `None` for a bare `key` line)
+    entries: Vec<(String, Option<String>)>,
     overrides: &'o ConfigOverrides,
 }
 
@@ -83,73 +87,79 @@ impl<'o> ConfigView<'o> {
         repo: &git2::Repository,
         overrides: &'o ConfigOverrides,
     ) -> Result<Self, RemoteError> {
-        Ok(ConfigView {
-            config: repo.config()?,
-            overrides,
-        })
+        Self::of(&repo.config()?, overrides)
+    }
+
+    fn of(config: &git2::Config, overrides: &'o ConfigOverrides) -> Result<Self, RemoteError> {
+        let mut entries = Vec::new();
+        let mut all = config.entries(None)?;
+        while let Some(entry) = all.next() {
+            let entry = entry?;
+            let value = entry
+                .has_value()
+                .then(|| String::from_utf8_lossy(entry.value_bytes()).into_owned());
+            entries.push((
+                String::from_utf8_lossy(entry.name_bytes()).into_owned(),
+                value,
+            ));
+        }
+        Ok(ConfigView { entries, overrides })
+    }
+
+    /// The files' entries named `name` (normalised as libgit2 does; a name it could not parse
+    /// is simply unset), in order.
+    fn named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a Option<String>> + 'a {
+        let key = normalise_key(name);
+        self.entries
+            .iter()
+            .filter(move |(k, _)| Some(k) == key.as_ref())
+            .map(|(_, v)| v)
     }
 
     /// All values of a multi-valued key: the files' in git's order, then the overrides'.
     pub(crate) fn multivar(&self, name: &str) -> Result<Vec<String>, RemoteError> {
-        let mut out = Vec::new();
-        match self.config.multivar(name, None) {
-            Ok(mut entries) => {
-                while let Some(entry) = entries.next() {
-                    let entry = entry?;
-                    if entry.has_value() {
-                        out.push(String::from_utf8_lossy(entry.value_bytes()).into_owned());
-                    }
-                }
-            }
-            Err(e) if e.code() == git2::ErrorCode::NotFound => {}
-            // A name libgit2 cannot parse (odd characters in a remote argument) is simply unset.
-            Err(e) if e.class() == git2::ErrorClass::Config => {}
-            Err(e) => return Err(e.into()),
-        }
+        let mut out: Vec<String> = self.named(name).flatten().cloned().collect();
         if let Some(key) = normalise_key(name) {
             out.extend(self.overrides.values(&key).map(str::to_string));
         }
         Ok(out)
     }
 
-    /// A single-valued key: the last override, else the files' (last one wins); unset → `None`.
-    pub(crate) fn get_string(&self, name: &str) -> Option<String> {
-        let overridden = normalise_key(name)
-            .and_then(|key| self.overrides.values(&key).last().map(str::to_string));
-        overridden.or_else(|| self.config.get_string(name).ok())
-    }
-
-    /// A boolean key; unset or not a boolean → `None`.
-    pub(crate) fn get_bool(&self, name: &str) -> Option<bool> {
+    /// The value that decides a single-valued key: the last override, else the files' last
+    /// entry (the highest priority file's last line); `None` when unset.
+    fn last(&self, name: &str) -> Option<Option<String>> {
         let overridden = normalise_key(name)
             .and_then(|key| self.overrides.values(&key).last().map(str::to_string));
         match overridden {
-            Some(value) => git2::Config::parse_bool(value).ok(),
-            None => self.config.get_bool(name).ok(),
+            Some(v) => Some(Some(v)),
+            None => self.named(name).last().cloned(),
         }
     }
 
-    /// (name, value) of every entry whose normalised name matches `wanted`, files then overrides.
+    /// A single-valued key (a bare `key` line is empty, as libgit2 reads it); unset → `None`.
+    pub(crate) fn get_string(&self, name: &str) -> Option<String> {
+        self.last(name).map(Option::unwrap_or_default)
+    }
+
+    /// A boolean key (a bare `key` line is true); unset or not a boolean → `None`.
+    pub(crate) fn get_bool(&self, name: &str) -> Option<bool> {
+        match self.last(name)? {
+            None => Some(true),
+            Some(value) => git2::Config::parse_bool(value).ok(),
+        }
+    }
+
+    /// (name, value) of every entry whose normalised name is `wanted`, files then overrides.
     pub(crate) fn entries_where(
         &self,
-        glob: &str,
         wanted: impl Fn(&str) -> bool,
     ) -> Result<Vec<(String, String)>, RemoteError> {
-        let mut out = Vec::new();
-        let mut entries = self.config.entries(Some(glob))?;
-        while let Some(entry) = entries.next() {
-            let entry = entry?;
-            if !entry.has_value() {
-                continue;
-            }
-            let name = String::from_utf8_lossy(entry.name_bytes()).into_owned();
-            if wanted(&name) {
-                out.push((
-                    name,
-                    String::from_utf8_lossy(entry.value_bytes()).into_owned(),
-                ));
-            }
-        }
+        let mut out: Vec<(String, String)> = self
+            .entries
+            .iter()
+            .filter(|(k, _)| wanted(k))
+            .filter_map(|(k, v)| Some((k.clone(), v.clone()?)))
+            .collect();
         out.extend(
             self.overrides
                 .entries
@@ -164,6 +174,84 @@ impl<'o> ConfigView<'o> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_list_answers_what_libgit2_answers() {
+        // Two levels (the repository's file wins), duplicates (the last line wins), a bare
+        // key, subsection case, an included file, and names libgit2 cannot parse.
+        let dir = tempfile::tempdir().unwrap();
+        let system = dir.path().join("system");
+        let local = dir.path().join("local");
+        let included = dir.path().join("included");
+        std::fs::write(
+            &system,
+            "[push]\n\tdefault = matching\n[remote \"origin\"]\n\turl = sys-url\n\tmirror = true\n\
+             [url \"https://x/\"]\n\tinsteadOf = x:\n",
+        )
+        .unwrap();
+        std::fs::write(&included, "[remote \"origin\"]\n\tpushurl = inc-push\n").unwrap();
+        std::fs::write(
+            &local,
+            format!(
+                "[remote \"origin\"]\n\turl = a\n\turl = b\n\tmirror\n\tpush = HEAD:main\n\
+                 [remote \"Origin\"]\n\turl = upper\n[push]\n\tdefault = simple\n\tdefault = upstream\n\
+                 [Push]\n\tautoSetupRemote = no\n[branch \"main\"]\n\tremote = origin\n\tmerge\n\
+                 [include]\n\tpath = {}\n[url \"git@h:\"]\n\tpushInsteadOf = h:\n",
+                included.display()
+            ),
+        )
+        .unwrap();
+        let mut config = git2::Config::new().unwrap();
+        config
+            .add_file(&system, git2::ConfigLevel::System, false)
+            .unwrap();
+        config
+            .add_file(&local, git2::ConfigLevel::Local, false)
+            .unwrap();
+        let none = ConfigOverrides::none();
+        let view = ConfigView::of(&config, &none).unwrap();
+        let mut keys = 0;
+        for key in [
+            "remote.origin.url",
+            "remote.Origin.url",
+            "REMOTE.origin.URL",
+            "remote.origin.pushurl",
+            "remote.origin.push",
+            "remote.origin.mirror",
+            "push.default",
+            "push.autosetupremote",
+            "branch.main.remote",
+            "branch.main.merge",
+            "remote.nothere.url",
+            "url.https://x/.insteadof",
+            "url.git@h:.pushinsteadof",
+            "nodot",
+            "remote.a b.url",
+        ] {
+            let mut files = Vec::new();
+            if let Ok(mut it) = config.multivar(key, None) {
+                while let Some(e) = it.next() {
+                    let e = e.unwrap();
+                    if e.has_value() {
+                        files.push(e.value().unwrap().to_string());
+                    }
+                }
+            }
+            assert_eq!(view.multivar(key).unwrap(), files, "{key}");
+            assert_eq!(view.get_string(key), config.get_string(key).ok(), "{key}");
+            assert_eq!(view.get_bool(key), config.get_bool(key).ok(), "{key}");
+            keys += usize::from(!files.is_empty());
+        }
+        assert!(keys >= 9, "{keys}");
+        assert_eq!(
+            view.multivar("remote.origin.url").unwrap(),
+            ["sys-url", "a", "b"]
+        );
+        assert_eq!(view.get_string("push.default").as_deref(), Some("upstream"));
+        assert_eq!(view.get_bool("remote.origin.mirror"), Some(true));
+        let rewrites = view.entries_where(|n| n.starts_with("url.")).unwrap();
+        assert_eq!(rewrites.len(), 2, "{rewrites:?}");
+    }
 
     #[test]
     fn keys_normalise_like_git() {

@@ -171,7 +171,7 @@ impl Rewrites {
                 && (name.ends_with(".insteadof") || name.ends_with(".pushinsteadof"))
         };
         let mut rules = Vec::new();
-        for (name, value) in config.entries_where(r"^url\..*\.(push)?insteadof$", is_rewrite)? {
+        for (name, value) in config.entries_where(is_rewrite)? {
             let Some(rest) = name.strip_prefix("url.") else {
                 continue;
             };
