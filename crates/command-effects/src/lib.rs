@@ -9,6 +9,7 @@
 //!   xh), [`network`] (the hosts a run contacts), [`files`] (programs that write or remove
 //!   files), [`repo`] (owner/repo in URLs), [`git_url`] (where a git URL points), [`owner`] (the owner
 //!   a git URL names).
+//! - [`exec_args`]: an exec's own argv (no shell around it) as static arguments.
 //! - [`dirs`]: the directory each invocation runs in (`cd`, `CDPATH`, functions that shadow
 //!   `cd` or change directory when called, git's `-C`).
 //! - [`effects`]: each run's effects: a git/gh operation, an HTTP call, a file written or
@@ -39,6 +40,7 @@ pub(crate) use names_of;
 
 pub mod dirs;
 pub mod effects;
+pub mod exec_args;
 mod file_grammars;
 pub mod files;
 pub mod find;

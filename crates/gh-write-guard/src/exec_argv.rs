@@ -13,7 +13,6 @@ use crate::finding::Finding;
 use crate::world::World;
 use crate::{g4_branch_rules, g6_primary_checkout};
 use command_effects::git;
-use shell_syntax::view::Arg;
 use std::path::Path;
 
 /// What G4 (`hooks`: the hook check) and G6 find in a `git` exec's argv (`argv[0]` is the
@@ -27,11 +26,7 @@ pub fn judge_git(
     hooks: bool,
 ) -> Vec<Finding> {
     let arena = bumpalo::Bump::new();
-    let args: Vec<Arg> = argv
-        .iter()
-        .skip(1)
-        .map(|a| Arg::synthetic(&arena, a.as_str(), shell_syntax::Span::default()))
-        .collect();
+    let args = command_effects::exec_args::literal_args(&arena, argv);
     let call = git::parse_git_args(&args, &|name| env(name).map(Some));
     let mut out = Vec::new();
     if hooks {

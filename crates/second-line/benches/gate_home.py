@@ -2,7 +2,7 @@
 compare_builds.py and supervisor_cpu.py): the suite's protected folders (so the mount layer has
 work), a repository `repo` on `main` with a linked worktree `wt`, and `bin/git`, a stand-in git
 (a copy of /bin/true), so `'bin/git -C wt stash'` is judged by the whole pipeline on a real
-repository."""
+repository, and `bin/gh`, a stand-in gh."""
 import os, shutil, subprocess, tempfile, time
 
 
@@ -18,6 +18,7 @@ def make(prefix):
     subprocess.run(git + ["worktree", "add", "-q", "../wt"], cwd=repo, check=True)
     os.makedirs(os.path.join(home, "bin"))
     shutil.copy("/bin/true", os.path.join(home, "bin/git"))
+    shutil.copy("/bin/true", os.path.join(home, "bin/gh"))
     # Files changed within a second of an opening are not kept (the supervisor's repo_cache).
     time.sleep(1.1)
     return home

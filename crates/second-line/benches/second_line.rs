@@ -9,7 +9,8 @@
 //!   rounds: with 500 samples the medians moved by ±40 µs between runs here), medians, on − off, twice: with the exec's own `>/dev/null 2>&1` (a
 //!   notified write-open before the exec) and the exec alone (output to `/dev/null` opened once
 //!   for the loop): `/bin/true` (no rule reads it), `git --version`
-//!   (judged: a read, settled from its arguments), `git stash` outside a repository
+//!   (judged: a read, settled from its arguments), a stand-in `gh pr view 1` (a read, settled
+//!   from its arguments by gh's write inventory), `git stash` outside a repository
 //!   (judged: it mutates a checkout, so the whole G2–G6 pipeline runs, repository lookup
 //!   included; then git refuses), and `git -C wt stash` in a linked worktree run by a
 //!   stand-in `git` (a copy of `/bin/true`: the gate judges by the program's name, so the
@@ -137,6 +138,7 @@ fn main() {
     hook_replay::git::git(&dir.join("repo"), &["worktree", "add", "-q", "../wt"]);
     std::fs::create_dir_all(dir.join("bin")).unwrap();
     std::fs::copy("/bin/true", dir.join("bin/git")).unwrap();
+    std::fs::copy("/bin/true", dir.join("bin/gh")).unwrap();
     let env = |k: &str| std::env::var(k).ok();
     for l in second_line::layers::report_lines(&second_line::layers::report(&env)) {
         println!("{l}");
@@ -157,6 +159,7 @@ fn main() {
     for (what, program) in [
         ("programs no rule reads: /bin/true", "/bin/true"),
         ("judged reads: git --version", "git --version"),
+        ("judged reads: a stand-in gh pr view 1", "bin/gh pr view 1"),
         (
             "judged by the rules: git stash (no repository)",
             "git stash",

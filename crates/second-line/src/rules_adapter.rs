@@ -195,6 +195,22 @@ pub fn git_read(argv: &[String]) -> bool {
     git_reach(argv) == GitReach::Read
 }
 
+/// Whether a `gh` exec is one G2–G5 cannot refuse, from its arguments alone: no command (`gh
+/// --version`), or one that gh's write inventory (command-effects' `gh::is_write_command`)
+/// calls a read. The inventory counts every `gh api` (G2 and G5 read its body) and every word
+/// that is not a builtin command (an alias or an extension may stand for a write) as a write.
+/// `gh ruleset` is never a read here: G4 refuses a ruleset write whatever the inventory says.
+/// What such a command runs (`gh pr checkout` runs git) is an exec of its own, judged then.
+pub fn gh_read(argv: &[String]) -> bool {
+    let arena = bumpalo::Bump::new();
+    let gh = command_effects::gh::parse(&command_effects::exec_args::literal_args(&arena, argv));
+    match gh.top.as_deref() {
+        None => !gh.dynamic_command,
+        Some("ruleset") => false,
+        Some(_) => !command_effects::gh::is_write_command(&gh),
+    }
+}
+
 /// Which of G2–G6 can refuse a `git` exec, from its arguments alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GitReach {
@@ -215,11 +231,7 @@ pub fn git_reach(argv: &[String]) -> GitReach {
     // The words as static arguments, as the shell view would give them (no quoting and
     // parsing again: they are already one word each).
     let arena = bumpalo::Bump::new();
-    let args: Vec<shell_syntax::Arg> = argv
-        .iter()
-        .skip(1)
-        .map(|a| shell_syntax::Arg::synthetic(&arena, a.as_str(), shell_syntax::Span::default()))
-        .collect();
+    let args = command_effects::exec_args::literal_args(&arena, argv);
     let call = command_effects::git::parse_git_args(&args, &|_| None);
     let sub = match &call.subcommand {
         None => return GitReach::Read,
@@ -355,7 +367,11 @@ impl ExecJudge for GitHubWrites {
     }
 
     fn allows_from_argv(&self, program: &str, argv: &[String]) -> bool {
-        program == "git" && self.reach(argv) == GitReach::Read
+        match program {
+            "git" => self.reach(argv) == GitReach::Read,
+            "gh" => gh_read(argv),
+            _ => false,
+        }
     }
 
     fn reads_var(&self, name: &str) -> bool {

@@ -624,3 +624,79 @@ fn a_hook_managers_switch_the_agent_set_is_g4_and_one_the_session_was_launched_w
         );
     }
 }
+
+#[test]
+fn a_gh_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
+    let (_repo, primary, _) = checkout_and_worktree();
+    let judge = GitHubWrites::new(launch(&[("HOME", &primary)]));
+    let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let facts = |a: &[&str]| ExecFacts {
+        program: "/usr/bin/gh".into(),
+        argv: argv(a),
+        cwd: PathBuf::from(&primary),
+        env: Vec::new(),
+    };
+    let stranger_issue = &[
+        "gh",
+        "issue",
+        "create",
+        "-R",
+        "stranger/tools",
+        "-t",
+        "t",
+        "-b",
+        "b",
+    ][..];
+    for read in [
+        &["gh", "--version"][..],
+        &["gh"],
+        &["gh", "pr", "view", "1"],
+        &["gh", "pr", "checks", "1", "--watch"],
+        &["gh", "pr", "list", "--json", "number"],
+        &["gh", "pr", "diff", "1"],
+        &["gh", "pr", "checkout", "1"],
+        &["gh", "-R", "acme/widget", "issue", "view", "3"],
+        &["gh", "run", "view", "42", "--log-failed"],
+        &["gh", "run", "watch", "42"],
+        &["gh", "repo", "view"],
+        &["gh", "repo", "clone", "stranger/tools"],
+        &["gh", "search", "prs", "x"],
+        &["gh", "auth", "status"],
+        &["gh", "pr", "create", "--help"],
+    ] {
+        assert!(gh_read(&argv(read)), "{read:?} is a read");
+        assert_eq!(judge.judge(&facts(read)), ExecVerdict::Allow, "{read:?}");
+    }
+    for write in [
+        &["gh", "pr", "create", "--title", "t", "--body", "b"][..],
+        &["gh", "pr", "merge", "1", "--admin"],
+        &["gh", "pr", "merge", "1"],
+        &["gh", "pr", "review", "1", "--approve"],
+        stranger_issue,
+        &["gh", "api", "repos/acme/widget"],
+        &[
+            "gh",
+            "api",
+            "-X",
+            "DELETE",
+            "repos/acme/widget/branches/main/protection",
+        ],
+        &["gh", "ruleset", "list"],
+        &["gh", "release", "create", "v1"],
+        &["gh", "secret", "set", "X"],
+        &["gh", "auth", "login"],
+        &["gh", "repo", "delete", "acme/widget", "--yes"],
+        // Not a builtin: an alias or an extension, which may stand for a write.
+        &["gh", "co", "1"],
+        &["gh", "my-extension"],
+    ] {
+        assert!(!gh_read(&argv(write)), "{write:?} is not a read");
+    }
+    // The comparison can fail: the rules refuse these here.
+    for refused in [&["gh", "pr", "merge", "1", "--admin"][..], stranger_issue] {
+        assert!(
+            matches!(judge.judge(&facts(refused)), ExecVerdict::Deny { .. }),
+            "{refused:?}"
+        );
+    }
+}
