@@ -16,7 +16,9 @@
 //!   stand-in `git` (a copy of `/bin/true`: the gate judges by the program's name, so the
 //!   same pipeline runs on a real repository, opened once per command and kept while
 //!   unchanged, `repo_cache`; the real git's own ~3 ms would drown the figure), and the same
-//!   stand-in's `git -C wt commit -q -m x` (G4's hook check and G6).
+//!   stand-in's `git -C wt commit -q -m x` (G4's hook check and G6) and `git -C wt push -q
+//!   origin HEAD` (a push: the whole G2–G6 pipeline, the repository's config read; `origin` is
+//!   not a remote here, so no rules are fetched and the branch is not protected by default).
 //!
 //! `cargo bench -p second-line` (root, for the layers to be on).
 
@@ -171,6 +173,10 @@ fn main() {
         (
             "judged by the rules: a stand-in git -C wt commit -q -m x (a linked worktree)",
             "bin/git -C wt commit -q -m x",
+        ),
+        (
+            "judged by the rules: a stand-in git -C wt push -q origin HEAD (the whole G2–G6 pipeline)",
+            "bin/git -C wt push -q origin HEAD",
         ),
     ] {
         for (own_redirect, how) in [(true, "with its own >/dev/null"), (false, "the exec alone")] {
