@@ -11,7 +11,7 @@ use hook_io::runner::FailureContext;
 use hook_io::{Answer, FailureCause, HookInput};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -109,6 +109,11 @@ pub fn decide(input: HookInput, process: &Process) -> Answer {
         Some(s) if s.ensure().is_ok() => Arc::new(LedgerRulesCache::new(s.ledger())),
         _ => Arc::new(MemoryCache::new()),
     };
+    // The exec gate judges G3 against the project's origin too, but agent commands do not get
+    // `CLAUDE_PROJECT_DIR`: it reads the folder recorded here (best effort).
+    if let (Some(s), Some(p)) = (&session, cx.env("CLAUDE_PROJECT_DIR")) {
+        let _ = s.record_project_dir(Path::new(p));
+    }
     let world = RealWorld::new(RealWorldConfig {
         env: process.env.clone(),
         api_base_override: process.api_base_override(),

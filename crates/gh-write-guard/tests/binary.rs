@@ -461,3 +461,21 @@ fn push_of_head_from_a_feature_branch_is_that_branch() {
         "{reason}"
     );
 }
+
+#[test]
+fn the_hook_records_the_sessions_project_folder_for_the_exec_gate() {
+    let w = World::new();
+    let project = w.repo.display().to_string();
+    let (out, _) = w.hook(
+        "http://127.0.0.1:9",
+        "git status",
+        &[("CLAUDE_PROJECT_DIR", &project)],
+    );
+    assert_eq!(decision(&out).0, "allow");
+    let recorded = w.ledger().with_file_name("project_dir");
+    assert_eq!(std::fs::read_to_string(&recorded).unwrap(), project);
+    // Without the variable nothing is recorded or changed.
+    let (out, _) = w.hook("http://127.0.0.1:9", "git status", &[]);
+    assert_eq!(decision(&out).0, "allow");
+    assert_eq!(std::fs::read_to_string(&recorded).unwrap(), project);
+}

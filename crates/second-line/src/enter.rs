@@ -55,9 +55,11 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
     let mut notices = Vec::new();
     let cwd = std::env::current_dir().ok();
     let exe = std::env::current_exe().ok();
-    let protected = ProtectedSet::from_env(env, exe.as_deref(), cwd.as_deref());
     let state_dir = session_store::state_dir(env).ok();
     let session_id = env("CLAUDE_CODE_SESSION_ID").filter(|s| !s.is_empty());
+    let env =
+        crate::protected::with_recorded_project(env, state_dir.as_deref(), session_id.as_deref());
+    let protected = ProtectedSet::from_env(&env, exe.as_deref(), cwd.as_deref());
 
     let mut gate = plan.exec_gate.clone();
     let mut supervisor = None;

@@ -18,6 +18,27 @@ pub struct ProtectedSet {
     pub claude_dirs: Vec<PathBuf>,
 }
 
+/// `env`, answering `CLAUDE_PROJECT_DIR` with the project folder gh-write-guard's hook recorded
+/// in the session's state when the environment has none (agent commands do not get it), so the
+/// project's `.claude` is protected even when a command starts outside the project.
+pub fn with_recorded_project<'e>(
+    env: &'e dyn Fn(&str) -> Option<String>,
+    state_dir: Option<&Path>,
+    session_id: Option<&str>,
+) -> impl Fn(&str) -> Option<String> + 'e {
+    let recorded = match env("CLAUDE_PROJECT_DIR") {
+        Some(_) => None,
+        None => state_dir
+            .map(|s| session_store::Session::new(s, session_id))
+            .and_then(|s| s.project_dir())
+            .and_then(|p| p.to_str().map(String::from)),
+    };
+    move |k: &str| match (k, &recorded) {
+        ("CLAUDE_PROJECT_DIR", Some(p)) => Some(p.clone()),
+        _ => env(k),
+    }
+}
+
 impl ProtectedSet {
     /// From the prefix's environment, the installed binary and the command's cwd.
     pub fn from_env(
@@ -138,5 +159,42 @@ mod tests {
             .protects(&project.join(".claude/settings.json"))
             .is_some());
         assert!(set.protects(&project.join("src/main.rs")).is_none());
+    }
+
+    #[test]
+    fn the_recorded_projects_settings_are_mounted_read_only_for_a_command_started_outside_it() {
+        let t = tempfile::tempdir().unwrap();
+        let (state, project, elsewhere) = (
+            t.path().join("state"),
+            t.path().join("work/app"),
+            t.path().join("tmp/wt"),
+        );
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(project.join(".claude/settings.json"), "{}").unwrap();
+        session_store::Session::new(&state, Some("s1"))
+            .record_project_dir(&project)
+            .unwrap();
+        let settings = project.join(".claude/settings.json");
+        let no_env = |_: &str| None;
+        let protects = |session: &str| {
+            let env = with_recorded_project(&no_env, Some(&state), Some(session));
+            // The notifier refuses a write to any `settings*.json` of a `.claude` folder; the
+            // read-only mounts need to know the folder.
+            ProtectedSet::from_env(&env, None, Some(&elsewhere))
+                .existing_mount_points()
+                .contains(&settings)
+        };
+        assert!(protects("s1"));
+        // Another session recorded nothing: only the cwd's ancestors and HOME count.
+        assert!(!protects("s2"));
+        // The environment's own variable wins over the record.
+        let other = t.path().join("other").display().to_string();
+        let env_with = move |k: &str| (k == "CLAUDE_PROJECT_DIR").then(|| other.clone());
+        let env = with_recorded_project(&env_with, Some(&state), Some("s1"));
+        assert_eq!(
+            env("CLAUDE_PROJECT_DIR"),
+            Some(t.path().join("other").display().to_string())
+        );
     }
 }

@@ -96,12 +96,23 @@ impl std::fmt::Debug for OnceRulesCache {
 }
 
 impl LaunchContext {
-    /// A context whose config is read from the file when first needed.
+    /// A context whose config is read from the file when first needed. Agent commands do not
+    /// get `CLAUDE_PROJECT_DIR` (hooks do): without it, the project folder gh-write-guard's
+    /// hook recorded in the session's state stands in (G3's reference, M3's agent folders).
     pub fn new(
-        env: BTreeMap<String, String>,
+        mut env: BTreeMap<String, String>,
         state_dir: Option<PathBuf>,
         session_id: Option<String>,
     ) -> LaunchContext {
+        if !env.contains_key("CLAUDE_PROJECT_DIR") {
+            let recorded = state_dir
+                .as_deref()
+                .map(|s| session_store::Session::new(s, session_id.as_deref()))
+                .and_then(|s| s.project_dir());
+            if let Some(p) = recorded.and_then(|p| p.to_str().map(String::from)) {
+                env.insert("CLAUDE_PROJECT_DIR".into(), p);
+            }
+        }
         LaunchContext {
             env,
             config: Arc::new(OnceLock::new()),

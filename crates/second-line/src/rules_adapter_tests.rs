@@ -700,3 +700,66 @@ fn a_gh_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
         );
     }
 }
+
+#[test]
+fn g3_in_the_gate_compares_with_the_project_the_hook_recorded() {
+    // The project (acme/widget) and a clone of a stranger's repository the agent cd'd into.
+    let project = primary_checkout(&[
+        "remote",
+        "add",
+        "origin",
+        "https://github.com/acme/widget.git",
+    ]);
+    let stranger = primary_checkout(&[
+        "remote",
+        "add",
+        "origin",
+        "https://github.com/stranger/tools.git",
+    ]);
+    let state = tempfile::tempdir().unwrap();
+    session_store::Session::new(state.path(), Some("recorded"))
+        .record_project_dir(project.path())
+        .unwrap();
+    let home = project.path().display().to_string();
+    let judge = |session: &str| {
+        GitHubWrites::new(
+            LaunchContext::new(
+                [("HOME".to_string(), home.clone())].into(),
+                Some(state.path().to_path_buf()),
+                Some(session.to_string()),
+            )
+            .with_config(Config::default()),
+        )
+    };
+    let facts = ExecFacts {
+        program: "/usr/bin/gh".into(),
+        argv: ["gh", "issue", "create", "-t", "t", "-b", "b"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        cwd: stranger.path().to_path_buf(),
+        env: Vec::new(),
+    };
+    let code = |j: &GitHubWrites| by_gate(j, &facts).map(|(c, _)| c);
+    assert!(
+        code(&judge("recorded")).is_some_and(|c| c.starts_with("G3")),
+        "{:?}",
+        code(&judge("recorded"))
+    );
+    // Without the record the gate can only compare with the folder's own origin.
+    assert_eq!(code(&judge("other")), None);
+    // The launch environment's own CLAUDE_PROJECT_DIR is kept.
+    let launch = LaunchContext::new(
+        [(
+            "CLAUDE_PROJECT_DIR".to_string(),
+            stranger.path().display().to_string(),
+        )]
+        .into(),
+        Some(state.path().to_path_buf()),
+        Some("recorded".into()),
+    );
+    assert_eq!(
+        launch.env.get("CLAUDE_PROJECT_DIR").map(PathBuf::from),
+        Some(stranger.path().to_path_buf())
+    );
+}

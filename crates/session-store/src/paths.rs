@@ -75,7 +75,36 @@ impl Session {
     pub fn audit(&self) -> crate::AuditLog {
         crate::AuditLog::at(self.dir.join("audit.jsonl"))
     }
+
+    /// The project folder the session started in, as a hook recorded it (`project_dir`):
+    /// hooks get `CLAUDE_PROJECT_DIR`, agent commands (and so the exec gate) do not. A bounded
+    /// read of a regular file; anything but an absolute path is no answer.
+    pub fn project_dir(&self) -> Option<PathBuf> {
+        let bytes = primitives::read::prefix(&self.dir.join(PROJECT_DIR), 4096)?;
+        let text = String::from_utf8(bytes).ok()?;
+        Some(PathBuf::from(text)).filter(|p| p.is_absolute())
+    }
+
+    /// Records `dir` (absolute) as the session's project folder, unless it already is.
+    pub fn record_project_dir(&self, dir: &Path) -> Result<(), StoreError> {
+        let file = self.dir.join(PROJECT_DIR);
+        if !dir.is_absolute() || self.project_dir().as_deref() == Some(dir) {
+            return Ok(());
+        }
+        self.ensure()?;
+        let text = dir.to_str().ok_or_else(|| {
+            StoreError::io(
+                &file,
+                std::io::Error::other("the project folder is not UTF-8"),
+            )
+        })?;
+        primitives::atomic::write_atomically(&file, text.as_bytes(), Some(0o600))
+            .map_err(|e| StoreError::io(&file, e))
+    }
 }
+
+/// The file a session's project folder is recorded in.
+const PROJECT_DIR: &str = "project_dir";
 
 #[cfg(test)]
 mod tests {
@@ -88,6 +117,29 @@ mod tests {
         assert!(!odd.contains('/') && !odd.contains(".."), "{odd}");
         assert_ne!(session_dir_name("a/b"), session_dir_name("a.b"));
         assert!(session_dir_name("-rf").starts_with('x'));
+    }
+
+    #[test]
+    fn the_project_folder_is_recorded_once_and_read_back_bounded() {
+        let state = tempfile::tempdir().unwrap();
+        let s = Session::new(state.path(), Some("abc"));
+        assert_eq!(s.project_dir(), None);
+        s.record_project_dir(Path::new("/work/project")).unwrap();
+        assert_eq!(s.project_dir(), Some(PathBuf::from("/work/project")));
+        // A relative path is never recorded; a new project folder replaces the old.
+        s.record_project_dir(Path::new("rel")).unwrap();
+        assert_eq!(s.project_dir(), Some(PathBuf::from("/work/project")));
+        s.record_project_dir(Path::new("/work/other")).unwrap();
+        assert_eq!(s.project_dir(), Some(PathBuf::from("/work/other")));
+        // A FIFO where the record should be is no answer, and reading it does not block.
+        let fifo = Session::new(state.path(), Some("fifo"));
+        fifo.ensure().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(fifo.dir().join(PROJECT_DIR))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert_eq!(fifo.project_dir(), None);
     }
 
     #[test]
