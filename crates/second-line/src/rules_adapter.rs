@@ -104,14 +104,14 @@ impl LaunchContext {
         state_dir: Option<PathBuf>,
         session_id: Option<String>,
     ) -> LaunchContext {
-        if !env.contains_key("CLAUDE_PROJECT_DIR") {
-            let recorded = state_dir
-                .as_deref()
-                .map(|s| session_store::Session::new(s, session_id.as_deref()))
-                .and_then(|s| s.project_dir());
-            if let Some(p) = recorded.and_then(|p| p.to_str().map(String::from)) {
-                env.insert("CLAUDE_PROJECT_DIR".into(), p);
-            }
+        let lookup = |k: &str| env.get(k).cloned();
+        let project = crate::protected::with_recorded_project(
+            &lookup,
+            state_dir.as_deref(),
+            session_id.as_deref(),
+        )("CLAUDE_PROJECT_DIR");
+        if let Some(p) = project {
+            env.insert("CLAUDE_PROJECT_DIR".into(), p);
         }
         LaunchContext {
             env,
