@@ -134,6 +134,18 @@ pub fn explicit_updates(
     current: Option<String>,
     locals: Option<&[String]>,
 ) -> Vec<BranchUpdate> {
+    explicit_updates_with(args, current, &mut || locals.map(<[String]>::to_vec))
+}
+
+/// [`explicit_updates`] with the local branches listed only when a refspec needs them (`:` or
+/// a wildcard): listing them reads every loose ref of the repository, and most pushes name
+/// their branch.
+pub fn explicit_updates_with(
+    args: &PushArgs,
+    current: Option<String>,
+    locals: &mut dyn FnMut() -> Option<Vec<String>>,
+) -> Vec<BranchUpdate> {
+    let mut listed: Option<Option<Vec<String>>> = None;
     let base = |forced: bool| {
         if args.delete {
             PushKind::Delete
@@ -172,6 +184,7 @@ pub fn explicit_updates(
         };
         if src.is_empty() && dst.is_empty() {
             // `:`: every branch that exists on both sides.
+            let locals = listed.get_or_insert_with(&mut *locals).as_deref();
             every_local(&mut out, locals, kind, None);
             continue;
         }
@@ -188,7 +201,10 @@ pub fn explicit_updates(
         if dst.contains('*') {
             let pattern = dst_branch(dst);
             match pattern {
-                Some(p) => every_local(&mut out, locals, kind, Some(&p)),
+                Some(p) => {
+                    let locals = listed.get_or_insert_with(&mut *locals).as_deref();
+                    every_local(&mut out, locals, kind, Some(&p))
+                }
                 None => continue,
             }
             continue;
@@ -279,5 +295,29 @@ mod tests {
             None,
         );
         assert_eq!(u[0].branch.as_deref(), Some("main"));
+    }
+
+    #[test]
+    fn the_local_branches_are_listed_only_for_a_refspec_that_needs_them() {
+        let locals = || vec!["main".to_string(), "feat/x".to_string()];
+        for (cmd, listed, branches) in [
+            ("git push origin HEAD main:dev +x:y :gone", 0, 4),
+            ("git push origin tag ':' main", 0, 1),
+            ("git push origin :", 1, 2),
+            (
+                "git push origin +: 'refs/heads/*:refs/heads/*' 'feat/*:feat/*'",
+                1,
+                5,
+            ),
+        ] {
+            let mut calls = 0;
+            let u = explicit_updates_with(&push(cmd), Some("cur".into()), &mut || {
+                calls += 1;
+                Some(locals())
+            });
+            assert_eq!((calls, u.len()), (listed, branches), "{cmd}: {u:?}");
+            let eager = explicit_updates(&push(cmd), Some("cur".into()), Some(&locals()));
+            assert_eq!(u, eager, "{cmd}");
+        }
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::world::{Destination, LookupError, PushTarget, World};
 use command_effects::git::GitCall;
-use command_effects::git_push::{dst_branch, explicit_updates};
+use command_effects::git_push::{dst_branch, explicit_updates, explicit_updates_with};
 pub use command_effects::git_push::{parse_push, BranchUpdate, PushArgs, PushKind};
 use std::path::Path;
 
@@ -97,10 +97,9 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World, head: &HeadMo
     if !args.refspecs.is_empty() {
         plan.updates = match head {
             None => refspec_updates(&args, dir, remote, &overrides, world),
-            Some(current) => {
-                let locals = world.local_branches(dir);
-                explicit_updates(&args, current.clone(), Some(&locals))
-            }
+            Some(current) => explicit_updates_with(&args, current.clone(), &mut || {
+                Some(world.local_branches(dir))
+            }),
         };
         return plan;
     }
@@ -189,8 +188,7 @@ fn refspec_updates(
                 _ => None,
             })
     });
-    let locals = world.local_branches(dir);
-    explicit_updates(args, current, Some(&locals))
+    explicit_updates_with(args, current, &mut || Some(world.local_branches(dir)))
 }
 
 /// The updates of a push with no refspec: what the default push (`push.default`, configured
@@ -214,8 +212,8 @@ fn plan_default_push(
                     refspecs: specs.into_iter().map(Some).collect(),
                     ..plan.args.clone()
                 };
-                let locals = world.local_branches(dir);
-                plan.updates = explicit_updates(&a, None, Some(&locals));
+                plan.updates =
+                    explicit_updates_with(&a, None, &mut || Some(world.local_branches(dir)));
             }
             PushTarget::Mirror => plan.updates = every_local_branch(world, dir, PushKind::Force),
             PushTarget::Matching { branches } => {

@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Key of the rules cache in the session ledger.
@@ -27,22 +27,70 @@ const MAX_GH_CONFIG_BYTES: u64 = 256 * 1024;
 /// The rules cache kept in the session ledger (locked, written atomically by session-store).
 pub struct LedgerRulesCache {
     ledger: Ledger,
+    /// The ledger's rules section as last read, with the file's stamp then: a long-lived
+    /// holder (the exec gate's supervisor asks once per judged push) reads and parses the
+    /// ledger again only when the file changed. Every write replaces the file (a new inode).
+    memo: Mutex<Option<(LedgerStamp, Option<serde_json::Value>)>>,
+}
+
+/// What identifies one version of the ledger file: identity, size, modification and change
+/// times (nanoseconds).
+type LedgerStamp = (u64, u64, u64, i64, i64, i64, i64);
+
+/// The ledger file's stamp, when it changed long enough ago to be taken as settled (file times
+/// can be coarse; a version written in the same tick as the last read is read again).
+fn settled_stamp(path: &Path) -> Option<LedgerStamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs() as i64;
+    (m.mtime() < now - 1 && m.ctime() < now - 1).then(|| {
+        (
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        )
+    })
 }
 
 impl LedgerRulesCache {
     pub fn new(ledger: Ledger) -> Self {
-        LedgerRulesCache { ledger }
+        LedgerRulesCache {
+            ledger,
+            memo: Mutex::new(None),
+        }
+    }
+
+    /// The ledger's rules section: remembered while the file is unchanged, else read.
+    fn rules_section(&self) -> Option<serde_json::Value> {
+        let stamp = settled_stamp(self.ledger.path());
+        let mut memo = self.memo.lock().unwrap_or_else(|p| p.into_inner());
+        if let (Some(now), Some((then, section))) = (stamp, memo.as_ref()) {
+            if now == *then {
+                return section.clone();
+            }
+        }
+        let section = self.ledger.read().ok()?.remove(LEDGER_KEY);
+        *memo = stamp.map(|s| (s, section.clone()));
+        section
     }
 }
 
 impl RulesCache for LedgerRulesCache {
     fn get(&self, key: &CacheKey) -> Option<CacheEntry> {
-        let map = self.ledger.read().ok()?;
-        let entry = map.get(LEDGER_KEY)?.get(key.as_string())?;
+        let section = self.rules_section()?;
+        let entry = section.get(key.as_string())?;
         serde_json::from_value(entry.clone()).ok()
     }
 
     fn put(&self, key: &CacheKey, entry: &CacheEntry) -> Result<(), String> {
+        *self.memo.lock().unwrap_or_else(|p| p.into_inner()) = None;
         let value = serde_json::to_value(entry).map_err(|e| e.to_string())?;
         self.ledger
             .update(|map| {
@@ -82,16 +130,26 @@ pub struct RealWorld {
     hosts: Arc<GitHubHosts>,
     rules: Arc<LiveLookup>,
     env: Arc<BTreeMap<String, String>>,
-    repos: RefCell<HashMap<PathBuf, Option<Repository>>>,
+    repos: RefCell<HashMap<PathBuf, Option<OpenRepo>>>,
+    /// Local branches per directory, listed once per judgement (a push asks up to three times).
+    branches: RefCell<HashMap<PathBuf, Vec<String>>>,
     lender: Option<Arc<dyn RepoLender>>,
+}
+
+/// A repository opened for a directory, with its config files' entries once read.
+pub struct OpenRepo {
+    pub repo: Repository,
+    /// Read on the first question about the config (origin, remotes, default push, aliases).
+    pub config: Option<Arc<remote::RepoConfig>>,
 }
 
 /// A longer-lived owner of opened repositories (the exec gate's supervisor): it lends one for
 /// a directory only when it can show that discovering afresh would open the same repository
-/// with the same config, and gets it back when the world is dropped.
+/// with the same config files, and gets it back (with the entries read from them) when the
+/// world is dropped.
 pub trait RepoLender: Send + Sync {
-    fn lend(&self, dir: &Path) -> Option<Repository>;
-    fn give_back(&self, dir: PathBuf, repo: Repository);
+    fn lend(&self, dir: &Path) -> Option<OpenRepo>;
+    fn give_back(&self, dir: PathBuf, repo: OpenRepo);
 }
 
 /// Settings of the real world, from the context.
@@ -122,6 +180,7 @@ impl RealWorld {
             rules: Arc::new(LiveRules::new(live, env, cfg.cache)),
             env: Arc::new(cfg.env),
             repos: RefCell::new(HashMap::new()),
+            branches: RefCell::new(HashMap::new()),
             lender: None,
         }
     }
@@ -136,6 +195,7 @@ impl RealWorld {
             rules: self.rules.clone(),
             env: self.env.clone(),
             repos: RefCell::new(HashMap::new()),
+            branches: RefCell::new(HashMap::new()),
             lender: self.lender.clone(),
         }
     }
@@ -157,15 +217,40 @@ impl RealWorld {
         self.gh_config_dir().map(|d| d.join("hosts.yml"))
     }
 
-    fn with_repo<T>(&self, dir: &Path, f: impl FnOnce(&Repository) -> T) -> Option<T> {
+    fn with_open<T>(&self, dir: &Path, f: impl FnOnce(&mut OpenRepo) -> T) -> Option<T> {
         let mut repos = self.repos.borrow_mut();
         let repo = repos.entry(dir.to_path_buf()).or_insert_with(|| {
             if let Some(r) = self.lender.as_ref().and_then(|l| l.lend(dir)) {
                 return Some(r);
             }
-            Repository::discover(crate::g6_repo_kind::existing_ancestor(dir)?).ok()
+            let repo = Repository::discover(crate::g6_repo_kind::existing_ancestor(dir)?).ok()?;
+            Some(OpenRepo { repo, config: None })
         });
-        repo.as_ref().map(f)
+        repo.as_mut().map(f)
+    }
+
+    fn with_repo<T>(&self, dir: &Path, f: impl FnOnce(&Repository) -> T) -> Option<T> {
+        self.with_open(dir, |o| f(&o.repo))
+    }
+
+    /// `f` over the repository at `dir` and its config files' entries, read once per world
+    /// (or kept by the lender while the files are unchanged).
+    fn with_config<T>(
+        &self,
+        dir: &Path,
+        f: impl FnOnce(&Repository, &remote::RepoConfig) -> T,
+    ) -> Option<Result<T, remote::RemoteError>> {
+        self.with_open(dir, |o| {
+            let config = match &o.config {
+                Some(c) => c.clone(),
+                None => {
+                    let c = Arc::new(remote::RepoConfig::read(&o.repo)?);
+                    o.config = Some(c.clone());
+                    c
+                }
+            };
+            Ok(f(&o.repo, &config))
+        })
     }
 
     fn gh_config_dir(&self) -> Option<PathBuf> {
@@ -227,7 +312,8 @@ fn enterprise_hosts(env: &BTreeMap<String, String>) -> Vec<String> {
 
 impl World for RealWorld {
     fn origin(&self, dir: &Path) -> Option<RepoSlug> {
-        self.with_repo(dir, |r| remote::origin_slug(r).ok().flatten())
+        self.with_config(dir, |_, c| remote::origin_slug_in(c))
+            .and_then(Result::ok)
             .flatten()
     }
 
@@ -238,10 +324,11 @@ impl World for RealWorld {
         overrides: &[(String, String)],
     ) -> Result<Vec<Destination>, LookupError> {
         let overrides = remote::ConfigOverrides::from_pairs(overrides.iter().cloned());
-        match self.with_repo(dir, |r| {
-            remote::push_destinations_with(r, remote, &self.hosts, &overrides)
+        match self.with_config(dir, |_, c| {
+            remote::push_destinations_in(c, remote, &self.hosts, &overrides)
         }) {
-            Some(Ok(d)) => Ok(d),
+            Some(Ok(Ok(d))) => Ok(d),
+            Some(Ok(Err(e))) => Err(LookupError(e.to_string())),
             Some(Err(e)) => Err(LookupError(e.to_string())),
             // Outside a repository git still pushes to a URL or path given as the remote; a
             // remote's name means a repository made later in the command (a clone).
@@ -264,10 +351,11 @@ impl World for RealWorld {
         overrides: &[(String, String)],
     ) -> Result<DefaultPush, LookupError> {
         let overrides = remote::ConfigOverrides::from_pairs(overrides.iter().cloned());
-        match self.with_repo(dir, |r| {
-            remote::default_push_with(r, explicit_remote, &overrides)
+        match self.with_config(dir, |r, c| {
+            remote::default_push_in(r, c, explicit_remote, &overrides)
         }) {
-            Some(Ok(p)) => Ok(p),
+            Some(Ok(Ok(p))) => Ok(p),
+            Some(Ok(Err(e))) => Err(LookupError(e.to_string())),
             Some(Err(e)) => Err(LookupError(e.to_string())),
             None => Err(LookupError(format!("{}: not a repository", dir.display()))),
         }
@@ -295,18 +383,26 @@ impl World for RealWorld {
     }
 
     fn local_branches(&self, dir: &Path) -> Vec<String> {
-        self.with_repo(dir, |r| {
-            let mut out = Vec::new();
-            if let Ok(branches) = r.branches(Some(git2::BranchType::Local)) {
-                for (b, _) in branches.flatten().take(10_000) {
-                    if let Ok(Some(name)) = b.name() {
-                        out.push(name.to_string());
+        if let Some(known) = self.branches.borrow().get(dir) {
+            return known.clone();
+        }
+        let listed = self
+            .with_repo(dir, |r| {
+                let mut out = Vec::new();
+                if let Ok(branches) = r.branches(Some(git2::BranchType::Local)) {
+                    for (b, _) in branches.flatten().take(10_000) {
+                        if let Ok(Some(name)) = b.name() {
+                            out.push(name.to_string());
+                        }
                     }
                 }
-            }
-            out
-        })
-        .unwrap_or_default()
+                out
+            })
+            .unwrap_or_default();
+        self.branches
+            .borrow_mut()
+            .insert(dir.to_path_buf(), listed.clone());
+        listed
     }
 
     fn is_github_host(&self, host: &str) -> bool {
@@ -345,8 +441,13 @@ impl World for RealWorld {
             }
             out
         };
-        match self.with_repo(dir, |r| r.config().ok()) {
-            Some(Some(c)) => read(c),
+        let from_repo = self.with_config(dir, |_, c| {
+            c.with_prefix("alias.")
+                .map(|(a, v)| (a.to_string(), v.to_string()))
+                .collect()
+        });
+        match from_repo {
+            Some(Ok(aliases)) => aliases,
             _ => git2::Config::open_default().map(read).unwrap_or_default(),
         }
     }
@@ -378,5 +479,44 @@ impl World for RealWorld {
             )));
         }
         read_bounded(path, MAX_SCRIPT_BYTES)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(etag: &str) -> CacheEntry {
+        CacheEntry {
+            rules: Vec::new(),
+            etag: Some(etag.into()),
+            fetched_at_ms: 1,
+        }
+    }
+
+    #[test]
+    fn the_ledgers_rules_are_remembered_until_another_writer_changes_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.json");
+        let key = CacheKey::new("github.com", "acme", "widget", "main");
+        let ours = LedgerRulesCache::new(Ledger::at(path.clone()));
+        ours.put(&key, &entry("one")).unwrap();
+        // Settled: read once, then answered from memory while the file is unchanged.
+        std::thread::sleep(Duration::from_millis(2100));
+        assert_eq!(ours.get(&key).and_then(|e| e.etag).as_deref(), Some("one"));
+        assert!(ours.memo.lock().unwrap().is_some(), "remembered");
+        assert_eq!(ours.get(&key).and_then(|e| e.etag).as_deref(), Some("one"));
+        // The hook (another process, another holder) writes the ledger: read again.
+        let hook = LedgerRulesCache::new(Ledger::at(path.clone()));
+        hook.put(&key, &entry("two")).unwrap();
+        std::thread::sleep(Duration::from_millis(2100));
+        assert_eq!(ours.get(&key).and_then(|e| e.etag).as_deref(), Some("two"));
+        // A version written within the last second is read, and never remembered.
+        hook.put(&key, &entry("three")).unwrap();
+        assert_eq!(
+            ours.get(&key).and_then(|e| e.etag).as_deref(),
+            Some("three")
+        );
+        assert!(ours.memo.lock().unwrap().is_none(), "not settled yet");
     }
 }

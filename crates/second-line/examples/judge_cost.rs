@@ -3,7 +3,8 @@
 //! is `github.com/acme/widget`, a linked worktree on `topic` (where G6 lets commits happen),
 //! the session's ledger as the rules cache and a loopback rules API (`main` needs a pull
 //! request, `feature` has none). One judge per run, as in one supervisor; every exec is judged
-//! once to warm up (config, ledger, the first rules fetch), then `N` times.
+//! once to warm up (config, ledger, the first rules fetch), the ledger is left to settle (2 s,
+//! as a session's is between two pushes), then each exec is judged `N` times.
 //!
 //! `cargo run --release -p second-line --example judge_cost [N] [INDEX]`: per exec, the median
 //! wall clock of `N` calls (default 200); `INDEX` judges that exec only (for callgrind:
@@ -71,35 +72,49 @@ fn main() {
         Some("judge-cost".into()),
     );
     let judge = GitHubWrites::new(launch);
-    for (i, (argv, refused)) in EXECS.iter().enumerate() {
-        if only.is_some_and(|o| o != i) {
-            continue;
-        }
-        let facts = ExecFacts {
-            program: format!("/usr/bin/{}", argv[0]),
-            argv: argv.iter().map(|s| s.to_string()).collect(),
-            cwd: wt.clone(),
-            env: vec![
-                ("PATH".into(), "/usr/bin:/bin".into()),
-                ("HOME".into(), home.display().to_string()),
-            ],
-        };
-        let verdict = judge.judge(&facts);
+    let chosen: Vec<(usize, ExecFacts, bool)> = EXECS
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| only.is_none_or(|o| o == *i))
+        .map(|(i, (argv, refused))| {
+            let facts = ExecFacts {
+                program: format!("/usr/bin/{}", argv[0]),
+                argv: argv.iter().map(|s| s.to_string()).collect(),
+                cwd: wt.clone(),
+                env: vec![
+                    ("PATH".into(), "/usr/bin:/bin".into()),
+                    ("HOME".into(), home.display().to_string()),
+                ],
+            };
+            (i, facts, *refused)
+        })
+        .collect();
+    // Warm up: every exec judged once (config, the first rules fetch written to the ledger),
+    // then the ledger left to settle, as a session's is between two pushes.
+    for (_, facts, refused) in &chosen {
+        let verdict = judge.judge(facts);
         assert_eq!(
             matches!(verdict, ExecVerdict::Deny { .. }),
             *refused,
-            "{argv:?}: {verdict:?}"
+            "{:?}: {verdict:?}",
+            facts.argv
         );
+    }
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    for (_, facts, _) in &chosen {
         let mut took: Vec<f64> = (0..n)
             .map(|_| {
                 let start = Instant::now();
-                std::hint::black_box(judge.judge(std::hint::black_box(&facts)));
+                std::hint::black_box(judge.judge(std::hint::black_box(facts)));
                 start.elapsed().as_secs_f64() * 1e6
             })
             .collect();
         took.sort_by(f64::total_cmp);
         if let Some(median) = took.get(n / 2) {
-            println!("{:<45} median {median:>7.1} µs of {n}", argv.join(" "));
+            println!(
+                "{:<45} median {median:>7.1} µs of {n}",
+                facts.argv.join(" ")
+            );
         }
     }
 }

@@ -8,7 +8,7 @@
 //! refs, objects) stays live. A repository whose config includes other files, that has no
 //! work tree, or whose watched files changed within a second of opening it is not kept.
 
-use gh_write_guard::real_world::RepoLender;
+use gh_write_guard::real_world::{OpenRepo, RepoLender};
 use git2::Repository;
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
@@ -86,7 +86,9 @@ pub(crate) fn settled_contents(path: &Path) -> Option<Stamp> {
 type Watched = Vec<(PathBuf, Watch, Stamp)>;
 
 struct Kept {
-    repo: Repository,
+    /// With its config files' entries once a judgement read them: the files are watched, so
+    /// the entries hold as long as the repository is lent.
+    repo: OpenRepo,
     watched: Watched,
 }
 
@@ -112,7 +114,7 @@ impl RepoCache {
 }
 
 impl RepoLender for RepoCache {
-    fn lend(&self, dir: &Path) -> Option<Repository> {
+    fn lend(&self, dir: &Path) -> Option<OpenRepo> {
         let kept = self
             .kept
             .lock()
@@ -135,7 +137,7 @@ impl RepoLender for RepoCache {
         }
     }
 
-    fn give_back(&self, dir: PathBuf, repo: Repository) {
+    fn give_back(&self, dir: PathBuf, repo: OpenRepo) {
         let how = self
             .lent
             .lock()
@@ -143,7 +145,7 @@ impl RepoLender for RepoCache {
             .remove(&dir);
         let watched = match how {
             Some(Ok(watched)) => watched,
-            Some(Err(opened)) => match watch_list(&dir, &repo, opened) {
+            Some(Err(opened)) => match watch_list(&dir, &repo.repo, opened) {
                 Some(w) => w,
                 None => return,
             },
@@ -266,7 +268,13 @@ mod tests {
     fn round(cache: &RepoCache, dir: &Path) -> bool {
         let (repo, kept) = match cache.lend(dir) {
             Some(r) => (r, true),
-            None => (Repository::discover(dir).unwrap(), false),
+            None => (
+                OpenRepo {
+                    repo: Repository::discover(dir).unwrap(),
+                    config: None,
+                },
+                false,
+            ),
         };
         cache.give_back(dir.to_path_buf(), repo);
         kept

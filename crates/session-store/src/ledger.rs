@@ -100,10 +100,13 @@ impl Ledger {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(Map::new())),
             Err(e) => return Err(StoreError::io(&self.path, e)),
         };
-        let parsed = if meta.len() > MAX_LEDGER_BYTES {
+        // Not a regular file (a FIFO would block the read forever): damaged.
+        let parsed = if meta.len() > MAX_LEDGER_BYTES || !meta.is_file() {
             None
         } else {
-            let text = std::fs::read(&self.path).map_err(|e| StoreError::io(&self.path, e))?;
+            let text = primitives::read::prefix(&self.path, MAX_LEDGER_BYTES).ok_or_else(|| {
+                StoreError::io(&self.path, std::io::Error::other("not a readable file"))
+            })?;
             match serde_json::from_slice::<Value>(&text) {
                 Ok(Value::Object(m)) => Some(m),
                 _ => None,
@@ -196,5 +199,20 @@ mod tests {
             .filter_map(|e| e.ok())
             .any(|e| e.file_name().to_string_lossy().contains("corrupt"));
         assert!(aside, "the damaged file is kept for the maintainer");
+    }
+
+    #[test]
+    fn a_ledger_that_is_a_fifo_is_damaged_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.json");
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        assert!(made.unwrap().success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let l = Ledger::at(path);
+        std::thread::spawn(move || {
+            let _ = tx.send(matches!(l.read(), Err(StoreError::Corrupt { .. })));
+        });
+        let answered = rx.recv_timeout(std::time::Duration::from_secs(10));
+        assert_eq!(answered, Ok(true), "answered without a writer on the FIFO");
     }
 }

@@ -72,25 +72,24 @@ fn normalise_key(key: &str) -> Option<String> {
     ))
 }
 
-/// Files plus overrides, read the way git reads them. The files' entries are read once, in
-/// libgit2's iteration order (lowest priority first: system, global, the repository's own;
-/// within a file, in order), and every question is answered from that list: each libgit2
-/// iterator copies every entry of every file, and a push asks a dozen questions.
-pub(crate) struct ConfigView<'o> {
+/// The entries of a repository's config files, read once in libgit2's iteration order (lowest
+/// priority first: system, global, the repository's own; within a file, in order). Every
+/// question of a judgement is answered from this list: each libgit2 iterator copies every
+/// entry of every file, and one push asks a dozen questions in four lookups. A holder that
+/// knows the files are unchanged (the exec gate's repository cache) may keep it longer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RepoConfig {
     /// (normalised name, value; `None` for a bare `key` line)
     entries: Vec<(String, Option<String>)>,
-    overrides: &'o ConfigOverrides,
 }
 
-impl<'o> ConfigView<'o> {
-    pub(crate) fn open(
-        repo: &git2::Repository,
-        overrides: &'o ConfigOverrides,
-    ) -> Result<Self, RemoteError> {
-        Self::of(&repo.config()?, overrides)
+impl RepoConfig {
+    /// The entries of `repo`'s config files as they are now.
+    pub fn read(repo: &git2::Repository) -> Result<Self, RemoteError> {
+        Self::of(&repo.config()?)
     }
 
-    fn of(config: &git2::Config, overrides: &'o ConfigOverrides) -> Result<Self, RemoteError> {
+    fn of(config: &git2::Config) -> Result<Self, RemoteError> {
         let mut entries = Vec::new();
         let mut all = config.entries(None)?;
         while let Some(entry) = all.next() {
@@ -103,14 +102,39 @@ impl<'o> ConfigView<'o> {
                 value,
             ));
         }
-        Ok(ConfigView { entries, overrides })
+        Ok(RepoConfig { entries })
+    }
+
+    /// `(rest of the name, value)` of every valued entry whose normalised name starts with
+    /// `prefix` (`"alias."`), in git's order: a later one overrides an earlier.
+    pub fn with_prefix<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+        self.entries
+            .iter()
+            .filter_map(move |(k, v)| Some((k.strip_prefix(prefix)?, v.as_deref()?)))
+    }
+}
+
+/// Files plus overrides, read the way git reads them: the files' entries ([`RepoConfig`]),
+/// then the command's own settings.
+pub(crate) struct ConfigView<'o> {
+    files: &'o RepoConfig,
+    overrides: &'o ConfigOverrides,
+}
+
+impl<'o> ConfigView<'o> {
+    pub(crate) fn new(files: &'o RepoConfig, overrides: &'o ConfigOverrides) -> Self {
+        ConfigView { files, overrides }
     }
 
     /// The files' entries named `name` (normalised as libgit2 does; a name it could not parse
     /// is simply unset), in order.
     fn named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a Option<String>> + 'a {
         let key = normalise_key(name);
-        self.entries
+        self.files
+            .entries
             .iter()
             .filter(move |(k, _)| Some(k) == key.as_ref())
             .map(|(_, v)| v)
@@ -155,6 +179,7 @@ impl<'o> ConfigView<'o> {
         wanted: impl Fn(&str) -> bool,
     ) -> Result<Vec<(String, String)>, RemoteError> {
         let mut out: Vec<(String, String)> = self
+            .files
             .entries
             .iter()
             .filter(|(k, _)| wanted(k))
@@ -186,7 +211,7 @@ mod tests {
         std::fs::write(
             &system,
             "[push]\n\tdefault = matching\n[remote \"origin\"]\n\turl = sys-url\n\tmirror = true\n\
-             [url \"https://x/\"]\n\tinsteadOf = x:\n",
+             [url \"https://x/\"]\n\tinsteadOf = x:\n[alias]\n\tp = sys\n\tst = status\n",
         )
         .unwrap();
         std::fs::write(&included, "[remote \"origin\"]\n\tpushurl = inc-push\n").unwrap();
@@ -196,7 +221,8 @@ mod tests {
                 "[remote \"origin\"]\n\turl = a\n\turl = b\n\tmirror\n\tpush = HEAD:main\n\
                  [remote \"Origin\"]\n\turl = upper\n[push]\n\tdefault = simple\n\tdefault = upstream\n\
                  [Push]\n\tautoSetupRemote = no\n[branch \"main\"]\n\tremote = origin\n\tmerge\n\
-                 [include]\n\tpath = {}\n[url \"git@h:\"]\n\tpushInsteadOf = h:\n",
+                 [include]\n\tpath = {}\n[url \"git@h:\"]\n\tpushInsteadOf = h:\n\
+                 [Alias]\n\tp = push\n\tShip = push origin main\n\tbare\n",
                 included.display()
             ),
         )
@@ -209,7 +235,8 @@ mod tests {
             .add_file(&local, git2::ConfigLevel::Local, false)
             .unwrap();
         let none = ConfigOverrides::none();
-        let view = ConfigView::of(&config, &none).unwrap();
+        let files = RepoConfig::of(&config).unwrap();
+        let view = ConfigView::new(&files, &none);
         let mut keys = 0;
         for key in [
             "remote.origin.url",
@@ -251,6 +278,28 @@ mod tests {
         assert_eq!(view.get_bool("remote.origin.mirror"), Some(true));
         let rewrites = view.entries_where(|n| n.starts_with("url.")).unwrap();
         assert_eq!(rewrites.len(), 2, "{rewrites:?}");
+        // Aliases as gh-write-guard reads them: libgit2's `^alias\.` entries, later wins.
+        let mut libgit2 = std::collections::BTreeMap::new();
+        let mut it = config.entries(Some(r"^alias\.")).unwrap();
+        while let Some(e) = it.next() {
+            let e = e.unwrap();
+            if e.has_value() {
+                let name = e
+                    .name()
+                    .unwrap()
+                    .strip_prefix("alias.")
+                    .unwrap()
+                    .to_string();
+                libgit2.insert(name, e.value().unwrap().to_string());
+            }
+        }
+        let ours: std::collections::BTreeMap<String, String> = files
+            .with_prefix("alias.")
+            .map(|(a, v)| (a.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(ours, libgit2);
+        assert_eq!(ours.get("p").map(String::as_str), Some("push"));
+        assert_eq!(ours.len(), 3, "{ours:?}");
     }
 
     #[test]

@@ -8,8 +8,8 @@ mod push_target;
 mod ssh_alias;
 mod url;
 
-pub use config_view::ConfigOverrides;
-pub use push_target::{default_push, default_push_with, DefaultPush, PushTarget};
+pub use config_view::{ConfigOverrides, RepoConfig};
+pub use push_target::{default_push, default_push_in, default_push_with, DefaultPush, PushTarget};
 pub use ssh_alias::SshAliases;
 pub use url::{classify_url, owner_repo, parse_url, repo_slug, Destination, RepoSlug, UrlLocation};
 
@@ -60,7 +60,16 @@ pub fn remote_urls_with(
     remote: &str,
     overrides: &ConfigOverrides,
 ) -> Result<RemoteUrls, RemoteError> {
-    let config = ConfigView::open(repo, overrides)?;
+    remote_urls_in(&RepoConfig::read(repo)?, remote, overrides)
+}
+
+/// [`remote_urls_with`] over config entries already read.
+pub fn remote_urls_in(
+    files: &RepoConfig,
+    remote: &str,
+    overrides: &ConfigOverrides,
+) -> Result<RemoteUrls, RemoteError> {
+    let config = ConfigView::new(files, overrides);
     let rewrites = Rewrites::load(&config)?;
     let (named, urls, push_urls) = match configured_urls(&config, remote)? {
         Some((urls, push_urls)) => (true, urls, push_urls),
@@ -108,7 +117,17 @@ pub fn push_destinations_with(
     hosts: &GitHubHosts,
     overrides: &ConfigOverrides,
 ) -> Result<Vec<Destination>, RemoteError> {
-    Ok(remote_urls_with(repo, remote, overrides)?
+    push_destinations_in(&RepoConfig::read(repo)?, remote, hosts, overrides)
+}
+
+/// [`push_destinations_with`] over config entries already read.
+pub fn push_destinations_in(
+    files: &RepoConfig,
+    remote: &str,
+    hosts: &GitHubHosts,
+    overrides: &ConfigOverrides,
+) -> Result<Vec<Destination>, RemoteError> {
+    Ok(remote_urls_in(files, remote, overrides)?
         .push
         .iter()
         .map(|u| classify_url(u, hosts))
@@ -118,11 +137,18 @@ pub fn push_destinations_with(
 /// The host, owner and repository of `origin`'s (first, rewritten) fetch URL, whatever the
 /// host; `None` when there is no origin or its URL names no `owner/repo` (G3 then skips).
 pub fn origin_slug(repo: &Repository) -> Result<Option<RepoSlug>, RemoteError> {
-    let urls = remote_urls(repo, "origin")?;
+    Ok(origin_slug_in(&RepoConfig::read(repo)?))
+}
+
+/// [`origin_slug`] over config entries already read.
+pub fn origin_slug_in(files: &RepoConfig) -> Option<RepoSlug> {
+    let Ok(urls) = remote_urls_in(files, "origin", &ConfigOverrides::none()) else {
+        return None;
+    };
     if !urls.named {
-        return Ok(None);
+        return None;
     }
-    Ok(urls.fetch.first().and_then(|u| repo_slug(u)))
+    urls.fetch.first().and_then(|u| repo_slug(u))
 }
 
 /// The branch HEAD points at (also when it has no commit yet); `None` when HEAD is detached.

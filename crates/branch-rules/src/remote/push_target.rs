@@ -4,7 +4,7 @@
 //! `push.default` (`simple`, `upstream`, `current`, `matching`, `nothing`) with
 //! `push.autoSetupRemote`.
 
-use super::config_view::{ConfigOverrides, ConfigView};
+use super::config_view::{ConfigOverrides, ConfigView, RepoConfig};
 use super::{current_branch, RemoteError};
 use git2::Repository;
 
@@ -48,7 +48,17 @@ pub fn default_push_with(
     explicit_remote: Option<&str>,
     overrides: &ConfigOverrides,
 ) -> Result<DefaultPush, RemoteError> {
-    let config = ConfigView::open(repo, overrides)?;
+    default_push_in(repo, &RepoConfig::read(repo)?, explicit_remote, overrides)
+}
+
+/// [`default_push_with`] over `repo`'s config entries already read.
+pub fn default_push_in(
+    repo: &Repository,
+    files: &RepoConfig,
+    explicit_remote: Option<&str>,
+    overrides: &ConfigOverrides,
+) -> Result<DefaultPush, RemoteError> {
+    let config = ConfigView::new(files, overrides);
     let branch = current_branch(repo)?;
     let (remote, fetch_remote) = remotes(&config, branch.as_deref(), explicit_remote);
     let named = !config.multivar(&format!("remote.{remote}.url"))?.is_empty();
