@@ -30,33 +30,7 @@ pub struct LedgerRulesCache {
     /// The ledger's rules section as last read, with the file's stamp then: a long-lived
     /// holder (the exec gate's supervisor asks once per judged push) reads and parses the
     /// ledger again only when the file changed. Every write replaces the file (a new inode).
-    memo: Mutex<Option<(LedgerStamp, Option<serde_json::Value>)>>,
-}
-
-/// What identifies one version of the ledger file: identity, size, modification and change
-/// times (nanoseconds).
-type LedgerStamp = (u64, u64, u64, i64, i64, i64, i64);
-
-/// The ledger file's stamp, when it changed long enough ago to be taken as settled (file times
-/// can be coarse; a version written in the same tick as the last read is read again).
-fn settled_stamp(path: &Path) -> Option<LedgerStamp> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(path).ok()?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_secs() as i64;
-    (m.mtime() < now - 1 && m.ctime() < now - 1).then(|| {
-        (
-            m.dev(),
-            m.ino(),
-            m.size(),
-            m.mtime(),
-            m.mtime_nsec(),
-            m.ctime(),
-            m.ctime_nsec(),
-        )
-    })
+    memo: Mutex<Option<(primitives::stamp::Version, Option<serde_json::Value>)>>,
 }
 
 impl LedgerRulesCache {
@@ -69,7 +43,7 @@ impl LedgerRulesCache {
 
     /// The ledger's rules section: remembered while the file is unchanged, else read.
     fn rules_section(&self) -> Option<serde_json::Value> {
-        let stamp = settled_stamp(self.ledger.path());
+        let stamp = primitives::stamp::settled(self.ledger.path());
         let mut memo = self.memo.lock().unwrap_or_else(|p| p.into_inner());
         if let (Some(now), Some((then, section))) = (stamp, memo.as_ref()) {
             if now == *then {

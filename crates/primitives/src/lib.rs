@@ -7,6 +7,7 @@
 //! * [`wildcard`] — shell-style wildcards (`*`, `?`, `[...]`) in the dialect each caller's source
 //!   defines (branch patterns, refspecs, ssh `Host` lines, shell words), matched by `globset`;
 //! * [`read`] — bounded reads of small regular files (configs, `/proc` entries);
+//! * [`stamp`] — one version of a file, for a holder that reads it again only when it changed;
 //! * [`time`] — RFC 3339 timestamps for records.
 
 #![warn(missing_docs)]
@@ -14,5 +15,6 @@
 pub mod atomic;
 pub mod hash;
 pub mod read;
+pub mod stamp;
 pub mod time;
 pub mod wildcard;

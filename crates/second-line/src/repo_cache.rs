@@ -14,13 +14,13 @@ use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+// A watched file changed within `SETTLED` of the opening may have changed while libgit2 read
+// it (and file times can be as coarse as a second): such a repository is not kept.
+use primitives::stamp::{before, SETTLED};
+use std::time::SystemTime;
 
 /// Most directories kept (a command works in a handful).
 const MAX_KEPT: usize = 64;
-/// A watched file changed this close to the opening may have changed while libgit2 read it
-/// (and file times can be as coarse as a second): such a repository is not kept.
-const SETTLED: Duration = Duration::from_secs(1);
 
 /// How much of a file's state counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,7 @@ enum Watch {
 
 /// A watched file's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stamp {
+enum Stamp {
     Absent,
     Exists,
     File {
@@ -67,18 +67,6 @@ fn stamp(path: &Path, watch: Watch) -> Stamp {
         mode: m.mode(),
         size,
         times,
-    }
-}
-
-/// The state of a file a cache read in full (identity, size, times; absent counts), for a
-/// holder that reads it again when it changes; `None` when it changed too recently to be
-/// taken as settled (the holder reads it again next time).
-pub(crate) fn settled_contents(path: &Path) -> Option<Stamp> {
-    let s = stamp(path, Watch::Contents);
-    let settled = SystemTime::now().checked_sub(SETTLED)?;
-    match s {
-        Stamp::File { times, .. } if times.iter().any(|t| !before(*t, settled)) => None,
-        s => Some(s),
     }
 }
 
@@ -209,13 +197,6 @@ fn watch_list(dir: &Path, repo: &Repository, opened: SystemTime) -> Option<Watch
     Some(out)
 }
 
-fn before((secs, nanos): (i64, i64), t: SystemTime) -> bool {
-    let Ok(t) = t.duration_since(UNIX_EPOCH) else {
-        return false;
-    };
-    (secs, nanos) < (t.as_secs() as i64, i64::from(t.subsec_nanos()))
-}
-
 /// Whether the config reads other files (`include.path`, `includeIf.*.path`): those are not
 /// watched, so such a repository is opened afresh every time.
 fn includes_files(repo: &Repository) -> bool {
@@ -263,6 +244,7 @@ fn user_configs() -> Vec<PathBuf> {
 mod tests {
     use super::*;
     use hook_replay::git::{git, init_with_commit};
+    use std::time::Duration;
 
     /// Lends `dir`'s repository the way `RealWorld` does: kept, else discovered; given back.
     fn round(cache: &RepoCache, dir: &Path) -> bool {

@@ -6,7 +6,7 @@
 //! the gate reads at all is that layer's answer too ([`reads`]): no private list of names.
 
 use crate::judge::{ExecFacts, ExecJudge, ExecVerdict};
-use crate::repo_cache::{settled_contents, RepoCache, Stamp};
+use crate::repo_cache::RepoCache;
 use branch_rules::cache::RulesCache;
 use command_effects::Effect;
 use gh_write_guard::real_world::{LedgerRulesCache, RealWorld, RealWorldConfig};
@@ -14,6 +14,7 @@ use gh_write_guard::{Context, Requirement};
 use guard_config::Config;
 use model_tier_guard::host::{Host, MANAGED_SETTINGS_DIR};
 use model_tier_guard::m1_tiers::TierPolicy;
+use primitives::stamp::{settled, Version};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -288,7 +289,7 @@ pub struct GitHubWrites {
 struct Shared {
     cx: Context,
     world: RealWorld,
-    hosts_file: Option<(PathBuf, Option<Stamp>)>,
+    hosts_file: Option<(PathBuf, Option<Version>)>,
 }
 
 impl GitHubWrites {
@@ -347,7 +348,7 @@ impl GitHubWrites {
     fn shared(&self) -> Shared {
         let world = self.world();
         let hosts_file = world.hosts_file().map(|p| {
-            let stamp = settled_contents(&p);
+            let stamp = settled(&p);
             (p, stamp)
         });
         Shared {
@@ -400,7 +401,7 @@ impl ExecJudge for GitHubWrites {
         let keep = |name: &str| var(name).is_some();
         let mut shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         let stale = shared.as_ref().is_some_and(|s| match &s.hosts_file {
-            Some((p, Some(stamp))) => settled_contents(p) != Some(*stamp),
+            Some((p, Some(stamp))) => settled(p) != Some(*stamp),
             Some((_, None)) => true,
             None => false,
         });
