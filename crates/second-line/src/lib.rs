@@ -10,7 +10,8 @@
 //!   line (`C10.unanswered`) instead of hanging or failing silently;
 //! * [`network`] — `connect` to a non-local address: I1 evidence, K5 taint, `network_allow`;
 //! * [`rules_adapter`] — the guards' own rule code as judges (G2–G6, M3); [`repo_cache`] keeps
-//!   the repositories they open for the supervisor's life, lent only while unchanged on disk;
+//!   the repositories they open for the supervisor's life, lent only while unchanged on disk
+//!   ([`fs_events`]: the kernel's change events spare the `stat`s while nothing happened);
 //! * [`layers`] — which layers this host and user can have, for `--report`;
 //! * [`pid_files`] — the session's running supervisors, and SessionEnd's stop over them
 //!   ([`stop_session`], [`stop_session_after`]).
@@ -18,6 +19,7 @@
 //! The pure parts ([`judge`], [`protected`], [`layers`]'s plan) build everywhere; the kernel
 //! parts only on Linux.
 
+pub mod fs_events;
 pub mod judge;
 pub mod protected;
 pub mod repo_cache;

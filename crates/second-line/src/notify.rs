@@ -103,20 +103,24 @@ pub fn respond(listener: RawFd, id: u64, answer: Answer) -> io::Result<()> {
 
 /// The memory of a process blocked in a notified call. The last [`KEPT_PAGES`] pages read are
 /// kept: reading argv or the environment alternates between the pointer array and the strings
-/// (often on other pages), so one kept page would be read again for every entry. Each page is
-/// one `process_vm_readv` (no descriptor to open and close per notification).
+/// (often on other pages), so one kept page would be read again for every entry. Pages are read
+/// with `process_vm_readv` (no descriptor to open and close per notification); the pages a
+/// chunk of pointers points into are read together, in one call.
 pub struct Memory {
     pid: libc::pid_t,
     pointer_size: usize,
     /// (page start, bytes readable, contents), most recently used last.
     pages: std::cell::RefCell<Vec<Page>>,
+    /// `process_vm_readv` calls made (the tests count them).
+    reads: std::cell::Cell<u32>,
 }
 
 /// A kept page: its start, the bytes readable, the contents.
 type Page = (u64, usize, Box<[u8; 4096]>);
 
-/// Pages kept per notification (an exec's pointer arrays and strings span a few).
-pub const KEPT_PAGES: usize = 8;
+/// Pages kept per notification (an exec's pointer arrays and strings span a few; a shell's
+/// exported environment lies on a handful of heap pages).
+pub const KEPT_PAGES: usize = 16;
 
 thread_local! {
     /// Page buffers of finished notifications, reused by the next (a supervisor serves on one
@@ -130,17 +134,21 @@ fn spare_page() -> Box<[u8; 4096]> {
         .unwrap_or_else(|| Box::new([0u8; 4096]))
 }
 
+fn give_spare(buf: Box<[u8; 4096]>) {
+    SPARE_PAGES.with(|s| {
+        let mut spare = s.borrow_mut();
+        if spare.len() < KEPT_PAGES {
+            spare.push(buf);
+        }
+    });
+}
+
 impl Drop for Memory {
     fn drop(&mut self) {
         let pages = std::mem::take(self.pages.get_mut());
-        SPARE_PAGES.with(|s| {
-            let mut spare = s.borrow_mut();
-            for (_, _, buf) in pages {
-                if spare.len() < KEPT_PAGES {
-                    spare.push(buf);
-                }
-            }
-        });
+        for (_, _, buf) in pages {
+            give_spare(buf);
+        }
     }
 }
 
@@ -152,7 +160,65 @@ impl Memory {
             pid,
             pointer_size,
             pages: std::cell::RefCell::new(Vec::new()),
+            reads: std::cell::Cell::new(0),
         })
+    }
+
+    /// Reads the pages the addresses in `pointers` (up to the first 0) start on that are not
+    /// kept yet, together in one `process_vm_readv` (the kernel stops at the first unmapped
+    /// page: those after it are left to be read one by one, which reports the error). An
+    /// environment's hundred strings lie on a handful of pages: one call instead of one each.
+    pub fn prefetch(&self, pointers: &[u64]) {
+        let mut starts: Vec<u64> = Vec::new();
+        for p in pointers.iter().take_while(|p| **p != 0) {
+            let start = p & !4095;
+            if !starts.contains(&start) {
+                starts.push(start);
+            }
+        }
+        let mut pages = self.pages.borrow_mut();
+        starts.retain(|s| !pages.iter().any(|p| p.0 == *s));
+        starts.truncate(KEPT_PAGES);
+        if starts.len() < 2 {
+            return;
+        }
+        let mut bufs: Vec<Box<[u8; 4096]>> = starts.iter().map(|_| spare_page()).collect();
+        let local: Vec<libc::iovec> = bufs
+            .iter_mut()
+            .map(|b| libc::iovec {
+                iov_base: b.as_mut_ptr().cast(),
+                iov_len: 4096,
+            })
+            .collect();
+        let remote: Vec<libc::iovec> = starts
+            .iter()
+            .map(|s| libc::iovec {
+                iov_base: *s as usize as *mut libc::c_void,
+                iov_len: 4096,
+            })
+            .collect();
+        self.reads.set(self.reads.get() + 1);
+        // SAFETY: `local` describes our own writable buffers; the kernel checks `remote`.
+        let n = unsafe {
+            libc::process_vm_readv(
+                self.pid,
+                local.as_ptr(),
+                local.len() as libc::c_ulong,
+                remote.as_ptr(),
+                remote.len() as libc::c_ulong,
+                0,
+            )
+        };
+        let whole = usize::try_from(n).unwrap_or(0) / 4096;
+        let mut bufs = bufs.into_iter();
+        for (start, buf) in starts.into_iter().zip(bufs.by_ref()).take(whole) {
+            if pages.len() >= KEPT_PAGES {
+                let (_, _, old) = pages.remove(0);
+                give_spare(old);
+            }
+            pages.push((start, 4096, buf));
+        }
+        bufs.for_each(give_spare);
     }
 
     /// Reads from `addr` up to the end of its page (0 bytes: unreadable there).
@@ -199,6 +265,7 @@ impl Memory {
             iov_base: start as usize as *mut libc::c_void,
             iov_len: buf.len(),
         };
+        self.reads.set(self.reads.get() + 1);
         // SAFETY: `local` describes our own writable buffer; the kernel checks `remote`.
         let n = unsafe { libc::process_vm_readv(self.pid, &local, 1, &remote, 1, 0) };
         if n < 0 {
@@ -300,6 +367,7 @@ impl Memory {
             }
             if next == pointers.len() {
                 self.pointers_into(&mut pointers, addr + (i * self.pointer_size) as u64)?;
+                self.prefetch(&pointers);
                 next = 0;
             }
             let p = pointers[next];
@@ -521,6 +589,60 @@ mod tests {
                 .each_string((base + start) as u64, |s| seen.push(s.to_vec()))
                 .unwrap();
             assert_eq!(seen, want, "skew {skew}");
+        }
+    }
+
+    #[test]
+    fn strings_on_several_pages_are_read_in_one_call_and_an_unmapped_page_still_fails() {
+        // Six strings, each on a page of its own, the pointers on another.
+        let area = vec![0u8; 8 * 4096];
+        let first = (area.as_ptr() as usize + 4095) & !4095;
+        let mut pointers: Vec<usize> = Vec::new();
+        for i in 0..6 {
+            let at = first + i * 4096 + 100;
+            // SAFETY: inside `area`, which lives to the end of the test.
+            unsafe {
+                std::ptr::copy_nonoverlapping(c"page".as_ptr().cast::<u8>(), at as *mut u8, 5)
+            };
+            pointers.push(at);
+        }
+        pointers.push(0);
+        let mem = own();
+        let (seen, r) = strings_of(&mem, &pointers);
+        r.unwrap();
+        assert_eq!(seen, vec![b"page".to_vec(); 6]);
+        // The pointer page, then the six string pages together.
+        assert_eq!(mem.reads.get(), 2);
+        // The pages after an unmapped one are read one by one and the unmapped one fails.
+        let len = 3 * 4096;
+        // SAFETY: a fresh private mapping; its middle page is unmapped again at once.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        } as usize;
+        assert_ne!(map, libc::MAP_FAILED as usize);
+        unsafe {
+            std::ptr::copy_nonoverlapping(c"a".as_ptr().cast::<u8>(), map as *mut u8, 2);
+            std::ptr::copy_nonoverlapping(
+                c"c".as_ptr().cast::<u8>(),
+                (map + 2 * 4096) as *mut u8,
+                2,
+            );
+            libc::munmap((map + 4096) as *mut libc::c_void, 4096);
+        }
+        let pointers = [map, map + 2 * 4096, map + 4096, 0];
+        let (seen, r) = strings_of(&own(), &pointers);
+        assert!(r.is_err());
+        assert_eq!(seen, vec![b"a".to_vec(), b"c".to_vec()]);
+        unsafe {
+            libc::munmap(map as *mut libc::c_void, 4096);
+            libc::munmap((map + 2 * 4096) as *mut libc::c_void, 4096);
         }
     }
 

@@ -7,12 +7,18 @@
 //! config files (absent counts too). What libgit2 reads per lookup anyway (HEAD's target,
 //! refs, objects) stays live. A repository whose config includes other files, that has no
 //! work tree, or whose watched files changed within a second of opening it is not kept.
+//!
+//! The `stat`s are the truth; the kernel's change events ([`crate::fs_events`]) spare them:
+//! a repository whose files no event touched since they were last checked is lent without
+//! looking (13 `stat`s were a tenth of the supervisor's time for a push).
 
+use crate::fs_events::{Events, Watch};
 use gh_write_guard::real_world::{OpenRepo, RepoLender};
 use git2::Repository;
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 // A watched file changed within `SETTLED` of the opening may have changed while libgit2 read
 // it (and file times can be as coarse as a second): such a repository is not kept.
@@ -21,17 +27,6 @@ use std::time::SystemTime;
 
 /// Most directories kept (a command works in a handful).
 const MAX_KEPT: usize = 64;
-
-/// How much of a file's state counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Watch {
-    /// Contents read at opening: identity, size, modification and change times.
-    Contents,
-    /// Only which file it is (a git dir whose entries change with every index write).
-    Identity,
-    /// Only whether it exists (`HEAD`: rewritten by every checkout, read live).
-    Exists,
-}
 
 /// A watched file's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +73,8 @@ struct Kept {
     /// the entries hold as long as the repository is lent.
     repo: OpenRepo,
     watched: Watched,
+    /// Its set in the change events, when every watched file could be watched.
+    events: Option<u64>,
 }
 
 /// The supervisor's repositories, by the directory a rule asked about.
@@ -85,7 +82,21 @@ struct Kept {
 pub struct RepoCache {
     kept: Mutex<HashMap<PathBuf, Kept>>,
     /// Lent out: what they were watched by; not lent: when the world started discovering.
-    lent: Mutex<HashMap<PathBuf, Result<Watched, SystemTime>>>,
+    lent: Mutex<HashMap<PathBuf, Result<Lent, SystemTime>>>,
+    changes: Mutex<Changes>,
+    /// How many times the watched files were checked by `stat` (the tests count them).
+    checks: AtomicUsize,
+}
+
+/// A kept repository lent out: its watched files and its set in the change events.
+type Lent = (Watched, Option<u64>);
+
+/// The change events, made at the first repository kept.
+#[derive(Default)]
+struct Changes {
+    events: Option<Events>,
+    tried: bool,
+    next_id: u64,
 }
 
 impl std::fmt::Debug for RepoCache {
@@ -96,8 +107,57 @@ impl std::fmt::Debug for RepoCache {
 }
 
 impl RepoCache {
-    fn current(watched: &[(PathBuf, Watch, Stamp)]) -> bool {
+    fn current(&self, watched: &[(PathBuf, Watch, Stamp)]) -> bool {
+        self.checks.fetch_add(1, Ordering::Relaxed);
         watched.iter().all(|(p, w, s)| stamp(p, *w) == *s)
+    }
+
+    /// Whether a kept repository's watched files are as they were: no event touched them
+    /// since they were last checked, else checked now.
+    fn unchanged(&self, k: &Kept) -> bool {
+        let mut changes = self.changes.lock().unwrap_or_else(|p| p.into_inner());
+        let (Some(events), Some(id)) = (changes.events.as_mut(), k.events) else {
+            return self.current(&k.watched);
+        };
+        events.drain();
+        if events.is_quiet(id) {
+            return true;
+        }
+        // Checked after the drain: a change before it is seen here, one after by an event.
+        let now = self.current(&k.watched);
+        if now {
+            events.checked(id);
+        }
+        now
+    }
+
+    /// Watches a newly kept repository's files; its set, or `None` if one cannot be watched.
+    fn watch(&self, watched: &Watched) -> Option<u64> {
+        let mut changes = self.changes.lock().unwrap_or_else(|p| p.into_inner());
+        if !changes.tried {
+            changes.tried = true;
+            changes.events = Events::new();
+        }
+        let id = changes.next_id;
+        changes.next_id += 1;
+        let events = changes.events.as_mut()?;
+        if !watched.iter().all(|(p, w, _)| events.watch(id, p, *w)) {
+            events.forget(id);
+            return None;
+        }
+        events.drain();
+        // Checked once the watches are in place (the stamps were taken before).
+        if self.current(watched) {
+            events.checked(id);
+        }
+        Some(id)
+    }
+
+    fn forget(&self, id: Option<u64>) {
+        let mut changes = self.changes.lock().unwrap_or_else(|p| p.into_inner());
+        if let (Some(events), Some(id)) = (changes.events.as_mut(), id) {
+            events.forget(id);
+        }
     }
 }
 
@@ -110,11 +170,12 @@ impl RepoLender for RepoCache {
             .remove(dir);
         let mut lent = self.lent.lock().unwrap_or_else(|p| p.into_inner());
         match kept {
-            Some(k) if Self::current(&k.watched) => {
-                lent.insert(dir.to_path_buf(), Ok(k.watched));
+            Some(k) if self.unchanged(&k) => {
+                lent.insert(dir.to_path_buf(), Ok((k.watched, k.events)));
                 Some(k.repo)
             }
-            _ => {
+            other => {
+                self.forget(other.and_then(|k| k.events));
                 // Directories outside any repository are never given back.
                 if lent.len() >= MAX_KEPT {
                     lent.clear();
@@ -131,19 +192,32 @@ impl RepoLender for RepoCache {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&dir);
-        let watched = match how {
-            Some(Ok(watched)) => watched,
+        let (watched, events) = match how {
+            Some(Ok(lent)) => lent,
             Some(Err(opened)) => match watch_list(&dir, &repo.repo, opened) {
-                Some(w) => w,
+                Some(w) => {
+                    let id = self.watch(&w);
+                    (w, id)
+                }
                 None => return,
             },
             None => return,
         };
         let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
         if kept.len() >= MAX_KEPT {
-            kept.clear();
+            for (_, k) in kept.drain() {
+                self.forget(k.events);
+            }
         }
-        kept.insert(dir, Kept { repo, watched });
+        let before = kept.insert(
+            dir,
+            Kept {
+                repo,
+                watched,
+                events,
+            },
+        );
+        self.forget(before.and_then(|k| k.events));
     }
 }
 
@@ -277,7 +351,11 @@ mod tests {
             "the first opening of a settled repository"
         );
         assert!(round(&cache, &repo), "kept");
+        // No event touched the files since they were watched: lent without a `stat`.
+        let checks = cache.checks.load(Ordering::Relaxed);
         assert!(round(&cache, &repo), "still kept");
+        assert!(round(&cache, &repo), "still kept");
+        assert_eq!(cache.checks.load(Ordering::Relaxed), checks);
         // HEAD moving does not matter (read live); the config changing does.
         git(&repo, &["checkout", "-q", "-b", "topic"]);
         assert!(round(&cache, &repo), "HEAD is read live");

@@ -152,6 +152,9 @@ impl Supervisor<'_> {
         if !by_name && !any_wants(&self.judges, base(&real)) {
             return Ok(None);
         }
+        // The two pointer arrays in one read (a judged exec reads both unless its argv
+        // settles it).
+        mem.prefetch(&[args[argv], args[envp]]);
         let mut words = Vec::new();
         mem.each_string(args[argv], |s| words.push(lossy(s)))
             .map_err(|e| format!("its arguments: {e}"))?;

@@ -5,6 +5,7 @@
 //! somewhere the files do not say.
 
 use super::RemoteError;
+use std::borrow::Cow;
 
 /// Config entries given to one git command, in the order git reads them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -30,7 +31,9 @@ impl ConfigOverrides {
     {
         let entries = pairs
             .into_iter()
-            .filter_map(|(k, v)| normalise_key(k.as_ref()).map(|k| (k, v.as_ref().to_string())))
+            .filter_map(|(k, v)| {
+                normalise_key(k.as_ref()).map(|k| (k.into_owned(), v.as_ref().to_string()))
+            })
             .collect();
         ConfigOverrides { entries }
     }
@@ -48,8 +51,9 @@ impl ConfigOverrides {
 }
 
 /// `section.subsection.name` with section and name lower-cased (git's rule; the subsection keeps
-/// its case). `None` when there is no section or no name.
-fn normalise_key(key: &str) -> Option<String> {
+/// its case). `None` when there is no section or no name. Borrowed when already so (the rules
+/// ask with lower-case literal names a dozen times per push).
+fn normalise_key(key: &str) -> Option<Cow<'_, str>> {
     let first = key.find('.')?;
     let last = key.rfind('.')?;
     let section = &key[..first];
@@ -57,19 +61,23 @@ fn normalise_key(key: &str) -> Option<String> {
     if section.is_empty() || name.is_empty() {
         return None;
     }
+    let upper = |s: &str| s.bytes().any(|b| b.is_ascii_uppercase());
+    if !upper(section) && !upper(name) {
+        return Some(Cow::Borrowed(key));
+    }
     if first == last {
-        return Some(format!(
+        return Some(Cow::Owned(format!(
             "{}.{}",
             section.to_ascii_lowercase(),
             name.to_ascii_lowercase()
-        ));
+        )));
     }
-    Some(format!(
+    Some(Cow::Owned(format!(
         "{}.{}.{}",
         section.to_ascii_lowercase(),
         &key[first + 1..last],
         name.to_ascii_lowercase()
-    ))
+    )))
 }
 
 /// The entries of a repository's config files, read once in libgit2's iteration order (lowest
@@ -131,12 +139,12 @@ impl<'o> ConfigView<'o> {
 
     /// The files' entries named `name` (normalised as libgit2 does; a name it could not parse
     /// is simply unset), in order.
-    fn named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a Option<String>> + 'a {
+    fn named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Option<String>> + 'a {
         let key = normalise_key(name);
         self.files
             .entries
             .iter()
-            .filter(move |(k, _)| Some(k) == key.as_ref())
+            .filter(move |(k, _)| key.as_deref() == Some(k.as_str()))
             .map(|(_, v)| v)
     }
 
@@ -316,6 +324,11 @@ mod tests {
             normalise_key("Push.Default").as_deref(),
             Some("push.default")
         );
+        // Already normalised: the name itself, not a copy.
+        assert!(matches!(
+            normalise_key("remote.Origin.url"),
+            Some(Cow::Borrowed("remote.Origin.url"))
+        ));
         assert_eq!(normalise_key("nodot"), None);
         assert_eq!(normalise_key(".x"), None);
         assert_eq!(normalise_key("x."), None);
