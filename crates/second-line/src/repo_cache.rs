@@ -97,7 +97,14 @@ struct Changes {
     events: Option<Events>,
     tried: bool,
     next_id: u64,
+    /// The sets watched now (at most [`MAX_WATCHED`]).
+    live: std::collections::HashSet<u64>,
 }
+
+/// Most repositories a supervisor watches (~17 inotify watches each: the watches and the one
+/// inotify instance count against limits the maintainer's other tools share); more are
+/// checked by `stat` only.
+const MAX_WATCHED: usize = 8;
 
 impl std::fmt::Debug for RepoCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -140,12 +147,17 @@ impl RepoCache {
         }
         let id = changes.next_id;
         changes.next_id += 1;
+        if changes.live.len() >= MAX_WATCHED {
+            return None;
+        }
         let events = changes.events.as_mut()?;
         if !watched.iter().all(|(p, w, _)| events.watch(id, p, *w)) {
             events.forget(id);
             return None;
         }
         events.drain();
+        changes.live.insert(id);
+        let events = changes.events.as_mut()?;
         // Checked once the watches are in place (the stamps were taken before).
         if self.current(watched) {
             events.checked(id);
@@ -155,8 +167,11 @@ impl RepoCache {
 
     fn forget(&self, id: Option<u64>) {
         let mut changes = self.changes.lock().unwrap_or_else(|p| p.into_inner());
-        if let (Some(events), Some(id)) = (changes.events.as_mut(), id) {
-            events.forget(id);
+        if let Some(id) = id {
+            changes.live.remove(&id);
+            if let Some(events) = changes.events.as_mut() {
+                events.forget(id);
+            }
         }
     }
 }
@@ -369,6 +384,29 @@ mod tests {
         assert!(round(&cache, &sub));
         git(&sub, &["init", "-q"]);
         assert!(!round(&cache, &sub), "a repository of its own now");
+    }
+
+    #[test]
+    fn at_most_max_watched_repositories_are_spared_their_stats() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repos: Vec<PathBuf> = (0..=MAX_WATCHED)
+            .map(|i| tmp.path().join(format!("r{i}")))
+            .collect();
+        for r in &repos {
+            init_with_commit(r, &[]);
+        }
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        let cache = RepoCache::default();
+        for r in &repos {
+            assert!(!round(&cache, r), "the first opening");
+            assert!(round(&cache, r), "kept");
+        }
+        // The watched ones lend without a stat; the one over the bound is checked each time.
+        let checks = cache.checks.load(Ordering::Relaxed);
+        for r in &repos {
+            assert!(round(&cache, r), "still kept");
+        }
+        assert_eq!(cache.checks.load(Ordering::Relaxed), checks + 1);
     }
 
     #[test]
