@@ -192,8 +192,11 @@ impl RepoLender for RepoCache {
             other => {
                 self.forget(other.and_then(|k| k.events));
                 // Directories outside any repository are never given back.
+                // A repository lent out then is not taken back: its watches go too.
                 if lent.len() >= MAX_KEPT {
-                    lent.clear();
+                    for (_, how) in lent.drain() {
+                        self.forget(how.ok().and_then(|(_, id)| id));
+                    }
                 }
                 lent.insert(dir.to_path_buf(), Err(SystemTime::now()));
                 None
@@ -407,6 +410,30 @@ mod tests {
             assert!(round(&cache, r), "still kept");
         }
         assert_eq!(cache.checks.load(Ordering::Relaxed), checks + 1);
+    }
+
+    #[test]
+    fn a_repository_dropped_while_lent_gives_its_watches_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        init_with_commit(&repo, &[]);
+        let outside: Vec<PathBuf> = (0..MAX_KEPT)
+            .map(|i| tmp.path().join(format!("o{i}")))
+            .collect();
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        let cache = RepoCache::default();
+        assert!(!round(&cache, &repo));
+        let live = |c: &RepoCache| c.changes.lock().unwrap().live.len();
+        assert_eq!(live(&cache), 1);
+        // Lent out while the folders outside any repository fill the lent list.
+        let lent = cache.lend(&repo).expect("kept");
+        for d in &outside {
+            assert!(cache.lend(d).is_none());
+        }
+        cache.give_back(repo.clone(), lent);
+        assert_eq!(live(&cache), 0, "its set is no longer watched");
+        assert!(!round(&cache, &repo), "opened again");
+        assert_eq!(live(&cache), 1);
     }
 
     #[test]
