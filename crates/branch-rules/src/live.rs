@@ -271,13 +271,26 @@ impl RulesOutcome {
         may_create: bool,
         policy: &crate::verdict::FailClosedPolicy,
     ) -> Option<Refusal<'_>> {
+        self.refusal_with(branch, kind, || may_create, policy)
+    }
+
+    /// [`RulesOutcome::refusal`] asking `may_create` only when a creation rule would refuse
+    /// (the caller's answer reads the repository's refs).
+    pub fn refusal_with(
+        &self,
+        branch: &str,
+        kind: crate::verdict::PushKind,
+        may_create: impl FnOnce() -> bool,
+        policy: &crate::verdict::FailClosedPolicy,
+    ) -> Option<Refusal<'_>> {
         use crate::verdict::{blocking_rule, PushKind};
         match self {
             RulesOutcome::Known { rules, .. } => blocking_rule(rules, kind)
                 .or_else(|| {
-                    (kind == PushKind::Update && may_create)
+                    (kind == PushKind::Update)
                         .then(|| blocking_rule(rules, PushKind::Create))
                         .flatten()
+                        .filter(|_| may_create())
                 })
                 .map(Refusal::Rule),
             RulesOutcome::Undeterminable(cause) => policy
@@ -291,6 +304,48 @@ impl RulesOutcome {
 mod tests {
     use super::*;
     use crate::verdict::{FailClosedPolicy, PushKind};
+
+    #[test]
+    fn whether_a_push_may_create_is_asked_only_when_a_creation_rule_would_refuse() {
+        let policy = FailClosedPolicy::new(["main"]);
+        let known = |rules: Vec<RuleType>| RulesOutcome::Known {
+            rules,
+            source: RulesSource::Fixed,
+        };
+        let asked = std::cell::Cell::new(0);
+        let may_create = |answer: bool| {
+            let asked = &asked;
+            move || {
+                asked.set(asked.get() + 1);
+                answer
+            }
+        };
+        // No rule, or one that refuses the update itself: not asked.
+        let none = known(vec![]);
+        assert!(none
+            .refusal_with("f", PushKind::Update, may_create(true), &policy)
+            .is_none());
+        let update = known(vec![RuleType::Update]);
+        assert!(update
+            .refusal_with("f", PushKind::Update, may_create(true), &policy)
+            .is_some());
+        assert_eq!(asked.get(), 0);
+        // A creation rule: asked, and its answer decides.
+        let creation = known(vec![RuleType::Creation]);
+        for (answer, refused) in [(true, true), (false, false)] {
+            let got = creation.refusal_with("f", PushKind::Update, may_create(answer), &policy);
+            assert_eq!(got.is_some(), refused);
+        }
+        assert_eq!(asked.get(), 2);
+        // The same verdicts as with the answer given up front.
+        for (rules, answer) in [(vec![RuleType::Creation], true), (vec![], true)] {
+            let outcome = known(rules);
+            assert_eq!(
+                outcome.refusal("f", PushKind::Update, answer, &policy),
+                outcome.refusal_with("f", PushKind::Update, || answer, &policy)
+            );
+        }
+    }
 
     #[test]
     fn fixed_world() {

@@ -245,16 +245,19 @@ fn judge_update(
     let outcome = a.rules().rules_for(host, owner, repo, branch);
     let evidence = |extra: serde_json::Value| json!({"repository": slug.to_string(), "branch": branch, "kind": update.kind, "rules": format!("{outcome:?}"), "command": command_text(a, op), "detail": extra});
     // With no remote-tracking branch the push may create the branch: `creation` too.
-    let may_create = update.kind == PushKind::Update
-        && remote.is_some_and(|r| {
-            op.dir
-                .as_deref()
-                .and_then(|d| a.world.remote_tracking_branch(d, r, branch))
-                == Some(false)
-        });
+    // Asked only when a creation rule would refuse (a ref lookup in the repository).
+    let may_create = || {
+        update.kind == PushKind::Update
+            && remote.is_some_and(|r| {
+                op.dir
+                    .as_deref()
+                    .and_then(|d| a.world.remote_tracking_branch(d, r, branch))
+                    == Some(false)
+            })
+    };
     let kind = kind_word(update.kind);
     Some(
-        match outcome.refusal(branch, update.kind, may_create, policy)? {
+        match outcome.refusal_with(branch, update.kind, may_create, policy)? {
             Refusal::Rule(rule) => Finding::deny(
                 Code::G4Rule,
                 format!("{kind} {branch} on {owner}/{repo} would bypass its `{rule}` rule"),

@@ -41,26 +41,29 @@ impl LedgerRulesCache {
         }
     }
 
-    /// The ledger's rules section: remembered while the file is unchanged, else read.
-    fn rules_section(&self) -> Option<serde_json::Value> {
+    /// The entry for `key` in the ledger's rules section: the section is remembered while the
+    /// file is unchanged, else read; only the one entry is copied out.
+    fn entry(&self, key: &CacheKey) -> Option<CacheEntry> {
+        use serde::Deserialize;
         let stamp = primitives::stamp::settled(self.ledger.path());
         let mut memo = self.memo.lock().unwrap_or_else(|p| p.into_inner());
-        if let (Some(now), Some((then, section))) = (stamp, memo.as_ref()) {
-            if now == *then {
-                return section.clone();
-            }
+        let kept = matches!((stamp, memo.as_ref()), (Some(now), Some((then, _))) if now == *then);
+        if !kept {
+            let section = self.ledger.read().ok()?.remove(LEDGER_KEY);
+            let Some(stamp) = stamp else {
+                *memo = None;
+                return CacheEntry::deserialize(section?.get(key.as_string())?).ok();
+            };
+            *memo = Some((stamp, section));
         }
-        let section = self.ledger.read().ok()?.remove(LEDGER_KEY);
-        *memo = stamp.map(|s| (s, section.clone()));
-        section
+        let (_, section) = memo.as_ref()?;
+        CacheEntry::deserialize(section.as_ref()?.get(key.as_string())?).ok()
     }
 }
 
 impl RulesCache for LedgerRulesCache {
     fn get(&self, key: &CacheKey) -> Option<CacheEntry> {
-        let section = self.rules_section()?;
-        let entry = section.get(key.as_string())?;
-        serde_json::from_value(entry.clone()).ok()
+        self.entry(key)
     }
 
     fn put(&self, key: &CacheKey, entry: &CacheEntry) -> Result<(), String> {
@@ -115,7 +118,40 @@ pub struct OpenRepo {
     pub repo: Repository,
     /// Read on the first question about the config (origin, remotes, default push, aliases).
     pub config: Option<Arc<remote::RepoConfig>>,
+    /// Answers worked out from the repository and those entries alone, kept with them.
+    pub derived: Derived,
 }
+
+impl OpenRepo {
+    pub fn new(repo: Repository) -> OpenRepo {
+        OpenRepo {
+            repo,
+            config: None,
+            derived: Derived::default(),
+        }
+    }
+}
+
+/// What a push asks several times (G3 the origin, G3 and G4 the push destinations, G6 the
+/// kind), from the repository's paths and config entries alone: as valid as
+/// [`OpenRepo::config`], so kept as long as it is. Destinations are kept only for lookups
+/// without the command's own config, with the hosts they were classified against.
+#[derive(Default)]
+pub struct Derived {
+    kind: Option<RepoKind>,
+    origin: Option<Option<RepoSlug>>,
+    destinations: Vec<KeptDestinations>,
+}
+
+/// A remote's push destinations, and the GitHub hosts they were classified against.
+type KeptDestinations = (
+    String,
+    Arc<GitHubHosts>,
+    Result<Vec<Destination>, remote::RemoteError>,
+);
+
+/// Most remotes whose destinations one repository keeps.
+const MAX_KEPT_REMOTES: usize = 16;
 
 /// A longer-lived owner of opened repositories (the exec gate's supervisor): it lends one for
 /// a directory only when it can show that discovering afresh would open the same repository
@@ -198,7 +234,7 @@ impl RealWorld {
                 return Some(r);
             }
             let repo = Repository::discover(crate::g6_repo_kind::existing_ancestor(dir)?).ok()?;
-            Some(OpenRepo { repo, config: None })
+            Some(OpenRepo::new(repo))
         });
         repo.as_mut().map(f)
     }
@@ -225,6 +261,40 @@ impl RealWorld {
             };
             Ok(f(&o.repo, &config))
         })
+    }
+
+    /// The push destinations of `remote` in the repository at `dir` without the command's own
+    /// config, worked out once per kept repository and set of hosts.
+    fn kept_destinations(
+        &self,
+        dir: &Path,
+        remote: &str,
+    ) -> Option<Result<Vec<Destination>, remote::RemoteError>> {
+        let same = |h: &Arc<GitHubHosts>| Arc::ptr_eq(h, &self.hosts) || **h == *self.hosts;
+        let kept = self.with_open(dir, |o| {
+            let found = o.derived.destinations.iter();
+            found
+                .filter(|(r, h, _)| r == remote && same(h))
+                .map(|(_, _, d)| d.clone())
+                .next()
+        })?;
+        if let Some(found) = kept {
+            return Some(found);
+        }
+        let none = remote::ConfigOverrides::none();
+        let found = self
+            .with_config(dir, |_, c| {
+                remote::push_destinations_in(c, remote, &self.hosts, &none)
+            })?
+            .and_then(|d| d);
+        self.with_open(dir, |o| {
+            if o.derived.destinations.len() < MAX_KEPT_REMOTES {
+                let hosts = self.hosts.clone();
+                let entry = (remote.to_string(), hosts, found.clone());
+                o.derived.destinations.push(entry);
+            }
+        });
+        Some(found)
     }
 
     fn gh_config_dir(&self) -> Option<PathBuf> {
@@ -273,6 +343,46 @@ fn read_bounded(path: &Path, limit: u64) -> Result<String, LookupError> {
     String::from_utf8(bytes).map_err(|_| LookupError(format!("{}: not text", path.display())))
 }
 
+/// The branch the `HEAD` file in `git_dir` names (`Some(None)`: detached), read as git wrote it
+/// (libgit2's lookup stats, opens and reads it through its ref database on every push); `None`
+/// when a regular file says anything else (text written by hand), for libgit2 to answer.
+/// Opened without blocking, and anything but a regular file names no branch (libgit2 would
+/// block on a FIFO there, and so would the judgement). libgit2 opens no reftable repository,
+/// so its placeholder `refs/heads/.invalid` never reaches this.
+fn head_file_branch(git_dir: &Path) -> Option<Option<String>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(git_dir.join("HEAD"))
+        .ok()?;
+    let mut buf = [0u8; 512];
+    let read = file.read(&mut buf);
+    if let Some(found) = read
+        .as_ref()
+        .ok()
+        .and_then(|n| head_text_branch(&buf[..*n]))
+    {
+        return Some(found);
+    }
+    match file.metadata() {
+        Ok(m) if m.is_file() => None,
+        _ => Some(None),
+    }
+}
+
+/// What a `HEAD` file's text names: `Some(Some(branch))`, `Some(None)` when detached, `None`
+/// when it is neither git's symbolic form nor an object id on one line.
+fn head_text_branch(bytes: &[u8]) -> Option<Option<String>> {
+    let line = std::str::from_utf8(bytes).ok()?.strip_suffix('\n')?;
+    if matches!(line.len(), 40 | 64) && line.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Some(None);
+    }
+    let target = line.strip_prefix("ref: ")?;
+    let plain = !target.is_empty() && !target.ends_with('/') && !target.contains(['\n', '\0', ' ']);
+    plain.then(|| target.strip_prefix("refs/heads/").map(str::to_string))
+}
+
 /// Enterprise hosts: `GH_HOST` when it is not github.com, and the hosts in gh's `hosts.yml`.
 fn enterprise_hosts(env: &BTreeMap<String, String>) -> Vec<String> {
     let mut hosts: Vec<String> = env.get("GH_HOST").cloned().into_iter().collect();
@@ -286,9 +396,15 @@ fn enterprise_hosts(env: &BTreeMap<String, String>) -> Vec<String> {
 
 impl World for RealWorld {
     fn origin(&self, dir: &Path) -> Option<RepoSlug> {
-        self.with_config(dir, |_, c| remote::origin_slug_in(c))
+        if let Some(kept) = self.with_open(dir, |o| o.derived.origin.clone())? {
+            return kept;
+        }
+        let slug = self
+            .with_config(dir, |_, c| remote::origin_slug_in(c))
             .and_then(Result::ok)
-            .flatten()
+            .flatten();
+        self.with_open(dir, |o| o.derived.origin = Some(slug.clone()));
+        slug
     }
 
     fn push_destinations(
@@ -297,10 +413,16 @@ impl World for RealWorld {
         remote: &str,
         overrides: &[(String, String)],
     ) -> Result<Vec<Destination>, LookupError> {
-        let overrides = remote::ConfigOverrides::from_pairs(overrides.iter().cloned());
-        match self.with_config(dir, |_, c| {
-            remote::push_destinations_in(c, remote, &self.hosts, &overrides)
-        }) {
+        let found = match overrides.is_empty() {
+            true => self.kept_destinations(dir, remote).map(Ok),
+            false => {
+                let overrides = remote::ConfigOverrides::from_pairs(overrides.iter().cloned());
+                self.with_config(dir, |_, c| {
+                    remote::push_destinations_in(c, remote, &self.hosts, &overrides)
+                })
+            }
+        };
+        match found {
             Some(Ok(Ok(d))) => Ok(d),
             Some(Ok(Err(e))) => Err(LookupError(e.to_string())),
             Some(Err(e)) => Err(LookupError(e.to_string())),
@@ -348,6 +470,9 @@ impl World for RealWorld {
 
     fn head_branch(&self, dir: &Path) -> Option<String> {
         self.with_repo(dir, |r| {
+            if let Some(read) = head_file_branch(r.path()) {
+                return read;
+            }
             // A symbolic HEAD names its branch even before the first commit.
             let head = r.find_reference("HEAD").ok()?;
             let target = head.symbolic_target().ok().flatten()?;
@@ -388,8 +513,12 @@ impl World for RealWorld {
     }
 
     fn repo_kind(&self, dir: &Path) -> RepoKind {
-        self.with_repo(dir, crate::g6_repo_kind::kind_of)
-            .unwrap_or(RepoKind::NoRepo)
+        self.with_open(dir, |o| {
+            *o.derived
+                .kind
+                .get_or_insert_with(|| crate::g6_repo_kind::kind_of(&o.repo))
+        })
+        .unwrap_or(RepoKind::NoRepo)
     }
 
     fn resolves_to_commit(&self, dir: &Path, arg: &str) -> bool {
@@ -459,6 +588,32 @@ impl World for RealWorld {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_head_files_text_names_a_branch_only_in_gits_own_forms() {
+        let branch = |b: &str| Some(Some(b.to_string()));
+        let sym40 = "ref: refs/heads/abcdefghijklmnopqrstuvwx\n";
+        assert_eq!(sym40.len(), 41, "as long as an object id");
+        for (text, want) in [
+            ("ref: refs/heads/main\n", branch("main")),
+            ("ref: refs/heads/feature/x\n", branch("feature/x")),
+            (sym40, branch("abcdefghijklmnopqrstuvwx")),
+            (&format!("{}\n", "a1".repeat(20)), Some(None)),
+            (&format!("{}\n", "b2".repeat(32)), Some(None)),
+            // A symbolic HEAD outside refs/heads names no branch (libgit2 says the same).
+            ("ref: refs/remotes/origin/main\n", Some(None)),
+            // Anything else is libgit2's to read.
+            ("ref: refs/heads/main", None),
+            ("ref: refs/heads/\n", None),
+            ("ref: refs/heads/a b\n", None),
+            ("ref: refs/heads/main\n\n", None),
+            (&format!("{}\n", "g1".repeat(20)), None),
+            ("", None),
+        ] {
+            assert_eq!(head_text_branch(text.as_bytes()), want, "{text:?}");
+        }
+        assert_eq!(head_text_branch(b"ref: refs/heads/\xff\n"), None);
+    }
 
     fn entry(etag: &str) -> CacheEntry {
         CacheEntry {

@@ -342,13 +342,7 @@ mod tests {
     fn round(cache: &RepoCache, dir: &Path) -> bool {
         let (repo, kept) = match cache.lend(dir) {
             Some(r) => (r, true),
-            None => (
-                OpenRepo {
-                    repo: Repository::discover(dir).unwrap(),
-                    config: None,
-                },
-                false,
-            ),
+            None => (OpenRepo::new(Repository::discover(dir).unwrap()), false),
         };
         cache.give_back(dir.to_path_buf(), repo);
         kept
