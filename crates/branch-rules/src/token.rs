@@ -158,6 +158,9 @@ pub fn find_program(program: &str, path: Option<&str>) -> Option<PathBuf> {
         })
 }
 
+/// How long to wait before starting gh again when its file is busy being written.
+const TEXT_BUSY_PAUSE: Duration = Duration::from_millis(5);
+
 /// Runs `<gh> auth token --hostname <host>` with stdin closed; kills its whole process group
 /// when it outlives `deadline`. `Ok(None)` when it printed no token.
 pub fn gh_auth_token(
@@ -167,15 +170,29 @@ pub fn gh_auth_token(
 ) -> Result<Option<String>, GhOutcome> {
     use std::os::unix::process::CommandExt;
     let started = Instant::now();
-    let mut child = Command::new(gh)
+    let mut command = Command::new(gh);
+    command
         .args(["auth", "token", "--hostname", host])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         // Its own process group, so a timeout also ends anything it started.
-        .process_group(0)
-        .spawn()
-        .map_err(|e| GhOutcome::Failed(format!("could not start gh: {e}")))?;
+        .process_group(0);
+    let mut child = loop {
+        match command.spawn() {
+            Ok(child) => break child,
+            // The file is open for writing somewhere (gh being installed or updated, or a
+            // fork of another thread holding the descriptor that wrote it until its exec):
+            // the kernel refuses the exec for that moment only.
+            Err(e)
+                if e.raw_os_error() == Some(nix::errno::Errno::ETXTBSY as i32)
+                    && started.elapsed() + TEXT_BUSY_PAUSE < deadline =>
+            {
+                std::thread::sleep(TEXT_BUSY_PAUSE)
+            }
+            Err(e) => return Err(GhOutcome::Failed(format!("could not start gh: {e}"))),
+        }
+    };
     let pid = child.id();
     let stdout = child.stdout.take();
     // Read the first line on a helper thread: a child (or grandchild) that keeps stdout open

@@ -130,6 +130,26 @@ fn gh_that_fails_or_prints_garbage_gives_no_token() {
 }
 
 #[test]
+fn gh_whose_file_is_still_open_for_writing_is_started_once_it_is_closed() {
+    // The kernel refuses to run a file open for writing (ETXTBSY): a gh being installed, or
+    // the fake gh written by a test while another thread forks. Held for 100 ms here.
+    let dir = tempfile::tempdir().expect("tmp");
+    fake_gh(dir.path(), "echo 'not logged in' >&2\nexit 1");
+    let writer = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.path().join("gh"))
+        .expect("open gh for writing");
+    let env = env_with_path(dir.path(), &[]);
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        drop(writer);
+    });
+    let search = find_token(&env, "github.com", HostKind::GitHubCom, DEADLINE);
+    release.join().unwrap();
+    assert_eq!(search.gh, Some(GhOutcome::NoToken { status: Some(1) }));
+}
+
+#[test]
 fn gh_that_hangs_is_killed_at_the_deadline_with_its_children() {
     // gh starts a long sleep, records its pid, and waits for it.
     let (dir, pidfile) = fake_gh_leaving("child.pid", "sleep 30 &\necho $! > FILE\nwait");

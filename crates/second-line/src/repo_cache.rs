@@ -165,6 +165,21 @@ impl RepoCache {
         Some(id)
     }
 
+    /// Lets go of every kept repository and of the change events' inotify instance (the
+    /// supervisor of a command whose background processes outlive it, idle for a while): the
+    /// per-user inotify limits are shared with the maintainer's editors. The next judged exec
+    /// opens and watches afresh. A repository lent out now is not taken back.
+    pub fn release(&self) {
+        let kept = std::mem::take(&mut *self.kept.lock().unwrap_or_else(|p| p.into_inner()));
+        drop(kept);
+        self.lent.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        let mut changes = self.changes.lock().unwrap_or_else(|p| p.into_inner());
+        *changes = Changes {
+            next_id: changes.next_id,
+            ..Changes::default()
+        };
+    }
+
     fn forget(&self, id: Option<u64>) {
         let mut changes = self.changes.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(id) = id {
@@ -428,6 +443,33 @@ mod tests {
         assert_eq!(live(&cache), 0, "its set is no longer watched");
         assert!(!round(&cache, &repo), "opened again");
         assert_eq!(live(&cache), 1);
+    }
+
+    #[test]
+    fn a_released_cache_gives_its_inotify_instance_back_and_watches_again_when_used() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        init_with_commit(&repo, &[]);
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        let cache = RepoCache::default();
+        assert!(!round(&cache, &repo));
+        let fd_of = |c: &RepoCache| c.changes.lock().unwrap().events.is_some();
+        assert!(fd_of(&cache), "watched");
+        cache.release();
+        // Dropping the events closes their descriptor.
+        assert!(!fd_of(&cache), "the instance is closed");
+        assert!(cache.kept.lock().unwrap().is_empty());
+        // Used again: opened afresh, then kept and watched by a new instance.
+        assert!(!round(&cache, &repo), "opened again");
+        assert!(fd_of(&cache), "watched again");
+        assert!(round(&cache, &repo), "kept again");
+        let checks = cache.checks.load(Ordering::Relaxed);
+        assert!(round(&cache, &repo));
+        assert_eq!(
+            cache.checks.load(Ordering::Relaxed),
+            checks,
+            "spared by events"
+        );
     }
 
     #[test]

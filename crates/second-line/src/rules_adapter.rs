@@ -156,6 +156,12 @@ impl LaunchContext {
         self
     }
 
+    /// Lets go of the repositories kept for later execs and their change events (an idle
+    /// supervisor: [`crate::supervisor::serve`]).
+    pub fn release_idle(&self) {
+        self.repos.release();
+    }
+
     pub fn config(&self) -> &Config {
         self.config.get_or_init(|| {
             let env = self.env.clone();

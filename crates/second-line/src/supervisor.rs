@@ -404,6 +404,11 @@ fn resolve(
     Ok(integrity_signals::paths::normalise(&base.join(text)))
 }
 
+/// How long a supervisor waits for a notification before it lets go of what it keeps for
+/// later execs (repositories, their inotify instance): a command whose background processes
+/// outlive it may keep its supervisor for hours.
+const IDLE_RELEASE: u16 = 60_000;
+
 /// Serves the listener until every process that carries the filter is gone (`true`), or the
 /// listener fails (`false`: the watchdog, if any, takes over).
 pub fn serve(listener: RawFd, sup: &Supervisor) -> bool {
@@ -413,7 +418,11 @@ pub fn serve(listener: RawFd, sup: &Supervisor) -> bool {
         // SAFETY: the listener stays open for the whole loop.
         let fd = unsafe { BorrowedFd::borrow_raw(listener) };
         let mut fds = [PollFd::new(fd, PollFlags::POLLIN)];
-        match poll(&mut fds, PollTimeout::NONE) {
+        match poll(&mut fds, PollTimeout::from(IDLE_RELEASE)) {
+            Ok(0) => {
+                sup.launch.release_idle();
+                continue;
+            }
             Ok(_) => {}
             Err(nix::errno::Errno::EINTR) => continue,
             Err(_) => return false,
