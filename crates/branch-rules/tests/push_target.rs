@@ -52,14 +52,14 @@ fn ours(fx: &Fixture, remote: Option<&str>) -> DefaultPush {
 fn assert_branch_push(fx: &Fixture, explicit: Option<&str>, remote: &str, src: &str, dst: &str) {
     let ours = ours(fx, explicit);
     assert_eq!(
-        ours,
-        DefaultPush {
-            remote: remote.into(),
-            target: PushTarget::Branch {
+        (ours.remote.as_str(), ours.target),
+        (
+            remote,
+            PushTarget::Branch {
                 src: src.into(),
                 dst: dst.into()
             }
-        }
+        )
     );
     let (url, refs) = git_would_push(fx, explicit).expect("git pushes");
     let push_url = remote_urls(&fx.repo(), remote).expect("urls").push;
@@ -237,7 +237,8 @@ fn command_line_push_default_overrides_the_files() {
             target: PushTarget::Branch {
                 src: "feat".into(),
                 dst: "feat".into()
-            }
+            },
+            mode: Some("current".into()),
         }
     );
     let (ok, stdout, _) = fx.git_try(&[

@@ -218,6 +218,7 @@ impl World for FakeWorld {
             .rev()
             .find(|(k, _)| k == "push.default")
             .map(|(_, v)| v.as_str());
+        let mode = push_default.map(str::to_ascii_lowercase);
         // `remote.<r>.push` refspecs configured for the remote win over push.default (as
         // branch-rules' `configured_target` reads them).
         let key = command_effects::git::normalise_key(&format!("remote.{remote}.push"));
@@ -230,6 +231,7 @@ impl World for FakeWorld {
             return Ok(DefaultPush {
                 remote,
                 target: PushTarget::ConfiguredRefspecs(configured),
+                mode,
             });
         }
         if push_default == Some("matching") {
@@ -238,6 +240,7 @@ impl World for FakeWorld {
                 target: PushTarget::Matching {
                     branches: self.local_branches(Path::new("/")),
                 },
+                mode,
             });
         }
         let target = match &self.current_branch {
@@ -247,7 +250,11 @@ impl World for FakeWorld {
             },
             None => PushTarget::Refused("no current branch".into()),
         };
-        Ok(DefaultPush { remote, target })
+        Ok(DefaultPush {
+            remote,
+            target,
+            mode,
+        })
     }
 
     fn remote_tracking_branch(&self, _dir: &Path, remote: &str, branch: &str) -> Option<bool> {

@@ -109,13 +109,24 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World, head: &HeadMo
     }
     // What the configuration pushes whatever the branch (configured refspecs, `matching`,
     // `mirror`) still counts after a switch; only a branch's own push target moves with HEAD.
-    let branch_free = !made_by_command
-        && world
-            .default_push(dir, remote, &overrides)
-            .is_ok_and(|p| !matches!(p.target, PushTarget::Branch { .. } | PushTarget::Refused(_)));
+    let default = (!made_by_command && head.is_some())
+        .then(|| world.default_push(dir, remote, &overrides).ok())
+        .flatten();
+    let branch_free = default
+        .as_ref()
+        .is_some_and(|p| !matches!(p.target, PushTarget::Branch { .. } | PushTarget::Refused(_)));
+    // `upstream`/`tracking` push the switched-to branch to its own upstream, which a branch
+    // made in the same command (`checkout -b fix origin/main`) only gets when it runs.
+    let follows_upstream = default
+        .as_ref()
+        .is_some_and(|p| matches!(p.mode.as_deref(), Some("upstream" | "tracking")));
     match head {
-        _ if branch_free => plan_default_push(&mut plan, dir, remote, &overrides, base_kind, world),
         None => plan_default_push(&mut plan, dir, remote, &overrides, base_kind, world),
+        _ if branch_free => plan_default_push(&mut plan, dir, remote, &overrides, base_kind, world),
+        Some(Some(_)) if follows_upstream => plan.updates.push(BranchUpdate {
+            branch: None,
+            kind: base_kind,
+        }),
         // The default push of the branch switched to (push.default `simple`/`current`).
         Some(Some(b)) => plan.updates.push(BranchUpdate {
             branch: Some(b.clone()),

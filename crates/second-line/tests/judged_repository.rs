@@ -6,10 +6,11 @@
 //!   exec to the next while the files are unchanged (`repo_cache`). A config change between two
 //!   execs must reach the next judgement: an entry list that outlived its file would let a push
 //!   through an alias or a configured refspec pass.
-//! - A push whose destination the command text cannot show: the first line reads `git checkout
-//!   -b fix origin/main && git -c push.default=upstream push` as a push of `fix`; git pushes
-//!   `fix` to its upstream, `main`. By the time the push is exec'd the branch and its upstream
-//!   exist, and the gate reads them.
+//! - A push whose destination the command text cannot show: in `git checkout -b fix
+//!   origin/main && git -c push.default=upstream push` git pushes `fix` to its upstream,
+//!   `main`, which the first line can only call a branch decided at run time
+//!   (gh-write-guard `tests/g4_upstream_after_switch.rs`). By the time the push is exec'd the
+//!   branch and its upstream exist, and the gate reads them.
 
 use branch_rules::test_support::TestServer;
 use second_line::judge::{ExecFacts, ExecJudge, ExecVerdict};

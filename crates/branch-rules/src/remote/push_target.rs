@@ -14,6 +14,9 @@ pub struct DefaultPush {
     /// The remote name (or the URL given in its place).
     pub remote: String,
     pub target: PushTarget,
+    /// `push.default` as configured, in lower case (`None`: unset, git's `simple`): after a
+    /// branch switch, `upstream`/`tracking` push the new branch to its own upstream.
+    pub mode: Option<String>,
 }
 
 /// What a push with no refspec sends.
@@ -77,7 +80,11 @@ pub fn default_push_in(
     } else {
         PushTarget::Refused("HEAD is detached".into())
     };
-    Ok(DefaultPush { remote, target })
+    Ok(DefaultPush {
+        remote,
+        target,
+        mode,
+    })
 }
 
 fn branch_key(branch: &str, key: &str) -> String {
