@@ -2,9 +2,9 @@
 //! it in the same command read them (`git config remote.origin.push HEAD:main && git push`,
 //! `git config core.hooksPath /dev/null && git commit`). Both grammars: the classic one
 //! (`git config [--add|--replace-all] <name> <value>`, `--unset`, `--get`, ...) and the
-//! subcommands of git 2.46 (`git config set|unset|get|list|edit ...`); and `git remote
-//! set-url`, which writes `remote.<name>.url` or `.pushurl` (`git remote add` is
-//! `network::remote_added`).
+//! subcommands of git 2.46 (`git config set|unset|get|list|edit ...`); `git remote set-url`,
+//! which writes `remote.<name>.url` or `.pushurl`; and `git remote rename`, after which the new
+//! name's URLs are unknown to the text (`git remote add` is `network::remote_added`).
 
 use crate::git::{normalise_key, ConfigSetting, GitCall};
 
@@ -63,7 +63,7 @@ fn set(name: Option<&str>, value: Option<Option<&str>>) -> ConfigSetting {
 /// set-url`).
 pub fn written(call: &GitCall<'_>) -> Vec<ConfigSetting> {
     if call.sub() == Some("remote") {
-        return set_url(call).into_iter().collect();
+        return set_url(call).into_iter().chain(renamed(call)).collect();
     }
     if call.sub() != Some("config") {
         return Vec::new();
@@ -140,6 +140,26 @@ fn set_url(call: &GitCall<'_>) -> Option<ConfigSetting> {
         false => operands.get(1).copied().flatten(),
     };
     Some(set(Some(&key), Some(value)))
+}
+
+/// `git remote rename [--[no-]progress] <old> <new>`: the remote's URLs move to `<new>`, whose
+/// settings the text cannot show (they are `<old>`'s in the config): `remote.<new>.url` is
+/// unknown, and so is a push through it. `<old>` is gone (a push to it would be to a path).
+fn renamed(call: &GitCall<'_>) -> Option<ConfigSetting> {
+    let words: Vec<Option<&str>> = call.args.iter().map(|a| a.value.as_deref()).collect();
+    if words.first() != Some(&Some("rename")) {
+        return None;
+    }
+    let operands: Vec<Option<&str>> = words[1..]
+        .iter()
+        .copied()
+        .filter(|w| !w.is_some_and(|w| w.starts_with("--")))
+        .collect();
+    match operands.get(1).copied().flatten() {
+        Some(new) => Some(set(Some(&format!("remote.{new}.url")), Some(None))),
+        // A run-time name could be any remote.
+        None => Some(anything()),
+    }
 }
 
 #[cfg(test)]
@@ -236,6 +256,13 @@ mod tests {
                 "remote.origin.url",
                 None,
             ),
+            ("git remote rename origin up", "remote.up.url", None),
+            (
+                "git remote rename --no-progress origin up",
+                "remote.up.url",
+                None,
+            ),
+            ("git remote rename origin \"$N\"", "", None),
         ] {
             assert_eq!(written_by(cmd), one(key, value), "{cmd}");
         }
