@@ -129,6 +129,40 @@ pub fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name)
 }
 
+/// Whether git runs a similar command in place of an unknown one under `help.autocorrect =
+/// value` (`None`: decided at run time): every value but those that only show suggestions or
+/// none (`0`, `false`, `off`, `no`, `show`, `never`); `prompt` asks, and may be answered.
+pub fn autocorrect_runs(value: Option<&str>) -> bool {
+    let Some(v) = value else {
+        return true;
+    };
+    let v = v.trim().to_ascii_lowercase();
+    !matches!(v.as_str(), "0" | "false" | "off" | "no" | "show" | "never")
+}
+
+/// Whether git may run another command in place of `e`'s subcommand: it is neither one of
+/// git's own nor an alias (an external `git-<name>` is an exec of its own), and
+/// `help.autocorrect` runs a correction: the call's own setting (`-c`, `GIT_CONFIG_*`; the
+/// last wins, a run-time one may), else `configured` (the config files' value, if set).
+/// `git -c help.autocorrect=1 psh origin HEAD:main` runs `git push`.
+pub fn may_autocorrect(e: &Expanded<'_>, configured: Option<&str>) -> bool {
+    let unknown =
+        e.chain.is_empty() && e.error.is_none() && e.call.sub().is_some_and(|s| !is_builtin(s));
+    if !unknown {
+        return false;
+    }
+    let own = e
+        .call
+        .config
+        .iter()
+        .rev()
+        .find(|c| c.key.is_empty() || c.key == "help.autocorrect");
+    match own {
+        Some(c) => c.key.is_empty() || autocorrect_runs(c.value.as_deref()),
+        None => configured.is_some_and(|v| autocorrect_runs(Some(v))),
+    }
+}
+
 /// The outcome of expanding a git command's aliases.
 #[derive(Debug, Clone)]
 pub struct Expanded<'a> {
@@ -274,5 +308,48 @@ mod tests {
         expanded("git push", &shadow, |e| {
             assert_eq!(e.call.sub(), Some("push"))
         });
+    }
+
+    #[test]
+    fn an_unknown_command_may_be_corrected_into_another_when_autocorrect_runs() {
+        for (value, runs) in [
+            (Some("1"), true),
+            (Some("immediate"), true),
+            (Some("-1"), true),
+            (Some("20"), true),
+            (Some("prompt"), true),
+            (None, true),
+            (Some("0"), false),
+            (Some("false"), false),
+            (Some("Never"), false),
+            (Some("show"), false),
+        ] {
+            assert_eq!(autocorrect_runs(value), runs, "{value:?}");
+        }
+        let none = BTreeMap::new();
+        let aliases = BTreeMap::from([("psh".to_string(), "status".to_string())]);
+        for (cmd, aliases, configured, may) in [
+            (
+                "git -c help.autocorrect=1 psh origin HEAD:main",
+                &none,
+                None,
+                true,
+            ),
+            ("git -c help.autocorrect=\"$A\" psh", &none, None, true),
+            ("git -c \"$K\"=1 psh", &none, None, true),
+            ("git psh origin HEAD:main", &none, Some("immediate"), true),
+            // The command's own setting wins over the files'.
+            ("git -c help.autocorrect=0 psh", &none, Some("1"), false),
+            ("git psh origin HEAD:main", &none, None, false),
+            ("git psh", &none, Some("never"), false),
+            // Known commands and aliases are run as they are.
+            ("git -c help.autocorrect=1 push", &none, None, false),
+            ("git -c help.autocorrect=1 psh", &aliases, None, false),
+            ("git -c help.autocorrect=1 --version", &none, None, false),
+        ] {
+            expanded(cmd, aliases, |e| {
+                assert_eq!(may_autocorrect(e, configured), may, "{cmd} {configured:?}")
+            });
+        }
     }
 }

@@ -312,6 +312,11 @@ impl World for FakeWorld {
         self.git_aliases.clone()
     }
 
+    /// A case sets it as the alias-like entry `help.autocorrect` of `git_config_aliases`.
+    fn git_autocorrect(&self, _dir: &Path) -> Option<String> {
+        self.git_aliases.get("help.autocorrect").cloned()
+    }
+
     fn gh_aliases(&self) -> BTreeMap<String, String> {
         self.gh_aliases.clone()
     }

@@ -310,7 +310,9 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             }
             OpKind::Git { call, expanded } => {
                 out.extend(hooks_bypass(call, || command_text(a, op), &expanded.chain));
-                if call.sub() == Some("push") {
+                // A subcommand decided at run time (a word, an autocorrected typo) may be a
+                // push of these arguments: judged as one.
+                if call.sub() == Some("push") || call.subcommand == Some(None) {
                     out.extend(check_push(a, op, call, &policy));
                 }
             }

@@ -256,6 +256,10 @@ fn verdict_of(
         v.argv = argv_of(&e.call);
         // A `-c` whose key is decided at run time could define any alias.
         let unknown_setting = !builtin && call.config.iter().any(|c| c.key.is_empty());
+        let corrected = || {
+            let configured = dir.and_then(|d| world.git_autocorrect(d));
+            command_effects::git_alias::may_autocorrect(&e, configured.as_deref())
+        };
         v.mutating = if let Some(shell) = &e.shell {
             v.argv = vec![format!("!{shell}")];
             Some("a shell alias (git runs it with a shell)".into())
@@ -269,6 +273,10 @@ fn verdict_of(
             }
         } else if unknown_setting && e.chain.is_empty() {
             Some("a -c setting decided at run time could define this alias".into())
+        } else if !builtin && e.chain.is_empty() && corrected() {
+            Some(format!(
+                "git may run a similar command in place of `{sub}` (help.autocorrect)"
+            ))
         } else {
             // Run-time words stay placeholders: they never resolve to a commit, match no flag.
             let resolves = |a: &str| {

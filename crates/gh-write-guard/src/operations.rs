@@ -261,7 +261,15 @@ fn git_op<'a>(
         (Some(d), true) => a.world.git_aliases(d),
         _ => Default::default(),
     };
-    let expanded = command_effects::git_alias::expand(a.arena(), &call, &persisted);
+    let mut expanded = command_effects::git_alias::expand(a.arena(), &call, &persisted);
+    // An unknown command git may correct into any other (`help.autocorrect`): which one runs
+    // is decided at run time (`git -c help.autocorrect=1 psh origin HEAD:main` pushes).
+    if needs_alias && expanded.chain.is_empty() {
+        let configured = git_dir.as_deref().and_then(|d| a.world.git_autocorrect(d));
+        if command_effects::git_alias::may_autocorrect(&expanded, configured.as_deref()) {
+            expanded.call.subcommand = Some(None);
+        }
+    }
     if let Some(push) = subtree_push(a, inv, &expanded.call, &|n| run.env_value(inv, n)) {
         let expanded = command_effects::git_alias::expand(a.arena(), &push, &Default::default());
         return (

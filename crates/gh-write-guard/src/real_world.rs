@@ -555,6 +555,19 @@ impl World for RealWorld {
         }
     }
 
+    fn git_autocorrect(&self, dir: &Path) -> Option<String> {
+        let from_repo = self.with_config(dir, |_, c| {
+            let found = c.with_prefix("help.").filter(|(k, _)| *k == "autocorrect");
+            found.last().map(|(_, v)| v.to_string())
+        });
+        match from_repo {
+            Some(Ok(value)) => value,
+            _ => git2::Config::open_default()
+                .and_then(|c| c.get_string("help.autocorrect"))
+                .ok(),
+        }
+    }
+
     fn gh_aliases(&self) -> BTreeMap<String, String> {
         self.gh_config_dir()
             .and_then(|d| read_bounded(&d.join("config.yml"), MAX_GH_CONFIG_BYTES).ok())

@@ -100,6 +100,11 @@ pub trait World {
     /// too), name → value as written (`!cmd` for shell aliases) (G0, G4, G6).
     fn git_aliases(&self, dir: &Path) -> BTreeMap<String, String>;
 
+    /// `help.autocorrect` as the config files of the repository at `dir` set it (global
+    /// config too; `None`: unset): whether git runs a similar command in place of an unknown
+    /// one (command-effects' `git_alias::may_autocorrect`; G4, G6).
+    fn git_autocorrect(&self, dir: &Path) -> Option<String>;
+
     /// gh aliases from gh's `config.yml`, name → expansion as written (G0).
     fn gh_aliases(&self) -> BTreeMap<String, String>;
 

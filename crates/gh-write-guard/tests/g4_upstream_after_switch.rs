@@ -5,33 +5,19 @@
 //! branch, so it is judged as a branch decided at run time; `current` and the default `simple`
 //! push the branch under its own name.
 
-use gh_write_guard::real_world::{RealWorld, RealWorldConfig};
-use gh_write_guard::{Context, Requirement};
 use hook_replay::git::{git, init_with_commit};
-use std::collections::BTreeMap;
+
+mod offline_support;
+use offline_support::denies;
 use std::path::Path;
-use std::time::Duration;
 
 /// The repository's origin (no network: the rules server below is a closed port).
 const ORIGIN: &str = "https://github.com/acme/widget.git";
 
-/// The G4 denies of `cmd` run in `repo` (the rules server is a closed port: unknown rules).
+/// The G4 denies of `cmd` (the repository is a primary checkout: G6 refuses the switch).
 fn g4_denies(cmd: &str, repo: &Path, home: &Path) -> Vec<String> {
-    let env: BTreeMap<String, String> = [("HOME".to_string(), home.display().to_string())].into();
-    let mut cx = Context::new(repo);
-    cx.env = env.clone();
-    let world = RealWorld::new(RealWorldConfig {
-        env,
-        api_base_override: Some("http://127.0.0.1:9/".into()),
-        rules_deadline: Duration::from_millis(50),
-        cache: std::sync::Arc::new(branch_rules::cache::MemoryCache::new()),
-    });
-    gh_write_guard::judge(cmd, &cx, &world)
-        .findings
-        .into_iter()
-        .filter(|f| f.is_deny() && f.requirement == Requirement::G4)
-        .map(|f| f.code_str().to_string())
-        .collect()
+    let found = denies(cmd, repo, home);
+    found.into_iter().filter(|c| c.starts_with("G4.")).collect()
 }
 
 #[test]

@@ -1,0 +1,28 @@
+//! The first line judged against real repositories with no network: `RealWorld` whose rules
+//! server is a closed port (every branch's rules are unknown, so protected-by-default branches
+//! fail closed), `HOME` set to a folder of the test's.
+
+use gh_write_guard::real_world::{RealWorld, RealWorldConfig};
+use gh_write_guard::Context;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// The deny codes for `cmd` run in `dir`, `(requirement's code, e.g. "G4.fail-closed")`.
+pub fn denies(cmd: &str, dir: &Path, home: &Path) -> Vec<String> {
+    let env: BTreeMap<String, String> = [("HOME".to_string(), home.display().to_string())].into();
+    let mut cx = Context::new(dir);
+    cx.env = env.clone();
+    let world = RealWorld::new(RealWorldConfig {
+        env,
+        api_base_override: Some("http://127.0.0.1:9/".into()),
+        rules_deadline: Duration::from_millis(50),
+        cache: std::sync::Arc::new(branch_rules::cache::MemoryCache::new()),
+    });
+    gh_write_guard::judge(cmd, &cx, &world)
+        .findings
+        .into_iter()
+        .filter(|f| f.is_deny())
+        .map(|f| f.code_str().to_string())
+        .collect()
+}
