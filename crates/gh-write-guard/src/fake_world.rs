@@ -270,6 +270,11 @@ impl World for FakeWorld {
         !self.missing_dirs.iter().any(|m| dir.starts_with(m))
     }
 
+    /// A case's world has fetched nothing.
+    fn remote_tracking_branches(&self, _dir: &Path, _remote: &str) -> Vec<String> {
+        Vec::new()
+    }
+
     fn local_branches(&self, _dir: &Path) -> Vec<String> {
         let mut b: Vec<String> = self.rules.by_branch.keys().cloned().collect();
         b.extend(self.current_branch.clone());

@@ -91,6 +91,10 @@ pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World, head: &HeadMo
     }
     if args.mirror || args.all {
         plan.updates = every_local_branch(world, dir, base_kind);
+        if args.mirror {
+            let deleted = mirror_deletions(world, dir, remote.as_deref(), &plan.updates);
+            plan.updates.extend(deleted);
+        }
         return plan;
     }
     let remote = remote.as_deref();
@@ -181,6 +185,33 @@ fn every_local_branch(world: &dyn World, dir: &Path, kind: PushKind) -> Vec<Bran
         .collect()
 }
 
+/// What a mirror push deletes besides what it forces: every branch of the remote with no local
+/// branch of that name. The remote's branches are known only when the push runs: its
+/// remote-tracking branches stand for them, and the protected-by-default names (`main`,
+/// `master`, `develop`) are counted too, as the remote may hold them unfetched.
+fn mirror_deletions(
+    world: &dyn World,
+    dir: &Path,
+    remote: Option<&str>,
+    pushed: &[BranchUpdate],
+) -> Vec<BranchUpdate> {
+    let tracked = remote.map(|r| world.remote_tracking_branches(dir, r));
+    let mut out: Vec<BranchUpdate> = Vec::new();
+    let names = tracked.into_iter().flatten();
+    for b in names.chain(branch_rules::verdict::DEFAULT_PROTECTED.map(String::from)) {
+        let local = pushed
+            .iter()
+            .any(|u| u.branch.as_deref() == Some(b.as_str()));
+        if !local && !out.iter().any(|u| u.branch.as_deref() == Some(b.as_str())) {
+            out.push(BranchUpdate {
+                branch: Some(b),
+                kind: PushKind::Delete,
+            });
+        }
+    }
+    out
+}
+
 /// The updates of explicit refspecs. `HEAD`/`@` is the branch HEAD points at (git2 in the target
 /// repository); the default push's source only when HEAD cannot be read.
 fn refspec_updates(
@@ -226,7 +257,11 @@ fn plan_default_push(
                 plan.updates =
                     explicit_updates_with(&a, None, &mut || Some(world.local_branches(dir)));
             }
-            PushTarget::Mirror => plan.updates = every_local_branch(world, dir, PushKind::Force),
+            PushTarget::Mirror => {
+                plan.updates = every_local_branch(world, dir, PushKind::Force);
+                let deleted = mirror_deletions(world, dir, remote, &plan.updates);
+                plan.updates.extend(deleted);
+            }
             PushTarget::Matching { branches } => {
                 plan.updates = branches
                     .into_iter()

@@ -481,6 +481,25 @@ impl World for RealWorld {
         .flatten()
     }
 
+    fn remote_tracking_branches(&self, dir: &Path, remote: &str) -> Vec<String> {
+        let prefix = format!("{remote}/");
+        self.with_repo(dir, |r| {
+            let mut out = Vec::new();
+            if let Ok(branches) = r.branches(Some(git2::BranchType::Remote)) {
+                for (b, _) in branches.flatten().take(10_000) {
+                    if let Ok(Some(name)) = b.name() {
+                        match name.strip_prefix(&prefix) {
+                            Some("HEAD") | None => {}
+                            Some(branch) => out.push(branch.to_string()),
+                        }
+                    }
+                }
+            }
+            out
+        })
+        .unwrap_or_default()
+    }
+
     fn local_branches(&self, dir: &Path) -> Vec<String> {
         if let Some(known) = self.branches.borrow().get(dir) {
             return known.clone();

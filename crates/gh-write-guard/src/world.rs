@@ -79,6 +79,11 @@ pub trait World {
     /// Local branch names (`git push --all`) (G4).
     fn local_branches(&self, dir: &Path) -> Vec<String>;
 
+    /// The branches of `remote` as its remote-tracking refs in the repository at `dir` record
+    /// them (`refs/remotes/<remote>/<b>`, without `HEAD`): what a mirror push deletes when no
+    /// local branch has the name (G4).
+    fn remote_tracking_branches(&self, dir: &Path, remote: &str) -> Vec<String>;
+
     /// Whether `dir` exists now (G4: a push in a directory the command itself makes, a clone
     /// or a `mkdir`, acts in a repository not known until it runs).
     fn dir_exists(&self, dir: &Path) -> bool;

@@ -8,11 +8,18 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-/// The deny codes for `cmd` run in `dir`, `(requirement's code, e.g. "G4.fail-closed")`.
+/// The deny codes for `cmd` run in `dir` (`G4.fail-closed`, ...).
+#[allow(dead_code)]
 pub fn denies(cmd: &str, dir: &Path, home: &Path) -> Vec<String> {
+    denies_protecting(cmd, dir, home, &[])
+}
+
+/// [`denies`] with `protected` as the config's `protected_branches` (failing closed too).
+pub fn denies_protecting(cmd: &str, dir: &Path, home: &Path, protected: &[&str]) -> Vec<String> {
     let env: BTreeMap<String, String> = [("HOME".to_string(), home.display().to_string())].into();
     let mut cx = Context::new(dir);
     cx.env = env.clone();
+    cx.config.protected_branches = protected.iter().map(|p| p.to_string()).collect();
     let world = RealWorld::new(RealWorldConfig {
         env,
         api_base_override: Some("http://127.0.0.1:9/".into()),
