@@ -17,6 +17,8 @@ pub struct PushArgs {
     pub force: bool,
     pub delete: bool,
     pub mirror: bool,
+    /// `--prune`: remote branches with no local counterpart in the pushed namespace go.
+    pub prune: bool,
     pub all: bool,
     pub tags: bool,
     pub follow_tags: bool,
@@ -41,6 +43,7 @@ pub fn parse_push(call: &GitCall) -> PushArgs {
             || on("force-if-includes"),
         delete: on("delete"),
         mirror: on("mirror"),
+        prune: on("prune"),
         all: on("all") || on("branches"),
         tags: on("tags"),
         follow_tags: on("follow-tags"),

@@ -30,6 +30,56 @@ pub type HeadMoved = Option<Option<String>>;
 
 /// Plans a push run in `dir` (`None`: the directory is decided at run time).
 pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World, head: &HeadMoved) -> PushPlan {
+    let mut plan = plan_updates(call, dir, world, head);
+    if let Some(dir) = dir {
+        let (overrides, _) = command_overrides(call);
+        if plan.nothing.is_none() && prunes_a_namespace(&plan, dir, &overrides, world) {
+            let deleted = mirror_deletions(world, dir, plan.remote.as_deref(), &plan.updates);
+            plan.updates.extend(deleted);
+        }
+    }
+    plan
+}
+
+/// Whether a refspec sends a namespace (a wildcard, or `:` for the matching branches).
+fn names_a_namespace(spec: &str) -> bool {
+    spec.contains('*') || spec.trim_start_matches('+') == ":"
+}
+
+/// Whether `--prune` deletes remote branches here: with `--all`, a wildcard or `:` refspec, or
+/// a default push that sends a namespace (`matching`, configured wildcard refspecs); a single
+/// branch has no counterparts to prune. (A mirror push deletes them whatever: planned there.)
+fn prunes_a_namespace(
+    plan: &PushPlan,
+    dir: &Path,
+    overrides: &[(String, String)],
+    world: &dyn World,
+) -> bool {
+    let a = &plan.args;
+    if !a.prune || a.mirror {
+        return false;
+    }
+    if a.all || a.refspecs.iter().flatten().any(|s| names_a_namespace(s)) {
+        return true;
+    }
+    if !a.refspecs.is_empty() {
+        return false;
+    }
+    let default = world.default_push(dir, plan.remote.as_deref(), overrides);
+    match default.map(|p| p.target) {
+        Ok(PushTarget::Matching { .. }) => true,
+        Ok(PushTarget::ConfiguredRefspecs(specs)) => specs.iter().any(|s| names_a_namespace(s)),
+        _ => false,
+    }
+}
+
+/// [`plan`] before `--prune`'s deletions.
+fn plan_updates(
+    call: &GitCall,
+    dir: Option<&Path>,
+    world: &dyn World,
+    head: &HeadMoved,
+) -> PushPlan {
     let args = parse_push(call);
     let (overrides, unknown_override) = command_overrides(call);
     let mut plan = PushPlan {

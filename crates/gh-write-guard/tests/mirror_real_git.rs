@@ -60,3 +60,49 @@ fn a_mirror_push_deletes_the_remotes_branches_that_are_not_local() {
     let cmd = "git push --all origin";
     assert_eq!(judge(cmd, &["release/*"]), refusals(0), "{cmd}");
 }
+
+#[test]
+fn prune_deletes_the_remotes_branches_only_when_a_namespace_is_pushed() {
+    let tmp = tempfile::tempdir().unwrap();
+    init_with_commit(&tmp.path().join("seed"), &[]);
+    git(tmp.path(), &["clone", "-q", "--bare", "seed", "origin.git"]);
+    git(tmp.path(), &["clone", "-q", "origin.git", "work"]);
+    let work = tmp.path().join("work");
+    git(&work, &["checkout", "-q", "-b", "feature"]);
+    git(&work, &["branch", "-q", "-D", "main"]);
+    // (arguments after `git`, whether real git deletes main)
+    let cases: [(&[&str], bool); 5] = [
+        (&["push", "--all", "--prune", "origin"], true),
+        (
+            &["-c", "push.default=matching", "push", "--prune", "origin"],
+            true,
+        ),
+        (
+            &["push", "--prune", "origin", "refs/heads/*:refs/heads/*"],
+            true,
+        ),
+        (&["push", "--prune", "origin", "feature"], false),
+        (&["push", "--all", "origin"], false),
+    ];
+    let deleted = "-\t:refs/heads/main\t[deleted]";
+    for (args, deletes) in cases {
+        let dry = [args, &["--dry-run", "--porcelain"]].concat();
+        let out = git(&work, &dry);
+        assert_eq!(
+            out.lines().any(|l| l == deleted),
+            deletes,
+            "git {args:?}: {out}"
+        );
+    }
+    let url = "https://github.com/acme/widget.git";
+    git(&work, &["remote", "set-url", "origin", url]);
+    git(&work, &["worktree", "add", "-q", "-b", "wt", "../wt"]);
+    let wt = tmp.path().join("wt");
+    for (args, deletes) in cases {
+        let cmd = format!("git {}", shell_words::join(args));
+        let found = denies_protecting(&cmd, &wt, tmp.path(), &[]);
+        // main, master and develop are not local: each deletion refused (rules unknown).
+        let want = if deletes { 3 } else { 0 };
+        assert_eq!(found, vec!["G4.fail-closed".to_string(); want], "{cmd}");
+    }
+}
