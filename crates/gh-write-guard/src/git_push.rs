@@ -31,9 +31,11 @@ pub type HeadMoved = Option<Option<String>>;
 /// Plans a push run in `dir` (`None`: the directory is decided at run time).
 pub fn plan(call: &GitCall, dir: Option<&Path>, world: &dyn World, head: &HeadMoved) -> PushPlan {
     let mut plan = plan_updates(call, dir, world, head);
-    if let Some(dir) = dir {
+    // A mirror push plans its deletions itself; `--prune` is rare: nothing more to read.
+    let prunes = plan.args.prune && !plan.args.mirror && plan.nothing.is_none();
+    if let Some(dir) = dir.filter(|_| prunes) {
         let (overrides, _) = command_overrides(call);
-        if plan.nothing.is_none() && prunes_a_namespace(&plan, dir, &overrides, world) {
+        if prunes_a_namespace(&plan, dir, &overrides, world) {
             let deleted = mirror_deletions(world, dir, plan.remote.as_deref(), &plan.updates);
             plan.updates.extend(deleted);
         }
@@ -46,9 +48,9 @@ fn names_a_namespace(spec: &str) -> bool {
     spec.contains('*') || spec.trim_start_matches('+') == ":"
 }
 
-/// Whether `--prune` deletes remote branches here: with `--all`, a wildcard or `:` refspec, or
-/// a default push that sends a namespace (`matching`, configured wildcard refspecs); a single
-/// branch has no counterparts to prune. (A mirror push deletes them whatever: planned there.)
+/// Whether a `--prune` push deletes remote branches: with `--all`, a wildcard or `:` refspec,
+/// or a default push that sends a namespace (`matching`, configured wildcard refspecs); a
+/// single branch has no counterparts to prune.
 fn prunes_a_namespace(
     plan: &PushPlan,
     dir: &Path,
@@ -56,9 +58,6 @@ fn prunes_a_namespace(
     world: &dyn World,
 ) -> bool {
     let a = &plan.args;
-    if !a.prune || a.mirror {
-        return false;
-    }
     if a.all || a.refspecs.iter().flatten().any(|s| names_a_namespace(s)) {
         return true;
     }
