@@ -64,6 +64,13 @@ impl GitCall<'_> {
         self.subcommand.as_ref().and_then(|s| s.as_deref())
     }
 
+    /// Whether the call may push its arguments: `push`, or a subcommand decided at run time
+    /// (a word, or an unknown name git may autocorrect) that may be `push`. The one answer
+    /// for every rule that judges pushes (G3's targets, G4's branch rules).
+    pub fn may_push(&self) -> bool {
+        self.sub() == Some("push") || self.subcommand == Some(None)
+    }
+
     /// Static values of the arguments after the subcommand (`None` for dynamic ones).
     pub fn arg_values(&self) -> Vec<Option<&str>> {
         self.args.iter().map(|a| a.value.as_deref()).collect()

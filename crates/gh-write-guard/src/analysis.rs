@@ -159,6 +159,18 @@ impl<'a> Units<'a> {
         // A sourced file runs in the command's own shell: its text goes in place, so its
         // exports, `cd`s and functions reach the commands after it.
         let text = sourced_in_place(command, cx, world).unwrap_or_else(|| command.to_string());
+        Units::of_text(text, cx, world)
+    }
+
+    /// The units of one exec's command line (the exec gate's `NAME=value program words...`,
+    /// every word quoted): one simple command, with no commands after it for a sourced file's
+    /// exports or `cd`s to reach, so the text is parsed once, without looking for sources
+    /// (a file the program runs by path is still followed).
+    pub fn build_exec(command: &str, cx: &'a Context, world: &'a dyn World) -> Units<'a> {
+        Units::of_text(command.to_string(), cx, world)
+    }
+
+    fn of_text(text: String, cx: &'a Context, world: &'a dyn World) -> Units<'a> {
         let mut u = Units {
             cx,
             world,

@@ -75,9 +75,8 @@ pub fn targets(op: &Op, a: &Analysis<'_>) -> Vec<Target> {
                 }
             }
         }
-        OpKind::Git { call, .. } if call.sub() == Some("push") => {
-            push_targets(op, call, a, &mut out)
-        }
+        // A subcommand decided at run time may be a push of these arguments: judged as one.
+        OpKind::Git { call, .. } if call.may_push() => push_targets(op, call, a, &mut out),
         _ => {}
     }
     out
@@ -226,7 +225,8 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             .filter(|p| p.starts_with('/'))
             .and_then(|p| a.world.origin(std::path::Path::new(p)));
     for op in a.ops() {
-        if !op.is_github_write() {
+        let may_push = matches!(&op.kind, OpKind::Git { call, .. } if call.may_push());
+        if !op.is_github_write() && !may_push {
             continue;
         }
         let dir = op.dir.clone().unwrap_or_else(|| a.cx.cwd.clone());

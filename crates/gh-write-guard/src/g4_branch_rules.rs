@@ -312,7 +312,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 out.extend(hooks_bypass(call, || command_text(a, op), &expanded.chain));
                 // A subcommand decided at run time (a word, an autocorrected typo) may be a
                 // push of these arguments: judged as one.
-                if call.sub() == Some("push") || call.subcommand == Some(None) {
+                if call.may_push() {
                     out.extend(check_push(a, op, call, &policy));
                 }
             }

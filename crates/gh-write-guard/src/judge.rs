@@ -61,18 +61,20 @@ const CHECKS: [(Requirement, Check); 8] = [
 
 /// Judges one Bash command.
 pub fn judge(command: &str, cx: &Context, world: &dyn World) -> Decision {
-    judge_requirements(command, cx, world, &|_| true)
+    let units = Units::build(command, cx, world);
+    judge_some(&Analysis::new(&units), &|_| true)
 }
 
-/// Judges one command by the requirements `applies` keeps only (the exec gate: G1 and G7 read
-/// the shell text around a program, which an exec does not have, so they are not run at all).
+/// Judges one exec's command line ([`Units::build_exec`]) by the requirements `applies` keeps
+/// only (the exec gate: G1 and G7 read the shell text around a program, which an exec does not
+/// have, so they are not run at all).
 pub fn judge_requirements(
     command: &str,
     cx: &Context,
     world: &dyn World,
     applies: &dyn Fn(Requirement) -> bool,
 ) -> Decision {
-    let units = Units::build(command, cx, world);
+    let units = Units::build_exec(command, cx, world);
     judge_some(&Analysis::new(&units), applies)
 }
 

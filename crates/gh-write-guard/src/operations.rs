@@ -72,7 +72,12 @@ impl Op<'_> {
     /// A short name for evidence and reasons (`git push`, `gh pr merge`, `gh api`).
     pub fn label(&self) -> String {
         match &self.kind {
-            OpKind::Git { call, .. } => format!("git {}", call.sub().unwrap_or("<dynamic>")),
+            OpKind::Git { call, .. } => match &call.subcommand {
+                Some(Some(sub)) => format!("git {sub}"),
+                // A word, or a name git may autocorrect: judged as the push it may be.
+                Some(None) => "git with a subcommand decided at run time (a possible push)".into(),
+                None => "git".into(),
+            },
             OpKind::Gh { args, .. } => {
                 let mut s = format!("gh {}", args.top.as_deref().unwrap_or("<dynamic>"));
                 for sub in &args.sub {
