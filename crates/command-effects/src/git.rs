@@ -32,6 +32,9 @@ pub struct GitCall<'a> {
     /// The hook managers' switches set in the call's environment ([`HOOK_SKIPS`]), as
     /// `NAME=value` (`NAME=<run time>` when decided at run time).
     pub hook_skips: Vec<String>,
+    /// A remote helper's push ([`helper_push`]): the branches come on its stdin. Read as
+    /// `push <destination> <a refspec decided at run time>`.
+    pub refs_on_stdin: bool,
 }
 
 /// Environment variables with which the common hook managers skip the repository's hooks, and
@@ -116,6 +119,39 @@ fn pushes_as<'s>(sub: &'s str, rest: &[Arg<'_>]) -> &'s str {
     }
 }
 
+/// A remote helper run as a command reads its instructions from stdin, and `push <src>:<dst>`
+/// there pushes (real `git remote-https origin <url>` fed `push HEAD:refs/heads/main` updates
+/// main). git runs its helpers itself for every push and fetch over their transports (the exec
+/// gate tells those from one run by hand by the program that runs it); in a command, and run by
+/// anything else, `remote-<transport> <remote> [<url>]` and a helper's half of a push,
+/// `send-pack --stateless-rpc ... <url> --stdin`, are pushes to `<url>` (else `<remote>`'s) of
+/// branches decided at run time. `None`: not a helper, or no destination named.
+fn helper_push<'a>(sub: &str, rest: &[Arg<'a>]) -> Option<Vec<Arg<'a>>> {
+    let dest = match sub {
+        "send-pack" => {
+            if !rest
+                .iter()
+                .any(|a| a.value.as_deref() == Some("--stateless-rpc"))
+            {
+                return None;
+            }
+            // Its options are attached (`--receive-pack=<x>`); a word decided at run time
+            // may be the destination.
+            rest.iter()
+                .find(|a| a.value.as_deref().is_none_or(|v| !v.starts_with('-')))?
+        }
+        s if s.len() > "remote-".len() && s.starts_with("remote-") => {
+            rest.get(1).or(rest.first())?
+        }
+        _ => return None,
+    };
+    let refspec = Arg {
+        word: dest.word,
+        value: None,
+    };
+    Some(vec![dest.clone(), refspec])
+}
+
 /// Splits git arguments; `env(name)` answers `None` (unset), `Some(None)` (set, dynamic) or
 /// `Some(Some(v))`.
 pub fn parse_git_args<'a>(
@@ -130,6 +166,7 @@ pub fn parse_git_args<'a>(
         subcommand: None,
         args: Vec::new(),
         hook_skips: hook_skips(env),
+        refs_on_stdin: false,
     };
     let mut i = 0;
     while i < args.len() {
@@ -140,8 +177,18 @@ pub fn parse_git_args<'a>(
             return call;
         };
         if !a.starts_with('-') || a == "-" {
-            call.subcommand = Some(Some(pushes_as(a, &args[i + 1..]).to_string()));
-            call.args = args[i + 1..].to_vec();
+            let rest = &args[i + 1..];
+            match helper_push(a, rest) {
+                Some(push) => {
+                    call.subcommand = Some(Some("push".to_string()));
+                    call.args = push;
+                    call.refs_on_stdin = true;
+                }
+                None => {
+                    call.subcommand = Some(Some(pushes_as(a, rest).to_string()));
+                    call.args = rest.to_vec();
+                }
+            }
             return call;
         }
         if a == "--" {
@@ -333,11 +380,46 @@ mod tests {
         ] {
             call(cmd, |c| assert_eq!(c.sub(), Some("push"), "{cmd}"));
         }
-        // A remote helper's half of a push already read (git-remote-https runs it).
-        call(
-            "git send-pack --stateless-rpc --helper-status --thin https://github.com/acme/widget.git/ --stdin",
-            |c| assert_eq!(c.sub(), Some("send-pack")),
-        );
+        for cmd in [
+            "git send-pack git@github.com:acme/widget.git main",
+            "git http-push https://example.com/r.git/ main",
+        ] {
+            call(cmd, |c| assert!(!c.refs_on_stdin, "{cmd}"));
+        }
+    }
+
+    /// What a remote helper run as a command pushes: the destination, and a refspec decided at
+    /// run time (its stdin names the branches).
+    #[test]
+    fn a_remote_helper_run_as_a_command_pushes_what_its_stdin_names() {
+        let url = "https://github.com/acme/widget.git/";
+        for (cmd, dest) in [
+            ("git remote-https origin https://github.com/acme/widget.git/", url),
+            ("git remote-http origin", "origin"),
+            ("git -C /r remote-gcrypt up gcrypt::rsync://h/r", "gcrypt::rsync://h/r"),
+            // A helper's half of a push (git-remote-https runs it with the refs on stdin).
+            ("git send-pack --stateless-rpc --helper-status --thin https://github.com/acme/widget.git/ --stdin", url),
+            ("git send-pack --stateless-rpc --receive-pack=x https://github.com/acme/widget.git/", url),
+        ] {
+            call(cmd, |c| {
+                assert_eq!((c.sub(), c.refs_on_stdin), (Some("push"), true), "{cmd}");
+                assert_eq!(c.arg_values(), vec![Some(dest), None], "{cmd}");
+            });
+        }
+        // A run-time destination stays unknown.
+        call("git remote-https origin \"$URL\"", |c| {
+            assert_eq!(c.arg_values(), vec![None, None]);
+        });
+        // Not helpers: git's own `remote`, a helper name with nothing to push to.
+        for cmd in [
+            "git remote add up https://github.com/a/b",
+            "git remote-https",
+            "git remote -v",
+        ] {
+            call(cmd, |c| {
+                assert!(!c.refs_on_stdin && c.sub() != Some("push"), "{cmd}")
+            });
+        }
     }
 
     #[test]

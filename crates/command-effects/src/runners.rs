@@ -248,6 +248,11 @@ pub(crate) const GIT_DASHED: &[&str] = &[
     "send-pack",
     "receive-pack",
     "fetch",
+    // The remote helpers git installs: run by hand, they push what their stdin says.
+    "remote-http",
+    "remote-https",
+    "remote-ftp",
+    "remote-ftps",
 ];
 
 /// `npx [opts] pkg args`: `Some(Some((words before the binary, binary)))`, `Some(None)` when

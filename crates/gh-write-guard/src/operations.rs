@@ -73,6 +73,9 @@ impl Op<'_> {
     pub fn label(&self) -> String {
         match &self.kind {
             OpKind::Git { call, .. } => match &call.subcommand {
+                Some(Some(_)) if call.refs_on_stdin => {
+                    "a remote helper's push (its stdin names the branches)".into()
+                }
                 Some(Some(sub)) => format!("git {sub}"),
                 // A word, or a name git may autocorrect: judged as the push it may be.
                 Some(None) => "git with a subcommand decided at run time (a possible push)".into(),

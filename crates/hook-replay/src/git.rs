@@ -107,13 +107,14 @@ impl Drop for Daemon {
     }
 }
 
-/// A bare `acme/widget.git` behind [`Daemon`] in a temp folder: the real origin the push tests
+/// A bare `acme/widget.git` behind [`Daemon`] (and [`Origin::http_url`]) in a temp folder: the real origin the push tests
 /// push to (the rules API they pair it with names the same `acme/widget`).
 pub struct Origin {
     /// The bare repository, to read what landed.
     pub bare: std::path::PathBuf,
-    // Dropped first: the daemon stops before its folder goes.
+    // Dropped first: the servers stop before their folder goes.
     daemon: Daemon,
+    http: crate::git_http::HttpBackend,
     _dir: tempfile::TempDir,
 }
 
@@ -125,11 +126,19 @@ impl Origin {
         std::fs::create_dir_all(&bare).expect("the bare repository's folder");
         git(&bare, &["init", "-q", "--bare", "-b", "main"]);
         let daemon = Daemon::start(dir.path());
+        let http = crate::git_http::HttpBackend::start(dir.path());
         Origin {
             bare,
             daemon,
+            http,
             _dir: dir,
         }
+    }
+
+    /// The same repository over git's smart HTTP protocol (through git's remote helper,
+    /// `git-remote-http`): `http://127.0.0.1:<port>/acme/widget.git`.
+    pub fn http_url(&self) -> String {
+        format!("http://127.0.0.1:{}/acme/widget.git", self.http.port)
     }
 
     /// Makes `project` a repository with one commit on `main`, a `feature` branch beside it, and

@@ -32,6 +32,8 @@ pub mod bounded;
 #[cfg(feature = "test-support")]
 pub mod git;
 #[cfg(feature = "test-support")]
+pub mod git_http;
+#[cfg(feature = "test-support")]
 pub mod loopback;
 #[cfg(feature = "test-support")]
 pub mod sandbox;

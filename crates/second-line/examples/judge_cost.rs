@@ -85,6 +85,7 @@ fn main() {
                     ("PATH".into(), "/usr/bin:/bin".into()),
                     ("HOME".into(), home.display().to_string()),
                 ],
+                caller: None,
             };
             (i, facts, *refused)
         })

@@ -19,6 +19,10 @@ pub struct ExecFacts {
     /// ([`ExecJudge::reads_var`]), `NAME=value` split; empty when the program is not one any
     /// rule reads (it is only read when [`ExecJudge::wants`] says so).
     pub env: Vec<(String, String)>,
+    /// The program the calling process runs until this exec replaces it (`/proc/<pid>/exe`),
+    /// read only when a judge asks ([`ExecJudge::reads_caller`]); `None` otherwise or when it
+    /// could not be read.
+    pub caller: Option<String>,
 }
 
 impl ExecFacts {
@@ -78,6 +82,11 @@ pub trait ExecJudge: Send + Sync {
     /// only those in [`ExecFacts::env`]; an environment has a hundred entries).
     fn reads_var(&self, _name: &str) -> bool {
         true
+    }
+    /// Whether the judge needs [`ExecFacts::caller`] for this exec (a remote helper: git runs
+    /// its own for every push and fetch, and one run by hand pushes what its stdin says).
+    fn reads_caller(&self, _program_name: &str, _argv: &[String]) -> bool {
+        false
     }
 }
 
@@ -174,6 +183,7 @@ mod tests {
                 ("GIT_DIR".into(), "/a b".into()),
                 ("GH_TOKEN".into(), "s3cret".into()),
             ],
+            caller: None,
         }
     }
 

@@ -278,6 +278,31 @@ pub fn git_reach(argv: &[String]) -> GitReach {
     }
 }
 
+/// Whether an exec of `program` (a base name) with `argv` runs a git remote helper:
+/// `git remote-https <remote> <url>`, the dashed `git-remote-https ...`, or a helper's half of
+/// a push, `git send-pack --stateless-rpc ...` (command-effects' `GitCall::refs_on_stdin`).
+pub fn runs_a_remote_helper(program: &str, argv: &[String]) -> bool {
+    let words: Vec<String> = match program.strip_prefix("git-") {
+        Some(sub) => ["git", sub]
+            .into_iter()
+            .map(String::from)
+            .chain(argv.iter().skip(1).cloned())
+            .collect(),
+        None if program == "git" => argv.to_vec(),
+        None => return false,
+    };
+    let arena = bumpalo::Bump::new();
+    let args = command_effects::exec_args::literal_args(&arena, &words);
+    command_effects::git::parse_git_args(&args, &|_| None).refs_on_stdin
+}
+
+/// Whether the program at `path` is git or one of its dashed programs (what runs a helper for
+/// a push or fetch it was asked for).
+fn is_git_program(path: &str) -> bool {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    base == "git" || base.starts_with("git-")
+}
+
 /// gh-write-guard's G2–G6 over a `git` or `gh` exec.
 pub struct GitHubWrites {
     pub launch: LaunchContext,
@@ -396,7 +421,18 @@ impl ExecJudge for GitHubWrites {
         rule_relevant(name) || hook_switch(name)
     }
 
+    fn reads_caller(&self, program: &str, argv: &[String]) -> bool {
+        runs_a_remote_helper(program, argv)
+    }
+
     fn judge(&self, facts: &ExecFacts) -> ExecVerdict {
+        // git runs a remote helper for every push and fetch over its transport (the push was
+        // judged when it ran); one run by anything else is judged as the push it may be.
+        if facts.caller.as_deref().is_some_and(is_git_program)
+            && runs_a_remote_helper(facts.program_name(), &facts.argv)
+        {
+            return ExecVerdict::Allow;
+        }
         let var = |name: &str| {
             facts
                 .env

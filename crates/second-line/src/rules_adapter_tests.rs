@@ -22,6 +22,7 @@ fn exec(argv: &[&str], env: &[(&str, &str)]) -> ExecFacts {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+        caller: None,
     }
 }
 
@@ -130,6 +131,7 @@ fn what_judgements_share_is_rebuilt_when_ghs_hosts_file_changes() {
             .collect(),
         cwd: home.path().to_path_buf(),
         env: Vec::new(),
+        caller: None,
     };
     assert_eq!(judge.judge(&push), ExecVerdict::Allow, "not a GitHub host");
     assert_eq!(
@@ -177,6 +179,7 @@ fn a_git_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
         argv: argv.iter().map(|s| s.to_string()).collect(),
         cwd: repo.path().to_path_buf(),
         env: Vec::new(),
+        caller: None,
     };
     let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     for read in [
@@ -449,6 +452,7 @@ fn a_git_exec_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
                 .filter(|(k, _)| rule_relevant(k))
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
+            caller: None,
         };
         let reach = git_reach(&facts.argv);
         assert!(
@@ -485,6 +489,7 @@ fn a_git_exec_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
             argv: argv(&["git", "stash"]),
             cwd: repo.path().to_path_buf(),
             env: Vec::new(),
+            caller: None,
         };
         let all = by_all_of_g2_to_g6(&judge, &facts);
         assert_eq!(all.is_some(), env[1].1 == "maybe", "{env:?}");
@@ -500,6 +505,7 @@ fn a_git_exec_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
         argv: argv(&["git", "clean", "-fd"]),
         cwd: repo.path().to_path_buf(),
         env: Vec::new(),
+        caller: None,
     };
     assert_eq!(by_all_of_g2_to_g6(&judge, &facts), None);
     assert_eq!(by_gate(&judge, &facts), None);
@@ -615,6 +621,7 @@ fn a_hook_managers_switch_the_agent_set_is_g4_and_one_the_session_was_launched_w
                 .filter(|(k, _)| judge.reads_var(k))
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
+            caller: None,
         };
         let code = by_gate(&judge, &facts).map(|(c, _)| c);
         let want = refused.then(|| "G4.hooks-bypass".to_string());
@@ -635,6 +642,7 @@ fn a_gh_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
         argv: argv(a),
         cwd: PathBuf::from(&primary),
         env: Vec::new(),
+        caller: None,
     };
     let stranger_issue = &[
         "gh",
@@ -739,6 +747,7 @@ fn g3_in_the_gate_compares_with_the_project_the_hook_recorded() {
             .collect(),
         cwd: stranger.path().to_path_buf(),
         env: Vec::new(),
+        caller: None,
     };
     let code = |j: &GitHubWrites| by_gate(j, &facts).map(|(c, _)| c);
     assert!(

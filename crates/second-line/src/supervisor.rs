@@ -181,12 +181,19 @@ impl Supervisor<'_> {
         })
         .map_err(|e| format!("its environment: {e}"))?;
         let cwd = cwd().map_err(|e| format!("its cwd: {e}"))?;
+        let caller = self
+            .judges
+            .iter()
+            .any(|j| j.wants(name) && j.reads_caller(name, &argv))
+            .then(|| caller_program(pid))
+            .flatten();
         let program = if by_name { program } else { real };
         Ok(Some(ExecFacts {
             program: program.to_string_lossy().into_owned(),
             argv,
             cwd,
             env,
+            caller,
         }))
     }
 
@@ -381,6 +388,14 @@ fn clip(s: &str, max: usize) -> String {
         Some((i, _)) => format!("{}...", &s[..i]),
         None => s.to_string(),
     }
+}
+
+/// The program `pid` runs until its exec replaces it: `/proc/<pid>/exe` (a binary replaced on
+/// disk since it started reads `<path> (deleted)`; the path is what names it).
+fn caller_program(pid: u32) -> Option<String> {
+    let link = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    let text = link.to_string_lossy();
+    Some(text.strip_suffix(" (deleted)").unwrap_or(&text).to_string())
 }
 
 /// A path argument made absolute the way the kernel starts its lookup (lexically normalised;

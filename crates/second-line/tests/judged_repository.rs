@@ -90,6 +90,7 @@ impl Fixture {
                 ("PATH".into(), "/usr/bin:/bin".into()),
                 ("HOME".into(), self.home.display().to_string()),
             ],
+            caller: None,
         };
         match self.judge.judge(&facts) {
             ExecVerdict::Deny { code, .. } => Some(code),
