@@ -28,7 +28,7 @@ pub struct Opt {
     pub short_negates: bool,
 }
 
-const fn flag(long: &'static str, short: Option<char>) -> Opt {
+pub(crate) const fn flag(long: &'static str, short: Option<char>) -> Opt {
     Opt {
         long,
         short,
@@ -36,7 +36,7 @@ const fn flag(long: &'static str, short: Option<char>) -> Opt {
         short_negates: false,
     }
 }
-const fn valued(long: &'static str, short: Option<char>) -> Opt {
+pub(crate) const fn valued(long: &'static str, short: Option<char>) -> Opt {
     Opt {
         long,
         short,
@@ -44,7 +44,7 @@ const fn valued(long: &'static str, short: Option<char>) -> Opt {
         short_negates: false,
     }
 }
-const fn optional(long: &'static str, short: Option<char>) -> Opt {
+pub(crate) const fn optional(long: &'static str, short: Option<char>) -> Opt {
     Opt {
         long,
         short,

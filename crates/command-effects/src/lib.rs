@@ -53,6 +53,7 @@ pub mod git_config;
 pub mod git_head;
 pub mod git_options;
 pub mod git_push;
+pub mod git_runs;
 pub mod git_subtree;
 pub mod git_url;
 pub mod http;

@@ -33,8 +33,10 @@ pub enum UnitSource {
         parent: usize,
         invocation: usize,
     },
-    /// The shell text of a git (`!...`) or gh (`!...`) shell alias that an invocation runs.
-    ShellAlias {
+    /// Shell text a git or gh invocation hands to a shell: a shell alias's (`!...`), or a
+    /// command given to git (`rebase --exec`, `bisect run`, ...: command-effects' `git_runs`).
+    /// `name` says which (`shell alias "x"`, `git rebase --exec`).
+    HandedShell {
         name: String,
         parent: usize,
         invocation: usize,
@@ -200,8 +202,10 @@ impl<'a> Units<'a> {
         self.cx.home()
     }
 
-    /// Shell aliases run by the invocations of one unit: (invocation, alias name, shell text).
-    fn shell_aliases_of(&self, unit_index: usize) -> Vec<(usize, String, String)> {
+    /// Shell text the invocations of one unit hand to a shell: (invocation, what handed it,
+    /// the text). A command git is handed whose text is decided at run time is not read (the
+    /// exec gate judges what it runs).
+    fn handed_shells_of(&self, unit_index: usize) -> Vec<(usize, String, String)> {
         let unit = &self.units[unit_index];
         // Only the alias text is kept: the expanded call's made-up words live here briefly.
         let arena = bumpalo::Bump::new();
@@ -215,13 +219,22 @@ impl<'a> Units<'a> {
                             if let Some(text) =
                                 self.gh_aliases().get(top).and_then(|e| e.strip_prefix('!'))
                             {
-                                out.push((inv.index, top.to_string(), text.to_string()));
+                                out.push((
+                                    inv.index,
+                                    format!("shell alias {top:?}"),
+                                    text.to_string(),
+                                ));
                             }
                         }
                     }
                 }
                 Some("git") => {
                     let call = command_effects::git::parse_git(inv);
+                    for h in command_effects::git_runs::handed(&call) {
+                        if let Some(text) = h.text {
+                            out.push((inv.index, format!("git {}", h.what), text));
+                        }
+                    }
                     if call
                         .sub()
                         .is_some_and(|s| !command_effects::git_alias::is_builtin(s))
@@ -233,11 +246,8 @@ impl<'a> Units<'a> {
                         let persisted = dir.map(|d| self.world.git_aliases(&d)).unwrap_or_default();
                         let e = command_effects::git_alias::expand(&arena, &call, &persisted);
                         if let Some(text) = e.shell {
-                            out.push((
-                                inv.index,
-                                e.chain.last().cloned().unwrap_or_default(),
-                                text,
-                            ));
+                            let name = e.chain.last().cloned().unwrap_or_default();
+                            out.push((inv.index, format!("shell alias {name:?}"), text));
                         }
                     }
                 }
@@ -258,7 +268,7 @@ impl<'a> Units<'a> {
             UnitSource::Script {
                 parent, invocation, ..
             }
-            | UnitSource::ShellAlias {
+            | UnitSource::HandedShell {
                 parent, invocation, ..
             } => Some((parent, invocation)),
             _ => None,
@@ -281,13 +291,13 @@ impl<'a> Units<'a> {
                 continue;
             }
             if self.units.len() <= MAX_SCRIPTS {
-                for (inv_index, name, text) in self.shell_aliases_of(unit_index) {
+                for (inv_index, name, text) in self.handed_shells_of(unit_index) {
                     let unit = &self.units[unit_index];
                     let cwd = unit.cwd.clone();
                     let depth = unit.depth + 1;
                     self.units.push(Unit::new(
                         text,
-                        UnitSource::ShellAlias {
+                        UnitSource::HandedShell {
                             name,
                             parent: unit_index,
                             invocation: inv_index,

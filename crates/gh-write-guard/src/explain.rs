@@ -214,7 +214,7 @@ impl Facts {
         let source = match &unit.source {
             UnitSource::Command => "the command".to_string(),
             UnitSource::Script { path, .. } => format!("script {}", path.display()),
-            UnitSource::ShellAlias { name, .. } => format!("shell alias {name:?}"),
+            UnitSource::HandedShell { name, .. } => name.clone(),
         };
         self.text.push_str(&format!(
             "\n== unit {i}: {source} (in {})\n",

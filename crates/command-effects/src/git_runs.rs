@@ -1,0 +1,323 @@
+//! The commands a git subcommand is handed to run, as shell text: `rebase -x/--exec <cmd>`
+//! (after each commit; `--no-exec` drops the ones before it), `bisect run <cmd> [<arg>...]`,
+//! `submodule [--quiet] foreach [--recursive] <cmd>` (in each submodule), `filter-branch
+//! --<kind>-filter <cmd>`, `difftool -x/--extcmd <cmd>`. git hands each to a shell (`sh -c`, or
+//! difftool's `eval`; bisect's words are an argv), so what it runs is what a command line would
+//! run: `git rebase -x 'git push origin HEAD:main' HEAD~3` pushes to main. rebase's options are
+//! read with git's grammar ([`crate::git_options`]: `--ex` is `--exec`).
+
+use crate::git::GitCall;
+use crate::git_options::{self, flag, optional, valued, Opt, Takes};
+
+/// One command a git call runs: which option handed it, and its text (`None`: decided at run
+/// time).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handed {
+    /// `rebase --exec`, `bisect run`, ...
+    pub what: &'static str,
+    pub text: Option<String>,
+}
+
+/// `git rebase` (git 2.47 `builtin/rebase.c`, as `git rebase -h` lists them).
+const REBASE: &[Opt] = &[
+    valued("onto", None),
+    flag("keep-base", None),
+    flag("verify", None),
+    flag("quiet", Some('q')),
+    flag("verbose", Some('v')),
+    Opt {
+        long: "stat",
+        short: Some('n'),
+        takes: Takes::Nothing,
+        short_negates: true,
+    },
+    flag("signoff", None),
+    flag("committer-date-is-author-date", None),
+    flag("reset-author-date", None),
+    // `-C <n>` has no long name; this one cannot be typed as one.
+    valued("-C", Some('C')),
+    flag("ignore-whitespace", None),
+    valued("whitespace", None),
+    flag("ignore-date", None),
+    flag("force-rebase", Some('f')),
+    flag("ff", None),
+    flag("continue", None),
+    flag("skip", None),
+    flag("abort", None),
+    flag("quit", None),
+    flag("edit-todo", None),
+    flag("show-current-patch", None),
+    flag("apply", None),
+    flag("merge", Some('m')),
+    flag("interactive", Some('i')),
+    flag("rerere-autoupdate", None),
+    valued("empty", None),
+    flag("autosquash", None),
+    flag("update-refs", None),
+    optional("gpg-sign", Some('S')),
+    flag("autostash", None),
+    valued("exec", Some('x')),
+    optional("rebase-merges", Some('r')),
+    flag("fork-point", None),
+    valued("strategy", Some('s')),
+    valued("strategy-option", Some('X')),
+    flag("root", None),
+    flag("reschedule-failed-exec", None),
+    flag("reapply-cherry-picks", None),
+    flag("keep-empty", Some('k')),
+    flag("allow-empty-message", None),
+    flag("help", Some('h')),
+];
+
+/// filter-branch's options that hand it shell text (its own parser takes them whole).
+const FILTERS: [(&str, &str); 7] = [
+    ("--env-filter", "filter-branch --env-filter"),
+    ("--tree-filter", "filter-branch --tree-filter"),
+    ("--index-filter", "filter-branch --index-filter"),
+    ("--parent-filter", "filter-branch --parent-filter"),
+    ("--msg-filter", "filter-branch --msg-filter"),
+    ("--commit-filter", "filter-branch --commit-filter"),
+    ("--tag-name-filter", "filter-branch --tag-name-filter"),
+];
+
+/// The commands `call` hands to a shell, in the order given.
+pub fn handed(call: &GitCall<'_>) -> Vec<Handed> {
+    let words: Vec<Option<&str>> = call.args.iter().map(|a| a.value.as_deref()).collect();
+    // A value the parse could not read is decided at run time only when some word is; with
+    // every word literal it is missing (`git rebase --exec`), and git refuses the command.
+    let dynamic = words.iter().any(Option::is_none);
+    let given = move |v: Option<String>| (v.is_some() || dynamic).then_some(v);
+    match call.sub() {
+        Some("rebase") => {
+            let parsed = git_options::parse(REBASE, &call.args);
+            // `--no-exec` forgets the commands given before it.
+            let after = parsed
+                .given
+                .iter()
+                .rposition(|g| g.long == "exec" && g.negated)
+                .map_or(0, |i| i + 1);
+            parsed.given[after..]
+                .iter()
+                .filter(|g| g.long == "exec")
+                .filter_map(|g| given(g.value.clone().flatten()))
+                .map(|v| handed_text("rebase --exec", v))
+                .collect()
+        }
+        Some("difftool") => difftool(&words)
+            .into_iter()
+            .filter_map(given)
+            .map(|v| handed_text("difftool --extcmd", v))
+            .collect(),
+        Some("bisect") => match words.split_first() {
+            // Its words are the command's argv: each is quoted (`git bisect run 'a && b'`
+            // runs a program named `a && b`).
+            Some((Some("run"), rest)) if !rest.is_empty() => vec![Handed {
+                what: "bisect run",
+                text: rest
+                    .iter()
+                    .copied()
+                    .collect::<Option<Vec<&str>>>()
+                    .map(shell_words::join),
+            }],
+            _ => Vec::new(),
+        },
+        Some("submodule") => {
+            let mut rest = words.as_slice();
+            while let Some((Some("--quiet" | "-q"), tail)) = rest.split_first() {
+                rest = tail;
+            }
+            match rest.split_first() {
+                Some((Some("foreach"), tail)) => {
+                    let cmd: Vec<Option<&str>> = tail
+                        .iter()
+                        .copied()
+                        .skip_while(|w| matches!(w, Some("--recursive" | "-q" | "--quiet")))
+                        .collect();
+                    if cmd.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![argv_text("submodule foreach", &cmd)]
+                    }
+                }
+                _ => Vec::new(),
+            }
+        }
+        Some("filter-branch") => filter_branch(&words),
+        _ => Vec::new(),
+    }
+}
+
+fn handed_text(what: &'static str, text: Option<String>) -> Handed {
+    Handed { what, text }
+}
+
+/// Words run as `sh -c '<first> "$@"' <first> <rest>...`: the first is shell text, the others
+/// its arguments (quoted again); any word decided at run time makes the text unknown.
+fn argv_text(what: &'static str, words: &[Option<&str>]) -> Handed {
+    let text = words
+        .iter()
+        .copied()
+        .collect::<Option<Vec<&str>>>()
+        .map(|w| {
+            let mut t = w[0].to_string();
+            for a in &w[1..] {
+                t.push(' ');
+                t.push_str(&shell_words::quote(a));
+            }
+            t
+        });
+    Handed { what, text }
+}
+
+/// `difftool -x <cmd>`, `--extcmd[=]<cmd>` (`--no-extcmd` drops the one before). difftool
+/// passes options it does not know to `git diff`, so git reads its own only when spelled whole
+/// (`--ext` is not `--extcmd` there); short ones cluster (`-yx <cmd>`). `Some(None)`: the
+/// value is not a literal word, or missing.
+fn difftool(words: &[Option<&str>]) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let Some(w) = words[i] else {
+            i += 1;
+            continue;
+        };
+        i += 1;
+        if w == "--" {
+            break;
+        }
+        let attached = if w == "--extcmd" {
+            Some("")
+        } else if w == "--no-extcmd" {
+            out.clear();
+            None
+        } else if let Some(v) = w.strip_prefix("--extcmd=") {
+            out.push(Some(v.to_string()));
+            None
+        } else if !w.starts_with("--") && w.len() > 1 && w.starts_with('-') {
+            // `-gdyx...`: flags, then `x` with the rest of the word or the next one.
+            w[1..].trim_start_matches(['g', 'd', 'y']).strip_prefix('x')
+        } else {
+            None
+        };
+        match attached {
+            Some("") => {
+                out.push(words.get(i).copied().flatten().map(String::from));
+                i += 1;
+            }
+            Some(v) => out.push(Some(v.to_string())),
+            None => {}
+        }
+    }
+    out
+}
+
+fn filter_branch(words: &[Option<&str>]) -> Vec<Handed> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        i += 1;
+        let Some(w) = w else { continue };
+        if w == "--" {
+            break;
+        }
+        for (opt, what) in FILTERS {
+            if w == opt {
+                let text = words.get(i).copied().flatten().map(String::from);
+                out.push(handed_text(what, text));
+                i += 1;
+            } else if let Some(v) = w.strip_prefix(opt).and_then(|r| r.strip_prefix('=')) {
+                out.push(handed_text(what, Some(v.to_string())));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn handed_by(cmd: &str) -> Vec<(&'static str, Option<String>)> {
+        let p = shell_syntax::parse(cmd);
+        let v = shell_syntax::commands(&p);
+        let call = crate::git::parse_git(&v.invocations[0]);
+        handed(&call)
+            .into_iter()
+            .map(|h| (h.what, h.text))
+            .collect()
+    }
+
+    #[test]
+    fn each_command_git_is_handed_in_every_spelling() {
+        let push = Some("git push origin HEAD:main".to_string());
+        for cmd in [
+            "git rebase -x 'git push origin HEAD:main' HEAD~1",
+            "git rebase --exec='git push origin HEAD:main' HEAD~1",
+            "git rebase --ex 'git push origin HEAD:main' HEAD~1",
+            "git rebase -ix'git push origin HEAD:main' HEAD~1",
+            "git -C /r rebase --onto main -x 'git push origin HEAD:main' HEAD~1",
+        ] {
+            assert_eq!(
+                handed_by(cmd),
+                vec![("rebase --exec", push.clone())],
+                "{cmd}"
+            );
+        }
+        assert_eq!(
+            handed_by("git rebase -x 'git push origin HEAD:main' --no-exec -x make HEAD~1"),
+            vec![("rebase --exec", Some("make".into()))]
+        );
+        assert_eq!(
+            handed_by("git rebase -x \"$CMD\" HEAD~1"),
+            vec![("rebase --exec", None)]
+        );
+        assert_eq!(
+            handed_by("git bisect run git push origin HEAD:main"),
+            vec![("bisect run", Some("git push origin HEAD:main".into()))]
+        );
+        assert_eq!(
+            handed_by("git bisect run 'make test && git push origin HEAD:main'"),
+            vec![(
+                "bisect run",
+                Some("'make test && git push origin HEAD:main'".into())
+            )]
+        );
+        assert_eq!(
+            handed_by("git submodule --quiet foreach --recursive 'git push origin HEAD:main'"),
+            vec![("submodule foreach", push.clone())]
+        );
+        assert_eq!(
+            handed_by("git filter-branch --tree-filter 'git push origin HEAD:main' HEAD"),
+            vec![("filter-branch --tree-filter", push.clone())]
+        );
+        assert_eq!(
+            handed_by("git difftool --extcmd='git push origin HEAD:main' HEAD~1"),
+            vec![("difftool --extcmd", push.clone())]
+        );
+        assert_eq!(
+            handed_by("git difftool -yx 'git push origin HEAD:main'"),
+            vec![("difftool --extcmd", push.clone())]
+        );
+        assert_eq!(
+            handed_by("git difftool -x'git push origin HEAD:main' --no-extcmd -x make"),
+            vec![("difftool --extcmd", Some("make".into()))]
+        );
+        // Nothing handed: the look-alikes.
+        for cmd in [
+            "git rebase -i HEAD~3",
+            "git rebase --exec",
+            "git bisect run",
+            "git bisect start HEAD HEAD~5",
+            "git submodule update --init",
+            "git submodule foreach",
+            "git difftool -t vimdiff",
+            "git log --exec x",
+            "git rebase -s ours -X theirs main",
+            // difftool hands `--ext` to git diff: not its `--extcmd`.
+            "git difftool --ext 'git push origin HEAD:main'",
+        ] {
+            assert_eq!(handed_by(cmd), vec![], "{cmd}");
+        }
+    }
+}

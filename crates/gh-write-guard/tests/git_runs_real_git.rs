@@ -1,0 +1,116 @@
+//! Commands git is handed to run (command-effects' `git_runs`): real git runs `touch <marker>`
+//! given each way (`rebase --exec` in its spellings, `bisect run`, `submodule foreach`,
+//! `difftool -x`), and runs nothing for the look-alikes (`--no-exec`, difftool's `--ext`). The
+//! first line, judging the same shapes with `git push origin HEAD:main` in place of the touch
+//! (a linked worktree, origin on GitHub, main protected by default), refuses exactly the ones
+//! git runs.
+
+use hook_replay::git::{git, init_with_commit};
+use std::path::Path;
+
+mod offline_support;
+use offline_support::denies;
+
+/// Each shape with `CMD` standing for the command, and whether git runs it. The shell text of
+/// a shape is the command line as typed (single-quoted `CMD`).
+const SHAPES: &[(&str, bool)] = &[
+    ("rebase -f -x 'CMD' HEAD~1", true),
+    ("rebase -f --ex 'CMD' HEAD~1", true),
+    ("rebase -f --exec='CMD' HEAD~1", true),
+    ("rebase -f -ix'CMD' HEAD~1", true),
+    ("rebase -f -x 'CMD' --no-exec -x true HEAD~1", false),
+    ("bisect run sh -c 'CMD'", true),
+    ("submodule foreach 'CMD'", true),
+    ("submodule --quiet foreach --recursive 'CMD'", true),
+    ("difftool -y -x 'CMD'", true),
+    ("difftool -yx 'CMD'", true),
+    ("difftool -y --ext 'CMD'", false),
+];
+
+/// Runs `git <shape>` as a bash command line in `dir`, the command touching `marker`;
+/// whether git ran it. git reads only the repository's config (as `hook_replay::git`).
+fn run_shape(dir: &Path, shape: &str, marker: &Path) -> bool {
+    let _ = std::fs::remove_file(marker);
+    let line = format!(
+        "git {}",
+        shape.replace("CMD", &format!("touch {}", marker.display()))
+    );
+    let _ = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(&line)
+        .current_dir(dir)
+        .envs([
+            ("GIT_CONFIG_NOSYSTEM", "1"),
+            ("GIT_CONFIG_GLOBAL", "/dev/null"),
+            ("GIT_AUTHOR_NAME", "Test"),
+            ("GIT_AUTHOR_EMAIL", "test@example.invalid"),
+            ("GIT_COMMITTER_NAME", "Test"),
+            ("GIT_COMMITTER_EMAIL", "test@example.invalid"),
+            ("GIT_SEQUENCE_EDITOR", "true"),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("bash runs");
+    marker.exists()
+}
+
+#[test]
+fn the_first_line_refuses_a_push_git_is_handed_exactly_when_git_runs_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sub = tmp.path().join("sub");
+    init_with_commit(&sub, &[]);
+    let work = tmp.path().join("work");
+    init_with_commit(&work, &[("f", "x\n")]);
+    git(&work, &["commit", "-q", "--allow-empty", "-m", "two"]);
+    git(
+        &work,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            "../sub",
+            "sub",
+        ],
+    );
+    git(&work, &["commit", "-q", "-m", "sub"]);
+    let marker = tmp.path().join("ran");
+    for (shape, runs) in SHAPES {
+        // A bisect to run; a change for difftool to show (a rebase needs a clean tree).
+        match shape.split(' ').next() {
+            Some("bisect") => drop(git(&work, &["bisect", "start", "HEAD", "HEAD~2"])),
+            Some("difftool") => std::fs::write(work.join("f"), "y\n").unwrap(),
+            _ => {}
+        }
+        assert_eq!(run_shape(&work, shape, &marker), *runs, "real git: {shape}");
+        match shape.split(' ').next() {
+            Some("bisect") => drop(git(&work, &["bisect", "reset"])),
+            Some("difftool") => drop(git(&work, &["checkout", "-q", "--", "f"])),
+            _ => {}
+        }
+    }
+
+    // The same shapes handing a push to main, judged from a linked worktree of a clone whose
+    // origin is on GitHub.
+    git(
+        &work,
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://github.com/acme/widget.git",
+        ],
+    );
+    git(&work, &["worktree", "add", "-q", "-b", "wt", "../wt"]);
+    let wt = tmp.path().join("wt");
+    for (shape, runs) in SHAPES {
+        let line = format!("git {}", shape.replace("CMD", "git push origin HEAD:main"));
+        let want: Vec<String> = match runs {
+            true => vec!["G4.fail-closed".into()],
+            false => vec![],
+        };
+        assert_eq!(denies(&line, &wt, tmp.path()), want, "{line}");
+    }
+}
