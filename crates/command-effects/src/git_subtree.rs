@@ -74,11 +74,16 @@ pub fn parse<'c>(call: &'c GitCall<'_>) -> Option<Subtree<'c>> {
     })
 }
 
-/// `git subtree push <repository> [<rev>:]<ref>`: the repository and the remote branch `<ref>`
-/// that git-subtree pushes to.
+/// `git subtree push <repository> [+][<rev>:]<ref>`: the repository and the remote branch
+/// `<ref>` that git-subtree pushes to. git-subtree drops a leading `+` (it forces nothing) and
+/// pushes `<split>:refs/heads/<ref>`, so `+main` is main and `refs/heads/x` a branch named
+/// `refs/heads/x`.
 pub fn push_target<'c>(call: &'c GitCall<'_>) -> Option<(Option<&'c str>, Option<&'c str>)> {
     let s = parse(call).filter(|s| s.sub == "push" && s.operands.len() >= 2)?;
-    let branch = s.operands[1].map(|r| r.split_once(':').map_or(r, |(_, dst)| dst));
+    let branch = s.operands[1].map(|r| {
+        let r = r.strip_prefix('+').unwrap_or(r);
+        r.split_once(':').map_or(r, |(_, dst)| dst)
+    });
     Some((s.operands[0], branch))
 }
 
@@ -133,6 +138,25 @@ mod tests {
             with_call(cmd, |c| {
                 assert_eq!(push_target(c), Some((Some(repo), Some(branch))), "{cmd}");
                 assert_eq!(repository(c), Some(Some(repo)), "{cmd}");
+            });
+        }
+        // git-subtree's own reading of the ref (real git-subtree pushed `+main` to main and
+        // `refs/heads/x` to `refs/heads/refs/heads/x`).
+        for (cmd, branch) in [
+            ("git subtree push -P docs origin +main", "main"),
+            ("git subtree push -P docs origin +HEAD:main", "main"),
+            ("git subtree push -P docs origin x:+main", "+main"),
+            (
+                "git subtree push -P docs origin refs/heads/x",
+                "refs/heads/x",
+            ),
+        ] {
+            with_call(cmd, |c| {
+                assert_eq!(
+                    push_target(c),
+                    Some((Some("origin"), Some(branch))),
+                    "{cmd}"
+                )
             });
         }
         with_call("git subtree push -P docs origin $B", |c| {
