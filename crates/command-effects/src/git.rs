@@ -187,6 +187,17 @@ pub fn parse_git_args<'a>(
                 None => {
                     call.subcommand = Some(Some(pushes_as(a, rest).to_string()));
                     call.args = rest.to_vec();
+                    // `send-pack --stdin` takes more refs from its stdin.
+                    if a == "send-pack" && call.sub() == Some("push") {
+                        if let Some(w) = rest.iter().find(|w| w.value.as_deref() == Some("--stdin"))
+                        {
+                            call.args.push(Arg {
+                                word: w.word,
+                                value: None,
+                            });
+                            call.refs_on_stdin = true;
+                        }
+                    }
                 }
             }
             return call;
@@ -386,6 +397,14 @@ mod tests {
         ] {
             call(cmd, |c| assert!(!c.refs_on_stdin, "{cmd}"));
         }
+        // `--stdin`: more refs on stdin, a refspec decided at run time.
+        call(
+            "git send-pack --stdin git@github.com:acme/widget.git main",
+            |c| {
+                assert!(c.refs_on_stdin);
+                assert_eq!(c.arg_values().last(), Some(&None));
+            },
+        );
     }
 
     /// What a remote helper run as a command pushes: the destination, and a refspec decided at

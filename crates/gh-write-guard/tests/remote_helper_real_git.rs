@@ -4,7 +4,7 @@
 //! http-backend` on 127.0.0.1). The first line reads a helper run by hand as a push to its URL
 //! (or its remote's) of branches decided at run time: refused for a GitHub repository
 //! (G4.run-time-branch), whatever the branch; git's own `remote` command, a fetch and a helper
-//! towards another host are not.
+//! towards another host are not. `git send-pack --stdin` takes refs from stdin the same way.
 
 use hook_replay::git::{git, Origin};
 use std::io::Write;
@@ -63,6 +63,19 @@ fn a_remote_helper_run_by_hand_pushes_and_the_first_line_refuses_it_for_github()
         "the dashed helper pushed feature"
     );
 
+    // `send-pack --stdin` takes its refs from stdin too.
+    git(&work, &["branch", "from-stdin"]);
+    let bare = origin.bare.display().to_string();
+    fed(
+        hook_replay::git::command(&work, &["send-pack", "--stdin", &bare]),
+        "from-stdin\n",
+    );
+    assert_eq!(
+        origin.git(&["rev-parse", "from-stdin"]),
+        git(&work, &["rev-parse", "from-stdin"]).trim(),
+        "send-pack pushed the branch its stdin named"
+    );
+
     // The same shapes aimed at GitHub, judged from a linked worktree (G6 does not apply).
     git(
         &work,
@@ -83,6 +96,7 @@ fn a_remote_helper_run_by_hand_pushes_and_the_first_line_refuses_it_for_github()
         &format!("{dashed} origin https://github.com/acme/widget.git < cmds.txt"),
         "git-remote-https origin https://github.com/acme/widget.git < cmds.txt",
         "git send-pack --stateless-rpc --helper-status https://github.com/acme/widget.git/ --stdin < refs.txt",
+        "echo main | git send-pack --stdin git@github.com:acme/widget.git",
     ] {
         assert_eq!(judge(cmd), refused, "{cmd}");
     }
