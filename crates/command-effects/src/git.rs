@@ -35,6 +35,9 @@ pub struct GitCall<'a> {
     /// A remote helper's push ([`helper_push`]): the branches come on its stdin. Read as
     /// `push <destination> <a refspec decided at run time>`.
     pub refs_on_stdin: bool,
+    /// `GIT_SSH_COMMAND` in the call's environment (`Some(None)`: decided at run time): shell
+    /// text git runs to reach an ssh remote ([`crate::git_runs`]).
+    pub ssh_command: Option<Option<String>>,
 }
 
 /// Environment variables with which the common hook managers skip the repository's hooks, and
@@ -104,9 +107,8 @@ pub fn parse_git<'a>(inv: &Invocation<'a>) -> GitCall<'a> {
 
 /// git's push plumbing is judged as the push it is: `send-pack [options] <repository> [<ref>...]`
 /// and `http-push [options] <url> [<ref>...]` take `push`'s repository and refspec operands
-/// (`git send-pack git@github.com:o/r.git main` updates `main` there like `git push`). The one
-/// exception is `send-pack --stateless-rpc`: a remote helper's half of a `git push` already read
-/// (its refs come on stdin, from that push), which alone cannot reach a remote.
+/// (`git send-pack git@github.com:o/r.git main` updates `main` there like `git push`);
+/// `send-pack --stateless-rpc` is a remote helper's half of a push ([`helper_push`]).
 fn pushes_as<'s>(sub: &'s str, rest: &[Arg<'_>]) -> &'s str {
     let helper = || {
         rest.iter()
@@ -167,6 +169,7 @@ pub fn parse_git_args<'a>(
         args: Vec::new(),
         hook_skips: hook_skips(env),
         refs_on_stdin: false,
+        ssh_command: env("GIT_SSH_COMMAND"),
     };
     let mut i = 0;
     while i < args.len() {

@@ -145,6 +145,64 @@ pub fn handed(call: &GitCall<'_>) -> Vec<Handed> {
         Some("filter-branch") => filter_branch(&words),
         _ => Vec::new(),
     }
+    .into_iter()
+    .chain(
+        transport(call, &words)
+            .into_iter()
+            .filter_map(|(what, v)| given(v).map(|text| handed_text(what, text))),
+    )
+    .collect()
+}
+
+/// Commands git runs to reach a remote, as shell text with the remote's path or host appended
+/// (real git ran each): `--upload-pack` (fetch, pull, clone `-u`, ls-remote `--exec`) and
+/// `--receive-pack`/`--exec` (push, send-pack) for a local or ssh remote, `archive --exec`,
+/// `core.sshCommand` (`-c`, `GIT_CONFIG_*`) or `GIT_SSH_COMMAND` for an ssh remote, and
+/// `remote.<r>.uploadpack`/`receivepack`. Judged whatever the remote is (a URL or a remote's
+/// configured one may be local or ssh). `--upload-pack` by any prefix from `--upl` (no other
+/// option of those commands starts so).
+fn transport(call: &GitCall<'_>, words: &[Option<&str>]) -> Vec<(&'static str, Option<String>)> {
+    let mut out = Vec::new();
+    let sub = call.sub().unwrap_or("");
+    let valued: &[(&str, &'static str)] = match sub {
+        "fetch" | "pull" | "clone" | "ls-remote" => &[("--upload-pack", "--upload-pack")],
+        _ => &[],
+    };
+    each_word(words, &mut |w, next| {
+        let (name, attached) = w.split_once('=').map_or((w, None), |(n, v)| (n, Some(v)));
+        let what = match (sub, name) {
+            ("clone", "-u") => "clone --upload-pack",
+            ("ls-remote" | "archive", "--exec") => "--exec",
+            ("send-pack", "--receive-pack" | "--exec") => "send-pack --receive-pack",
+            (_, n) if n.len() >= 5 && valued.iter().any(|(full, _)| full.starts_with(n)) => {
+                "--upload-pack"
+            }
+            _ => return,
+        };
+        out.push((what, attached.map_or_else(next, |v| Some(v.to_string()))));
+    });
+    if sub == "push" {
+        let parsed = git_options::parse(git_options::PUSH, &call.args);
+        for long in ["receive-pack", "exec"] {
+            out.extend(
+                parsed
+                    .values(long)
+                    .map(|v| ("push --receive-pack", v.map(String::from))),
+            );
+        }
+    }
+    for c in &call.config {
+        let configured = c.key == "core.sshcommand"
+            || c.key.starts_with("remote.")
+                && (c.key.ends_with(".uploadpack") || c.key.ends_with(".receivepack"));
+        if configured {
+            out.push(("-c", c.value.clone()));
+        }
+    }
+    if let Some(v) = &call.ssh_command {
+        out.push(("GIT_SSH_COMMAND", v.clone()));
+    }
+    out
 }
 
 fn handed_text(what: &'static str, text: Option<String>) -> Handed {
@@ -175,44 +233,45 @@ fn argv_text(what: &'static str, words: &[Option<&str>]) -> Handed {
 /// value is not a literal word, or missing.
 fn difftool(words: &[Option<&str>]) -> Vec<Option<String>> {
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < words.len() {
-        let Some(w) = words[i] else {
-            i += 1;
-            continue;
-        };
-        i += 1;
-        if w == "--" {
-            break;
-        }
-        let attached = if w == "--extcmd" {
-            Some("")
+    each_word(words, &mut |w, next| {
+        if w == "--extcmd" {
+            out.push(next());
         } else if w == "--no-extcmd" {
             out.clear();
-            None
         } else if let Some(v) = w.strip_prefix("--extcmd=") {
             out.push(Some(v.to_string()));
-            None
         } else if !w.starts_with("--") && w.len() > 1 && w.starts_with('-') {
             // `-gdyx...`: flags, then `x` with the rest of the word or the next one.
-            w[1..].trim_start_matches(['g', 'd', 'y']).strip_prefix('x')
-        } else {
-            None
-        };
-        match attached {
-            Some("") => {
-                out.push(words.get(i).copied().flatten().map(String::from));
-                i += 1;
+            match w[1..].trim_start_matches(['g', 'd', 'y']).strip_prefix('x') {
+                Some("") => out.push(next()),
+                Some(v) => out.push(Some(v.to_string())),
+                None => {}
             }
-            Some(v) => out.push(Some(v.to_string())),
-            None => {}
         }
-    }
+    });
     out
 }
 
 fn filter_branch(words: &[Option<&str>]) -> Vec<Handed> {
     let mut out = Vec::new();
+    each_word(words, &mut |w, next| {
+        for (opt, what) in FILTERS {
+            if w == opt {
+                out.push(handed_text(what, next()));
+            } else if let Some(v) = w.strip_prefix(opt).and_then(|r| r.strip_prefix('=')) {
+                out.push(handed_text(what, Some(v.to_string())));
+            }
+        }
+    });
+    out
+}
+
+/// What [`each_word`] hands each word: `next()` takes the word after it as a value (`None`:
+/// decided at run time, or missing).
+type OnWord<'e> = dyn FnMut(&str, &mut dyn FnMut() -> Option<String>) + 'e;
+
+/// Calls `each(word, next)` for each literal word before `--` (a run-time one is skipped).
+fn each_word(words: &[Option<&str>], each: &mut OnWord<'_>) {
     let mut i = 0;
     while i < words.len() {
         let w = words[i];
@@ -221,17 +280,13 @@ fn filter_branch(words: &[Option<&str>]) -> Vec<Handed> {
         if w == "--" {
             break;
         }
-        for (opt, what) in FILTERS {
-            if w == opt {
-                let text = words.get(i).copied().flatten().map(String::from);
-                out.push(handed_text(what, text));
-                i += 1;
-            } else if let Some(v) = w.strip_prefix(opt).and_then(|r| r.strip_prefix('=')) {
-                out.push(handed_text(what, Some(v.to_string())));
-            }
-        }
+        let mut next = || {
+            let v = words.get(i).copied().flatten().map(String::from);
+            i += 1;
+            v
+        };
+        each(w, &mut next);
     }
-    out
 }
 
 #[cfg(test)]
@@ -303,6 +358,55 @@ mod tests {
             handed_by("git difftool -x'git push origin HEAD:main' --no-extcmd -x make"),
             vec![("difftool --extcmd", Some("make".into()))]
         );
+        // Transport commands, for a local or ssh remote.
+        for (cmd, what) in [
+            (
+                "git push --receive-pack='git push origin HEAD:main' ../o.git main",
+                "push --receive-pack",
+            ),
+            (
+                "git push --receive-p='git push origin HEAD:main' ../o.git main",
+                "push --receive-pack",
+            ),
+            (
+                "git push --exec 'git push origin HEAD:main' ../o.git main",
+                "push --receive-pack",
+            ),
+            (
+                "git fetch --upload-pack 'git push origin HEAD:main' ../o.git",
+                "--upload-pack",
+            ),
+            (
+                "git ls-remote --uplo='git push origin HEAD:main' ../o.git",
+                "--upload-pack",
+            ),
+            (
+                "git ls-remote --exec='git push origin HEAD:main' ../o.git",
+                "--exec",
+            ),
+            (
+                "git clone -u 'git push origin HEAD:main' ../o.git x",
+                "clone --upload-pack",
+            ),
+            (
+                "git -c core.sshCommand='git push origin HEAD:main' fetch",
+                "-c",
+            ),
+            (
+                "git -c remote.o.uploadpack='git push origin HEAD:main' fetch o",
+                "-c",
+            ),
+            (
+                "GIT_SSH_COMMAND='git push origin HEAD:main' git ls-remote git@h:x",
+                "GIT_SSH_COMMAND",
+            ),
+        ] {
+            assert_eq!(
+                handed_by(cmd),
+                vec![(what, Some("git push origin HEAD:main".into()))],
+                "{cmd}"
+            );
+        }
         // Nothing handed: the look-alikes.
         for cmd in [
             "git rebase -i HEAD~3",
@@ -316,6 +420,11 @@ mod tests {
             "git rebase -s ours -X theirs main",
             // difftool hands `--ext` to git diff: not its `--extcmd`.
             "git difftool --ext 'git push origin HEAD:main'",
+            // `--up` is ambiguous to fetch (`--update-head-ok`, `--update-shallow`).
+            "git fetch --up x ../o.git",
+            // `--rec` is ambiguous to push (`--recurse-submodules`): git refuses it.
+            "git push --rec='git push origin HEAD:main' ../o.git main",
+            "git push origin main",
         ] {
             assert_eq!(handed_by(cmd), vec![], "{cmd}");
         }

@@ -1,6 +1,8 @@
 //! Commands git is handed to run (command-effects' `git_runs`): real git runs `touch <marker>`
 //! given each way (`rebase --exec` in its spellings, `bisect run`, `submodule foreach`,
-//! `difftool -x`), and runs nothing for the look-alikes (`--no-exec`, difftool's `--ext`). The
+//! `difftool -x`, the transport commands `--receive-pack`, `--upload-pack`, `GIT_SSH_COMMAND`,
+//! `core.sshCommand`), and runs nothing for the look-alikes (`--no-exec`, difftool's `--ext`,
+//! push's ambiguous `--rec`). The
 //! first line, judging the same shapes with `git push origin HEAD:main` in place of the touch
 //! (a linked worktree, origin on GitHub, main protected by default), refuses exactly the ones
 //! git runs.
@@ -11,30 +13,43 @@ use std::path::Path;
 mod offline_support;
 use offline_support::denies;
 
-/// Each shape with `CMD` standing for the command, and whether git runs it. The shell text of
-/// a shape is the command line as typed (single-quoted `CMD`).
+/// Each command line with `CMD` standing for the command handed to git, and whether git runs
+/// it.
 const SHAPES: &[(&str, bool)] = &[
-    ("rebase -f -x 'CMD' HEAD~1", true),
-    ("rebase -f --ex 'CMD' HEAD~1", true),
-    ("rebase -f --exec='CMD' HEAD~1", true),
-    ("rebase -f -ix'CMD' HEAD~1", true),
-    ("rebase -f -x 'CMD' --no-exec -x true HEAD~1", false),
-    ("bisect run sh -c 'CMD'", true),
-    ("submodule foreach 'CMD'", true),
-    ("submodule --quiet foreach --recursive 'CMD'", true),
-    ("difftool -y -x 'CMD'", true),
-    ("difftool -yx 'CMD'", true),
-    ("difftool -y --ext 'CMD'", false),
+    ("git rebase -f -x 'CMD' HEAD~1", true),
+    ("git rebase -f --ex 'CMD' HEAD~1", true),
+    ("git rebase -f --exec='CMD' HEAD~1", true),
+    ("git rebase -f -ix'CMD' HEAD~1", true),
+    ("git rebase -f -x 'CMD' --no-exec -x true HEAD~1", false),
+    ("git bisect run sh -c 'CMD'", true),
+    ("git submodule foreach 'CMD'", true),
+    ("git submodule --quiet foreach --recursive 'CMD'", true),
+    ("git difftool -y -x 'CMD'", true),
+    ("git difftool -yx 'CMD'", true),
+    ("git difftool -y --ext 'CMD'", false),
+    // Transport commands for a local or ssh remote.
+    (
+        "git push --receive-p='CMD; git-receive-pack' ../o.git HEAD:refs/heads/t",
+        true,
+    ),
+    (
+        "git push --rec='CMD; git-receive-pack' ../o.git HEAD:refs/heads/t",
+        false,
+    ),
+    ("git ls-remote --upl='CMD; git-upload-pack' ../o.git", true),
+    (
+        "git fetch --upload-pack 'CMD; git-upload-pack' ../o.git",
+        true,
+    ),
+    ("GIT_SSH_COMMAND='CMD; true' git ls-remote ssh://h/x", true),
+    ("git -c core.sshCommand='CMD; true' ls-remote git@h:x", true),
 ];
 
-/// Runs `git <shape>` as a bash command line in `dir`, the command touching `marker`;
+/// Runs `shape` as a bash command line in `dir`, the command touching `marker`;
 /// whether git ran it. git reads only the repository's config (as `hook_replay::git`).
 fn run_shape(dir: &Path, shape: &str, marker: &Path) -> bool {
     let _ = std::fs::remove_file(marker);
-    let line = format!(
-        "git {}",
-        shape.replace("CMD", &format!("touch {}", marker.display()))
-    );
+    let line = shape.replace("CMD", &format!("touch {}", marker.display()));
     let _ = std::process::Command::new("bash")
         .arg("-c")
         .arg(&line)
@@ -76,16 +91,17 @@ fn the_first_line_refuses_a_push_git_is_handed_exactly_when_git_runs_it() {
         ],
     );
     git(&work, &["commit", "-q", "-m", "sub"]);
+    git(tmp.path(), &["init", "-q", "--bare", "-b", "main", "o.git"]);
     let marker = tmp.path().join("ran");
     for (shape, runs) in SHAPES {
         // A bisect to run; a change for difftool to show (a rebase needs a clean tree).
-        match shape.split(' ').next() {
+        match shape.split(' ').nth(1) {
             Some("bisect") => drop(git(&work, &["bisect", "start", "HEAD", "HEAD~2"])),
             Some("difftool") => std::fs::write(work.join("f"), "y\n").unwrap(),
             _ => {}
         }
         assert_eq!(run_shape(&work, shape, &marker), *runs, "real git: {shape}");
-        match shape.split(' ').next() {
+        match shape.split(' ').nth(1) {
             Some("bisect") => drop(git(&work, &["bisect", "reset"])),
             Some("difftool") => drop(git(&work, &["checkout", "-q", "--", "f"])),
             _ => {}
@@ -106,7 +122,7 @@ fn the_first_line_refuses_a_push_git_is_handed_exactly_when_git_runs_it() {
     git(&work, &["worktree", "add", "-q", "-b", "wt", "../wt"]);
     let wt = tmp.path().join("wt");
     for (shape, runs) in SHAPES {
-        let line = format!("git {}", shape.replace("CMD", "git push origin HEAD:main"));
+        let line = shape.replace("CMD", "git push origin HEAD:main");
         let want: Vec<String> = match runs {
             true => vec!["G4.fail-closed".into()],
             false => vec![],
