@@ -35,10 +35,22 @@ pub struct GitCall<'a> {
     /// A remote helper's push ([`helper_push`]): the branches come on its stdin. Read as
     /// `push <destination> <a refspec decided at run time>`.
     pub refs_on_stdin: bool,
-    /// `GIT_SSH_COMMAND` in the call's environment (`Some(None)`: decided at run time): shell
-    /// text git runs to reach an ssh remote ([`crate::git_runs`]).
-    pub ssh_command: Option<Option<String>>,
+    /// The variables of [`READ_VARS`] set in the call's environment (`None`: decided at run
+    /// time): where git finds its global and system files, and `GIT_SSH_COMMAND`.
+    pub read_vars: Vec<(&'static str, Option<String>)>,
 }
+
+/// Variables git reads that the guards read with a call: those that move its config files
+/// ([`crate::git_config_files`]) and `GIT_SSH_COMMAND`, shell text it runs to reach an
+/// ssh remote ([`crate::git_runs`]).
+pub const READ_VARS: [&str; 6] = [
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_NOSYSTEM",
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "GIT_SSH_COMMAND",
+];
 
 /// Environment variables with which the common hook managers skip the repository's hooks, and
 /// the value that does (`None`: any non-empty value): husky (`HUSKY=0`, v4's
@@ -65,6 +77,15 @@ fn hook_skips(env: &dyn Fn(&str) -> Option<Option<String>>) -> Vec<String> {
 }
 
 impl GitCall<'_> {
+    /// The value of one of [`READ_VARS`] in the call's environment: `None` unset, `Some(None)`
+    /// decided at run time.
+    pub fn var(&self, name: &str) -> Option<Option<String>> {
+        self.read_vars
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.clone())
+    }
+
     /// Static subcommand name.
     pub fn sub(&self) -> Option<&str> {
         self.subcommand.as_ref().and_then(|s| s.as_deref())
@@ -169,7 +190,10 @@ pub fn parse_git_args<'a>(
         args: Vec::new(),
         hook_skips: hook_skips(env),
         refs_on_stdin: false,
-        ssh_command: env("GIT_SSH_COMMAND"),
+        read_vars: READ_VARS
+            .iter()
+            .filter_map(|n| env(n).map(|v| (*n, v)))
+            .collect(),
     };
     let mut i = 0;
     while i < args.len() {

@@ -199,8 +199,8 @@ fn transport(call: &GitCall<'_>, words: &[Option<&str>]) -> Vec<(&'static str, O
             out.push(("-c", c.value.clone()));
         }
     }
-    if let Some(v) = &call.ssh_command {
-        out.push(("GIT_SSH_COMMAND", v.clone()));
+    if let Some(v) = call.var("GIT_SSH_COMMAND") {
+        out.push(("GIT_SSH_COMMAND", v));
     }
     out
 }

@@ -50,6 +50,7 @@ pub mod gh_api;
 pub mod git;
 pub mod git_alias;
 pub mod git_config;
+pub mod git_config_files;
 pub mod git_head;
 pub mod git_options;
 pub mod git_push;

@@ -343,6 +343,10 @@ impl World for FakeWorld {
             .cloned()
             .ok_or_else(|| LookupError(format!("{}: no such file", path.display())))
     }
+
+    fn read_config_file(&self, path: &Path) -> Result<Option<String>, LookupError> {
+        Ok(self.scripts.get(path).cloned())
+    }
 }
 
 /// `url.<base>.pushInsteadOf` / `insteadOf` among the command's own settings, applied as git

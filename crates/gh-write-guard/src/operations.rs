@@ -259,6 +259,9 @@ fn git_op<'a>(
     let mut call = command_effects::git::parse_git_args(&run.args, &|n| run.env_value(inv, n));
     // Config a remote added earlier in the command sets, before the command's own.
     call.config.splice(0..0, added.iter().cloned());
+    // The settings of config files the command names count as its own.
+    let named = named_config(a, &call, dir.as_deref(), home);
+    call.config.extend(named);
     let git_dir = dir
         .as_deref()
         .and_then(|d| dirs::after_git_c(d, &call, home));
@@ -295,6 +298,96 @@ fn git_op<'a>(
         },
         git_dir,
     )
+}
+
+/// How deep includes inside a named config file are followed.
+const MAX_INCLUDE_DEPTH: usize = 3;
+
+/// The settings of the config files `call` names (command-effects' `git_config_files`), read
+/// through the world, includes inside them followed (relative to the including file); a file
+/// whose path is decided at run time (but another `HOME`), or that cannot be read or parsed,
+/// is a setting decided at run time (any key). A relative `-c include.path` git refuses; a
+/// missing file it skips; `/dev/null` is empty.
+fn named_config(
+    a: &Analysis<'_>,
+    call: &GitCall<'_>,
+    dir: Option<&std::path::Path>,
+    home: Option<&std::path::Path>,
+) -> Vec<ConfigSetting> {
+    let mut out = Vec::new();
+    for f in command_effects::git_config_files::named(call) {
+        let path = f.path.as_deref().map(|p| {
+            let p = command_effects::scripts::expand_tilde(p, home);
+            match (std::path::Path::new(&p).is_absolute(), f.via, dir) {
+                (true, _, _) => Some(PathBuf::from(p)),
+                (false, "-c include.path", _) => None,
+                (false, _, d) => d.map(|d| d.join(p)),
+            }
+        });
+        match path {
+            // An empty file, as git reads it.
+            Some(Some(p)) if p == std::path::Path::new("/dev/null") => {}
+            Some(Some(p)) => read_named(a, f.via, &p, 0, home, &mut out),
+            // git refuses a relative include on its command line.
+            Some(None) if f.via == "-c include.path" => {}
+            // Another home decided at run time is common in test scripts (`export
+            // HOME=$(mktemp -d)`) and names no config file in particular: not read here (the
+            // exec gate reads the files the running git reads).
+            None if matches!(f.via, "HOME" | "XDG_CONFIG_HOME") => {}
+            _ => out.push(run_time_setting(f.via)),
+        }
+    }
+    out
+}
+
+/// A setting decided at run time (any key, any value).
+fn run_time_setting(via: &'static str) -> ConfigSetting {
+    ConfigSetting {
+        key: String::new(),
+        value: None,
+        via,
+    }
+}
+
+/// The entries of the config file at `path` into `out`, in git's order (an include's entries
+/// where it stands).
+fn read_named(
+    a: &Analysis<'_>,
+    via: &'static str,
+    path: &std::path::Path,
+    depth: usize,
+    home: Option<&std::path::Path>,
+    out: &mut Vec<ConfigSetting>,
+) {
+    let entries = match a.world.read_config_file(path) {
+        Ok(None) => return,
+        Ok(Some(text)) => command_effects::git_config_files::entries(&text),
+        Err(_) => None,
+    };
+    let Some(entries) = entries else {
+        out.push(run_time_setting(via));
+        return;
+    };
+    for (key, value) in entries {
+        let include =
+            key == "include.path" || key.starts_with("includeif.") && key.ends_with(".path");
+        if include {
+            match depth < MAX_INCLUDE_DEPTH {
+                true => {
+                    let p = command_effects::scripts::expand_tilde(&value, home);
+                    let base = path.parent().unwrap_or(std::path::Path::new("/"));
+                    read_named(a, via, &base.join(p), depth + 1, home, out);
+                }
+                false => out.push(run_time_setting(via)),
+            }
+            continue;
+        }
+        out.push(ConfigSetting {
+            key,
+            value: Some(value),
+            via,
+        });
+    }
 }
 
 /// A made-up argument: the value, or a word decided at run time (`None`).

@@ -615,6 +615,13 @@ impl World for RealWorld {
         }
         read_bounded(path, MAX_SCRIPT_BYTES)
     }
+
+    fn read_config_file(&self, path: &Path) -> Result<Option<String>, LookupError> {
+        match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            _ => self.read_script(path).map(Some),
+        }
+    }
 }
 
 #[cfg(test)]

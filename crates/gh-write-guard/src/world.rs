@@ -120,4 +120,9 @@ pub trait World {
     /// The text of a script run by path (`bash x.sh`, `./x.sh`, `source x.sh`), read bounded by
     /// [`MAX_SCRIPT_BYTES`] (G0). An error means the script is judged as unseen.
     fn read_script(&self, path: &Path) -> Result<String, LookupError>;
+
+    /// The text of a git config file a command names (`-c include.path`, `GIT_CONFIG_GLOBAL`,
+    /// another `HOME`'s `.gitconfig`), read as a script is; `Ok(None)` when there is no file
+    /// there (git skips it).
+    fn read_config_file(&self, path: &Path) -> Result<Option<String>, LookupError>;
 }

@@ -11,7 +11,7 @@ use hook_replay::git::{git, init_with_commit};
 use std::path::Path;
 
 mod offline_support;
-use offline_support::denies;
+use offline_support::{denies, github_worktree};
 
 /// Each command line with `CMD` standing for the command handed to git, and whether git runs
 /// it.
@@ -110,17 +110,7 @@ fn the_first_line_refuses_a_push_git_is_handed_exactly_when_git_runs_it() {
 
     // The same shapes handing a push to main, judged from a linked worktree of a clone whose
     // origin is on GitHub.
-    git(
-        &work,
-        &[
-            "remote",
-            "add",
-            "origin",
-            "https://github.com/acme/widget.git",
-        ],
-    );
-    git(&work, &["worktree", "add", "-q", "-b", "wt", "../wt"]);
-    let wt = tmp.path().join("wt");
+    let wt = github_worktree(&work);
     for (shape, runs) in SHAPES {
         let line = shape.replace("CMD", "git push origin HEAD:main");
         let want: Vec<String> = match runs {

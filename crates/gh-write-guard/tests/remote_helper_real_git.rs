@@ -11,7 +11,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 mod offline_support;
-use offline_support::denies;
+use offline_support::{denies, github_worktree};
 
 /// Runs `c` with `stdin` fed to it. A helper ends with an error once its input ends (git
 /// would send more): what it pushed is read from the origin, not from its status.
@@ -77,17 +77,7 @@ fn a_remote_helper_run_by_hand_pushes_and_the_first_line_refuses_it_for_github()
     );
 
     // The same shapes aimed at GitHub, judged from a linked worktree (G6 does not apply).
-    git(
-        &work,
-        &[
-            "remote",
-            "set-url",
-            "origin",
-            "https://github.com/acme/widget.git",
-        ],
-    );
-    git(&work, &["worktree", "add", "-q", "-b", "wt", "../wt"]);
-    let wt = tmp.path().join("wt");
+    let wt = github_worktree(&work);
     let judge = |cmd: &str| denies(cmd, &wt, tmp.path());
     let refused = vec!["G4.run-time-branch".to_string()];
     for cmd in [

@@ -8,7 +8,7 @@ use hook_replay::git::{git, init_with_commit};
 use std::path::{Path, PathBuf};
 
 mod offline_support;
-use offline_support::denies;
+use offline_support::{denies, github_worktree};
 
 /// git-subtree ships in git's contrib: in git's exec path, or a distribution's git-core.
 fn subtree_dir() -> Option<PathBuf> {
@@ -58,17 +58,7 @@ fn a_subtree_push_goes_to_the_branch_git_subtree_names() {
         vec!["refs/heads/main", "refs/heads/refs/heads/x"]
     );
 
-    git(
-        &work,
-        &[
-            "remote",
-            "add",
-            "origin",
-            "https://github.com/acme/widget.git",
-        ],
-    );
-    git(&work, &["worktree", "add", "-q", "-b", "wt", "../wt"]);
-    let wt = tmp.path().join("wt");
+    let wt = github_worktree(&work);
     assert_eq!(
         denies("git subtree push -P docs origin +main", &wt, tmp.path()),
         vec!["G4.fail-closed".to_string()]

@@ -199,6 +199,23 @@ fn hook_switch(name: &str) -> bool {
         .any(|(n, _)| *n == name)
 }
 
+/// Whether `name` moves the config files git reads (`HOME`, `XDG_CONFIG_HOME`; the
+/// `GIT_CONFIG_*` ones are rule-relevant already): read with an exec only when its value
+/// differs from the session's launch environment, as the files of another home are the ones
+/// its git reads (command-effects' `git_config_files`).
+fn moves_git_config(name: &str) -> bool {
+    matches!(name, "HOME" | "XDG_CONFIG_HOME")
+}
+
+/// Whether a `git` exec reads config files it names (`-c include.path`, `GIT_CONFIG_GLOBAL`,
+/// another `HOME`, ...): their settings (a hooks path, aliases) are read over its command line.
+fn names_config_files(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> bool {
+    let arena = bumpalo::Bump::new();
+    let args = command_effects::exec_args::literal_args(&arena, argv);
+    let call = command_effects::git::parse_git_args(&args, &|n| env(n).map(Some));
+    !command_effects::git_config_files::named(&call).is_empty()
+}
+
 /// git's subcommands that run the hooks G4 keeps from being skipped (gh-write-guard's `HOOKED`)
 /// but push nothing: G4's hook check and G6 read them, whatever their arguments.
 const GIT_HOOKED: [&str; 4] = ["commit", "merge", "am", "pull"];
@@ -350,7 +367,8 @@ impl GitHubWrites {
     /// maintainer's own (an exported `HUSKY=0` must not refuse every commit of the session).
     fn counts(&self, name: &str, value: &str) -> bool {
         rule_relevant(name)
-            || hook_switch(name) && self.launch.env.get(name).map(String::as_str) != Some(value)
+            || (hook_switch(name) || moves_git_config(name))
+                && self.launch.env.get(name).map(String::as_str) != Some(value)
     }
 
     fn world(&self) -> RealWorld {
@@ -418,7 +436,7 @@ impl ExecJudge for GitHubWrites {
     }
 
     fn reads_var(&self, name: &str) -> bool {
-        rule_relevant(name) || hook_switch(name)
+        rule_relevant(name) || hook_switch(name) || moves_git_config(name)
     }
 
     fn reads_caller(&self, program: &str, argv: &[String]) -> bool {
@@ -457,11 +475,16 @@ impl ExecJudge for GitHubWrites {
             true => self.reach(&facts.argv),
             false => GitReach::All,
         };
+        let env = |name: &str| var(name).cloned();
+        // A hooked call that names config files of its own is read over its command line.
+        let reach = match reach {
+            GitReach::Hooks if names_config_files(&facts.argv, &env) => GitReach::All,
+            r => r,
+        };
         let findings = match reach {
             // Straight from the argv: the same verdicts as over the command line, without
             // quoting the words and parsing them again.
             GitReach::Read | GitReach::Checkout | GitReach::Hooks => {
-                let env = |name: &str| var(name).cloned();
                 gh_write_guard::exec_argv::judge_git(
                     &facts.argv,
                     &env,

@@ -147,14 +147,18 @@ print("execve", r, ctypes.get_errno())
 }
 
 /// Commits from a script: the hooks skipped by `--no-verify`, by a `core.hooksPath` set in the
-/// environment or by a hook manager's switch the script set (`HUSKY=0`), then a plain commit
-/// whose hook runs.
+/// environment, in a config file it names (`GIT_CONFIG_GLOBAL`) or in another home's
+/// `.gitconfig`, or by a hook manager's switch the script set (`HUSKY=0`), then a plain commit
+/// whose hook runs, and one with an empty global file (`/dev/null`) whose hook runs too.
 const COMMIT: &str = r#"
 import os, subprocess
 base = ["git", "-c", "user.name=a", "-c", "user.email=a@b"]
 for name, extra, env in [("no-verify", ["--no-verify"], {}),
                          ("env hooksPath", [], {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": "/dev/null"}),
+                         ("global file", [], {"GIT_CONFIG_GLOBAL": os.path.abspath("../hooks.cfg")}),
+                         ("other home", [], {"HOME": os.path.abspath("../otherhome")}),
                          ("husky off", [], {"HUSKY": "0"}),
+                         ("null global", [], {"GIT_CONFIG_GLOBAL": "/dev/null"}),
                          ("plain", [], {})]:
     try:
         r = subprocess.run(base + ["commit", "-q", "--allow-empty", "-m", name] + extra, env=dict(os.environ, **env))
@@ -182,12 +186,19 @@ echo hook ran >&2
     .unwrap();
     std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     w.write("wt/commit.py", COMMIT);
+    let skip = "[core]\n\thooksPath = /dev/null\n";
+    w.write("hooks.cfg", skip);
+    std::fs::create_dir_all(w.project().join("otherhome")).unwrap();
+    w.write("otherhome/.gitconfig", skip);
     let before = git(&w.project().join("wt"), &["rev-list", "--count", "HEAD"]);
     let out = w.ran("bash", &["-c", "cd wt && python3 commit.py"]);
     out.prints(&[
         "no-verify refused 1",
         "env hooksPath refused 1",
+        "global file refused 1",
+        "other home refused 1",
         "husky off refused 1",
+        "null global exit 0",
         "plain exit 0",
     ])
     .says(&["(G4.hooks-bypass", "hook ran"]);
@@ -198,8 +209,8 @@ echo hook ran >&2
     let after = git(&w.project().join("wt"), &["rev-list", "--count", "HEAD"]);
     assert_eq!(
         after.parse::<u32>().unwrap(),
-        before.parse::<u32>().unwrap() + 1,
-        "only the plain commit landed"
+        before.parse::<u32>().unwrap() + 2,
+        "only the plain commits landed"
     );
 }
 

@@ -33,3 +33,17 @@ pub fn denies_protecting(cmd: &str, dir: &Path, home: &Path, protected: &[&str])
         .map(|f| f.code_str().to_string())
         .collect()
 }
+
+/// Points `work`'s `origin` at GitHub (`acme/widget`, added if missing) and adds a linked
+/// worktree `../wt` on a new branch `wt`, where G6 lets git mutate: the worktree's path.
+#[allow(dead_code)]
+pub fn github_worktree(work: &Path) -> std::path::PathBuf {
+    use hook_replay::git::git;
+    let url = "https://github.com/acme/widget.git";
+    match git(work, &["remote"]).lines().any(|r| r == "origin") {
+        true => git(work, &["remote", "set-url", "origin", url]),
+        false => git(work, &["remote", "add", "origin", url]),
+    };
+    git(work, &["worktree", "add", "-q", "-b", "wt", "../wt"]);
+    work.parent().expect("a parent folder").join("wt")
+}
