@@ -203,6 +203,9 @@ mod linux {
     pub(super) struct Inotify {
         fd: OwnedFd,
         interests: Interests,
+        /// The read buffer, kept: zeroing a fresh one per drain showed in the judgement's
+        /// instruction count (every judged exec drains).
+        buf: Box<[u8; 4096]>,
     }
 
     impl Inotify {
@@ -213,6 +216,7 @@ mod linux {
                 return None;
             }
             Some(Inotify {
+                buf: Box::new([0u8; 4096]),
                 // SAFETY: a fresh descriptor nobody else owns.
                 fd: unsafe { OwnedFd::from_raw_fd(fd) },
                 interests: HashMap::new(),
@@ -262,7 +266,7 @@ mod linux {
         /// The sets touched by the queued events; `None`: every set (overflow, read error).
         pub(super) fn drain(&mut self) -> Option<HashSet<u64>> {
             let mut touched = HashSet::new();
-            let mut buf = [0u8; 4096];
+            let buf = &mut self.buf;
             loop {
                 // SAFETY: reads into our own buffer.
                 let n =

@@ -209,7 +209,19 @@ fn moves_git_config(name: &str) -> bool {
 
 /// Whether a `git` exec reads config files it names (`-c include.path`, `GIT_CONFIG_GLOBAL`,
 /// another `HOME`, ...): their settings (a hooks path, aliases) are read over its command line.
-fn names_config_files(argv: &[String], env: &dyn Fn(&str) -> Option<String>) -> bool {
+/// `names`: the variables `env` answers for.
+fn names_config_files<'n>(
+    argv: &[String],
+    mut names: impl Iterator<Item = &'n str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> bool {
+    // Most execs name none: no word of an include, no variable that moves or sets config.
+    let include = argv
+        .iter()
+        .any(|a| a.len() > 7 && a.to_ascii_lowercase().contains("include"));
+    if !include && !names.any(|n| n.starts_with("GIT_CONFIG") || moves_git_config(n)) {
+        return false;
+    }
     let arena = bumpalo::Bump::new();
     let args = command_effects::exec_args::literal_args(&arena, argv);
     let call = command_effects::git::parse_git_args(&args, &|n| env(n).map(Some));
@@ -478,7 +490,19 @@ impl ExecJudge for GitHubWrites {
         let env = |name: &str| var(name).cloned();
         // A hooked call that names config files of its own is read over its command line.
         let reach = match reach {
-            GitReach::Hooks if names_config_files(&facts.argv, &env) => GitReach::All,
+            GitReach::Hooks
+                if names_config_files(
+                    &facts.argv,
+                    facts
+                        .env
+                        .iter()
+                        .filter(|(k, v)| self.counts(k, v))
+                        .map(|(k, _)| k.as_str()),
+                    &env,
+                ) =>
+            {
+                GitReach::All
+            }
             r => r,
         };
         let findings = match reach {
