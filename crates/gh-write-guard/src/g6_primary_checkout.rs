@@ -355,7 +355,7 @@ pub fn mutates(argv: &[String], resolves: &dyn Fn(&str) -> bool) -> Option<Strin
     let has = |long: &str, short: char| {
         before_dd
             .iter()
-            .any(|a| *a == long || short_cluster_has(a, short))
+            .any(|a| long_given(a, long) || short_cluster_has(a, short))
     };
     let why = |s: &str| Some(format!("git {sub}: {s}"));
     // `git <sub> --help` shows the manual and `-h` the usage: nothing runs.
@@ -394,11 +394,31 @@ pub fn mutates(argv: &[String], resolves: &dyn Fn(&str) -> bool) -> Option<Strin
             why("drops recovery points")
         }
         "gc" if args.iter().enumerate().any(|(i, a)| {
-            a.strip_prefix("--prune=").is_some_and(|v| !v.is_empty())
-                || (*a == "--prune" && args.get(i + 1).is_some_and(|v| !v.starts_with('-')))
+            let (name, value) = a.split_once('=').map_or((*a, None), |(n, v)| (n, Some(v)));
+            long_given(name, "--prune")
+                && match value {
+                    Some(v) => !v.is_empty(),
+                    None => args.get(i + 1).is_some_and(|v| !v.starts_with('-')),
+                }
         }) =>
         {
             why("--prune=<date> drops unreachable objects (now, all, ...)")
+        }
+        "prune" if !has("--dry-run", 'n') => why("drops unreachable objects"),
+        "read-tree" if !has("--dry-run", 'n') => {
+            why("replaces the index (with -u, the work tree's files too)")
+        }
+        "checkout-index" if has("--force", 'f') => why("overwrites work tree files"),
+        "submodule"
+            if matches!(
+                args.iter().find(|a| !a.starts_with('-')),
+                Some(&"deinit") | Some(&"update")
+            ) && has("--force", 'f') =>
+        {
+            why("--force discards a submodule's changes")
+        }
+        "fast-import" if before_dd.iter().any(|a| long_given(a, "--force")) => {
+            why("--force moves branches without checks")
         }
         "replace"
             if !args
@@ -412,12 +432,30 @@ pub fn mutates(argv: &[String], resolves: &dyn Fn(&str) -> bool) -> Option<Strin
 }
 
 /// Whether `merge`/`pull` options end on fast-forward only: the last of `--ff`, `--no-ff`,
-/// `--ff-only` wins, as git reads them (`--ff-only --no-ff` merges).
+/// `--ff-only` wins, as git reads them (`--ff-only --no-ff` merges; `--ff-o` is `--ff-only`,
+/// `--ff` itself the exact option).
 fn fast_forward_only(args: &[&str]) -> bool {
     args.iter()
         .rev()
-        .find(|a| matches!(**a, "--ff" | "--no-ff" | "--ff-only"))
-        .is_some_and(|a| *a == "--ff-only")
+        .find_map(|a| match *a {
+            "--ff" | "--no-ff" => Some(false),
+            a if a.len() > "--ff".len() && long_given(a, "--ff-only") => Some(true),
+            a if a.len() > "--no".len() && long_given(a, "--no-ff") => Some(false),
+            _ => None,
+        })
+        .unwrap_or(false)
+}
+
+/// Whether the word `a` gives the long option `long` as git's option parser reads it: whole,
+/// or any prefix of it (`--forc` is `--force`; a prefix two options share git refuses, and then
+/// nothing runs).
+fn long_given(a: &str, long: &str) -> bool {
+    a == long
+        || a.strip_prefix("--").is_some_and(|x| {
+            !x.is_empty()
+                && !x.contains('=')
+                && long.strip_prefix("--").is_some_and(|l| l.starts_with(x))
+        })
 }
 
 /// A short option cluster (`-qf`, `-fd`) containing `c`.
@@ -460,14 +498,15 @@ fn checkout_mutates(sub: &str, args: &[&str], resolves: &dyn Fn(&str) -> bool) -
             continue;
         }
         if a.starts_with("--") {
+            // Any prefix git takes for an option (`--forc`, `--disc`).
             let name = a.split('=').next().unwrap_or(a);
-            if force_long.contains(&name) {
-                return why(&format!("{name} discards or rewrites work"));
+            if let Some(f) = force_long.iter().find(|f| long_given(name, f)) {
+                return why(&format!("{f} discards or rewrites work"));
             }
-            if name == "--pathspec-from-file" {
+            if long_given(name, "--pathspec-from-file") {
                 return why("--pathspec-from-file restores the paths it lists");
             }
-            if long_valued.contains(&name) && !a.contains('=') {
+            if long_valued.iter().any(|v| long_given(name, v)) && !a.contains('=') {
                 i += 1;
             }
             continue;
