@@ -32,7 +32,7 @@ pub struct GitCall<'a> {
     /// The hook managers' switches set in the call's environment ([`HOOK_SKIPS`]), as
     /// `NAME=value` (`NAME=<run time>` when decided at run time).
     pub hook_skips: Vec<String>,
-    /// A remote helper's push ([`helper_push`]): the branches come on its stdin. Read as
+    /// A remote helper's push (`helper_push`): the branches come on its stdin. Read as
     /// `push <destination> <a refspec decided at run time>`.
     pub refs_on_stdin: bool,
     /// The variables of [`READ_VARS`] set in the call's environment (`None`: decided at run
@@ -129,7 +129,7 @@ pub fn parse_git<'a>(inv: &Invocation<'a>) -> GitCall<'a> {
 /// git's push plumbing is judged as the push it is: `send-pack [options] <repository> [<ref>...]`
 /// and `http-push [options] <url> [<ref>...]` take `push`'s repository and refspec operands
 /// (`git send-pack git@github.com:o/r.git main` updates `main` there like `git push`);
-/// `send-pack --stateless-rpc` is a remote helper's half of a push ([`helper_push`]).
+/// `send-pack --stateless-rpc` is a remote helper's half of a push (`helper_push`).
 fn pushes_as<'s>(sub: &'s str, rest: &[Arg<'_>]) -> &'s str {
     let helper = || {
         rest.iter()

@@ -5,7 +5,8 @@
 //!   runners the view does not unwrap, `ssh host cmd`, package runners, dashed git, `xargs -I`).
 //! - Per-program grammars, each kept as data: [`git`] (global options, `-c`, `GIT_CONFIG_*`),
 //!   [`git_options`] (subcommand options: unique prefixes, `--no-X`, last one wins),
-//!   [`git_push`], [`git_alias`], [`gh`] (pflag), [`gh_api`], [`http`] (curl, wget, HTTPie,
+//!   [`git_push`], [`git_alias`], [`git_runs`] (commands handed to git),
+//!   [`git_config_files`] (config files a call names), [`gh`] (pflag), [`gh_api`], [`http`] (curl, wget, HTTPie,
 //!   xh), [`network`] (the hosts a run contacts), [`files`] (programs that write or remove
 //!   files), [`repo`] (owner/repo in URLs), [`git_url`] (where a git URL points), [`owner`] (the owner
 //!   a git URL names).
