@@ -181,7 +181,14 @@ fn transport(call: &GitCall<'_>, words: &[Option<&str>]) -> Vec<(&'static str, O
         };
         out.push((what, attached.map_or_else(next, |v| Some(v.to_string()))));
     });
-    if sub == "push" {
+    // Only a word that may spell `--receive-pack`/`--exec` is worth push's option parse.
+    let may_name = || {
+        words
+            .iter()
+            .flatten()
+            .any(|w| w.starts_with("--r") || w.starts_with("--e"))
+    };
+    if sub == "push" && may_name() {
         let parsed = git_options::parse(git_options::PUSH, &call.args);
         for long in ["receive-pack", "exec"] {
             out.extend(

@@ -311,6 +311,14 @@ pub fn git_reach(argv: &[String]) -> GitReach {
 /// `git remote-https <remote> <url>`, the dashed `git-remote-https ...`, or a helper's half of
 /// a push, `git send-pack --stateless-rpc ...` (command-effects' `GitCall::refs_on_stdin`).
 pub fn runs_a_remote_helper(program: &str, argv: &[String]) -> bool {
+    // Every judged git exec asks: most name no helper, so no second parse of their argv.
+    let may = program.starts_with("git-")
+        || argv
+            .iter()
+            .any(|a| a.starts_with("remote-") || a == "send-pack");
+    if !may {
+        return false;
+    }
     let words: Vec<String> = match program.strip_prefix("git-") {
         Some(sub) => ["git", sub]
             .into_iter()
