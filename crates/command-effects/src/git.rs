@@ -35,21 +35,20 @@ pub struct GitCall<'a> {
     /// A remote helper's push (`helper_push`): the branches come on its stdin. Read as
     /// `push <destination> <a refspec decided at run time>`.
     pub refs_on_stdin: bool,
-    /// The variables of [`READ_VARS`] set in the call's environment (`None`: decided at run
-    /// time): where git finds its global and system files, and `GIT_SSH_COMMAND`.
+    /// The variables of [`CONFIG_VARS`] or [`crate::git_run_settings::VARS`] set in the call's
+    /// environment (`None`: decided at run time): where git finds its global and system files,
+    /// and shell text it runs (the editors, `GIT_SSH_COMMAND`, ...).
     pub read_vars: Vec<(&'static str, Option<String>)>,
 }
 
-/// Variables git reads that the guards read with a call: those that move its config files
-/// ([`crate::git_config_files`]) and `GIT_SSH_COMMAND`, shell text it runs to reach an
-/// ssh remote ([`crate::git_runs`]).
-pub const READ_VARS: [&str; 6] = [
+/// Variables that move git's config files ([`crate::git_config_files`]). A call reads these and
+/// those whose value git runs as shell text ([`crate::git_run_settings::VARS`]).
+pub const CONFIG_VARS: [&str; 5] = [
     "GIT_CONFIG_GLOBAL",
     "GIT_CONFIG_SYSTEM",
     "GIT_CONFIG_NOSYSTEM",
     "HOME",
     "XDG_CONFIG_HOME",
-    "GIT_SSH_COMMAND",
 ];
 
 /// Environment variables with which the common hook managers skip the repository's hooks, and
@@ -77,8 +76,8 @@ fn hook_skips(env: &dyn Fn(&str) -> Option<Option<String>>) -> Vec<String> {
 }
 
 impl GitCall<'_> {
-    /// The value of one of [`READ_VARS`] in the call's environment: `None` unset, `Some(None)`
-    /// decided at run time.
+    /// The value of one of [`CONFIG_VARS`] or [`crate::git_run_settings::VARS`] in the call's
+    /// environment: `None` unset, `Some(None)` decided at run time.
     pub fn var(&self, name: &str) -> Option<Option<String>> {
         self.read_vars
             .iter()
@@ -190,8 +189,9 @@ pub fn parse_git_args<'a>(
         args: Vec::new(),
         hook_skips: hook_skips(env),
         refs_on_stdin: false,
-        read_vars: READ_VARS
+        read_vars: CONFIG_VARS
             .iter()
+            .chain(&crate::git_run_settings::VARS)
             .filter_map(|n| env(n).map(|v| (*n, v)))
             .collect(),
     };

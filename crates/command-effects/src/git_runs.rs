@@ -151,14 +151,19 @@ pub fn handed(call: &GitCall<'_>) -> Vec<Handed> {
             .into_iter()
             .filter_map(|(what, v)| given(v).map(|text| handed_text(what, text))),
     )
+    .chain(
+        crate::git_run_settings::commands(call)
+            .into_iter()
+            .map(|(what, text)| handed_text(what, text)),
+    )
     .collect()
 }
 
-/// Commands git runs to reach a remote, as shell text with the remote's path or host appended
-/// (real git ran each): `--upload-pack` (fetch, pull, clone `-u`, ls-remote `--exec`) and
-/// `--receive-pack`/`--exec` (push, send-pack) for a local or ssh remote, `archive --exec`,
-/// `core.sshCommand` (`-c`, `GIT_CONFIG_*`) or `GIT_SSH_COMMAND` for an ssh remote, and
-/// `remote.<r>.uploadpack`/`receivepack`. Judged whatever the remote is (a URL or a remote's
+/// Commands git runs to reach a remote given as options, as shell text with the remote's path
+/// or host appended (real git ran each): `--upload-pack` (fetch, pull, clone `-u`, ls-remote
+/// `--exec`) and `--receive-pack`/`--exec` (push, send-pack) for a local or ssh remote,
+/// `archive --exec` (the settings and variables, `core.sshCommand`, `GIT_SSH_COMMAND`, are
+/// [`crate::git_run_settings`]'s). Judged whatever the remote is (a URL or a remote's
 /// configured one may be local or ssh). `--upload-pack` by any prefix from `--upl` (no other
 /// option of those commands starts so).
 fn transport(call: &GitCall<'_>, words: &[Option<&str>]) -> Vec<(&'static str, Option<String>)> {
@@ -197,17 +202,6 @@ fn transport(call: &GitCall<'_>, words: &[Option<&str>]) -> Vec<(&'static str, O
                     .map(|v| ("push --receive-pack", v.map(String::from))),
             );
         }
-    }
-    for c in &call.config {
-        let configured = c.key == "core.sshcommand"
-            || c.key.starts_with("remote.")
-                && (c.key.ends_with(".uploadpack") || c.key.ends_with(".receivepack"));
-        if configured {
-            out.push(("-c", c.value.clone()));
-        }
-    }
-    if let Some(v) = call.var("GIT_SSH_COMMAND") {
-        out.push(("GIT_SSH_COMMAND", v));
     }
     out
 }
@@ -397,11 +391,11 @@ mod tests {
             ),
             (
                 "git -c core.sshCommand='git push origin HEAD:main' fetch",
-                "-c",
+                "-c core.sshCommand",
             ),
             (
                 "git -c remote.o.uploadpack='git push origin HEAD:main' fetch o",
-                "-c",
+                "-c remote.<name>.uploadpack",
             ),
             (
                 "GIT_SSH_COMMAND='git push origin HEAD:main' git ls-remote git@h:x",

@@ -6,6 +6,7 @@
 //! - Per-program grammars, each kept as data: [`git`] (global options, `-c`, `GIT_CONFIG_*`),
 //!   [`git_options`] (subcommand options: unique prefixes, `--no-X`, last one wins),
 //!   [`git_push`], [`git_alias`], [`git_runs`] (commands handed to git),
+//!   [`git_run_settings`] (settings and variables whose value git runs),
 //!   [`git_config_files`] (config files a call names), [`gh`] (pflag), [`gh_api`], [`http`] (curl, wget, HTTPie,
 //!   xh), [`network`] (the hosts a run contacts), [`files`] (programs that write or remove
 //!   files), [`repo`] (owner/repo in URLs), [`git_url`] (where a git URL points), [`owner`] (the owner
@@ -55,6 +56,7 @@ pub mod git_config_files;
 pub mod git_head;
 pub mod git_options;
 pub mod git_push;
+pub mod git_run_settings;
 pub mod git_runs;
 pub mod git_subtree;
 pub mod git_url;

@@ -1,8 +1,10 @@
 //! Commands git is handed to run (command-effects' `git_runs`): real git runs `touch <marker>`
 //! given each way (`rebase --exec` in its spellings, `bisect run`, `submodule foreach`,
 //! `difftool -x`, the transport commands `--receive-pack`, `--upload-pack`, `GIT_SSH_COMMAND`,
-//! `core.sshCommand`), and runs nothing for the look-alikes (`--no-exec`, difftool's `--ext`,
-//! push's ambiguous `--rec`). The
+//! `core.sshCommand`; the editors, `core.fsmonitor` given or written by `git config`,
+//! `diff.external`, `GIT_EXTERNAL_DIFF`, a `!` credential helper, a filter driver), and runs
+//! nothing for the look-alikes (`--no-exec`, difftool's `--ext`, push's ambiguous `--rec`, a
+//! pager without a terminal). The
 //! first line, judging the same shapes with `git push origin HEAD:main` in place of the touch
 //! (a linked worktree, origin on GitHub, main protected by default), refuses exactly the ones
 //! git runs.
@@ -19,7 +21,7 @@ const SHAPES: &[(&str, bool)] = &[
     ("git rebase -f -x 'CMD' HEAD~1", true),
     ("git rebase -f --ex 'CMD' HEAD~1", true),
     ("git rebase -f --exec='CMD' HEAD~1", true),
-    ("git rebase -f -ix'CMD' HEAD~1", true),
+    ("GIT_SEQUENCE_EDITOR=true git rebase -f -ix'CMD' HEAD~1", true),
     ("git rebase -f -x 'CMD' --no-exec -x true HEAD~1", false),
     ("git bisect run sh -c 'CMD'", true),
     ("git submodule foreach 'CMD'", true),
@@ -43,7 +45,34 @@ const SHAPES: &[(&str, bool)] = &[
     ),
     ("GIT_SSH_COMMAND='CMD; true' git ls-remote ssh://h/x", true),
     ("git -c core.sshCommand='CMD; true' ls-remote git@h:x", true),
+    // Settings and variables whose value git runs (command-effects' `git_run_settings`).
+    ("GIT_EDITOR='CMD; true' git commit --allow-empty", true),
+    ("git -c core.editor='CMD; true' commit --allow-empty", true),
+    ("VISUAL='CMD; true' git commit --allow-empty", true),
+    ("EDITOR='CMD; true' git tag -a v1", true),
+    ("GIT_SEQUENCE_EDITOR='CMD; true' git rebase -f -i HEAD~1", true),
+    ("git -c sequence.editor='CMD; true' rebase -f -i HEAD~1", true),
+    ("git -c core.fsmonitor='CMD; true' status", true),
+    (
+        "git config core.fsmonitor 'CMD; true' && git status; git config --unset core.fsmonitor",
+        true,
+    ),
+    ("git -c diff.external='CMD; true' diff", true),
+    ("GIT_EXTERNAL_DIFF='CMD; true' git diff", true),
+    (
+        "printf 'protocol=https\\nhost=h\\n\\n' | git -c credential.helper='!CMD; true' credential fill",
+        true,
+    ),
+    // No terminal: git starts no pager.
+    ("git -c core.fsmonitor=true -c core.pager='CMD; cat' log", false),
+    // Last: the attributes file stays untracked.
+    ("git -c filter.x.clean='CMD; cat' add g", true),
 ];
+
+/// Shapes git does not run, refused all the same: whether git opens an editor depends on more
+/// than the words (a template, a terminal, the subcommand's defaults), so a given editor is
+/// judged for every call.
+const JUDGED_UNRUN: &[&str] = &["GIT_EDITOR='CMD; true' git commit --allow-empty -m x"];
 
 /// Runs `shape` as a bash command line in `dir`, the command touching `marker`;
 /// whether git ran it. git reads only the repository's config (as `hook_replay::git`).
@@ -61,8 +90,12 @@ fn run_shape(dir: &Path, shape: &str, marker: &Path) -> bool {
             ("GIT_AUTHOR_EMAIL", "test@example.invalid"),
             ("GIT_COMMITTER_NAME", "Test"),
             ("GIT_COMMITTER_EMAIL", "test@example.invalid"),
-            ("GIT_SEQUENCE_EDITOR", "true"),
         ])
+        .env_remove("GIT_EDITOR")
+        .env_remove("VISUAL")
+        .env_remove("EDITOR")
+        .env_remove("GIT_SEQUENCE_EDITOR")
+        .env_remove("GIT_EXTERNAL_DIFF")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()
@@ -95,17 +128,25 @@ fn the_first_line_refuses_a_push_git_is_handed_exactly_when_git_runs_it() {
     let marker = tmp.path().join("ran");
     for (shape, runs) in SHAPES {
         // A bisect to run; a change for difftool to show (a rebase needs a clean tree).
+        let diff = shape.contains(" diff");
         match shape.split(' ').nth(1) {
             Some("bisect") => drop(git(&work, &["bisect", "start", "HEAD", "HEAD~2"])),
-            Some("difftool") => std::fs::write(work.join("f"), "y\n").unwrap(),
+            _ if diff => std::fs::write(work.join("f"), "y\n").unwrap(),
+            _ if shape.contains("filter.x") => {
+                std::fs::write(work.join(".gitattributes"), "g filter=x\n").unwrap();
+                std::fs::write(work.join("g"), "g\n").unwrap();
+            }
             _ => {}
         }
         assert_eq!(run_shape(&work, shape, &marker), *runs, "real git: {shape}");
         match shape.split(' ').nth(1) {
             Some("bisect") => drop(git(&work, &["bisect", "reset"])),
-            Some("difftool") => drop(git(&work, &["checkout", "-q", "--", "f"])),
+            _ if diff => drop(git(&work, &["checkout", "-q", "--", "f"])),
             _ => {}
         }
+    }
+    for shape in JUDGED_UNRUN {
+        assert!(!run_shape(&work, shape, &marker), "real git: {shape}");
     }
 
     // The same shapes handing a push to main, judged from a linked worktree of a clone whose
@@ -118,5 +159,9 @@ fn the_first_line_refuses_a_push_git_is_handed_exactly_when_git_runs_it() {
             false => vec![],
         };
         assert_eq!(denies(&line, &wt, tmp.path()), want, "{line}");
+    }
+    for shape in JUDGED_UNRUN {
+        let line = shape.replace("CMD", "git push origin HEAD:main");
+        assert_eq!(denies(&line, &wt, tmp.path()), ["G4.fail-closed"], "{line}");
     }
 }

@@ -143,17 +143,41 @@ pub fn requested_models(
     dirs: &AgentDirs,
     aliases: &AliasEnv,
 ) -> Vec<Requested> {
+    requested_models_at(command, cwd, dirs, aliases, 0)
+}
+
+/// Most levels of shell text git is handed followed inside one another.
+const MAX_HANDED_DEPTH: usize = 3;
+
+fn requested_models_at(
+    command: &str,
+    cwd: Option<&Path>,
+    dirs: &AgentDirs,
+    aliases: &AliasEnv,
+    depth: usize,
+) -> Vec<Requested> {
     let parsed = shell_syntax::parse(command);
     let view = shell_syntax::commands(&parsed);
     let arena = bumpalo::Bump::new();
     let mut out = Vec::new();
     for run in command_effects::program::runs(&view, &arena) {
-        if !launches_claude(&run) {
-            continue;
-        }
         let Some(inv) = view.invocations.get(run.invocation) else {
             continue;
         };
+        // Shell text git runs (`rebase -x`, an editor, `core.fsmonitor`: the shared layer's
+        // `git_runs`) launches what a command line would.
+        if run.name() == Some("git") && depth < MAX_HANDED_DEPTH {
+            let call = command_effects::git::parse_git_args(&run.args, &|n| run.env_value(inv, n));
+            for text in command_effects::git_runs::handed(&call)
+                .into_iter()
+                .filter_map(|h| h.text)
+            {
+                out.extend(requested_models_at(&text, cwd, dirs, aliases, depth + 1));
+            }
+        }
+        if !launches_claude(&run) {
+            continue;
+        }
         launch_models(inv, &run, cwd, dirs, aliases, &mut out);
     }
     let unparsed = parsed

@@ -4,6 +4,7 @@
 #   bash crates/second-line/benches/judge_instructions.sh JUDGE_COST INDEX N
 #
 # JUDGE_COST: a build of `cargo build --release -p second-line --example judge_cost`;
+# TOP=N prints the N largest (default 40).
 # INDEX: the judgement (0 stash, 1 commit, 2 push feature, 3 checkout -b, 4 gh pr create,
 # 5 push main, 6 alias push); N: iterations. Runs callgrind at N and at 0 iterations and
 # prints (total at N - total at 0) / N per function, largest first ("PROGRAM TOTALS" is the
@@ -30,7 +31,7 @@ def load(p):
         d[name] = d.get(name, 0) + int(parts[0])
     return d
 a, b = load(sys.argv[2]), load(sys.argv[3])
-for v, k in sorted(((b[k] - a.get(k, 0)) / n, k) for k in b)[::-1][:40]:
+for v, k in sorted(((b[k] - a.get(k, 0)) / n, k) for k in b)[::-1][:int(__import__("os").environ.get("TOP","40"))]:
     if v >= 300:
         print(f"{v:10.0f}  {k[:150]}")
 PY
