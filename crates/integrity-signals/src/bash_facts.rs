@@ -193,6 +193,23 @@ fn analyse_at(
         crate::bash_network::urls_in_text(&s.program, &s.text, &mut facts.destinations);
     }
     if depth < MAX_SCRIPT_DEPTH {
+        // Shell text git runs (`rebase -x`, an editor, `core.fsmonitor`: command-effects'
+        // `git_runs`) does what a command line would, in the invocation's folder.
+        for inv in view.invocations.iter().filter(|i| i.name() == Some("git")) {
+            let call = command_effects::git::parse_git(inv);
+            for h in command_effects::git_runs::handed(&call) {
+                let Some(text) = h.text else { continue };
+                let dir = dir_of(inv);
+                let inner = Env {
+                    cwd: dir.as_deref(),
+                    ..*env
+                };
+                let more = analyse_at(&text, &inner, depth + 1, &[]);
+                facts.paths.extend(more.paths);
+                facts.destinations.extend(more.destinations);
+                facts.scripts.extend(more.scripts);
+            }
+        }
         if let Some(cwd) = env.cwd {
             let at = command_effects::scripts::Reading {
                 base: cwd,
