@@ -221,6 +221,20 @@ impl Memory {
         bufs.for_each(give_spare);
     }
 
+    /// Reads the pages the strings of several pointer arrays start on (the entries on each
+    /// array's first page), together in one `process_vm_readv`: an exec's arguments and
+    /// environment usually lie on two pages, one call instead of one per array.
+    pub fn prefetch_strings(&self, arrays: &[u64]) {
+        let mut all = Vec::new();
+        let mut some = Vec::new();
+        for a in arrays.iter().filter(|a| **a != 0) {
+            if self.pointers_into(&mut some, *a).is_ok() {
+                all.extend(some.iter().take_while(|p| **p != 0));
+            }
+        }
+        self.prefetch(&all);
+    }
+
     /// Reads from `addr` up to the end of its page (0 bytes: unreadable there).
     fn read_at(&self, buf: &mut [u8], addr: u64) -> io::Result<usize> {
         self.with_page(addr, |bytes| {
@@ -644,6 +658,54 @@ mod tests {
             libc::munmap(map as *mut libc::c_void, 4096);
             libc::munmap((map + 2 * 4096) as *mut libc::c_void, 4096);
         }
+    }
+
+    #[test]
+    fn an_execs_two_arrays_and_their_strings_are_read_in_two_calls() {
+        // argv's pointers on page 0, envp's on page 1, their strings on pages 2 and 3.
+        let area = vec![0u8; 5 * 4096];
+        let first = (area.as_ptr() as usize + 4095) & !4095;
+        let put = |at: usize, bytes: &[u8]| {
+            // SAFETY: inside `area`, which lives to the end of the test.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), at as *mut u8, bytes.len()) }
+        };
+        let (argv, envp) = (first, first + 4096);
+        for (array, strings, words) in [
+            (argv, first + 2 * 4096, [&b"git\0"[..], b"push\0"]),
+            (envp, first + 3 * 4096, [&b"A=1\0"[..], b"B=2\0"]),
+        ] {
+            let mut at = strings;
+            for (i, w) in words.iter().enumerate() {
+                put(at, w);
+                put(array + i * 8, &at.to_le_bytes());
+                at += w.len();
+            }
+        }
+        let read = |mem: &Memory| {
+            let mut seen = Vec::new();
+            mem.each_string(argv as u64, |s| seen.push(s.to_vec()))
+                .unwrap();
+            mem.each_string(envp as u64, |s| seen.push(s.to_vec()))
+                .unwrap();
+            seen
+        };
+        let want: Vec<Vec<u8>> = ["git", "push", "A=1", "B=2"]
+            .map(|w| w.as_bytes().to_vec())
+            .into();
+        let mem = own();
+        mem.prefetch(&[argv as u64, envp as u64]);
+        mem.prefetch_strings(&[argv as u64, envp as u64]);
+        assert_eq!(read(&mem), want);
+        assert_eq!(
+            mem.reads.get(),
+            2,
+            "the pointer pages, then both string pages"
+        );
+        // Without the strings prefetched, each array's one string page is a read of its own.
+        let mem = own();
+        mem.prefetch(&[argv as u64, envp as u64]);
+        assert_eq!(read(&mem), want);
+        assert_eq!(mem.reads.get(), 3);
     }
 
     #[test]

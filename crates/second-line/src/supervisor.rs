@@ -155,6 +155,9 @@ impl Supervisor<'_> {
         // The two pointer arrays in one read (a judged exec reads both unless its argv
         // settles it).
         mem.prefetch(&[args[argv], args[envp]]);
+        // And the strings of both in one more (the environment's are read unless the
+        // arguments settle it: a page or two more in the same call).
+        mem.prefetch_strings(&[args[argv], args[envp]]);
         let mut words = Vec::new();
         mem.each_string(args[argv], |s| words.push(lossy(s)))
             .map_err(|e| format!("its arguments: {e}"))?;
