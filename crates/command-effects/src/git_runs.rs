@@ -4,7 +4,9 @@
 //! --<kind>-filter <cmd>`, `difftool -x/--extcmd <cmd>`. git hands each to a shell (`sh -c`, or
 //! difftool's `eval`; bisect's words are an argv), so what it runs is what a command line would
 //! run: `git rebase -x 'git push origin HEAD:main' HEAD~3` pushes to main. rebase's options are
-//! read with git's grammar ([`crate::git_options`]: `--ex` is `--exec`).
+//! read with git's grammar ([`crate::git_options`]: `--ex` is `--exec`). Also the commands git
+//! runs to reach a remote (`--upload-pack`, `--receive-pack`, an `ext::` remote's command) and,
+//! through [`crate::git_run_settings`], those settings and variables name.
 
 use crate::git::GitCall;
 use crate::git_options::{self, flag, optional, valued, Opt, Takes};
@@ -151,6 +153,7 @@ pub fn handed(call: &GitCall<'_>) -> Vec<Handed> {
             .into_iter()
             .filter_map(|(what, v)| given(v).map(|text| handed_text(what, text))),
     )
+    .chain(ext_remotes(call))
     .chain(
         crate::git_run_settings::commands(call)
             .into_iter()
@@ -204,6 +207,66 @@ fn transport(call: &GitCall<'_>, words: &[Option<&str>]) -> Vec<(&'static str, O
         }
     }
     out
+}
+
+/// `ext::<command> [<argument>...]` remotes (git-remote-ext): to reach one git runs the
+/// command (without a shell) with those words, so it is judged as their shell quoting. Any
+/// word of the call (a URL, `--repo=`, `git remote add`, `git config ... url`), any setting's
+/// value (`remote.<r>.url`) and an `url.<base>.insteadOf` base name one. Judged whatever
+/// `protocol.ext.allow` says (git refuses it by default; `-c protocol.ext.allow=always` or
+/// `GIT_ALLOW_PROTOCOL=ext` lets it run: real git ran `ext::sh -c touch% <file>`).
+fn ext_remotes(call: &GitCall<'_>) -> Vec<Handed> {
+    let words = call.args.iter().filter_map(|a| a.value.as_deref());
+    let values = call.config.iter().filter_map(|c| c.value.as_deref());
+    let bases = call.config.iter().filter_map(|c| {
+        let rest = c.key.strip_prefix("url.")?;
+        rest.rsplit_once('.').map(|(base, _)| base)
+    });
+    words
+        .chain(values)
+        .chain(bases)
+        .filter_map(|w| match w.find("ext::") {
+            Some(0) => Some(&w[5..]),
+            Some(i) if w[..i].ends_with('=') => Some(&w[i + 5..]),
+            _ => None,
+        })
+        .map(|spec| handed_text("ext:: remote", Some(ext_command(spec))))
+        .collect()
+}
+
+/// git-remote-ext's words: split at unescaped spaces; `% ` is a space, `%%` a `%`, `%s`/`%S`
+/// the service (`upload-pack`/`git-upload-pack`), and a word with `%G`/`%V` is not passed.
+fn ext_command(spec: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let (mut word, mut dropped) = (String::new(), false);
+    let mut chars = spec.chars();
+    let mut end = |word: &mut String, dropped: &mut bool| {
+        if !word.is_empty() && !*dropped {
+            words.push(std::mem::take(word));
+        }
+        word.clear();
+        *dropped = false;
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => end(&mut word, &mut dropped),
+            '%' => match chars.next() {
+                Some(' ') => word.push(' '),
+                Some('%') => word.push('%'),
+                Some('s') => word.push_str("upload-pack"),
+                Some('S') => word.push_str("git-upload-pack"),
+                Some('G' | 'V') => dropped = true,
+                Some(o) => {
+                    word.push('%');
+                    word.push(o);
+                }
+                None => word.push('%'),
+            },
+            c => word.push(c),
+        }
+    }
+    end(&mut word, &mut dropped);
+    shell_words::join(words)
 }
 
 fn handed_text(what: &'static str, text: Option<String>) -> Handed {
@@ -408,6 +471,29 @@ mod tests {
                 "{cmd}"
             );
         }
+        // ext:: remotes: git runs the command with its words.
+        for cmd in [
+            "git -c protocol.ext.allow=always fetch 'ext::sh -c git% push% origin% HEAD:main'",
+            "GIT_ALLOW_PROTOCOL=ext git ls-remote 'ext::sh -c git% push% origin% HEAD:main %S'",
+            "git clone -- 'ext::sh -c git% push% origin% HEAD:main' x",
+            "git push --repo='ext::sh -c git% push% origin% HEAD:main' main",
+            "git remote add x 'ext::sh -c git% push% origin% HEAD:main'",
+            "git -c remote.x.url='ext::sh -c git% push% origin% HEAD:main' fetch x",
+            "git -c 'url.ext::sh -c git% push% origin% HEAD:main.insteadOf=https://h/' fetch https://h/r",
+        ] {
+            let got = handed_by(cmd);
+            let text = got.iter().find(|(w, _)| *w == "ext:: remote").map(|(_, t)| t.clone());
+            let text = text.flatten().unwrap_or_default();
+            let words = shell_words::split(&text).unwrap();
+            assert_eq!(words[..3], ["sh", "-c", "git push origin HEAD:main"], "{cmd}");
+        }
+        assert_eq!(
+            handed_by("git fetch 'ext::ssh -p 22 %G/repo h %S% /r'"),
+            vec![(
+                "ext:: remote",
+                Some("ssh -p 22 h 'git-upload-pack /r'".into())
+            )]
+        );
         // Nothing handed: the look-alikes.
         for cmd in [
             "git rebase -i HEAD~3",
@@ -426,6 +512,8 @@ mod tests {
             // `--rec` is ambiguous to push (`--recurse-submodules`): git refuses it.
             "git push --rec='git push origin HEAD:main' ../o.git main",
             "git push origin main",
+            "git commit -m 'see ext::sh for the transport'",
+            "git log --grep=text::x",
         ] {
             assert_eq!(handed_by(cmd), vec![], "{cmd}");
         }

@@ -63,6 +63,9 @@ const SHAPES: &[(&str, bool)] = &[
         "printf 'protocol=https\\nhost=h\\n\\n' | git -c credential.helper='!CMD; true' credential fill",
         true,
     ),
+    // An ext:: remote's command (`% ` is its escaped space), where the protocol is allowed.
+    ("git -c protocol.ext.allow=always ls-remote 'ext::sh -c CMD'", true),
+    ("GIT_ALLOW_PROTOCOL=ext git ls-remote 'ext::sh -c CMD'", true),
     // No terminal: git starts no pager.
     ("git -c core.fsmonitor=true -c core.pager='CMD; cat' log", false),
     // Last: the attributes file stays untracked.
@@ -72,13 +75,25 @@ const SHAPES: &[(&str, bool)] = &[
 /// Shapes git does not run, refused all the same: whether git opens an editor depends on more
 /// than the words (a template, a terminal, the subcommand's defaults), so a given editor is
 /// judged for every call.
-const JUDGED_UNRUN: &[&str] = &["GIT_EDITOR='CMD; true' git commit --allow-empty -m x"];
+/// And an ext:: remote is judged whatever `protocol.ext.allow` says (git refuses it by default).
+const JUDGED_UNRUN: &[&str] = &[
+    "GIT_EDITOR='CMD; true' git commit --allow-empty -m x",
+    "git ls-remote 'ext::sh -c CMD'",
+];
+
+/// `shape` with `CMD` replaced by `cmd` (in an ext:: remote, its spaces escaped as `% `).
+fn with_cmd(shape: &str, cmd: &str) -> String {
+    match shape.contains("ext::") {
+        true => shape.replace("CMD", &cmd.replace(' ', "% ")),
+        false => shape.replace("CMD", cmd),
+    }
+}
 
 /// Runs `shape` as a bash command line in `dir`, the command touching `marker`;
 /// whether git ran it. git reads only the repository's config (as `hook_replay::git`).
 fn run_shape(dir: &Path, shape: &str, marker: &Path) -> bool {
     let _ = std::fs::remove_file(marker);
-    let line = shape.replace("CMD", &format!("touch {}", marker.display()));
+    let line = with_cmd(shape, &format!("touch {}", marker.display()));
     let _ = std::process::Command::new("bash")
         .arg("-c")
         .arg(&line)
@@ -153,7 +168,7 @@ fn the_first_line_refuses_a_push_git_is_handed_exactly_when_git_runs_it() {
     // origin is on GitHub.
     let wt = github_worktree(&work);
     for (shape, runs) in SHAPES {
-        let line = shape.replace("CMD", "git push origin HEAD:main");
+        let line = with_cmd(shape, "git push origin HEAD:main");
         let want: Vec<String> = match runs {
             true => vec!["G4.fail-closed".into()],
             false => vec![],
@@ -161,7 +176,7 @@ fn the_first_line_refuses_a_push_git_is_handed_exactly_when_git_runs_it() {
         assert_eq!(denies(&line, &wt, tmp.path()), want, "{line}");
     }
     for shape in JUDGED_UNRUN {
-        let line = shape.replace("CMD", "git push origin HEAD:main");
+        let line = with_cmd(shape, "git push origin HEAD:main");
         assert_eq!(denies(&line, &wt, tmp.path()), ["G4.fail-closed"], "{line}");
     }
 }
