@@ -19,7 +19,8 @@
 //!
 //! - [`sourced`]: a command with the files it `source`s in place (given their text).
 //! - [`written`]: the text a command writes into a file when the command holds it.
-//! - [`scripts`]: the scripts a command runs by path, with the text it wrote into them first.
+//! - [`scripts`]: the scripts a command runs by path (and by bare name from a folder it put in
+//!   front of `PATH`, or as git's external subcommand), with the text it wrote into them first.
 //!
 //! No I/O: facts about the machine (the current branch, aliases in config files) belong to the
 //! guards' own world traits.

@@ -1,4 +1,5 @@
-//! Scripts a command runs by path (`bash x.sh`, `./x.sh`, `source x.sh`, `cat x.sh | sh`) and
+//! Scripts a command runs by path (`bash x.sh`, `./x.sh`, `source x.sh`, `cat x.sh | sh`, a bare
+//! name found in a folder the command put in front of `PATH`: [`path_candidates`]) and
 //! the text each holds when the command wrote it first (`printf 'claude ...' > s.sh; bash s.sh`
 //! runs what was written, not what the file held before). The guards read other scripts
 //! through their own I/O: [`scripts_run`] takes the reader.
@@ -135,7 +136,15 @@ pub fn scripts_run(text: &str, at: &Reading<'_>) -> Vec<ScriptRun> {
     };
     let mut out = Vec::new();
     for inv in &view.invocations {
-        if let Some(path) = script_path(inv).or_else(|| stdin_script_path(&view, inv)) {
+        let by_path = || {
+            let dir = dir_of(inv)?;
+            path_candidates(inv).into_iter().find(|p| {
+                let full = dirs::join(&dir, &expand_tilde(p, cx.home));
+                files.text_of(&full).is_some()
+            })
+        };
+        let found = script_path(inv).or_else(|| stdin_script_path(&view, inv));
+        if let Some(path) = found.or_else(by_path) {
             let upto = at.written.len() + files.log.len();
             out.push(match dir_of(inv) {
                 None => ScriptRun {
@@ -256,6 +265,136 @@ pub fn script_path(inv: &Invocation<'_>) -> Option<String> {
     None
 }
 
+/// bash's builtins: run without looking through `PATH`.
+const BASH_BUILTINS: &[&str] = &[
+    ".",
+    ":",
+    "[",
+    "alias",
+    "bg",
+    "bind",
+    "break",
+    "builtin",
+    "caller",
+    "cd",
+    "command",
+    "compgen",
+    "complete",
+    "continue",
+    "declare",
+    "dirs",
+    "disown",
+    "echo",
+    "enable",
+    "eval",
+    "exec",
+    "exit",
+    "export",
+    "false",
+    "fc",
+    "fg",
+    "getopts",
+    "hash",
+    "help",
+    "history",
+    "jobs",
+    "kill",
+    "let",
+    "local",
+    "logout",
+    "mapfile",
+    "popd",
+    "printf",
+    "pushd",
+    "pwd",
+    "read",
+    "readarray",
+    "readonly",
+    "return",
+    "set",
+    "shift",
+    "shopt",
+    "source",
+    "suspend",
+    "test",
+    "times",
+    "trap",
+    "true",
+    "type",
+    "typeset",
+    "ulimit",
+    "umask",
+    "unalias",
+    "unset",
+    "wait",
+];
+
+/// Where a program run by bare name may be a file the command points at: the folders it put
+/// in front of `PATH` for the invocation (`PATH=.:$PATH foo`, `export PATH=$PWD/bin:$PATH`;
+/// a `PATH` without the inherited part is all its own), each joined with the name, in
+/// bash's order; for `git <sub>` that is neither a builtin nor git's own program, `git-<sub>`
+/// in `--exec-path=<dir>` and `GIT_EXEC_PATH` first (git runs its external commands from
+/// there, then from `PATH`: real git ran `./git-foo` for each). Paths as written, relative
+/// to the invocation's folder; the caller takes the first that holds a file. Empty when the
+/// command leaves `PATH` alone or sets it at run time (the exec gate sees what runs).
+pub fn path_candidates(inv: &Invocation<'_>) -> Vec<String> {
+    let Some(name) = inv.name() else {
+        return Vec::new();
+    };
+    if !matches!(&inv.program, shell_syntax::view::Program::Static { raw, .. } if !raw.contains('/'))
+        || BASH_BUILTINS.contains(&name)
+        || shell_syntax::view::is_shell(name)
+    {
+        return Vec::new();
+    }
+    let mut dirs: Vec<String> = Vec::new();
+    let mut program = name.to_string();
+    if name == "git" {
+        let call = crate::git::parse_git(inv);
+        match call.sub() {
+            Some(sub) if !crate::git_alias::is_builtin(sub) => {
+                program = format!("git-{sub}");
+                let given = inv.args.iter().filter_map(|a| a.value.as_deref());
+                let given = given.take_while(|w| w.starts_with('-'));
+                dirs.extend(given.filter_map(|w| w.strip_prefix("--exec-path=").map(String::from)));
+                let var = inv.env_value("GIT_EXEC_PATH");
+                dirs.extend(var.and_then(|v| v.value.as_ref()?.value.as_deref().map(String::from)));
+            }
+            _ => return Vec::new(),
+        }
+    }
+    dirs.extend(path_dirs_set(inv));
+    dirs.iter()
+        .map(|d| match d.as_str() {
+            "" => program.clone(),
+            d => format!("{}/{program}", d.trim_end_matches('/')),
+        })
+        .collect()
+}
+
+/// The folders the command put in front of `PATH` for `inv`, up to the inherited part
+/// (`$PATH`); an empty entry is the folder itself. Empty when `PATH` is left alone or a part
+/// of it other than `$PATH`, `$PWD` or `$HOME` is decided at run time.
+fn path_dirs_set(inv: &Invocation<'_>) -> Vec<String> {
+    const INHERITED: &str = "\u{0}";
+    let Some(word) = inv.env_value("PATH").and_then(|v| v.value.as_ref()) else {
+        return Vec::new();
+    };
+    let lookup = |n: &str| match n {
+        "PATH" => Some(INHERITED.to_string()),
+        "PWD" => Some(".".to_string()),
+        "HOME" => Some("~".to_string()),
+        _ => None,
+    };
+    let Some(text) = word.word.resolve(&lookup) else {
+        return Vec::new();
+    };
+    text.split(':')
+        .take_while(|e| !e.contains(INHERITED))
+        .map(String::from)
+        .collect()
+}
+
 /// The script file a shell reads on its stdin: `bash < x.sh`, `cat x.sh | sh` (a shell given
 /// `-c` or a script operand reads no stdin script).
 pub fn stdin_script_path(view: &CommandView<'_>, inv: &Invocation<'_>) -> Option<String> {
@@ -314,6 +453,47 @@ bash\t
 ls -la\t";
 
     #[test]
+    fn a_bare_name_is_looked_for_in_the_folders_the_command_put_in_front_of_path() {
+        let candidates = |cmd: &str| {
+            let p = shell_syntax::parse(cmd);
+            let v = shell_syntax::commands(&p);
+            path_candidates(v.invocations.last().unwrap())
+        };
+        for (cmd, want) in [
+            ("PATH=.:$PATH foo", vec!["./foo"]),
+            ("PATH=bin:./x/:$PATH foo -v", vec!["bin/foo", "./x/foo"]),
+            ("PATH=$PWD/bin:$PATH foo", vec!["./bin/foo"]),
+            ("PATH=~/b:$HOME/c:$PATH foo", vec!["~/b/foo", "~/c/foo"]),
+            ("PATH=:$PATH foo", vec!["foo"]),
+            ("PATH=/opt/b foo", vec!["/opt/b/foo"]),
+            ("export PATH=bin:$PATH; foo", vec!["bin/foo"]),
+            ("PATH=bin:$PATH git foo", vec!["bin/git-foo"]),
+            ("git --exec-path=x -C d foo", vec!["x/git-foo"]),
+            (
+                "GIT_EXEC_PATH=x PATH=bin:$PATH git foo",
+                vec!["x/git-foo", "bin/git-foo"],
+            ),
+        ] {
+            assert_eq!(candidates(cmd), want, "{cmd}");
+        }
+        // Nothing to look for: PATH left alone or decided at run time, a path, a builtin, a
+        // shell (its script operand is `script_path`'s), git's own subcommands.
+        for cmd in [
+            "foo",
+            "git foo",
+            "PATH=$X:$PATH foo",
+            "PATH=bin:$PATH ./foo",
+            "PATH=bin:$PATH echo x",
+            "PATH=bin:$PATH cd x",
+            "PATH=bin:$PATH bash x.sh",
+            "PATH=bin:$PATH git status",
+            "git --exec-path=x push",
+        ] {
+            assert_eq!(candidates(cmd), Vec::<String>::new(), "{cmd}");
+        }
+    }
+
+    #[test]
     fn scripts_by_path() {
         for line in SCRIPTS.lines() {
             let (cmd, want) = line.split_once('\t').unwrap();
@@ -341,6 +521,30 @@ ls -la\t";
 
     fn run(cmd: &str) -> Vec<ScriptRun> {
         in_p("/p/old.sh", "old\n", |at| scripts_run(cmd, at))
+    }
+
+    #[test]
+    fn a_program_in_a_folder_put_in_front_of_path_is_a_script_run_by_path() {
+        let found = |cmd: &str| {
+            in_p("/p/bin/foo", "git push\n", |at| scripts_run(cmd, at))
+                .into_iter()
+                .map(|r| (r.path, r.text))
+                .collect::<Vec<_>>()
+        };
+        let foo = vec![("bin/foo".to_string(), Some("git push\n".to_string()))];
+        assert_eq!(found("PATH=nothere:bin:$PATH foo"), foo);
+        assert_eq!(
+            found("export PATH=$PWD/bin:$PATH; foo x"),
+            [("./bin/foo".into(), foo[0].1.clone())]
+        );
+        // What the command wrote there first.
+        assert_eq!(
+            found("echo 'claude' > b/foo; PATH=b:$PATH foo"),
+            [("b/foo".to_string(), Some("claude\n".to_string()))]
+        );
+        // No folder holds it: the inherited PATH's program, no script.
+        assert_eq!(found("PATH=nothere:$PATH foo"), vec![]);
+        assert_eq!(found("foo"), vec![]);
     }
 
     #[test]

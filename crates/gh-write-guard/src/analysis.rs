@@ -313,9 +313,23 @@ impl<'a> Units<'a> {
             {
                 let unit = &self.units[unit_index];
                 for inv in &unit.view().invocations {
-                    if let Some(path) =
-                        script_path(inv).or_else(|| stdin_script_path(unit.view(), inv))
-                    {
+                    let path = script_path(inv).or_else(|| stdin_script_path(unit.view(), inv));
+                    // A bare name in a folder the command put in front of `PATH`: the first
+                    // candidate that holds a file is the script.
+                    let path = path.or_else(|| {
+                        let dir = unit.dir_of(inv, home.as_deref(), self.world)?;
+                        let holds = |p: &String| {
+                            let full = dirs::join(&dir, &expand_tilde(p, home.as_deref()));
+                            match self.written_before(unit_index, inv.index, &full) {
+                                Some(_) => true,
+                                None => self.world.read_script(&full).is_ok(),
+                            }
+                        };
+                        command_effects::scripts::path_candidates(inv)
+                            .into_iter()
+                            .find(holds)
+                    });
+                    if let Some(path) = path {
                         let Some(dir) = unit.dir_of(inv, home.as_deref(), self.world) else {
                             found.push((inv.index, path, None));
                             continue;

@@ -111,6 +111,12 @@ fn scripts_cd_functions_cdpath_and_braces_as_command_effects_reads_them() {
     // A script already on disk, run by path.
     std::fs::write(proj.join("old.sh"), "rm -f ~/.claude/settings.json\n").unwrap();
     assert!(w("sh ./old.sh").contains(&settings));
+    // A program in a folder the command put in front of PATH; shell text git runs.
+    std::fs::create_dir_all(proj.join("bin")).unwrap();
+    std::fs::write(proj.join("bin/wr"), "echo {} > ~/.claude/settings.json\n").unwrap();
+    assert!(w("PATH=bin:$PATH wr").contains(&settings));
+    assert!(!w("PATH=tools:$PATH wr").contains(&settings));
+    assert!(w("GIT_EDITOR='rm ~/.claude/settings.json' git commit").contains(&settings));
     // A function that shadows `cd` decides where `cd x` goes.
     let h = home.display();
     let got = w(&format!(
