@@ -195,7 +195,67 @@ fn rest_shape(
     if parts[3] == "merges" && parts.len() == 4 {
         return Some(update(field("base").flatten(), PushKind::Update));
     }
+    // repos/o/r/merge-upstream: a fork's `branch` brought up to its upstream's.
+    if parts[3] == "merge-upstream" && parts.len() == 4 {
+        return Some(update(field("branch").flatten(), PushKind::Update));
+    }
+    // repos/o/r/git/refs (POST): creates `ref`; a tag is no branch.
+    if parts.len() == 5 && parts[3] == "git" && parts[4] == "refs" && method == "POST" {
+        return match field("ref") {
+            Some(Some(r)) => r
+                .strip_prefix("refs/heads/")
+                .map(|b| update(Some(b.to_string()), PushKind::Create)),
+            // Absent (a body from `--input`) or decided at run time: any branch.
+            _ => Some(update(None, PushKind::Create)),
+        };
+    }
+    // repos/o/r/branches/<b>/rename: the branch goes (its rules' `deletion`).
+    if parts.len() >= 6 && parts[3] == "branches" && parts.last() == Some(&"rename") {
+        let branch = parts[4..parts.len() - 1].join("/");
+        return Some(update(Some(branch), PushKind::Delete));
+    }
     None
+}
+
+/// `gh repo sync <destination>`: the destination's `--branch` (else its default branch,
+/// unknown here) brought up to the source's, by a hard reset with `--force`. Without a
+/// destination gh syncs the local clone (git's own commands, not a GitHub write).
+fn repo_sync_shape(args: &command_effects::gh::GhArgs) -> Option<(String, ApiShape)> {
+    if args.top.as_deref() != Some("repo") || args.sub() != Some("sync") {
+        return None;
+    }
+    let dest = args.positionals.first()?.as_deref()?;
+    let dest = dest
+        .trim_start_matches("https://")
+        .trim_start_matches("http://");
+    let parts: Vec<&str> = dest
+        .trim_end_matches('/')
+        .trim_end_matches(".git")
+        .split('/')
+        .collect();
+    let (host, owner, repo) = match parts[..] {
+        [o, r] => ("github.com", o, r),
+        [h, o, r] => (h, o, r),
+        _ => return None,
+    };
+    let branch = args
+        .values(&["-b", "--branch"])
+        .last()
+        .map(|v| v.map(String::from));
+    let kind = match args.bool_flag(&["--force"]) == Some(true) {
+        true => PushKind::Force,
+        false => PushKind::Update,
+    };
+    let update = BranchUpdate {
+        branch: branch.flatten(),
+        kind,
+    };
+    let shape = ApiShape::Ref {
+        owner: owner.to_string(),
+        repo: repo.to_string(),
+        update,
+    };
+    Some((host.to_string(), shape))
 }
 
 /// An HTTP client's write to the REST API (`curl -X DELETE .../protection`).
@@ -297,6 +357,9 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     .unwrap_or_else(|| "github.com".into());
                 let shape = api.as_ref().and_then(api_shape);
                 out.extend(judge_api_write(a, op, shape, &host, &policy));
+                if let Some((host, shape)) = repo_sync_shape(args) {
+                    out.extend(judge_api_write(a, op, Some(shape), &host, &policy));
+                }
                 if args.top.as_deref() == Some("ruleset")
                     && !matches!(args.sub(), None | Some("list" | "view" | "check"))
                 {
