@@ -375,6 +375,22 @@ fn invocation(
     if program.is_empty() || inv.kind == InvocationKind::ArithCommand {
         return None;
     }
+    // git's path operands are relative to the folder after its `-C`s (its redirections to
+    // the shell's).
+    if program == "git" {
+        let home = ctx.env.home;
+        // `-C ~/x`: the tilde expanded as bash does (G6 reads git's folder the same way).
+        let args: Vec<shell_syntax::view::Arg> = inv
+            .args
+            .iter()
+            .map(|a| shell_syntax::view::Arg {
+                word: a.word,
+                value: dirs::expand_home(a, home).map(Into::into),
+            })
+            .collect();
+        let call = command_effects::git::parse_git_args(&args, &|_| None);
+        ctx.cwd = ctx.cwd.and_then(|d| dirs::after_git_c(&d, &call, home));
+    }
     let args = braced.map_or(inv.args.as_slice(), |r| r.args.as_slice());
     let mut words: Vec<Option<(String, bool)>> = args
         .iter()
