@@ -234,7 +234,10 @@ pub fn rest_path(endpoint: &str) -> String {
         Some((_, rest)) => rest.split_once('/').map(|(_, p)| p).unwrap_or(""),
         None => e,
     };
-    let e = e.trim_start_matches('/');
+    // `repos/acme/../stranger/x`: curl resolves dot segments before the request (and a server
+    // may): read as the path they resolve to, `%2e` decoded.
+    let resolved = crate::git_url::without_dot_segments(&format!("/{}", e.trim_start_matches('/')));
+    let e = resolved.trim_start_matches('/');
     let e = e.strip_prefix("api/v3/").unwrap_or(e);
     e.trim_end_matches('/').to_string()
 }
@@ -279,6 +282,28 @@ mod tests {
         ("gh api repos/o/r --method GET -f a=1", Some("GET")),
         ("gh api repos/o/r -X \"$M\"", None),
     ];
+
+    #[test]
+    fn a_rest_path_is_read_with_its_dot_segments_resolved() {
+        for (endpoint, path) in [
+            ("repos/acme/../stranger/x/issues", "repos/stranger/x/issues"),
+            ("/repos/acme/widget/../../stranger/x", "repos/stranger/x"),
+            (
+                "https://api.github.com/repos/a/%2e%2e/s/x/pulls?x=1",
+                "repos/s/x/pulls",
+            ),
+            (
+                "repos/acme/widget/git/refs/heads/./main",
+                "repos/acme/widget/git/refs/heads/main",
+            ),
+            (
+                "repos/acme/widget/contents/a..b",
+                "repos/acme/widget/contents/a..b",
+            ),
+        ] {
+            assert_eq!(rest_path(endpoint), path, "{endpoint}");
+        }
+    }
 
     #[test]
     fn method_inference_in_every_spelling() {

@@ -34,13 +34,13 @@ pub fn parse_url(url: &str) -> UrlLocation {
         }
         return UrlLocation::Host {
             host,
-            path: percent_decode(path),
+            path: without_dot_segments(&percent_decode(path)),
         };
     }
     if let Some((host, path)) = split_scp_like(url) {
         return UrlLocation::Host {
             host: normalise_host(host),
-            path: path.to_string(),
+            path: without_dot_segments(path),
         };
     }
     UrlLocation::Local
@@ -140,6 +140,41 @@ fn split_scp_like(url: &str) -> Option<(&str, &str)> {
     Some((host, path))
 }
 
+/// `path` with its `.` and `..` segments (also spelled `%2e`) resolved as curl resolves them
+/// before a request (RFC 3986 `remove_dot_segments`): git pushed `https://github.com/acme/../stranger/x` to
+/// `stranger/x`. An scp-like path is resolved the same way (the host's shell may be given it
+/// as written; reading it as the normalised path errs towards another owner).
+pub fn without_dot_segments(path: &str) -> String {
+    let dot = |s: &str| {
+        let s = s.replace("%2e", ".").replace("%2E", ".");
+        s == "." || s == ".."
+    };
+    if !path.split('/').any(dot) {
+        return path.to_string();
+    }
+    let mut out: Vec<&str> = Vec::new();
+    let segments: Vec<&str> = path.split('/').collect();
+    let last = segments.len() - 1;
+    // An absolute path keeps its root (the empty first segment).
+    let root = usize::from(path.starts_with('/'));
+    for (i, raw) in segments.iter().enumerate() {
+        let seg = raw.replace("%2e", ".").replace("%2E", ".");
+        match seg.as_str() {
+            "." | ".." => {
+                if seg == ".." && out.len() > root {
+                    out.pop();
+                }
+                // A dot segment at the end leaves the folder: `a/b/..` is `a/`.
+                if i == last {
+                    out.push("");
+                }
+            }
+            _ => out.push(raw),
+        }
+    }
+    out.join("/")
+}
+
 /// Decodes `%XX` escapes (invalid escapes stay as written; invalid UTF-8 is replaced).
 fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
@@ -202,6 +237,18 @@ mod tests {
             Some(("gh".into(), "o/r.git".into()))
         );
         assert_eq!(host("C:\\x"), None);
+        // Dot segments as curl resolves them (`%2e%2e` too, once decoded).
+        for (url, path) in [
+            ("https://github.com/acme/../stranger/x", "/stranger/x"),
+            ("https://github.com/stranger/./x.git", "/stranger/x.git"),
+            ("https://github.com/acme/%2e%2e/stranger/x", "/stranger/x"),
+            ("https://github.com/../../stranger/x", "/stranger/x"),
+            ("https://github.com/acme/widget/..", "/acme/"),
+            ("git@github.com:acme/../stranger/x", "stranger/x"),
+            ("https://github.com/acme/widget..git", "/acme/widget..git"),
+        ] {
+            assert_eq!(host(url), Some(("github.com".into(), path.into())), "{url}");
+        }
         assert_eq!(host("./a:b"), None);
         assert!(is_ssh_transport("git+ssh://h/o/r"));
         let slug = |p: &str| owner_repo(p).map(|(o, r)| format!("{o} {r}"));
