@@ -347,6 +347,18 @@ pub fn path_candidates(inv: &Invocation<'_>) -> Vec<String> {
     {
         return Vec::new();
     }
+    let path_set = path_dirs_set(inv);
+    // Most commands leave PATH and git's exec path alone: nothing to parse then.
+    let exec_path = name == "git"
+        && (inv.env_value("GIT_EXEC_PATH").is_some()
+            || inv.args.iter().any(|a| {
+                a.value
+                    .as_deref()
+                    .is_some_and(|w| w.starts_with("--exec-path="))
+            }));
+    if path_set.is_empty() && !exec_path {
+        return Vec::new();
+    }
     let mut dirs: Vec<String> = Vec::new();
     let mut program = name.to_string();
     if name == "git" {
@@ -363,7 +375,7 @@ pub fn path_candidates(inv: &Invocation<'_>) -> Vec<String> {
             _ => return Vec::new(),
         }
     }
-    dirs.extend(path_dirs_set(inv));
+    dirs.extend(path_set);
     dirs.iter()
         .map(|d| match d.as_str() {
             "" => program.clone(),
