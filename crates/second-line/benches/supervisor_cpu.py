@@ -41,7 +41,7 @@ def supervisor_of(pid):
         if roots:
             return roots[0]
         time.sleep(0.01)
-    raise SystemExit("no supervisor found")
+    raise SystemExit("no supervisor found (the build must be named second-line-exec)")
 
 
 results = {b: [] for b in bins}
@@ -51,7 +51,12 @@ for _ in range(rounds):
         if os.path.exists(marker):
             os.remove(marker)
         cmd = subprocess.Popen([b, "bash", "-c", script], env=env, cwd=home)
-        sup = supervisor_of(cmd.pid)
+        try:
+            sup = supervisor_of(cmd.pid)
+        except SystemExit:
+            # Its loop waits for a marker that would never come: never leave it running.
+            cmd.kill()
+            raise
         perf = subprocess.Popen(["perf", "stat", "-x,", "-e", "task-clock", "-p", str(sup)],
                                 stderr=subprocess.PIPE, text=True)
         time.sleep(0.2)
