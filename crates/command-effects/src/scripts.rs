@@ -347,6 +347,9 @@ pub fn path_candidates(inv: &Invocation<'_>) -> Vec<String> {
     {
         return Vec::new();
     }
+    if name == "gh" {
+        return gh_extension(inv).into_iter().collect();
+    }
     let path_set = path_dirs_set(inv);
     // Most commands leave PATH and git's exec path alone: nothing to parse then.
     let exec_path = name == "git"
@@ -382,6 +385,30 @@ pub fn path_candidates(inv: &Invocation<'_>) -> Vec<String> {
             d => format!("{}/{program}", d.trim_end_matches('/')),
         })
         .collect()
+}
+
+/// Where gh keeps the extension `gh <name>` (a top-level word that is none of gh's commands)
+/// or `gh extension exec <name>` runs: `$XDG_DATA_HOME/gh/extensions/gh-<name>/gh-<name>`
+/// (`~/.local/share` unless the command sets `XDG_DATA_HOME`), a script or a program; a local
+/// extension (`gh extension install .`) is a link to the folder that holds it.
+fn gh_extension(inv: &Invocation<'_>) -> Option<String> {
+    let args = crate::gh::parse(&inv.args);
+    let top = args.top.as_deref()?;
+    let name = match top {
+        "extension" | "extensions" | "ext" if args.sub() == Some("exec") => {
+            args.positionals.first()?.as_deref()?
+        }
+        t if crate::gh::is_builtin(t) => return None,
+        t => t,
+    };
+    if name.contains('/') || name.starts_with('-') {
+        return None;
+    }
+    let data = match inv.env_value("XDG_DATA_HOME") {
+        Some(v) => v.value.as_ref()?.value.as_deref()?.to_string(),
+        None => "~/.local/share".to_string(),
+    };
+    Some(format!("{data}/gh/extensions/gh-{name}/gh-{name}"))
 }
 
 /// The folders the command put in front of `PATH` for `inv`, up to the inherited part
@@ -485,6 +512,18 @@ ls -la\t";
                 "GIT_EXEC_PATH=x PATH=bin:$PATH git foo",
                 vec!["x/git-foo", "bin/git-foo"],
             ),
+            (
+                "gh ship --now",
+                vec!["~/.local/share/gh/extensions/gh-ship/gh-ship"],
+            ),
+            (
+                "gh extension exec ship",
+                vec!["~/.local/share/gh/extensions/gh-ship/gh-ship"],
+            ),
+            (
+                "XDG_DATA_HOME=/d gh ship",
+                vec!["/d/gh/extensions/gh-ship/gh-ship"],
+            ),
         ] {
             assert_eq!(candidates(cmd), want, "{cmd}");
         }
@@ -500,6 +539,9 @@ ls -la\t";
             "PATH=bin:$PATH bash x.sh",
             "PATH=bin:$PATH git status",
             "git --exec-path=x push",
+            "gh pr create -t x",
+            "gh extension list",
+            "gh api repos/o/r",
         ] {
             assert_eq!(candidates(cmd), Vec::<String>::new(), "{cmd}");
         }
