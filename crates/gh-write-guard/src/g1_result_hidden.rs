@@ -63,10 +63,22 @@ fn hidden(inv: &Invocation, a: &Analysis<'_>, unit: usize) -> Option<String> {
             }
         }
     }
-    // A pipeline whose last command discards what the write printed.
+    // A pipeline whose last command discards what the write printed, or a later stage that
+    // prints none of what it reads.
     if let Some(p) = inv.context.pipeline {
         if p.index + 1 < p.len {
             let view = a.units[unit].view();
+            let later = view.invocations[inv.index + 1..].iter().filter(|o| {
+                o.origin == inv.origin
+                    && o.context
+                        .pipeline
+                        .is_some_and(|q| q.len == p.len && q.index > p.index)
+            });
+            for stage in later {
+                if let Some(sink) = prints_none_of_its_input(stage) {
+                    return Some(format!("the pipeline ends its output in `{sink}`"));
+                }
+            }
             let last = view.invocations[inv.index + 1..].iter().find(|o| {
                 o.origin == inv.origin
                     && o.context
@@ -83,6 +95,75 @@ fn hidden(inv: &Invocation, a: &Analysis<'_>, unit: usize) -> Option<String> {
         }
     }
     None
+}
+
+/// A pipeline stage that prints none of what it reads: `true`, `:`, `false`, `sleep`,
+/// `read`, `wc` (counts only), `grep`/`rg` with `-q`/`-c` (in any cluster) or `--quiet`,
+/// `--silent`, `--count`, `head`/`tail` of zero lines or bytes, `dd of=/dev/null`.
+fn prints_none_of_its_input(stage: &Invocation) -> Option<String> {
+    let name = stage.name()?;
+    let words: Vec<&str> = stage
+        .args
+        .iter()
+        .filter_map(|a| a.value.as_deref())
+        .collect();
+    let shown = || {
+        let mut t = name.to_string();
+        for w in &words {
+            t.push(' ');
+            t.push_str(w);
+        }
+        t
+    };
+    let zero = |opts: &[&str]| {
+        words.iter().enumerate().any(|(i, w)| {
+            *w == "-0"
+                || opts.iter().any(|o| {
+                    w.strip_prefix(o)
+                        .is_some_and(|v| v.trim_start_matches('=') == "0")
+                        && w.len() > o.len()
+                        || (*w == *o && words.get(i + 1) == Some(&"0"))
+                })
+        })
+    };
+    // A short flag in any cluster, before `--`; a value-taking letter ends its cluster and
+    // takes the rest, or the next word (`grep -e -q` searches for `-q`).
+    let short = |flags: &str| {
+        let mut rest = words.iter();
+        while let Some(w) = rest.next() {
+            if *w == "--" {
+                break;
+            }
+            let Some(cluster) = w.strip_prefix('-').filter(|c| !c.starts_with('-')) else {
+                continue;
+            };
+            for (i, c) in cluster.char_indices() {
+                if flags.contains(c) {
+                    return true;
+                }
+                if "efmABCdDgtTjMEr".contains(c) {
+                    if i + 1 == cluster.len() {
+                        rest.next();
+                    }
+                    break;
+                }
+            }
+        }
+        false
+    };
+    let discards = match name {
+        "true" | ":" | "false" | "sleep" | "read" | "wc" => true,
+        "grep" | "egrep" | "fgrep" | "rg" => {
+            short("qc")
+                || words
+                    .iter()
+                    .any(|w| matches!(*w, "--quiet" | "--silent" | "--count"))
+        }
+        "head" | "tail" => zero(&["-n", "-c", "--lines", "--bytes"]),
+        "dd" => words.contains(&"of=/dev/null"),
+        _ => false,
+    };
+    discards.then(shown)
 }
 
 /// The write's own options throw its result away (`gh api --silent`, `curl -o /dev/null`).
