@@ -16,7 +16,7 @@ use std::path::Path;
 const REMEDY: &str =
     "Run the write on its own, without discarding its output or its failure, and read its result.";
 
-/// Whether a redirect sends stdout or stderr to `/dev/null`.
+/// Whether a redirect sends stdout or stderr to `/dev/null`, or closes it.
 fn discards_output(r: &AppliedRedirect) -> bool {
     let output_op = matches!(
         r.op,
@@ -26,7 +26,9 @@ fn discards_output(r: &AppliedRedirect) -> bool {
     let output_op = output_op || r.op == RedirOp::DupOut;
     // `{fd}>/dev/null` opens a new descriptor: stdout and stderr are untouched.
     let fd_ok = r.touches_stdout_or_stderr();
-    output_op && fd_ok && r.target.value.as_deref().is_some_and(is_dev_null)
+    // `>&-`: stdout closed, nothing the write prints is seen.
+    let closed = r.op == RedirOp::DupOut && r.target.value.as_deref() == Some("-");
+    output_op && fd_ok && (closed || r.target.value.as_deref().is_some_and(is_dev_null))
 }
 
 fn is_dev_null(path: &str) -> bool {

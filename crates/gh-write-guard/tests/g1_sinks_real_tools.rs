@@ -51,4 +51,13 @@ fn a_write_piped_into_a_stage_that_prints_none_of_it_is_refused_exactly_then() {
         let refused = denies(&line, tmp.path(), tmp.path()) == ["G1.result-hidden"];
         assert_eq!(refused, hidden, "{line} (real tools hide it: {hidden})");
     }
+    // stdout closed: bash reports a write error and nothing comes out.
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("printf '%s\\n' {URL} >&-"))
+        .output()
+        .expect("bash runs");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(URL));
+    let line = "gh pr create -t a -b b >&-";
+    assert_eq!(denies(line, tmp.path(), tmp.path()), ["G1.result-hidden"]);
 }
