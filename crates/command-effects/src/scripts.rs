@@ -136,9 +136,14 @@ pub fn scripts_run(text: &str, at: &Reading<'_>) -> Vec<ScriptRun> {
     };
     let mut out = Vec::new();
     for inv in &view.invocations {
+        // Most invocations have no candidate: their folder is not worked out for nothing.
         let by_path = || {
+            let candidates = path_candidates(inv);
+            if candidates.is_empty() {
+                return None;
+            }
             let dir = dir_of(inv)?;
-            path_candidates(inv).into_iter().find(|p| {
+            candidates.into_iter().find(|p| {
                 let full = dirs::join(&dir, &expand_tilde(p, cx.home));
                 files.text_of(&full).is_some()
             })

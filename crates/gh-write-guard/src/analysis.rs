@@ -317,6 +317,10 @@ impl<'a> Units<'a> {
                     // A bare name in a folder the command put in front of `PATH`: the first
                     // candidate that holds a file is the script.
                     let path = path.or_else(|| {
+                        let candidates = command_effects::scripts::path_candidates(inv);
+                        if candidates.is_empty() {
+                            return None;
+                        }
                         let dir = unit.dir_of(inv, home.as_deref(), self.world)?;
                         let holds = |p: &String| {
                             let full = dirs::join(&dir, &expand_tilde(p, home.as_deref()));
@@ -325,9 +329,7 @@ impl<'a> Units<'a> {
                                 None => self.world.read_script(&full).is_ok(),
                             }
                         };
-                        command_effects::scripts::path_candidates(inv)
-                            .into_iter()
-                            .find(holds)
+                        candidates.into_iter().find(holds)
                     });
                     if let Some(path) = path {
                         let Some(dir) = unit.dir_of(inv, home.as_deref(), self.world) else {
