@@ -31,6 +31,8 @@ pub struct LedgerRulesCache {
     /// holder (the exec gate's supervisor asks once per judged push) reads and parses the
     /// ledger again only when the file changed. Every write replaces the file (a new inode).
     memo: Mutex<Option<(primitives::stamp::Version, Option<serde_json::Value>)>>,
+    /// Where the file's version comes from (a `stat`, unless the holder watches it).
+    versions: Arc<dyn primitives::stamp::Versions>,
 }
 
 impl LedgerRulesCache {
@@ -38,14 +40,21 @@ impl LedgerRulesCache {
         LedgerRulesCache {
             ledger,
             memo: Mutex::new(None),
+            versions: Arc::new(primitives::stamp::ByStat),
         }
+    }
+
+    /// The ledger's version asked of `versions` (a holder that watches files for changes).
+    pub fn with_versions(mut self, versions: Arc<dyn primitives::stamp::Versions>) -> Self {
+        self.versions = versions;
+        self
     }
 
     /// The entry for `key` in the ledger's rules section: the section is remembered while the
     /// file is unchanged, else read; only the one entry is copied out.
     fn entry(&self, key: &CacheKey) -> Option<CacheEntry> {
         use serde::Deserialize;
-        let stamp = primitives::stamp::settled(self.ledger.path());
+        let stamp = self.versions.settled(self.ledger.path());
         let mut memo = self.memo.lock().unwrap_or_else(|p| p.into_inner());
         let kept = matches!((stamp, memo.as_ref()), (Some(now), Some((then, _))) if now == *then);
         if !kept {
@@ -107,7 +116,9 @@ pub struct RealWorld {
     hosts: Arc<GitHubHosts>,
     rules: Arc<LiveLookup>,
     env: Arc<BTreeMap<String, String>>,
-    repos: RefCell<HashMap<PathBuf, Option<OpenRepo>>>,
+    /// By directory, searched by the path's bytes: a judgement asks about one or two
+    /// directories many times, and hashing a `Path` walks its components.
+    repos: RefCell<Vec<(PathBuf, Option<OpenRepo>)>>,
     /// Local branches per directory, listed once per judgement (a push asks up to three times).
     branches: RefCell<HashMap<PathBuf, Vec<String>>>,
     lender: Option<Arc<dyn RepoLender>>,
@@ -139,6 +150,9 @@ impl OpenRepo {
 #[derive(Default)]
 pub struct Derived {
     kind: Option<RepoKind>,
+    /// The branch `HEAD` names, with the version of the file it was read from (asked of the
+    /// lender: unlike the files a lending depends on, `HEAD` changes with every checkout).
+    head: Option<(primitives::stamp::Version, Option<String>)>,
     origin: Option<Option<RepoSlug>>,
     destinations: Vec<KeptDestinations>,
 }
@@ -160,6 +174,11 @@ const MAX_KEPT_REMOTES: usize = 16;
 pub trait RepoLender: Send + Sync {
     fn lend(&self, dir: &Path) -> Option<OpenRepo>;
     fn give_back(&self, dir: PathBuf, repo: OpenRepo);
+    /// The settled version of a file in a lent repository (`HEAD`), for what is kept with it;
+    /// `None`: not settled, read the file.
+    fn file_version(&self, path: &Path) -> Option<primitives::stamp::Version> {
+        primitives::stamp::settled(path)
+    }
 }
 
 /// Settings of the real world, from the context.
@@ -189,7 +208,7 @@ impl RealWorld {
             hosts: Arc::new(hosts),
             rules: Arc::new(LiveRules::new(live, env, cfg.cache)),
             env: Arc::new(cfg.env),
-            repos: RefCell::new(HashMap::new()),
+            repos: RefCell::new(Vec::new()),
             branches: RefCell::new(HashMap::new()),
             lender: None,
         }
@@ -204,7 +223,7 @@ impl RealWorld {
             hosts: self.hosts.clone(),
             rules: self.rules.clone(),
             env: self.env.clone(),
-            repos: RefCell::new(HashMap::new()),
+            repos: RefCell::new(Vec::new()),
             branches: RefCell::new(HashMap::new()),
             lender: self.lender.clone(),
         }
@@ -229,14 +248,21 @@ impl RealWorld {
 
     fn with_open<T>(&self, dir: &Path, f: impl FnOnce(&mut OpenRepo) -> T) -> Option<T> {
         let mut repos = self.repos.borrow_mut();
-        let repo = repos.entry(dir.to_path_buf()).or_insert_with(|| {
-            if let Some(r) = self.lender.as_ref().and_then(|l| l.lend(dir)) {
-                return Some(r);
+        let at = match repos
+            .iter()
+            .position(|(d, _)| d.as_os_str() == dir.as_os_str())
+        {
+            Some(at) => at,
+            None => {
+                let opened = self.lender.as_ref().and_then(|l| l.lend(dir)).or_else(|| {
+                    let found = crate::g6_repo_kind::existing_ancestor(dir)?;
+                    Repository::discover(found).ok().map(OpenRepo::new)
+                });
+                repos.push((dir.to_path_buf(), opened));
+                repos.len() - 1
             }
-            let repo = Repository::discover(crate::g6_repo_kind::existing_ancestor(dir)?).ok()?;
-            Some(OpenRepo::new(repo))
-        });
-        repo.as_mut().map(f)
+        };
+        repos[at].1.as_mut().map(f)
     }
 
     fn with_repo<T>(&self, dir: &Path, f: impl FnOnce(&Repository) -> T) -> Option<T> {
@@ -305,7 +331,7 @@ impl RealWorld {
 impl Drop for RealWorld {
     fn drop(&mut self) {
         if let Some(lender) = &self.lender {
-            for (dir, repo) in self.repos.get_mut().drain() {
+            for (dir, repo) in self.repos.get_mut().drain(..) {
                 if let Some(repo) = repo {
                     lender.give_back(dir, repo);
                 }
@@ -369,6 +395,17 @@ fn head_file_branch(git_dir: &Path) -> Option<Option<String>> {
         Ok(m) if m.is_file() => None,
         _ => Some(None),
     }
+}
+
+/// The branch `HEAD` names: its file as git wrote it, else libgit2's reading.
+fn head_of(r: &Repository) -> Option<String> {
+    if let Some(read) = head_file_branch(r.path()) {
+        return read;
+    }
+    // A symbolic HEAD names its branch even before the first commit.
+    let head = r.find_reference("HEAD").ok()?;
+    let target = head.symbolic_target().ok().flatten()?;
+    target.strip_prefix("refs/heads/").map(str::to_string)
 }
 
 /// What a `HEAD` file's text names: `Some(Some(branch))`, `Some(None)` when detached, `None`
@@ -469,14 +506,21 @@ impl World for RealWorld {
     }
 
     fn head_branch(&self, dir: &Path) -> Option<String> {
-        self.with_repo(dir, |r| {
-            if let Some(read) = head_file_branch(r.path()) {
-                return read;
+        self.with_open(dir, |o| {
+            // Kept with the repository while the lender says the file is unchanged (a
+            // checkout rewrites it; the lender's watch or `stat` tells).
+            let version = self
+                .lender
+                .as_ref()
+                .and_then(|l| l.file_version(&o.repo.path().join("HEAD")));
+            if let (Some(now), Some((then, branch))) = (version, &o.derived.head) {
+                if now == *then {
+                    return branch.clone();
+                }
             }
-            // A symbolic HEAD names its branch even before the first commit.
-            let head = r.find_reference("HEAD").ok()?;
-            let target = head.symbolic_target().ok().flatten()?;
-            target.strip_prefix("refs/heads/").map(str::to_string)
+            let branch = head_of(&o.repo);
+            o.derived.head = version.map(|v| (v, branch.clone()));
+            branch
         })
         .flatten()
     }

@@ -53,6 +53,23 @@ pub fn settled(path: &Path) -> Option<Version> {
     }
 }
 
+/// Where a long-lived holder gets a file's settled version: by `stat` ([`ByStat`]), or from a
+/// source that stats only after the kernel reported a change (the exec gate's supervisor, whose
+/// judgements ask about the same few files on every exec).
+pub trait Versions: Send + Sync {
+    /// What [`settled`] would answer for `path` now.
+    fn settled(&self, path: &Path) -> Option<Version>;
+}
+
+/// [`settled`] itself: one `stat` per question.
+pub struct ByStat;
+
+impl Versions for ByStat {
+    fn settled(&self, path: &Path) -> Option<Version> {
+        settled(path)
+    }
+}
+
 /// Whether the file time `(seconds, nanoseconds)` is before `t`.
 pub fn before((secs, nanos): (i64, i64), t: SystemTime) -> bool {
     let Ok(t) = t.duration_since(UNIX_EPOCH) else {

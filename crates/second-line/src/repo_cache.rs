@@ -16,13 +16,14 @@ use crate::fs_events::{Events, Watch};
 use gh_write_guard::real_world::{OpenRepo, RepoLender};
 use git2::Repository;
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 // A watched file changed within `SETTLED` of the opening may have changed while libgit2 read
 // it (and file times can be as coarse as a second): such a repository is not kept.
-use primitives::stamp::{before, SETTLED};
+use primitives::stamp::{before, Version, Versions, SETTLED};
 use std::time::SystemTime;
 
 /// Most directories kept (a command works in a handful).
@@ -80,12 +81,15 @@ struct Kept {
 /// The supervisor's repositories, by the directory a rule asked about.
 #[derive(Default)]
 pub struct RepoCache {
-    kept: Mutex<HashMap<PathBuf, Kept>>,
+    /// By the directory's bytes (hashing a `Path` walks its components; twice per exec).
+    kept: Mutex<HashMap<OsString, Kept>>,
     /// Lent out: what they were watched by; not lent: when the world started discovering.
-    lent: Mutex<HashMap<PathBuf, Result<Lent, SystemTime>>>,
+    lent: Mutex<HashMap<OsString, Result<Lent, SystemTime>>>,
     changes: Mutex<Changes>,
     /// How many times the watched files were checked by `stat` (the tests count them).
     checks: AtomicUsize,
+    /// The same for the single files of [`RepoCache::settled`].
+    file_checks: AtomicUsize,
 }
 
 /// A kept repository lent out: its watched files and its set in the change events.
@@ -99,7 +103,39 @@ struct Changes {
     next_id: u64,
     /// The sets watched now (at most [`MAX_WATCHED`]).
     live: std::collections::HashSet<u64>,
+    /// Single files whose version is asked on every judgement ([`RepoCache::settled`]): their
+    /// set (`None`: not watched) and their version when last checked (`None`: not settled).
+    files: HashMap<OsString, (Option<u64>, Option<Version>)>,
+    /// `None`: the events are read before every check; `Some(read)`: a judgement is under
+    /// way ([`RepoCache::judgement_starts`]) and they are read once in it.
+    once: Option<bool>,
 }
+
+impl Changes {
+    /// Reads the events queued so far (once per judgement while one is under way).
+    fn drain(&mut self) {
+        if self.once == Some(true) {
+            return;
+        }
+        if let Some(events) = self.events.as_mut() {
+            events.drain();
+        }
+        if self.once.is_some() {
+            self.once = Some(true);
+        }
+    }
+
+    fn start(&mut self) {
+        if !self.tried {
+            self.tried = true;
+            self.events = Events::new();
+        }
+    }
+}
+
+/// Most single files watched ([`RepoCache::settled`]: gh's hosts file, the session's ledger,
+/// the `HEAD` of the repositories kept).
+const MAX_FILES: usize = 16;
 
 /// Most repositories a supervisor watches (~17 inotify watches each: the watches and the one
 /// inotify instance count against limits the maintainer's other tools share); more are
@@ -123,10 +159,13 @@ impl RepoCache {
     /// since they were last checked, else checked now.
     fn unchanged(&self, k: &Kept) -> bool {
         let mut changes = self.changes.lock().unwrap_or_else(|p| p.into_inner());
+        if changes.events.is_none() || k.events.is_none() {
+            return self.current(&k.watched);
+        }
+        changes.drain();
         let (Some(events), Some(id)) = (changes.events.as_mut(), k.events) else {
             return self.current(&k.watched);
         };
-        events.drain();
         if events.is_quiet(id) {
             return true;
         }
@@ -141,10 +180,7 @@ impl RepoCache {
     /// Watches a newly kept repository's files; its set, or `None` if one cannot be watched.
     fn watch(&self, watched: &Watched) -> Option<u64> {
         let mut changes = self.changes.lock().unwrap_or_else(|p| p.into_inner());
-        if !changes.tried {
-            changes.tried = true;
-            changes.events = Events::new();
-        }
+        changes.start();
         let id = changes.next_id;
         changes.next_id += 1;
         if changes.live.len() >= MAX_WATCHED {
@@ -163,6 +199,13 @@ impl RepoCache {
             events.checked(id);
         }
         Some(id)
+    }
+
+    /// A judgement starts: the change events are read once in it (each read is a system
+    /// call, and one judgement asks about a repository and a few files). A change that comes
+    /// later in the same judgement is one that came just after it.
+    pub fn judgement_starts(&self) {
+        self.changes.lock().unwrap_or_else(|p| p.into_inner()).once = Some(false);
     }
 
     /// Lets go of every kept repository and of the change events' inotify instance (the
@@ -191,17 +234,57 @@ impl RepoCache {
     }
 }
 
+/// A file's settled version, checked by `stat` only when an event touched the file (or its
+/// folders) since the last check, or when it cannot be watched.
+impl Versions for RepoCache {
+    fn settled(&self, path: &Path) -> Option<Version> {
+        let mut changes = self.changes.lock().unwrap_or_else(|p| p.into_inner());
+        changes.start();
+        changes.drain();
+        let ch = &mut *changes;
+        let Some(events) = ch.events.as_mut() else {
+            return primitives::stamp::settled(path);
+        };
+        let id = match ch.files.get(path.as_os_str()) {
+            Some((Some(id), Some(v))) if events.is_quiet(*id) => return Some(*v),
+            Some((id, _)) => *id,
+            None if ch.files.len() < MAX_FILES => {
+                let id = ch.next_id;
+                ch.next_id += 1;
+                // Watched before the `stat`: a change after it is an event.
+                let watched = events.watch(id, path, Watch::Contents);
+                if !watched {
+                    events.forget(id);
+                }
+                watched.then_some(id)
+            }
+            None => return primitives::stamp::settled(path),
+        };
+        self.file_checks.fetch_add(1, Ordering::Relaxed);
+        let v = primitives::stamp::settled(path);
+        if let (Some(id), Some(_)) = (id, v) {
+            events.checked(id);
+        }
+        ch.files.insert(path.as_os_str().to_owned(), (id, v));
+        v
+    }
+}
+
 impl RepoLender for RepoCache {
+    fn file_version(&self, path: &Path) -> Option<Version> {
+        Versions::settled(self, path)
+    }
+
     fn lend(&self, dir: &Path) -> Option<OpenRepo> {
         let kept = self
             .kept
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(dir);
+            .remove(dir.as_os_str());
         let mut lent = self.lent.lock().unwrap_or_else(|p| p.into_inner());
         match kept {
             Some(k) if self.unchanged(&k) => {
-                lent.insert(dir.to_path_buf(), Ok((k.watched, k.events)));
+                lent.insert(dir.as_os_str().to_owned(), Ok((k.watched, k.events)));
                 Some(k.repo)
             }
             other => {
@@ -213,7 +296,7 @@ impl RepoLender for RepoCache {
                         self.forget(how.ok().and_then(|(_, id)| id));
                     }
                 }
-                lent.insert(dir.to_path_buf(), Err(SystemTime::now()));
+                lent.insert(dir.as_os_str().to_owned(), Err(SystemTime::now()));
                 None
             }
         }
@@ -224,7 +307,7 @@ impl RepoLender for RepoCache {
             .lent
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(&dir);
+            .remove(dir.as_os_str());
         let (watched, events) = match how {
             Some(Ok(lent)) => lent,
             Some(Err(opened)) => match watch_list(&dir, &repo.repo, opened) {
@@ -243,7 +326,7 @@ impl RepoLender for RepoCache {
             }
         }
         let before = kept.insert(
-            dir,
+            dir.into_os_string(),
             Kept {
                 repo,
                 watched,
@@ -351,6 +434,7 @@ fn user_configs() -> Vec<PathBuf> {
 mod tests {
     use super::*;
     use hook_replay::git::{git, init_with_commit};
+    use std::io::Write;
     use std::time::Duration;
 
     /// Lends `dir`'s repository the way `RealWorld` does: kept, else discovered; given back.
@@ -361,6 +445,52 @@ mod tests {
         };
         cache.give_back(dir.to_path_buf(), repo);
         kept
+    }
+
+    #[test]
+    fn a_watched_file_is_checked_again_only_after_an_event_touched_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let at = |n: &str| tmp.path().join(n);
+        let (replaced, written, removed, created) =
+            (at("hosts.yml"), at("ledger"), at("HEAD"), at("later"));
+        for f in [&replaced, &written, &removed] {
+            std::fs::write(f, "a\n").unwrap();
+        }
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        let cache = RepoCache::default();
+        let all = [&replaced, &written, &removed, &created];
+        let first: Vec<_> = all.iter().map(|f| Versions::settled(&cache, f)).collect();
+        for (f, v) in all.iter().zip(&first) {
+            assert_eq!(*v, Some(primitives::stamp::version(f)), "{}", f.display());
+        }
+        let checks = cache.file_checks.load(Ordering::Relaxed);
+        for _ in 0..3 {
+            let again: Vec<_> = all.iter().map(|f| Versions::settled(&cache, f)).collect();
+            assert_eq!(again, first, "unchanged");
+        }
+        assert_eq!(
+            cache.file_checks.load(Ordering::Relaxed),
+            checks,
+            "no stat while no event touched them"
+        );
+        // Replaced by a rename (git's and the ledger's way), written in place, removed, made.
+        std::fs::write(at("new"), "b\n").unwrap();
+        std::fs::rename(at("new"), &replaced).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&written)
+            .unwrap()
+            .write_all(b"b\n")
+            .unwrap();
+        std::fs::remove_file(&removed).unwrap();
+        std::fs::write(&created, "c\n").unwrap();
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        for (f, before) in all.iter().zip(&first) {
+            let now = Versions::settled(&cache, f);
+            assert_eq!(now, Some(primitives::stamp::version(f)), "{}", f.display());
+            assert_ne!(now, *before, "{}", f.display());
+        }
+        assert_eq!(Versions::settled(&cache, &removed), Some(Version::Absent));
     }
 
     #[test]

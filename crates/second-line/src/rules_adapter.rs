@@ -14,7 +14,7 @@ use gh_write_guard::{Context, Requirement};
 use guard_config::Config;
 use model_tier_guard::host::{Host, MANAGED_SETTINGS_DIR};
 use model_tier_guard::m1_tiers::TierPolicy;
-use primitives::stamp::{settled, Version};
+use primitives::stamp::{Version, Versions};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -144,7 +144,9 @@ impl LaunchContext {
         self.rules_cache
             .0
             .get_or_init(|| match self.session() {
-                Some(s) if s.ensure().is_ok() => Arc::new(LedgerRulesCache::new(s.ledger())),
+                Some(s) if s.ensure().is_ok() => {
+                    Arc::new(LedgerRulesCache::new(s.ledger()).with_versions(self.repos.clone()))
+                }
                 _ => Arc::new(branch_rules::cache::MemoryCache::new()),
             })
             .clone()
@@ -417,7 +419,7 @@ impl GitHubWrites {
     fn shared(&self) -> Shared {
         let world = self.world();
         let hosts_file = world.hosts_file().map(|p| {
-            let stamp = settled(&p);
+            let stamp = self.launch.repos.settled(&p);
             (p, stamp)
         });
         Shared {
@@ -471,6 +473,7 @@ impl ExecJudge for GitHubWrites {
         {
             return ExecVerdict::Allow;
         }
+        self.launch.repos.judgement_starts();
         let var = |name: &str| {
             facts
                 .env
@@ -481,7 +484,7 @@ impl ExecJudge for GitHubWrites {
         let keep = |name: &str| var(name).is_some();
         let mut shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         let stale = shared.as_ref().is_some_and(|s| match &s.hosts_file {
-            Some((p, Some(stamp))) => settled(p) != Some(*stamp),
+            Some((p, Some(stamp))) => self.launch.repos.settled(p) != Some(*stamp),
             Some((_, None)) => true,
             None => false,
         });

@@ -153,7 +153,9 @@ impl Supervisor<'_> {
             return Ok(None);
         }
         // The two pointer arrays in one read (a judged exec reads both unless its argv
-        // settles it).
+        // settles it). Read with the path's page instead, every exec no rule reads paid
+        // more than a judged one saved (supervisor CPU: `/bin/true` 41.6 -> 45.7 µs, a
+        // push 139.9 -> 130.6 µs).
         mem.prefetch(&[args[argv], args[envp]]);
         // And the strings of both in one more (the environment's are read unless the
         // arguments settle it: a page or two more in the same call).
@@ -206,13 +208,14 @@ impl Supervisor<'_> {
             return self.refuse_unanswered(listener, n, sys);
         }
         let facts = self.exec_facts(n, sys);
-        // What was read belongs to this call only if it is still pending.
-        if !notify::still_valid(listener, n.id) {
-            return Handled::Gone;
-        }
+        // What was read belongs to this call only while it is pending. An exec let through
+        // needs no check first: the answer itself fails for a call that went away (a pending
+        // call's thread is alive, so its pid cannot have been reused for what was read). A
+        // refusal is checked first: its line and record must be about a call that exists.
         let facts = match facts {
             Ok(None) => return self.answer(listener, n.id, Answer::Continue, Handled::Continued),
             Ok(Some(f)) => f,
+            Err(_) if !notify::still_valid(listener, n.id) => return Handled::Gone,
             Err(why) => {
                 let reason = format!("{C10_UNJUDGED}: the exec could not be judged: {why}; run it again, or ask the maintainer if it keeps failing");
                 tell(pid, &format!("agent-guards: refused an exec ({reason})"));
@@ -230,6 +233,9 @@ impl Supervisor<'_> {
         else {
             return self.answer(listener, n.id, Answer::Continue, Handled::Continued);
         };
+        if !notify::still_valid(listener, n.id) {
+            return Handled::Gone;
+        }
         let shown = clip(&facts.as_command(|_| false), 120);
         tell(pid, &format!("agent-guards: refused {shown} ({reason})"));
         let out = self.answer(
@@ -435,6 +441,10 @@ pub fn serve(listener: RawFd, sup: &Supervisor) -> bool {
     loop {
         // SAFETY: the listener stays open for the whole loop.
         let fd = unsafe { BorrowedFd::borrow_raw(listener) };
+        // The repository cache's change events are not polled here: they would wake the
+        // loop for every file a command writes in a watched folder (tried: 300 files written
+        // and removed beside a push, 2,870 -> 4,500 context switches and supervisor CPU
+        // 114 -> 141-192 ms), to spare one read per judged exec.
         let mut fds = [PollFd::new(fd, PollFlags::POLLIN)];
         match poll(&mut fds, PollTimeout::from(IDLE_RELEASE)) {
             Ok(0) => {

@@ -53,21 +53,44 @@ fn an_alias_written_during_the_command_is_judged_as_the_push_it_stands_for() {
     assert!(origin.git(&["for-each-ref"]).is_empty(), "nothing landed");
 }
 
-#[test]
-fn a_push_of_head_is_judged_on_the_branch_checked_out_since() {
-    let Some((w, origin, _server)) = pushing_world("head") else {
+/// Runs `script` (checkouts and pushes of `HEAD`) in a pushing world: exactly the push from
+/// `main` is refused (G4), `prints` are its lines, and only `feature` reached the origin.
+fn pushes_of_head(name: &str, script: &str, prints: &[&str]) {
+    let Some((w, origin, _server)) = pushing_world(name) else {
         return;
     };
     settle();
-    let script = "git checkout -q feature; git push -q origin HEAD; echo feature $?; \
-                  git checkout -q main; git push -q origin HEAD; echo main $?";
     let out = w.ran("bash", &["-c", script]);
-    out.prints(&["feature 0", "main 126"])
+    out.prints(prints)
         .says(&["agent-guards: refused git push -q origin HEAD (G4"]);
     assert_eq!(out.said("agent-guards: refused"), 1, "{}", out.stderr);
     assert_eq!(
         origin.git(&["for-each-ref", "--format=%(refname)"]),
         "refs/heads/feature"
+    );
+}
+
+#[test]
+fn a_push_of_head_is_judged_on_the_branch_checked_out_since() {
+    pushes_of_head(
+        "head",
+        "git checkout -q feature; git push -q origin HEAD; echo feature $?; \
+         git checkout -q main; git push -q origin HEAD; echo main $?",
+        &["feature 0", "main 126"],
+    );
+}
+
+/// The same, with each checkout settled before the push (more than a second old): the branch
+/// `HEAD` names is kept between judgements, and only the change events (the checkout's rename
+/// of `HEAD`) say it must be read again.
+#[test]
+fn a_push_of_head_is_judged_on_the_branch_checked_out_a_while_ago() {
+    pushes_of_head(
+        "head-settled",
+        "git checkout -q feature; sleep 1.2; git push -q origin HEAD; echo feature $?; \
+         git checkout -q main; sleep 1.2; git push -q origin HEAD; echo main $?; \
+         git checkout -q feature; sleep 1.2; git push -q origin HEAD; echo again $?",
+        &["feature 0", "main 126", "again 0"],
     );
 }
 
