@@ -174,8 +174,8 @@ const MAX_KEPT_REMOTES: usize = 16;
 pub trait RepoLender: Send + Sync {
     fn lend(&self, dir: &Path) -> Option<OpenRepo>;
     fn give_back(&self, dir: PathBuf, repo: OpenRepo);
-    /// The settled version of a file in a lent repository (`HEAD`), for what is kept with it;
-    /// `None`: not settled, read the file.
+    /// The settled version of a file in a lent repository (`HEAD`, for what is kept with it)
+    /// or of the folder a push runs in; `None`: not settled, look at the file itself.
     fn file_version(&self, path: &Path) -> Option<primitives::stamp::Version> {
         primitives::stamp::settled(path)
     }
@@ -474,7 +474,15 @@ impl World for RealWorld {
     }
 
     fn dir_exists(&self, dir: &Path) -> bool {
-        dir.is_dir()
+        // Asked of the lender first: it answers a folder it watches without a `stat`.
+        use primitives::stamp::Version;
+        match self.lender.as_ref().and_then(|l| l.file_version(dir)) {
+            Some(Version::File {
+                owner_mode: (_, mode),
+                ..
+            }) => mode & libc::S_IFMT == libc::S_IFDIR,
+            _ => dir.is_dir(),
+        }
     }
 
     fn default_push(
