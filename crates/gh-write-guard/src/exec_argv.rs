@@ -6,12 +6,14 @@
 //! mutate a primary checkout). This module splits the argv once with command-effects' git
 //! grammar and asks those two for the same verdicts and findings they give the `git` of
 //! `NAME=value git <argv...>` over a command line, without quoting the words and parsing them
-//! as shell again. Anything else (a push, an alias, `gh`) goes through [`crate::judge`].
+//! as shell again. A builtin `git push` is read by G3, G4 (its hook check and the branch rules
+//! of each branch it updates) and G6 over the same plan ([`judge_push`]). Anything else (an
+//! alias, a subcommand decided at run time, `gh`) goes through [`crate::judge`].
 
 use crate::context::Context;
 use crate::finding::Finding;
 use crate::world::World;
-use crate::{g4_branch_rules, g6_primary_checkout};
+use crate::{g3_other_owner, g4_branch_rules, g6_primary_checkout};
 use command_effects::git;
 use std::path::Path;
 
@@ -36,13 +38,48 @@ pub fn judge_git(
             &[],
         ));
     }
-    let policy = g6_primary_checkout::Policy::of(cx);
-    out.extend(g6_primary_checkout::check_call(
-        &call,
-        cwd,
-        &policy,
-        world,
-        cx.home().as_deref(),
-    ));
+    out.extend(g6(&call, cwd, cx, world));
     out
+}
+
+/// What G3, G4 and G6 find in the argv of a `git` exec whose subcommand is the builtin `push`
+/// (the caller checked: [`command_effects::git_alias::is_builtin`]; an alias cannot shadow a
+/// builtin), run in `cwd` with the variables `env` answers; `command`: the text the reasons
+/// show (the exec's command line). The same findings [`crate::judge`] gives the `git` of
+/// `NAME=value git <argv...>`, in the same order.
+pub fn judge_push(
+    argv: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+    cwd: &Path,
+    cx: &Context,
+    world: &dyn World,
+    command: &dyn Fn() -> String,
+) -> Vec<Finding> {
+    let arena = bumpalo::Bump::new();
+    let args = command_effects::exec_args::literal_args(&arena, argv);
+    let call = git::parse_git_args(&args, &|name| env(name).map(Some));
+    let home = cx.home();
+    // Where it acts: the cwd after its `-C`s (`None`: a `-C` git cannot follow).
+    let dir = command_effects::dirs::after_git_c(cwd, &call, home.as_deref());
+    let plan = crate::git_push::plan(&call, dir.as_deref(), world, &None);
+    let label = format!("git {}", call.sub().unwrap_or("push"));
+    let mut out = g3_other_owner::check_push(cx, world, dir.as_deref(), &plan, &label);
+    out.extend(g4_branch_rules::hooks_bypass(&call, command, &[]));
+    let site = g4_branch_rules::PushSite {
+        world,
+        rules: world.rules(),
+        dir: dir.as_deref(),
+        label: &label,
+        command,
+    };
+    let policy = branch_rules::FailClosedPolicy::new(&cx.config.protected_branches);
+    out.extend(g4_branch_rules::check_push(&site, &plan, &policy));
+    out.extend(g6(&call, cwd, cx, world));
+    out
+}
+
+/// G6 over one git call run in `cwd`, with the maintainer's policy.
+fn g6(call: &git::GitCall, cwd: &Path, cx: &Context, world: &dyn World) -> Option<Finding> {
+    let policy = g6_primary_checkout::Policy::of(cx);
+    g6_primary_checkout::check_call(call, cwd, &policy, world, cx.home().as_deref())
 }

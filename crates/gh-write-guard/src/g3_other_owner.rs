@@ -5,12 +5,15 @@
 //! the API, and `git push` to a URL or remote naming another owner. No origin: G3 skips.
 
 use crate::analysis::Analysis;
+use crate::context::Context;
 use crate::finding::{Code, Finding, Requirement};
+use crate::git_push::PushPlan;
 use crate::operations::{Op, OpKind};
-use crate::world::Destination;
+use crate::world::{Destination, RepoSlug, World};
 use command_effects::gh::GhArgs;
 use command_effects::gh_api::{is_placeholder, rest_path, ApiCall};
 use command_effects::git::GitCall;
+use safety_kernel::ListGrant;
 use serde_json::json;
 use shell_syntax::Invocation;
 
@@ -192,7 +195,11 @@ fn implied_repository(op: &Op, a: &Analysis<'_>, dir: &std::path::Path) -> Optio
 
 /// `git push`: the GitHub repositories its push URLs name.
 fn push_targets(op: &Op, call: &GitCall, a: &Analysis<'_>, out: &mut Vec<Target>) {
-    let plan = a.push_plan(op, call);
+    plan_targets(&a.push_plan(op, call), out);
+}
+
+/// The GitHub repositories a push's plan sends to.
+fn plan_targets(plan: &PushPlan, out: &mut Vec<Target>) {
     if plan.nothing.is_some() {
         return;
     }
@@ -207,23 +214,30 @@ fn push_targets(op: &Op, call: &GitCall, a: &Analysis<'_>, out: &mut Vec<Target>
     }
 }
 
-pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let grant = a.cx.owner_grant();
-    if !grant.ignored.is_empty() {
-        out.push(Finding::note(
+/// The note for grant entries G3 ignored (no `owner/repo`), if any.
+fn ignored_note(grant: &ListGrant) -> Option<Finding> {
+    (!grant.ignored.is_empty()).then(|| {
+        Finding::note(
             Requirement::G3,
             "GH_WRITE_GUARD_ALLOW entries without owner/repo were ignored",
             json!({"ignored": grant.ignored}),
-        ));
-    }
-    // The maintainer's repository: the origin of the project the session started in (the
-    // hook's cwd follows the agent's `cd`s, into a clone of anyone's repository), else the
-    // origin of the repository the write acts in.
-    let project =
-        a.cx.env("CLAUDE_PROJECT_DIR")
-            .filter(|p| p.starts_with('/'))
-            .and_then(|p| a.world.origin(std::path::Path::new(p)));
+        )
+    })
+}
+
+/// The maintainer's repository: the origin of the project the session started in (the hook's
+/// cwd follows the agent's `cd`s, into a clone of anyone's repository).
+fn project_origin(cx: &Context, world: &dyn World) -> Option<RepoSlug> {
+    cx.env("CLAUDE_PROJECT_DIR")
+        .filter(|p| p.starts_with('/'))
+        .and_then(|p| world.origin(std::path::Path::new(p)))
+}
+
+pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
+    let grant = a.cx.owner_grant();
+    let mut out: Vec<Finding> = ignored_note(&grant).into_iter().collect();
+    // Else the origin of the repository the write acts in.
+    let project = project_origin(a.cx, a.world);
     for op in a.ops() {
         let may_push = matches!(&op.kind, OpKind::Git { call, .. } if call.may_push());
         if !op.is_github_write() && !may_push {
@@ -237,52 +251,81 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         if ts.is_empty() && project.is_some() {
             ts.extend(implied_repository(op, a, &dir));
         }
-        for t in ts {
-            match t {
-                Target::Repo { owner, repo, via } => {
-                    if owner.eq_ignore_ascii_case(&origin.owner) {
-                        continue;
-                    }
-                    let covered = if repo == "*" {
-                        grant
-                            .entries
-                            .iter()
-                            .any(|(o, _)| o.eq_ignore_ascii_case(&owner))
-                    } else {
-                        grant.covers(&owner, &repo)
-                    };
-                    if covered {
-                        out.push(Finding::note(
-                            Requirement::G3,
-                            format!("write to {owner}/{repo} allowed by GH_WRITE_GUARD_ALLOW"),
-                            json!({"target": format!("{owner}/{repo}"), "via": via}),
-                        ));
-                        continue;
-                    }
-                    out.push(Finding::deny(
-                        Code::G3OtherOwner,
-                        format!(
-                            "{} aimed at {owner}/{repo}, another owner than origin's ({})",
-                            op.label(),
-                            origin.owner
-                        ),
-                        format!("Only the maintainer can allow this, by adding {owner}/{repo} (or {owner}/*) to GH_WRITE_GUARD_ALLOW in the environment the session is launched with; the agent cannot grant itself."),
-                        json!({"target": format!("{owner}/{repo}"), "via": via, "origin": origin.to_string()}),
-                    ));
-                }
-                Target::Unknown { via } => out.push(Finding::deny(
-                    Code::G3RunTimeRepo,
-                    format!(
-                        "{} aimed at a repository decided at run time ({via})",
-                        op.label()
-                    ),
-                    "Name the repository literally so its owner can be checked.",
-                    json!({"via": via, "origin": origin.to_string()}),
-                )),
-            }
-        }
+        judge_targets(ts, &op.label(), &origin, &grant, &mut out);
     }
     out
+}
+
+/// G3 over one push of an exec's literal argv ([`crate::exec_argv`]) acting in `dir` (`None`:
+/// decided at run time, read as the cwd), with its plan: what [`check`] finds for it.
+pub(crate) fn check_push(
+    cx: &Context,
+    world: &dyn World,
+    dir: Option<&std::path::Path>,
+    plan: &PushPlan,
+    label: &str,
+) -> Vec<Finding> {
+    let grant = cx.owner_grant();
+    let mut out: Vec<Finding> = ignored_note(&grant).into_iter().collect();
+    let dir = dir.unwrap_or(&cx.cwd);
+    let Some(origin) = project_origin(cx, world).or_else(|| world.origin(dir)) else {
+        return out;
+    };
+    let mut ts = Vec::new();
+    plan_targets(plan, &mut ts);
+    judge_targets(ts, label, &origin, &grant, &mut out);
+    out
+}
+
+/// Each target of one write (`label`) against the maintainer's repository `origin`: another
+/// owner's is refused unless the grant covers it, a run-time one is refused.
+fn judge_targets(
+    ts: Vec<Target>,
+    label: &str,
+    origin: &RepoSlug,
+    grant: &ListGrant,
+    out: &mut Vec<Finding>,
+) {
+    for t in ts {
+        match t {
+            Target::Repo { owner, repo, via } => {
+                if owner.eq_ignore_ascii_case(&origin.owner) {
+                    continue;
+                }
+                let covered = if repo == "*" {
+                    grant
+                        .entries
+                        .iter()
+                        .any(|(o, _)| o.eq_ignore_ascii_case(&owner))
+                } else {
+                    grant.covers(&owner, &repo)
+                };
+                if covered {
+                    out.push(Finding::note(
+                        Requirement::G3,
+                        format!("write to {owner}/{repo} allowed by GH_WRITE_GUARD_ALLOW"),
+                        json!({"target": format!("{owner}/{repo}"), "via": via}),
+                    ));
+                    continue;
+                }
+                out.push(Finding::deny(
+                    Code::G3OtherOwner,
+                    format!(
+                        "{label} aimed at {owner}/{repo}, another owner than origin's ({})",
+                        origin.owner
+                    ),
+                    format!("Only the maintainer can allow this, by adding {owner}/{repo} (or {owner}/*) to GH_WRITE_GUARD_ALLOW in the environment the session is launched with; the agent cannot grant itself."),
+                    json!({"target": format!("{owner}/{repo}"), "via": via, "origin": origin.to_string()}),
+                ));
+            }
+            Target::Unknown { via } => out.push(Finding::deny(
+                Code::G3RunTimeRepo,
+                format!("{label} aimed at a repository decided at run time ({via})"),
+                "Name the repository literally so its owner can be checked.",
+                json!({"via": via, "origin": origin.to_string()}),
+            )),
+        }
+    }
 }
 
 #[cfg(test)]

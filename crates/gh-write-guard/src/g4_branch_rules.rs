@@ -11,7 +11,7 @@
 
 use crate::analysis::Analysis;
 use crate::finding::{Code, Finding};
-use crate::git_push::BranchUpdate;
+use crate::git_push::{BranchUpdate, PushPlan};
 use crate::operations::{Op, OpKind};
 use crate::world::{Destination, RepoSlug};
 use branch_rules::{FailClosedPolicy, PushKind, Refusal};
@@ -282,36 +282,62 @@ fn kind_word(kind: PushKind) -> &'static str {
     }
 }
 
+/// What G4 reads about one push besides its plan: the world its repository is in, the branch
+/// rules, the folder it acts in, its label and its text for the reason. The command line's
+/// operations and an exec's literal argv ([`crate::exec_argv`]) both fill it.
+pub(crate) struct PushSite<'s> {
+    pub world: &'s dyn crate::world::World,
+    pub rules: &'s dyn branch_rules::Rules,
+    /// The folder the push acts in (after `-C`); `None`: decided at run time.
+    pub dir: Option<&'s std::path::Path>,
+    /// `git push` ([`Op::label`]).
+    pub label: &'s str,
+    /// The command's text, as the reason and the evidence show it.
+    pub command: &'s dyn Fn() -> String,
+}
+
+/// `f` over the [`PushSite`] of an operation of the command line.
+fn with_site<T>(a: &Analysis<'_>, op: &Op, f: impl FnOnce(&PushSite<'_>) -> T) -> T {
+    let label = op.label();
+    let command = || command_text(a, op);
+    f(&PushSite {
+        world: a.world,
+        rules: a.rules(),
+        dir: op.dir.as_deref(),
+        label: &label,
+        command: &command,
+    })
+}
+
 /// Judges one branch update on one GitHub repository (`remote`: the named remote the push
 /// goes through, for its tracking refs).
 fn judge_update(
-    a: &Analysis<'_>,
-    op: &Op,
+    site: &PushSite<'_>,
     slug: &RepoSlug,
     update: &BranchUpdate,
     policy: &FailClosedPolicy,
     remote: Option<&str>,
 ) -> Option<Finding> {
     let RepoSlug { host, owner, repo } = slug;
-    let what = op.label();
+    let what = site.label;
+    let command = site.command;
     let Some(branch) = &update.branch else {
         return Some(Finding::deny(
             Code::G4RunTimeBranch,
             format!("{what} to a branch decided at run time on {owner}/{repo}"),
             format!("Name the branch literally. {REMEDY}"),
-            json!({"repository": slug.to_string(), "kind": update.kind, "command": command_text(a, op)}),
+            json!({"repository": slug.to_string(), "kind": update.kind, "command": command()}),
         ));
     };
-    let outcome = a.rules().rules_for(host, owner, repo, branch);
-    let evidence = |extra: serde_json::Value| json!({"repository": slug.to_string(), "branch": branch, "kind": update.kind, "rules": format!("{outcome:?}"), "command": command_text(a, op), "detail": extra});
+    let outcome = site.rules.rules_for(host, owner, repo, branch);
+    let evidence = |extra: serde_json::Value| json!({"repository": slug.to_string(), "branch": branch, "kind": update.kind, "rules": format!("{outcome:?}"), "command": command(), "detail": extra});
     // With no remote-tracking branch the push may create the branch: `creation` too.
     // Asked only when a creation rule would refuse (a ref lookup in the repository).
     let may_create = || {
         update.kind == PushKind::Update
             && remote.is_some_and(|r| {
-                op.dir
-                    .as_deref()
-                    .and_then(|d| a.world.remote_tracking_branch(d, r, branch))
+                site.dir
+                    .and_then(|d| site.world.remote_tracking_branch(d, r, branch))
                     == Some(false)
             })
     };
@@ -321,13 +347,13 @@ fn judge_update(
             Refusal::Rule(rule) => Finding::deny(
                 Code::G4Rule,
                 format!("{kind} {branch} on {owner}/{repo} would bypass its `{rule}` rule"),
-                format!("{REMEDY} Command: {}", command_text(a, op)),
+                format!("{REMEDY} Command: {}", command()),
                 evidence(json!({"rule": rule.to_string()})),
             ),
             Refusal::FailClosed(cause) => Finding::deny(
                 Code::G4FailClosed,
                 format!("{kind} {branch} on {owner}/{repo}: its branch rules could not be read, and {branch} is protected by default"),
-                format!("{REMEDY} Command: {}", command_text(a, op)),
+                format!("{REMEDY} Command: {}", command()),
                 evidence(json!({"cause": cause.to_string()})),
             ),
         },
@@ -376,7 +402,8 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 // A subcommand decided at run time (a word, an autocorrected typo) may be a
                 // push of these arguments: judged as one.
                 if call.may_push() {
-                    out.extend(check_push(a, op, call, &policy));
+                    let plan = a.push_plan(op, call);
+                    out.extend(with_site(a, op, |site| check_push(site, &plan, &policy)));
                 }
             }
             OpKind::HttpWrite { method, url, .. } => {
@@ -413,18 +440,20 @@ fn judge_api_write(
                 owner,
                 repo,
             };
-            judge_update(a, op, &slug, &update, policy, None)
+            with_site(a, op, |site| {
+                judge_update(site, &slug, &update, policy, None)
+            })
         }
     }
 }
 
-fn check_push(
-    a: &Analysis<'_>,
-    op: &Op,
-    call: &GitCall,
+/// G4 over one push's plan: each branch it updates on a GitHub repository against that
+/// branch's rules; an unknown destination fails closed for the protected-by-default branches.
+pub(crate) fn check_push(
+    site: &PushSite<'_>,
+    plan: &PushPlan,
     policy: &FailClosedPolicy,
 ) -> Vec<Finding> {
-    let plan = a.push_plan(op, call);
     let mut out = Vec::new();
     if plan.nothing.is_some() {
         return out;
@@ -436,13 +465,12 @@ fn check_push(
                     Destination::GitHub(slug) => {
                         for u in &plan.updates {
                             let remote = plan.remote.as_deref();
-                            out.extend(judge_update(a, op, slug, u, policy, remote));
+                            out.extend(judge_update(site, slug, u, policy, remote));
                         }
                     }
                     Destination::GitHubUnrecognised { host, url } => {
                         out.extend(undeterminable(
-                            a,
-                            op,
+                            site,
                             &plan.updates,
                             policy,
                             &format!("{url} on {host} names no repository"),
@@ -452,15 +480,14 @@ fn check_push(
                 }
             }
         }
-        Err(e) => out.extend(undeterminable(a, op, &plan.updates, policy, &e.0)),
+        Err(e) => out.extend(undeterminable(site, &plan.updates, policy, &e.0)),
     }
     out
 }
 
 /// Fail closed for protected-by-default branches when the destination is unknown.
 fn undeterminable(
-    a: &Analysis<'_>,
-    op: &Op,
+    site: &PushSite<'_>,
     updates: &[BranchUpdate],
     policy: &FailClosedPolicy,
     cause: &str,
@@ -477,14 +504,15 @@ fn undeterminable(
                 .branch
                 .as_deref()
                 .unwrap_or("a branch decided at run time");
+            let command = (site.command)();
             Finding::deny(
                 Code::G4UnknownDestination,
                 format!(
                     "{} {branch}: where the push goes could not be determined",
                     kind_word(u.kind)
                 ),
-                format!("{REMEDY} Command: {}", command_text(a, op)),
-                json!({"cause": cause, "kind": u.kind, "command": command_text(a, op)}),
+                format!("{REMEDY} Command: {command}"),
+                json!({"cause": cause, "kind": u.kind, "command": command}),
             )
         })
         .take(1)

@@ -209,6 +209,11 @@ fn moves_git_config(name: &str) -> bool {
     matches!(name, "HOME" | "XDG_CONFIG_HOME")
 }
 
+/// An exec's command line as gh-write-guard's reasons show a command: its first 160 characters.
+fn command_text(line: &str) -> String {
+    line.chars().take(160).collect()
+}
+
 /// Whether a `git` exec reads config files it names (`-c include.path`, `GIT_CONFIG_GLOBAL`,
 /// another `HOME`, ...): their settings (a hooks path, aliases) are read over its command line.
 /// `names`: the variables `env` answers for.
@@ -271,7 +276,9 @@ pub enum GitReach {
     /// G4's hook check and G6: `commit`, `merge`, `am`, `pull` (builtins that run hooks G4
     /// guards and push nothing, so G3 and G4's branch rules have nothing to read).
     Hooks,
-    /// All of them: a push, an alias, a subcommand decided at run time.
+    /// G3, G4 and G6 over the push's plan: the builtin `push` (G2 and G5 read `gh api` only).
+    Push,
+    /// All of them: an alias, a subcommand decided at run time.
     All,
 }
 
@@ -287,7 +294,10 @@ pub fn git_reach(argv: &[String]) -> GitReach {
         Some(None) => return GitReach::All,
         Some(Some(sub)) => sub.as_str(),
     };
-    if sub == "push" || !command_effects::git_alias::is_builtin(sub) {
+    if sub == "push" {
+        return GitReach::Push;
+    }
+    if !command_effects::git_alias::is_builtin(sub) {
         return GitReach::All;
     }
     if GIT_HOOKED.contains(&sub) {
@@ -501,7 +511,7 @@ impl ExecJudge for GitHubWrites {
         let env = |name: &str| var(name).cloned();
         // A hooked call that names config files of its own is read over its command line.
         let reach = match reach {
-            GitReach::Hooks
+            GitReach::Hooks | GitReach::Push
                 if names_config_files(
                     &facts.argv,
                     facts
@@ -529,6 +539,14 @@ impl ExecJudge for GitHubWrites {
                     reach == GitReach::Hooks,
                 )
             }
+            GitReach::Push => gh_write_guard::exec_argv::judge_push(
+                &facts.argv,
+                &env,
+                &facts.cwd,
+                &sh.cx,
+                &world,
+                &|| command_text(&facts.as_command(keep)),
+            ),
             GitReach::All => {
                 let command = facts.as_command(keep);
                 gh_write_guard::judge::judge_requirements(&command, &sh.cx, &world, &applies)
@@ -610,3 +628,7 @@ impl ExecJudge for ModelLaunches {
 #[cfg(test)]
 #[path = "rules_adapter_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "rules_adapter_push_tests.rs"]
+mod push_tests;

@@ -2,7 +2,7 @@
 
 use super::*;
 
-fn launch(env: &[(&str, &str)]) -> LaunchContext {
+pub(super) fn launch(env: &[(&str, &str)]) -> LaunchContext {
     LaunchContext::new(
         env.iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -230,7 +230,10 @@ fn a_git_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
 
 /// What G2–G6 over the exec's command line refuse it with (code and reason), the way the
 /// PreToolUse guard reads `NAME=value git ...`.
-fn by_all_of_g2_to_g6(judge: &GitHubWrites, facts: &ExecFacts) -> Option<(String, String)> {
+pub(super) fn by_all_of_g2_to_g6(
+    judge: &GitHubWrites,
+    facts: &ExecFacts,
+) -> Option<(String, String)> {
     let all = judge.shared();
     let mut cx = all.cx.clone();
     cx.cwd.clone_from(&facts.cwd);
@@ -248,17 +251,33 @@ fn by_all_of_g2_to_g6(judge: &GitHubWrites, facts: &ExecFacts) -> Option<(String
     gh_write_guard::finding::first_deny(&denies).map(|f| (f.code_str().to_string(), f.reason()))
 }
 
-fn by_gate(judge: &GitHubWrites, facts: &ExecFacts) -> Option<(String, String)> {
+pub(super) fn by_gate(judge: &GitHubWrites, facts: &ExecFacts) -> Option<(String, String)> {
     match judge.judge(facts) {
         ExecVerdict::Deny { code, reason, .. } => Some((code, reason)),
         ExecVerdict::Allow => None,
     }
 }
 
+/// An exec of `/usr/bin/git` with `argv` in `cwd`, with what the supervisor keeps of its
+/// environment `env`.
+pub(super) fn git_exec(argv: Vec<String>, env: &[(&str, &str)], cwd: &str) -> ExecFacts {
+    ExecFacts {
+        program: "/usr/bin/git".into(),
+        argv,
+        cwd: PathBuf::from(cwd),
+        env: env
+            .iter()
+            .filter(|(k, _)| rule_relevant(k))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        caller: None,
+    }
+}
+
 /// A primary checkout with a GitHub origin (G6 refuses what mutates it, and G3 and G4 would
 /// read a push here) and a linked worktree of it on `topic` (G6 lets it be mutated): the
 /// repository, the checkout's path, the worktree's path.
-fn checkout_and_worktree() -> (tempfile::TempDir, String, String) {
+pub(super) fn checkout_and_worktree() -> (tempfile::TempDir, String, String) {
     let repo = primary_checkout(&[
         "-c",
         "user.name=t",
@@ -442,18 +461,7 @@ fn a_git_exec_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
     let judge = GitHubWrites::new(launch(&[("HOME", p)]));
     let (mut refused, mut allowed, mut hooks) = (0, 0, 0);
     for (args, env, cwd, refuse) in &cases {
-        let facts = ExecFacts {
-            program: "/usr/bin/git".into(),
-            argv: argv(args),
-            cwd: PathBuf::from(cwd),
-            // What the supervisor keeps of an exec's environment.
-            env: env
-                .iter()
-                .filter(|(k, _)| rule_relevant(k))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            caller: None,
-        };
+        let facts = git_exec(argv(args), env, cwd);
         let reach = git_reach(&facts.argv);
         assert!(
             matches!(reach, GitReach::Checkout | GitReach::Hooks),
@@ -509,9 +517,12 @@ fn a_git_exec_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
     };
     assert_eq!(by_all_of_g2_to_g6(&judge, &facts), None);
     assert_eq!(by_gate(&judge, &facts), None);
+    assert_eq!(
+        git_reach(&argv(&["git", "push", "origin", "main"])),
+        GitReach::Push
+    );
     for (all_of_them, why) in [
-        (&["git", "push", "origin", "main"][..], "a push"),
-        (&["git", "-c", "alias.ci=push", "ci"], "an alias"),
+        (&["git", "-c", "alias.ci=push", "ci"][..], "an alias"),
         (&["git", "st"], "an alias"),
     ] {
         assert_eq!(git_reach(&argv(all_of_them)), GitReach::All, "{why}");
