@@ -327,16 +327,24 @@ impl Memory {
         }
     }
 
-    /// The whole pointers from `addr` to the end of its page into `out` (at least one: a
-    /// pointer across the page boundary is read whole).
+    /// The whole pointers from `addr` to the end of its page, or to the first null one (kept:
+    /// it ends the array), into `out` (at least one: a pointer across the page boundary is
+    /// read whole). Not past the null: an argv of ten words would otherwise convert the rest
+    /// of its page, hundreds of words, twice per exec.
     fn pointers_into(&self, out: &mut Vec<u64>, addr: u64) -> io::Result<()> {
         out.clear();
         let size = self.pointer_size;
         self.with_page(addr, |bytes| {
-            out.extend(bytes.chunks_exact(size).map(|c| match size {
-                4 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64,
-                _ => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
-            }))
+            for c in bytes.chunks_exact(size) {
+                let p = match size {
+                    4 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64,
+                    _ => u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
+                };
+                out.push(p);
+                if p == 0 {
+                    break;
+                }
+            }
         })?;
         if out.is_empty() {
             out.push(self.pointer(addr)?);
