@@ -5,6 +5,9 @@
 use super::tests::{by_all_of_g2_to_g6, by_gate, checkout_and_worktree, git_exec, launch};
 use super::*;
 
+/// The argv after `git`, split at spaces; its environment; its cwd; refused with?
+type Case<'a> = (String, &'a [(&'a str, &'a str)], &'a str, Option<&'a str>);
+
 #[test]
 fn a_git_push_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
     let (_repo, primary, linked) = checkout_and_worktree();
@@ -24,8 +27,7 @@ fn a_git_push_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
         ("GIT_CONFIG_KEY_0", "core.hooksPath"),
         ("GIT_CONFIG_VALUE_0", "/x"),
     ];
-    // (the argv after `git`, split at spaces; its environment; its cwd; refused with?)
-    let cases: Vec<(String, &[(&str, &str)], &str, Option<&str>)> = vec![
+    let cases: Vec<Case> = vec![
         // The branch rules: main needs a pull request, feature has none.
         ("push origin HEAD:main".into(), &[], l, rule),
         ("push origin HEAD:main".into(), &[], p, rule),
