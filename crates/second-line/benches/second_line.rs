@@ -6,7 +6,9 @@
 //!   cost is on − off;
 //! * per exec: each exec timed inside the command by bash (`EPOCHREALTIME` around it), 2,000
 //!   samples per variant (20 interleaved rounds of 100; `SECOND_LINE_BENCH_ROUNDS` sets the
-//!   rounds: with 500 samples the medians moved by ±40 µs between runs here), medians, on − off, twice: with the exec's own `>/dev/null 2>&1` (a
+//!   rounds: with 500 samples the medians moved by ±40 µs between runs here), medians, on − off
+//!   (and the median of each round's on − off, its two batches back to back, which a slow
+//!   phase of the VM moves less than the pooled medians), twice: with the exec's own `>/dev/null 2>&1` (a
 //!   notified write-open before the exec) and the exec alone (output to `/dev/null` opened once
 //!   for the loop): `/bin/true` (no rule reads it), `git --version`
 //!   (judged: a read, settled from its arguments), a stand-in `gh pr view 1` (a read, settled
@@ -86,7 +88,7 @@ fn per_exec(
     rounds: usize,
     count: usize,
     own_redirect: bool,
-) -> [f64; 3] {
+) -> ([f64; 3], f64) {
     let script = match own_redirect {
         true => format!(
             "for i in $(seq {count}); do s=$EPOCHREALTIME; {program} >/dev/null 2>&1; e=$EPOCHREALTIME; echo \"$s $e\"; done"
@@ -96,8 +98,17 @@ fn per_exec(
         ),
     };
     let mut t: [Vec<f64>; 3] = Default::default();
-    for _ in 0..rounds {
-        for (i, via) in [None, Some(false), Some(true)].into_iter().enumerate() {
+    // Each round's on − off, its two batches run back to back: this VM's slow phases last
+    // seconds, so a pooled median moves with the rounds a phase happened to fall on.
+    let mut paired = Vec::new();
+    for r in 0..rounds {
+        let mut round: [Vec<f64>; 3] = Default::default();
+        // Off before on, then on before off: a drift within a round counts both ways.
+        let order = match r % 2 {
+            0 => [(0, None), (1, Some(false)), (2, Some(true))],
+            _ => [(0, None), (2, Some(true)), (1, Some(false))],
+        };
+        for (i, via) in order {
             let out = command(home, via, &script).output().expect("runs");
             for line in String::from_utf8_lossy(&out.stdout).lines() {
                 let v: Vec<f64> = line
@@ -105,16 +116,26 @@ fn per_exec(
                     .filter_map(|w| w.replace(',', ".").parse().ok())
                     .collect();
                 if let [s, e] = v[..] {
-                    t[i].push((e - s) * 1e6);
+                    round[i].push((e - s) * 1e6);
                 }
             }
         }
+        paired.push(middle(round[2].clone()) - middle(round[1].clone()));
+        for (all, r) in t.iter_mut().zip(round) {
+            all.extend(r);
+        }
     }
-    t.map(|mut v| {
+    let pooled = t.map(|v| {
         assert!(!v.is_empty(), "no samples from {script}");
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    })
+        middle(v)
+    });
+    (pooled, middle(paired))
+}
+
+/// The median of `v` (not empty).
+fn middle(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 fn us(d: Duration) -> f64 {
@@ -180,9 +201,10 @@ fn main() {
         ),
     ] {
         for (own_redirect, how) in [(true, "with its own >/dev/null"), (false, "the exec alone")] {
-            let [plain, off, on] = per_exec(&dir, program, rounds, 100, own_redirect);
+            let ([plain, off, on], paired) =
+                per_exec(&dir, program, rounds, 100, own_redirect);
             println!(
-                "per exec, {what}, {how} (median of {} single execs each): bash -c {plain:.0} µs | off {off:.0} µs | on {on:.0} µs | added per exec {:.0} µs",
+                "per exec, {what}, {how} (median of {} single execs each): bash -c {plain:.0} µs | off {off:.0} µs | on {on:.0} µs | added per exec {:.0} µs (median of the {rounds} rounds' on − off: {paired:.0} µs)",
                 rounds * 100,
                 on - off
             );
