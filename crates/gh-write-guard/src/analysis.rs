@@ -1,6 +1,6 @@
 //! What the requirement modules read: the command and every script and shell alias it runs,
 //! parsed once ([`Units`]), and the [`Analysis`] over them (operations, invocations, aliases).
-//! Its own module so the rule modules and the dispatcher ([`crate::judge`]) both depend on it,
+//! Its own module so the rule modules and the dispatcher ([`crate::judge`](mod@crate::judge)) both depend on it,
 //! not on each other.
 
 use crate::context::Context;

@@ -8,7 +8,7 @@
 //! `NAME=value git <argv...>` over a command line, without quoting the words and parsing them
 //! as shell again. A builtin `git push` is read by G3, G4 (its hook check and the branch rules
 //! of each branch it updates) and G6 over the same plan ([`judge_push`]). Anything else (an
-//! alias, a subcommand decided at run time, `gh`) goes through [`crate::judge`].
+//! alias, a subcommand decided at run time, `gh`) goes through [`crate::judge`](mod@crate::judge).
 
 use crate::context::Context;
 use crate::finding::Finding;
@@ -45,7 +45,7 @@ pub fn judge_git(
 /// What G3, G4 and G6 find in the argv of a `git` exec whose subcommand is the builtin `push`
 /// (the caller checked: [`command_effects::git_alias::is_builtin`]; an alias cannot shadow a
 /// builtin), run in `cwd` with the variables `env` answers; `command`: the text the reasons
-/// show (the exec's command line). The same findings [`crate::judge`] gives the `git` of
+/// show (the exec's command line). The same findings [`crate::judge`](mod@crate::judge) gives the `git` of
 /// `NAME=value git <argv...>`, in the same order.
 pub fn judge_push(
     argv: &[String],

@@ -175,7 +175,7 @@ pub fn decide(input: HookInput, process: &Process) -> Answer {
 }
 
 /// The answer when judging failed: deny a Bash call (or a payload we could not read, which may
-/// be one) with "could not be judged: <cause>"; anything else is not ours and passes.
+/// be one) with "could not be judged: `<cause>`"; anything else is not ours and passes.
 pub fn failure_answer(ctx: &FailureContext, cause: &FailureCause, process: &Process) -> Answer {
     let ours = match &ctx.tool_name {
         Some(t) => t == "Bash",

@@ -1,7 +1,7 @@
 //! gh-write-guard: the PreToolUse guard on `Bash` for GitHub writes, branch rules, primary
 //! checkouts and wait loops (requirements G0-G7 of the product requirements).
 //!
-//! - [`judge`]: the one decision core ([`judge::judge`]) over a [`context::Context`] and a
+//! - [`judge`](mod@judge): the one decision core ([`judge::judge`]) over a [`context::Context`] and a
 //!   [`world::World`]; one module per requirement (`g0_unparsed` ... `g7_wait_loops`), each a
 //!   `check(&Analysis) -> Vec<Finding>` over the [`analysis::Analysis`] of the command.
 //! - [`codes`]: the sub-code of every deny.

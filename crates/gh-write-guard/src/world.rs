@@ -1,6 +1,6 @@
 //! Every fact from outside the command text that a requirement needs, behind one trait.
 //!
-//! The decision core ([`crate::judge`]) asks only this trait, so the same code runs against the
+//! The decision core ([`crate::judge`](mod@crate::judge)) asks only this trait, so the same code runs against the
 //! real machine ([`crate::real_world::RealWorld`]: git2, branch-rules' live lookup, the file
 //! system) and against the worlds the conformance cases describe
 //! ([`crate::fake_world::FakeWorld`]). The hook's own environment is not here: it is part of

@@ -1,9 +1,9 @@
 //! Every config key in one table, and the diagnosis of a config file against it.
 //!
-//! [`KEYS`] is the single source of truth for what the suite reads: the name, the binary that uses
+//! [`KEYS`](crate::diagnose::KEYS) is the single source of truth for what the suite reads: the name, the binary that uses
 //! it, its default, what is allowed and a one-line meaning. The loader's list of known keys, the
 //! diagnosis (`agent-guards report`, the hooks' notices) and the README's configuration table
-//! ([`markdown_table`], kept in sync by a test in the root package) are all derived from it.
+//! ([`markdown_table`](crate::diagnose::markdown_table), kept in sync by a test in the root package) are all derived from it.
 //!
 //! A diagnosis never changes what a binary does with a value; it names what is wrong so a typo is
 //! not silent: invalid TOML with its line, an unknown key with the nearest known one, a value

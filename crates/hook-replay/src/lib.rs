@@ -8,7 +8,7 @@
 //!   its whole process group (the end-to-end harness runs the Claude Code CLI through it);
 //! * [`sandbox`] (feature `test-support`) is a temp HOME with the XDG config and state dirs
 //!   inside it, so that a test never touches the real user's files;
-//! * [`bench`] (feature `test-support`) times a hook binary as Claude Code runs it, one process
+//! * [`bench`](mod@bench) (feature `test-support`) times a hook binary as Claude Code runs it, one process
 //!   per call, and prints order statistics of the runs;
 //! * [`git`] (feature `test-support`) runs the real git on temp repositories, isolated from the
 //!   machine's git config;

@@ -295,7 +295,7 @@ fn find_plugin(root: &Path, plugin: &str, name: &str, full: &str) -> Option<Agen
 }
 
 /// Walks the folders under `root` (a `plugins` folder; caches nest
-/// `<marketplace>/<plugin>/<version>/...`) up to [`MAX_PLUGIN_DEPTH`] levels and `max_dirs`
+/// `<marketplace>/<plugin>/<version>/...`) up to `MAX_PLUGIN_DEPTH` levels and `max_dirs`
 /// folders, and visits each folder of the plugin `plugin` that holds one of the `wanted` folders
 /// (`agents`, `skills`, `commands`), which are not walked into. Agents and skills share it.
 pub fn walk_plugin(

@@ -200,7 +200,7 @@ pub fn learn(
 /// `message.model`, or a `model` attachment's `identity.modelId`, whichever comes last.
 ///
 /// The file is read backwards in chunks (the answer is usually in the last few lines), at most
-/// [`TRANSCRIPT_TAIL_BYTES`] in total.
+/// `TRANSCRIPT_TAIL_BYTES` in total.
 pub fn from_transcript(path: &Path) -> Option<String> {
     const CHUNK: u64 = 128 * 1024;
     let mut f = std::fs::File::open(path).ok()?;

@@ -7,7 +7,7 @@
 //! * `claim_admits_failure` — words that take a claim back ("not all tests pass", "still
 //!   failing"): a message that also admits a failure is not a fabricated claim.
 //!
-//! Matching is one Aho-Corasick pass over normalised text (see [`crate::normalise`]); the
+//! Matching is one Aho-Corasick pass over normalised text (see [`crate::normalise`](mod@crate::normalise)); the
 //! maintainer may add phrases per family in config (`integrity_extra_phrases`).
 
 use crate::matcher::{Family, PhraseMatcher};

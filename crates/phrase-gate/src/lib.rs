@@ -1,7 +1,7 @@
 //! Phrase families and the gates built from them.
 //!
 //! A *family* is a named list of lower-case phrases. A [`PhraseMatcher`] finds, in one Aho-Corasick
-//! pass over [`normalise`]d text, which phrases of which families occur. A *detector* pairs a
+//! pass over [`normalise`](fn@normalise)d text, which phrases of which families occur. A *detector* pairs a
 //! tripwire family with the legitimiser family that excuses it; the [`egress`] gate (requirement E)
 //! is three such detectors; the [`integrity`] tables (requirements I1, I2) serve integrity-signals.
 

@@ -7,7 +7,7 @@
 //! exists). The prefix moves itself into the group before it `exec`s the shell, so the command
 //! and everything it forks, backgrounds or `setsid`s stay under the ceilings after the shell exits.
 //!
-//! The cgroup work is direct cgroupfs writes ([`write_file`]): `mkdir`, the ceiling files, the
+//! The cgroup work is direct cgroupfs writes (`write_file`): `mkdir`, the ceiling files, the
 //! pid into `cgroup.procs` (or `0` into v1 `tasks`). Each failure names the file and the kernel's
 //! error. (cgroups-rs did this until it was replaced; why and what it cost: the crate README.)
 

@@ -3,7 +3,7 @@
 //! A tool call is a `tool_use` block of an `assistant` line; its result is a `tool_result` block
 //! (same id, `is_error`) of a later `user` line. The file is walked backwards and every line that
 //! can hold either is parsed as JSON — the shape of the line (spacing, key order, escapes) does
-//! not matter, only what it says. The parse is typed and light ([`crate::light`]: types, ids and
+//! not matter, only what it says. The parse is typed and light (`crate::light`: types, ids and
 //! error flags; long texts and tool outputs skipped unallocated); a call's input is read only for
 //! lines that hold a `tool_use`, and a result's text only when the caller asks for it. Lines
 //! that name neither (`tool_` appears in both keys) and hold no `\u` escape are skipped unparsed.
