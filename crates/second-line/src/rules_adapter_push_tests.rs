@@ -22,6 +22,22 @@ fn a_git_push_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
         Some("G4.hooks-bypass"),
         Some("G3.other-owner"),
     );
+    // The primary checkout's branch (`git init`'s default, `init.defaultBranch` if set): a
+    // push of it meets `main`'s rule, fails closed for another protected-by-default name.
+    let head = std::process::Command::new("git")
+        .args(["-C", p, "symbolic-ref", "--short", "HEAD"])
+        .output()
+        .unwrap();
+    let closed = match String::from_utf8_lossy(&head.stdout).trim() {
+        "main" => rule,
+        "master" | "develop" => Some("G4.fail-closed"),
+        _ => None,
+    };
+    let cfg_hooks = [("GIT_CONFIG_PARAMETERS", "'core.hookspath'='/dev/null'")];
+    let cfg_stranger = [(
+        "GIT_CONFIG_PARAMETERS",
+        "'remote.origin.url'='https://github.com/stranger/w.git'",
+    )];
     let hooks_by_env = [
         ("GIT_CONFIG_COUNT", "1"),
         ("GIT_CONFIG_KEY_0", "core.hooksPath"),
@@ -127,6 +143,44 @@ fn a_git_push_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
             hooks,
         ),
         ("push origin HEAD:feature".into(), &hooks_by_env, l, hooks),
+        // Settings handed over in GIT_CONFIG_PARAMETERS (as `git -c` exports them).
+        ("push origin HEAD:feature".into(), &cfg_hooks, l, hooks),
+        ("push origin HEAD:feature".into(), &cfg_stranger, l, owner),
+        // Where the push goes, named by an option; what it pushes, by an option or config. The
+        // primary checkout's branch (`master` with `git init`'s default) has no rules
+        // served: it fails closed. A deletion is no update: `pull_request` allows it,
+        // as GitHub does. With no upstream, `push.default=simple` pushes nothing.
+        (
+            "push --repo=https://github.com/stranger/w.git HEAD:feature".into(),
+            &[],
+            l,
+            owner,
+        ),
+        (
+            "push --repo https://github.com/acme/widget.git HEAD:main".into(),
+            &[],
+            l,
+            rule,
+        ),
+        ("push --mirror origin".into(), &[], l, closed),
+        ("push --mirr origin".into(), &[], l, closed),
+        ("push --all origin".into(), &[], l, closed),
+        ("push --tags origin".into(), &[], l, None),
+        ("push --delete origin main".into(), &[], l, None),
+        ("push --delet origin main".into(), &[], l, None),
+        ("push origin :main".into(), &[], l, None),
+        ("push -d origin feature".into(), &[], l, None),
+        ("push origin @:main".into(), &[], l, rule),
+        ("push -u origin HEAD:main".into(), &[], l, rule),
+        ("push origin HEAD:main --push-option=x".into(), &[], l, rule),
+        ("push -f origin HEAD:feature".into(), &[], l, None),
+        ("push origin -- HEAD:main".into(), &[], l, rule),
+        ("-c push.default=current push".into(), &[], l, None),
+        ("-c push.default=current push origin".into(), &[], p, closed),
+        ("-c remote.origin.push=HEAD:main push".into(), &[], l, rule),
+        ("push".into(), &[], l, None),
+        ("push origin".into(), &[], l, None),
+        ("--namespace=x push origin HEAD:main".into(), &[], l, rule),
         // Literal words: nothing expands `$B` in an exec's argv.
         ("push origin HEAD:$B".into(), &[], l, None),
         // The repository named by the environment: one git cannot open fails the push
