@@ -43,8 +43,8 @@ pub fn judge_git(
 }
 
 /// What G3, G4 and G6 find in the argv of a `git` exec whose subcommand is the builtin `push`
-/// (the caller checked: [`command_effects::git_alias::is_builtin`]; an alias cannot shadow a
-/// builtin), run in `cwd` with the variables `env` answers; `command`: the text the reasons
+/// or one command-effects reads as a push (`send-pack`, a remote helper's half), which no alias
+/// can shadow, run in `cwd` with the variables `env` answers; `command`: the text the reasons
 /// show (the exec's command line). The same findings [`crate::judge`](mod@crate::judge) gives the `git` of
 /// `NAME=value git <argv...>`, in the same order.
 pub fn judge_push(
@@ -62,7 +62,7 @@ pub fn judge_push(
     // Where it acts: the cwd after its `-C`s (`None`: a `-C` git cannot follow).
     let dir = command_effects::dirs::after_git_c(cwd, &call, home.as_deref());
     let plan = crate::git_push::plan(&call, dir.as_deref(), world, &None);
-    let label = format!("git {}", call.sub().unwrap_or("push"));
+    let label = crate::operations::git_label(&call);
     let mut out = g3_other_owner::check_push(cx, world, dir.as_deref(), &plan, &label);
     out.extend(g4_branch_rules::hooks_bypass(&call, command, &[]));
     let site = g4_branch_rules::PushSite {

@@ -72,15 +72,7 @@ impl Op<'_> {
     /// A short name for evidence and reasons (`git push`, `gh pr merge`, `gh api`).
     pub fn label(&self) -> String {
         match &self.kind {
-            OpKind::Git { call, .. } => match &call.subcommand {
-                Some(Some(_)) if call.refs_on_stdin => {
-                    "a remote helper's push (its stdin names the branches)".into()
-                }
-                Some(Some(sub)) => format!("git {sub}"),
-                // A word, or a name git may autocorrect: judged as the push it may be.
-                Some(None) => "git with a subcommand decided at run time (a possible push)".into(),
-                None => "git".into(),
-            },
+            OpKind::Git { call, .. } => git_label(call),
             OpKind::Gh { args, .. } => {
                 let mut s = format!("gh {}", args.top.as_deref().unwrap_or("<dynamic>"));
                 for sub in &args.sub {
@@ -93,6 +85,19 @@ impl Op<'_> {
                 program, method, ..
             } => format!("{program} {method}"),
         }
+    }
+}
+
+/// [`Op::label`] of a git call (an exec's argv judged without a command line shares it).
+pub fn git_label(call: &GitCall) -> String {
+    match &call.subcommand {
+        Some(Some(_)) if call.refs_on_stdin => {
+            "a remote helper's push (its stdin names the branches)".into()
+        }
+        Some(Some(sub)) => format!("git {sub}"),
+        // A word, or a name git may autocorrect: judged as the push it may be.
+        Some(None) => "git with a subcommand decided at run time (a possible push)".into(),
+        None => "git".into(),
     }
 }
 

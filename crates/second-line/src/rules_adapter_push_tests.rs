@@ -17,6 +17,7 @@ fn a_git_push_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
     // A folder in no repository.
     let elsewhere = tempfile::tempdir().unwrap();
     let e = elsewhere.path().to_str().unwrap();
+    let run_time = Some("G4.run-time-branch");
     let (rule, hooks, owner) = (
         Some("G4.rule"),
         Some("G4.hooks-bypass"),
@@ -181,6 +182,26 @@ fn a_git_push_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
         ("push".into(), &[], l, None),
         ("push origin".into(), &[], l, None),
         ("--namespace=x push origin HEAD:main".into(), &[], l, rule),
+        // git's push plumbing and a remote helper's half, run by something other than git
+        // (no caller here): what they push is decided at run time, or named.
+        (
+            "send-pack https://github.com/acme/widget.git main".into(),
+            &[],
+            l,
+            rule,
+        ),
+        (
+            "send-pack --stdin https://github.com/acme/widget.git".into(),
+            &[],
+            l,
+            run_time,
+        ),
+        (
+            "remote-https origin https://github.com/acme/widget.git".into(),
+            &[],
+            l,
+            run_time,
+        ),
         // Literal words: nothing expands `$B` in an exec's argv.
         ("push origin HEAD:$B".into(), &[], l, None),
         // The repository named by the environment: one git cannot open fails the push
