@@ -45,8 +45,8 @@ pub fn judge_git(
 /// What G3, G4 and G6 find in the argv of a `git` exec whose subcommand is the builtin `push`
 /// or one command-effects reads as a push (`send-pack`, a remote helper's half), which no alias
 /// can shadow, run in `cwd` with the variables `env` answers; `command`: the text the reasons
-/// show (the exec's command line). The same findings [`crate::judge`](mod@crate::judge) gives the `git` of
-/// `NAME=value git <argv...>`, in the same order.
+/// show (the exec's command line). The same findings [`crate::judge`](mod@crate::judge) gives
+/// the `git` of `NAME=value git <argv...>`, in the same order.
 pub fn judge_push(
     argv: &[String],
     env: &dyn Fn(&str) -> Option<String>,

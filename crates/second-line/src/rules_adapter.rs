@@ -276,7 +276,8 @@ pub enum GitReach {
     /// G4's hook check and G6: `commit`, `merge`, `am`, `pull` (builtins that run hooks G4
     /// guards and push nothing, so G3 and G4's branch rules have nothing to read).
     Hooks,
-    /// G3, G4 and G6 over the push's plan: the builtin `push` (G2 and G5 read `gh api` only).
+    /// G3, G4 and G6 over the push's plan: the builtin `push`, and what command-effects reads
+    /// as one (`send-pack`, a remote helper's half); G2 and G5 read `gh api` only.
     Push,
     /// All of them: an alias, a subcommand decided at run time.
     All,
@@ -509,7 +510,8 @@ impl ExecJudge for GitHubWrites {
             false => GitReach::All,
         };
         let env = |name: &str| var(name).cloned();
-        // A hooked call that names config files of its own is read over its command line.
+        // A hooked call or a push that names config files of its own is read over its command
+        // line (their settings: a hooks path, a remote's URL).
         let reach = match reach {
             GitReach::Hooks | GitReach::Push
                 if names_config_files(
