@@ -38,7 +38,7 @@ pub fn judge_git(
             &[],
         ));
     }
-    out.extend(g6(&call, cwd, cx, world));
+    out.extend(g6(&call, cwd, cx, world, cx.home().as_deref()));
     out
 }
 
@@ -74,12 +74,19 @@ pub fn judge_push(
     };
     let policy = branch_rules::FailClosedPolicy::new(&cx.config.protected_branches);
     out.extend(g4_branch_rules::check_push(&site, &plan, &policy));
-    out.extend(g6(&call, cwd, cx, world));
+    out.extend(g6(&call, cwd, cx, world, home.as_deref()));
     out
 }
 
-/// G6 over one git call run in `cwd`, with the maintainer's policy.
-fn g6(call: &git::GitCall, cwd: &Path, cx: &Context, world: &dyn World) -> Option<Finding> {
+/// G6 over one git call run in `cwd`, with the maintainer's policy (`home`: `cx`'s, worked
+/// out once by the caller).
+fn g6(
+    call: &git::GitCall,
+    cwd: &Path,
+    cx: &Context,
+    world: &dyn World,
+    home: Option<&Path>,
+) -> Option<Finding> {
     let policy = g6_primary_checkout::Policy::of(cx);
-    g6_primary_checkout::check_call(call, cwd, &policy, world, cx.home().as_deref())
+    g6_primary_checkout::check_call(call, cwd, &policy, world, home)
 }
