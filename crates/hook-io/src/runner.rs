@@ -5,6 +5,13 @@
 //! the process exits, so the harness never sees a hang. A panic, an unreadable payload or the deadline
 //! each become a [`FailureCause`] that the binary turns into its deliberate answer (deny where its
 //! requirement fails closed) and a one-line error on stderr.
+//!
+//! **The answer first** (issue 47). Every write a judge or a failure answer makes to state the
+//! agent can touch (the audit log above all: one agent command can hold its lock) is deferred
+//! ([`primitives::after_answer`]) and done only after the answer is printed, within
+//! [`AFTER_ANSWER_BOUND`]; what did not land is said on stderr. The process then exits whatever
+//! those writes do, so the CLI always gets the answer and an exit within the deadline plus that
+//! bound.
 
 use crate::answer::{Answer, Emitted};
 use crate::input::{read_bounded, Event, HookInput, InputError};
@@ -71,10 +78,15 @@ pub struct FailureContext {
 }
 
 static ANSWERED: AtomicBool = AtomicBool::new(false);
+
+/// How long the writes deferred until after the answer may take before the process exits anyway.
+/// Each waits for a lock at most [`primitives::no_wait::LOCK_BOUND`]; this bounds a stalled disk.
+pub const AFTER_ANSWER_BOUND: Duration = Duration::from_millis(600);
 static PANIC_MESSAGE: Mutex<Option<String>> = Mutex::new(None);
 
-/// Prints `emitted` and exits, unless another thread already did; then this thread parks forever
-/// (the winner is exiting the process).
+/// Prints `emitted`, then does the writes deferred until after the answer (within
+/// [`AFTER_ANSWER_BOUND`], saying on stderr what did not land), and exits, unless another thread
+/// already did; then this thread parks forever (the winner is exiting the process).
 pub fn emit_and_exit(emitted: &Emitted) -> ! {
     if ANSWERED
         .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
@@ -85,17 +97,42 @@ pub fn emit_and_exit(emitted: &Emitted) -> ! {
         let _ = out.write_all(emitted.stdout.as_bytes());
         let _ = out.write_all(b"\n");
         let _ = out.flush();
+        drop(out);
+        let after = primitives::after_answer::run_within(AFTER_ANSWER_BOUND);
+        let mut e = std::io::stderr().lock();
         if let Some(err) = &emitted.stderr {
-            let mut e = std::io::stderr().lock();
             let _ = e.write_all(err.as_bytes());
             let _ = e.write_all(b"\n");
-            let _ = e.flush();
         }
+        if let Some(line) = after_answer_line(&after) {
+            let _ = e.write_all(line.as_bytes());
+            let _ = e.write_all(b"\n");
+        }
+        let _ = e.flush();
         std::process::exit(emitted.exit_code);
     }
     loop {
         std::thread::park();
     }
+}
+
+/// One stderr line on the deferred writes that did not land, or `None` when all did.
+fn after_answer_line(after: &primitives::after_answer::Outcome) -> Option<String> {
+    if after.errors.is_empty() && after.unfinished == 0 {
+        return None;
+    }
+    let mut parts: Vec<String> = after.errors.iter().map(|e| one_line(e)).collect();
+    if after.unfinished > 0 {
+        parts.push(format!(
+            "{} not finished within {} ms",
+            after.unfinished,
+            AFTER_ANSWER_BOUND.as_millis()
+        ));
+    }
+    Some(format!(
+        "agent-guards: the answer was given; records not written after it: {}",
+        parts.join("; ")
+    ))
 }
 
 fn one_line(text: &str) -> String {
@@ -173,6 +210,8 @@ where
 {
     let started = process_started();
     install_quiet_panic_hook();
+    // From here on, writes to state the agent can touch wait until the answer is out.
+    primitives::after_answer::start_deferring();
     let (tx, rx) = mpsc::channel::<Progress>();
     let limit = spec.input_limit;
     let worker = std::thread::Builder::new()

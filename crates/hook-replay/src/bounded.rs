@@ -59,9 +59,18 @@ fn spawn_reader(stream: Option<impl Read + Send + 'static>) -> mpsc::Receiver<St
 
 /// Runs `cmd` (stdin closed) in a new process group; kills the group after `timeout`.
 pub fn run_bounded(cmd: &mut Command, timeout: Duration) -> std::io::Result<RunOutput> {
+    run_bounded_from(cmd, Stdio::null(), timeout)
+}
+
+/// [`run_bounded`] with `stdin` (a file, say: writing a pipe could itself wait on the child).
+pub fn run_bounded_from(
+    cmd: &mut Command,
+    stdin: Stdio,
+    timeout: Duration,
+) -> std::io::Result<RunOutput> {
     let start = Instant::now();
     let mut child = cmd
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)

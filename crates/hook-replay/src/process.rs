@@ -169,3 +169,47 @@ mod tests {
         stdout_json(&out);
     }
 }
+
+/// Another process holding an exclusive `flock` on a file, taken through a read-only handle the
+/// way an agent command can (`(flock -x 9; sleep 60) 9<file &`): the lock is held once
+/// [`LockHolder::hold`] returns, and let go when the holder is dropped. The file is created empty
+/// when missing.
+#[cfg(feature = "test-support")]
+pub struct LockHolder(std::process::Child);
+
+#[cfg(feature = "test-support")]
+impl LockHolder {
+    /// Starts the holder and waits until it holds the lock.
+    pub fn hold(file: &std::path::Path) -> LockHolder {
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent).expect("the file's folder");
+        }
+        if !file.exists() {
+            std::fs::write(file, b"").expect("the file to lock");
+        }
+        let mut child = Command::new("bash")
+            .args([
+                "-c",
+                "exec 9<\"$1\"; flock -x 9; echo held; exec sleep 60",
+                "_",
+            ])
+            .arg(file)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("bash and flock");
+        let mut line = String::new();
+        let stdout = child.stdout.as_mut().expect("the holder's stdout");
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)
+            .expect("the holder's word");
+        assert_eq!(line.trim(), "held", "flock did not take the lock");
+        LockHolder(child)
+    }
+}
+
+#[cfg(feature = "test-support")]
+impl Drop for LockHolder {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

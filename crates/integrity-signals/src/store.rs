@@ -125,13 +125,21 @@ impl Store {
         session.ensure().map_err(|e| e.to_string())?;
         let path = session.dir().join(CALLS_FILE);
         let err = |e: std::io::Error| format!("{}: {e}", path.display());
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&path)
-            .map_err(err)?;
-        f.lock().map_err(err)?;
+        // The agent can hold this lock or put a FIFO here: neither makes the hook wait.
+        let mut f = primitives::no_wait::open_regular(
+            &path,
+            std::fs::OpenOptions::new()
+                .create(true)
+                .read(true)
+                .append(true),
+        )
+        .map_err(err)?;
+        primitives::no_wait::lock_within(
+            &f,
+            primitives::no_wait::LockKind::Exclusive,
+            primitives::no_wait::LOCK_BOUND,
+        )
+        .map_err(err)?;
         let result = (|| {
             let len = f.metadata().map_err(err)?.len();
             f.seek(SeekFrom::Start(len.saturating_sub(CALLS_TAIL)))

@@ -182,11 +182,25 @@ impl Call<'_> {
         if TaintState::from_ledger(&map).tainted {
             return map;
         }
-        let Some(t) = self.input.transcript_path.as_deref() else {
-            return map;
-        };
+        let transcript = self
+            .input
+            .transcript_path
+            .as_deref()
+            .map(std::path::Path::new);
         let policy = self.taint_policy();
-        let Some((src, id)) = taint::transcript_source(std::path::Path::new(t), &policy) else {
+        let Some((src, id)) = transcript.and_then(|t| taint::transcript_source(t, &policy)) else {
+            // Recorded state lost (a taint that could not be written, a removed ledger): fail
+            // closed (issue 47).
+            if let Some(why) = self
+                .session
+                .as_ref()
+                .and_then(|s| taint::state_lost(s, transcript))
+            {
+                map.insert(
+                    taint::LEDGER_KEY.into(),
+                    json!({"tainted": true, "count": 1, "first": {"tool": "ledger", "detail": why}}),
+                );
+            }
             return map;
         };
         if let Some(s) = &self.session {
@@ -444,6 +458,13 @@ impl Call<'_> {
                 .map(str::to_string),
         };
         let source = self.input.event.name().to_string();
+        // The session's ledger exists from its first hook on: one missing later was removed
+        // (taint::state_lost).
+        if let (Event::SessionStart, Some(s)) = (&self.input.event, &self.session) {
+            if let Err(e) = taint::open_session(s, &self.ctx.now) {
+                self.store_errors.push(e.to_string());
+            }
+        }
         if let (Some(m), Some(s)) = (model.as_deref().filter(|m| !m.is_empty()), &self.session) {
             let entry = main_model::ledger_value(m, &source, &self.ctx.now);
             if let Err(e) = s.ledger().update(|map| {

@@ -7,16 +7,10 @@ use std::path::Path;
 /// The first `limit` bytes of the regular file at `path`; `None` when it is not a regular file
 /// or cannot be read.
 pub fn prefix(path: &Path, limit: u64) -> Option<Vec<u8>> {
-    // Only regular files: opening a FIFO would block the caller.
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
+    // Only regular files, checked on the open handle: opening a FIFO would block the caller.
+    let file = crate::no_wait::open_regular(path, std::fs::OpenOptions::new().read(true)).ok()?;
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(limit)
-        .read_to_end(&mut bytes)
-        .ok()?;
+    file.take(limit).read_to_end(&mut bytes).ok()?;
     Some(bytes)
 }
 

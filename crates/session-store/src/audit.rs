@@ -1,13 +1,18 @@
 //! The JSON-lines audit log: the maintainer's full evidence, one record per line.
 //!
 //! Lines are appended under an exclusive lock on the log file so that parallel hooks (the CLI runs
-//! every matching hook at once) never interleave, whatever a line's length.
+//! every matching hook at once) never interleave, whatever a line's length. The lock is waited for
+//! within a bound and the file must be a regular one: anything else is an error, never a wait.
 
 use crate::StoreError;
+use primitives::no_wait::{lock_within, open_regular, LockKind, LOCK_BOUND};
 use serde_json::{Map, Value};
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The most of a log [`AuditLog::read_all`] reads.
+pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 
 /// One audit log file.
 #[derive(Debug, Clone)]
@@ -27,6 +32,11 @@ impl AuditLog {
     }
 
     /// Appends one record; `time` is added when absent. The record must be a JSON object.
+    ///
+    /// In a hook that has not answered yet ([`primitives::after_answer`]) the append is deferred
+    /// until the answer is out, and its failure is reported then, never to the caller: the log is
+    /// the agent's to lock or replace, and the answer must not wait on it (issue 47). Elsewhere it
+    /// is written at once, never waiting longer than [`primitives::no_wait::LOCK_BOUND`].
     pub fn append(&self, record: &Value) -> Result<(), StoreError> {
         let mut record = match record {
             Value::Object(m) => m.clone(),
@@ -41,28 +51,33 @@ impl AuditLog {
         }
         let mut line = Value::Object(record).to_string();
         line.push('\n');
-        if let Some(parent) = self.path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
-        }
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(|e| StoreError::io(&self.path, e))?;
-        file.lock().map_err(|e| StoreError::io(&self.path, e))?;
-        // One write of the whole line while holding the lock.
-        let result = file.write_all(line.as_bytes());
-        let _ = file.unlock();
-        result.map_err(|e| StoreError::io(&self.path, e))
+        let path = self.path.clone();
+        let shown = self.path.display().to_string();
+        primitives::after_answer::defer(Box::new(move || {
+            append_line(&path, line.as_bytes()).map_err(|e| e.to_string())
+        }))
+        .map_err(|e| StoreError::io(Path::new(&shown), std::io::Error::other(e)))
     }
 
     /// Reads every record (lines that do not parse are skipped and counted).
+    /// The log is read from a regular file only (a FIFO in its place is an error at once) and
+    /// up to [`MAX_READ_BYTES`]; a longer log's tail past it is not read, and counted as one
+    /// unreadable line.
     pub fn read_all(&self) -> Result<(Vec<Value>, usize), StoreError> {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(t) => t,
+        let file = match open_regular(&self.path, OpenOptions::new().read(true)) {
+            Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
             Err(e) => return Err(StoreError::io(&self.path, e)),
         };
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(file, MAX_READ_BYTES + 1),
+            &mut bytes,
+        )
+        .map_err(|e| StoreError::io(&self.path, e))?;
+        let cut = bytes.len() as u64 > MAX_READ_BYTES;
+        bytes.truncate(MAX_READ_BYTES as usize);
+        let text = String::from_utf8_lossy(&bytes);
         let mut bad = 0;
         let mut out = Vec::new();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -71,6 +86,21 @@ impl AuditLog {
                 Err(_) => bad += 1,
             }
         }
-        Ok((out, bad))
+        Ok((out, bad + usize::from(cut)))
     }
+}
+
+/// Appends `line` to the regular file at `path` under its lock, waiting for nothing the agent
+/// can hold: a FIFO or device in its place and a lock held past the bound are errors.
+fn append_line(path: &Path, line: &[u8]) -> Result<(), StoreError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
+    }
+    let mut file = open_regular(path, OpenOptions::new().create(true).append(true))
+        .map_err(|e| StoreError::io(path, e))?;
+    lock_within(&file, LockKind::Exclusive, LOCK_BOUND).map_err(|e| StoreError::io(path, e))?;
+    // One write of the whole line while holding the lock.
+    let result = file.write_all(line);
+    let _ = file.unlock();
+    result.map_err(|e| StoreError::io(path, e))
 }

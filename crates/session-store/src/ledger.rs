@@ -1,9 +1,13 @@
 //! The per-session ledger: one JSON object, updated read-modify-write under an exclusive lock.
 //!
 //! The lock lives on a separate `ledger.lock` file because the ledger itself is replaced by rename
-//! on every write (a crash mid-write leaves the old ledger whole).
+//! on every write (a crash mid-write leaves the old ledger whole). For the same reason a reader
+//! takes no lock: it sees the old ledger or the new, never half. A writer waits for the lock at
+//! most [`LOCK_BOUND`]: the lock file is the agent's to hold, and a held lock is an error the
+//! caller answers (taint fails closed), never a wait (issue 47).
 
 use crate::StoreError;
+use primitives::no_wait::{lock_within, open_regular, LockKind, LOCK_BOUND};
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -41,24 +45,18 @@ impl Ledger {
             std::fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
         }
         let lock_path = self.lock_path();
-        OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| StoreError::io(&lock_path, e))
+        open_regular(
+            &lock_path,
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .map_err(|e| StoreError::io(&lock_path, e))
     }
 
-    /// Reads the ledger under a shared lock. A missing ledger is an empty object. A damaged one is
-    /// an error (left in place for the next update to move aside), never a silent empty map: a
-    /// reader deciding on taint must be able to fail closed.
+    /// Reads the ledger (no lock: writers replace it whole). A missing ledger is an empty object.
+    /// A damaged one is an error (left in place for the next update to move aside), never a
+    /// silent empty map: a reader deciding on taint must be able to fail closed.
     pub fn read(&self) -> Result<Map<String, Value>, StoreError> {
-        let lock = self.open_lock()?;
-        lock.lock_shared()
-            .map_err(|e| StoreError::io(&self.lock_path(), e))?;
-        let result = self.parse_current();
-        let _ = lock.unlock();
-        match result? {
+        match self.parse_current()? {
             Some(map) => Ok(map),
             None => Err(StoreError::Corrupt {
                 path: self.path.display().to_string(),
@@ -75,7 +73,7 @@ impl Ledger {
         change: impl FnOnce(&mut Map<String, Value>) -> T,
     ) -> Result<T, StoreError> {
         let lock = self.open_lock()?;
-        lock.lock()
+        lock_within(&lock, LockKind::Exclusive, LOCK_BOUND)
             .map_err(|e| StoreError::io(&self.lock_path(), e))?;
         let result = (|| {
             let (mut map, corrupt) = self.load()?;

@@ -5,9 +5,20 @@
 //! evidence is `{tool, kind, detail, tool_use_id, time}`; `evidence` keeps the first
 //! [`MAX_EVIDENCE`] sources (the count keeps counting).
 
-use crate::source::TaintSource;
+use crate::source::{TaintPolicy, TaintSource};
 use serde_json::{json, Map, Value};
 use session_store::{Session, StoreError};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+/// The file a hook creates in the session folder when a taint source could not be recorded in
+/// the ledger (locked, disk full, immutable): later hooks check it first. Its content is one line
+/// of evidence; its presence alone taints.
+pub const UNRECORDED_MARKER: &str = "taint-unrecorded";
+
+/// The ledger key a session's first hook (SessionStart) writes, so that a ledger missing later
+/// in the session is known to have been removed.
+pub const OPENED_KEY: &str = "session_opened";
 
 /// The ledger key that holds the taint.
 pub const LEDGER_KEY: &str = "taint";
@@ -58,6 +69,15 @@ impl TaintState {
         }
     }
 
+    /// Tainted because recorded state was lost (`detail` says how): fail closed.
+    pub fn lost(detail: String) -> TaintState {
+        TaintState {
+            tainted: true,
+            count: 1,
+            first: Some(json!({"tool": "ledger", "detail": detail})),
+        }
+    }
+
     /// One line for the audit log or a user message: the first source.
     pub fn summary(&self) -> String {
         match &self.first {
@@ -74,8 +94,44 @@ impl TaintState {
 }
 
 /// Marks the session tainted by `source`. `time` is an RFC 3339 timestamp. Returns the state
-/// after the update.
+/// after the update. When the ledger cannot take it, the [`UNRECORDED_MARKER`] is left instead
+/// (so later hooks still read the session as tainted) and the error is returned: the caller must
+/// treat the session as tainted for the rest of its own run.
 pub fn record(
+    session: &Session,
+    source: &TaintSource,
+    tool_use_id: Option<&str>,
+    time: &str,
+) -> Result<TaintState, StoreError> {
+    record_in_ledger(session, source, tool_use_id, time).inspect_err(|e| {
+        let line = json!({"tool": source.tool, "kind": source.kind.as_str(),
+            "detail": source.detail, "tool_use_id": tool_use_id, "time": time,
+            "ledger_error": e.to_string()});
+        let _ = leave_marker(session, &line.to_string());
+    })
+}
+
+/// Creates the marker (no wait: a FIFO or a held file in its place is fine, its name is enough).
+fn leave_marker(session: &Session, line: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    std::fs::create_dir_all(session.dir())?;
+    let path = session.dir().join(UNRECORDED_MARKER);
+    let mut file = primitives::no_wait::open_regular(
+        &path,
+        std::fs::OpenOptions::new().create(true).append(true),
+    )?;
+    file.write_all(format!("{line}\n").as_bytes())
+}
+
+/// Writes [`OPENED_KEY`] into the ledger (SessionStart): from then on a missing ledger in a
+/// session whose transcript shows completed calls was removed, and reads as tainted.
+pub fn open_session(session: &Session, time: &str) -> Result<(), StoreError> {
+    session.ledger().update(|m| {
+        m.entry(OPENED_KEY).or_insert_with(|| json!({"time": time}));
+    })
+}
+
+fn record_in_ledger(
     session: &Session,
     source: &TaintSource,
     tool_use_id: Option<&str>,
@@ -115,9 +171,78 @@ pub fn record(
     })
 }
 
-/// The session's taint as recorded in its ledger.
+/// The session's taint as recorded: the [`UNRECORDED_MARKER`] first, then the ledger.
 pub fn taint_state(session: &Session) -> Result<TaintState, StoreError> {
+    let marker = session.dir().join(UNRECORDED_MARKER);
+    if std::fs::symlink_metadata(&marker).is_ok() {
+        return Ok(TaintState::lost(format!(
+            "a taint source could not be recorded in the ledger ({} is there)",
+            marker.display()
+        )));
+    }
     Ok(TaintState::from_ledger(&session.ledger().read()?))
+}
+
+/// Why taint cannot be ruled out where it matters (M5, I3), or `None` when the session is
+/// clean: recorded taint (the marker, the ledger), a ledger that cannot be read (damaged, a FIFO
+/// in its place), a completed tainting call in the transcript the ledger does not show (a ledger
+/// rewritten), or a ledger missing although the transcript shows completed calls (removed: the
+/// first hook of a session writes it, [`open_session`]). One reader for every guard (issue 47).
+pub fn cannot_rule_out(
+    session: &Session,
+    transcript: Option<&Path>,
+    policy: &TaintPolicy,
+) -> Option<String> {
+    match taint_state(session) {
+        Err(e) => Some(format!(
+            "the session ledger could not be read ({e}): taint cannot be ruled out"
+        )),
+        Ok(state) if state.tainted => Some(state.summary()),
+        Ok(_) => {
+            // The transcript keeps what the ledger may have lost (K5: taint survives the state).
+            if let Some((src, id)) = transcript.and_then(|t| crate::transcript_source(t, policy)) {
+                return Some(format!(
+                    "the transcript shows {} ({}) in call {id}",
+                    src.kind.as_str(),
+                    src.detail
+                ));
+            }
+            state_lost(session, transcript)
+        }
+    }
+}
+
+/// Why the session's recorded state cannot be trusted to be whole, or `None`: a taint source
+/// could not be recorded ([`UNRECORDED_MARKER`]), or the ledger is missing although the
+/// transcript shows completed calls (removed: the first hook of a session writes it).
+pub fn state_lost(session: &Session, transcript: Option<&Path>) -> Option<String> {
+    let marker = session.dir().join(UNRECORDED_MARKER);
+    if std::fs::symlink_metadata(&marker).is_ok() {
+        return Some(format!(
+            "a taint source could not be recorded in the ledger ({} is there)",
+            marker.display()
+        ));
+    }
+    if std::fs::symlink_metadata(session.ledger().path()).is_ok() {
+        return None;
+    }
+    let earlier = transcript.map_or(0, completed_calls);
+    (earlier > 0).then(|| {
+        format!("the session's ledger is missing although the transcript shows {earlier} completed tool call(s): taint cannot be ruled out")
+    })
+}
+
+/// Tool calls of the main thread that have a result in the transcript (stops at the first).
+fn completed_calls(transcript: &Path) -> usize {
+    let mut n = 0;
+    let _ = transcript::calls_newest_first_in_file(transcript, &mut |c| {
+        if c.result().is_some() {
+            n += 1;
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    });
+    n
 }
 
 /// Whether the session is tainted (once tainted, always tainted).
@@ -216,5 +341,74 @@ mod tests {
         m.insert(LEDGER_KEY.into(), json!({"tainted": false}));
         assert!(!TaintState::from_ledger(&m).tainted);
         assert!(!TaintState::from_ledger(&Map::new()).tainted);
+    }
+
+    /// A transcript with one completed `ls` call (nothing that taints).
+    fn transcript_with_a_completed_call(dir: &Path) -> std::path::PathBuf {
+        let t = dir.join("t.jsonl");
+        let lines = [
+            json!({"type": "assistant", "message": {"content": [
+                {"type": "tool_use", "id": "a", "name": "Bash", "input": {"command": "ls"}}]}}),
+            json!({"type": "user", "message": {"content": [
+                {"type": "tool_result", "tool_use_id": "a", "content": "x"}]}}),
+        ];
+        let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+        std::fs::write(&t, text.join("\n") + "\n").unwrap();
+        t
+    }
+
+    #[test]
+    fn a_taint_the_ledger_cannot_take_still_taints() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Session::new(dir.path(), Some("held"));
+        open_session(&s, "t0").unwrap();
+        // Another process holds the ledger's lock (an agent's `flock -x 9 9<ledger.lock`).
+        let holder = std::process::Command::new("flock")
+            .arg("-x")
+            .arg(s.dir().join("ledger.lock"))
+            .args(["sleep", "30"])
+            .spawn()
+            .unwrap();
+        let lock_taken = std::time::Instant::now();
+        while std::fs::OpenOptions::new()
+            .write(true)
+            .open(s.dir().join("ledger.lock"))
+            .unwrap()
+            .try_lock()
+            .is_ok()
+        {
+            assert!(
+                lock_taken.elapsed().as_secs() < 10,
+                "flock never took the lock"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let err = record(&s, &source("https://a.example"), Some("toolu_9"), "t1");
+        let mut holder = holder;
+        let _ = holder.kill();
+        let _ = holder.wait();
+        assert!(err.is_err(), "the ledger was held");
+        assert!(s.dir().join(UNRECORDED_MARKER).exists());
+        let st = taint_state(&s).unwrap();
+        assert!(st.tainted, "the marker taints");
+        let policy = TaintPolicy::default();
+        let why = cannot_rule_out(&s, None, &policy).unwrap();
+        assert!(why.contains("could not be recorded"), "{why}");
+    }
+
+    #[test]
+    fn a_removed_ledger_in_a_session_underway_cannot_be_ruled_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Session::new(dir.path(), Some("gone"));
+        let t = transcript_with_a_completed_call(dir.path());
+        let policy = TaintPolicy::default();
+        open_session(&s, "t0").unwrap();
+        assert_eq!(cannot_rule_out(&s, Some(&t), &policy), None, "clean");
+        std::fs::remove_file(s.ledger().path()).unwrap();
+        let why = cannot_rule_out(&s, Some(&t), &policy).unwrap();
+        assert!(why.contains("ledger is missing"), "{why}");
+        // A session that has not begun its calls (no completed call yet) is not refused.
+        let fresh = Session::new(dir.path(), Some("fresh"));
+        assert_eq!(cannot_rule_out(&fresh, None, &policy), None);
     }
 }

@@ -4,9 +4,8 @@
 use super::Deps;
 use crate::bash_facts::{Access, BashFacts};
 use crate::i1_signals::{self, Call};
-use crate::store::{self, Store};
+use crate::store::Store;
 use serde_json::Value;
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 /// A write to durable memory in a tainted session (K5, I3): the path and the taint summary. The
@@ -82,56 +81,13 @@ fn interpreter_named_paths(command: &str, cwd: Option<&Path>) -> Vec<PathBuf> {
     out
 }
 
-/// Whether durable memory is closed to the session, and why (K5): it is tainted, or its taint
-/// cannot be ruled out — the ledger cannot be read (damaged, a folder in its place), or the
-/// session's state is gone although the transcript shows completed tool calls (the state folder
-/// was removed: deleting it must not erase taint), or the transcript shows a completed call that
-/// taints although the ledger does not.
+/// Whether durable memory is closed to the session, and why (K5): taint recorded, or taint that
+/// cannot be ruled out (the one reader every guard shares, [`taint::cannot_rule_out`]).
 pub fn memory_taint(
     store: &Store,
     session: Option<&str>,
     transcript: Option<&Path>,
     policy: &taint::TaintPolicy,
 ) -> Option<String> {
-    let s = store.session(session);
-    match taint::taint_state(&s) {
-        Err(e) => Some(format!(
-            "the session ledger could not be read ({e}): taint cannot be ruled out"
-        )),
-        Ok(state) if state.tainted => Some(state.summary()),
-        Ok(_) => {
-            // The transcript keeps what the ledger may have lost (K5: taint survives the state).
-            if let Some((src, id)) = transcript.and_then(|t| taint::transcript_source(t, policy)) {
-                return Some(format!(
-                    "the transcript shows {} ({}) in call {id}",
-                    src.kind.as_str(),
-                    src.detail
-                ));
-            }
-            let state_kept = s.dir().join(store::CALLS_FILE).exists() || s.ledger().path().exists();
-            if state_kept {
-                return None;
-            }
-            let earlier = transcript.map_or(0, completed_calls);
-            (earlier > 0).then(|| {
-                format!("the session's state is missing although the transcript shows {earlier} completed tool call(s): taint cannot be ruled out")
-            })
-        }
-    }
-}
-
-/// Tool calls of the main thread that have a result in the transcript (bounded scan).
-fn completed_calls(transcript: &Path) -> usize {
-    let mut n = 0;
-    let _ = transcript::calls_newest_first_in_file(transcript, &mut |c| {
-        if c.result().is_some() {
-            n += 1;
-        }
-        if n >= 1 {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    });
-    n
+    taint::cannot_rule_out(&store.session(session), transcript, policy)
 }

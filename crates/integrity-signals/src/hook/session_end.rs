@@ -10,13 +10,24 @@ use crate::store::Store;
 use hook_io::{Answer, HookInput};
 use serde_json::json;
 
-/// Scores a session's recorded signals (plus `extra`) and writes its report.
-pub fn write_report(
+/// A session's score and its report, not yet written.
+pub struct ScoredReport {
+    /// The score.
+    pub score: i4_scoring::Score,
+    /// The one-paragraph summary.
+    pub text: String,
+    /// The report file's body.
+    pub body: String,
+}
+
+/// Scores a session's recorded signals plus `extra` (signals of this hook, whose own append may
+/// not have landed yet: the answer comes first).
+pub fn score_report(
     store: &Store,
     session: Option<&str>,
     mode: Mode,
     extra: &[Signal],
-) -> Result<(i4_scoring::Score, String), String> {
+) -> Result<ScoredReport, String> {
     let (mut signals, unreadable) = store.signals(session)?;
     signals.extend(extra.iter().cloned());
     let audit = store
@@ -38,8 +49,19 @@ pub fn write_report(
     let report = i6_report::report_json(session, &score, &now_text(), mode.as_str());
     let text = i6_report::summary(session, &score);
     let body = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-    store.write_report(session, &body, &text)?;
-    Ok((score, text))
+    Ok(ScoredReport { score, text, body })
+}
+
+/// Scores a session's recorded signals (plus `extra`) and writes its report.
+pub fn write_report(
+    store: &Store,
+    session: Option<&str>,
+    mode: Mode,
+    extra: &[Signal],
+) -> Result<(i4_scoring::Score, String), String> {
+    let r = score_report(store, session, mode, extra)?;
+    store.write_report(session, &r.body, &r.text)?;
+    Ok((r.score, r.text))
 }
 
 pub(super) fn session_end(input: &HookInput, deps: &Deps) -> Verdict {
@@ -63,28 +85,43 @@ pub(super) fn session_end(input: &HookInput, deps: &Deps) -> Verdict {
             &now_text(),
         ));
     }
-    // Recorded before scoring so the report and the signals file agree.
+    // Scored with this hook's own signals, whose append comes after the answer.
     let recorded = store.append_signals(session, &signals);
-    match (recorded, write_report(store, session, deps.mode, &[])) {
-        (Ok(()), Ok((score, text))) => {
-            let answer = if score.outcome == i4_scoring::Outcome::Clean && score.rejected.is_empty()
-            {
-                Answer::Silent
-            } else {
-                Answer::Report { text }
-            };
-            Verdict {
-                answer,
+    let scored = match score_report(store, session, deps.mode, &signals) {
+        Ok(r) => r,
+        Err(e) => {
+            return Verdict {
+                answer: Answer::Report {
+                    text: format!("integrity-signals: the session could not be scored: {e}"),
+                },
                 signals: Vec::new(),
-                audit: json!({"requirement": "I6", "decision": "report", "outcome": score.outcome.as_str(), "net": score.net}),
+                audit: json!({"requirement": "I6", "decision": "no_report", "error": e}),
             }
         }
-        (Err(e), _) | (_, Err(e)) => Verdict {
-            answer: Answer::Report {
-                text: format!("integrity-signals: report not written: {e}"),
-            },
-            signals: Vec::new(),
-            audit: json!({"requirement": "I6", "decision": "no_report", "error": e}),
+    };
+    // The outcome is said even when the report file cannot be written (issue 47).
+    let written = store
+        .write_report(session, &scored.body, &scored.text)
+        .and(recorded);
+    let clean =
+        scored.score.outcome == i4_scoring::Outcome::Clean && scored.score.rejected.is_empty();
+    let answer = match (&written, clean) {
+        (Ok(_), true) => Answer::Silent,
+        (Ok(_), false) => Answer::Report {
+            text: scored.text.clone(),
         },
+        (Err(e), _) => Answer::Report {
+            text: format!(
+                "{} (integrity-signals: report not written: {e})",
+                scored.text
+            ),
+        },
+    };
+    Verdict {
+        answer,
+        signals: Vec::new(),
+        audit: json!({"requirement": "I6", "decision": if written.is_ok() { "report" } else { "no_report" },
+            "outcome": scored.score.outcome.as_str(), "net": scored.score.net,
+            "error": written.err()}),
     }
 }
