@@ -16,10 +16,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-/// How deep scripts run by path are followed (G0: depth 3).
+/// How deep scripts run by path are followed (G0: depth 3); a script past it is a typed
+/// unknown (G0.past-bound), never unseen.
 pub const MAX_SCRIPT_DEPTH: usize = 3;
 /// Most scripts read for one command.
 const MAX_SCRIPTS: usize = 16;
+/// Most script text read for one command, all scripts together.
+const SCRIPT_BUDGET: usize = MAX_SCRIPT_BYTES as usize * 4;
 
 /// Where a unit of text came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,6 +140,27 @@ fn sourced_in_place(command: &str, cx: &Context, world: &dyn World) -> Option<St
 pub struct UnreadScript {
     pub path: String,
     pub cause: String,
+    /// Not read because a read bound was reached (depth, count, size, budget): what it does is
+    /// unknown, and G0 refuses (issue 47). A script that is missing or not a file is not this.
+    pub past_bound: bool,
+}
+
+impl UnreadScript {
+    fn unseen(path: String, cause: impl Into<String>) -> UnreadScript {
+        UnreadScript {
+            path,
+            cause: cause.into(),
+            past_bound: false,
+        }
+    }
+
+    fn past_bound(path: String, cause: impl Into<String>) -> UnreadScript {
+        UnreadScript {
+            path,
+            cause: cause.into(),
+            past_bound: true,
+        }
+    }
 }
 
 /// The texts one command runs, parsed: the command itself and the scripts and shell aliases it
@@ -283,14 +307,20 @@ impl<'a> Units<'a> {
 
     fn follow_scripts(&mut self) {
         let mut next = 0;
-        let mut budget = MAX_SCRIPT_BYTES as usize * 4;
+        let mut budget = SCRIPT_BUDGET;
         while next < self.units.len() {
             let unit_index = next;
             next += 1;
-            if self.units[unit_index].depth >= MAX_SCRIPT_DEPTH {
-                continue;
-            }
-            if self.units.len() <= MAX_SCRIPTS {
+            // At the depth bound the unit's scripts are still found, and recorded as past it.
+            let at_bound = self.units[unit_index].depth >= MAX_SCRIPT_DEPTH;
+            if at_bound {
+                for (_, name, _) in self.handed_shells_of(unit_index) {
+                    self.unread_scripts.push(UnreadScript::past_bound(
+                        name,
+                        format!("shell text more than {MAX_SCRIPT_DEPTH} levels deep"),
+                    ));
+                }
+            } else if self.units.len() <= MAX_SCRIPTS {
                 for (inv_index, name, text) in self.handed_shells_of(unit_index) {
                     let unit = &self.units[unit_index];
                     let cwd = unit.cwd.clone();
@@ -342,18 +372,39 @@ impl<'a> Units<'a> {
                 }
             }
             for (inv_index, path, resolved) in found {
-                if self.units.len() > MAX_SCRIPTS {
-                    self.unread_scripts.push(UnreadScript {
-                        path,
-                        cause: format!("more than {MAX_SCRIPTS} scripts"),
+                if at_bound {
+                    // A script that is not there cannot run: unseen, as above the bound.
+                    let exists = resolved.as_ref().is_some_and(|(full, _)| {
+                        match self.written_before(unit_index, inv_index, full) {
+                            Some(_) => true,
+                            None => match self.world.read_script(full) {
+                                Ok(_) => true,
+                                Err(e) => e.is_too_large(),
+                            },
+                        }
                     });
+                    self.unread_scripts
+                        .push(match exists || resolved.is_none() {
+                            true => UnreadScript::past_bound(
+                                path,
+                                format!("more than {MAX_SCRIPT_DEPTH} scripts deep"),
+                            ),
+                            false => UnreadScript::unseen(path, "not found"),
+                        });
+                    continue;
+                }
+                if self.units.len() > MAX_SCRIPTS {
+                    self.unread_scripts.push(UnreadScript::past_bound(
+                        path,
+                        format!("more than {MAX_SCRIPTS} scripts"),
+                    ));
                     continue;
                 }
                 let Some((full, dir)) = resolved else {
-                    self.unread_scripts.push(UnreadScript {
+                    self.unread_scripts.push(UnreadScript::unseen(
                         path,
-                        cause: "its directory is decided at run time".into(),
-                    });
+                        "its directory is decided at run time",
+                    ));
                     continue;
                 };
                 let read = match self.written_before(unit_index, inv_index, &full) {
@@ -379,11 +430,14 @@ impl<'a> Units<'a> {
                             self.cx,
                         ));
                     }
-                    Ok(_) => self.unread_scripts.push(UnreadScript {
+                    Ok(_) => self.unread_scripts.push(UnreadScript::past_bound(
                         path,
-                        cause: "script budget exhausted".into(),
-                    }),
-                    Err(e) => self.unread_scripts.push(UnreadScript { path, cause: e.0 }),
+                        format!("more than {SCRIPT_BUDGET} bytes of scripts in one command"),
+                    )),
+                    Err(e) if e.is_too_large() => self
+                        .unread_scripts
+                        .push(UnreadScript::past_bound(path, e.0)),
+                    Err(e) => self.unread_scripts.push(UnreadScript::unseen(path, e.0)),
                 }
             }
         }

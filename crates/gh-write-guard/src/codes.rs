@@ -16,6 +16,8 @@ pub enum Code {
     G0ViewLimit,
     /// Judging itself failed (panic, unreadable payload, watchdog): a Bash call is refused.
     G0Unjudged,
+    /// A script the command runs lies past a read bound (depth, count, size, total): unknown.
+    G0PastBound,
     /// A GitHub write whose result is thrown away (`>/dev/null`, `|| true`, a discarding pipe).
     G1ResultHidden,
     /// A GraphQL mutation with a literal node id.
@@ -54,10 +56,11 @@ pub enum Code {
 
 impl Code {
     /// Every code, in requirement order.
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 21] = [
         Code::G0Unparsed,
         Code::G0ViewLimit,
         Code::G0Unjudged,
+        Code::G0PastBound,
         Code::G1ResultHidden,
         Code::G2NodeId,
         Code::G3OtherOwner,
@@ -83,6 +86,7 @@ impl Code {
             Code::G0Unparsed => "G0.unparsed",
             Code::G0ViewLimit => "G0.view-limit",
             Code::G0Unjudged => "G0.unjudged",
+            Code::G0PastBound => "G0.past-bound",
             Code::G1ResultHidden => "G1.result-hidden",
             Code::G2NodeId => "G2.node-id",
             Code::G3OtherOwner => "G3.other-owner",

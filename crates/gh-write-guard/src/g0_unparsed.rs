@@ -1,6 +1,8 @@
 //! G0-unparsed: a command bash would reject as a syntax error is judged up to the error; if the
 //! part it would not run mentions `git` or `gh`, the guard denies rather than guess. A view limit
-//! that cut the walk short is treated the same way (parts were not visited).
+//! that cut the walk short is treated the same way (parts were not visited), and so is a script
+//! the command runs that lies past a read bound (G0.past-bound: more scripts deep, more scripts
+//! or more bytes than are read): unknown, never unseen (issue 47).
 
 use crate::analysis::Analysis;
 use crate::finding::{Code, Finding};
@@ -74,6 +76,17 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 json!({"view_error": err.to_string()}),
             ));
         }
+    }
+    if let Some(s) = a.unread_scripts.iter().find(|s| s.past_bound) {
+        out.push(Finding::deny(
+            Code::G0PastBound,
+            format!(
+                "could not be judged: `{}` is not read ({})",
+                s.path, s.cause
+            ),
+            "Run the innermost script directly, or shorten the chain of scripts.",
+            json!({"unread_scripts": a.unread_scripts}),
+        ));
     }
     out
 }

@@ -16,10 +16,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub const NAME: &str = "gh-write-guard";
-/// Default total deadline of the rules lookup (G4); it is cut to fit the hook's deadline.
-pub const DEFAULT_RULES_TIMEOUT_MS: u64 = 3000;
 /// Default watchdog deadline of a PreToolUse hook (section 0).
-pub const DEFAULT_HOOK_DEADLINE_MS: u64 = 2000;
+pub use guard_config::DEFAULT_HOOK_DEADLINE_MS;
+/// Default total deadline of the rules lookup (G4); it is cut to fit the hook's deadline.
+pub use guard_config::DEFAULT_RULES_TIMEOUT_MS;
 
 /// Everything hook mode reads from the process, gathered once.
 pub struct Process {
@@ -41,26 +41,14 @@ impl Process {
         }
     }
 
-    /// The rules lookup deadline, bounded below the hook's own deadline so the hook answers
-    /// itself rather than through its watchdog.
+    /// The rules lookup deadline (guard-config's, the one place it is worked out).
     pub fn rules_deadline(&self) -> Duration {
-        let hook = self.hook_deadline().as_millis() as u64;
-        let wanted = self
-            .loaded
-            .config
-            .rules_timeout_ms
-            .unwrap_or(DEFAULT_RULES_TIMEOUT_MS);
-        Duration::from_millis(wanted.min(hook.saturating_sub(300)).max(50))
+        self.loaded.config.rules_deadline()
     }
 
-    /// The watchdog deadline: config `hook_deadline_ms`, default 2 s (section 0).
+    /// The watchdog deadline: config `hook_deadline_ms` (guard-config's, the one place).
     pub fn hook_deadline(&self) -> Duration {
-        let ms = self
-            .loaded
-            .config
-            .hook_deadline_ms
-            .unwrap_or(DEFAULT_HOOK_DEADLINE_MS);
-        Duration::from_millis(ms.clamp(200, 60_000))
+        self.loaded.config.hook_deadline()
     }
 
     pub fn api_base_override(&self) -> Option<String> {

@@ -353,20 +353,38 @@ pub fn gh_config_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
         .map(|h| Path::new(h).join(".config/gh"))
 }
 
+/// How much of a file's start is looked at for a NUL byte (a binary program, not a script).
+const BINARY_HEAD: usize = 512;
+
 fn read_bounded(path: &Path, limit: u64) -> Result<String, LookupError> {
-    let file =
-        std::fs::File::open(path).map_err(|e| LookupError(format!("{}: {e}", path.display())))?;
+    let fail = |e: std::io::Error| LookupError(format!("{}: {e}", path.display()));
+    // Non-blocking and regular-only on the handle itself: a FIFO swapped in after the caller's
+    // check must not hang the hook.
+    let mut file = primitives::no_wait::open_regular(path, std::fs::OpenOptions::new().read(true))
+        .map_err(fail)?;
+    // A program, not a script: bash itself refuses a file with a NUL near its start ("cannot
+    // execute binary file"); what a program does is the exec gate's to judge. Only its start
+    // is read.
     let mut bytes = Vec::new();
-    file.take(limit + 1)
+    (&mut file)
+        .take(BINARY_HEAD as u64)
         .read_to_end(&mut bytes)
-        .map_err(|e| LookupError(format!("{}: {e}", path.display())))?;
-    if bytes.len() as u64 > limit {
+        .map_err(fail)?;
+    if bytes.contains(&0) {
         return Err(LookupError(format!(
-            "{}: larger than {limit} bytes",
+            "{}: a binary program, not a script",
             path.display()
         )));
     }
-    String::from_utf8(bytes).map_err(|_| LookupError(format!("{}: not text", path.display())))
+    file.take((limit + 1).saturating_sub(bytes.len() as u64))
+        .read_to_end(&mut bytes)
+        .map_err(fail)?;
+    if bytes.len() as u64 > limit {
+        return Err(LookupError::too_large(path));
+    }
+    // bash runs bytes: a script that is not valid UTF-8 is still read (its words in ASCII stay
+    // whole), never left unseen for one odd byte.
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// The branch the `HEAD` file in `git_dir` names (`Some(None)`: detached), read as git wrote it
@@ -656,12 +674,6 @@ impl World for RealWorld {
         if !meta.is_file() {
             return Err(LookupError(format!(
                 "{}: not a regular file",
-                path.display()
-            )));
-        }
-        if meta.len() > MAX_SCRIPT_BYTES {
-            return Err(LookupError(format!(
-                "{}: larger than {MAX_SCRIPT_BYTES} bytes",
                 path.display()
             )));
         }

@@ -38,6 +38,25 @@ impl std::fmt::Display for LookupError {
 /// Upper bound on a script read by path (G0).
 pub const MAX_SCRIPT_BYTES: u64 = 1024 * 1024;
 
+/// How a script over [`MAX_SCRIPT_BYTES`] is said: the one spelling [`LookupError::too_large`]
+/// writes and [`LookupError::is_too_large`] reads.
+const TOO_LARGE: &str = "larger than the script read bound";
+
+impl LookupError {
+    /// A script at `path` over [`MAX_SCRIPT_BYTES`]: past a read bound, not missing.
+    pub fn too_large(path: &std::path::Path) -> LookupError {
+        LookupError(format!(
+            "{}: {TOO_LARGE} ({MAX_SCRIPT_BYTES} bytes)",
+            path.display()
+        ))
+    }
+
+    /// Whether this is [`LookupError::too_large`]'s error.
+    pub fn is_too_large(&self) -> bool {
+        self.0.contains(TOO_LARGE)
+    }
+}
+
 /// The outside world as the requirements see it. `dir` arguments are absolute directories the
 /// command acts in (the payload `cwd` after `cd`s and `-C`).
 pub trait World {

@@ -72,7 +72,7 @@ pub const KEYS: &[Key] = &[
     Key {
         name: "rules_timeout_ms",
         used_by: "gh-write-guard (G4)",
-        default: "3000 (cut to the hook deadline minus 300)",
+        default: "3000 (cut to the hook deadline minus 300; report names a longer value)",
         allowed: "a whole number of milliseconds, 1 or more",
         meaning: "total deadline of the live branch-rules lookup",
         check: check_positive,
@@ -190,7 +190,7 @@ pub const KEYS: &[Key] = &[
         name: "hook_deadline_ms",
         used_by: "every hook",
         default: "2000",
-        allowed: "a whole number of milliseconds from 100 to 60000",
+        allowed: "a whole number of milliseconds from 100 to 8500 (the CLI waits 10 s)",
         meaning: "watchdog deadline of a hook; past it the hook gives its deliberate failure answer",
         check: check_hook_deadline,
         in_default_config: Some("hook_deadline_ms = 2000"),
@@ -304,7 +304,33 @@ pub fn diagnose_table(table: &toml::Table) -> Vec<(String, String)> {
             }
         }
     }
+    out.extend(deadlines_that_cannot_hold(table));
     out
+}
+
+/// Deadlines that cannot hold together (issue 47): a rules lookup longer than the hook's own
+/// deadline leaves is cut, and the reader should know it was.
+fn deadlines_that_cannot_hold(table: &toml::Table) -> Option<(String, String)> {
+    let rules = table.get("rules_timeout_ms")?.as_integer()?;
+    let hook = table
+        .get("hook_deadline_ms")
+        .and_then(Value::as_integer)
+        .unwrap_or(crate::DEFAULT_HOOK_DEADLINE_MS as i64)
+        .clamp(
+            crate::MIN_HOOK_DEADLINE_MS as i64,
+            crate::MAX_HOOK_DEADLINE_MS as i64,
+        );
+    let room = hook - crate::RULES_HEADROOM_MS as i64;
+    (rules > room).then(|| {
+        (
+            "rules_timeout_ms".to_string(),
+            format!(
+                "`rules_timeout_ms` = {rules} does not fit in the hook deadline ({hook} ms, less {} for the rest of the judgement): the lookup is cut to {} ms",
+                crate::RULES_HEADROOM_MS,
+                room.max(50)
+            ),
+        )
+    })
 }
 
 /// The known key closest to `name` by edit distance, when it is close enough to be a typo.
@@ -456,8 +482,17 @@ fn check_positive(v: &Value) -> Result<(), String> {
 
 fn check_hook_deadline(v: &Value) -> Result<(), String> {
     match integer(v)? {
-        100..=60_000 => Ok(()),
-        _ => Err("outside 100..60000 (it is clamped)".into()),
+        n if (crate::MIN_HOOK_DEADLINE_MS as i64..=crate::MAX_HOOK_DEADLINE_MS as i64)
+            .contains(&n) =>
+        {
+            Ok(())
+        }
+        _ => Err(format!(
+            "outside {}..{} (it is clamped: the answer must come within the CLI's {} ms timeout)",
+            crate::MIN_HOOK_DEADLINE_MS,
+            crate::MAX_HOOK_DEADLINE_MS,
+            crate::CLI_TIMEOUT_MS
+        )),
     }
 }
 

@@ -175,11 +175,50 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The CLI's timeout for every event a hook of ours answers a call or a stop on, as the installer
+/// registers it (`timeout: 10` in `src/registry.rs`; SessionEnd and PreModelSwitch have more).
+pub const CLI_TIMEOUT_MS: u64 = 10_000;
+
+/// What a hook needs after its deadline and before the CLI's timeout: starting the process, the
+/// failure answer, the writes done after the answer (600 ms at most) and a loaded machine.
+pub const ANSWER_MARGIN_MS: u64 = 1_500;
+
+/// The longest watchdog deadline: the answer always comes within [`CLI_TIMEOUT_MS`] (issue 47:
+/// `hook_deadline_ms = 15000` answered after the CLI had let the call through).
+pub const MAX_HOOK_DEADLINE_MS: u64 = CLI_TIMEOUT_MS - ANSWER_MARGIN_MS;
+
+/// The shortest: below it a typo would starve every judge.
+pub const MIN_HOOK_DEADLINE_MS: u64 = 100;
+
+/// The default watchdog deadline.
+pub const DEFAULT_HOOK_DEADLINE_MS: u64 = 2_000;
+
+/// The default total deadline of a live branch-rules lookup.
+pub const DEFAULT_RULES_TIMEOUT_MS: u64 = 3_000;
+
+/// How much of the hook's deadline a rules lookup leaves for the rest of the judgement, so the
+/// hook answers itself rather than through its watchdog.
+pub const RULES_HEADROOM_MS: u64 = 300;
+
 impl Config {
     /// Section 0: a hook's watchdog deadline, `hook_deadline_ms` (default 2 s) kept between
-    /// 100 ms and 60 s, so a typo can neither starve the judge nor hang the harness.
+    /// [`MIN_HOOK_DEADLINE_MS`] and [`MAX_HOOK_DEADLINE_MS`], so a typo can neither starve the
+    /// judge nor make the answer come after the CLI stopped waiting. The one place it is worked
+    /// out.
     pub fn hook_deadline(&self) -> Duration {
-        Duration::from_millis(self.hook_deadline_ms.unwrap_or(2000).clamp(100, 60_000))
+        Duration::from_millis(
+            self.hook_deadline_ms
+                .unwrap_or(DEFAULT_HOOK_DEADLINE_MS)
+                .clamp(MIN_HOOK_DEADLINE_MS, MAX_HOOK_DEADLINE_MS),
+        )
+    }
+
+    /// The live branch-rules lookup's deadline: `rules_timeout_ms` (default 3 s), cut to the hook
+    /// deadline less [`RULES_HEADROOM_MS`] (never under 50 ms). The one place it is worked out.
+    pub fn rules_deadline(&self) -> Duration {
+        let hook = self.hook_deadline().as_millis() as u64;
+        let wanted = self.rules_timeout_ms.unwrap_or(DEFAULT_RULES_TIMEOUT_MS);
+        Duration::from_millis(wanted.min(hook.saturating_sub(RULES_HEADROOM_MS)).max(50))
     }
 }
 
@@ -280,9 +319,24 @@ hook_deadline_ms = 1500
         let deadline = |text: &str| parse(text).config.hook_deadline();
         assert_eq!(deadline(""), Duration::from_secs(2));
         assert_eq!(deadline("hook_deadline_ms = 5"), Duration::from_millis(100));
+        // Never past the CLI's timeout: 15 s answered after the CLI had let the call through.
+        assert_eq!(
+            deadline("hook_deadline_ms = 15000"),
+            Duration::from_millis(MAX_HOOK_DEADLINE_MS)
+        );
+        let rules = |text: &str| parse(text).config.rules_deadline();
+        assert_eq!(
+            rules("hook_deadline_ms = 15000\nrules_timeout_ms = 14000"),
+            Duration::from_millis(MAX_HOOK_DEADLINE_MS - RULES_HEADROOM_MS)
+        );
+        assert_eq!(rules(""), Duration::from_millis(1_700));
+        assert_eq!(
+            rules("hook_deadline_ms = 5000"),
+            Duration::from_millis(3_000)
+        );
         assert_eq!(
             deadline("hook_deadline_ms = 600000"),
-            Duration::from_secs(60)
+            Duration::from_millis(MAX_HOOK_DEADLINE_MS)
         );
     }
 

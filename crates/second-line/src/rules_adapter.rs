@@ -19,7 +19,6 @@ use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
 
 /// What the shared layer's program grammars make of an exec of a program, from its name alone
 /// (the hot path reads nothing else of an exec no rule reads).
@@ -406,12 +405,8 @@ impl GitHubWrites {
 
     fn world(&self) -> RealWorld {
         let cache = self.launch.rules_cache();
-        let deadline = self
-            .launch
-            .config()
-            .rules_timeout_ms
-            .unwrap_or(3000)
-            .min(3000);
+        // The one place the lookup's deadline is worked out (guard-config), as the hook does.
+        let deadline = self.launch.config().rules_deadline();
         RealWorld::new(RealWorldConfig {
             env: self.launch.env.clone(),
             api_base_override: self
@@ -421,7 +416,7 @@ impl GitHubWrites {
                 .filter(|v| !v.is_empty())
                 .cloned()
                 .or_else(|| self.launch.config().github_api.clone()),
-            rules_deadline: Duration::from_millis(deadline),
+            rules_deadline: deadline,
             cache,
         })
         .with_lender(self.launch.repos.clone())
