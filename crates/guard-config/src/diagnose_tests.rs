@@ -63,7 +63,8 @@ fn invalid_values_say_what_is_allowed() {
         ("memory_max = \"2X\"", "\"NG\""),
         ("memory_max = \"1M\"", "256 MiB"),
         ("memory_max = \"150%\"", "1-100"),
-        ("hook_deadline_ms = 5", "100 to 60000"),
+        ("hook_deadline_ms = 5", "100 to 8500"),
+        ("hook_deadline_ms = 15000", "100 to 8500"),
         ("rules_timeout_ms = 0", "1 or more"),
         ("protected_branches = \"main\"", "list of branch names"),
         ("github_api = \"api.github.com\"", "URL"),
@@ -83,6 +84,21 @@ fn invalid_values_say_what_is_allowed() {
     ] {
         assert_eq!(diagnose(ok), vec![], "{ok}");
     }
+}
+
+#[test]
+fn deadlines_that_cannot_hold_together_are_named() {
+    // Issue 47: a rules lookup of 14 s under a hook deadline of 15 s answered after the CLI's
+    // 10 s; the hook deadline is clamped, and the lookup said to be cut.
+    let m = messages("hook_deadline_ms = 15000\nrules_timeout_ms = 14000\n");
+    assert_eq!(m.len(), 2, "{m:?}");
+    assert!(m[1].contains("cut to 8200 ms"), "{m:?}");
+    assert_eq!(
+        messages("rules_timeout_ms = 2000\n").len(),
+        1,
+        "the default hook deadline (2 s) leaves 1700 ms"
+    );
+    assert_eq!(diagnose("hook_deadline_ms = 5000\nrules_timeout_ms = 3000\n"), vec![]);
 }
 
 #[test]
