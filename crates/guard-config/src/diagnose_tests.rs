@@ -98,7 +98,10 @@ fn deadlines_that_cannot_hold_together_are_named() {
         1,
         "the default hook deadline (2 s) leaves 1700 ms"
     );
-    assert_eq!(diagnose("hook_deadline_ms = 5000\nrules_timeout_ms = 3000\n"), vec![]);
+    assert_eq!(
+        diagnose("hook_deadline_ms = 5000\nrules_timeout_ms = 3000\n"),
+        vec![]
+    );
 }
 
 #[test]

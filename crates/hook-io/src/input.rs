@@ -40,6 +40,15 @@ pub enum InputError {
     /// Reading stdin failed (the operating system's message).
     #[error("could not read stdin: {0}")]
     Io(String),
+    /// A tool call whose input has the wrong shape for its tool (issue 47: `tool_input` a
+    /// string, a Bash `command` that is an array): not judged, so refused where a guard protects.
+    #[error("malformed {tool} call: {why}")]
+    Malformed {
+        /// The tool named.
+        tool: String,
+        /// What is wrong.
+        why: String,
+    },
 }
 
 /// Reads `reader` to EOF, keeping at most `limit` bytes; the rest is drained and discarded.
@@ -188,6 +197,40 @@ impl HookInput {
             _ => return Err(InputError::MissingEvent),
         };
         Ok(typed(event, value))
+    }
+
+    /// Why this tool call's input cannot be the tool's (the CLI always sends an object, with a
+    /// string `command` for Bash and a string path for the file tools), or `None`. A guard must
+    /// not read such a call as "nothing to judge" (issue 47): the runner fails it as unreadable.
+    pub fn malformed(&self) -> Option<InputError> {
+        let tool = self.tool_name.as_deref()?;
+        let bad = |why: &str| {
+            Some(InputError::Malformed {
+                tool: tool.to_string(),
+                why: why.to_string(),
+            })
+        };
+        let input = match &self.tool_input {
+            None => return None,
+            Some(Value::Object(o)) => o,
+            Some(_) => return bad("tool_input is not an object"),
+        };
+        let text_field = |key: &str| match input.get(key) {
+            None | Some(Value::String(_)) => None,
+            Some(_) => Some(format!("`{key}` is not text")),
+        };
+        let why = match tool {
+            "Bash" => match input.get("command") {
+                Some(Value::String(_)) => None,
+                Some(_) => Some("`command` is not text".to_string()),
+                None => Some("no `command`".to_string()),
+            },
+            "Write" | "Edit" | "MultiEdit" | "Read" => text_field("file_path"),
+            "NotebookEdit" => text_field("notebook_path"),
+            "Agent" | "Task" => text_field("model"),
+            _ => None,
+        };
+        why.and_then(|w| bad(&w))
     }
 
     /// The `command` of a Bash tool call, if this is one.

@@ -237,6 +237,12 @@ where
                 tool_name: input.tool_name.clone(),
                 session_id: input.session_id.clone(),
             }));
+            // A call whose input has the wrong shape for its tool is not judged as "nothing to
+            // judge": it fails as unreadable, which each guard answers (deny where it protects).
+            if let Some(e) = input.malformed() {
+                let _ = tx.send(Progress::Failed(FailureCause::Input(e)));
+                return;
+            }
             let fault = injected_fault();
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                 match fault.as_deref() {
