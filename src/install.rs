@@ -279,14 +279,17 @@ fn stage_and_test(t: &Target, staging: &Path) -> Result<()> {
 
 /// Reads a settings file: its text if it exists. Refuses what it cannot merge, untouched.
 fn read_settings(path: &Path) -> Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => {
+    match settings_merge::read_file(path) {
+        Ok(Some(text)) => {
             settings_merge::parse(&text)
                 .map_err(|e| format!("{}: {e}; the file was left untouched", path.display()))?;
             Ok(Some(text))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_err(path, e)),
+        Ok(None) => Ok(None),
+        Err(e) => Err(format!(
+            "{}: {e}; the file was left untouched",
+            path.display()
+        )),
     }
 }
 

@@ -113,7 +113,7 @@ pub fn config_problems(path: &Path) -> Result<Vec<String>, String> {
         Ok(_) => {}
     }
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
+    primitives::no_wait::open_regular(path, std::fs::OpenOptions::new().read(true))
         .and_then(|f| f.take(LIMIT).read_to_end(&mut bytes))
         .map_err(|e| format!("cannot read it: {e}"))?;
     let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text; the defaults are in use")?;
@@ -171,7 +171,10 @@ fn binaries_section(bin_dir: &Path) -> Vec<Value> {
 
 /// The settings file's status line and the state of each registration.
 fn settings_section(settings: &Path, bin_dir: &Path) -> (String, Vec<Value>) {
-    let settings_text = std::fs::read_to_string(settings).ok();
+    let settings_text = match settings_merge::read_file(settings) {
+        Ok(text) => text,
+        Err(e) => return (format!("unreadable: {e}"), Vec::new()),
+    };
     let settings_value = settings_text
         .as_deref()
         .map(settings_merge::parse)

@@ -32,6 +32,33 @@ impl std::fmt::Display for Refusal {
 }
 
 /// Parses settings text, refusing anything we could not merge into safely. Empty text is `{}`.
+/// The most of a settings file that is read: a larger one is refused, untouched.
+pub const MAX_SETTINGS_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads a settings file's text without waiting on anything in its place: a FIFO or a device
+/// (`/dev/zero`) is refused at once, a file over [`MAX_SETTINGS_BYTES`] is refused (issue 47:
+/// `report`, `install` and `uninstall` hung on a FIFO and read `/dev/zero` without end).
+/// `Ok(None)` when there is no file.
+pub fn read_file(path: &Path) -> std::io::Result<Option<String>> {
+    use std::io::Read;
+    let file = match primitives::no_wait::open_regular(path, std::fs::OpenOptions::new().read(true))
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut bytes = Vec::new();
+    file.take(MAX_SETTINGS_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_SETTINGS_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than {MAX_SETTINGS_BYTES} bytes"
+        )));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| std::io::Error::other("not UTF-8 text"))
+}
+
 pub fn parse(text: &str) -> Result<Map<String, Value>, Refusal> {
     if text.trim().is_empty() {
         return Ok(Map::new());

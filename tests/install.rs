@@ -306,3 +306,49 @@ fn install_sh_installs_and_its_report_names_the_containment_backend() {
     let v: Value = serde_json::from_slice(&std::fs::read(settings(home.path())).unwrap()).unwrap();
     assert!(v.get("hooks").is_none() && v.get("env").is_none(), "{v}");
 }
+
+#[test]
+fn a_fifo_or_a_device_as_settings_is_refused_at_once() {
+    // Issue 47: report, install and uninstall hung on a FIFO settings.json and read /dev/zero
+    // without end. Each must answer, in time, that it cannot read the file.
+    for kind in ["fifo", "dev-zero"] {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+        let path = settings(home.path());
+        match kind {
+            "fifo" => assert!(Command::new("mkfifo")
+                .arg(&path)
+                .status()
+                .unwrap()
+                .success()),
+            _ => std::os::unix::fs::symlink("/dev/zero", &path).unwrap(),
+        }
+        let from = built_bins();
+        for args in [
+            vec!["report"],
+            vec!["install", "--from", from.to_str().unwrap()],
+            vec!["uninstall"],
+        ] {
+            let mut c = Command::new(ADMIN);
+            c.args(&args)
+                .env_clear()
+                .env("PATH", std::env::var("PATH").unwrap_or_default())
+                .env("HOME", home.path());
+            let out = hook_replay::bounded::run_bounded(&mut c, std::time::Duration::from_secs(60))
+                .unwrap();
+            assert!(!out.timed_out, "{kind} {args:?}: hung");
+            let said = format!("{}{}", out.stdout, out.stderr);
+            assert!(
+                said.contains("not a regular file"),
+                "{kind} {args:?}: {said}"
+            );
+            if args[0] != "report" {
+                assert_eq!(
+                    out.status.and_then(|s| s.code()),
+                    Some(1),
+                    "{kind} {args:?}"
+                );
+            }
+        }
+    }
+}

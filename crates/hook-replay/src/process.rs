@@ -137,39 +137,6 @@ pub fn assert_selftest_passes(bin: &str, min_cases: u64) -> Value {
     record
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn drives_a_real_process_with_a_payload() {
-        let mut c = Command::new("sh");
-        c.arg("-c").arg("cat; echo err >&2; exit 3");
-        let (code, out, err) = run_with_payload(c, &json!({"a": 1})).unwrap();
-        assert_eq!((code, out.as_str(), err.trim()), (3, r#"{"a":1}"#, "err"));
-    }
-
-    #[test]
-    fn a_binary_that_answers_before_reading_its_input_does_not_hang_the_test() {
-        let big = vec![b'x'; 1 << 20];
-        let out = run(Command::new("sh").arg("-c").arg("echo '{}'"), &big).unwrap();
-        assert!(out.status.success());
-        assert_eq!(stdout_json(&out), json!({}));
-    }
-
-    #[test]
-    #[should_panic(expected = "exactly one line")]
-    fn two_lines_on_stdout_are_not_an_answer() {
-        let out = run(
-            Command::new("sh").arg("-c").arg("echo '{}'; echo '{}'"),
-            b"",
-        )
-        .unwrap();
-        stdout_json(&out);
-    }
-}
-
 /// Another process holding an exclusive `flock` on a file, taken through a read-only handle the
 /// way an agent command can (`(flock -x 9; sleep 60) 9<file &`): the lock is held once
 /// [`LockHolder::hold`] returns, and let go when the holder is dropped. The file is created empty
@@ -211,5 +178,38 @@ impl Drop for LockHolder {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn drives_a_real_process_with_a_payload() {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg("cat; echo err >&2; exit 3");
+        let (code, out, err) = run_with_payload(c, &json!({"a": 1})).unwrap();
+        assert_eq!((code, out.as_str(), err.trim()), (3, r#"{"a":1}"#, "err"));
+    }
+
+    #[test]
+    fn a_binary_that_answers_before_reading_its_input_does_not_hang_the_test() {
+        let big = vec![b'x'; 1 << 20];
+        let out = run(Command::new("sh").arg("-c").arg("echo '{}'"), &big).unwrap();
+        assert!(out.status.success());
+        assert_eq!(stdout_json(&out), json!({}));
+    }
+
+    #[test]
+    #[should_panic(expected = "exactly one line")]
+    fn two_lines_on_stdout_are_not_an_answer() {
+        let out = run(
+            Command::new("sh").arg("-c").arg("echo '{}'; echo '{}'"),
+            b"",
+        )
+        .unwrap();
+        stdout_json(&out);
     }
 }

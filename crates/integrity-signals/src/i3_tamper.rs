@@ -63,9 +63,8 @@ pub struct Hit {
 impl Protected {
     /// Builds the set from an environment lookup and the running binary's path.
     pub fn from_env(env: &dyn Fn(&str) -> Option<String>, exe: Option<&Path>) -> Protected {
-        let home = env("HOME")
-            .filter(|h| h.starts_with('/'))
-            .map(PathBuf::from);
+        // Unset HOME: bash expands `~` from the password database, and so do we.
+        let home = primitives::home::home(env);
         let mut roots = Vec::new();
         if let Some(h) = &home {
             roots.push(h.join(".local/share/agent-guards"));

@@ -402,3 +402,31 @@ fn durable_memory_is_denied_only_while_tainted() {
         "reading memory is fine"
     );
 }
+
+#[test]
+fn with_home_unset_tilde_is_the_password_databases_home_as_in_bash() {
+    // Issue 47: `~` with HOME unset is expanded by bash from the password database; the tamper
+    // check expanded nothing and allowed the write.
+    let h = Home::new();
+    let bash = Command::new("env")
+        .args(["-u", "HOME", "bash", "-c", "echo ~"])
+        .output()
+        .unwrap();
+    let passwd_home = String::from_utf8(bash.stdout).unwrap().trim().to_string();
+    assert!(passwd_home.starts_with('/'), "{passwd_home}");
+    let mut c = h.command();
+    c.env_remove("HOME");
+    for (cmd, denied_expected) in [
+        ("echo '{}' > ~/.claude/settings.json", true),
+        ("echo '{}' > ~/notes/settings.json", false),
+    ] {
+        let payload = h.pre("Bash", json!({ "command": cmd }));
+        let out = sandbox::run(&mut c, payload.to_string().as_bytes());
+        assert_eq!(
+            denied(&out),
+            denied_expected,
+            "{cmd}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}

@@ -7,6 +7,7 @@
 //!   boundary);
 //! * [`wildcard`] — shell-style wildcards (`*`, `?`, `[...]`) in the dialect each caller's source
 //!   defines (branch patterns, refspecs, ssh `Host` lines, shell words), matched by `globset`;
+//! * [`home`] — the home folder as bash finds it (`$HOME`, else the password database);
 //! * [`no_wait`] — open a file only when it is a regular one, and lock it within a bound, so the
 //!   agent cannot make a hook wait (a FIFO in its place, a lock held);
 //! * [`read`] — bounded reads of small regular files (configs, `/proc` entries);
@@ -18,6 +19,7 @@
 pub mod after_answer;
 pub mod atomic;
 pub mod hash;
+pub mod home;
 pub mod no_wait;
 pub mod read;
 pub mod stamp;

@@ -9,8 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// Folder of the session dir where each running supervisor keeps a file named by its pid.
-pub const PID_DIR: &str = "second-line";
+/// Folder of the session dir where each running supervisor keeps a file named by its pid
+/// (session-store owns the name: the sweep reads the same records).
+pub const PID_DIR: &str = session_store::paths::SUPERVISORS_DIR;
 
 /// The start time of a process (field 22 of `/proc/<pid>/stat`), which tells a live process
 /// from a later one that reuses its pid.

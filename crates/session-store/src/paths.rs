@@ -71,6 +71,42 @@ impl Session {
         crate::Ledger::at(self.dir.join("ledger.json"))
     }
 
+    /// The folder where each running exec-gate supervisor of the session keeps a file named by
+    /// its pid: its start time, then `<watchdog pid> <start time>` (second-line writes it; the
+    /// sweep reads it to tell the suite's own processes from the agent's leftovers).
+    pub fn supervisors_dir(&self) -> PathBuf {
+        self.dir.join(SUPERVISORS_DIR)
+    }
+
+    /// The suite's own processes recorded in [`Session::supervisors_dir`]: (pid, start time in
+    /// clock ticks since boot) of each supervisor and its watchdog. Bounded reads; a file that
+    /// does not parse adds nothing.
+    pub fn supervisor_processes(&self) -> Vec<(i32, u64)> {
+        let Ok(dir) = std::fs::read_dir(self.supervisors_dir()) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for entry in dir.flatten().take(4096) {
+            let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+                continue;
+            };
+            let Some(text) = primitives::read::prefix(&entry.path(), 256) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&text);
+            let mut lines = text.lines();
+            if let Some(start) = lines.next().and_then(|l| l.trim().parse().ok()) {
+                out.push((pid, start));
+            }
+            let watchdog = lines.next().and_then(|l| {
+                let (p, s) = l.trim().split_once(' ')?;
+                Some((p.parse().ok()?, s.trim().parse().ok()?))
+            });
+            out.extend(watchdog);
+        }
+        out
+    }
+
     /// The session's audit log (`audit.jsonl`).
     pub fn audit(&self) -> crate::AuditLog {
         crate::AuditLog::at(self.dir.join("audit.jsonl"))
@@ -102,6 +138,9 @@ impl Session {
             .map_err(|e| StoreError::io(&file, e))
     }
 }
+
+/// The folder of the session's supervisor records ([`Session::supervisors_dir`]).
+pub const SUPERVISORS_DIR: &str = "second-line";
 
 /// The file a session's project folder is recorded in.
 const PROJECT_DIR: &str = "project_dir";

@@ -117,6 +117,7 @@ fn big(n: usize) {
         claude_pid,
         project: None,
         deadline: Instant::now() + Duration::from_secs(10),
+        suite_own: Vec::new(),
     };
     let (mut lean, mut blind, mut full) =
         (Samples::default(), Samples::default(), Samples::default());
@@ -201,6 +202,7 @@ fn main() {
             claude_pid: None,
             project: None,
             deadline: Instant::now() + Duration::from_secs(5),
+            suite_own: Vec::new(),
         };
         let t = Instant::now();
         let r = sweep(Path::new("/proc"), &req);

@@ -45,7 +45,7 @@ fn session_end(input: &HookInput, started: Instant) -> Answer {
         .unwrap_or_default();
     let req = Request {
         query: Query {
-            session_id,
+            session_id: session_id.clone(),
             reason: input.reason.clone(),
             self_pid: std::process::id() as i32,
             uid: nix::unistd::geteuid().as_raw(),
@@ -53,6 +53,10 @@ fn session_end(input: &HookInput, started: Instant) -> Answer {
         claude_pid: env("CLAUDE_PID").and_then(|p| p.trim().parse().ok()),
         project: project(input),
         deadline: started + DEADLINE.saturating_sub(READ_MARGIN),
+        suite_own: match session_store::state_dir(&env) {
+            Ok(dir) => session_store::Session::new(&dir, Some(&session_id)).supervisor_processes(),
+            Err(_) => Vec::new(),
+        },
     };
     let mut report = sweep(Path::new("/proc"), &req);
     if report.text.is_empty() {

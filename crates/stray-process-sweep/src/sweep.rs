@@ -15,6 +15,25 @@ pub struct Request {
     pub claude_pid: Option<i32>,
     pub project: Option<String>,
     pub deadline: Instant,
+    /// The suite's own processes of this session (exec-gate supervisors and their watchdogs, as
+    /// recorded: pid and start time): never a leftover of the agent (issue 47), when the running
+    /// process is still that one and runs the suite's binary.
+    pub suite_own: Vec<(i32, u64)>,
+}
+
+/// The binary the suite's own session processes run (the prefix, forked as the supervisor and
+/// its watchdog).
+const SUITE_PROCESS_BINARY: &str = "tool-containment";
+
+/// Whether `e` is one of the suite's recorded processes: same pid and start time as recorded
+/// (not a later process that reuses the pid) and running the suite's binary (a record the agent
+/// wrote for its own leftover does not hide it).
+fn is_suite_own(proc_root: &Path, e: &proc_table::ProcEntry, own: &[(i32, u64)]) -> bool {
+    own.contains(&(e.pid, e.start_ticks))
+        && std::fs::read_link(proc_root.join(e.pid.to_string()).join("exe"))
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n == SUITE_PROCESS_BINARY))
+            .unwrap_or(false)
 }
 
 /// Reads what the sweep needs from `proc_root`, phase by phase, so a 5,000-process table stays
@@ -132,7 +151,13 @@ pub fn sweep(proc_root: &Path, req: &Request) -> StoredReport {
             }
         }
     };
-    let found = survivors(&index, &req.query, agent.as_ref());
+    let mut found = survivors(&index, &req.query, agent.as_ref());
+    found.retain(|p| {
+        !index
+            .by_pid
+            .get(p)
+            .is_some_and(|e| is_suite_own(proc_root, e, &req.suite_own))
+    });
     let group_of = |pid: i32| {
         std::fs::read_to_string(proc_root.join(pid.to_string()).join("cgroup"))
             .ok()

@@ -40,6 +40,18 @@ fn pids_with_cmd(session: &str, cmd: &str) -> Vec<i32> {
         .collect()
 }
 
+/// Makes `cmd` start in a session of its own.
+fn in_own_session(cmd: &mut Command) {
+    // SAFETY: setsid is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            nix::unistd::setsid()
+                .map(|_| ())
+                .map_err(std::io::Error::from)
+        });
+    }
+}
+
 /// A stand-in agent and the processes it left, removed on drop (by the test, never the sweep).
 struct Scene {
     session: String,
@@ -74,14 +86,8 @@ impl Scene {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        // SAFETY: setsid is async-signal-safe; the agent gets a session of its own, like the CLI.
-        unsafe {
-            cmd.pre_exec(|| {
-                nix::unistd::setsid()
-                    .map(|_| ())
-                    .map_err(std::io::Error::from)
-            });
-        }
+        // The agent gets a session of its own, like the CLI.
+        in_own_session(&mut cmd);
         // A copy just written may be "text file busy" for a moment: a sibling test thread that
         // forked while our write descriptor was open holds it until its own exec. Retry briefly.
         let mut tries = 0;
@@ -254,4 +260,78 @@ fn a_missing_agent_is_reported_loudly_and_the_marker_search_still_runs() {
         .map(|r| r["pid"].as_i64().unwrap())
         .collect();
     assert!(reported.iter().all(|p| alive(*p as i32)));
+}
+
+/// Starts `exe args` as a leftover of the session (its marker, a session of its own) and
+/// returns it with its start time (field 22 of its stat), as the exec gate records it.
+fn leftover(session: &str, exe: &std::path::Path, arg: &str) -> (Child, u64) {
+    let mut cmd = Command::new(exe);
+    cmd.arg(arg)
+        .env("CLAUDE_CODE_SESSION_ID", session)
+        .env("CLAUDE_CODE_CHILD_SESSION", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    in_own_session(&mut cmd);
+    let child = cmd.spawn().unwrap();
+    let pid = child.id();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let exe = std::fs::canonicalize(exe).unwrap();
+    loop {
+        let exe_now = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+        if exe_now == exe {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the leftover never ran {exe:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let start = stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .parse()
+        .unwrap();
+    (child, start)
+}
+
+#[test]
+fn the_suites_own_supervisor_is_not_a_leftover_but_a_forged_record_hides_nothing() {
+    // Issue 47: the exec gate's supervisor and watchdog (forks of tool-containment) were reported
+    // as leftovers and put in the kill command. A record the agent writes for its own leftover
+    // must not hide it: the recorded process must run the suite's binary.
+    let s = Scene::new("own");
+    let bin = s.tmp.path().join("bin");
+    let supervisor_exe = bin.join("tool-containment");
+    std::fs::copy("/bin/sleep", &supervisor_exe).unwrap();
+    let (mut supervisor, sup_start) = leftover(&s.session, &supervisor_exe, "405");
+    let (mut forged, forged_start) =
+        leftover(&s.session, std::path::Path::new("/bin/sleep"), "406");
+    let records = s.tmp.session_dir(&s.session).join("second-line");
+    std::fs::create_dir_all(&records).unwrap();
+    std::fs::write(
+        records.join(supervisor.id().to_string()),
+        format!("{sup_start}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        records.join(forged.id().to_string()),
+        format!("{forged_start}\n"),
+    )
+    .unwrap();
+    let (code, report) = s.end(Some(s.agent.id() as i32));
+    for c in [&mut supervisor, &mut forged] {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    assert_eq!(code, 2, "{report}");
+    assert!(
+        !report.contains("405"),
+        "the suite's own supervisor: {report}"
+    );
+    assert!(
+        report.contains("sleep 406"),
+        "a forged record hides nothing: {report}"
+    );
+    assert!(report.contains("sleep 404"), "{report}");
 }

@@ -67,9 +67,7 @@ impl Deps {
             phrases: std::sync::OnceLock::new(),
             mode,
             protected: Protected::from_env(env, exe),
-            home: env("HOME")
-                .filter(|h| h.starts_with('/'))
-                .map(PathBuf::from),
+            home: primitives::home::home(env),
             shell_vars: bash_facts::HOOK_VARS
                 .iter()
                 .filter_map(|n| env(n).map(|v| (n.to_string(), v)))
