@@ -13,8 +13,9 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// How long a lock is waited for: hooks that run at once hold it for a write each (well under a
-/// millisecond); longer means somebody is holding it on purpose.
+/// How long a lock is waited for with no progress: hooks that run at once hold it for one write
+/// each (a millisecond or a few, a synced rename more on a slow disk), so the file changes while
+/// they take turns; nothing changing for this long means somebody is holding it on purpose.
 pub const LOCK_BOUND: Duration = Duration::from_millis(250);
 
 /// Opens `path` with `options` without blocking (a FIFO opens at once, or fails), and keeps the
@@ -53,12 +54,26 @@ const GIVE_UP_MEMORY: Duration = Duration::from_secs(2);
 /// Takes the lock on `file`, waiting at most `bound` (not at all shortly after a lock in this
 /// process was given up on); past it, an error naming the hold.
 pub fn lock_within(file: &File, kind: LockKind, bound: Duration) -> io::Result<()> {
+    lock_while_progressing(file, kind, bound, &|| 0)
+}
+
+/// [`lock_within`], where `bound` counts from the last change of `progress` (a value that moves
+/// while other writers take turns, such as the locked file's size): a lock handed from writer to
+/// writer is waited for as long as they keep writing, one that nobody uses is given up after
+/// `bound`. The hook's own deadline bounds the whole.
+pub fn lock_while_progressing(
+    file: &File,
+    kind: LockKind,
+    bound: Duration,
+    progress: &dyn Fn() -> u64,
+) -> io::Result<()> {
     let recently_held = GAVE_UP_AT
         .lock()
         .map(|g| g.is_some_and(|t| t.elapsed() < GIVE_UP_MEMORY))
         .unwrap_or(false);
     let bound = if recently_held { Duration::ZERO } else { bound };
-    let until = Instant::now() + bound;
+    let mut until = Instant::now() + bound;
+    let mut seen = progress();
     let mut pause = Duration::from_micros(200);
     loop {
         let tried = match kind {
@@ -68,23 +83,27 @@ pub fn lock_within(file: &File, kind: LockKind, bound: Duration) -> io::Result<(
         match tried {
             Ok(()) => return Ok(()),
             Err(TryLockError::Error(e)) => return Err(e),
-            Err(TryLockError::WouldBlock) if Instant::now() >= until => {
-                if let Ok(mut g) = GAVE_UP_AT.lock() {
-                    *g = Some(Instant::now());
-                }
-                return Err(io::Error::new(
-                    io::ErrorKind::WouldBlock,
-                    format!(
-                        "locked by another process for more than {} ms",
-                        bound.as_millis()
-                    ),
-                ));
-            }
-            Err(TryLockError::WouldBlock) => {
-                std::thread::sleep(pause.min(until.saturating_duration_since(Instant::now())));
-                pause = (pause * 2).min(Duration::from_millis(10));
-            }
+            Err(TryLockError::WouldBlock) => {}
         }
+        let now = Instant::now();
+        let moved = progress();
+        if moved != seen {
+            seen = moved;
+            until = now + bound;
+        } else if now >= until {
+            if let Ok(mut g) = GAVE_UP_AT.lock() {
+                *g = Some(Instant::now());
+            }
+            return Err(io::Error::new(
+                io::ErrorKind::WouldBlock,
+                format!(
+                    "locked by another process, with no write for {} ms",
+                    bound.as_millis()
+                ),
+            ));
+        }
+        std::thread::sleep(pause.min(until.saturating_duration_since(now)));
+        pause = (pause * 2).min(Duration::from_millis(10));
     }
 }
 
@@ -112,6 +131,33 @@ mod tests {
         let err = lock_within(&other, LockKind::Exclusive, Duration::from_millis(50)).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::WouldBlock);
         assert!(err.to_string().contains("locked by another process"));
+        assert!(started.elapsed() < Duration::from_secs(2));
+        // Writers taking turns (the file changes) are waited for past the bound.
+        let ticks = std::sync::atomic::AtomicU64::new(0);
+        let until = Instant::now() + Duration::from_millis(150);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(Duration::from_millis(150));
+                holder.unlock().unwrap();
+            });
+            *GAVE_UP_AT.lock().unwrap() = None;
+            let progress = || {
+                // Moves until the holder lets go.
+                match Instant::now() < until {
+                    true => ticks.fetch_add(1, std::sync::atomic::Ordering::SeqCst),
+                    false => 0,
+                }
+            };
+            lock_while_progressing(
+                &other,
+                LockKind::Exclusive,
+                Duration::from_millis(20),
+                &progress,
+            )
+            .expect("a lock that changes hands is waited for");
+        });
+        other.unlock().unwrap();
+        holder.lock().unwrap();
         assert!(started.elapsed() < Duration::from_secs(2));
         holder.unlock().unwrap();
         lock_within(&other, LockKind::Shared, Duration::from_millis(50)).unwrap();

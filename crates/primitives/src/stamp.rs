@@ -29,6 +29,35 @@ pub enum Version {
     },
 }
 
+impl Version {
+    /// One number that differs between versions (with overwhelming likelihood): a holder that
+    /// only needs "did it change" ([`crate::no_wait::lock_while_progressing`]).
+    pub fn fingerprint(&self) -> u64 {
+        match self {
+            Version::Absent => 0,
+            Version::File {
+                id,
+                owner_mode,
+                size,
+                times,
+            } => {
+                let words = [
+                    id.0,
+                    id.1,
+                    u64::from(owner_mode.0) << 32 | u64::from(owner_mode.1),
+                    *size,
+                    times[0].0 as u64,
+                    times[0].1 as u64,
+                    times[1].0 as u64,
+                    times[1].1 as u64,
+                ];
+                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                crate::hash::fnv1a(&bytes) | 1
+            }
+        }
+    }
+}
+
 /// The version of the file at `path` now.
 pub fn version(path: &Path) -> Version {
     match std::fs::metadata(path) {

@@ -384,7 +384,11 @@ fn start_watchdog(sock: &OwnedFd, cx: &Serving, in_flight: &InFlight) -> Option<
                 libc::close(ours.as_raw_fd());
             }
             std::mem::forget(ours);
-            if let Some((listener, mount_layer)) = crate::watchdog::wait_for_takeover(&theirs) {
+            // SAFETY: getppid has no preconditions; our parent is the supervisor that forked us.
+            let supervisor = unsafe { libc::getppid() } as u32;
+            if let Some((listener, mount_layer)) =
+                crate::watchdog::wait_for_takeover(&theirs, in_flight, supervisor)
+            {
                 crate::watchdog::answer_orphans(listener.as_raw_fd(), in_flight);
                 let _ = cx.serve(&listener, mount_layer, true, Some(in_flight));
             }

@@ -16,6 +16,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The sub-code of an exec refused because the command's supervisor died.
 pub const C10_UNANSWERED: &str = "C10.unanswered";
 
+/// How long an exec may wait for the supervisor's answer (one judgement, or one notification
+/// not yet received) before the watchdog decides the supervisor is stuck (a read that blocks, a
+/// supervisor stopped with SIGSTOP): it is ended, and the watchdog fails that exec and every
+/// later one closed, as for a supervisor that died (issue 47: "the supervisor judges under a
+/// deadline and fails the exec closed past it").
+pub const JUDGE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How often the watchdog looks at the supervisor while it waits.
+const TICK_MS: i32 = 250;
+
 /// The reason on the line and in the record.
 pub fn unanswered_reason() -> String {
     format!("{C10_UNANSWERED}: the second line's supervisor for this command died, so its execs can no longer be judged; start the command again")
@@ -74,6 +84,12 @@ impl InFlight {
         self.cells()[0].store(0, Ordering::Release);
     }
 
+    /// The id of the last notification the supervisor took (kept after it is answered): it
+    /// changes while the supervisor makes progress.
+    fn last_id(&self) -> u64 {
+        self.cells()[1].load(Ordering::Relaxed)
+    }
+
     fn get(&self) -> Option<(u64, u32)> {
         let c = self.cells();
         (c[0].load(Ordering::Acquire) == 1).then(|| {
@@ -108,18 +124,51 @@ pub fn answer_orphans(listener: RawFd, in_flight: &InFlight) {
 }
 
 /// The watchdog's side of the link: waits for the listener, then for the supervisor's end to
-/// close. Returns the listener when the watchdog must take over (the supervisor is gone and
-/// processes still carry the filter); `None`: nothing to do, exit.
-pub fn wait_for_takeover(link: &OwnedFd) -> Option<(OwnedFd, bool)> {
+/// close, or for the supervisor to leave an exec unanswered past [`JUDGE_DEADLINE`] (then it is
+/// ended with SIGKILL, which closes its end). Returns the listener when the watchdog must take
+/// over (the supervisor is gone and processes still carry the filter); `None`: nothing to do.
+pub fn wait_for_takeover(
+    link: &OwnedFd,
+    in_flight: &InFlight,
+    supervisor: u32,
+) -> Option<(OwnedFd, bool)> {
     let (listener, mount_layer) = crate::enter::receive_fd(link.as_raw_fd(), None).ok()?;
-    let mut b = [0u8; 1];
+    let mut stuck = Stuck::default();
     loop {
-        // SAFETY: reading into a 1-byte buffer; blocks until the supervisor's end closes.
-        let n = unsafe { libc::read(link.as_raw_fd(), b.as_mut_ptr().cast(), 1) };
-        if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+        let mut fds = [
+            libc::pollfd {
+                fd: link.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: listener.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        // SAFETY: two valid pollfds; a bounded wait.
+        let r = unsafe { libc::poll(fds.as_mut_ptr(), 2, TICK_MS) };
+        if r < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
             continue;
         }
-        break;
+        // The supervisor's end closed (or failed): it is gone.
+        if fds[0].revents != 0 {
+            break;
+        }
+        // The listener hung up: the tree is gone; nothing to stand in for.
+        if fds[1].revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+            return None;
+        }
+        // Waiting on the supervisor: a notification in hand, or one not yet received.
+        let waiting = in_flight.get().is_some() || fds[1].revents & libc::POLLIN != 0;
+        if stuck.observe(waiting, in_flight.last_id(), std::time::Instant::now()) {
+            // SAFETY: ending the stuck supervisor (our parent's pid as recorded); its end of the
+            // link closes with it, and the loop takes over on the next poll.
+            unsafe {
+                libc::kill(supervisor as i32, libc::SIGKILL);
+            }
+        }
     }
     let mut p = libc::pollfd {
         fd: listener.as_raw_fd(),
@@ -131,4 +180,58 @@ pub fn wait_for_takeover(link: &OwnedFd) -> Option<(OwnedFd, bool)> {
     let r = unsafe { libc::poll(&mut p, 1, 0) };
     let gone = r > 0 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0;
     (!gone).then_some((listener, mount_layer))
+}
+
+/// What the watchdog has seen of the supervisor's progress: since when it has been waited on
+/// with no notification handled (the last id it took stays the same).
+#[derive(Debug, Default)]
+struct Stuck {
+    since: Option<(u64, std::time::Instant)>,
+}
+
+impl Stuck {
+    /// Takes one look (`waiting`: an exec waits on the supervisor; `last_id`: the last
+    /// notification it took); `true` when it has been waited on with no progress for
+    /// [`JUDGE_DEADLINE`].
+    fn observe(&mut self, waiting: bool, last_id: u64, now: std::time::Instant) -> bool {
+        if !waiting {
+            self.since = None;
+            return false;
+        }
+        match self.since {
+            Some((seen, t)) if seen == last_id => now.duration_since(t) >= JUDGE_DEADLINE,
+            _ => {
+                self.since = Some((last_id, now));
+                false
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod stuck_tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn no_progress_for_the_deadline_is_stuck_and_progress_resets_it() {
+        let t0 = Instant::now();
+        let later = |ms: u64| t0 + Duration::from_millis(ms);
+        let deadline = JUDGE_DEADLINE.as_millis() as u64;
+        let mut s = Stuck::default();
+        // Idle: never stuck, however long.
+        assert!(!s.observe(false, 7, t0));
+        assert!(!s.observe(false, 7, later(deadline * 3)));
+        // Waited on with no notification taken since (a judgement that blocks, a supervisor
+        // stopped before it received the next one).
+        assert!(!s.observe(true, 7, later(deadline * 3)));
+        assert!(!s.observe(true, 7, later(deadline * 4 - 1)));
+        assert!(s.observe(true, 7, later(deadline * 4)));
+        // Progress (a later id) starts the clock again; a pause in between resets it too.
+        let mut s = Stuck::default();
+        assert!(!s.observe(true, 7, later(0)));
+        assert!(!s.observe(true, 8, later(deadline)));
+        assert!(!s.observe(false, 8, later(deadline + 10)));
+        assert!(!s.observe(true, 8, later(deadline * 2)));
+    }
 }

@@ -126,3 +126,69 @@ fn processes_that_exit_while_their_exec_is_judged_do_not_stop_the_supervisor() {
     out.prints(&["children [", "fable refused", "git 0"])
         .says(&["(M3"]);
 }
+
+const STOPPED_SUPERVISOR: &str = r#"
+import os, subprocess, time
+# Say we run, wait until the test has stopped our supervisor (it writes the marker), then exec
+# a judged program: nobody receives the notification.
+open(os.environ["STOPPED_MARKER"] + ".ready", "w").close()
+while not os.path.exists(os.environ["STOPPED_MARKER"]):
+    time.sleep(0.05)
+t = time.time()
+try:
+    subprocess.run(["git", "--version"], stdout=subprocess.DEVNULL)
+    print("git ran")
+except PermissionError:
+    print("git refused after", int(time.time() - t), "s")
+"#;
+
+#[test]
+fn a_supervisor_that_stops_answering_is_ended_and_the_exec_fails_closed() {
+    // Issue 47: the supervisor judged with no deadline (a repository config that includes a
+    // FIFO stalled the command) and issue 41: SIGSTOP made it answer nothing. Its watchdog now
+    // ends a supervisor that leaves an exec waiting past the deadline and refuses the exec.
+    let Some(mut w) = root_world("bad-stopped") else {
+        return;
+    };
+    let marker = w.home().join("stopped");
+    w.env("STOPPED_MARKER", marker.to_str().unwrap());
+    // The interpreter itself, not a shim that execs more programs before it runs.
+    let mut command = w.command("/usr/bin/python3", &["-c", STOPPED_SUPERVISOR]);
+    let stopper = {
+        let dir = w.session_dir();
+        let marker = marker.clone();
+        std::thread::spawn(move || {
+            let started = std::time::Instant::now();
+            loop {
+                let pids: Vec<i32> = std::fs::read_dir(dir.join("second-line"))
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                    .collect();
+                let ready = marker.with_extension("ready").exists();
+                if let (Some(pid), true) = (pids.first(), ready) {
+                    // SAFETY: signalling the test's own supervisor process.
+                    unsafe { libc::kill(*pid, libc::SIGSTOP) };
+                    std::fs::write(&marker, b"").unwrap();
+                    return;
+                }
+                assert!(started.elapsed() < Duration::from_secs(60), "no supervisor");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    let out = hook_replay::bounded::run_bounded(&mut command, Duration::from_secs(120)).unwrap();
+    stopper.join().unwrap();
+    assert!(
+        !out.timed_out,
+        "the command hung under a stopped supervisor"
+    );
+    assert!(
+        out.stdout.contains("git refused after"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(out.stderr.contains("C10.unanswered"), "{}", out.stderr);
+}

@@ -5,7 +5,7 @@
 //! within a bound and the file must be a regular one: anything else is an error, never a wait.
 
 use crate::StoreError;
-use primitives::no_wait::{lock_within, open_regular, LockKind, LOCK_BOUND};
+use primitives::no_wait::{lock_while_progressing, open_regular, LockKind, LOCK_BOUND};
 use serde_json::{Map, Value};
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -98,7 +98,10 @@ fn append_line(path: &Path, line: &[u8]) -> Result<(), StoreError> {
     }
     let mut file = open_regular(path, OpenOptions::new().create(true).append(true))
         .map_err(|e| StoreError::io(path, e))?;
-    lock_within(&file, LockKind::Exclusive, LOCK_BOUND).map_err(|e| StoreError::io(path, e))?;
+    // Writers append: a log that grows is changing hands.
+    let progress = || file.metadata().map_or(0, |m| m.len());
+    lock_while_progressing(&file, LockKind::Exclusive, LOCK_BOUND, &progress)
+        .map_err(|e| StoreError::io(path, e))?;
     // One write of the whole line while holding the lock.
     let result = file.write_all(line);
     let _ = file.unlock();

@@ -7,7 +7,7 @@
 //! caller answers (taint fails closed), never a wait (issue 47).
 
 use crate::StoreError;
-use primitives::no_wait::{lock_within, open_regular, LockKind, LOCK_BOUND};
+use primitives::no_wait::{lock_while_progressing, open_regular, LockKind, LOCK_BOUND};
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -73,7 +73,9 @@ impl Ledger {
         change: impl FnOnce(&mut Map<String, Value>) -> T,
     ) -> Result<T, StoreError> {
         let lock = self.open_lock()?;
-        lock_within(&lock, LockKind::Exclusive, LOCK_BOUND)
+        // Writers replace the ledger by rename: a new file each turn is progress.
+        let progress = || primitives::stamp::version(&self.path).fingerprint();
+        lock_while_progressing(&lock, LockKind::Exclusive, LOCK_BOUND, &progress)
             .map_err(|e| StoreError::io(&self.lock_path(), e))?;
         let result = (|| {
             let (mut map, corrupt) = self.load()?;
