@@ -149,7 +149,21 @@ pub fn build(w: &Where) -> Value {
         "containment": containment,
         "github_token": token_source().unwrap_or_else(|| "none (live branch rules only for public repositories)".into()),
         "state_dir": {"path": w.state_dir, "bytes": state_size},
+        "undelivered": w.state_dir.as_deref().map(undelivered_section),
     })
+}
+
+/// Audit records the hooks could not write (issue 47: the answer came first; the log was held,
+/// replaced or full), from the state dir's record of them, said and not yet said at a
+/// SessionStart.
+fn undelivered_section(state_dir: &Path) -> Value {
+    let file = state_dir.join(session_store::audit::UNDELIVERED_FILE);
+    let said = file.with_extension("jsonl.said");
+    let count = |p: &Path| session_store::audit::undelivered_in(p);
+    let (new, last_new) = count(&file).unwrap_or((0, Value::Null));
+    let (old, last_old) = count(&said).unwrap_or((0, Value::Null));
+    json!({"not_yet_said": new, "said_before": old,
+        "last": if last_new.is_null() { last_old } else { last_new }})
 }
 
 /// Each binary: installed or not, and what `--version` says.
@@ -344,6 +358,16 @@ pub fn render(r: &Value) -> Vec<String> {
         r["state_dir"]["path"].as_str().unwrap_or("(none)"),
         r["state_dir"]["bytes"].as_u64().unwrap_or(0)
     ));
+    let u = &r["undelivered"];
+    let total = u["not_yet_said"].as_u64().unwrap_or(0) + u["said_before"].as_u64().unwrap_or(0);
+    if total > 0 {
+        out.push(format!(
+            "audit records NOT WRITTEN (the answer was given first): {total}; the last at {} to {}: {}",
+            u["last"]["time"].as_str().unwrap_or("?"),
+            u["last"]["log"].as_str().unwrap_or("?"),
+            hook_io::escape_text(u["last"]["error"].as_str().unwrap_or("?"), 300)
+        ));
+    }
     out
 }
 

@@ -212,5 +212,33 @@ fn the_deadline_answer_does_not_wait_on_a_held_audit_log() {
             "{}: the lost record is said: {stderr}",
             case.binary
         );
+        said_at_the_next_session_start_and_in_the_report(&home);
     }
+}
+
+/// A record lost to the held log is said at the next SessionStart (once) and by `report`.
+fn said_at_the_next_session_start_and_in_the_report(home: &Sandbox) {
+    let report = |home: &Sandbox| {
+        let mut c = hook_replay::process::clean_command(env!("CARGO_BIN_EXE_agent-guards"));
+        home.isolate(&mut c).arg("report");
+        let out = c.output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let before = report(home);
+    assert!(before.contains("audit records NOT WRITTEN"), "{before}");
+    let sweep = Sandbox::new(e2e_harness::bin("stray-process-sweep"));
+    let start = json!({"hook_event_name": "SessionStart", "session_id": "next", "source": "startup"});
+    let mut c = sweep.command();
+    home.isolate(&mut c);
+    let notice = |c: &mut Command| {
+        let out = hook_replay::process::run(c, start.to_string().as_bytes()).unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap_or(Value::Null)["systemMessage"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let said = notice(&mut c);
+    assert!(said.contains("could not be written"), "{said}");
+    assert!(!notice(&mut c).contains("could not be written"), "said once");
+    assert!(report(home).contains("audit records NOT WRITTEN"), "report still shows it");
 }

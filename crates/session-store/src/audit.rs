@@ -18,12 +18,27 @@ pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 #[derive(Debug, Clone)]
 pub struct AuditLog {
     path: PathBuf,
+    /// Where a record that could not be appended is said instead ([`UNDELIVERED_FILE`] in the
+    /// state dir), for `report` and the next SessionStart.
+    undelivered: Option<PathBuf>,
 }
+
+/// The state dir's file of records that could not be written (one line each: time, log, why).
+pub const UNDELIVERED_FILE: &str = "undelivered.jsonl";
 
 impl AuditLog {
     /// The log at `path` (created on the first append).
     pub fn at(path: PathBuf) -> AuditLog {
-        AuditLog { path }
+        AuditLog {
+            path,
+            undelivered: None,
+        }
+    }
+
+    /// The same log, saying each record it could not write in `file` (best effort, no wait).
+    pub fn saying_failures_in(mut self, file: PathBuf) -> AuditLog {
+        self.undelivered = Some(file);
+        self
     }
 
     /// Where the log is.
@@ -53,8 +68,14 @@ impl AuditLog {
         line.push('\n');
         let path = self.path.clone();
         let shown = self.path.display().to_string();
+        let undelivered = self.undelivered.clone();
         primitives::after_answer::defer(Box::new(move || {
-            append_line(&path, line.as_bytes()).map_err(|e| e.to_string())
+            append_line(&path, line.as_bytes()).map_err(|e| {
+                if let Some(file) = &undelivered {
+                    say_undelivered(file, &path, &e.to_string());
+                }
+                e.to_string()
+            })
         }))
         .map_err(|e| StoreError::io(Path::new(&shown), std::io::Error::other(e)))
     }
@@ -88,6 +109,31 @@ impl AuditLog {
         }
         Ok((out, bad + usize::from(cut)))
     }
+}
+
+/// One line in the undelivered file: when, which log, why (not the record: it may be large, and
+/// it is the agent's own activity). Never waits: a held or missing file loses the line.
+fn say_undelivered(file: &Path, log: &Path, why: &str) {
+    let line = serde_json::json!({"time": crate::time::now_rfc3339(), "log": log, "error": why});
+    if let Ok(mut f) = open_regular(file, OpenOptions::new().create(true).append(true)) {
+        if f.try_lock().is_ok() {
+            let _ = f.write_all(format!("{line}\n").as_bytes());
+            let _ = f.unlock();
+        }
+    }
+}
+
+/// The records that could not be written, as said in `file` (the state dir's
+/// [`UNDELIVERED_FILE`], or a copy already said): how many, and the last one (`None` when none).
+/// Bounded read.
+pub fn undelivered_in(file: &Path) -> Option<(usize, Value)> {
+    let text = primitives::read::prefix(file, 4 * 1024 * 1024)?;
+    let lines: Vec<Value> = String::from_utf8_lossy(&text)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let last = lines.last()?.clone();
+    Some((lines.len(), last))
 }
 
 /// Appends `line` to the regular file at `path` under its lock, waiting for nothing the agent

@@ -109,7 +109,12 @@ impl Session {
 
     /// The session's audit log (`audit.jsonl`).
     pub fn audit(&self) -> crate::AuditLog {
-        crate::AuditLog::at(self.dir.join("audit.jsonl"))
+        let log = crate::AuditLog::at(self.dir.join("audit.jsonl"));
+        // The state dir is two folders up (`<state>/sessions/<id>`).
+        match self.dir.parent().and_then(Path::parent) {
+            Some(state) => log.saying_failures_in(state.join(crate::audit::UNDELIVERED_FILE)),
+            None => log,
+        }
     }
 
     /// The project folder the session started in, as a hook recorded it (`project_dir`):

@@ -80,6 +80,38 @@ fn session_end(input: &HookInput, started: Instant) -> Answer {
 }
 
 fn session_start(input: &HookInput) -> Answer {
+    let lost = session_store::state_dir(&env)
+        .ok()
+        .and_then(|d| undelivered_notice(&d));
+    match (sweep_notice(input), lost) {
+        (Answer::Notice { system_message }, Some(l)) => Answer::Notice {
+            system_message: format!("{system_message}\n{l}"),
+        },
+        (Answer::Silent, Some(l)) => Answer::Notice { system_message: l },
+        (answer, _) => answer,
+    }
+}
+
+/// Audit records the hooks could not write since the last SessionStart said so (issue 47: the
+/// answer comes first, so a held or replaced log loses its record, and the maintainer is told
+/// here and in `agent-guards report`). The file is kept as said, once.
+fn undelivered_notice(state_dir: &Path) -> Option<String> {
+    let file = state_dir.join(session_store::audit::UNDELIVERED_FILE);
+    let (count, last) = session_store::audit::undelivered_in(&file)?;
+    let said = file.with_extension("jsonl.said");
+    // Said once: the next SessionStart is quiet unless more were lost.
+    if std::fs::rename(&file, &said).is_err() {
+        return None;
+    }
+    Some(format!(
+        "agent-guards: {count} audit record(s) could not be written since the last session start (the last at {}: {}); `agent-guards report` shows them",
+        last["time"].as_str().unwrap_or("?"),
+        hook_io::escape_text(last["error"].as_str().unwrap_or("?"), 200)
+    ))
+}
+
+/// The last session's unread sweep report, repeated once.
+fn sweep_notice(input: &HookInput) -> Answer {
     // No sweep runs where the table cannot be read, so there is no report to repeat.
     if !crate::s4_limits::PROCESS_TABLE_HERE {
         return Answer::Silent;
