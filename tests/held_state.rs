@@ -227,7 +227,8 @@ fn said_at_the_next_session_start_and_in_the_report(home: &Sandbox) {
     let before = report(home);
     assert!(before.contains("audit records NOT WRITTEN"), "{before}");
     let sweep = Sandbox::new(e2e_harness::bin("stray-process-sweep"));
-    let start = json!({"hook_event_name": "SessionStart", "session_id": "next", "source": "startup"});
+    let start =
+        json!({"hook_event_name": "SessionStart", "session_id": "next", "source": "startup"});
     let mut c = sweep.command();
     home.isolate(&mut c);
     let notice = |c: &mut Command| {
@@ -239,6 +240,12 @@ fn said_at_the_next_session_start_and_in_the_report(home: &Sandbox) {
     };
     let said = notice(&mut c);
     assert!(said.contains("could not be written"), "{said}");
-    assert!(!notice(&mut c).contains("could not be written"), "said once");
-    assert!(report(home).contains("audit records NOT WRITTEN"), "report still shows it");
+    assert!(
+        !notice(&mut c).contains("could not be written"),
+        "said once"
+    );
+    assert!(
+        report(home).contains("audit records NOT WRITTEN"),
+        "report still shows it"
+    );
 }

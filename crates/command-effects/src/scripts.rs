@@ -5,6 +5,14 @@
 //! through their own I/O: [`scripts_run`] takes the reader.
 
 use crate::dirs::{self, DirCx, DirIndex};
+
+/// How deep the guards follow scripts run by path: the command's own scripts are depth 1, and
+/// a script run by a script at this depth is past the bound (issue 47: a typed unknown each
+/// guard answers, never unseen). One bound for every guard.
+pub const MAX_SCRIPT_DEPTH: usize = 3;
+
+/// The largest script the guards read: a larger one is past the bound, never read in part.
+pub const MAX_SCRIPT_BYTES: u64 = 1024 * 1024;
 use crate::written::written;
 use shell_syntax::view::{CommandView, Invocation};
 use std::path::{Path, PathBuf};

@@ -18,7 +18,7 @@ use std::rc::Rc;
 
 /// How deep scripts run by path are followed (G0: depth 3); a script past it is a typed
 /// unknown (G0.past-bound), never unseen.
-pub const MAX_SCRIPT_DEPTH: usize = 3;
+pub const MAX_SCRIPT_DEPTH: usize = command_effects::scripts::MAX_SCRIPT_DEPTH;
 /// Most scripts read for one command.
 const MAX_SCRIPTS: usize = 16;
 /// Most script text read for one command, all scripts together.

@@ -35,8 +35,8 @@ impl std::fmt::Display for LookupError {
     }
 }
 
-/// Upper bound on a script read by path (G0).
-pub const MAX_SCRIPT_BYTES: u64 = 1024 * 1024;
+/// Upper bound on a script read by path (G0): command-effects' one bound for every guard.
+pub const MAX_SCRIPT_BYTES: u64 = command_effects::scripts::MAX_SCRIPT_BYTES;
 
 /// How a script over [`MAX_SCRIPT_BYTES`] is said: the one spelling [`LookupError::too_large`]
 /// writes and [`LookupError::is_too_large`] reads.

@@ -100,6 +100,10 @@ pub struct BashFacts {
     pub scripts: Vec<InlineScript>,
     /// A parse or view limit cut the analysis short (the command is then judged on what was seen).
     pub incomplete: Option<String>,
+    /// Scripts the command runs that lie past a read bound (more than
+    /// [`MAX_SCRIPT_DEPTH`] deep, over [`MAX_SCRIPT_BYTES`]): what they write is unknown
+    /// (I3.past-bound, issue 47).
+    pub past_bound: Vec<String>,
 }
 
 /// Variables a command may spell a protected path with, read from the hook's environment
@@ -114,10 +118,7 @@ pub const HOOK_VARS: &[&str] = &[
     "CDPATH",
 ];
 
-/// How deep scripts run by path are followed.
-const MAX_SCRIPT_DEPTH: usize = 3;
-/// Largest script read from disk.
-const MAX_SCRIPT_BYTES: u64 = 256 * 1024;
+use command_effects::scripts::{MAX_SCRIPT_BYTES, MAX_SCRIPT_DEPTH};
 
 /// Analyses a Bash command, and the scripts it runs by path (`bash s.sh`, `./x.sh`, `source
 /// x.sh`): a script the command wrote first holds what it wrote.
@@ -192,6 +193,23 @@ fn analyse_at(
     for s in &scripts {
         crate::bash_network::urls_in_text(&s.program, &s.text, &mut facts.destinations);
     }
+    if depth >= MAX_SCRIPT_DEPTH {
+        // At the bound the scripts this text runs are found, not read: unknown.
+        if let Some(cwd) = env.cwd {
+            let exists = |p: &Path| primitives::read::prefix(p, 0).map(|_| String::new());
+            let at = command_effects::scripts::Reading {
+                base: cwd,
+                dirs: &dcx,
+                read: &exists,
+                written,
+            };
+            for s in command_effects::scripts::scripts_run(command, &at) {
+                if let (Some((full, _)), Some(_)) = (&s.at, &s.text) {
+                    facts.past_bound.push(full.display().to_string());
+                }
+            }
+        }
+    }
     if depth < MAX_SCRIPT_DEPTH {
         // Shell text git runs (`rebase -x`, an editor, `core.fsmonitor`: command-effects'
         // `git_runs`) does what a command line would, in the invocation's folder.
@@ -208,13 +226,21 @@ fn analyse_at(
                 facts.paths.extend(more.paths);
                 facts.destinations.extend(more.destinations);
                 facts.scripts.extend(more.scripts);
+                facts.past_bound.extend(more.past_bound);
             }
         }
         if let Some(cwd) = env.cwd {
+            let too_large = std::cell::RefCell::new(Vec::new());
+            let read = |p: &Path| {
+                read_script(p).unwrap_or_else(|past| {
+                    too_large.borrow_mut().push(past);
+                    None
+                })
+            };
             let at = command_effects::scripts::Reading {
                 base: cwd,
                 dirs: &dcx,
-                read: &read_script,
+                read: &read,
                 written,
             };
             for s in command_effects::scripts::scripts_run(command, &at) {
@@ -229,16 +255,32 @@ fn analyse_at(
                 facts.paths.extend(more.paths);
                 facts.destinations.extend(more.destinations);
                 facts.scripts.extend(more.scripts);
+                facts.past_bound.extend(more.past_bound);
             }
+            facts.past_bound.extend(too_large.into_inner());
         }
     }
     facts
 }
 
-/// A script's text, bounded ([`MAX_SCRIPT_BYTES`]; regular files only: a FIFO would block).
-fn read_script(path: &Path) -> Option<String> {
-    let bytes = primitives::read::prefix(path, MAX_SCRIPT_BYTES)?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+/// A script's text, bounded ([`MAX_SCRIPT_BYTES`]; regular files only: a FIFO would block):
+/// `Ok(None)` when there is none to read (or it is a program: a NUL near its start, which bash
+/// would not run as a script), `Err(path)` when it is larger than the bound (never read in part:
+/// the rest would be unseen).
+fn read_script(path: &Path) -> Result<Option<String>, String> {
+    let Some(head) = primitives::read::prefix(path, 512) else {
+        return Ok(None);
+    };
+    if head.contains(&0) {
+        return Ok(None);
+    }
+    let Some(bytes) = primitives::read::prefix(path, MAX_SCRIPT_BYTES + 1) else {
+        return Ok(None);
+    };
+    if bytes.len() as u64 > MAX_SCRIPT_BYTES {
+        return Err(path.display().to_string());
+    }
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 impl Env<'_> {

@@ -430,3 +430,54 @@ fn with_home_unset_tilde_is_the_password_databases_home_as_in_bash() {
         );
     }
 }
+
+#[test]
+fn a_script_past_the_read_bound_is_unknown_and_refused() {
+    // Issue 47: a write to the suite's files four scripts deep was allowed with no word.
+    let h = Home::new();
+    let p = h.project();
+    let code = |out: &Output| {
+        stdout_json(out)["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or("allow")
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let chain = |depth: usize, last: &str| {
+        for i in 0..depth {
+            let body = match i + 1 == depth {
+                true => last.to_string(),
+                false => format!("bash s{}.sh\n", i + 1),
+            };
+            std::fs::write(p.join(format!("s{i}.sh")), body).unwrap();
+        }
+    };
+    let run = |cmd: &str| h.hook(&h.pre("Bash", json!({ "command": cmd })));
+    let tamper = "echo '{}' > ~/.claude/settings.json\n";
+    chain(3, tamper);
+    assert_eq!(
+        code(&run("bash s0.sh")),
+        "I3.settings",
+        "three deep is read"
+    );
+    chain(4, tamper);
+    assert_eq!(
+        code(&run("bash s0.sh")),
+        "I3.past-bound",
+        "four deep is unknown"
+    );
+    std::fs::remove_file(p.join("s3.sh")).unwrap();
+    assert_eq!(
+        code(&run("bash s0.sh")),
+        "allow",
+        "a missing script cannot run"
+    );
+    let mut big = "echo ok\n".repeat(140_000);
+    big.push_str(tamper);
+    std::fs::write(p.join("big.sh"), big).unwrap();
+    assert_eq!(code(&run("bash big.sh")), "I3.past-bound", "over 1 MiB");
+    std::fs::write(p.join("prog"), b"\x7fELF\x02\x01\x01\0\0\0").unwrap();
+    assert_eq!(code(&run("./prog")), "allow", "a program is not a script");
+}

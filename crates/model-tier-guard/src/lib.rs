@@ -340,13 +340,12 @@ impl Call<'_> {
         };
         let aliases = self.ctx.host.aliases();
         let mut reqs = m3_launch::requested_models(&text, cwd, &self.agent_dirs(), &aliases);
+        let mut past_bound = Vec::new();
         if let Some(at) = at {
-            reqs.extend(m3_launch::requested_in_scripts(
-                &command,
-                at,
-                &self.agent_dirs(),
-                &aliases,
-            ));
+            let (in_scripts, past) =
+                m3_launch::requested_in_scripts(&command, at, &self.agent_dirs(), &aliases);
+            reqs.extend(in_scripts);
+            past_bound = past;
         }
         let mut f = m3_session::judge_requested(
             codes::M3_LAUNCH,
@@ -355,6 +354,17 @@ impl Call<'_> {
             &self.ctx.tiers,
             &self.grant,
         );
+        if let (None, Some(path), false) = (&f.deny, past_bound.first(), self.grant.is_granted()) {
+            f.refuse(
+                codes::M3_PAST_BOUND,
+                safety_kernel::feedback::reason(
+                    codes::M3_PAST_BOUND,
+                    &format!("`{path}` is more scripts deep than are read, so whether it launches the maintainer-only tier is unknown"),
+                    "Run the innermost script directly, or shorten the chain of scripts.",
+                ),
+            );
+            f.evidence["past_bound"] = json!(past_bound);
+        }
         if f.deny.is_none() {
             // The same files Write/Edit are judged on, written by the shell.
             let home = self.ctx.host.home();

@@ -243,22 +243,25 @@ pub fn with_sourced(command: &str, at: ScriptPlaces) -> String {
 }
 
 /// How deep scripts run by path are followed.
-const MAX_SCRIPT_DEPTH: usize = 3;
+use command_effects::scripts::MAX_SCRIPT_DEPTH;
 /// Largest script read from disk.
 const MAX_SCRIPT_BYTES: u64 = 256 * 1024;
 
 /// The launches inside the scripts a command runs by path (`bash s.sh`, `./run.sh`, `source
 /// x.sh`), read through command-effects: a script the command wrote first holds what it
 /// wrote (`printf 'claude --model x' > s.sh; bash s.sh`), in the directory its `cd`s reach.
+/// Scripts past [`MAX_SCRIPT_DEPTH`] that exist are returned by path, not read: what they launch
+/// is unknown (M3.past-bound).
 pub fn requested_in_scripts(
     command: &str,
     at: ScriptPlaces,
     dirs: &AgentDirs,
     aliases: &AliasEnv,
-) -> Vec<Requested> {
+) -> (Vec<Requested>, Vec<String>) {
     let mut out = Vec::new();
-    scripts_at_depth(command, at, dirs, aliases, 1, &mut out);
-    out
+    let mut past_bound = Vec::new();
+    scripts_at_depth(command, at, dirs, aliases, 1, &mut out, &mut past_bound);
+    (out, past_bound)
 }
 
 fn scripts_at_depth(
@@ -268,12 +271,17 @@ fn scripts_at_depth(
     aliases: &AliasEnv,
     depth: usize,
     out: &mut Vec<Requested>,
+    past_bound: &mut Vec<String>,
 ) {
     let cx = at.dirs();
     for s in command_effects::scripts::scripts_run(command, &at.reading(&cx)) {
         let (Some((full, dir)), Some(text)) = (&s.at, &s.text) else {
             continue;
         };
+        if depth > MAX_SCRIPT_DEPTH {
+            past_bound.push(full.display().to_string());
+            continue;
+        }
         let inner = ScriptPlaces {
             cwd: dir,
             written: s.written(),
@@ -284,9 +292,7 @@ fn scripts_at_depth(
             r.source = format!("{} in script {}", r.source, full.display());
             out.push(r);
         }
-        if depth < MAX_SCRIPT_DEPTH {
-            scripts_at_depth(&text, inner, dirs, aliases, depth + 1, out);
-        }
+        scripts_at_depth(&text, inner, dirs, aliases, depth + 1, out, past_bound);
     }
 }
 
@@ -559,7 +565,7 @@ mod tests {
         };
         let none = AgentDirs::default();
         let env = AliasEnv::default();
-        let in_scripts = |cmd: &str| models_of(requested_in_scripts(cmd, at, &none, &env));
+        let in_scripts = |cmd: &str| models_of(requested_in_scripts(cmd, at, &none, &env).0);
         let fable = || Some("fable".to_string());
         let cmd = "printf 'claude --model fable -p hi\\n' > s.sh; bash s.sh";
         assert_eq!(in_scripts(cmd), vec![fable()]);

@@ -101,7 +101,9 @@ pub(super) fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
             .iter()
             .any(|s| i5_modes::denies(deps.mode, s.kind));
     let network = i1_signals::network_signals(&call, &settings, facts.as_ref(), "pending");
+    let past_bound = facts.as_ref().and_then(|f| f.past_bound.first());
     let deny = would_deny
+        || past_bound.is_some()
         || memory.is_some()
         || network.iter().any(|s| i5_modes::denies(deps.mode, s.kind));
     // Whether the call runs is known later (another guard may refuse it): the report resolves
@@ -121,7 +123,14 @@ pub(super) fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
         signals.extend(i1_signals::judge_signal(deps.phrases(), &text, at));
     }
     let run_error = record_retry(&call, input.session_id.as_deref(), deps, &mut signals);
-    let (code, answer) = match refusal(&hits, memory.as_ref(), deny, &signals, deps.mode) {
+    let (code, answer) = match refusal(
+        &hits,
+        past_bound,
+        memory.as_ref(),
+        deny,
+        &signals,
+        deps.mode,
+    ) {
         Some((code, answer)) => (Some(code), answer),
         None => (None, Answer::Silent),
     };
@@ -133,6 +142,7 @@ pub(super) fn pre_tool_use(input: &HookInput, deps: &Deps) -> Verdict {
         "durable_memory_while_tainted": memory.as_ref().map(|(p, t)| json!({"path": p, "taint": t})),
         "stripped_fields": stripped.iter().map(|s| s.path.clone()).collect::<Vec<_>>(),
         "bash_incomplete": facts.as_ref().and_then(|f| f.incomplete.clone()),
+        "scripts_past_bound": facts.as_ref().map(|f| f.past_bound.clone()),
         "ledger_error": run_error,
     });
     Verdict {
@@ -170,6 +180,7 @@ fn record_retry(
 /// first (I3), then durable memory in a tainted session, then the first signal the mode denies.
 fn refusal(
     hits: &[Hit],
+    past_bound: Option<&String>,
     memory: Option<&(String, String)>,
     deny: bool,
     signals: &[Signal],
@@ -190,6 +201,14 @@ fn refusal(
             &format!("this call would change {what} ({})", h.path),
             "Guard settings, binaries, config and logs are changed only by the maintainer; leave them as they are and carry on with the task, or ask the maintainer.",
             Some(format!("integrity-signals denied a write to {what} ({}).", h.path)),
+        );
+    }
+    if let Some(path) = past_bound {
+        return deny_with(
+            crate::codes::I3_PAST_BOUND,
+            &format!("`{path}` is more scripts deep or larger than is read, so whether it changes the suite's files is unknown"),
+            "Run the innermost script directly, or shorten the chain of scripts.",
+            Some(format!("integrity-signals refused a command whose script it could not read ({path}).")),
         );
     }
     if let Some((path, _)) = memory {
