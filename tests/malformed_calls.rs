@@ -48,6 +48,16 @@ fn a_guarded_call_with_the_wrong_types_is_refused() {
         ),
         ("integrity-signals", pre("Bash", json!({"command": 7}))),
     ];
+    // Past the read bound (issue 47: a 7.4 MiB command cost each guard up to 1 GB): refused
+    // unread by every PreToolUse guard, with the bound named.
+    let huge = format!("echo {}", "x".repeat(1536 * 1024));
+    let malformed: Vec<_> = malformed
+        .into_iter()
+        .chain(
+            ["gh-write-guard", "model-tier-guard", "integrity-signals"]
+                .map(|b| (b, pre("Bash", json!({ "command": huge })))),
+        )
+        .collect();
     for (binary, payload) in &malformed {
         let (v, d) = decision(binary, payload);
         assert_eq!(d, "deny", "{binary}: {payload} -> {v}");

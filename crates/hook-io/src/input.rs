@@ -221,6 +221,18 @@ impl HookInput {
         };
         let why = match tool {
             "Bash" => match input.get("command") {
+                // Past the read bound: not parsed (memory), refused where a guard protects. A
+                // finished call (PostToolUse) is still read: taint counts it as unknown.
+                Some(Value::String(c))
+                    if c.len() > primitives::read::MAX_COMMAND_BYTES
+                        && self.event == Event::PreToolUse =>
+                {
+                    Some(format!(
+                        "`command` is {} bytes, longer than the {} a guard reads (split it into smaller commands)",
+                        c.len(),
+                        primitives::read::MAX_COMMAND_BYTES
+                    ))
+                }
                 Some(Value::String(_)) => None,
                 Some(_) => Some("`command` is not text".to_string()),
                 None => Some("no `command`".to_string()),

@@ -4,6 +4,12 @@
 use std::io::Read;
 use std::path::Path;
 
+/// The longest shell command a guard reads (the Bash tool's `command`): a longer one is past the
+/// read bound, a typed unknown each guard answers (issue 47: a 7.4 MiB command cost each guard
+/// 0.3-1 GB, and in a small memory group they were killed with no answer). The same size as the
+/// largest script read (command-effects' `MAX_SCRIPT_BYTES`).
+pub const MAX_COMMAND_BYTES: usize = 1024 * 1024;
+
 /// The first `limit` bytes of the regular file at `path`; `None` when it is not a regular file
 /// or cannot be read.
 pub fn prefix(path: &Path, limit: u64) -> Option<Vec<u8>> {

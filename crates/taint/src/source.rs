@@ -120,6 +120,13 @@ pub fn source_of(tool_name: &str, tool_input: &Value, policy: &TaintPolicy) -> O
         }
         "Bash" => {
             let command = str_field(tool_input, "command")?;
+            // Past the read bound: what it fetched is unknown, so it taints (issue 47).
+            if command.len() > primitives::read::MAX_COMMAND_BYTES {
+                return make(
+                    TaintKind::NetworkCommand,
+                    format!("a command of {} bytes, longer than is read", command.len()),
+                );
+            }
             let detail = crate::network::fetching_command(command, policy)?;
             make(TaintKind::NetworkCommand, detail)
         }
@@ -195,6 +202,16 @@ mod tests {
         )
         .is_none());
         assert!(source_of("Bash", &json!({}), &policy()).is_none());
+    }
+
+    #[test]
+    fn a_command_past_the_read_bound_taints() {
+        // Issue 47: what a command too long to read fetched is unknown.
+        let huge = format!("echo {}", "x".repeat(primitives::read::MAX_COMMAND_BYTES));
+        let s = source_of("Bash", &json!({ "command": huge }), &policy()).unwrap();
+        assert_eq!(s.kind, TaintKind::NetworkCommand);
+        assert!(s.detail.contains("longer than is read"), "{}", s.detail);
+        assert!(source_of("Bash", &json!({"command": "echo x"}), &policy()).is_none());
     }
 
     #[test]
