@@ -10,7 +10,9 @@ use std::ffi::OsString;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mode {
     /// One argument: the script to run (C1).
-    Prefix(String),
+    /// The script as the CLI gave it: bytes, not necessarily UTF-8 (bash runs bytes; issue 47:
+    /// a script that was not valid UTF-8 was refused).
+    Prefix(OsString),
     /// No argument: a SessionEnd payload on stdin (C7).
     SessionEnd,
     /// `--report`: what backend this host offers, and why not when none.
@@ -42,8 +44,7 @@ pub fn parse_args(args: &[OsString]) -> Mode {
             Some("--help") | Some("-h") => Mode::Help,
             Some("--version") | Some("-V") => Mode::Version,
             Some(RUN_FROM_ENV_FLAG) => Mode::RunFromEnv,
-            Some(script) => Mode::Prefix(script.to_string()),
-            None => Mode::Usage("the script is not valid UTF-8".into()),
+            Some(_) | None => Mode::Prefix(one.clone()),
         },
         more => Mode::Usage(format!(
             "expected exactly one argument (the script), got {}",
@@ -86,7 +87,7 @@ pub fn choose_shell(script: &str, shell_env: Option<&str>) -> String {
 
 /// Replaces this process with `<shell> -c <script>`. Returns only on failure, with the exit code
 /// a shell would use (127 not found, 126 otherwise).
-pub fn exec_shell(shell: &str, script: &str) -> i32 {
+pub fn exec_shell(shell: &str, script: &std::ffi::OsStr) -> i32 {
     use std::os::unix::process::CommandExt;
     let err = std::process::Command::new(shell)
         .arg("-c")

@@ -285,11 +285,11 @@ pub fn systemd_slice(session_group: &str) -> String {
 pub fn systemd_run_invocation(
     self_exe: &Path,
     shell: &str,
-    script: &str,
+    script: &std::ffi::OsStr,
     session_group: &str,
     cmd: &str,
     ceilings: &Ceilings,
-) -> (Vec<String>, Vec<(String, String)>) {
+) -> (Vec<String>, Vec<(String, std::ffi::OsString)>) {
     let tasks = match ceilings.tasks {
         Tasks::Max => "infinity".to_string(),
         Tasks::Limit(n) => n.to_string(),
@@ -318,12 +318,9 @@ pub fn systemd_run_invocation(
     let env = vec![
         (
             crate::c1_invocation::SCRIPT_ENV.to_string(),
-            script.to_string(),
+            script.to_os_string(),
         ),
-        (
-            crate::c1_invocation::SHELL_ENV.to_string(),
-            shell.to_string(),
-        ),
+        (crate::c1_invocation::SHELL_ENV.to_string(), shell.into()),
     ];
     (args, env)
 }
@@ -381,7 +378,7 @@ mod tests {
         let (args, env) = systemd_run_invocation(
             Path::new("/opt/ag/tool-containment"),
             "bash",
-            script,
+            script.as_ref(),
             "session-ab-cd",
             "cmd-12-ff",
             &ceilings(Tasks::Limit(4096), Memory::Bytes(1 << 30)),
@@ -397,14 +394,14 @@ mod tests {
         assert_eq!(
             env,
             vec![
-                ("AGENT_CONTAINMENT_SCRIPT".to_string(), script.to_string()),
-                ("AGENT_CONTAINMENT_SHELL".to_string(), "bash".to_string())
+                ("AGENT_CONTAINMENT_SCRIPT".to_string(), script.into()),
+                ("AGENT_CONTAINMENT_SHELL".to_string(), "bash".into())
             ]
         );
         let (args, _) = systemd_run_invocation(
             Path::new("/x"),
             "zsh",
-            "ls",
+            "ls".as_ref(),
             "session-s",
             "cmd-1-1",
             &ceilings(Tasks::Max, Memory::Max),

@@ -51,9 +51,11 @@ pub fn current_facts() -> HostFacts {
 
 /// Prefix mode: contain an agent command, pass anything else through, then exec the shell.
 /// Returns only when the exec failed (the exit code to use).
-pub fn run_prefix(script: &str) -> i32 {
-    let shell = choose_shell(script, env("SHELL").as_deref());
-    if let Kind::PassThrough(_) = classify(script, env("AI_AGENT").as_deref()) {
+pub fn run_prefix(script: &std::ffi::OsStr) -> i32 {
+    // Read as text (lossily) to choose; run as the bytes it is.
+    let text = script.to_string_lossy();
+    let shell = choose_shell(&text, env("SHELL").as_deref());
+    if let Kind::PassThrough(_) = classify(&text, env("AI_AGENT").as_deref()) {
         return exec_shell(&shell, script);
     }
     // C10 in two phases: the supervisor starts first (it must stay outside the command's
@@ -96,7 +98,7 @@ pub fn run_prefix(script: &str) -> i32 {
 fn exec_systemd_run(
     program: &Path,
     shell: &str,
-    script: &str,
+    script: &std::ffi::OsStr,
     session: &str,
     cmd: &str,
     ceilings: &Ceilings,
@@ -121,7 +123,7 @@ fn exec_systemd_run(
 /// Re-entered by `systemd-run` inside the scope: take the script from the environment, drop the
 /// carrier variables, exec the shell.
 pub fn run_from_env() -> i32 {
-    let (Some(script), Some(shell)) = (env(SCRIPT_ENV), env(SHELL_ENV)) else {
+    let (Some(script), Some(shell)) = (std::env::var_os(SCRIPT_ENV), env(SHELL_ENV)) else {
         eprintln!("tool-containment: --run-from-env without {SCRIPT_ENV} and {SHELL_ENV}");
         return 2;
     };

@@ -34,9 +34,11 @@ pub fn reason() -> String {
 }
 
 /// Prefix mode: the command exactly as given, with the shell the CLI would use.
-pub fn run_prefix(script: &str) -> i32 {
-    let shell = choose_shell(script, std::env::var("SHELL").ok().as_deref());
-    if classify(script, std::env::var("AI_AGENT").ok().as_deref()) == Kind::Agent {
+pub fn run_prefix(script: &std::ffi::OsStr) -> i32 {
+    // Read as text (lossily) to choose; run as the bytes it is.
+    let text = script.to_string_lossy();
+    let shell = choose_shell(&text, std::env::var("SHELL").ok().as_deref());
+    if classify(&text, std::env::var("AI_AGENT").ok().as_deref()) == Kind::Agent {
         eprintln!(
             "{}",
             unbounded_notice(crate::codes::C6_NO_BACKEND, &reason())

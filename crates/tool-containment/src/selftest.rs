@@ -27,7 +27,7 @@ fn check_c1(case: &Value) -> Result<(), String> {
         .collect();
     let mode = match parse_args(&args) {
         Mode::Prefix(script) => {
-            let shell = choose_shell(&script, s(case, "SHELL"));
+            let shell = choose_shell(&script.to_string_lossy(), s(case, "SHELL"));
             if let Some(want) = s(&case["expect"], "shell") {
                 if shell != want {
                     return Err(format!("shell {shell}, expected {want}"));

@@ -43,6 +43,28 @@ fn agent_command_runs_in_its_session_group_with_exit_status_and_signals_its_own(
 }
 
 #[test]
+fn a_script_that_is_not_utf8_runs_as_the_bytes_it_is() {
+    // Issue 47: the prefix refused to run a script that is not valid UTF-8 (a Latin-1 file
+    // name, a byte in a printf); bash runs bytes, and so must the prefix, contained.
+    use std::os::unix::ffi::OsStringExt;
+    let s = TestSession::new("bytes");
+    let out_file = s.home.path().join("bytes.out");
+    let script = tool_call(&format!("printf '%s' 'caf@' > '{}'", out_file.display()));
+    let bytes: Vec<u8> = script
+        .into_bytes()
+        .into_iter()
+        .map(|b| if b == b'@' { 0xE9 } else { b })
+        .collect();
+    let status = s
+        .prefix(std::ffi::OsString::from_vec(bytes))
+        .env("AI_AGENT", "claude-code_2-1-332_agent")
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    assert_eq!(std::fs::read(&out_file).unwrap(), b"caf\xE9");
+}
+
+#[test]
 fn harness_and_plain_commands_are_never_placed_in_a_group() {
     let s = TestSession::new("harness");
     let harness = [("AI_AGENT", "claude-code_2-1-332_harness")];
@@ -64,7 +86,7 @@ fn fork_bomb_stops_at_the_task_ceiling_and_session_end_removes_it() {
     // The bomb goes on in the background inside the group; its own shell may sit in bash's
     // fork-retry backoff, so the test does not wait for it (SessionEnd stops it too).
     let mut shell = s
-        .prefix(&tool_call("b(){ b | b & }; b"))
+        .prefix(tool_call("b(){ b | b & }; b"))
         .env("AGENT_CONTAINMENT_TASKS_MAX", "64")
         .env("AGENT_CONTAINMENT_MEMORY_MAX", "512M")
         .stdout(Stdio::null())
@@ -136,7 +158,7 @@ fn fork_bomb_stops_at_the_task_ceiling_and_session_end_removes_it() {
 fn memory_hog_is_killed_at_the_memory_ceiling() {
     let s = TestSession::new("hog");
     let out = s
-        .prefix(&tool_call(
+        .prefix(tool_call(
             r#"x=$(head -c 700000000 /dev/zero | tr "\0" a); echo survived ${#x}"#,
         ))
         .env("AGENT_CONTAINMENT_MEMORY_MAX", "256M")
@@ -192,7 +214,7 @@ fn background_commands_keep_their_ceiling_and_session_end_stops_and_reports_them
     ] {
         let err_file = s.home.path().join("bg.err");
         let status = s
-            .prefix(&tool_call(cmd))
+            .prefix(tool_call(cmd))
             .env("AGENT_CONTAINMENT_TASKS_MAX", "100")
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&err_file).unwrap())
@@ -255,7 +277,7 @@ fn without_a_usable_backend_the_command_runs_unbounded_with_one_notice() {
     let bin = dir.path().join("tool-containment");
     std::fs::copy(BIN, &bin).unwrap();
     let out = s
-        .prefix_with(&bin, &tool_call("cat /proc/self/cgroup; echo ran"))
+        .prefix_with(&bin, tool_call("cat /proc/self/cgroup; echo ran"))
         .current_dir("/")
         .uid(65534)
         .gid(65534)

@@ -53,7 +53,7 @@ fn sleepers_case(n: usize) {
     let cmd = format!("sleep {arg}");
     // One command leaves n sleepers behind and returns.
     let status = s
-        .prefix(&tool_call(&format!(
+        .prefix(tool_call(&format!(
             "for i in $(seq {n}); do sleep {arg} & done"
         )))
         .env("AGENT_CONTAINMENT_TASKS_MAX", "4096")
@@ -108,7 +108,7 @@ fn finished_commands_case(n: usize) {
             scope.spawn(|| {
                 for _ in 0..n / 8 {
                     let st = s
-                        .prefix(&tool_call("true"))
+                        .prefix(tool_call("true"))
                         .stdout(Stdio::null())
                         .status()
                         .unwrap();
@@ -160,7 +160,7 @@ fn a_newline_or_escape_in_a_leftovers_argv_cannot_forge_the_report() {
     // bash stays the parent of the sleep (two commands), so its argv is what the report reads.
     let script = format!("bash -c $'sleep {arg}; true\\nTo end them: kill -TERM -- -1\\e[2J' &");
     let st = s
-        .prefix(&tool_call(&script))
+        .prefix(tool_call(&script))
         .env("CLAUDE_CODE_CHILD_SESSION", "1")
         .status()
         .unwrap();
@@ -194,7 +194,7 @@ fn session_end_racing_new_commands_leaves_none_without_ceilings() {
         let stop = stop.clone();
         let mut cmds = Vec::new();
         let id = s.id.clone();
-        let home_cmd = s.prefix(&tool_call("true"));
+        let home_cmd = s.prefix(tool_call("true"));
         let envs: Vec<(std::ffi::OsString, Option<std::ffi::OsString>)> = home_cmd
             .get_envs()
             .map(|(k, v)| (k.to_owned(), v.map(|v| v.to_owned())))

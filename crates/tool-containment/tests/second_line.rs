@@ -60,7 +60,7 @@ fn hidden_push_launch_and_registration_write_are_refused_with_g4_m3_and_i3() {
     std::fs::write(project.join("hidden.py"), HIDDEN).unwrap();
 
     let out = s
-        .prefix(&tool_call("python3 hidden.py ./claude"))
+        .prefix(tool_call("python3 hidden.py ./claude"))
         .current_dir(project)
         .env("GH_HOST", "127.0.0.1")
         .env("GH_ENTERPRISE_TOKEN", "test-token")
@@ -100,7 +100,7 @@ fn hidden_push_launch_and_registration_write_are_refused_with_g4_m3_and_i3() {
 /// returns the folder of the session's supervisor records.
 fn leave_background_sleep(s: &TestSession, secs: u32) -> PathBuf {
     let out = s
-        .prefix(&tool_call(&format!(
+        .prefix(tool_call(&format!(
             "(sleep {secs} >/dev/null 2>&1 &) ; echo started"
         )))
         .output()
@@ -181,7 +181,7 @@ fn a_dead_supervisor_hangs_nothing_and_session_end_still_stops_and_reports_every
     assert!(wait_for(Duration::from_secs(10), || !alive(supervisors[0])));
     // The next command gets a supervisor of its own and runs judged.
     let out = s
-        .prefix(&tool_call("git --version >/dev/null && echo after"))
+        .prefix(tool_call("git --version >/dev/null && echo after"))
         .output()
         .unwrap();
     assert!(

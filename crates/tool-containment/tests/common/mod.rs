@@ -80,12 +80,12 @@ impl TestSession {
     }
 
     /// A prefix invocation with this session's environment.
-    pub fn prefix(&self, script: &str) -> Command {
+    pub fn prefix(&self, script: impl AsRef<std::ffi::OsStr>) -> Command {
         self.prefix_with(Path::new(BIN), script)
     }
 
     /// A prefix invocation of the binary at `bin` (a copy, for tests that change user).
-    pub fn prefix_with(&self, bin: &Path, script: &str) -> Command {
+    pub fn prefix_with(&self, bin: &Path, script: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut c = Command::new(bin);
         self.home
             .isolate(&mut c)
@@ -100,14 +100,14 @@ impl TestSession {
     /// The CLI's tool call of `command` through the prefix, with `env` added (the ceilings,
     /// `AI_AGENT`, ...).
     pub fn call(&self, command: &str, env: &[(&str, &str)]) -> Command {
-        let mut c = self.prefix(&tool_call(command));
+        let mut c = self.prefix(tool_call(command));
         c.envs(env.iter().copied());
         c
     }
 
     /// A tool call of this session through the prefix, as the CLI's child session runs it.
     pub fn tool_command(&self, command: &str) -> Command {
-        let mut c = self.prefix(&tool_call(command));
+        let mut c = self.prefix(tool_call(command));
         c.env("CLAUDE_CODE_CHILD_SESSION", "1");
         c
     }
