@@ -10,7 +10,8 @@
 //!    the same with no agent (every environment of this user read), and the baseline — the full
 //!    read of every process's `stat`, command line and environment that the sweep did before.
 //!
-//! `cargo bench -p stray-process-sweep -- big` runs part 4 only.
+//! `cargo bench -p stray-process-sweep -- big` runs part 4 only; `-- tree` runs S5 after a
+//! session that left 4,000 processes below its tool shell (issue 47).
 
 use hook_replay::bench::{ms, print_load_average, time_runs, Samples};
 use hook_replay::sandbox::Sandbox;
@@ -155,8 +156,81 @@ fn big(n: usize) {
     );
 }
 
+/// S5 after a session that ran `n` processes (issue 47: "SessionEnd after 4,000 processes"): a
+/// stand-in agent (bash named `claude`) whose tool shell, carrying the session's marker, left `n`
+/// sleepers in its own session. The sweep with the agent found reads no environment below the
+/// tool shell; the sweep with no agent reads every one (what the sweep read here before); and the
+/// baseline full read. 20 interleaved rounds.
+fn tree(n: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = dir.path().join("claude");
+    std::fs::copy("/bin/bash", &claude).unwrap();
+    let session = "bench-tree";
+    let script = format!(
+        "CLAUDE_CODE_SESSION_ID={session} CLAUDE_CODE_CHILD_SESSION=1 setsid bash -c 'for i in $(seq {n}); do sleep 1001 & done; wait' & wait"
+    );
+    let mut agent = Command::new(&claude).args(["-c", &script]).spawn().unwrap();
+    let end = Instant::now() + Duration::from_secs(120);
+    while pids_running("sleep 1001").len() < n {
+        assert!(Instant::now() < end, "sleepers did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let uid = nix::unistd::geteuid().as_raw();
+    let req = |claude_pid: Option<i32>| Request {
+        query: Query {
+            session_id: session.into(),
+            reason: None,
+            self_pid: std::process::id() as i32,
+            uid,
+        },
+        claude_pid,
+        project: None,
+        deadline: Instant::now() + Duration::from_secs(10),
+        suite_own: Vec::new(),
+    };
+    let (mut lean, mut blind, mut full) =
+        (Samples::default(), Samples::default(), Samples::default());
+    let (mut procs, mut found) = (0, 0);
+    for _ in 0..20 {
+        let t = Instant::now();
+        let r = sweep(Path::new("/proc"), &req(Some(agent.id() as i32)));
+        lean.push(t.elapsed());
+        assert!(r.agent.is_some(), "the stand-in agent is found");
+        found = r.roots.iter().map(|root| root.processes).sum::<usize>();
+        let t = Instant::now();
+        std::hint::black_box(sweep(Path::new("/proc"), &req(None)));
+        blind.push(t.elapsed());
+        let t = Instant::now();
+        let read = proc_table::read_table(Path::new("/proc"), uid, None).unwrap();
+        let index = Index::new(&read.entries);
+        let q = req(None).query;
+        let a = find_agent(&index, Some(agent.id() as i32), q.self_pid).ok();
+        let s = survivors(&index, &q, a.as_ref());
+        std::hint::black_box(kill_command(&index, &roots(&index, &s, &|_| None)));
+        full.push(t.elapsed());
+        procs = read.entries.len();
+    }
+    for p in pids_running("sleep 1001") {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(p),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    let _ = agent.kill();
+    let _ = agent.wait();
+    println!(
+        "S5 after a session of {n} processes ({procs} on the host, {found} reported), 20 interleaved rounds: sweep with the agent found median {:.1} ms (p90 {:.1}) | sweep with no agent (every environment read) median {:.1} ms | baseline full read + same discovery median {:.1} ms (p90 {:.1})",
+        ms(lean.median()), ms(lean.p90()), ms(blind.median()), ms(full.median()), ms(full.p90())
+    );
+}
+
 fn main() {
     print_load_average();
+    if std::env::args().any(|a| a == "tree") {
+        tree(4000);
+        print_load_average();
+        return;
+    }
     if std::env::args().any(|a| a == "big") {
         big(5000);
         print_load_average();

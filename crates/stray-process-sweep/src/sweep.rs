@@ -69,13 +69,21 @@ pub fn read_lean(proc_root: &Path, req: &Request) -> std::io::Result<proc_table:
             proc_table::fill_cmdline(proc_root, e);
         }
     }
-    let agent_start = {
+    let (agent_start, agent_pid) = {
         let index = Index::new(&read.entries);
-        find_agent(&index, req.claude_pid, req.query.self_pid)
-            .ok()
-            .and_then(|a| index.by_pid.get(&a.pid).map(|e| e.start_ticks))
+        match find_agent(&index, req.claude_pid, req.query.self_pid) {
+            Ok(a) => (index.by_pid.get(&a.pid).map(|e| e.start_ticks), Some(a.pid)),
+            Err(_) => (None, None),
+        }
+    };
+    let covered = match agent_pid {
+        Some(agent) => under_tool_shells(proc_root, &mut read.entries, agent, &req.query),
+        None => std::collections::HashSet::new(),
     };
     for e in read.entries.iter_mut() {
+        if covered.contains(&e.pid) {
+            continue;
+        }
         let kernel_thread = e.pid == 2 || e.ppid == 2;
         if e.uid != req.query.uid {
             read.other_users += 1;
@@ -100,6 +108,46 @@ pub fn read_lean(proc_root: &Path, req: &Request) -> std::io::Result<proc_table:
         }
     }
     Ok(read)
+}
+
+/// The processes below the agent's tool shells (its direct children that carry this session's
+/// marker and are no hook), whose environments are not read: discovery decides each of them by
+/// the agent's tree and their session alone, whatever their environment says (a scale run of
+/// 4,000 tool processes read 4,000 environments: S5, issue 47). The direct children's own
+/// environments are read here, first.
+fn under_tool_shells(
+    proc_root: &Path,
+    entries: &mut [proc_table::ProcEntry],
+    agent: i32,
+    query: &crate::s1_discovery::Query,
+) -> std::collections::HashSet<i32> {
+    let mut children: std::collections::HashMap<i32, Vec<usize>> = Default::default();
+    for (i, e) in entries.iter().enumerate() {
+        children.entry(e.ppid).or_default().push(i);
+    }
+    let mut covered = std::collections::HashSet::new();
+    for &c in children.get(&agent).into_iter().flatten() {
+        let e = &mut entries[c];
+        if e.uid != query.uid {
+            continue;
+        }
+        proc_table::fill_env(proc_root, e);
+        let tool_shell = e.env.readable
+            && e.env.child_session
+            && e.env.session_id.as_deref() == Some(query.session_id.as_str())
+            && !crate::s1_discovery::is_hook(e);
+        covered.insert(e.pid);
+        if !tool_shell {
+            continue;
+        }
+        let mut stack: Vec<usize> = children.get(&e.pid).cloned().unwrap_or_default();
+        while let Some(i) = stack.pop() {
+            if covered.insert(entries[i].pid) {
+                stack.extend(children.get(&entries[i].pid).into_iter().flatten());
+            }
+        }
+    }
+    covered
 }
 
 /// Reads the command lines of `pids` (the survivors) into `entries`.

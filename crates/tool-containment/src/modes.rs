@@ -157,6 +157,10 @@ pub const SESSION_END_DEADLINE_ENV: &str = "AGENT_CONTAINMENT_SESSION_END_MS";
 /// Time kept back from the watchdog for writing the report and the audit record.
 const REPORT_MARGIN: Duration = Duration::from_millis(300);
 
+/// How long the failure answer may spend stopping a session whose judge never began: inside
+/// the CLI's SessionEnd timeout (30 s, `src/registry.rs`) after the deadline (25 s by default).
+const STOP_AFTER_FAILURE: Duration = Duration::from_secs(3);
+
 /// The run's total deadline.
 pub fn session_end_deadline() -> Duration {
     env(SESSION_END_DEADLINE_ENV)
@@ -275,13 +279,25 @@ fn session_end_failure(
         }
     }
     // The judge may hold the lock for a moment; never wait on it for long.
-    let mut report = None;
-    for _ in 0..50 {
-        if let Ok(guard) = shared.try_lock() {
-            report = Some(guard.clone());
-            break;
+    let read_report = || {
+        for _ in 0..50 {
+            if let Ok(guard) = shared.try_lock() {
+                return Some(guard.clone());
+            }
+            std::thread::sleep(Duration::from_millis(2));
         }
-        std::thread::sleep(Duration::from_millis(2));
+        None
+    };
+    let mut report = read_report();
+    // The judge never began the stop (it panicked or hung before it): stop the session here,
+    // in the time the CLI still gives (issue 47: SessionEnd stopped nothing when its judge never
+    // ran).
+    let never_began = report.as_ref().is_some_and(|r| r.phase.is_empty());
+    if never_began && !matches!(cause, FailureCause::Input(_)) {
+        if let Some(id) = &env_session {
+            stop_all(Some(id), Instant::now() + STOP_AFTER_FAILURE, shared);
+            report = read_report();
+        }
     }
     let id = env_session.unwrap_or_default();
     match &report {

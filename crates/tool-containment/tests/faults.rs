@@ -58,6 +58,27 @@ fn the_session_end_watchdog_answers_with_what_was_done_and_records_it() {
 }
 
 #[test]
+fn a_judge_that_never_began_the_stop_still_stops_the_session() {
+    // Issue 47: SessionEnd stopped nothing when its judge never ran (a panic, a hang before the
+    // stop). The failure answer stops the session itself, then reports it.
+    for fault in ["panic", "hang"] {
+        let s = TestSession::new(&format!("never-{fault}"));
+        let cmd = s.leave_sleeper(102);
+        let mut c = Command::new(BIN);
+        s.home.isolate(&mut c);
+        c.env("AGENT_GUARDS_INJECT_FAULT", fault)
+            .env("AGENT_CONTAINMENT_SESSION_END_MS", "300");
+        let payload = serde_json::json!({
+            "hook_event_name": "SessionEnd", "session_id": s.id, "reason": "exit",
+        });
+        let (code, _, err) = hook_replay::run_with_payload(c, &payload).unwrap();
+        assert_eq!(code, 2, "{fault}: {err}");
+        assert!(survivors(&cmd).is_empty(), "{fault}: stopped: {err}");
+        assert!(err.contains(&format!("1 × {cmd}")), "{fault}: {err}");
+    }
+}
+
+#[test]
 fn an_unreadable_payload_still_stops_the_session_named_in_the_hook_environment() {
     let s = TestSession::new("badpayload");
     let cmd = s.leave_sleeper(101);
