@@ -28,6 +28,12 @@ impl Environment for ProcessEnv {
     }
 }
 
+impl Environment for std::collections::BTreeMap<String, String> {
+    fn var(&self, name: &str) -> Option<String> {
+        self.get(name).cloned()
+    }
+}
+
 impl Environment for HashMap<String, String> {
     fn var(&self, name: &str) -> Option<String> {
         self.get(name).cloned()

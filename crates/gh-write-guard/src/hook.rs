@@ -51,12 +51,10 @@ impl Process {
         self.loaded.config.hook_deadline()
     }
 
+    /// The API base override (branch-rules' `api_base_override`, the one place it is worked
+    /// out).
     pub fn api_base_override(&self) -> Option<String> {
-        self.env
-            .get("AGENT_GUARDS_GITHUB_API")
-            .filter(|v| !v.is_empty())
-            .cloned()
-            .or_else(|| self.loaded.config.github_api.clone())
+        branch_rules::hosts::api_base_override(&self.env, self.loaded.config.github_api.as_deref())
     }
 }
 

@@ -409,13 +409,11 @@ impl GitHubWrites {
         let deadline = self.launch.config().rules_deadline();
         RealWorld::new(RealWorldConfig {
             env: self.launch.env.clone(),
-            api_base_override: self
-                .launch
-                .env
-                .get("AGENT_GUARDS_GITHUB_API")
-                .filter(|v| !v.is_empty())
-                .cloned()
-                .or_else(|| self.launch.config().github_api.clone()),
+            // The one place the override is worked out (branch-rules), as the hook does.
+            api_base_override: branch_rules::hosts::api_base_override(
+                &self.launch.env,
+                self.launch.config().github_api.as_deref(),
+            ),
             rules_deadline: deadline,
             cache,
         })

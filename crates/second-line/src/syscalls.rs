@@ -1,7 +1,9 @@
 //! The system calls the notifier sees, as a table (number, name, where its paths are), and the
 //! classic-BPF filter built from it: `execve`/`execveat` always go to the supervisor, calls that
 //! write a path go there too (`open`/`openat` only with a write flag, checked in the filter),
-//! everything else is allowed in the kernel without a round trip.
+//! everything else is allowed in the kernel without a round trip — except the calls that would
+//! write or connect where the supervisor cannot see (issue 41, [`REFUSED`]): refused in the
+//! kernel with `EPERM`.
 
 /// How a path argument is given: an optional directory-fd argument and the path argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,6 +152,59 @@ pub const X32_BIT: i64 = 0x4000_0000;
 #[cfg(target_arch = "x86_64")]
 const X32_EXEC: [(i64, &str); 2] = [(520, "execve"), (545, "execveat")];
 
+/// Native calls refused outright (`EPERM`, no round trip): they write or connect past what the
+/// supervisor can read. io_uring submits writes and connects from a ring the kernel runs without
+/// a system call of the program's (`io_uring_setup` refused, nothing else works without it);
+/// `open_by_handle_at` opens a file by handle, no path to judge. Each with why, for the spec.
+#[cfg(target_arch = "x86_64")]
+pub const REFUSED: &[(i64, &str)] = &[
+    (libc::SYS_io_uring_setup, "io_uring_setup"),
+    (libc::SYS_io_uring_enter, "io_uring_enter"),
+    (libc::SYS_io_uring_register, "io_uring_register"),
+    (libc::SYS_open_by_handle_at, "open_by_handle_at"),
+];
+#[cfg(not(target_arch = "x86_64"))]
+pub const REFUSED: &[(i64, &str)] = &[];
+
+/// `sendto` with `MSG_FASTOPEN` connects and sends in one call (TCP Fast Open), past the connect
+/// the supervisor judges: refused outright. Its flags are argument 3.
+pub const MSG_FASTOPEN: u32 = 0x2000_0000;
+
+/// 32-bit x86 calls (`int 0x80`) that write a path or reach the network: refused outright (and
+/// `open`/`openat` with a write flag, [`COMPAT_WRITE_OPENS`]). Their exec calls are judged
+/// ([`COMPAT`]); the rest of a 32-bit program runs as before. By number in the i386 table
+/// (`arch/x86/entry/syscalls/syscall_32.tbl`).
+#[cfg(target_arch = "x86_64")]
+pub const COMPAT_REFUSED: &[(i64, &str)] = &[
+    (8, "creat"),
+    (9, "link"),
+    (10, "unlink"),
+    (38, "rename"),
+    (40, "rmdir"),
+    (83, "symlink"),
+    (92, "truncate"),
+    (102, "socketcall"),
+    (193, "truncate64"),
+    (301, "unlinkat"),
+    (302, "renameat"),
+    (303, "linkat"),
+    (304, "symlinkat"),
+    (342, "open_by_handle_at"),
+    (353, "renameat2"),
+    (362, "connect"),
+    (369, "sendto"),
+    (370, "sendmsg"),
+    (425, "io_uring_setup"),
+    (426, "io_uring_enter"),
+    (427, "io_uring_register"),
+    (437, "openat2"),
+];
+#[cfg(not(target_arch = "x86_64"))]
+pub const COMPAT_REFUSED: &[(i64, &str)] = &[];
+
+/// 32-bit `open` (flags: argument 1) and `openat` (argument 2): refused with a write flag only.
+pub const COMPAT_WRITE_OPENS: &[(i64, usize)] = &[(5, 1), (295, 2)];
+
 /// The table entry of a notified call, by architecture and number.
 pub fn lookup(arch: u32, nr: i64) -> Option<Sys> {
     if arch == NATIVE_ARCH {
@@ -224,12 +279,31 @@ fn checks(table: &[Sys], out: &mut Vec<libc::sock_filter>) {
     }
 }
 
+/// Returns `EPERM` for each number of `refused`.
+fn refusals(refused: &[(i64, &str)], out: &mut Vec<libc::sock_filter>) {
+    let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+    for (nr, _) in refused {
+        out.push(jump(JEQ_K, *nr as u32, 0, 1));
+        out.push(stmt(RET_K, eperm));
+    }
+}
+
 /// The filter program.
 pub fn filter() -> Vec<libc::sock_filter> {
     let mut native = vec![stmt(LD_W_ABS, OFF_NR)];
     if cfg!(target_arch = "x86_64") {
         native.push(jump(JGE_K, X32_BIT as u32, 0, 1));
         native.push(stmt(RET_K, libc::SECCOMP_RET_USER_NOTIF));
+    }
+    refusals(REFUSED, &mut native);
+    // sendto(.., flags = arg 3, ..) with MSG_FASTOPEN: refused; any other sendto is allowed.
+    #[cfg(target_arch = "x86_64")]
+    {
+        native.push(jump(JEQ_K, libc::SYS_sendto as u32, 0, 4));
+        native.push(stmt(LD_W_ABS, off_arg(3)));
+        native.push(jump(JSET_K, MSG_FASTOPEN, 0, 1));
+        native.push(stmt(RET_K, libc::SECCOMP_RET_ERRNO | libc::EPERM as u32));
+        native.push(stmt(LD_W_ABS, OFF_NR));
     }
     checks(NATIVE, &mut native);
     native.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
@@ -240,6 +314,14 @@ pub fn filter() -> Vec<libc::sock_filter> {
     prog.extend(native);
     if let Some((arch, table)) = COMPAT {
         let mut compat = vec![stmt(LD_W_ABS, OFF_NR)];
+        refusals(COMPAT_REFUSED, &mut compat);
+        for (nr, flags) in COMPAT_WRITE_OPENS {
+            compat.push(jump(JEQ_K, *nr as u32, 0, 4));
+            compat.push(stmt(LD_W_ABS, off_arg(*flags)));
+            compat.push(jump(JSET_K, WRITE_FLAGS, 0, 1));
+            compat.push(stmt(RET_K, libc::SECCOMP_RET_ERRNO | libc::EPERM as u32));
+            compat.push(stmt(LD_W_ABS, OFF_NR));
+        }
         checks(table, &mut compat);
         compat.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
         prog.push(jump(JEQ_K, arch, 0, compat.len() as u8));
@@ -270,6 +352,10 @@ mod tests {
             assert_eq!(lookup(NATIVE_ARCH, 520 | X32_BIT).unwrap().name, "execve");
             assert_eq!(lookup(NATIVE_ARCH, 1 | X32_BIT), None);
         }
-        assert!(filter().len() < 120);
+        assert!(filter().len() < 200);
+        // The refused calls are never notified (they never reach the supervisor's table).
+        for (nr, _) in REFUSED {
+            assert_eq!(lookup(NATIVE_ARCH, *nr), None);
+        }
     }
 }
