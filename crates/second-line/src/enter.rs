@@ -422,6 +422,10 @@ fn exit_supervisor(pid_file: Option<PathBuf>) -> ! {
 fn detach(keep: RawFd) {
     // SAFETY: plain libc calls on our own process.
     unsafe {
+        // Not dumpable: a process of the same (non-root) user can no longer ptrace us, read our
+        // memory or take our listener with pidfd_getfd and answer "continue" for us (issue 41).
+        // The watchdog, forked later, inherits it.
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
         libc::setsid();
         for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
             libc::signal(s, libc::SIG_DFL);

@@ -138,3 +138,48 @@ fn as_a_non_root_user_who_opted_into_no_new_privs_the_gate_judges_and_sudo_refus
     );
     assert!(out.ends_with("65534\n"), "the command went on: {out}");
 }
+
+const TAKE_LISTENER: &str = r#"
+import ctypes, os, subprocess, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def took(pid):
+    pfd = libc.syscall(434, pid, 0)  # pidfd_open
+    if pfd < 0:
+        return "pidfd_open errno %d" % ctypes.get_errno()
+    errs = set()
+    for fd in range(64):
+        r = libc.syscall(438, pfd, fd, 0)  # pidfd_getfd
+        if r >= 0:
+            return "took fd %d" % fd
+        errs.add(ctypes.get_errno())
+    return "errnos %s" % sorted(errs)
+sups = [int(p) for p in os.listdir(sys.argv[1])]
+print("supervisor", took(sups[0]) if sups else "none")
+child = subprocess.Popen(["/bin/sleep", "5"])
+print("own child", took(child.pid))
+child.kill()
+"#;
+
+#[test]
+fn a_non_root_command_cannot_take_its_supervisors_listener() {
+    // Issue 41: an agent command stopped its supervisor and took the notification listener with
+    // pidfd_getfd to answer "continue" to every exec. The supervisor (and its watchdog) are not
+    // dumpable, so a process of the same non-root user cannot; a dumpable one can (the control).
+    if !can_run(false) {
+        return;
+    }
+    let mut w = nobodys_world("nobody-getfd");
+    w.env("AGENT_GUARDS_SECOND_LINE_NO_NEW_PRIVS", "1");
+    let sup_dir = w.session_dir().join("second-line");
+    let script = format!(
+        "/usr/bin/python3 -c '{}' {}",
+        TAKE_LISTENER.replace('\'', "'\\''"),
+        sup_dir.display()
+    );
+    let out = as_nobody(&w, true, &script);
+    assert!(
+        out.contains("own child took fd"),
+        "the control works: {out}"
+    );
+    assert!(out.contains("supervisor errnos [1]"), "{out}");
+}
