@@ -133,8 +133,13 @@ impl Supervisor<'_> {
             None | Some(libc::AT_FDCWD) => cwd(),
             Some(_) => base_dir(pid, dirfd),
         };
-        let program = resolve(target, &args, &raw, empty_path, &start_dir)
+        let program = resolve(pid, target, &args, &raw, empty_path, &start_dir)
             .map_err(|e| format!("the program's folder: {e}"))?;
+        // A program with no name to judge it by: an anonymous file (memfd) or a deleted one,
+        // run through a descriptor (issue 41). Refused as unjudged.
+        if let Some(what) = anonymous(&program) {
+            return Err(format!("the program is {what}, which has no path to judge"));
+        }
         // A path that does not exist fails in the kernel (PATH lookups try several). Only
         // the last component names the program: one lstat, and the link followed only
         // when it is one (folders that are links do not change the name).
@@ -286,7 +291,7 @@ impl Supervisor<'_> {
             }
             paths.iter().find_map(|p| {
                 let raw = mem.string(args[p.path], notify::MAX_STRING).ok()?;
-                let abs = resolve(*p, &args, &raw, false, &|d| base_dir(pid, d)).ok()?;
+                let abs = resolve(pid, *p, &args, &raw, false, &|d| base_dir(pid, d)).ok()?;
                 let what = self.protected.protection(&abs)?;
                 Some((abs, lossy(&raw), what))
             })
@@ -407,9 +412,14 @@ fn caller_program(pid: u32) -> Option<String> {
     Some(text.strip_suffix(" (deleted)").unwrap_or(&text).to_string())
 }
 
-/// A path argument made absolute the way the kernel starts its lookup (lexically normalised;
-/// symbolic links are the mount layer's to follow).
+/// A path argument made absolute the way the kernel starts its lookup, in the caller's view:
+/// `/proc/self`, `/proc/thread-self`, `/dev/fd` and `/dev/std*` name the calling process (`pid`),
+/// not the supervisor, and the magic links `/proc/<n>/cwd`, `/root` and `/fd/<k>` are followed
+/// to what they point at (issue 41: `/proc/self/cwd/...`, `/dev/fd/../cwd/...` reached protected
+/// files, and `/proc/self/fd/N` was looked up in the supervisor's own table). Otherwise
+/// lexically normalised; other symbolic links are the mount layer's to follow.
 fn resolve(
+    pid: u32,
     p: PathArg,
     args: &[u64; 6],
     raw: &[u8],
@@ -419,13 +429,85 @@ fn resolve(
     let dirfd = p.dirfd.map(|i| args[i] as i32);
     let text = Path::new(std::ffi::OsStr::from_bytes(raw));
     if text.is_absolute() {
-        return Ok(integrity_signals::paths::normalise(text));
+        return Ok(through_magic_links(&integrity_signals::paths::normalise(
+            &in_callers_view(pid, text),
+        )));
     }
     let base = base_dir(dirfd)?;
     if empty_path && raw.is_empty() {
         return Ok(base);
     }
-    Ok(integrity_signals::paths::normalise(&base.join(text)))
+    Ok(through_magic_links(&integrity_signals::paths::normalise(
+        &base.join(text),
+    )))
+}
+
+/// `path` with the names that mean "the calling process" made its `/proc/<pid>` (before any
+/// `..` is taken, as the kernel follows `/dev/fd` and `/proc/self` first).
+fn in_callers_view(pid: u32, path: &Path) -> PathBuf {
+    let own = PathBuf::from(format!("/proc/{pid}"));
+    let mut parts = path.components().skip(1); // the root
+    let first: Vec<_> = parts.by_ref().take(2).collect();
+    let names: Vec<&std::ffi::OsStr> = first.iter().map(|c| c.as_os_str()).collect();
+    let rest: PathBuf = parts.collect();
+    let mapped = match names.as_slice() {
+        [a, b] if *a == "proc" && (*b == "self" || *b == "thread-self") => own,
+        [a, b] if *a == "dev" && *b == "fd" => own.join("fd"),
+        [a, b] if *a == "dev" && *b == "stdin" => own.join("fd/0"),
+        [a, b] if *a == "dev" && *b == "stdout" => own.join("fd/1"),
+        [a, b] if *a == "dev" && *b == "stderr" => own.join("fd/2"),
+        _ => return path.to_path_buf(),
+    };
+    match rest.as_os_str().is_empty() {
+        true => mapped,
+        false => mapped.join(rest),
+    }
+}
+
+/// `path` with a leading `/proc/<n>/cwd`, `/proc/<n>/root` or `/proc/<n>/fd/<k>` replaced by
+/// where that link points (unchanged when it cannot be read).
+fn through_magic_links(path: &Path) -> PathBuf {
+    let mut parts = path.components();
+    let head: Vec<String> = parts
+        .by_ref()
+        .skip(1)
+        .take(3)
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let is_pid = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let (link, rest): (PathBuf, PathBuf) = match head.as_slice() {
+        [p, n, l] if p == "proc" && is_pid(n) && (l == "cwd" || l == "root") => {
+            (Path::new("/proc").join(n).join(l), parts.collect())
+        }
+        [p, n, l] if p == "proc" && is_pid(n) && l == "fd" => {
+            let Some(k) = parts.next() else {
+                return path.to_path_buf();
+            };
+            (
+                Path::new("/proc").join(n).join("fd").join(k),
+                parts.collect(),
+            )
+        }
+        _ => return path.to_path_buf(),
+    };
+    match std::fs::read_link(&link) {
+        Ok(target) if target.is_absolute() => {
+            integrity_signals::paths::normalise(&target.join(rest))
+        }
+        // An anonymous target (`anon_inode:...`, `pipe:[..]`): kept as its text, for
+        // [`anonymous`] to see.
+        Ok(target) => target,
+        Err(_) => path.to_path_buf(),
+    }
+}
+
+/// What an exec's program is when it has no path to judge it by: a memfd, a deleted file, an
+/// anonymous inode (`None`: an ordinary path).
+fn anonymous(program: &Path) -> Option<String> {
+    let text = program.to_string_lossy();
+    let anon =
+        text.starts_with("/memfd:") || text.ends_with(" (deleted)") || !text.starts_with('/');
+    anon.then(|| format!("an anonymous or deleted file ({})", clip(&text, 80)))
 }
 
 /// How long a supervisor waits for a notification before it lets go of what it keeps for

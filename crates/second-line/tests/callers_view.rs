@@ -1,0 +1,66 @@
+//! Paths as the calling process sees them (issue 41): `/proc/self/...`, `/dev/fd/...` and the
+//! magic links `/proc/<pid>/cwd` and `/fd/<n>` were resolved in the supervisor's own view, so a
+//! program run as `/proc/self/fd/N` was not found and ran unjudged, and a write through
+//! `/proc/self/cwd/...` or `/dev/fd/../cwd/...` was not seen as the protected file it is. An
+//! anonymous program (a memfd) has no path to judge: refused as unjudged. Root only.
+
+mod common;
+use common::*;
+
+const RUNS: &str = r#"
+import os, subprocess, sys
+def run(label, argv, **kw):
+    try:
+        subprocess.run(argv, stdout=subprocess.DEVNULL, **kw)
+        print(label, "ran")
+    except PermissionError:
+        print(label, "refused")
+claude = os.path.join(sys.argv[1], "claude")
+fd = os.open(claude, os.O_RDONLY)
+run("fd-claude", ["/proc/self/fd/%d" % fd, "--model", "fable"], pass_fds=[fd])
+run("devfd-claude", ["/dev/fd/%d" % fd, "--model", "fable"], pass_fds=[fd])
+m = os.memfd_create("x", 0)
+os.write(m, open("/bin/true", "rb").read())
+run("memfd", ["/proc/self/fd/%d" % m], pass_fds=[m])
+run("true", ["/bin/true"])
+os.chdir(sys.argv[2])
+for path in ["/proc/self/cwd/.claude/settings.json", "/dev/fd/../cwd/.claude/settings.json"]:
+    try:
+        open(path, "a").close()
+        print(path, "written")
+    except OSError as e:
+        print(path, "errno", e.errno)
+"#;
+
+#[test]
+fn programs_and_writes_named_through_the_callers_proc_are_judged_as_what_they_are() {
+    let Some(w) = root_world("callers-view") else {
+        return;
+    };
+    let bin = w.bin_dir();
+    let home = w.home();
+    let out = w.ran(
+        "/usr/bin/python3",
+        &["-c", RUNS, bin.to_str().unwrap(), home.to_str().unwrap()],
+    );
+    out.prints(&[
+        "fd-claude refused",
+        "devfd-claude refused",
+        "memfd refused",
+        "true ran",
+        &format!("/proc/self/cwd/.claude/settings.json errno {}", libc::EROFS),
+        &format!("/dev/fd/../cwd/.claude/settings.json errno {}", libc::EROFS),
+    ])
+    .says(&[
+        "(M3.launch",
+        "C10.unjudged: the exec could not be judged: the program is an anonymous or deleted file",
+        "agent-guards: refused writing",
+    ]);
+    // Both writes are refused by the supervisor with its line, not only by the mount.
+    assert_eq!(
+        out.said("agent-guards: refused writing"),
+        2,
+        "{}",
+        out.stderr
+    );
+}
