@@ -351,6 +351,7 @@ impl Serving {
             network: std::sync::OnceLock::new(),
             launch,
             stand_in,
+            known: Default::default(),
             in_flight,
         };
         let hung_up = serve(listener.as_raw_fd(), &sup);

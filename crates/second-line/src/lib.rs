@@ -20,6 +20,7 @@
 //! parts only on Linux.
 
 pub mod fs_events;
+pub mod identity;
 pub mod judge;
 pub mod protected;
 pub mod repo_cache;

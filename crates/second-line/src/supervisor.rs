@@ -6,6 +6,7 @@
 //! Every path out of a handler answers: a process that went away needs no answer, anything we
 //! could not read about an exec fails that exec closed (`EPERM`) with a line saying why.
 
+use crate::identity;
 use crate::judge::{all_allow_from_argv, any_wants, fold, ExecFacts, ExecJudge};
 use crate::network::{is_local, parse_sockaddr, Decision, Policy};
 use crate::notify::{self, base_dir, lossy, program_of, tell, Answer, Memory};
@@ -42,6 +43,23 @@ pub struct Supervisor<'a> {
     pub stand_in: bool,
     /// The notification being handled, shared with the watchdog.
     pub in_flight: Option<&'a InFlight>,
+    /// The judged programs on the session's `PATH`, by content ([`crate::identity`]).
+    pub known: identity::OnceKnown,
+}
+
+/// What an exec runs, when it is not judged by its own name (see [`crate::identity`]).
+enum WhatRuns {
+    /// Its name is one a judge reads.
+    Named,
+    /// A copy (or hard link) of this judged program.
+    SameAs(PathBuf),
+    /// A script whose `#!` line names a judged program directly.
+    Script {
+        interp: PathBuf,
+        arg: Option<String>,
+    },
+    /// The dynamic loader: the program it runs comes from the arguments.
+    Loader,
 }
 
 /// What the writer thread does with the session's store.
@@ -154,9 +172,14 @@ impl Supervisor<'_> {
             },
             false => program.clone(),
         };
-        if !by_name && !any_wants(&self.judges, base(&real)) {
-            return Ok(None);
-        }
+        // Not judged by its name: what runs may still be a judged program (issue 41).
+        let what_runs = match by_name || any_wants(&self.judges, base(&real)) {
+            true => WhatRuns::Named,
+            false => match self.what_runs(&real, &meta) {
+                Some(w) => w,
+                None => return Ok(None),
+            },
+        };
         // The two pointer arrays in one read (a judged exec reads both unless its argv
         // settles it). Read with the path's page instead, every exec no rule reads paid
         // more than a judged one saved (supervisor CPU: `/bin/true` 41.6 -> 45.7 µs, a
@@ -168,7 +191,30 @@ impl Supervisor<'_> {
         let mut words = Vec::new();
         mem.each_string(args[argv], |s| words.push(lossy(s)))
             .map_err(|e| format!("its arguments: {e}"))?;
-        let argv = words;
+        let (real, argv) = match what_runs {
+            WhatRuns::Named => (real, words),
+            WhatRuns::SameAs(known) => (known, words),
+            WhatRuns::Script { interp, arg } => {
+                // As the kernel runs it: the interpreter, the line's argument, the path.
+                let mut v = vec![interp.to_string_lossy().into_owned()];
+                v.extend(arg);
+                v.push(lossy(&raw));
+                v.extend(words.into_iter().skip(1));
+                (interp, v)
+            }
+            WhatRuns::Loader => {
+                let Some((loaded, v)) = identity::through_loader(&words) else {
+                    return Ok(None);
+                };
+                let loaded =
+                    identity::absolute(&loaded, &cwd().map_err(|e| format!("its cwd: {e}"))?);
+                match self.named_or_same(&loaded) {
+                    Some(p) => (p, v),
+                    None => return Ok(None),
+                }
+            }
+        };
+        let by_name = by_name && matches!(real.as_path(), p if p == program);
         let name = if by_name { base(&program) } else { base(&real) };
         // A read (`git status`): no environment, no cwd, no rules.
         if all_allow_from_argv(&self.judges, name, &argv) {
@@ -205,6 +251,56 @@ impl Supervisor<'_> {
             env,
             caller,
         }))
+    }
+
+    /// What runs when `real` (not judged by its name) is exec'd: the dynamic loader, a script
+    /// whose `#!` line names a judged program, or a copy of one (issue 41); `None`: nothing any
+    /// judge reads.
+    fn what_runs(&self, real: &Path, meta: &std::fs::Metadata) -> Option<WhatRuns> {
+        if identity::is_loader(base(real)) {
+            return Some(WhatRuns::Loader);
+        }
+        let file_meta = match meta.file_type().is_symlink() {
+            true => std::fs::metadata(real).ok()?,
+            false => meta.clone(),
+        };
+        // The same file run again (a build runs the same few programs thousands of times) is
+        // not read again while it is unchanged.
+        let version = identity::FileVersion::of(&file_meta);
+        if self.known.is_plain(&version) {
+            return None;
+        }
+        let found = (|| {
+            if let Some(known) = self.known().same_as(real, file_meta.len()) {
+                return Some(WhatRuns::SameAs(known.to_path_buf()));
+            }
+            let (interp, arg) = identity::shebang(&identity::script_head(real)?)?;
+            let interp = self.named_or_same(Path::new(&interp))?;
+            Some(WhatRuns::Script { interp, arg })
+        })();
+        if found.is_none() {
+            self.known.remember_plain(version);
+        }
+        found
+    }
+
+    /// `path` when a judge reads it by its name, or the judged program its content is.
+    fn named_or_same(&self, path: &Path) -> Option<PathBuf> {
+        if any_wants(&self.judges, base(path)) {
+            return Some(path.to_path_buf());
+        }
+        let real = std::fs::canonicalize(path).ok()?;
+        if any_wants(&self.judges, base(&real)) {
+            return Some(real);
+        }
+        let size = std::fs::metadata(&real).ok()?.len();
+        self.known().same_as(&real, size).map(Path::to_path_buf)
+    }
+
+    /// The judged programs on the session's `PATH`, found on first use.
+    fn known(&self) -> &identity::Known {
+        let path = self.launch.env.get("PATH").map_or("", String::as_str);
+        self.known.get(path)
     }
 
     fn on_exec(&self, listener: RawFd, n: &libc::seccomp_notif, sys: &Sys) -> Handled {

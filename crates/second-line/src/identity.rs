@@ -1,0 +1,281 @@
+//! What runs, whatever it is called (issue 41: "identity by what runs"). The exec gate judged a
+//! program when its file name said git, gh or claude; an agent command ran git under another
+//! name (a copy, a hard link), through the dynamic loader (`ld-linux-x86-64.so.2 /usr/bin/git
+//! push`), or as the interpreter of a script (`#!/usr/bin/git` or `#!/…/claude --model=…`). Here
+//! each of those is turned into the program and argument vector the judges read:
+//!
+//! * the **dynamic loader** runs the program named after its own options, with that program's
+//!   arguments (`--argv0 NAME` sets its `argv[0]`);
+//! * a **script** whose `#!` line names a program directly runs that program with the line's one
+//!   argument, the script's path and the script's arguments (as the kernel does; an interpreter
+//!   reached through `env` makes an exec of its own, which is judged there);
+//! * a file of the same **content** as a judged program found on the session's `PATH` (git, gh,
+//!   claude: a copy or a hard link) is that program. Only files of the same size are read.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The program names whose copies are recognised by content.
+pub const BY_CONTENT: [&str; 3] = ["git", "gh", "claude"];
+
+/// How much of a file's start is compared (with its size): enough to tell builds apart.
+const HEAD: u64 = 64 * 1024;
+
+/// The loader's options that take a value (glibc's `ld.so --help`).
+const LOADER_VALUE_OPTIONS: [&str; 7] = [
+    "--library-path",
+    "--inhibit-rpath",
+    "--audit",
+    "--preload",
+    "--argv0",
+    "--glibc-hwcaps-prepend",
+    "--glibc-hwcaps-mask",
+];
+
+/// Whether `name` is the dynamic loader (glibc's or musl's).
+pub fn is_loader(name: &str) -> bool {
+    name == "ld.so"
+        || (name.starts_with("ld-linux") && name.contains(".so"))
+        || (name.starts_with("ld-musl-") && name.ends_with(".so.1"))
+}
+
+/// The program the loader runs and its argument vector: `None` when the loader only informs
+/// (`--list`, `--help`, no program).
+pub fn through_loader(argv: &[String]) -> Option<(String, Vec<String>)> {
+    let mut argv0 = None;
+    let mut i = 1;
+    while let Some(a) = argv.get(i) {
+        match a.as_str() {
+            "--" => {
+                i += 1;
+                break;
+            }
+            o if LOADER_VALUE_OPTIONS.contains(&o) => {
+                if o == "--argv0" {
+                    argv0 = argv.get(i + 1).cloned();
+                }
+                i += 2;
+            }
+            o if o.starts_with("--") => {
+                if matches!(o, "--list" | "--verify" | "--help" | "--version") {
+                    return None;
+                }
+                i += 1;
+            }
+            _ => break,
+        }
+    }
+    let program = argv.get(i)?.clone();
+    let mut out = vec![argv0.unwrap_or_else(|| program.clone())];
+    out.extend(argv[i + 1..].iter().cloned());
+    Some((program, out))
+}
+
+/// A script's `#!` line: the interpreter's path and its one optional argument.
+pub fn shebang(head: &[u8]) -> Option<(String, Option<String>)> {
+    let line = head.strip_prefix(b"#!")?;
+    let line = &line[..line.iter().position(|b| *b == b'\n')?];
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_matches(|c| c == ' ' || c == '\t');
+    let (interp, arg) = match text.find([' ', '\t']) {
+        Some(at) => (&text[..at], Some(text[at..].trim_matches([' ', '\t']))),
+        None => (text, None),
+    };
+    (!interp.is_empty()).then(|| {
+        (
+            interp.to_string(),
+            arg.filter(|a| !a.is_empty()).map(str::to_string),
+        )
+    })
+}
+
+/// The judged programs found on the session's `PATH`, by (size, start of content).
+#[derive(Debug, Default)]
+pub struct Known {
+    by_size: HashMap<u64, Vec<(Vec<u8>, PathBuf)>>,
+}
+
+impl Known {
+    /// Finds [`BY_CONTENT`] on `path` (a `PATH` value) and keeps each one's size and start.
+    pub fn on_path(path: &str) -> Known {
+        let mut known = Known::default();
+        for name in BY_CONTENT {
+            let Some(file) = path
+                .split(':')
+                .filter(|d| d.starts_with('/'))
+                .map(|d| Path::new(d).join(name))
+                .find(|p| p.is_file())
+            else {
+                continue;
+            };
+            let Ok(real) = std::fs::canonicalize(&file) else {
+                continue;
+            };
+            if let Some((size, head)) = size_and_head(&real) {
+                known.by_size.entry(size).or_default().push((head, real));
+            }
+        }
+        known
+    }
+
+    /// The judged program (its path on `PATH`) whose content `file` has (`size` from a `stat`
+    /// already made).
+    pub fn same_as(&self, file: &Path, size: u64) -> Option<&Path> {
+        let candidates = self.by_size.get(&size)?;
+        let (_, head) = size_and_head(file)?;
+        candidates
+            .iter()
+            .find(|(h, _)| *h == head)
+            .map(|(_, path)| path.as_path())
+    }
+}
+
+/// A regular file's size and first [`HEAD`] bytes, read without waiting on a FIFO.
+fn size_and_head(file: &Path) -> Option<(u64, Vec<u8>)> {
+    let f = primitives::no_wait::open_regular(file, std::fs::OpenOptions::new().read(true)).ok()?;
+    let size = f.metadata().ok()?.len();
+    let mut head = Vec::new();
+    f.take(HEAD).read_to_end(&mut head).ok()?;
+    Some((size, head))
+}
+
+/// One version of a file (device, inode, size, change time): a file replaced or written since is
+/// another version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileVersion([u64; 5]);
+
+impl FileVersion {
+    /// The version `meta` describes.
+    pub fn of(meta: &std::fs::Metadata) -> FileVersion {
+        use std::os::unix::fs::MetadataExt;
+        FileVersion([
+            meta.dev(),
+            meta.ino(),
+            meta.size(),
+            meta.ctime() as u64,
+            meta.ctime_nsec() as u64,
+        ])
+    }
+}
+
+/// Most plain programs remembered per supervisor.
+const MAX_PLAIN: usize = 4096;
+
+/// [`Known`] for one supervisor, found on its first exec that needs it, and the file versions
+/// already found to be none of them (not read again while unchanged).
+#[derive(Debug, Default)]
+pub struct OnceKnown {
+    known: OnceLock<Known>,
+    plain: std::sync::Mutex<std::collections::HashSet<FileVersion>>,
+}
+
+impl OnceKnown {
+    /// The programs on `path`, found once.
+    pub fn get(&self, path: &str) -> &Known {
+        self.known.get_or_init(|| Known::on_path(path))
+    }
+
+    /// Whether this version of a file was found to run nothing a judge reads.
+    pub fn is_plain(&self, v: &FileVersion) -> bool {
+        self.plain.lock().is_ok_and(|p| p.contains(v))
+    }
+
+    /// Remembers a version that runs nothing a judge reads.
+    pub fn remember_plain(&self, v: FileVersion) {
+        if let Ok(mut p) = self.plain.lock() {
+            if p.len() >= MAX_PLAIN {
+                p.clear();
+            }
+            p.insert(v);
+        }
+    }
+}
+
+/// The first bytes of `file` when it starts with `#!` (a script), for [`shebang`].
+pub fn script_head(file: &Path) -> Option<Vec<u8>> {
+    let f = primitives::no_wait::open_regular(file, std::fs::OpenOptions::new().read(true)).ok()?;
+    let mut head = Vec::new();
+    f.take(256).read_to_end(&mut head).ok()?;
+    head.starts_with(b"#!").then_some(head)
+}
+
+/// `path` made absolute from `cwd`.
+pub fn absolute(path: &str, cwd: &Path) -> PathBuf {
+    match Path::new(path).is_absolute() {
+        true => PathBuf::from(path),
+        false => cwd.join(path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_loader_runs_the_program_after_its_options() {
+        for (argv, program, rest) in [
+            (
+                "ld.so /usr/bin/git push",
+                "/usr/bin/git",
+                "/usr/bin/git push",
+            ),
+            (
+                "ld-linux-x86-64.so.2 --library-path /x --inhibit-cache git push o main",
+                "git",
+                "git push o main",
+            ),
+            (
+                "ld.so --argv0 git-push /usr/bin/git o",
+                "/usr/bin/git",
+                "git-push o",
+            ),
+            ("ld.so -- /bin/x -y", "/bin/x", "/bin/x -y"),
+        ] {
+            let (p, a) = through_loader(&words(argv)).unwrap();
+            assert_eq!(p, program, "{argv}");
+            assert_eq!(a, words(rest), "{argv}");
+        }
+        assert_eq!(through_loader(&words("ld.so --list /usr/bin/git")), None);
+        assert_eq!(through_loader(&words("ld.so")), None);
+        assert!(is_loader("ld-linux-x86-64.so.2") && is_loader("ld-musl-x86_64.so.1"));
+        assert!(!is_loader("ldd") && !is_loader("ld"));
+    }
+
+    #[test]
+    fn a_shebang_line_is_the_interpreter_and_one_argument() {
+        assert_eq!(
+            shebang(b"#!/usr/bin/git push origin main\nrest"),
+            Some(("/usr/bin/git".into(), Some("push origin main".into())))
+        );
+        assert_eq!(shebang(b"#! /bin/sh\n"), Some(("/bin/sh".into(), None)));
+        assert_eq!(
+            shebang(b"#!/bin/sh"),
+            None,
+            "no end of line in the head read"
+        );
+        assert_eq!(shebang(b"echo hi\n"), None);
+    }
+
+    #[test]
+    fn a_copy_is_known_by_its_content_and_a_different_file_of_that_size_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(bin.join("git"), b"the git program\n").unwrap();
+        let known = Known::on_path(&format!("/nonexistent:{}", bin.display()));
+        let copy = dir.path().join("foo");
+        std::fs::copy(bin.join("git"), &copy).unwrap();
+        let git = std::fs::canonicalize(bin.join("git")).unwrap();
+        assert_eq!(known.same_as(&copy, 16), Some(git.as_path()));
+        let other = dir.path().join("bar");
+        std::fs::write(&other, b"the gut program\n").unwrap();
+        assert_eq!(known.same_as(&other, 16), None);
+        assert_eq!(known.same_as(&copy, 17), None, "another size is not read");
+    }
+}
