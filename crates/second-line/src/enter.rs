@@ -189,6 +189,8 @@ fn spawn_supervisor(
         SockFlag::SOCK_CLOEXEC,
     )
     .map_err(|e| format!("socketpair: {e}"))?;
+    // The prefix execs the command's shell: its pid is the command's.
+    let prefix = std::process::id();
     // SAFETY: the prefix is single-threaded; the child only forks again or exits.
     match unsafe { libc::fork() } {
         -1 => Err(format!("fork: {}", std::io::Error::last_os_error())),
@@ -197,7 +199,7 @@ fn spawn_supervisor(
             // SAFETY: as above; the grandchild becomes the supervisor, nobody's child in the
             // command's tree (it is reparented away).
             if unsafe { libc::fork() } == 0 {
-                supervisor_main(theirs, protected.clone(), state_dir, session_id);
+                supervisor_main(theirs, protected.clone(), state_dir, session_id, prefix);
             }
             // SAFETY: leaving the intermediate child without running destructors.
             unsafe { libc::_exit(0) }
@@ -232,6 +234,7 @@ fn supervisor_main(
     protected: ProtectedSet,
     state_dir: Option<PathBuf>,
     session_id: Option<String>,
+    command: u32,
 ) -> ! {
     detach(sock.as_raw_fd());
     // Every exec of the command waits on us: ahead of the command in the run queue (root only;
@@ -252,6 +255,7 @@ fn supervisor_main(
         protected,
         state_dir,
         session_id,
+        command,
         pid_file: session
             .as_ref()
             .map(|s| s.dir().join(crate::PID_DIR).join(pid.to_string())),
@@ -294,6 +298,8 @@ struct Serving {
     protected: ProtectedSet,
     state_dir: Option<PathBuf>,
     session_id: Option<String>,
+    /// The command's own process (its shell), whose stderr the CLI reads.
+    command: u32,
     /// The supervisor's record in the session (removed when serving ends).
     pid_file: Option<PathBuf>,
 }
@@ -352,6 +358,8 @@ impl Serving {
             launch,
             stand_in,
             known: Default::default(),
+            command: self.command,
+            told_command: Default::default(),
             in_flight,
         };
         let hung_up = serve(listener.as_raw_fd(), &sup);

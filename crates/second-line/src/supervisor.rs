@@ -45,6 +45,10 @@ pub struct Supervisor<'a> {
     pub in_flight: Option<&'a InFlight>,
     /// The judged programs on the session's `PATH`, by content ([`crate::identity`]).
     pub known: identity::OnceKnown,
+    /// The command's own process (its shell, whose stderr the CLI reads).
+    pub command: u32,
+    /// The lines already written to the command's stderr (each once).
+    pub told_command: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 /// What an exec runs, when it is not judged by its own name (see [`crate::identity`]).
@@ -253,6 +257,30 @@ impl Supervisor<'_> {
         }))
     }
 
+    /// Writes a refusal line to the refused process's stderr and, once per line, to the
+    /// command's own (issue 41: a process whose stderr is thrown away, `2>/dev/null`, hid why
+    /// its exec failed from the agent, who reads the command's output).
+    fn tell(&self, pid: u32, line: &str) {
+        tell(pid, line);
+        if pid == self.command || self.command == 0 {
+            return;
+        }
+        // The same stderr (a pipe both write to): the line is there already.
+        let stderr_of = |p: u32| std::fs::read_link(format!("/proc/{p}/fd/2")).ok();
+        let theirs = stderr_of(pid);
+        if theirs.is_some() && theirs == stderr_of(self.command) {
+            return;
+        }
+        let first = self
+            .told_command
+            .lock()
+            .map(|mut t| t.len() < 64 && t.insert(line.to_string()))
+            .unwrap_or(false);
+        if first {
+            tell(self.command, line);
+        }
+    }
+
     /// What runs when `real` (not judged by its name) is exec'd: the dynamic loader, a script
     /// whose `#!` line names a judged program, or a copy of one (issue 41); `None`: nothing any
     /// judge reads.
@@ -319,7 +347,7 @@ impl Supervisor<'_> {
             Err(_) if !notify::still_valid(listener, n.id) => return Handled::Gone,
             Err(why) => {
                 let reason = format!("{C10_UNJUDGED}: the exec could not be judged: {why}; run it again, or ask the maintainer if it keeps failing");
-                tell(pid, &format!("agent-guards: refused an exec ({reason})"));
+                self.tell(pid, &format!("agent-guards: refused an exec ({reason})"));
                 self.record(json!({"binary": "second-line", "time": now(), "decision": "deny_unjudged", "requirement": "C10", "code": C10_UNJUDGED, "syscall": sys.name, "pid": pid, "program": program_of(pid), "reason": reason}));
                 return self.answer(
                     listener,
@@ -338,7 +366,7 @@ impl Supervisor<'_> {
             return Handled::Gone;
         }
         let shown = clip(&facts.as_command(|_| false), 120);
-        tell(pid, &format!("agent-guards: refused {shown} ({reason})"));
+        self.tell(pid, &format!("agent-guards: refused {shown} ({reason})"));
         let out = self.answer(
             listener,
             n.id,
@@ -360,7 +388,7 @@ impl Supervisor<'_> {
             return Handled::Gone;
         }
         let reason = unanswered_reason();
-        tell(n.pid, &format!("agent-guards: refused an exec ({reason})"));
+        self.tell(n.pid, &format!("agent-guards: refused an exec ({reason})"));
         let out = self.answer(
             listener,
             n.id,
@@ -402,7 +430,7 @@ impl Supervisor<'_> {
         let reason = format!(
             "{code}: {what} is read-only inside agent commands; ask the maintainer to change it"
         );
-        tell(
+        self.tell(
             pid,
             &format!(
                 "agent-guards: refused writing {} ({reason})",
@@ -453,7 +481,7 @@ impl Supervisor<'_> {
             Decision::Allowed => self.answer(listener, n.id, Answer::Continue, Handled::Continued),
             Decision::Blocked => {
                 let reason = format!("{I1_NETWORK}: {dest} is not in network_allow and integrity mode is enforce; ask the maintainer to allow the host");
-                tell(
+                self.tell(
                     pid,
                     &format!("agent-guards: refused connecting to {dest} ({reason})"),
                 );

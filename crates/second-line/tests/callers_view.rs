@@ -64,3 +64,21 @@ fn programs_and_writes_named_through_the_callers_proc_are_judged_as_what_they_ar
         out.stderr
     );
 }
+
+#[test]
+fn a_refusal_reaches_the_commands_stderr_when_the_refused_process_hides_its_own() {
+    // Issue 41: the line was written only to the refused process's stderr; `2>/dev/null` hid
+    // why its exec failed. It now reaches the command's own stderr too, once.
+    let Some(w) = root_world("told-command") else {
+        return;
+    };
+    let line = "agent-guards: refused claude --model fable (M3.launch";
+    // Hidden by the refused process: said on the command's stderr.
+    let out = w.ran("bash", &["-c", "claude --model fable 2>/dev/null; echo rc $?"]);
+    out.prints(&["rc 126"]);
+    assert_eq!(out.said(line), 1, "{}", out.stderr);
+    // On the command's own stderr already: not written twice.
+    let out = w.ran("bash", &["-c", "claude --model fable; echo rc $?"]);
+    out.prints(&["rc 126"]);
+    assert_eq!(out.said(line), 1, "{}", out.stderr);
+}
