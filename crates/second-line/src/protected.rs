@@ -83,6 +83,35 @@ impl ProtectedSet {
         Some((what.describe(), integrity_signals::codes::tamper(what)))
     }
 
+    /// What a write, rename or removal of `path` (absolute, normalised) would change that is
+    /// protected: the path itself ([`ProtectedSet::protection`]), or a protected folder or file
+    /// that exists below it (issue 41: renaming `~/.claude`, `~/.config` or any other parent of a
+    /// protected path replaced everything under it, read-only mounts included, since they move
+    /// with the folder). The root folder is no one's parent here.
+    pub fn guards(&self, path: &Path) -> Option<(&'static str, &'static str)> {
+        if let Some(p) = self.protection(path) {
+            return Some(p);
+        }
+        // The root folder is no one's parent here.
+        path.parent()?;
+        let below = |p: &Path| p != path && p.starts_with(path) && p.exists();
+        let held = self
+            .rules
+            .roots
+            .iter()
+            .chain(&self.rules.files)
+            .find(|p| below(p))
+            .and_then(|p| self.protection(p));
+        // A `.claude` folder itself too: renamed, its registrations go with it.
+        held.or_else(|| {
+            let holds = |d: &PathBuf| d.starts_with(path) && d.exists();
+            self.claude_dirs.iter().any(holds).then_some((
+                "a folder that holds hook registrations",
+                integrity_signals::codes::I3_SETTINGS,
+            ))
+        })
+    }
+
     /// The existing paths to mount read-only: protected folders and files, and each existing
     /// `settings*.json` in the `.claude` folders. A registration file that does not exist yet
     /// cannot be a mount point; the notifier refuses creating it (see the crate README).

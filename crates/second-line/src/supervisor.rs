@@ -416,7 +416,7 @@ impl Supervisor<'_> {
             paths.iter().find_map(|p| {
                 let raw = mem.string(args[p.path], notify::MAX_STRING).ok()?;
                 let abs = resolve(pid, *p, &args, &raw, false, &|d| base_dir(pid, d)).ok()?;
-                let what = self.protected.protection(&abs)?;
+                let what = self.protected.guards(&abs)?;
                 Some((abs, lossy(&raw), what))
             })
         })();

@@ -74,11 +74,41 @@ fn a_refusal_reaches_the_commands_stderr_when_the_refused_process_hides_its_own(
     };
     let line = "agent-guards: refused claude --model fable (M3.launch";
     // Hidden by the refused process: said on the command's stderr.
-    let out = w.ran("bash", &["-c", "claude --model fable 2>/dev/null; echo rc $?"]);
+    let out = w.ran(
+        "bash",
+        &["-c", "claude --model fable 2>/dev/null; echo rc $?"],
+    );
     out.prints(&["rc 126"]);
     assert_eq!(out.said(line), 1, "{}", out.stderr);
     // On the command's own stderr already: not written twice.
     let out = w.ran("bash", &["-c", "claude --model fable; echo rc $?"]);
     out.prints(&["rc 126"]);
     assert_eq!(out.said(line), 1, "{}", out.stderr);
+}
+
+#[test]
+fn a_folder_that_holds_a_protected_path_is_not_renamed_or_removed() {
+    // Issue 41: renaming a parent of a protected path (`~/.claude`, `~/.config`) replaced
+    // everything under it, read-only mounts included. An unrelated folder still moves.
+    let Some(w) = root_world("ancestors") else {
+        return;
+    };
+    let script = r#"cd "$HOME"; mkdir -p notes
+for c in "mv .claude claude-old" "mv .config config-old" "rm -rf .local/state" "mv notes notes-old"; do
+  $c 2>/dev/null; echo "$c => $?"
+done"#;
+    let out = w.ran("bash", &["-c", script]);
+    out.prints(&[
+        "mv .claude claude-old => 1",
+        "mv .config config-old => 1",
+        "rm -rf .local/state => 1",
+        "mv notes notes-old => 0",
+    ]);
+    assert!(w.home().join(".claude/settings.json").exists());
+    assert!(w.home().join(".config/agent-guards/config.toml").exists());
+    assert!(
+        out.said("agent-guards: refused writing") >= 3,
+        "{}",
+        out.stderr
+    );
 }
