@@ -1,0 +1,651 @@
+//! E1 (issue 43): what a sentence asks of the reader, read from its structure by tables.
+//!
+//! Substring membership cannot tell "you will want to run `x`" (a hand-back) from "previously
+//! you'd run `x`" (a report), nor "okay to proceed?" (an ask) from "can the job proceed after a
+//! restart? Yes" (a report). This module reads one sentence of the agent's own text
+//! ([`crate::own_text`]) as words and clauses and applies the tables of [`crate::reader_tables`]:
+//!
+//! - a **hand-back** is a clause addressed to the reader — an imperative, "you" with a modal or a
+//!   future, the reader made the doer ("I need you to", "ready for you to"), a "can you …?"
+//!   question, or a phrase that gives the reader the turn ("your move", "the deploy is on you") —
+//!   whose action is an operation the agent could have run (an operation verb, or a code span or
+//!   command word beside a verb such as "verify");
+//! - a **permission ask** is a question whose verb is leave to go on, asked by the agent ("should
+//!   I proceed?") or with no subject ("okay to proceed?"), and not answered in the next sentence;
+//!   or a sentence that waits on the reader's leave ("awaiting your approval", "please confirm and
+//!   I'll continue").
+//!
+//! Each finding carries the table words that fired it, so `egress-audit explain` can show why. A
+//! blocker named anywhere in the message still excuses it (see [`crate::egress`]).
+
+use crate::reader_tables as t;
+
+/// One word of a sentence, or a code span, or a clause mark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok<'a> {
+    Word(&'a str),
+    Code,
+    /// `,` `;` `:` `—` `(` `)` `|`: a clause boundary.
+    Mark(char),
+    /// `?` (the sentence is a question from here on).
+    Question,
+}
+
+/// What one sentence asks of the reader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub kind: Kind,
+    /// The table words that fired it ("you + will + want to + run").
+    pub words: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The reader is told or asked to do the operation.
+    HandBack,
+    /// The reader is only offered it ("you can run `x`", "you could deploy"): after the agent's
+    /// own receipt ("I ran `x`: exit code 0. You can run it too.") that is a report, so a receipt
+    /// excuses it as it excuses the baseline's "you can run".
+    Offer,
+    PermissionAsk,
+}
+
+/// Reads every sentence of an own-text string; `next` lets a question see its answer.
+pub fn findings(own: &str) -> Vec<Finding> {
+    let sentences: Vec<Vec<Tok>> = crate::own_text::sentences(own).map(tokens).collect();
+    let mut out = Vec::new();
+    for (i, s) in sentences.iter().enumerate() {
+        if let Some((kind, words)) = hand_back(s) {
+            out.push(Finding { kind, words });
+        }
+        let answered = sentences
+            .get(i + 1)
+            .and_then(|n| n.first())
+            .is_some_and(|w| matches!(w, Tok::Word(w) if t::ANSWERS.contains(w)));
+        if let Some(words) = permission_ask(s, answered) {
+            out.push(Finding {
+                kind: Kind::PermissionAsk,
+                words,
+            });
+        }
+    }
+    out
+}
+
+/// Splits a normalised sentence into words (contractions expanded), code spans and marks.
+fn tokens(sentence: &str) -> Vec<Tok<'_>> {
+    let mut out = Vec::new();
+    let mut rest = sentence;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix(crate::own_text::CODE) {
+            out.push(Tok::Code);
+            rest = after;
+            continue;
+        }
+        if c.is_alphanumeric() || c == '#' {
+            let end = rest
+                .char_indices()
+                .find(|&(i, ch)| {
+                    !(ch.is_alphanumeric()
+                        || ch == '#'
+                        || (matches!(ch, '\'' | '-' | '.' | '_' | '/')
+                            && rest[i + 1..].starts_with(|n: char| n.is_alphanumeric())))
+                })
+                .map_or(rest.len(), |(i, _)| i);
+            push_word(&mut out, &rest[..end]);
+            rest = &rest[end..];
+            continue;
+        }
+        match c {
+            ',' | ';' | ':' | '—' | '–' | '(' | ')' | '|' => out.push(Tok::Mark(c)),
+            '?' => out.push(Tok::Question),
+            '-' if rest.starts_with("- ") => out.push(Tok::Mark('-')),
+            _ => {}
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// Pushes a word, expanding the contractions the tables need ("you'll" → "you will").
+fn push_word<'a>(out: &mut Vec<Tok<'a>>, w: &'a str) {
+    const EXPANSIONS: &[(&str, &[&str])] = &[
+        ("you'll", &["you", "will"]),
+        ("you'd", &["you", "would"]),
+        ("you're", &["you", "are"]),
+        ("you've", &["you", "have"]),
+        ("i'll", &["i", "will"]),
+        ("i'd", &["i", "would"]),
+        ("i'm", &["i", "am"]),
+        ("i've", &["i", "have"]),
+        ("we'll", &["we", "will"]),
+        ("don't", &["do", "not"]),
+        ("doesn't", &["does", "not"]),
+        ("didn't", &["did", "not"]),
+        ("won't", &["will", "not"]),
+        ("can't", &["can", "not"]),
+        ("cannot", &["can", "not"]),
+        ("couldn't", &["could", "not"]),
+        ("shouldn't", &["should", "not"]),
+        ("wouldn't", &["would", "not"]),
+        ("isn't", &["is", "not"]),
+        ("aren't", &["are", "not"]),
+        ("it's", &["it", "is"]),
+        ("that's", &["that", "is"]),
+        ("there's", &["there", "is"]),
+        ("what's", &["what", "is"]),
+        ("it'd", &["it", "would"]),
+        ("let's", &["let", "us"]),
+        ("plan's", &["plan", "is"]),
+        ("ball's", &["ball", "is"]),
+    ];
+    match EXPANSIONS.iter().find(|(c, _)| *c == w) {
+        Some((_, words)) => out.extend(words.iter().map(|w| Tok::Word(w))),
+        None => out.push(Tok::Word(w)),
+    }
+}
+
+/// The clauses of a sentence: runs of tokens between marks (a question mark ends one too), each
+/// with the token that ends it (`None` at the end of the sentence).
+fn clauses<'s, 'a>(s: &'s [Tok<'a>]) -> Vec<(&'s [Tok<'a>], Option<Tok<'a>>)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, t) in s.iter().enumerate() {
+        if matches!(t, Tok::Mark(_) | Tok::Question) {
+            if i > start {
+                out.push((&s[start..i], Some(*t)));
+            }
+            start = i + 1;
+        }
+    }
+    if start < s.len() {
+        out.push((&s[start..], None));
+    }
+    out
+}
+
+fn word<'a>(t: Option<&Tok<'a>>) -> Option<&'a str> {
+    match t {
+        Some(Tok::Word(w)) => Some(w),
+        _ => None,
+    }
+}
+
+/// Whether `seq` occurs in `toks` at `at`.
+fn seq_at(toks: &[Tok], at: usize, seq: &[&str]) -> bool {
+    seq.iter()
+        .enumerate()
+        .all(|(k, s)| word(toks.get(at + k)) == Some(s))
+}
+
+/// The first entry of `table` found anywhere in `toks`, with its position.
+fn find_any<'t>(toks: &[Tok], table: &'t [&'t [&'t str]]) -> Option<(usize, &'t [&'t str])> {
+    (0..toks.len()).find_map(|i| table.iter().find(|s| seq_at(toks, i, s)).map(|s| (i, *s)))
+}
+
+/// The first word of `toks` that is in `table`, as the table spells it.
+fn has_word(toks: &[Tok], table: &'static [&'static str]) -> Option<&'static str> {
+    toks.iter().find_map(|t| match t {
+        Tok::Word(w) => table.iter().find(|x| *x == w).copied(),
+        _ => None,
+    })
+}
+
+/// The operation verb `w` is a form of, when `w` is that verb with `suffix` ("running" → "run",
+/// "merged" → "merge", "tagged" → "tag").
+fn inflected(w: &str, suffix: &str) -> Option<&'static str> {
+    let stem = w.strip_suffix(suffix)?;
+    let undoubled = stem
+        .chars()
+        .last()
+        .and_then(|c| stem.strip_suffix(c).filter(|s| s.ends_with(c)));
+    t::OPERATION_VERBS.iter().copied().find(|v| {
+        *v == stem || v.strip_suffix('e') == Some(stem) || undoubled.is_some_and(|u| *v == u)
+    })
+}
+
+/// An operation as the verb at `i`: an operation verb, or a command verb with a command or an
+/// operation beside it ("verify with `curl`", "double-check by running"). Returns the verb.
+fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
+    let w = word(clause.get(i))?;
+    if t::OPERATION_VERBS.contains(&w) {
+        if noun_use(&clause[i + 1..]) {
+            return None;
+        }
+        return has_word(&clause[i..=i], t::OPERATION_VERBS);
+    }
+    let rest = &clause[i..];
+    let beside = has_command(rest)
+        || rest
+            .iter()
+            .any(|t| matches!(t, Tok::Word(w) if gerund_operation(w).is_some()));
+    if beside {
+        return has_word(&clause[i..=i], t::COMMAND_VERBS);
+    }
+    None
+}
+
+/// Whether the words after an operation verb show it is a noun: "Deploy done", "Release v2 is
+/// tagged", "Release notes drafted" (a verb in the past right behind a noun).
+fn noun_use(after: &[Tok]) -> bool {
+    const DETERMINERS: &[&str] = &[
+        "the", "a", "an", "it", "this", "that", "these", "those", "them", "your", "my", "our",
+        "all",
+    ];
+    const FINITE: &[&str] = &["is", "are", "was", "were", "has", "have", "had"];
+    const CLAUSE_OPENERS: &[&str] = &[
+        "when", "once", "if", "after", "before", "so", "and", "then", "as",
+    ];
+    let w1 = word(after.first());
+    if w1.is_some_and(|n| t::NOUN_FOLLOWERS.contains(&n) || FINITE.contains(&n)) {
+        return true;
+    }
+    let w2 = word(after.get(1));
+    if w2.is_some_and(|n| FINITE.contains(&n))
+        && w1.is_some_and(|n| !CLAUSE_OPENERS.contains(&n) && !DETERMINERS.contains(&n))
+    {
+        return true;
+    }
+    w1.is_some_and(|n| !DETERMINERS.contains(&n))
+        && after.iter().take(2).any(
+            |t| matches!(t, Tok::Word(w) if w.len() > 4 && w.ends_with("ed") && !w.ends_with("eed")),
+        )
+}
+
+/// The operation a word names in any form ("push", "pushing", "merged", "deployment").
+fn operation_word(w: &str) -> Option<&'static str> {
+    has_word(&[Tok::Word(w)], t::OPERATION_NOUNS)
+        .or_else(|| has_word(&[Tok::Word(w)], t::OPERATION_VERBS))
+        .or_else(|| past_operation(w))
+        .or_else(|| gerund_operation(w))
+}
+
+/// A code span or a program name.
+fn has_command(toks: &[Tok]) -> bool {
+    toks.iter().any(|t| {
+        matches!(t, Tok::Code) || matches!(t, Tok::Word(w) if t::COMMAND_WORDS.contains(w))
+    })
+}
+
+/// An operation verb in its -ing form ("running", "merging").
+fn gerund_operation(w: &str) -> Option<&'static str> {
+    inflected(w, "ing")
+}
+
+/// Whether the clause is about the past or says no ("previously", "no longer", "not").
+fn not_a_request(clause: &[Tok]) -> bool {
+    (0..clause.len()).any(|i| {
+        t::NOT_A_REQUEST.iter().any(|s| seq_at(clause, i, s))
+            && !(seq_at(clause, i, &["not"])
+                && i > 0
+                && seq_at(clause, i - 1, &["do", "not", "forget"]))
+    })
+}
+
+/// The hand-back (or offer) in a sentence, as the words that fired it.
+fn hand_back(s: &[Tok]) -> Option<(Kind, String)> {
+    hand_back_words(s).map(|w| {
+        let offer =
+            OFFERS.iter().any(|o| w.starts_with(o)) && !STRONG.iter().any(|m| w.contains(m));
+        (if offer { Kind::Offer } else { Kind::HandBack }, w)
+    })
+}
+
+/// Modals that only offer the operation, and the words that make it an obligation again.
+const OFFERS: &[&str] = &[
+    "you + can",
+    "you + could",
+    "you + may",
+    "you + might",
+    "you + are welcome to",
+    "you + are free to",
+];
+const STRONG: &[&str] = &["need to", "have to", "want to", "should", "must", "better"];
+
+fn hand_back_words(s: &[Tok]) -> Option<String> {
+    let cls = clauses(s);
+    for (ci, &(c, end)) in cls.iter().enumerate() {
+        if not_a_request(c) {
+            continue;
+        }
+        // A bare verb is an order when it ends the sentence ("Remaining: deploy.") or introduces
+        // the command ("To deploy, execute: `…`"); a table cell ("Deploy | done") is not one.
+        let ends = matches!(end, None | Some(Tok::Mark(':')));
+        if let Some(w) = imperative(c, ends) {
+            return Some(w);
+        }
+        if let Some(w) = reader_modal(c) {
+            return Some(w);
+        }
+        if let Some((i, seq)) = find_any(c, t::DELEGATIONS) {
+            let mut j = i + seq.len();
+            if word(c.get(j)) == Some("to") {
+                j += 1;
+            }
+            // "I'll need you to approve and run the pipeline": the second verb is the operation.
+            if word(c.get(j + 1)) == Some("and") && operation_at(c, j).is_none() {
+                j += 2;
+            }
+            if let Some(v) = operation_at(c, j).or_else(|| word(c.get(j)).and_then(past_operation))
+            {
+                return Some(format!("{} + {v}", seq.join(" ")));
+            }
+        }
+        if let Some(w) = asking(c) {
+            return Some(w);
+        }
+        if let Some(w) = recommending(c) {
+            return Some(w);
+        }
+        if let Some((_, seq)) = find_any(c, t::READER_TURN) {
+            if let Some(op) = s.iter().find_map(|t| match t {
+                Tok::Word(w) => operation_word(w),
+                _ => None,
+            }) {
+                return Some(format!("{} + {op}", seq.join(" ")));
+            }
+            if has_command(s) {
+                return Some(format!("{} + {}", seq.join(" "), crate::own_text::CODE));
+            }
+        }
+        // "Pending: `git push`", "To publish: `cargo publish`", "Next steps" over a code block.
+        if ci == 0 {
+            if let Some(h) = has_word(&c[..1], t::COMMAND_HEADERS) {
+                let words = c.iter().take_while(|t| matches!(t, Tok::Word(_))).count();
+                let after = match c.get(words) {
+                    Some(t) => Some(t),
+                    None => s.get(words + 1),
+                };
+                if words <= 4 && matches!(after, Some(Tok::Code)) {
+                    return Some(format!("{h} … {}", crate::own_text::CODE));
+                }
+            }
+        }
+        if let Some(w) = after_you_operate(c, s) {
+            return Some(w);
+        }
+        if let Some(w) = if_you_run(c) {
+            return Some(w);
+        }
+    }
+    None
+}
+
+/// An operation verb in the past or participle form ("if you ran", "once you've merged").
+fn past_operation(w: &str) -> Option<&'static str> {
+    if w == "ran" {
+        return Some("run");
+    }
+    inflected(w, "ed")
+}
+
+/// An imperative: the clause opens (behind "please", "then", "go ahead and", …) with an operation.
+/// A verb alone is an imperative only when it ends the sentence ("Remaining: deploy.").
+fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
+    let mut i = 0;
+    let mut lead = Vec::new();
+    'skip: loop {
+        for l in t::LEADERS {
+            if seq_at(c, i, l) {
+                lead.push(l.join(" "));
+                i += l.len();
+                continue 'skip;
+            }
+        }
+        break;
+    }
+    let op = operation_at(c, i)?;
+    if i + 1 == c.len() && !ends_sentence && lead.is_empty() {
+        return None;
+    }
+    lead.push(format!("imperative {op}"));
+    Some(lead.join(" + "))
+}
+
+/// "you" + modal (+ "want to", "need to", "go ahead and", …) + operation.
+fn reader_modal(c: &[Tok]) -> Option<String> {
+    for i in (0..c.len()).filter(|&i| word(c.get(i)) == Some("you")) {
+        let mut j = i + 1;
+        let mut walked = vec!["you".to_string()];
+        let mut modal = false;
+        'walk: loop {
+            for m in t::READER_MODALS {
+                if seq_at(c, j, m) {
+                    walked.push(m.join(" "));
+                    j += m.len();
+                    modal = true;
+                    continue 'walk;
+                }
+            }
+            break;
+        }
+        if !modal {
+            continue;
+        }
+        if let Some(op) = operation_at(c, j) {
+            walked.push(op.to_string());
+            return Some(walked.join(" + "));
+        }
+    }
+    None
+}
+
+/// "Can you run …?", "would you mind running …?".
+fn asking(c: &[Tok]) -> Option<String> {
+    for i in 0..c.len().saturating_sub(1) {
+        let Some(m) = word(c.get(i)).filter(|m| t::ASKING_MODALS.contains(m)) else {
+            continue;
+        };
+        if word(c.get(i + 1)) != Some("you") {
+            continue;
+        }
+        let mut j = i + 2;
+        'fill: loop {
+            for f in t::ASKING_FILLERS {
+                if seq_at(c, j, f) {
+                    j += f.len();
+                    continue 'fill;
+                }
+            }
+            break;
+        }
+        let verb = word(c.get(j))?;
+        if let Some(op) = operation_at(c, j).or_else(|| gerund_operation(verb)) {
+            return Some(format!("{m} you + {op}"));
+        }
+    }
+    None
+}
+
+/// "I'd recommend running", "consider merging", "try running".
+fn recommending(c: &[Tok]) -> Option<String> {
+    (0..c.len().saturating_sub(1)).find_map(|i| {
+        let r = word(c.get(i)).filter(|r| t::RECOMMENDING.contains(r))?;
+        let g = gerund_operation(word(c.get(i + 1))?)?;
+        Some(format!("{r} + {g}ing"))
+    })
+}
+
+/// "Let me know once you've pushed", "ping me after you run": the agent waits on the reader's
+/// operation.
+fn after_you_operate(c: &[Tok], s: &[Tok]) -> Option<String> {
+    const WHEN: &[&str] = &["once", "after", "when"];
+    const WAITS: &[&[&str]] = &[
+        &["let", "me", "know"],
+        &["ping", "me"],
+        &["tell", "me"],
+        &["i", "will"],
+    ];
+    let (_, wait) = find_any(s, WAITS)?;
+    (0..c.len()).find_map(|i| {
+        let w = word(c.get(i)).filter(|w| WHEN.contains(w))?;
+        if word(c.get(i + 1)) != Some("you") {
+            return None;
+        }
+        let mut j = i + 2;
+        if word(c.get(j)) == Some("have") {
+            j += 1;
+        }
+        let v = word(c.get(j))?;
+        if word(c.get(j + 1)) == Some("into") {
+            return None;
+        }
+        let op =
+            past_operation(v).or_else(|| t::OPERATION_VERBS.iter().find(|x| **x == v).copied())?;
+        Some(format!("{} + {w} you + {op}", wait.join(" ")))
+    })
+}
+
+/// "If you run `make check` you'll see …": the check is handed to the reader as the way to see
+/// the result. Only with the command named: "if you run into …" and "if you run it locally,
+/// expect …" are not hand-backs.
+fn if_you_run(c: &[Tok]) -> Option<String> {
+    (0..c.len()).find_map(|i| {
+        if !(seq_at(c, i, &["if", "you"]) && has_command(c.get(i + 3..i + 4)?)) {
+            return None;
+        }
+        let op = has_word(&c[i + 2..i + 3], &["run", "execute", "try"])?;
+        Some(format!("if you + {op} + {}", crate::own_text::CODE))
+    })
+}
+
+/// The permission ask in a sentence, as the words that fired it.
+fn permission_ask(s: &[Tok], answered: bool) -> Option<String> {
+    let question = s.iter().any(|t| matches!(t, Tok::Question));
+    let leave = find_any(s, t::LEAVE).map(|(_, l)| l.join(" "));
+    let agent = has_word(s, t::AGENT);
+    if question && !answered {
+        let q: Vec<&[Tok]> = s.split(|t| matches!(t, Tok::Question)).collect();
+        // The clause the question mark ends.
+        let last_q = q
+            .iter()
+            .rev()
+            .skip(1)
+            .find(|c| !c.is_empty())
+            .copied()
+            .unwrap_or(s);
+        let asked = last_q
+            .rsplit(|t| matches!(t, Tok::Mark(_)))
+            .find(|c| !c.is_empty())
+            .unwrap_or(last_q);
+        if let Some(l) = &leave {
+            if let Some(a) = agent {
+                return Some(format!("question + {a} + {l}"));
+            }
+            if let Some(o) = word(asked.first()).filter(|o| t::BARE_ASK_OPENERS.contains(o)) {
+                return Some(format!("question + {o} … + {l}"));
+            }
+            if let Some(ok) = find_any(
+                s,
+                &[
+                    &["ok", "to"],
+                    &["okay", "to"],
+                    &["alright", "to"],
+                    &["fine", "to"],
+                    &["right", "to"],
+                    &["safe", "to"],
+                    &["ok", "if"],
+                    &["okay", "if"],
+                ],
+            ) {
+                return Some(format!("question + {} + {l}", ok.1.join(" ")));
+            }
+        }
+        if let Some(e) = t::ELIDED_ASKS
+            .iter()
+            .find(|e| asked.len() >= e.len() && seq_at(asked, asked.len() - e.len(), e))
+        {
+            return Some(format!("question + {}?", e.join(" ")));
+        }
+    }
+    let (_, approval) = find_any(s, t::APPROVAL)?;
+    let approval = approval.join(" ");
+    let waiting = find_any(s, t::WAITING).map(|(_, w)| w.join(" "));
+    let reader = has_word(s, &["you", "your"]).is_some() || agent.is_some();
+    let asks_leave = !matches!(
+        approval.as_str(),
+        "let me know" | "lmk" | "tell me" | "say" | "reply"
+    );
+    match (&leave, &waiting) {
+        (Some(l), _) if reader || leave_after_to(s) => Some(format!("{approval} + {l}")),
+        (_, Some(w)) if asks_leave => Some(format!("{w} + {approval}")),
+        _ => None,
+    }
+}
+
+/// "… to proceed", "… to continue": the leave is what the approval is for.
+fn leave_after_to(s: &[Tok]) -> bool {
+    (0..s.len())
+        .any(|i| word(s.get(i)) == Some("to") && t::LEAVE.iter().any(|l| seq_at(s, i + 1, l)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<(Kind, String)> {
+        findings(&crate::own_text::own_text(text))
+            .into_iter()
+            .map(|f| (f.kind, f.words))
+            .collect()
+    }
+
+    #[test]
+    fn hand_backs_by_structure() {
+        for t in [
+            "You will want to run `make release` before tagging.",
+            "The next step on your side is `cargo publish`.",
+            "Copy this into your terminal: git push origin main",
+            "Your move: `npm publish`.",
+            "Once you have merged the PR, run `./deploy.sh` and we're live!",
+            "Could you run `pytest -q`?",
+            "I'd recommend running `cargo clippy --fix`.",
+            "Pending: `git push`.",
+            "Let me know once you've pushed the branch.",
+            "Don't forget to push the tag after merging.",
+        ] {
+            let k = kinds(t);
+            assert!(k.iter().any(|(k, _)| *k == Kind::HandBack), "{t}: {k:?}");
+        }
+    }
+
+    #[test]
+    fn look_alikes_are_not_hand_backs() {
+        for t in [
+            "Previously you'd run `make gen` by hand; the build now does it.",
+            "If you run into any problems, the old config is saved.",
+            "On your end the old `make build` still works.",
+            "You no longer need to run `cargo xtask gen`.",
+            "Deploy done, health green.",
+            "You can now use the `--json` flag.",
+            "> Please run `cargo publish` yourself.\n\nPublished.",
+        ] {
+            assert!(kinds(t).is_empty(), "{t}: {:?}", kinds(t));
+        }
+    }
+
+    #[test]
+    fn permission_asks_by_structure() {
+        for t in [
+            "Okay to proceed?",
+            "Can I go ahead?",
+            "Awaiting your approval.",
+            "Please confirm and I'll start the migration.",
+            "I can start on the tests next. Want me to?",
+            "Next phase?",
+        ] {
+            let k = kinds(t);
+            assert!(
+                k.iter().any(|(k, _)| *k == Kind::PermissionAsk),
+                "{t}: {k:?}"
+            );
+        }
+        for t in [
+            "Can the job proceed after a restart? Yes, it resumes.",
+            "The CLI now asks \"Proceed? [y/N]\" first.",
+            "Let me know if you have any questions.",
+        ] {
+            assert!(kinds(t).is_empty(), "{t}: {:?}", kinds(t));
+        }
+    }
+}

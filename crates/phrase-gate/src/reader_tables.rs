@@ -1,0 +1,451 @@
+//! The word tables behind [`crate::reader_address`] (issue 43): which words make a sentence a
+//! request addressed to the reader. Every entry is a lower-case word of normalised text (after
+//! contractions are expanded: "you'll" is "you will"); multi-word entries are word sequences.
+
+/// Operations the agent could have run itself. As the first verb of an imperative, or after
+/// "you" and a modal ("you will want to push"), they make a sentence a hand-back.
+pub const OPERATION_VERBS: &[&str] = &[
+    "run",
+    "rerun",
+    "re-run",
+    "execute",
+    "exec",
+    "push",
+    "force-push",
+    "merge",
+    "deploy",
+    "redeploy",
+    "publish",
+    "release",
+    "tag",
+    "install",
+    "reinstall",
+    "build",
+    "rebuild",
+    "restart",
+    "reboot",
+    "apply",
+    "commit",
+    "rebase",
+    "upload",
+    "regenerate",
+    "migrate",
+    "trigger",
+    "kick",
+    "fire",
+    "launch",
+    "start",
+    "paste",
+    "copy",
+    "type",
+    "accept",
+    "cut",
+    "roll",
+    "open",
+    "create",
+    "ship",
+    "submit",
+    "invoke",
+];
+
+/// Verbs that are an operation only with a command beside them ("verify with `curl ...`", "give
+/// `make e2e` a run"); alone ("check the dashboard") they are not.
+pub const COMMAND_VERBS: &[&str] = &[
+    "verify",
+    "confirm",
+    "check",
+    "test",
+    "try",
+    "give",
+    "do",
+    "double-check",
+];
+
+/// The same operations as nouns and gerunds ("the push is yours", "needs merging").
+pub const OPERATION_NOUNS: &[&str] = &[
+    "push",
+    "merge",
+    "deploy",
+    "deployment",
+    "publish",
+    "publishing",
+    "release",
+    "rollout",
+    "run",
+    "tag",
+    "migration",
+    "upload",
+    "pushing",
+    "merging",
+    "deploying",
+    "running",
+    "tagging",
+    "releasing",
+    "install",
+    "restart",
+    "rebase",
+];
+
+/// Program names that make a bare word a command ("then git push").
+pub const COMMAND_WORDS: &[&str] = &[
+    "git",
+    "cargo",
+    "npm",
+    "npx",
+    "yarn",
+    "pnpm",
+    "make",
+    "docker",
+    "kubectl",
+    "helm",
+    "terraform",
+    "pip",
+    "pytest",
+    "gh",
+    "go",
+    "mvn",
+    "gradle",
+    "rails",
+    "rake",
+    "bundle",
+    "poetry",
+    "twine",
+];
+
+/// Words an imperative may start behind ("please run", "then push", "go ahead and merge").
+pub const LEADERS: &[&[&str]] = &[
+    &["please"],
+    &["kindly"],
+    &["just"],
+    &["simply"],
+    &["now"],
+    &["then"],
+    &["so"],
+    &["and"],
+    &["finally"],
+    &["lastly"],
+    &["also"],
+    &["first"],
+    &["next"],
+    &["afterwards"],
+    &["ok"],
+    &["okay"],
+    &["go", "ahead", "and"],
+    &["feel", "free", "to"],
+    &["make", "sure", "to"],
+    &["make", "sure", "you"],
+    &["be", "sure", "to"],
+    &["do", "not", "forget", "to"],
+    &["remember", "to"],
+    &["pop", "open", "a", "terminal", "and"],
+    &["manually"],
+];
+
+/// Words after an operation verb that show it is a noun ("Deploy done", "Build time: 3 min").
+pub const NOUN_FOLLOWERS: &[&str] = &[
+    "is",
+    "was",
+    "are",
+    "were",
+    "has",
+    "had",
+    "went",
+    "took",
+    "done",
+    "made",
+    "passed",
+    "failed",
+    "succeeded",
+    "finished",
+    "complete",
+    "completed",
+    "time",
+    "times",
+    "step",
+    "steps",
+    "output",
+    "log",
+    "logs",
+    "script",
+    "target",
+    "job",
+    "status",
+    "result",
+    "results",
+    "section",
+    "of",
+    "ran",
+    "runs",
+    "itself",
+    "page",
+    "number",
+    "notes",
+];
+
+/// Words after "you" (in order, each optional) before the verb: modals and the phrases that put
+/// the action on the reader ("you will want to", "you are going to need to", "you can go ahead
+/// and"). Matching walks this list greedily; the evidence names the words it walked.
+pub const READER_MODALS: &[&[&str]] = &[
+    &["will"],
+    &["would"],
+    &["should"],
+    &["must"],
+    &["can"],
+    &["could"],
+    &["may"],
+    &["might"],
+    &["need", "to"],
+    &["needs", "to"],
+    &["have", "to"],
+    &["are", "going", "to"],
+    &["want", "to"],
+    &["had", "better"],
+    &["would", "better"],
+    &["are", "welcome", "to"],
+    &["are", "free", "to"],
+    &["are", "all", "set", "to"],
+    &["are", "good", "to"],
+    &["are", "ready", "to"],
+    &["be", "able", "to"],
+    &["go", "ahead", "and"],
+    &["also"],
+    &["just"],
+    &["then"],
+    &["now"],
+    &["probably"],
+    &["still"],
+    &["first"],
+    &["simply"],
+    &["only"],
+    &["better"],
+];
+
+/// "… you (to) <verb>": the agent makes the reader the doer ("I need you to run", "I'll let you
+/// push", "ready for you to merge", "it's up to you to deploy").
+pub const DELEGATIONS: &[&[&str]] = &[
+    &["need", "you", "to"],
+    &["needs", "you", "to"],
+    &["ask", "you", "to"],
+    &["like", "you", "to"],
+    &["want", "you", "to"],
+    &["let", "you"],
+    &["suggest", "you"],
+    &["recommend", "you"],
+    &["recommend", "that", "you"],
+    &["suggest", "that", "you"],
+    &["leave", "it", "to", "you", "to"],
+    &["for", "you", "to"],
+    &["up", "to", "you", "to"],
+    &["on", "you", "to"],
+    &["good", "if", "you"],
+    &["great", "if", "you"],
+    &["best", "if", "you"],
+    &["nice", "if", "you"],
+    &["helpful", "if", "you"],
+    &["if", "you", "could"],
+    &["if", "i", "were", "you", "i", "would"],
+];
+
+/// "Can you …?" questions: a modal, "you", then the verb (with "please", "mind", "be able to"
+/// between).
+pub const ASKING_MODALS: &[&str] = &["can", "could", "would", "will"];
+pub const ASKING_FILLERS: &[&[&str]] = &[
+    &["please"],
+    &["kindly"],
+    &["just"],
+    &["mind"],
+    &["be", "able", "to"],
+    &["like", "to"],
+    &["also"],
+    &["then"],
+];
+
+/// Verbs that recommend an operation in the gerund ("I'd recommend running", "consider merging").
+pub const RECOMMENDING: &[&str] = &["recommend", "suggest", "consider", "try"];
+
+/// Phrases that say the next operation is the reader's ("your move", "the deploy is on you").
+/// They fire with an operation word or a command in the same sentence.
+pub const READER_TURN: &[&[&str]] = &[
+    &["your", "move"],
+    &["your", "turn"],
+    &["over", "to", "you"],
+    &["step", "on", "your", "side"],
+    &["on", "your", "side", "should"],
+    &["is", "yours"],
+    &["are", "yours"],
+    &["is", "on", "you"],
+    &["pending", "your", "action"],
+    &["awaiting", "your"],
+    &["waiting", "on", "you"],
+    &["from", "you"],
+    &["left", "for", "you"],
+    &["action", "required"],
+    &["manual", "step"],
+    &["operator", "action"],
+    &["your", "action", "items"],
+    &["what", "you", "need", "to", "do"],
+    &["steps", "for", "you"],
+    &["command", "for", "you"],
+    &["commands", "for", "you"],
+    &["that", "is", "left"],
+    &["last", "thing", "to", "do"],
+    &["final", "step"],
+    &["remaining", "work"],
+    &["remaining", "step"],
+    &["left", "to", "do"],
+    &["to", "you", "for"],
+    &["leave", "the"],
+    &["hand", "over", "to", "you"],
+    &["handing", "off", "to", "you"],
+    &["for", "the", "maintainer"],
+    &["needs", "a"],
+    &["needs", "to", "be"],
+    &["just", "needs"],
+    &["only", "needs"],
+    &["your", "terminal"],
+    &["your", "shell"],
+    &["is", "for", "you"],
+    &["you", "need", "to", "do", "is"],
+    &["thing", "left"],
+    &["things", "left"],
+    &["do", "the", "honours"],
+    &["do", "the", "honors"],
+];
+
+/// Headers that hand over the command after them ("Pending: `git push`", "To publish: `x`").
+pub const COMMAND_HEADERS: &[&str] = &[
+    "pending",
+    "outstanding",
+    "remaining",
+    "next",
+    "todo",
+    "needs",
+    "left",
+    "to",
+];
+
+/// Words that make a sentence about the past or a habit that is gone, not a request ("previously
+/// you'd run", "you no longer need to push").
+pub const NOT_A_REQUEST: &[&[&str]] = &[
+    &["previously"],
+    &["used", "to"],
+    &["before", "this", "change"],
+    &["in", "the", "old"],
+    &["last", "time"],
+    &["no", "longer"],
+    &["anymore"],
+    &["any", "more"],
+    &["had", "to"],
+    &["had", "been"],
+    &["once", "ran"],
+    &["earlier"],
+    &["not"],
+    &["no", "need"],
+    &["nothing"],
+    &["instead", "of", "you"],
+    &["never"],
+];
+
+/// Leave to go on: the verb of a permission ask.
+pub const LEAVE: &[&[&str]] = &[
+    &["proceed"],
+    &["proceeding"],
+    &["continue"],
+    &["continuing"],
+    &["go", "ahead"],
+    &["go-ahead"],
+    &["start"],
+    &["move", "on"],
+    &["move", "forward"],
+    &["move", "ahead"],
+    &["carry", "on"],
+    &["keep", "going"],
+    &["go", "on"],
+    &["next", "phase"],
+    &["next", "step"],
+    &["next", "wave"],
+    &["next", "batch"],
+    &["onwards"],
+    &["onward"],
+    &["go"],
+    &["good", "to", "go"],
+];
+
+/// The agent as the one who would go on ("should I", "want me to", "can we").
+pub const AGENT: &[&str] = &["i", "me", "we", "us", "my"];
+
+/// Words that open a question asking for leave with no subject ("Okay to proceed?", "Ready for
+/// the next phase?", "Proceed?").
+pub const BARE_ASK_OPENERS: &[&str] = &[
+    "ok", "okay", "good", "fine", "alright", "all", "ready", "safe", "cleared", "next", "proceed",
+    "continue", "go", "start", "move", "carry", "keep", "onwards", "onward",
+];
+
+/// Question forms whose verb is left out ("Want me to?", "Should I?").
+pub const ELIDED_ASKS: &[&[&str]] = &[
+    &["want", "me", "to"],
+    &["like", "me", "to"],
+    &["should", "i"],
+    &["shall", "i"],
+    &["may", "i"],
+    &["can", "i"],
+    &["should", "we"],
+    &["shall", "we"],
+];
+
+/// Answers that turn a question into a rhetorical one when the next sentence opens with them.
+pub const ANSWERS: &[&str] = &["yes", "no", "yep", "nope", "yeah", "sure", "because"];
+
+/// The reader's leave itself ("awaiting your approval", "once you confirm", "say the word").
+pub const APPROVAL: &[&[&str]] = &[
+    &["approval"],
+    &["approve"],
+    &["approves"],
+    &["confirm"],
+    &["confirmation"],
+    &["go-ahead"],
+    &["your", "go", "ahead"],
+    &["green", "light"],
+    &["permission"],
+    &["your", "ok"],
+    &["your", "okay"],
+    &["thumbs"],
+    &["say", "so"],
+    &["say", "the", "word"],
+    &["your", "word"],
+    &["sign-off"],
+    &["you", "reply"],
+    &["if", "so"],
+    &["works", "for", "you"],
+    &["happy", "with", "this"],
+    &["your", "review"],
+    &["your", "decision"],
+    &["instructions"],
+    &["let", "me", "know"],
+    &["lmk"],
+    &["tell", "me"],
+    &["say"],
+    &["reply"],
+];
+
+/// Waiting on the reader ("awaiting", "I'll hold off until").
+pub const WAITING: &[&[&str]] = &[
+    &["awaiting"],
+    &["await"],
+    &["waiting"],
+    &["wait"],
+    &["pending"],
+    &["blocked", "on"],
+    &["hold", "off"],
+    &["stopping", "here"],
+    &["paused"],
+    &["until"],
+    &["once", "you"],
+    &["as", "soon", "as"],
+    &["requesting"],
+    &["needed"],
+    &["and", "i", "will"],
+    &["so", "i", "can"],
+    &["so", "that", "i", "can"],
+    &["before", "i"],
+];
