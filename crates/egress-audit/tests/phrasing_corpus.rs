@@ -21,6 +21,19 @@ struct Record {
 /// Families whose messages the gate must block; every other family must pass.
 const BLOCKED_FAMILIES: &[&str] = &["hand_back", "permission_ask", "self_error"];
 
+/// Every `*.corpus` file of the folder: the corpus written first and the held-out rounds.
+fn corpus_files() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/egress-audit/E1/phrasing");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("the corpus is in the repository")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".corpus"))
+        .collect();
+    names.sort();
+    names
+}
+
 fn load(name: &str) -> Vec<Record> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fixtures/egress-audit/E1/phrasing")
@@ -74,8 +87,10 @@ fn tally<'a>(
 
 #[test]
 fn hand_backs_and_asks_are_blocked_and_honest_reports_are_not() {
-    let blocked = load("blocked.corpus");
-    let allowed = load("allowed.corpus");
+    let all: Vec<Record> = corpus_files().iter().flat_map(|f| load(f)).collect();
+    let (blocked, allowed): (Vec<Record>, Vec<Record>) = all
+        .into_iter()
+        .partition(|r| BLOCKED_FAMILIES.contains(&r.family.as_str()));
     assert!(blocked
         .iter()
         .all(|r| BLOCKED_FAMILIES.contains(&r.family.as_str())));

@@ -159,11 +159,12 @@ fn block_start(trimmed: &str) -> Option<Cow<'_, str>> {
     None
 }
 
-/// An unchecked box is work still open. A checked one ("- [x] Push") reports work done: its verb
+/// An unchecked box is work still open: it reads as "todo: …" (a bare command under it is handed
+/// over). A checked one ("- [x] Push") reports work done: its verb
 /// is no order, so the item reads as "done: push" (a clause the rules do not take for an order).
 fn strip_task_box(body: &str) -> Cow<'_, str> {
     if let Some(rest) = body.strip_prefix("[ ] ") {
-        return Cow::Borrowed(rest);
+        return Cow::Owned(format!("todo: {rest}"));
     }
     match body
         .strip_prefix("[x] ")
@@ -335,6 +336,7 @@ mod tests {
             own("> **Note:** please run `x`."),
             vec!["note: please run `…`."]
         );
-        assert_eq!(own("- [ ] Run it\n  on CI"), vec!["run it on ci"]);
+        assert_eq!(own("- [ ] Run it\n  on CI"), vec!["todo: run it on ci"]);
+        assert_eq!(own("- [x] Push"), vec!["done push"]);
     }
 }

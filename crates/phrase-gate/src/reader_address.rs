@@ -54,9 +54,22 @@ pub enum Kind {
 pub fn findings(own: &str) -> Vec<Finding> {
     let sentences: Vec<Vec<Tok>> = crate::own_text::sentences(own).map(tokens).collect();
     let mut out = Vec::new();
+    // The last sentence that was not a bare command: what a list of bare commands stands under.
+    let mut lead_in: &[Tok] = &[];
     for (i, s) in sentences.iter().enumerate() {
         if let Some((kind, words)) = hand_back(s) {
             out.push(Finding { kind, words });
+        }
+        let bare_command = !s.is_empty() && s.iter().all(|t| matches!(t, Tok::Code | Tok::Mark(_)));
+        if bare_command {
+            if let Some(h) = handing_lead_in(lead_in) {
+                out.push(Finding {
+                    kind: Kind::HandBack,
+                    words: format!("{h} … then {}", crate::own_text::CODE),
+                });
+            }
+        } else {
+            lead_in = s;
         }
         let answered = sentences
             .get(i + 1)
@@ -70,6 +83,15 @@ pub fn findings(own: &str) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// A heading or lead-in that hands over the commands listed under it ("Manual steps", "To
+/// release:"), unless it reports them ("Commands I ran:").
+fn handing_lead_in(lead_in: &[Tok]) -> Option<&'static str> {
+    if has_word(lead_in, t::REPORTING_LEAD_INS).is_some() || lead_in.len() > 6 {
+        return None;
+    }
+    has_word(lead_in, t::HANDING_LEAD_INS).or_else(|| first_operation(lead_in))
 }
 
 /// Splits a normalised sentence into words (contractions expanded), code spans and marks.
@@ -208,13 +230,28 @@ fn inflected(w: &str, suffix: &str) -> Option<&'static str> {
 /// operation beside it ("verify with `curl`", "double-check by running"). Returns the verb.
 fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
     let w = word(clause.get(i))?;
-    if t::OPERATION_VERBS.contains(&w) {
+    // "re-trigger", "republish": the operation again.
+    let base = w
+        .strip_prefix("re-")
+        .filter(|b| t::OPERATION_VERBS.contains(b))
+        .unwrap_or(w);
+    if t::OPERATION_VERBS.contains(&base) {
         if noun_use(&clause[i + 1..]) {
             return None;
         }
-        return has_word(&clause[i..=i], t::OPERATION_VERBS);
+        return has_word(&[Tok::Word(base)], t::OPERATION_VERBS);
     }
     let rest = &clause[i..];
+    // "hit merge", "do the push", "handle the deploy": a light verb with an operation noun.
+    if t::LIGHT_VERBS.contains(&w) {
+        let noun = rest.iter().skip(1).take(4).find_map(|t| match t {
+            Tok::Word(n) => has_word(&[Tok::Word(n)], t::OPERATION_NOUNS),
+            _ => None,
+        });
+        if noun.is_some() {
+            return has_word(&clause[i..=i], t::LIGHT_VERBS);
+        }
+    }
     let beside = has_command(rest)
         || rest
             .iter()
@@ -367,8 +404,115 @@ fn hand_back_words(s: &[Tok]) -> Option<String> {
         if let Some(w) = if_you_run(c) {
             return Some(w);
         }
+        if let Some(w) = remainder(c, s) {
+            return Some(w);
+        }
+        if let Some(w) = left_to_you(c, s) {
+            return Some(w);
+        }
+        if let Some(w) = command_after_leader(c) {
+            return Some(w);
+        }
+        if let Some(w) = pending_operation(c, s) {
+            return Some(w);
+        }
+        if let Some((_, seq)) = find_any(c, t::READER_PLACE) {
+            if let Some(op) = first_operation(s) {
+                return Some(format!("{} + {op}", seq.join(" ")));
+            }
+        }
     }
     None
+}
+
+/// An operation named as still to happen, with no one doing it: "it's a matter of running
+/// `make`", "the release requires running `x`", "the branch is ready to be pushed", "the command
+/// to run is `x`", "`cargo publish` and you're done". Not when the agent says it did it ("…,
+/// which I did").
+fn pending_operation(c: &[Tok], s: &[Tok]) -> Option<String> {
+    if has_word(s, t::AGENT).is_some() {
+        return None;
+    }
+    for (i, _) in c.iter().enumerate() {
+        if let Some(seq) = t::PENDING.iter().find(|p| seq_at(c, i, p)) {
+            let next = word(c.get(i + seq.len()));
+            let op = next.and_then(|w| {
+                gerund_operation(w)
+                    .or_else(|| past_operation(w))
+                    .or_else(|| operation_word(w))
+            });
+            if let Some(op) = op {
+                return Some(format!("{} + {op}", seq.join(" ")));
+            }
+            if seq.last() == Some(&"is") && has_command(&c[i..]) {
+                return Some(format!("{} + {}", seq.join(" "), crate::own_text::CODE));
+            }
+        }
+    }
+    if matches!(s.first(), Some(Tok::Code))
+        && seq_at(s, 1, &["and"])
+        && has_word(s, &["you"]).is_some()
+    {
+        return Some(format!("{} + and you", crate::own_text::CODE));
+    }
+    None
+}
+
+/// The first word of the sentence that names an operation in any form.
+fn first_operation(s: &[Tok]) -> Option<&'static str> {
+    s.iter().find_map(|t| match t {
+        Tok::Word(w) => operation_word(w),
+        _ => None,
+    })
+}
+
+/// "The final piece is pushing the branch", "the only remaining action is a deploy": what is left
+/// is named as a noun, and it is an operation (or a command). Not when the sentence says it is
+/// done ("the last step was done too").
+fn remainder(c: &[Tok], s: &[Tok]) -> Option<String> {
+    let i = (0..c.len()).find(|&i| {
+        has_word(&c[i..=i], t::REMAINDER_ADJECTIVES).is_some()
+            && (1..=2).any(|k| {
+                has_word(c.get(i + k..=i + k).unwrap_or(&[]), t::REMAINDER_NOUNS).is_some()
+            })
+    })?;
+    let n = (1..=2)
+        .find(|k| has_word(c.get(i + k..=i + k).unwrap_or(&[]), t::REMAINDER_NOUNS).is_some())?;
+    let next = c.get(i + n + 1);
+    let introduces = matches!(next, None | Some(Tok::Word("is" | "for" | "left")));
+    if !introduces || has_word(s, t::DONE).is_some() {
+        return None;
+    }
+    let what = format!("{} {}", word(c.get(i))?, word(c.get(i + n))?);
+    if let Some(op) = first_operation(s) {
+        return Some(format!("{what} + {op}"));
+    }
+    has_command(s).then(|| format!("{what} + {}", crate::own_text::CODE))
+}
+
+/// "I'll leave publishing to you", "the push is left to you": an operation passed to the reader.
+fn left_to_you(c: &[Tok], s: &[Tok]) -> Option<String> {
+    let at = (0..c.len()).find(|&i| seq_at(c, i, &["to", "you"]))?;
+    let verb = has_word(&c[..at], t::PASSING)?;
+    let op = first_operation(s)?;
+    Some(format!("{verb} … to you + {op}"))
+}
+
+/// "Then `make publish`.": a leader and a command, with nothing after that reports a result.
+fn command_after_leader(c: &[Tok]) -> Option<String> {
+    let lead = has_word(
+        &c[..1],
+        &["then", "next", "now", "finally", "lastly", "and"],
+    )?;
+    let at = c.iter().position(|t| matches!(t, Tok::Code))?;
+    let between_leaders = c[1..at].iter().all(
+        |t| matches!(t, Tok::Word(w) if ["then", "just", "simply", "run", "please"].contains(w)),
+    );
+    let after = word(c.get(at + 1));
+    let reports = after.is_some_and(|w| {
+        !["to", "and", "on", "in", "with", "from", "again", "yourself"].contains(&w)
+    });
+    (between_leaders && !reports).then(|| format!("{lead} + {}", crate::own_text::CODE))
 }
 
 /// An operation verb in the past or participle form ("if you ran", "once you've merged").
@@ -381,6 +525,15 @@ fn past_operation(w: &str) -> Option<&'static str> {
 
 /// An imperative: the clause opens (behind "please", "then", "go ahead and", …) with an operation.
 /// A verb alone is an imperative only when it ends the sentence ("Remaining: deploy.").
+/// The operation at `i`, or a little further on after "and" ("bump the version and publish").
+fn operation_or_and(c: &[Tok], i: usize) -> Option<&'static str> {
+    operation_at(c, i).or_else(|| {
+        (i + 1..(i + 6).min(c.len()))
+            .find(|&k| word(c.get(k)) == Some("and"))
+            .and_then(|k| operation_at(c, k + 1))
+    })
+}
+
 fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
     let mut i = 0;
     let mut lead = Vec::new();
@@ -394,7 +547,14 @@ fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
         }
         break;
     }
-    let op = operation_at(c, i)?;
+    let op = match operation_at(c, i) {
+        Some(op) => op,
+        // "Update the docs and push": a verb the reader is told to do first, then the operation.
+        None if word(c.get(i)).is_some_and(|w| t::ORDERING_VERBS.contains(&w)) => {
+            operation_or_and(c, i)?
+        }
+        None => return None,
+    };
     if i + 1 == c.len() && !ends_sentence && lead.is_empty() {
         return None;
     }
@@ -404,7 +564,15 @@ fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
 
 /// "you" + modal (+ "want to", "need to", "go ahead and", …) + operation.
 fn reader_modal(c: &[Tok]) -> Option<String> {
-    for i in (0..c.len()).filter(|&i| word(c.get(i)) == Some("you")) {
+    // "If you need to rerun the import, it is idempotent": a condition, not a request.
+    let conditional = |i: usize| {
+        i > 0
+            && matches!(
+                word(c.get(i - 1)),
+                Some("if" | "when" | "whenever" | "unless" | "should")
+            )
+    };
+    for i in (0..c.len()).filter(|&i| word(c.get(i)) == Some("you") && !conditional(i)) {
         let mut j = i + 1;
         let mut walked = vec!["you".to_string()];
         let mut modal = false;
@@ -417,12 +585,21 @@ fn reader_modal(c: &[Tok]) -> Option<String> {
                     continue 'walk;
                 }
             }
+            // "you're clear to merge", "you should be good to push": be + any word + to.
+            if matches!(word(c.get(j)), Some("are" | "be")) && word(c.get(j + 2)) == Some("to") {
+                if let Some(adj) = word(c.get(j + 1)) {
+                    walked.push(format!("{} {adj} to", word(c.get(j)).unwrap_or("be")));
+                    j += 3;
+                    modal = true;
+                    continue 'walk;
+                }
+            }
             break;
         }
         if !modal {
             continue;
         }
-        if let Some(op) = operation_at(c, j) {
+        if let Some(op) = operation_or_and(c, j) {
             walked.push(op.to_string());
             return Some(walked.join(" + "));
         }
@@ -512,7 +689,12 @@ fn if_you_run(c: &[Tok]) -> Option<String> {
 /// The permission ask in a sentence, as the words that fired it.
 fn permission_ask(s: &[Tok], answered: bool) -> Option<String> {
     let question = s.iter().any(|t| matches!(t, Tok::Question));
-    let leave = find_any(s, t::LEAVE).map(|(_, l)| l.join(" "));
+    let leave = find_any(s, t::LEAVE).map(|(_, l)| l.join(" ")).or_else(|| {
+        // In a question, an operation is the leave asked for ("Merge?", "Shall I push it?").
+        question
+            .then(|| has_word(s, t::OPERATION_VERBS).map(str::to_string))
+            .flatten()
+    });
     let agent = has_word(s, t::AGENT);
     if question && !answered {
         let q: Vec<&[Tok]> = s.split(|t| matches!(t, Tok::Question)).collect();
@@ -546,9 +728,18 @@ fn permission_ask(s: &[Tok], answered: bool) -> Option<String> {
                     &["safe", "to"],
                     &["ok", "if"],
                     &["okay", "if"],
+                    &["good", "to"],
+                    &["ready", "to"],
                 ],
             ) {
                 return Some(format!("question + {} + {l}", ok.1.join(" ")));
+            }
+        }
+        if asked.len() == 1 {
+            let bare = has_word(asked, t::BARE_ASK_OPENERS)
+                .or_else(|| has_word(asked, t::OPERATION_VERBS));
+            if let Some(w) = bare {
+                return Some(format!("question + {w}?"));
             }
         }
         if let Some(e) = t::ELIDED_ASKS
@@ -562,13 +753,14 @@ fn permission_ask(s: &[Tok], answered: bool) -> Option<String> {
     let approval = approval.join(" ");
     let waiting = find_any(s, t::WAITING).map(|(_, w)| w.join(" "));
     let reader = has_word(s, &["you", "your"]).is_some() || agent.is_some();
+    let core = approval.split(' ').any(|w| t::APPROVAL_CORE.contains(&w));
     let asks_leave = !matches!(
         approval.as_str(),
         "let me know" | "lmk" | "tell me" | "say" | "reply"
     );
     match (&leave, &waiting) {
         (Some(l), _) if reader || leave_after_to(s) => Some(format!("{approval} + {l}")),
-        (_, Some(w)) if asks_leave => Some(format!("{w} + {approval}")),
+        (_, Some(w)) if asks_leave && core => Some(format!("{w} + {approval}")),
         _ => None,
     }
 }

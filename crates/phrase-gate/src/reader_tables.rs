@@ -132,6 +132,8 @@ pub const LEADERS: &[&[&str]] = &[
     &["okay"],
     &["go", "ahead", "and"],
     &["feel", "free", "to"],
+    &["proceed", "to"],
+    &["go", "on", "to"],
     &["make", "sure", "to"],
     &["make", "sure", "you"],
     &["be", "sure", "to"],
@@ -261,7 +263,7 @@ pub const ASKING_FILLERS: &[&[&str]] = &[
 ];
 
 /// Verbs that recommend an operation in the gerund ("I'd recommend running", "consider merging").
-pub const RECOMMENDING: &[&str] = &["recommend", "suggest", "consider", "try"];
+pub const RECOMMENDING: &[&str] = &["recommend", "suggest", "consider", "try", "worth"];
 
 /// Phrases that say the next operation is the reader's ("your move", "the deploy is on you").
 /// They fire with an operation word or a command in the same sentence.
@@ -303,6 +305,8 @@ pub const READER_TURN: &[&[&str]] = &[
     &["just", "needs"],
     &["only", "needs"],
     &["your", "terminal"],
+    &["what", "is", "left"],
+    &["what", "remains"],
     &["your", "shell"],
     &["is", "for", "you"],
     &["you", "need", "to", "do", "is"],
@@ -344,6 +348,7 @@ pub const NOT_A_REQUEST: &[&[&str]] = &[
     &["nothing"],
     &["instead", "of", "you"],
     &["never"],
+    &["no"],
 ];
 
 /// Leave to go on: the verb of a permission ask.
@@ -360,6 +365,12 @@ pub const LEAVE: &[&[&str]] = &[
     &["move", "ahead"],
     &["carry", "on"],
     &["keep", "going"],
+    &["continued"],
+    &["proceeded"],
+    &["started"],
+    &["starting"],
+    &["crack", "on"],
+    &["tackle"],
     &["go", "on"],
     &["next", "phase"],
     &["next", "step"],
@@ -396,7 +407,29 @@ pub const ELIDED_ASKS: &[&[&str]] = &[
 /// Answers that turn a question into a rhetorical one when the next sentence opens with them.
 pub const ANSWERS: &[&str] = &["yes", "no", "yep", "nope", "yeah", "sure", "because"];
 
-/// The reader's leave itself ("awaiting your approval", "once you confirm", "say the word").
+/// The reader's leave itself, which is enough beside a wait ("awaiting your approval", "please
+/// confirm and I'll …").
+pub const APPROVAL_CORE: &[&str] = &[
+    "approval",
+    "approve",
+    "approves",
+    "confirm",
+    "confirmation",
+    "go-ahead",
+    "permission",
+    "ok",
+    "okay",
+    "thumbs",
+    "sign-off",
+    "instructions",
+    "decision",
+    "word",
+    "light",
+    "go",
+];
+
+/// The reader's leave, and the words that ask for it ("awaiting your approval", "once you
+/// confirm", "say the word", "if you're OK with it").
 pub const APPROVAL: &[&[&str]] = &[
     &["approval"],
     &["approve"],
@@ -417,7 +450,19 @@ pub const APPROVAL: &[&[&str]] = &[
     &["you", "reply"],
     &["if", "so"],
     &["works", "for", "you"],
-    &["happy", "with", "this"],
+    &["happy", "with"],
+    &["ok", "with"],
+    &["okay", "with"],
+    &["fine", "with"],
+    &["agree"],
+    &["the", "word"],
+    &["advise"],
+    &["if", "you", "want"],
+    &["if", "you", "would", "like"],
+    &["if", "you", "like"],
+    &["waiting", "for", "you"],
+    &["wait", "for", "you"],
+    &["waiting", "on", "you"],
     &["your", "review"],
     &["your", "decision"],
     &["instructions"],
@@ -448,4 +493,97 @@ pub const WAITING: &[&[&str]] = &[
     &["so", "i", "can"],
     &["so", "that", "i", "can"],
     &["before", "i"],
+];
+
+/// Light verbs that take an operation as their noun ("hit merge", "do the push").
+pub const LIGHT_VERBS: &[&str] = &[
+    "hit", "click", "press", "do", "handle", "trigger", "kick", "carry", "perform", "complete",
+    "finish", "take",
+];
+
+/// Verbs an order may start with before the operation it leads to ("bump the version and
+/// publish", "update the lockfile and push").
+pub const ORDERING_VERBS: &[&str] = &[
+    "bump", "update", "review", "check", "pull", "fetch", "add", "stage", "approve", "fix",
+];
+
+/// An operation still to happen, named with no one doing it ("a matter of running", "ready to be
+/// pushed", "the command to run is").
+pub const PENDING: &[&[&str]] = &[
+    &["matter", "of"],
+    &["requires"],
+    &["require"],
+    &["needs"],
+    &["ready", "to", "be"],
+    &["needs", "to", "be"],
+    &["has", "to", "be"],
+    &["to", "run", "is"],
+    &["what", "is", "left", "is"],
+    &["what", "remains", "is"],
+    &["is", "left", "is"],
+];
+
+/// What is left, named as a noun: "the final piece is …", "the only remaining action is …".
+pub const REMAINDER_ADJECTIVES: &[&str] = &[
+    "final",
+    "last",
+    "remaining",
+    "only",
+    "outstanding",
+    "next",
+    "one",
+];
+pub const REMAINDER_NOUNS: &[&str] = &[
+    "piece", "step", "steps", "thing", "action", "actions", "bit", "part", "item", "items", "task",
+    "tasks", "todo",
+];
+/// Words that say the remainder is already done ("the last step was done too").
+pub const DONE: &[&str] = &[
+    "done",
+    "complete",
+    "completed",
+    "finished",
+    "already",
+    "took",
+    "was",
+    "were",
+];
+
+/// Verbs that pass an operation on "to you" ("I'll leave publishing to you").
+pub const PASSING: &[&str] = &[
+    "leave", "leaving", "left", "hand", "handing", "handed", "pass", "passing", "over",
+];
+
+/// Places that are the reader's: with an operation in the sentence they hand it over ("the push
+/// needs to happen from your machine"). A command alone is not enough here: "on your end the old
+/// `make build` still works" is a report.
+pub const READER_PLACE: &[&[&str]] = &[
+    &["your", "machine"],
+    &["your", "side"],
+    &["your", "end"],
+    &["your", "laptop"],
+    &["from", "your"],
+];
+
+/// Lead-ins that hand over the bare commands listed under them ("Manual steps", "To release:").
+pub const HANDING_LEAD_INS: &[&str] = &[
+    "steps",
+    "step",
+    "manual",
+    "todo",
+    "remaining",
+    "pending",
+    "outstanding",
+    "left",
+    "finish",
+    "you",
+    "your",
+    "next",
+    "checklist",
+    "operator",
+    "todo",
+];
+/// Lead-ins that report them ("Commands I ran:", "Verified with:").
+pub const REPORTING_LEAD_INS: &[&str] = &[
+    "i", "we", "ran", "used", "verified", "checked", "output", "log", "tested", "evidence",
 ];
