@@ -143,7 +143,6 @@ const HAND_BACK_PHRASES: &[&str] = &[
     "could you ",
     "can you ",
     "would you ",
-    "if you could ",
     "kindly run",
     "you to run",
     "you to execute",

@@ -169,21 +169,38 @@ fn push_word<'a>(out: &mut Vec<Tok<'a>>, w: &'a str) {
 
 /// The clauses of a sentence: runs of tokens between marks (a question mark ends one too), each
 /// with the token that ends it (`None` at the end of the sentence).
-fn clauses<'s, 'a>(s: &'s [Tok<'a>]) -> Vec<(&'s [Tok<'a>], Option<Tok<'a>>)> {
+fn clauses<'s, 'a>(s: &'s [Tok<'a>]) -> Vec<Clause<'s, 'a>> {
     let mut out = Vec::new();
     let mut start = 0;
+    let mut opened_by = None;
     for (i, t) in s.iter().enumerate() {
         if matches!(t, Tok::Mark(_) | Tok::Question) {
             if i > start {
-                out.push((&s[start..i], Some(*t)));
+                out.push(Clause {
+                    toks: &s[start..i],
+                    opened_by,
+                    ended_by: Some(*t),
+                });
             }
             start = i + 1;
+            opened_by = Some(*t);
         }
     }
     if start < s.len() {
-        out.push((&s[start..], None));
+        out.push(Clause {
+            toks: &s[start..],
+            opened_by,
+            ended_by: None,
+        });
     }
     out
+}
+
+/// A clause and the marks around it.
+struct Clause<'s, 'a> {
+    toks: &'s [Tok<'a>],
+    opened_by: Option<Tok<'a>>,
+    ended_by: Option<Tok<'a>>,
 }
 
 fn word<'a>(t: Option<&Tok<'a>>) -> Option<&'a str> {
@@ -341,14 +358,20 @@ const STRONG: &[&str] = &["need to", "have to", "want to", "should", "must", "be
 
 fn hand_back_words(s: &[Tok]) -> Option<String> {
     let cls = clauses(s);
-    for (ci, &(c, end)) in cls.iter().enumerate() {
+    for (ci, cl) in cls.iter().enumerate() {
+        let (c, end) = (cl.toks, cl.ended_by);
         if not_a_request(c) {
             continue;
         }
         // A bare verb is an order when it ends the sentence ("Remaining: deploy.") or introduces
         // the command ("To deploy, execute: `…`"); a table cell ("Deploy | done") is not one.
         let ends = matches!(end, None | Some(Tok::Mark(':')));
-        if let Some(w) = imperative(c, ends) {
+        // A verb in parentheses names a step ("step 3 (run the migration) is automated").
+        let aside = cl.opened_by == Some(Tok::Mark('('));
+        if let Some(w) = imperative(c, ends).filter(|_| !aside) {
+            return Some(w);
+        }
+        if let Some(w) = go_ahead(c, s) {
             return Some(w);
         }
         if let Some(w) = reader_modal(c) {
@@ -356,7 +379,11 @@ fn hand_back_words(s: &[Tok]) -> Option<String> {
         }
         if let Some((i, seq)) = find_any(c, t::DELEGATIONS) {
             let mut j = i + seq.len();
-            if word(c.get(j)) == Some("to") {
+            // "great if you could push", "I need you to please run".
+            while matches!(
+                word(c.get(j)),
+                Some("to" | "could" | "would" | "can" | "please" | "just")
+            ) {
                 j += 1;
             }
             // "I'll need you to approve and run the pipeline": the second verb is the operation.
@@ -435,11 +462,13 @@ fn pending_operation(c: &[Tok], s: &[Tok]) -> Option<String> {
     }
     for (i, _) in c.iter().enumerate() {
         if let Some(seq) = t::PENDING.iter().find(|p| seq_at(c, i, p)) {
-            let next = word(c.get(i + seq.len()));
-            let op = next.and_then(|w| {
-                gerund_operation(w)
-                    .or_else(|| past_operation(w))
-                    .or_else(|| operation_word(w))
+            let after = i + seq.len();
+            let op = (after..(after + 3).min(c.len())).find_map(|k| {
+                word(c.get(k)).and_then(|w| {
+                    gerund_operation(w)
+                        .or_else(|| past_operation(w))
+                        .or_else(|| operation_word(w))
+                })
             });
             if let Some(op) = op {
                 return Some(format!("{} + {op}", seq.join(" ")));
@@ -456,6 +485,14 @@ fn pending_operation(c: &[Tok], s: &[Tok]) -> Option<String> {
         return Some(format!("{} + and you", crate::own_text::CODE));
     }
     None
+}
+
+/// "… is push; go ahead whenever": leave to do an operation the sentence names, given as an order.
+fn go_ahead(c: &[Tok], s: &[Tok]) -> Option<String> {
+    if !seq_at(c, 0, &["go", "ahead"]) || seq_at(c, 2, &["and"]) {
+        return None;
+    }
+    first_operation(s).map(|op| format!("go ahead + {op}"))
 }
 
 /// The first word of the sentence that names an operation in any form.
@@ -586,10 +623,10 @@ fn reader_modal(c: &[Tok]) -> Option<String> {
                 }
             }
             // "you're clear to merge", "you should be good to push": be + any word + to.
-            if matches!(word(c.get(j)), Some("are" | "be")) && word(c.get(j + 2)) == Some("to") {
-                if let Some(adj) = word(c.get(j + 1)) {
-                    walked.push(format!("{} {adj} to", word(c.get(j)).unwrap_or("be")));
-                    j += 3;
+            if matches!(word(c.get(j)), Some("are" | "be")) {
+                if let Some(k) = (j + 2..=j + 3).find(|&k| word(c.get(k)) == Some("to")) {
+                    walked.push(format!("{} … to", word(c.get(j)).unwrap_or("be")));
+                    j = k + 1;
                     modal = true;
                     continue 'walk;
                 }
@@ -689,12 +726,10 @@ fn if_you_run(c: &[Tok]) -> Option<String> {
 /// The permission ask in a sentence, as the words that fired it.
 fn permission_ask(s: &[Tok], answered: bool) -> Option<String> {
     let question = s.iter().any(|t| matches!(t, Tok::Question));
-    let leave = find_any(s, t::LEAVE).map(|(_, l)| l.join(" ")).or_else(|| {
-        // In a question, an operation is the leave asked for ("Merge?", "Shall I push it?").
-        question
-            .then(|| has_word(s, t::OPERATION_VERBS).map(str::to_string))
-            .flatten()
-    });
+    // An operation is the leave asked for too ("Merge?", "Happy to push if you give the word").
+    let leave = find_any(s, t::LEAVE)
+        .map(|(_, l)| l.join(" "))
+        .or_else(|| has_word(s, t::OPERATION_VERBS).map(str::to_string));
     let agent = has_word(s, t::AGENT);
     if question && !answered {
         let q: Vec<&[Tok]> = s.split(|t| matches!(t, Tok::Question)).collect();
