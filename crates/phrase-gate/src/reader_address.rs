@@ -358,6 +358,12 @@ const STRONG: &[&str] = &["need to", "have to", "want to", "should", "must", "be
 
 fn hand_back_words(s: &[Tok]) -> Option<String> {
     let cls = clauses(s);
+    let table_row = s.contains(&Tok::Mark('|'));
+    if table_row && cls.iter().any(|cl| cl.toks == [Tok::Word("you")]) {
+        if let Some(op) = first_operation(s) {
+            return Some(format!("table: you + {op}"));
+        }
+    }
     for (ci, cl) in cls.iter().enumerate() {
         let (c, end) = (cl.toks, cl.ended_by);
         if not_a_request(c) {
@@ -366,8 +372,9 @@ fn hand_back_words(s: &[Tok]) -> Option<String> {
         // A bare verb is an order when it ends the sentence ("Remaining: deploy.") or introduces
         // the command ("To deploy, execute: `…`"); a table cell ("Deploy | done") is not one.
         let ends = matches!(end, None | Some(Tok::Mark(':')));
-        // A verb in parentheses names a step ("step 3 (run the migration) is automated").
-        let aside = cl.opened_by == Some(Tok::Mark('('));
+        // A verb in parentheses names a step ("step 3 (run the migration) is automated"); so does
+        // a table cell ("| Merge PR #9 | me | done |").
+        let aside = cl.opened_by == Some(Tok::Mark('(')) || table_row;
         if let Some(w) = imperative(c, ends).filter(|_| !aside) {
             return Some(w);
         }
@@ -431,7 +438,7 @@ fn hand_back_words(s: &[Tok]) -> Option<String> {
         if let Some(w) = if_you_run(c) {
             return Some(w);
         }
-        if let Some(w) = remainder(c, s) {
+        if let Some(w) = remainder(c, s, end) {
             return Some(w);
         }
         if let Some(w) = left_to_you(c, s) {
@@ -506,7 +513,7 @@ fn first_operation(s: &[Tok]) -> Option<&'static str> {
 /// "The final piece is pushing the branch", "the only remaining action is a deploy": what is left
 /// is named as a noun, and it is an operation (or a command). Not when the sentence says it is
 /// done ("the last step was done too").
-fn remainder(c: &[Tok], s: &[Tok]) -> Option<String> {
+fn remainder(c: &[Tok], s: &[Tok], end: Option<Tok>) -> Option<String> {
     let i = (0..c.len()).find(|&i| {
         has_word(&c[i..=i], t::REMAINDER_ADJECTIVES).is_some()
             && (1..=2).any(|k| {
@@ -516,7 +523,14 @@ fn remainder(c: &[Tok], s: &[Tok]) -> Option<String> {
     let n = (1..=2)
         .find(|k| has_word(c.get(i + k..=i + k).unwrap_or(&[]), t::REMAINDER_NOUNS).is_some())?;
     let next = c.get(i + n + 1);
-    let introduces = matches!(next, None | Some(Tok::Word("is" | "for" | "left")));
+    let introduces = match next {
+        // "Publishing is the last step." but not "… rolls out in one step".
+        None => {
+            end == Some(Tok::Mark(':'))
+                || (end.is_none() && i > 0 && word(c.get(i - 1)) == Some("the"))
+        }
+        Some(t) => matches!(t, Tok::Word("is" | "are" | "for" | "left")),
+    };
     if !introduces || has_word(s, t::DONE).is_some() {
         return None;
     }
@@ -565,7 +579,7 @@ fn past_operation(w: &str) -> Option<&'static str> {
 /// The operation at `i`, or a little further on after "and" ("bump the version and publish").
 fn operation_or_and(c: &[Tok], i: usize) -> Option<&'static str> {
     operation_at(c, i).or_else(|| {
-        (i + 1..(i + 6).min(c.len()))
+        (i + 1..(i + 8).min(c.len()))
             .find(|&k| word(c.get(k)) == Some("and"))
             .and_then(|k| operation_at(c, k + 1))
     })
@@ -587,9 +601,7 @@ fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
     let op = match operation_at(c, i) {
         Some(op) => op,
         // "Update the docs and push": a verb the reader is told to do first, then the operation.
-        None if word(c.get(i)).is_some_and(|w| t::ORDERING_VERBS.contains(&w)) => {
-            operation_or_and(c, i)?
-        }
+        None if word(c.get(i)).is_some_and(looks_like_an_order) => operation_or_and(c, i)?,
         None => return None,
     };
     if i + 1 == c.len() && !ends_sentence && lead.is_empty() {
@@ -597,6 +609,18 @@ fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
     }
     lead.push(format!("imperative {op}"));
     Some(lead.join(" + "))
+}
+
+/// Whether a clause's first word can be an order's verb ("bump", "slap", "update"): a listed one,
+/// or a bare word that is no subject, plural, past or gerund ("Tests and push hooks", "Bumped the
+/// version and pushed" are not orders).
+fn looks_like_an_order(w: &str) -> bool {
+    t::ORDERING_VERBS.contains(&w)
+        || !(t::SUBJECTS.contains(&w)
+            || w.ends_with('s')
+            || w.ends_with("ed")
+            || w.ends_with("ing")
+            || w.contains(|c: char| !c.is_ascii_alphabetic()))
 }
 
 /// "you" + modal (+ "want to", "need to", "go ahead and", …) + operation.
@@ -675,8 +699,17 @@ fn asking(c: &[Tok]) -> Option<String> {
 fn recommending(c: &[Tok]) -> Option<String> {
     (0..c.len().saturating_sub(1)).find_map(|i| {
         let r = word(c.get(i)).filter(|r| t::RECOMMENDING.contains(r))?;
-        let g = gerund_operation(word(c.get(i + 1))?)?;
-        Some(format!("{r} + {g}ing"))
+        // "I'd recommend running …", "I would recommend a rerun of …".
+        let next = word(c.get(i + 1))?;
+        if let Some(g) = gerund_operation(next) {
+            return Some(format!("{r} + {g}ing"));
+        }
+        let noun = if matches!(next, "a" | "an" | "the") {
+            word(c.get(i + 2))?
+        } else {
+            next
+        };
+        has_word(&[Tok::Word(noun)], t::OPERATION_NOUNS).map(|n| format!("{r} + {n}"))
     })
 }
 
