@@ -450,6 +450,12 @@ fn hand_back_words(s: &[Tok]) -> Option<String> {
         if let Some(w) = pending_operation(c, s) {
             return Some(w);
         }
+        if let Some(w) = advisable(c) {
+            return Some(w);
+        }
+        if let Some(w) = order_on_operation_noun(c).filter(|_| !aside) {
+            return Some(w);
+        }
         if let Some((_, seq)) = find_any(c, t::READER_PLACE) {
             if let Some(op) = first_operation(s) {
                 return Some(format!("{} + {op}", seq.join(" ")));
@@ -500,6 +506,39 @@ fn go_ahead(c: &[Tok], s: &[Tok]) -> Option<String> {
         return None;
     }
     first_operation(s).map(|op| format!("go ahead + {op}"))
+}
+
+/// "It'd be good to run the linters", "it is best to deploy tonight": the operation recommended
+/// with no one named to do it.
+fn advisable(c: &[Tok]) -> Option<String> {
+    let at = (0..c.len()).find(|&i| {
+        word(c.get(i)) == Some("it")
+            && matches!(
+                word(c.get(i + 1)),
+                Some("would" | "is" | "might" | "may" | "could")
+            )
+    })?;
+    (at + 2..(at + 6).min(c.len())).find_map(|k| {
+        let adj = has_word(&c[k..=k], t::ADVISABLE)?;
+        let to = (k + 1..(k + 4).min(c.len())).find(|&j| word(c.get(j)) == Some("to"))?;
+        let op = operation_or_and(c, to + 1)?;
+        Some(format!("it … {adj} to + {op}"))
+    })
+}
+
+/// "Smash that merge button!": an order whose object is an operation ("hit the deploy button").
+fn order_on_operation_noun(c: &[Tok]) -> Option<String> {
+    let verb = word(c.first())?;
+    if !looks_like_an_order(verb)
+        || !matches!(word(c.get(1)), Some("the" | "that" | "this" | "your" | "a"))
+    {
+        return None;
+    }
+    let op = c.iter().skip(2).take(2).find_map(|t| match t {
+        Tok::Word(w) => has_word(&[Tok::Word(w)], t::OPERATION_NOUNS),
+        _ => None,
+    })?;
+    Some(format!("order + {op}"))
 }
 
 /// The first word of the sentence that names an operation in any form.
@@ -617,6 +656,7 @@ fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
 fn looks_like_an_order(w: &str) -> bool {
     t::ORDERING_VERBS.contains(&w)
         || !(t::SUBJECTS.contains(&w)
+            || t::IRREGULAR_PAST.contains(&w)
             || w.ends_with('s')
             || w.ends_with("ed")
             || w.ends_with("ing")

@@ -317,6 +317,7 @@ pub const READER_TURN: &[&[&str]] = &[
     &["for", "the", "maintainer"],
     &["needs", "a"],
     &["needs", "to", "be"],
+    &["need", "to", "be"],
     &["just", "needs"],
     &["only", "needs"],
     &["your", "terminal"],
@@ -474,6 +475,11 @@ pub const APPROVAL: &[&[&str]] = &[
     &["agree"],
     &["the", "word"],
     &["advise"],
+    &["a", "yes"],
+    &["your", "yes"],
+    &["your", "signal"],
+    &["your", "nod"],
+    &["say-so"],
     &["if", "you", "want"],
     &["if", "you", "would", "like"],
     &["if", "you", "like"],
@@ -688,10 +694,37 @@ pub const HANDING_LEAD_INS: &[&str] = &[
     "your",
     "next",
     "checklist",
+    "instructions",
+    "commands",
     "operator",
     "todo",
 ];
 /// Lead-ins that report them ("Commands I ran:", "Verified with:").
 pub const REPORTING_LEAD_INS: &[&str] = &[
     "i", "we", "ran", "used", "verified", "checked", "output", "log", "tested", "evidence",
+];
+
+/// What "it would be … to <op>" recommends with ("it'd be good to run the linters").
+pub const ADVISABLE: &[&str] = &[
+    "good",
+    "best",
+    "better",
+    "wise",
+    "worth",
+    "advisable",
+    "safe",
+    "ideal",
+    "important",
+    "necessary",
+    "idea",
+    "great",
+    "nice",
+    "helpful",
+];
+
+/// Past forms without "-ed": a clause that opens with one reports ("ran the migration").
+pub const IRREGULAR_PAST: &[&str] = &[
+    "ran", "did", "went", "made", "took", "got", "set", "put", "wrote", "built", "kept", "left",
+    "found", "saw", "came", "gave", "began", "brought", "sent", "spent", "cut", "shut", "split",
+    "rebuilt", "rewrote", "undid", "redid", "reran", "held", "led", "read", "tried", "applied",
 ];
