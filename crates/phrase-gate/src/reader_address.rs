@@ -836,6 +836,7 @@ fn permission_ask(s: &[Tok], answered: bool) -> Option<String> {
                     &["safe", "to"],
                     &["ok", "if"],
                     &["okay", "if"],
+                    &["a", "go"],
                     &["good", "to"],
                     &["ready", "to"],
                 ],

@@ -208,6 +208,7 @@ pub const READER_MODALS: &[&[&str]] = &[
     &["needs", "to"],
     &["have", "to"],
     &["are", "going", "to"],
+    &["wish", "to"],
     &["wanna"],
     &["gotta"],
     &["gonna"],
