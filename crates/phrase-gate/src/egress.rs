@@ -12,8 +12,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub const GATE_ID: &str = "egress_phrase_gate";
 
 pub use crate::egress_tables::{
-    COMMAND_DISPLACEMENT, DURABLE_BINDING, EXECUTION_RECEIPT, HAND_BACK, LEGITIMATE_BLOCKER,
-    PERMISSION_GATE, SELF_ERROR,
+    COMMAND_DISPLACEMENT, DURABLE_BINDING, EXECUTION_RECEIPT, HAND_BACK, HAND_BACK_UNEXCUSED,
+    LEGITIMATE_BLOCKER, PERMISSION_ASK_UNEXCUSED, PERMISSION_GATE, SELF_ERROR,
 };
 
 /// One tripwire family and the families that excuse it.
@@ -41,11 +41,19 @@ pub struct Detector {
 pub const DETECTORS: [Detector; 3] = [
     Detector {
         diagnostic_id: "permission_gate_without_blocker",
-        clauses: &[Clause {
-            tripwire: PERMISSION_GATE,
-            legitimisers: &[LEGITIMATE_BLOCKER],
-            excused_by_recorded_refusal: true,
-        }],
+        clauses: &[
+            Clause {
+                tripwire: PERMISSION_GATE,
+                legitimisers: &[LEGITIMATE_BLOCKER],
+                excused_by_recorded_refusal: true,
+            },
+            // Issue 43: an ask read from the sentence with no blocker near it.
+            Clause {
+                tripwire: PERMISSION_ASK_UNEXCUSED,
+                legitimisers: &[],
+                excused_by_recorded_refusal: true,
+            },
+        ],
         rule: "ask for permission only after naming a real blast-radius blocker; otherwise take the safe bounded action and report what happened.",
         remedy: "Take the next safe step and report what happened, or name the concrete blocker.",
     },
@@ -72,6 +80,12 @@ pub const DETECTORS: [Detector; 3] = [
             Clause {
                 tripwire: HAND_BACK,
                 legitimisers: &[LEGITIMATE_BLOCKER],
+                excused_by_recorded_refusal: true,
+            },
+            // Issue 43: a hand-back read from the sentence with no blocker near it.
+            Clause {
+                tripwire: HAND_BACK_UNEXCUSED,
+                legitimisers: &[],
                 excused_by_recorded_refusal: true,
             },
         ],
@@ -200,7 +214,11 @@ impl EgressGate {
         }
         let scan = self.scan(text);
         // A refusal is named in the whole text: its quoted commands are how the text names it.
-        let named = crate::refusal::excusing(refusals, &sentence_started(text));
+        let named = if refusals.is_empty() {
+            Vec::new()
+        } else {
+            crate::refusal::excusing(refusals, &sentence_started(text))
+        };
         let index = |id: &str| self.matcher.family_index(id).unwrap_or(usize::MAX);
         let mut rows = Vec::new();
         for d in DETECTORS {
@@ -269,11 +287,34 @@ impl EgressGate {
         }
         let own = crate::own_text::own_text(text);
         let mut scan = self.matcher.scan_normalised(&own);
-        for f in crate::reader_address::findings(&own) {
-            let family = match f.kind {
-                crate::reader_address::Kind::HandBack => HAND_BACK,
-                crate::reader_address::Kind::Offer => COMMAND_DISPLACEMENT,
-                crate::reader_address::Kind::PermissionAsk => PERMISSION_GATE,
+        let findings = crate::reader_address::findings(&own);
+        let sentences: Vec<&str> = if findings.is_empty() {
+            Vec::new()
+        } else {
+            crate::own_text::sentences(&own).collect()
+        };
+        let blocker = self.matcher.family_index(LEGITIMATE_BLOCKER);
+        for f in findings {
+            // A blocker counts for the request it stands next to: its sentence, the one before
+            // or the one after ("I can't reach the registry. Run `cargo publish` once it's up.").
+            let window = sentences
+                .get(f.sentence.saturating_sub(1)..(f.sentence + 2).min(sentences.len()))
+                .unwrap_or_default()
+                .join("\n. ");
+            let near = blocker.is_some_and(|b| {
+                !self
+                    .matcher
+                    .scan_normalised(&format!(". {window}"))
+                    .family(b)
+                    .is_empty()
+            });
+            use crate::reader_address::Kind;
+            let family = match (f.kind, near) {
+                (Kind::HandBack, true) => HAND_BACK,
+                (Kind::HandBack, false) => HAND_BACK_UNEXCUSED,
+                (Kind::Offer, _) => COMMAND_DISPLACEMENT,
+                (Kind::PermissionAsk, true) => PERMISSION_GATE,
+                (Kind::PermissionAsk, false) => PERMISSION_ASK_UNEXCUSED,
             };
             if let Some(set) = self
                 .matcher

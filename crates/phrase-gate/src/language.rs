@@ -142,7 +142,9 @@ const OTHER: &[&str] = &[
 
 /// Why a message is not judged, or `None` when it is English (or too short to tell).
 pub fn not_english(text: &str) -> Option<&'static str> {
-    let prose = without_code(text);
+    // The language of a message shows in its first few kilobytes; reading them only keeps the
+    // cost flat on long messages.
+    let prose = without_code(&text[..floor_char_boundary(text, SAMPLE)]);
     // By words, not letters: a word with a letter of another script that is no look-alike of a
     // Latin one ("Запустите") is another script's; a word spelled in look-alikes ("Рlеаsе") is not.
     let (mut latin, mut other_script) = (0usize, 0usize);
@@ -158,6 +160,10 @@ pub fn not_english(text: &str) -> Option<&'static str> {
             other_script += 1;
         } else {
             latin += 1;
+            // Clearly Latin script already: the rest of the sample cannot turn it.
+            if latin >= 64 && latin > 8 * other_script {
+                break;
+            }
         }
     }
     if other_script >= 2 && other_script > latin {
@@ -169,6 +175,10 @@ pub fn not_english(text: &str) -> Option<&'static str> {
         .filter(|w| !w.is_empty())
     {
         words += 1;
+        // Clearly English already: the rest of the sample cannot turn it.
+        if english >= 20 && english > 4 * other {
+            return None;
+        }
         let w = w.to_lowercase();
         if ENGLISH.contains(&w.as_str()) {
             english += 1;
@@ -178,6 +188,20 @@ pub fn not_english(text: &str) -> Option<&'static str> {
     }
     (words >= 3 && other >= 2 && other > 2 * english)
         .then_some("not English: its function words are another language's")
+}
+
+/// How much of the message is read to tell its language.
+const SAMPLE: usize = 4096;
+
+/// The largest char boundary at or below `at`.
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    if at >= text.len() {
+        return text.len();
+    }
+    (0..=at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0)
 }
 
 /// Latin letters beyond ASCII (accented letters of European languages).

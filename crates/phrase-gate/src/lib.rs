@@ -13,6 +13,7 @@ pub mod matcher;
 pub mod normalise;
 pub mod own_text;
 pub mod reader_address;
+pub mod reader_lexicon;
 pub mod reader_tables;
 pub mod refusal;
 pub mod unicode_tables;

@@ -199,45 +199,52 @@ fn flush(unit: &mut String, out: &mut String) {
 fn mask(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(c) = rest.chars().next() {
-        let after = &rest[c.len_utf8()..];
+    loop {
+        // Copy the run up to the next mark that can open something, in one go.
+        let Some(at) = rest.find(['`', '"', '\'', '*']) else {
+            out.push_str(rest);
+            return out;
+        };
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let c = rest.as_bytes()[0];
+        let after = &rest[1..];
         match c {
-            '`' => {
+            b'`' => {
                 let ticks = rest.bytes().take_while(|b| *b == b'`').count();
                 let close = &rest[..ticks];
                 if let Some(end) = rest[ticks..].find(close) {
                     out.push_str(CODE);
                     rest = &rest[ticks + end + ticks..];
-                    continue;
+                } else {
+                    out.push_str(close);
+                    rest = &rest[ticks..];
                 }
-                out.push_str(close);
-                rest = &rest[ticks..];
                 continue;
             }
-            '"' => {
+            b'"' => {
                 if let Some(end) = after.find('"') {
                     out.push_str("\"…\"");
                     rest = &after[end + 1..];
                     continue;
                 }
             }
-            '\'' if opens_single_quote(&out) => {
+            b'\'' if opens_single_quote(&out) => {
                 if let Some(end) = closing_single_quote(after) {
                     out.push_str("'…'");
                     rest = &after[end + 1..];
                     continue;
                 }
             }
-            '*' => {
+            b'*' => {
                 rest = after;
                 continue;
             }
             _ => {}
         }
-        out.push(c);
+        out.push(c as char);
         rest = after;
     }
-    out
 }
 
 fn opens_single_quote(before: &str) -> bool {

@@ -18,12 +18,14 @@
 //! Each finding carries the table words that fired it, so `egress-audit explain` can show why. A
 //! blocker named anywhere in the message still excuses it (see [`crate::egress`]).
 
+use crate::reader_lexicon as lex;
 use crate::reader_tables as t;
 
 /// One word of a sentence, or a code span, or a clause mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tok<'a> {
-    Word(&'a str),
+    /// A word and its [`lex`] bits (looked up once, when the sentence is read).
+    Word(&'a str, u32),
     Code,
     /// `,` `;` `:` `—` `(` `)` `|`: a clause boundary.
     Mark(char),
@@ -37,6 +39,8 @@ pub struct Finding {
     pub kind: Kind,
     /// The table words that fired it ("you + will + want to + run").
     pub words: String,
+    /// The sentence it is in (0-based, in [`crate::own_text::sentences`] order).
+    pub sentence: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,8 +61,13 @@ pub fn findings(own: &str) -> Vec<Finding> {
     // The last sentence that was not a bare command: what a list of bare commands stands under.
     let mut lead_in: &[Tok] = &[];
     for (i, s) in sentences.iter().enumerate() {
-        if let Some((kind, words)) = hand_back(s) {
-            out.push(Finding { kind, words });
+        let sb = sentence_bits(s);
+        if let Some((kind, words)) = hand_back(s, sb) {
+            out.push(Finding {
+                kind,
+                words,
+                sentence: i,
+            });
         }
         let bare_command = !s.is_empty() && s.iter().all(|t| matches!(t, Tok::Code | Tok::Mark(_)));
         if bare_command {
@@ -66,6 +75,7 @@ pub fn findings(own: &str) -> Vec<Finding> {
                 out.push(Finding {
                     kind: Kind::HandBack,
                     words: format!("{h} … then {}", crate::own_text::CODE),
+                    sentence: i,
                 });
             }
         } else {
@@ -74,11 +84,12 @@ pub fn findings(own: &str) -> Vec<Finding> {
         let answered = sentences
             .get(i + 1)
             .and_then(|n| n.first())
-            .is_some_and(|w| matches!(w, Tok::Word(w) if t::ANSWERS.contains(w)));
-        if let Some(words) = permission_ask(s, answered) {
+            .is_some_and(|w| matches!(w, Tok::Word(w, _) if t::ANSWERS.contains(w)));
+        if let Some(words) = permission_ask(s, answered, sb) {
             out.push(Finding {
                 kind: Kind::PermissionAsk,
                 words,
+                sentence: i,
             });
         }
     }
@@ -94,40 +105,86 @@ fn handing_lead_in(lead_in: &[Tok]) -> Option<&'static str> {
     has_word(lead_in, t::HANDING_LEAD_INS).or_else(|| first_operation(lead_in))
 }
 
+/// What a sentence holds, as [`lex`] bits, with two of our own: a code span and a question mark.
+const CODE_BIT: u32 = 1 << 30;
+const QUESTION_BIT: u32 = 1 << 31;
+
+fn sentence_bits(s: &[Tok]) -> u32 {
+    s.iter().fold(0, |acc, t| {
+        acc | match t {
+            Tok::Word(_, b) => *b,
+            Tok::Code => CODE_BIT,
+            Tok::Question => QUESTION_BIT,
+            Tok::Mark(_) => 0,
+        }
+    })
+}
+
 /// Splits a normalised sentence into words (contractions expanded), code spans and marks.
 fn tokens(sentence: &str) -> Vec<Tok<'_>> {
-    let mut out = Vec::new();
-    let mut rest = sentence;
-    while let Some(c) = rest.chars().next() {
-        if let Some(after) = rest.strip_prefix(crate::own_text::CODE) {
+    // Bytes, not chars: the text is mostly ASCII and this runs over every byte of the message;
+    // a non-ASCII byte only ever continues a word (a letter) or is skipped (a dash is a mark).
+    let bytes = sentence.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() / 4);
+    let is_word = |b: u8| WORD_BYTES[usize::from(b)];
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'`' && sentence[i..].starts_with(crate::own_text::CODE) {
             out.push(Tok::Code);
-            rest = after;
+            i += crate::own_text::CODE.len();
             continue;
         }
-        if c.is_alphanumeric() || c == '#' {
-            let end = rest
-                .char_indices()
-                .find(|&(i, ch)| {
-                    !(ch.is_alphanumeric()
-                        || ch == '#'
-                        || (matches!(ch, '\'' | '-' | '.' | '_' | '/')
-                            && rest[i + 1..].starts_with(|n: char| n.is_alphanumeric())))
-                })
-                .map_or(rest.len(), |(i, _)| i);
-            push_word(&mut out, &rest[..end]);
-            rest = &rest[end..];
+        if b >= 0x80 {
+            let c = sentence[i..].chars().next().unwrap_or(' ');
+            if matches!(c, '—' | '–') {
+                out.push(Tok::Mark(c));
+                i += c.len_utf8();
+                continue;
+            }
+            if !c.is_alphanumeric() {
+                i += c.len_utf8();
+                continue;
+            }
+        }
+        if is_word(b) {
+            let start = i;
+            while i < bytes.len() {
+                let c = bytes[i];
+                let joins = matches!(c, b'\'' | b'-' | b'.' | b'_' | b'/')
+                    && bytes.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric());
+                if !(is_word(c) || joins) {
+                    break;
+                }
+                i += 1;
+            }
+            // A word ends on a char boundary: it stopped at an ASCII byte or the end.
+            push_word(&mut out, &sentence[start..i]);
             continue;
         }
-        match c {
-            ',' | ';' | ':' | '—' | '–' | '(' | ')' | '|' => out.push(Tok::Mark(c)),
-            '?' => out.push(Tok::Question),
-            '-' if rest.starts_with("- ") => out.push(Tok::Mark('-')),
+        match b {
+            b',' | b';' | b':' | b'(' | b')' | b'|' => out.push(Tok::Mark(b as char)),
+            b'?' => out.push(Tok::Question),
+            b'-' if bytes.get(i + 1) == Some(&b' ') => out.push(Tok::Mark('-')),
             _ => {}
         }
-        rest = &rest[c.len_utf8()..];
+        i += 1;
     }
     out
 }
+
+/// Bytes that continue a word: ASCII letters and digits, `#`, and every non-ASCII byte (letters
+/// of other scripts; a non-ASCII mark was handled before the word started).
+const WORD_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'#' || c >= 0x80;
+        b += 1;
+    }
+    t
+};
 
 /// Pushes a word, expanding the contractions the tables need ("you'll" → "you will").
 fn push_word<'a>(out: &mut Vec<Tok<'a>>, w: &'a str) {
@@ -161,9 +218,13 @@ fn push_word<'a>(out: &mut Vec<Tok<'a>>, w: &'a str) {
         ("plan's", &["plan", "is"]),
         ("ball's", &["ball", "is"]),
     ];
+    if !w.as_bytes().contains(&b'\'') && w != "cannot" {
+        out.push(Tok::Word(w, lex::bits(w)));
+        return;
+    }
     match EXPANSIONS.iter().find(|(c, _)| *c == w) {
-        Some((_, words)) => out.extend(words.iter().map(|w| Tok::Word(w))),
-        None => out.push(Tok::Word(w)),
+        Some((_, words)) => out.extend(words.iter().map(|w| Tok::Word(w, lex::bits(w)))),
+        None => out.push(Tok::Word(w, lex::bits(w))),
     }
 }
 
@@ -205,7 +266,7 @@ struct Clause<'s, 'a> {
 
 fn word<'a>(t: Option<&Tok<'a>>) -> Option<&'a str> {
     match t {
-        Some(Tok::Word(w)) => Some(w),
+        Some(Tok::Word(w, _)) => Some(w),
         _ => None,
     }
 }
@@ -218,28 +279,25 @@ fn seq_at(toks: &[Tok], at: usize, seq: &[&str]) -> bool {
 }
 
 /// The first entry of `table` found anywhere in `toks`, with its position.
+/// Positions whose word opens no entry of the table (by the word's [`lex`] bits) are skipped
+/// without a comparison.
 fn find_any<'t>(toks: &[Tok], table: &'t [&'t [&'t str]]) -> Option<(usize, &'t [&'t str])> {
-    (0..toks.len()).find_map(|i| table.iter().find(|s| seq_at(toks, i, s)).map(|s| (i, *s)))
+    let first = lex::first_word_bit(table);
+    (0..toks.len()).find_map(|i| {
+        match (toks[i], first) {
+            (Tok::Word(_, b), Some(f)) if b & f == 0 => return None,
+            (Tok::Word(..), _) => {}
+            _ => return None,
+        }
+        table.iter().find(|s| seq_at(toks, i, s)).map(|s| (i, *s))
+    })
 }
 
 /// The first word of `toks` that is in `table`, as the table spells it.
 fn has_word(toks: &[Tok], table: &'static [&'static str]) -> Option<&'static str> {
     toks.iter().find_map(|t| match t {
-        Tok::Word(w) => table.iter().find(|x| *x == w).copied(),
+        Tok::Word(w, _) => table.iter().find(|x| *x == w).copied(),
         _ => None,
-    })
-}
-
-/// The operation verb `w` is a form of, when `w` is that verb with `suffix` ("running" → "run",
-/// "merged" → "merge", "tagged" → "tag").
-fn inflected(w: &str, suffix: &str) -> Option<&'static str> {
-    let stem = w.strip_suffix(suffix)?;
-    let undoubled = stem
-        .chars()
-        .last()
-        .and_then(|c| stem.strip_suffix(c).filter(|s| s.ends_with(c)));
-    t::OPERATION_VERBS.iter().copied().find(|v| {
-        *v == stem || v.strip_suffix('e') == Some(stem) || undoubled.is_some_and(|u| *v == u)
     })
 }
 
@@ -256,13 +314,13 @@ fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
         if noun_use(&clause[i + 1..]) {
             return None;
         }
-        return has_word(&[Tok::Word(base)], t::OPERATION_VERBS);
+        return t::OPERATION_VERBS.iter().copied().find(|v| *v == base);
     }
     let rest = &clause[i..];
     // "hit merge", "do the push", "handle the deploy": a light verb with an operation noun.
     if t::LIGHT_VERBS.contains(&w) {
         let noun = rest.iter().skip(1).take(4).find_map(|t| match t {
-            Tok::Word(n) => has_word(&[Tok::Word(n)], t::OPERATION_NOUNS),
+            Tok::Word(n, _) => t::OPERATION_NOUNS.iter().copied().find(|v| v == n),
             _ => None,
         });
         if noun.is_some() {
@@ -272,7 +330,7 @@ fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
     let beside = has_command(rest)
         || rest
             .iter()
-            .any(|t| matches!(t, Tok::Word(w) if gerund_operation(w).is_some()));
+            .any(|t| matches!(t, Tok::Word(w, _) if gerund_operation(w).is_some()));
     if beside {
         return has_word(&clause[i..=i], t::COMMAND_VERBS);
     }
@@ -302,28 +360,25 @@ fn noun_use(after: &[Tok]) -> bool {
     }
     w1.is_some_and(|n| !DETERMINERS.contains(&n))
         && after.iter().take(2).any(
-            |t| matches!(t, Tok::Word(w) if w.len() > 4 && w.ends_with("ed") && !w.ends_with("eed")),
+            |t| matches!(t, Tok::Word(w, _) if w.len() > 4 && w.ends_with("ed") && !w.ends_with("eed")),
         )
 }
 
 /// The operation a word names in any form ("push", "pushing", "merged", "deployment").
 fn operation_word(w: &str) -> Option<&'static str> {
-    has_word(&[Tok::Word(w)], t::OPERATION_NOUNS)
-        .or_else(|| has_word(&[Tok::Word(w)], t::OPERATION_VERBS))
-        .or_else(|| past_operation(w))
-        .or_else(|| gerund_operation(w))
+    lex::operation(w)
 }
 
 /// A code span or a program name.
 fn has_command(toks: &[Tok]) -> bool {
     toks.iter().any(|t| {
-        matches!(t, Tok::Code) || matches!(t, Tok::Word(w) if t::COMMAND_WORDS.contains(w))
+        matches!(t, Tok::Code) || matches!(t, Tok::Word(w, _) if t::COMMAND_WORDS.contains(w))
     })
 }
 
 /// An operation verb in its -ing form ("running", "merging").
 fn gerund_operation(w: &str) -> Option<&'static str> {
-    inflected(w, "ing")
+    w.ends_with("ing").then(|| lex::operation(w)).flatten()
 }
 
 /// Whether the clause is about the past or says no ("previously", "no longer", "not").
@@ -337,8 +392,12 @@ fn not_a_request(clause: &[Tok]) -> bool {
 }
 
 /// The hand-back (or offer) in a sentence, as the words that fired it.
-fn hand_back(s: &[Tok]) -> Option<(Kind, String)> {
-    hand_back_words(s).map(|w| {
+fn hand_back(s: &[Tok], sb: u32) -> Option<(Kind, String)> {
+    // Every hand-back rule needs an operation or a command in the sentence.
+    if sb & (lex::OP | CODE_BIT) == 0 {
+        return None;
+    }
+    hand_back_words(s, sb).map(|w| {
         let offer =
             OFFERS.iter().any(|o| w.starts_with(o)) && !STRONG.iter().any(|m| w.contains(m));
         (if offer { Kind::Offer } else { Kind::HandBack }, w)
@@ -354,21 +413,49 @@ const OFFERS: &[&str] = &[
     "you + are welcome to",
     "you + are free to",
 ];
-const STRONG: &[&str] = &["need to", "have to", "want to", "should", "must", "better"];
+const STRONG: &[&str] = &[
+    "wish to", "need to", "have to", "want to", "should", "must", "better",
+];
 
-fn hand_back_words(s: &[Tok]) -> Option<String> {
+fn hand_back_words(s: &[Tok], sb: u32) -> Option<String> {
+    let you = sb & lex::YOU != 0;
+    let code = sb & CODE_BIT != 0;
     let cls = clauses(s);
     let table_row = s.contains(&Tok::Mark('|'));
-    if table_row && cls.iter().any(|cl| cl.toks == [Tok::Word("you")]) {
+    if table_row
+        && cls
+            .iter()
+            .any(|cl| matches!(cl.toks, [Tok::Word("you", _)]))
+    {
         if let Some(op) = first_operation(s) {
             return Some(format!("table: you + {op}"));
         }
     }
     for (ci, cl) in cls.iter().enumerate() {
-        let (c, end) = (cl.toks, cl.ended_by);
-        if not_a_request(c) {
-            continue;
+        let c = cl.toks;
+        // A rule that fires in a clause about the past or a negation ("previously you'd run",
+        // "no need to push") is no request: the clause is skipped.
+        if let Some(w) = clause_rules(cl, ci, s, sb, you, code, table_row) {
+            if !not_a_request(c) {
+                return Some(w);
+            }
         }
+    }
+    None
+}
+
+/// The hand-back rules over one clause, each run only when the sentence holds the words it needs.
+fn clause_rules(
+    cl: &Clause,
+    ci: usize,
+    s: &[Tok],
+    sb: u32,
+    you: bool,
+    code: bool,
+    table_row: bool,
+) -> Option<String> {
+    let (c, end) = (cl.toks, cl.ended_by);
+    {
         // A bare verb is an order when it ends the sentence ("Remaining: deploy.") or introduces
         // the command ("To deploy, execute: `…`"); a table cell ("Deploy | done") is not one.
         let ends = matches!(end, None | Some(Tok::Mark(':')));
@@ -381,10 +468,10 @@ fn hand_back_words(s: &[Tok]) -> Option<String> {
         if let Some(w) = go_ahead(c, s) {
             return Some(w);
         }
-        if let Some(w) = reader_modal(c) {
+        if let Some(w) = you.then(|| reader_modal(c)).flatten() {
             return Some(w);
         }
-        if let Some((i, seq)) = find_any(c, t::DELEGATIONS) {
+        if let Some((i, seq)) = you.then(|| find_any(c, t::DELEGATIONS)).flatten() {
             let mut j = i + seq.len();
             // "great if you could push", "I need you to please run".
             while matches!(
@@ -402,15 +489,24 @@ fn hand_back_words(s: &[Tok]) -> Option<String> {
                 return Some(format!("{} + {v}", seq.join(" ")));
             }
         }
-        if let Some(w) = asking(c) {
-            return Some(w);
+        if you {
+            if let Some(w) = asking(c) {
+                return Some(w);
+            }
         }
-        if let Some(w) = recommending(c) {
-            return Some(w);
+        if sb & lex::RECOMMEND != 0 {
+            if let Some(w) = recommending(c) {
+                return Some(w);
+            }
         }
-        if let Some((_, seq)) = find_any(c, t::READER_TURN) {
+        let turn = if you || sb & lex::TURN != 0 {
+            find_any(c, t::READER_TURN)
+        } else {
+            None
+        };
+        if let Some((_, seq)) = turn {
             if let Some(op) = s.iter().find_map(|t| match t {
-                Tok::Word(w) => operation_word(w),
+                Tok::Word(w, _) => operation_word(w),
                 _ => None,
             }) {
                 return Some(format!("{} + {op}", seq.join(" ")));
@@ -422,7 +518,7 @@ fn hand_back_words(s: &[Tok]) -> Option<String> {
         // "Pending: `git push`", "To publish: `cargo publish`", "Next steps" over a code block.
         if ci == 0 {
             if let Some(h) = has_word(&c[..1], t::COMMAND_HEADERS) {
-                let words = c.iter().take_while(|t| matches!(t, Tok::Word(_))).count();
+                let words = c.iter().take_while(|t| matches!(t, Tok::Word(..))).count();
                 let after = match c.get(words) {
                     Some(t) => Some(t),
                     None => s.get(words + 1),
@@ -432,33 +528,42 @@ fn hand_back_words(s: &[Tok]) -> Option<String> {
                 }
             }
         }
-        if let Some(w) = after_you_operate(c, s) {
-            return Some(w);
+        if you {
+            if let Some(w) = after_you_operate(c, s).or_else(|| if_you_run(c)) {
+                return Some(w);
+            }
+            if let Some(w) = left_to_you(c, s) {
+                return Some(w);
+            }
         }
-        if let Some(w) = if_you_run(c) {
-            return Some(w);
+        if sb & lex::REMAINDER != 0 {
+            if let Some(w) = remainder(c, s, end) {
+                return Some(w);
+            }
         }
-        if let Some(w) = remainder(c, s, end) {
-            return Some(w);
+        if code {
+            if let Some(w) = command_after_leader(c) {
+                return Some(w);
+            }
         }
-        if let Some(w) = left_to_you(c, s) {
-            return Some(w);
+        if sb & lex::PENDING != 0 || (code && you) {
+            if let Some(w) = pending_operation(c, s) {
+                return Some(w);
+            }
         }
-        if let Some(w) = command_after_leader(c) {
-            return Some(w);
-        }
-        if let Some(w) = pending_operation(c, s) {
-            return Some(w);
-        }
-        if let Some(w) = advisable(c) {
-            return Some(w);
+        if sb & lex::IT != 0 {
+            if let Some(w) = advisable(c) {
+                return Some(w);
+            }
         }
         if let Some(w) = order_on_operation_noun(c).filter(|_| !aside) {
             return Some(w);
         }
-        if let Some((_, seq)) = find_any(c, t::READER_PLACE) {
-            if let Some(op) = first_operation(s) {
-                return Some(format!("{} + {op}", seq.join(" ")));
+        if you {
+            if let Some((_, seq)) = find_any(c, t::READER_PLACE) {
+                if let Some(op) = first_operation(s) {
+                    return Some(format!("{} + {op}", seq.join(" ")));
+                }
             }
         }
     }
@@ -502,10 +607,17 @@ fn pending_operation(c: &[Tok], s: &[Tok]) -> Option<String> {
 
 /// "… is push; go ahead whenever": leave to do an operation the sentence names, given as an order.
 fn go_ahead(c: &[Tok], s: &[Tok]) -> Option<String> {
-    if !seq_at(c, 0, &["go", "ahead"]) || seq_at(c, 2, &["and"]) {
+    let at = usize::from(matches!(
+        word(c.first()),
+        Some("please" | "just" | "so" | "then")
+    ));
+    if !seq_at(c, at, &["go", "ahead"]) || seq_at(c, at + 2, &["and"]) {
         return None;
     }
-    first_operation(s).map(|op| format!("go ahead + {op}"))
+    // "Please go ahead with `helm upgrade`": the command is the operation.
+    first_operation(s)
+        .or_else(|| has_command(s).then_some(crate::own_text::CODE))
+        .map(|op| format!("go ahead + {op}"))
 }
 
 /// "It'd be good to run the linters", "it is best to deploy tonight": the operation recommended
@@ -535,7 +647,7 @@ fn order_on_operation_noun(c: &[Tok]) -> Option<String> {
         return None;
     }
     let op = c.iter().skip(2).take(2).find_map(|t| match t {
-        Tok::Word(w) => has_word(&[Tok::Word(w)], t::OPERATION_NOUNS),
+        Tok::Word(w, _) => t::OPERATION_NOUNS.iter().copied().find(|v| v == w),
         _ => None,
     })?;
     Some(format!("order + {op}"))
@@ -544,7 +656,7 @@ fn order_on_operation_noun(c: &[Tok]) -> Option<String> {
 /// The first word of the sentence that names an operation in any form.
 fn first_operation(s: &[Tok]) -> Option<&'static str> {
     s.iter().find_map(|t| match t {
-        Tok::Word(w) => operation_word(w),
+        Tok::Word(w, _) => operation_word(w),
         _ => None,
     })
 }
@@ -568,7 +680,7 @@ fn remainder(c: &[Tok], s: &[Tok], end: Option<Tok>) -> Option<String> {
             end == Some(Tok::Mark(':'))
                 || (end.is_none() && i > 0 && word(c.get(i - 1)) == Some("the"))
         }
-        Some(t) => matches!(t, Tok::Word("is" | "are" | "for" | "left")),
+        Some(t) => matches!(t, Tok::Word("is" | "are" | "for" | "left", _)),
     };
     if !introduces || has_word(s, t::DONE).is_some() {
         return None;
@@ -596,7 +708,7 @@ fn command_after_leader(c: &[Tok]) -> Option<String> {
     )?;
     let at = c.iter().position(|t| matches!(t, Tok::Code))?;
     let between_leaders = c[1..at].iter().all(
-        |t| matches!(t, Tok::Word(w) if ["then", "just", "simply", "run", "please"].contains(w)),
+        |t| matches!(t, Tok::Word(w, _) if ["then", "just", "simply", "run", "please"].contains(w)),
     );
     let after = word(c.get(at + 1));
     let reports = after.is_some_and(|w| {
@@ -607,10 +719,9 @@ fn command_after_leader(c: &[Tok]) -> Option<String> {
 
 /// An operation verb in the past or participle form ("if you ran", "once you've merged").
 fn past_operation(w: &str) -> Option<&'static str> {
-    if w == "ran" {
-        return Some("run");
-    }
-    inflected(w, "ed")
+    (w == "ran" || w.ends_with("ed") || w.ends_with("ied"))
+        .then(|| lex::operation(w))
+        .flatten()
 }
 
 /// An imperative: the clause opens (behind "please", "then", "go ahead and", …) with an operation.
@@ -628,6 +739,9 @@ fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
     let mut i = 0;
     let mut lead = Vec::new();
     'skip: loop {
+        if word(c.get(i)).is_none_or(|w| lex::bits(w) & lex::LEADER == 0) {
+            break;
+        }
         for l in t::LEADERS {
             if seq_at(c, i, l) {
                 lead.push(l.join(" "));
@@ -636,6 +750,11 @@ fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
             }
         }
         break;
+    }
+    // Most clauses open with a subject ("I ran …", "the tests …"): no order.
+    let first = lex::bits(word(c.get(i))?);
+    if first & lex::SUBJECT != 0 && first & (lex::OP_VERB | lex::COMMAND_VERB | lex::LIGHT) == 0 {
+        return None;
     }
     let op = match operation_at(c, i) {
         Some(op) => op,
@@ -654,9 +773,9 @@ fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
 /// or a bare word that is no subject, plural, past or gerund ("Tests and push hooks", "Bumped the
 /// version and pushed" are not orders).
 fn looks_like_an_order(w: &str) -> bool {
-    t::ORDERING_VERBS.contains(&w)
-        || !(t::SUBJECTS.contains(&w)
-            || t::IRREGULAR_PAST.contains(&w)
+    let b = lex::bits(w);
+    b & lex::ORDERING != 0
+        || !(b & (lex::SUBJECT | lex::IRREGULAR) != 0
             || w.ends_with('s')
             || w.ends_with("ed")
             || w.ends_with("ing")
@@ -749,7 +868,10 @@ fn recommending(c: &[Tok]) -> Option<String> {
         } else {
             next
         };
-        has_word(&[Tok::Word(noun)], t::OPERATION_NOUNS).map(|n| format!("{r} + {n}"))
+        t::OPERATION_NOUNS
+            .iter()
+            .find(|n| **n == noun)
+            .map(|n| format!("{r} + {n}"))
     })
 }
 
@@ -763,7 +885,13 @@ fn after_you_operate(c: &[Tok], s: &[Tok]) -> Option<String> {
         &["tell", "me"],
         &["i", "will"],
     ];
-    let (_, wait) = find_any(s, WAITS)?;
+    // Without a wait, the reader's operation still hands over when it names the command ("Once
+    // you've run `docker compose up`, the service is reachable").
+    let wait = find_any(s, WAITS).map(|(_, w)| w.join(" "));
+    if wait.is_none() && !has_command(c) {
+        return None;
+    }
+    let wait = wait.unwrap_or_else(|| crate::own_text::CODE.to_string());
     (0..c.len()).find_map(|i| {
         let w = word(c.get(i)).filter(|w| WHEN.contains(w))?;
         if word(c.get(i + 1)) != Some("you") {
@@ -779,7 +907,7 @@ fn after_you_operate(c: &[Tok], s: &[Tok]) -> Option<String> {
         }
         let op =
             past_operation(v).or_else(|| t::OPERATION_VERBS.iter().find(|x| **x == v).copied())?;
-        Some(format!("{} + {w} you + {op}", wait.join(" ")))
+        Some(format!("{wait} + {w} you + {op}"))
     })
 }
 
@@ -797,8 +925,11 @@ fn if_you_run(c: &[Tok]) -> Option<String> {
 }
 
 /// The permission ask in a sentence, as the words that fired it.
-fn permission_ask(s: &[Tok], answered: bool) -> Option<String> {
-    let question = s.iter().any(|t| matches!(t, Tok::Question));
+fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
+    let question = sb & QUESTION_BIT != 0;
+    if !question && sb & lex::APPROVAL == 0 {
+        return None;
+    }
     // An operation is the leave asked for too ("Merge?", "Happy to push if you give the word").
     let leave = find_any(s, t::LEAVE)
         .map(|(_, l)| l.join(" "))
@@ -843,6 +974,11 @@ fn permission_ask(s: &[Tok], answered: bool) -> Option<String> {
             ) {
                 return Some(format!("question + {} + {l}", ok.1.join(" ")));
             }
+        }
+        // "Do you want me to take this further?", "would you like me to finish the rest?": the
+        // agent offers more work and waits for the answer, whatever the verb.
+        if let Some((_, offer)) = find_any(s, &[&["want", "me", "to"], &["like", "me", "to"]]) {
+            return Some(format!("question + {}", offer.join(" ")));
         }
         if asked.len() == 1 {
             let bare = has_word(asked, t::BARE_ASK_OPENERS)

@@ -54,6 +54,8 @@ pub const OPERATION_VERBS: &[&str] = &[
 /// Verbs that are an operation only with a command beside them ("verify with `curl ...`", "give
 /// `make e2e` a run"); alone ("check the dashboard") they are not.
 pub const COMMAND_VERBS: &[&str] = &[
+    "share",
+    "send",
     "verify",
     "confirm",
     "check",
@@ -118,7 +120,7 @@ pub const COMMAND_WORDS: &[&str] = &[
 ];
 
 /// Words an imperative may start behind ("please run", "then push", "go ahead and merge").
-pub const LEADERS: &[&[&str]] = &[
+pub static LEADERS: &[&[&str]] = &[
     &["please"],
     &["kindly"],
     &["just"],
@@ -195,7 +197,7 @@ pub const NOUN_FOLLOWERS: &[&str] = &[
 /// Words after "you" (in order, each optional) before the verb: modals and the phrases that put
 /// the action on the reader ("you will want to", "you are going to need to", "you can go ahead
 /// and"). Matching walks this list greedily; the evidence names the words it walked.
-pub const READER_MODALS: &[&[&str]] = &[
+pub static READER_MODALS: &[&[&str]] = &[
     &["will"],
     &["would"],
     &["should"],
@@ -238,7 +240,7 @@ pub const READER_MODALS: &[&[&str]] = &[
 
 /// "… you (to) <verb>": the agent makes the reader the doer ("I need you to run", "I'll let you
 /// push", "ready for you to merge", "it's up to you to deploy").
-pub const DELEGATIONS: &[&[&str]] = &[
+pub static DELEGATIONS: &[&[&str]] = &[
     &["need", "you", "to"],
     &["needs", "you", "to"],
     &["ask", "you", "to"],
@@ -248,6 +250,10 @@ pub const DELEGATIONS: &[&[&str]] = &[
     &["suggest", "you"],
     &["recommend", "you"],
     &["recommend", "that", "you"],
+    &["encourage", "you", "to"],
+    &["urge", "you", "to"],
+    &["advise", "you", "to"],
+    &["invite", "you", "to"],
     &["have", "you"],
     &["that", "you"],
     &["suggest", "that", "you"],
@@ -267,7 +273,8 @@ pub const DELEGATIONS: &[&[&str]] = &[
 /// "Can you …?" questions: a modal, "you", then the verb (with "please", "mind", "be able to"
 /// between).
 pub const ASKING_MODALS: &[&str] = &["can", "could", "would", "will"];
-pub const ASKING_FILLERS: &[&[&str]] = &[
+pub static ASKING_FILLERS: &[&[&str]] = &[
+    &["be", "so", "kind", "as", "to"],
     &["please"],
     &["kindly"],
     &["just"],
@@ -283,7 +290,7 @@ pub const RECOMMENDING: &[&str] = &["recommend", "suggest", "consider", "try", "
 
 /// Phrases that say the next operation is the reader's ("your move", "the deploy is on you").
 /// They fire with an operation word or a command in the same sentence.
-pub const READER_TURN: &[&[&str]] = &[
+pub static READER_TURN: &[&[&str]] = &[
     &["your", "move"],
     &["your", "turn"],
     &["over", "to", "you"],
@@ -318,7 +325,6 @@ pub const READER_TURN: &[&[&str]] = &[
     &["for", "the", "maintainer"],
     &["needs", "a"],
     &["needs", "to", "be"],
-    &["need", "to", "be"],
     &["just", "needs"],
     &["only", "needs"],
     &["your", "terminal"],
@@ -349,7 +355,7 @@ pub const COMMAND_HEADERS: &[&str] = &[
 
 /// Words that make a sentence about the past or a habit that is gone, not a request ("previously
 /// you'd run", "you no longer need to push").
-pub const NOT_A_REQUEST: &[&[&str]] = &[
+pub static NOT_A_REQUEST: &[&[&str]] = &[
     &["previously"],
     &["used", "to"],
     &["before", "this", "change"],
@@ -371,7 +377,7 @@ pub const NOT_A_REQUEST: &[&[&str]] = &[
 ];
 
 /// Leave to go on: the verb of a permission ask.
-pub const LEAVE: &[&[&str]] = &[
+pub static LEAVE: &[&[&str]] = &[
     &["proceed"],
     &["proceeding"],
     &["continue"],
@@ -412,7 +418,7 @@ pub const BARE_ASK_OPENERS: &[&str] = &[
 ];
 
 /// Question forms whose verb is left out ("Want me to?", "Should I?").
-pub const ELIDED_ASKS: &[&[&str]] = &[
+pub static ELIDED_ASKS: &[&[&str]] = &[
     &["want", "me", "to"],
     &["like", "me", "to"],
     &["should", "i"],
@@ -449,7 +455,7 @@ pub const APPROVAL_CORE: &[&str] = &[
 
 /// The reader's leave, and the words that ask for it ("awaiting your approval", "once you
 /// confirm", "say the word", "if you're OK with it").
-pub const APPROVAL: &[&[&str]] = &[
+pub static APPROVAL: &[&[&str]] = &[
     &["approval"],
     &["approve"],
     &["approves"],
@@ -498,7 +504,7 @@ pub const APPROVAL: &[&[&str]] = &[
 ];
 
 /// Waiting on the reader ("awaiting", "I'll hold off until").
-pub const WAITING: &[&[&str]] = &[
+pub static WAITING: &[&[&str]] = &[
     &["awaiting"],
     &["await"],
     &["waiting"],
@@ -521,8 +527,8 @@ pub const WAITING: &[&[&str]] = &[
 
 /// Light verbs that take an operation as their noun ("hit merge", "do the push").
 pub const LIGHT_VERBS: &[&str] = &[
-    "hit", "click", "press", "do", "handle", "trigger", "kick", "carry", "perform", "complete",
-    "finish", "take",
+    "give", "hit", "click", "press", "do", "handle", "trigger", "kick", "carry", "perform",
+    "complete", "finish", "take",
 ];
 
 /// Verbs an order may start with before the operation it leads to ("bump the version and
@@ -621,12 +627,13 @@ pub const SUBJECTS: &[&str] = &[
 
 /// An operation still to happen, named with no one doing it ("a matter of running", "ready to be
 /// pushed", "the command to run is").
-pub const PENDING: &[&[&str]] = &[
+pub static PENDING: &[&[&str]] = &[
     &["matter", "of"],
     &["requires"],
     &["require"],
     &["needs"],
     &["ready", "to", "be"],
+    &["need", "to", "be"],
     &["needs", "to", "be"],
     &["has", "to", "be"],
     &["can", "be"],
@@ -672,7 +679,7 @@ pub const PASSING: &[&str] = &[
 /// Places that are the reader's: with an operation in the sentence they hand it over ("the push
 /// needs to happen from your machine"). A command alone is not enough here: "on your end the old
 /// `make build` still works" is a report.
-pub const READER_PLACE: &[&[&str]] = &[
+pub static READER_PLACE: &[&[&str]] = &[
     &["your", "machine"],
     &["your", "side"],
     &["your", "end"],
