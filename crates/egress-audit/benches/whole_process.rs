@@ -2,7 +2,8 @@
 //! binary (`cat`) reading the same payload (issue 43's target: at most 1 ms over it; issue 2's:
 //! median under 3 ms). Runs alternate between the two, so the machine's load falls on both alike;
 //! the figure to read is the difference of the medians, wall and CPU.
-//! `cargo bench -p egress-audit --bench whole_process`
+//! `cargo bench -p egress-audit --bench whole_process`; with `EGRESS_AUDIT_BEFORE=<binary>` an
+//! earlier build is timed in the same rounds too.
 //!
 //! Two messages: the repeated sentence of issue 2 (a floor), and the honest reports of issue 43's
 //! corpus laid end to end (markdown, lists, code fences, quotes: what the sentence reading costs on
@@ -66,6 +67,9 @@ fn main() {
     let home = Sandbox::new(env!("CARGO_BIN_EXE_egress-audit"));
     let mut gate = home.command();
     let mut cat = Command::new("cat");
+    // EGRESS_AUDIT_BEFORE=<path of an earlier build>: timed in the same rounds, in its own sandbox.
+    let before_home = std::env::var_os("EGRESS_AUDIT_BEFORE").map(Sandbox::new);
+    let mut before = before_home.as_ref().map(Sandbox::command);
     let mut repeated = String::new();
     while repeated.len() < 64 * 1024 {
         repeated.push_str("I ran the suite and collected the output of every step in the log. ");
@@ -90,6 +94,7 @@ fn main() {
         .to_string();
         let red = name.ends_with("red");
         let (mut ours, mut trivial) = (Timings::default(), Timings::default());
+        let mut before_runs = Timings::default();
         for _ in 0..RUNS {
             let run = run_once(&mut gate, payload.as_bytes());
             let blocked = String::from_utf8_lossy(&run.stdout).contains("\"block\"");
@@ -101,6 +106,9 @@ fn main() {
             );
             ours.push(&run);
             trivial.push(&run_once(&mut cat, payload.as_bytes()));
+            if let Some(b) = before.as_mut() {
+                before_runs.push(&run_once(b, payload.as_bytes()));
+            }
         }
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
         println!(
@@ -111,5 +119,13 @@ fn main() {
             ms(ours.wall.median()) - ms(trivial.wall.median()),
             ms(ours.cpu.median()) - ms(trivial.cpu.median()),
         );
+        if !before_runs.is_empty() {
+            println!(
+                "  earlier build: {}; over cat: wall {:.2} ms, CPU {:.2} ms",
+                before_runs.summary(),
+                ms(before_runs.wall.median()) - ms(trivial.wall.median()),
+                ms(before_runs.cpu.median()) - ms(trivial.cpu.median()),
+            );
+        }
     }
 }
