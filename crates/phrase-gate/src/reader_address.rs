@@ -933,7 +933,13 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
     // An operation is the leave asked for too ("Merge?", "Happy to push if you give the word").
     let leave = find_any(s, t::LEAVE)
         .map(|(_, l)| l.join(" "))
-        .or_else(|| has_word(s, t::OPERATION_VERBS).map(str::to_string));
+        .or_else(|| has_word(s, t::OPERATION_VERBS).map(str::to_string))
+        // "Should I open the PR?": in a question, an operation named by its noun too.
+        .or_else(|| {
+            question
+                .then(|| first_operation(s).map(str::to_string))
+                .flatten()
+        });
     let agent = has_word(s, t::AGENT);
     if question && !answered {
         let q: Vec<&[Tok]> = s.split(|t| matches!(t, Tok::Question)).collect();
@@ -1083,6 +1089,63 @@ mod tests {
             "Let me know if you have any questions.",
         ] {
             assert!(kinds(t).is_empty(), "{t}: {:?}", kinds(t));
+        }
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use crate::{EgressGate, Status};
+    use proptest::prelude::*;
+
+    /// Sentences that are hand-backs or asks on their own.
+    const REQUESTS: &[&str] = &[
+        "Please run `cargo publish` yourself.",
+        "You'll want to run `make release` next.",
+        "Okay to proceed?",
+        "The next step on your side is `npm publish`.",
+        "Could you merge the PR?",
+        "Awaiting your approval.",
+    ];
+    /// Report sentences with no request and no blocker or receipt word.
+    const REPORTS: &[&str] = &[
+        "I rewrote the parser.",
+        "The cache is bounded now.",
+        "Merged #12 into main.",
+        "On your end nothing changes.",
+        "If you run into trouble, the log is in `target/log`.",
+        "Previously you'd run `make gen` by hand.",
+    ];
+
+    proptest! {
+        /// The gate is a pure function of the text: no panic on any input, same answer twice.
+        #[test]
+        fn any_text_is_judged_the_same_twice(text in "[ -~\n`>#*|?!.—’é]{0,300}") {
+            let gate = EgressGate::baseline();
+            prop_assert_eq!(gate.evaluate(&text), gate.evaluate(&text));
+        }
+
+        /// A request inside a fenced block or a block quote is not the agent's: green.
+        #[test]
+        fn quoted_or_fenced_requests_are_not_the_agents(i in 0..REQUESTS.len(), fenced in any::<bool>()) {
+            let r = REQUESTS[i];
+            let text = if fenced { format!("Log:\n\n```\n{r}\n```") } else { format!("> {r}\n\nDone.") };
+            prop_assert_eq!(EgressGate::baseline().evaluate(&text).status, Status::Green, "{}", text);
+        }
+
+        /// Reports around a request never hide it; reports alone never block.
+        #[test]
+        fn reports_never_hide_a_request(
+            before in proptest::collection::vec(0..REPORTS.len(), 0..4),
+            after in proptest::collection::vec(0..REPORTS.len(), 0..4),
+            i in 0..REQUESTS.len(),
+        ) {
+            let gate = EgressGate::baseline();
+            let join = |v: &[usize]| v.iter().map(|&k| REPORTS[k]).collect::<Vec<_>>().join(" ");
+            let reports = format!("{} {}", join(&before), join(&after));
+            prop_assert_eq!(gate.evaluate(&reports).status, Status::Green, "{}", reports);
+            let text = format!("{} {} {}", join(&before), REQUESTS[i], join(&after));
+            prop_assert_eq!(gate.evaluate(&text).status, Status::Red, "{}", text);
         }
     }
 }

@@ -41,8 +41,6 @@ pub const OPERATION_VERBS: &[&str] = &[
     "accept",
     "cut",
     "roll",
-    "open",
-    "create",
     "ship",
     "submit",
     "invoke",
@@ -89,6 +87,7 @@ pub const OPERATION_NOUNS: &[&str] = &[
     "install",
     "restart",
     "rebase",
+    "pr",
     "rerun",
     "re-run",
 ];
@@ -527,8 +526,10 @@ pub static WAITING: &[&[&str]] = &[
 
 /// Light verbs that take an operation as their noun ("hit merge", "do the push").
 pub const LIGHT_VERBS: &[&str] = &[
-    "give", "hit", "click", "press", "do", "handle", "trigger", "kick", "carry", "perform",
-    "complete", "finish", "take",
+    // "Open the PR", "create the release": an operation only with its object named ("create a
+    // worktree", a guard's remedy the agent relays, is none).
+    "open", "create", "give", "hit", "click", "press", "do", "handle", "trigger", "kick", "carry",
+    "perform", "complete", "finish", "take",
 ];
 
 /// Verbs an order may start with before the operation it leads to ("bump the version and
