@@ -175,37 +175,95 @@ fn strip_task_box(body: &str) -> Cow<'_, str> {
     }
 }
 
-/// Normalises a unit, masks its quotations and code spans, and appends its sentences to `out`.
+/// Normalises a unit, masks its quotations and code spans, and appends its sentences to `out`,
+/// in one pass over the normalised text (this runs over every byte of the message).
 fn flush(unit: &mut String, out: &mut String) {
     if unit.trim().is_empty() {
         unit.clear();
         return;
     }
     let normal = crate::normalise(unit);
-    let masked = mask(&normal);
-    for s in split_sentences(&masked) {
-        let s = s.trim();
-        if !s.is_empty() {
-            out.push_str(". ");
-            out.push_str(s);
-            out.push('\n');
-        }
-    }
+    let mut w = Sentences::start(out);
+    mask_into(normal.trim(), &mut w);
+    w.end();
     unit.clear();
+}
+
+/// Writes sentences as `". <sentence>\n"`, splitting plain text after `.`, `!` or `?` followed by
+/// a space; an empty sentence is dropped.
+struct Sentences<'o> {
+    out: &'o mut String,
+    /// Where the current sentence's text starts.
+    start: usize,
+}
+
+impl<'o> Sentences<'o> {
+    fn start(out: &'o mut String) -> Sentences<'o> {
+        out.push_str(". ");
+        let start = out.len();
+        Sentences { out, start }
+    }
+
+    /// Plain text: copied, split where a sentence ends.
+    fn plain(&mut self, run: &str) {
+        let b = run.as_bytes();
+        let mut from = 0;
+        for at in spaces(b) {
+            if at > 0 && matches!(b[at - 1], b'.' | b'!' | b'?') {
+                self.out.push_str(&run[from..at]);
+                self.next();
+                from = at + 1;
+            }
+        }
+        self.out.push_str(&run[from..]);
+    }
+
+    /// A token (a masked quotation or code span): copied whole.
+    fn token(&mut self, t: &str) {
+        self.out.push_str(t);
+    }
+
+    fn last_char(&self) -> Option<char> {
+        self.out[self.start..].chars().last()
+    }
+
+    fn next(&mut self) {
+        self.end();
+        self.out.push_str(". ");
+        self.start = self.out.len();
+    }
+
+    fn end(&mut self) {
+        let kept = self.out[self.start..].trim_end().len();
+        self.out.truncate(self.start + kept);
+        if kept == 0 {
+            self.out.truncate(self.start - 2);
+        } else {
+            self.out.push('\n');
+        }
+        self.start = self.out.len();
+    }
+}
+
+/// Positions of the spaces in `b`.
+fn spaces(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    b.iter()
+        .enumerate()
+        .filter(|(_, c)| **c == b' ')
+        .map(|(i, _)| i)
 }
 
 /// Code spans become [`CODE`]; a quotation in double quotes (or single quotes that open after a
 /// space and close before one) becomes `"…"`; emphasis markers go. Unbalanced marks are kept.
-fn mask(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+fn mask_into(text: &str, w: &mut Sentences) {
     let mut rest = text;
     loop {
         // Copy the run up to the next mark that can open something, in one go.
         let Some(at) = rest.find(['`', '"', '\'', '*']) else {
-            out.push_str(rest);
-            return out;
+            w.plain(rest);
+            return;
         };
-        out.push_str(&rest[..at]);
+        w.plain(&rest[..at]);
         rest = &rest[at..];
         let c = rest.as_bytes()[0];
         let after = &rest[1..];
@@ -214,24 +272,24 @@ fn mask(text: &str) -> String {
                 let ticks = rest.bytes().take_while(|b| *b == b'`').count();
                 let close = &rest[..ticks];
                 if let Some(end) = rest[ticks..].find(close) {
-                    out.push_str(CODE);
+                    w.token(CODE);
                     rest = &rest[ticks + end + ticks..];
                 } else {
-                    out.push_str(close);
+                    w.token(close);
                     rest = &rest[ticks..];
                 }
                 continue;
             }
             b'"' => {
                 if let Some(end) = after.find('"') {
-                    out.push_str("\"…\"");
+                    w.token("\"…\"");
                     rest = &after[end + 1..];
                     continue;
                 }
             }
-            b'\'' if opens_single_quote(&out) => {
+            b'\'' if opens_single_quote(w.last_char()) => {
                 if let Some(end) = closing_single_quote(after) {
-                    out.push_str("'…'");
+                    w.token("'…'");
                     rest = &after[end + 1..];
                     continue;
                 }
@@ -242,16 +300,13 @@ fn mask(text: &str) -> String {
             }
             _ => {}
         }
-        out.push(c as char);
+        w.token(&rest[..1]);
         rest = after;
     }
 }
 
-fn opens_single_quote(before: &str) -> bool {
-    before
-        .chars()
-        .last()
-        .is_none_or(|c| c == ' ' || c == '(' || c == ':')
+fn opens_single_quote(before: Option<char>) -> bool {
+    before.is_none_or(|c| c == ' ' || c == '(' || c == ':')
 }
 
 /// Where a single quotation that starts at `after` closes: a `'` after a non-space character and
@@ -271,29 +326,6 @@ fn closing_single_quote(after: &str) -> Option<usize> {
         }
     }
     None
-}
-
-/// Splits after `.`, `!` or `?` followed by a space (code spans are already one token).
-fn split_sentences(text: &str) -> impl Iterator<Item = &str> {
-    let bytes = text.as_bytes();
-    let mut start = 0;
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < bytes.len() {
-            let b = bytes[i];
-            i += 1;
-            if matches!(b, b'.' | b'!' | b'?') && bytes.get(i) == Some(&b' ') {
-                let s = &text[start..i];
-                start = i;
-                return Some(s);
-            }
-        }
-        (start < bytes.len()).then(|| {
-            let s = &text[start..];
-            start = bytes.len();
-            s
-        })
-    })
 }
 
 #[cfg(test)]

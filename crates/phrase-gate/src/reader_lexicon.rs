@@ -133,34 +133,47 @@ const APPROVAL_KEYS: &[&str] = &[
     "waiting",
 ];
 
-/// FNV-1a: the words are short and ours, so a simple fast hash serves better than SipHash.
-#[derive(Default)]
-struct Fnv(u64);
+/// A word of at most 16 bytes packed into one integer: looking it up is a multiply and an integer
+/// compare, with no string hashed or compared byte by byte. Every table word fits (`build` checks);
+/// a longer word of the text is in no table.
+type Key = u128;
 
-impl Hasher for Fnv {
+fn key(w: &str) -> Option<Key> {
+    let b = w.as_bytes();
+    if b.is_empty() || b.len() > 16 {
+        return None;
+    }
+    let mut buf = [0u8; 16];
+    buf[..b.len()].copy_from_slice(b);
+    Some(u128::from_le_bytes(buf))
+}
+
+/// The hasher for [`Key`]s: fold the two halves and multiply (the keys are short words, ours).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
+        for chunk in bytes.chunks(8) {
+            let mut buf = [0u8; 8];
+            buf[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(buf));
         }
-        self.0 = h;
+    }
+    fn write_u128(&mut self, k: u128) {
+        self.write_u64((k as u64) ^ ((k >> 64) as u64).rotate_left(29));
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 
-type Map<V> = HashMap<String, V, BuildHasherDefault<Fnv>>;
+type Map<V> = HashMap<Key, V, BuildHasherDefault<KeyHasher>>;
 
 struct Lexicon {
-    /// For each first byte, the word lengths (1 to 31) the lexicon has: most words of a report
-    /// are in no table, and this answers for them without hashing.
-    lengths: [u32; 256],
     bits: Map<u32>,
     /// Each form of an operation, to the operation it is a form of ("merged" → "merge").
     ops: Map<&'static str>,
@@ -174,7 +187,21 @@ fn lexicon() -> &'static Lexicon {
 fn build() -> Lexicon {
     let mut bits: Map<u32> = Map::default();
     let mut ops: Map<&'static str> = Map::default();
-    let mut add = |w: &str, b: u32| *bits.entry(w.to_string()).or_default() |= b;
+    // A word too long for a key could never be looked up: `every_table_word_fits_a_key` keeps
+    // the tables within 16 bytes.
+    let mut add = |w: &str, b: u32| {
+        if let Some(k) = key(w) {
+            *bits.entry(k).or_default() |= b;
+        }
+    };
+    let mut op = |w: &str, v: &'static str, replace: bool| {
+        let Some(k) = key(w) else { return };
+        if replace {
+            ops.insert(k, v);
+        } else {
+            ops.entry(k).or_insert(v);
+        }
+    };
     let singles: &[(&[&str], u32)] = &[
         (&["you", "your", "yours"], YOU),
         (t::AGENT, AGENT),
@@ -203,25 +230,19 @@ fn build() -> Lexicon {
     for v in t::OPERATION_VERBS {
         for form in forms(v) {
             add(&form, OP);
-            ops.entry(form).or_insert(v);
+            op(&form, v, false);
         }
         add(v, OP_VERB);
         add(&format!("re-{v}"), OP_VERB | OP);
-        ops.insert(format!("re-{v}"), v);
+        op(&format!("re-{v}"), v, true);
     }
     for n in t::OPERATION_NOUNS {
         add(n, OP);
-        ops.entry(n.to_string()).or_insert(n);
+        op(n, n, false);
     }
     add("ran", OP);
-    ops.insert("ran".to_string(), "run");
-    let mut lengths = [0u32; 256];
-    for w in bits.keys() {
-        if let Some(&b) = w.as_bytes().first() {
-            lengths[usize::from(b)] |= length_bit(w.len());
-        }
-    }
-    Lexicon { lengths, bits, ops }
+    op("ran", "run", true);
+    Lexicon { bits, ops }
 }
 
 /// A verb's base, -ing and -ed forms, with the final consonant doubled or the final "e" dropped
@@ -245,29 +266,43 @@ fn forms(v: &str) -> Vec<String> {
 
 /// The bits of a word (0 for a word of no table).
 pub fn bits(w: &str) -> u32 {
-    let lex = lexicon();
-    let Some(&b) = w.as_bytes().first() else {
-        return 0;
-    };
-    if lex.lengths[usize::from(b)] & length_bit(w.len()) == 0 {
-        return 0;
-    }
-    lex.bits.get(w).copied().unwrap_or(0)
-}
-
-/// A word length as a bit (lengths over 31 share the last one).
-fn length_bit(len: usize) -> u32 {
-    1 << len.min(31)
+    key(w)
+        .and_then(|k| lexicon().bits.get(&k).copied())
+        .unwrap_or(0)
 }
 
 /// The operation a word is a form of ("pushing" → "push"), if it is one.
 pub fn operation(w: &str) -> Option<&'static str> {
-    lexicon().ops.get(w).copied()
+    key(w).and_then(|k| lexicon().ops.get(&k).copied())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_table_word_fits_a_key() {
+        let mut words: Vec<String> = FIRST_WORD_TABLES
+            .iter()
+            .flat_map(|(t, _)| t.iter().map(|e| e[0].to_string()))
+            .collect();
+        for v in t::OPERATION_VERBS {
+            words.extend(forms(v));
+            words.push(format!("re-{v}"));
+        }
+        for list in [
+            t::OPERATION_NOUNS,
+            t::SUBJECTS,
+            t::COMMAND_VERBS,
+            t::LIGHT_VERBS,
+            APPROVAL_KEYS,
+        ] {
+            words.extend(list.iter().map(|w| w.to_string()));
+        }
+        for w in words {
+            assert!(key(&w).is_some(), "{w:?} is longer than 16 bytes");
+        }
+    }
 
     #[test]
     fn every_indexed_table_is_found() {
