@@ -32,6 +32,53 @@ pub fn evaluate(gate: &EgressGate, text: &str, as_json: bool) -> (String, i32) {
     (out, code)
 }
 
+/// `explain --text T`: the verdict, and for every detector that fired the rule, the words that
+/// fired it (table phrases, or the sentence structure as table words: "you + will + want to +
+/// run") and the words that excused it; for a red text, the code and the remedy the agent is given.
+/// Exit 0 green, 1 red, like `evaluate`. It prints table words only, never the text.
+pub fn explain(gate: &EgressGate, text: &str) -> (String, i32) {
+    let record = gate.evaluate(text);
+    let code = i32::from(record.status == Status::Red);
+    let mut s = record.status.as_str().to_string();
+    if let Some(why) = record.not_judged {
+        s.push_str(&format!(" (not judged: {why})"));
+    }
+    if record.status == Status::Red {
+        s.push_str(&format!(": {}", crate::e5_hook::block_code(&record)));
+    }
+    if record.rows.is_empty() && record.not_judged.is_none() {
+        s.push_str("\n  nothing fired: no hand-back, permission ask or uncaptured mistake found");
+    }
+    for row in &record.rows {
+        let verdict = if row.violation {
+            "violation"
+        } else {
+            "excused"
+        };
+        s.push_str(&format!(
+            "\n  {verdict} {}: {}",
+            row.diagnostic_id, row.rule
+        ));
+        s.push_str(&format!(
+            "\n    fired by: {}",
+            row.matched_tripwires.join(" | ")
+        ));
+        let excuses = if row.matched_legitimizers.is_empty() {
+            "nothing".to_string()
+        } else {
+            row.matched_legitimizers.join(" | ")
+        };
+        s.push_str(&format!("\n    excused by: {excuses}"));
+    }
+    if record.status == Status::Red {
+        s.push_str(&format!(
+            "\n  reason given to the agent: {}",
+            crate::e5_hook::block_reason(&record)
+        ));
+    }
+    (s, code)
+}
+
 /// One case's outcome (metadata only).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CaseOutcome {

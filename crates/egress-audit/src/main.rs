@@ -12,6 +12,7 @@ usage:
   egress-audit                         hook mode: Stop/SubagentStop payload on stdin
   egress-audit evaluate --text T [--json]
                                        exit 0 green, 1 red
+  egress-audit explain --text T        the verdict, the rule and the words that fired it
   egress-audit evaluate-fixtures --input DIR [--json]
                                        exit 0 when every case meets its expected_status
   egress-audit --selftest              audit contract over the embedded fixtures (E4)
@@ -27,6 +28,7 @@ fn main() {
         None => Some(hook_mode()),
         Some("--selftest") => Some(selftest()),
         Some("evaluate") => Some(evaluate(rest)),
+        Some("explain") => Some(explain(rest)),
         Some("evaluate-fixtures") => Some(evaluate_fixtures(rest)),
         Some(_) => None,
     })
@@ -65,6 +67,15 @@ fn evaluate(args: &[String]) -> i32 {
         Err(e) => return CLI.usage_error(&e),
     };
     print_result(e3_cli::evaluate(&gate_from_config(), &text, as_json))
+}
+
+fn explain(args: &[String]) -> i32 {
+    let text = match options(args, "--text") {
+        Ok((Some(t), _)) => t,
+        Ok((None, _)) => return CLI.usage_error("explain needs --text"),
+        Err(e) => return CLI.usage_error(&e),
+    };
+    print_result(e3_cli::explain(&gate_from_config(), &text))
 }
 
 fn evaluate_fixtures(args: &[String]) -> i32 {

@@ -12,8 +12,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub const GATE_ID: &str = "egress_phrase_gate";
 
 pub use crate::egress_tables::{
-    COMMAND_DISPLACEMENT, DURABLE_BINDING, EXECUTION_RECEIPT, HAND_BACK, LEGITIMATE_BLOCKER,
-    PERMISSION_GATE, SELF_ERROR,
+    COMMAND_DISPLACEMENT, DURABLE_BINDING, EXECUTION_RECEIPT, HAND_BACK, HAND_BACK_UNEXCUSED,
+    LEGITIMATE_BLOCKER, PERMISSION_ASK_UNEXCUSED, PERMISSION_GATE, SELF_ERROR,
 };
 
 /// One tripwire family and the families that excuse it.
@@ -41,11 +41,19 @@ pub struct Detector {
 pub const DETECTORS: [Detector; 3] = [
     Detector {
         diagnostic_id: "permission_gate_without_blocker",
-        clauses: &[Clause {
-            tripwire: PERMISSION_GATE,
-            legitimisers: &[LEGITIMATE_BLOCKER],
-            excused_by_recorded_refusal: true,
-        }],
+        clauses: &[
+            Clause {
+                tripwire: PERMISSION_GATE,
+                legitimisers: &[LEGITIMATE_BLOCKER],
+                excused_by_recorded_refusal: true,
+            },
+            // Issue 43: an ask read from the sentence with no blocker near it.
+            Clause {
+                tripwire: PERMISSION_ASK_UNEXCUSED,
+                legitimisers: &[],
+                excused_by_recorded_refusal: true,
+            },
+        ],
         rule: "ask for permission only after naming a real blast-radius blocker; otherwise take the safe bounded action and report what happened.",
         remedy: "Take the next safe step and report what happened, or name the concrete blocker.",
     },
@@ -74,9 +82,15 @@ pub const DETECTORS: [Detector; 3] = [
                 legitimisers: &[LEGITIMATE_BLOCKER],
                 excused_by_recorded_refusal: true,
             },
+            // Issue 43: a hand-back read from the sentence with no blocker near it.
+            Clause {
+                tripwire: HAND_BACK_UNEXCUSED,
+                legitimisers: &[],
+                excused_by_recorded_refusal: true,
+            },
         ],
         rule: "do not hand a safe in-scope command to the operator; run it and report the result, unless a real blocker exists.",
-        remedy: "Execute the command yourself and report its output and exit status, or name the real blocker (a guard's refusal counts: name its id).",
+        remedy: "Do the command yourself and report its output and exit status, or name the real blocker (a guard's refusal counts: name its id).",
     },
 ];
 
@@ -115,6 +129,10 @@ pub struct GateRecord {
     pub status: Status,
     pub violation_count: usize,
     pub rows: Vec<Row>,
+    /// Why the message was not judged (issue 43: another language than the tables'), or absent.
+    /// A message not judged is green with no rows: a guess would look like a verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_judged: Option<&'static str>,
 }
 
 impl GateRecord {
@@ -128,6 +146,9 @@ impl GateRecord {
 #[derive(Debug, Clone)]
 pub struct EgressGate {
     matcher: PhraseMatcher,
+    /// Whether sentences are read for their structure ([`crate::reader_address`]); off only for
+    /// a gate built from bare families, which is how tests measure the prior art's tables.
+    structure: bool,
 }
 
 impl Default for EgressGate {
@@ -141,6 +162,7 @@ impl EgressGate {
     pub fn baseline() -> EgressGate {
         EgressGate {
             matcher: PhraseMatcher::new(crate::egress_tables::shipped_families()),
+            structure: true,
         }
     }
 
@@ -152,15 +174,18 @@ impl EgressGate {
         (
             EgressGate {
                 matcher: PhraseMatcher::new(families),
+                structure: true,
             },
             unknown,
         )
     }
 
-    /// A gate over exactly these families (tests compare the prior art's tables with ours).
+    /// A gate over exactly these families, by phrase membership alone (tests compare the prior
+    /// art's tables with ours).
     pub fn from_families(families: Vec<Family>) -> EgressGate {
         EgressGate {
             matcher: PhraseMatcher::new(families),
+            structure: false,
         }
     }
 
@@ -177,9 +202,23 @@ impl EgressGate {
     /// the hooks' own audit log by the caller, never from the text). One the text names excuses the
     /// clauses that allow it.
     pub fn evaluate_with(&self, text: &str, refusals: &[RecordedRefusal]) -> GateRecord {
-        let normalised = sentence_started(text);
-        let scan = self.matcher.scan_normalised(&normalised);
-        let named = crate::refusal::excusing(refusals, &normalised);
+        if let Some(why) = crate::language::not_english(text).filter(|_| self.structure) {
+            return GateRecord {
+                schema_version: SCHEMA_VERSION,
+                gate_id: GATE_ID,
+                status: Status::Green,
+                violation_count: 0,
+                rows: Vec::new(),
+                not_judged: Some(why),
+            };
+        }
+        let scan = self.scan(text);
+        // A refusal is named in the whole text: its quoted commands are how the text names it.
+        let named = if refusals.is_empty() {
+            Vec::new()
+        } else {
+            crate::refusal::excusing(refusals, &sentence_started(text))
+        };
         let index = |id: &str| self.matcher.family_index(id).unwrap_or(usize::MAX);
         let mut rows = Vec::new();
         for d in DETECTORS {
@@ -234,12 +273,63 @@ impl EgressGate {
             },
             violation_count,
             rows,
+            not_judged: None,
         }
+    }
+
+    /// Every family's matches over the agent's own sentences ([`crate::own_text`]): the phrases of
+    /// the tables, and what the sentences ask of the reader by their structure
+    /// ([`crate::reader_address`]), filed under the hand-back and permission-gate families with
+    /// the table words that fired them.
+    fn scan(&self, text: &str) -> crate::matcher::Scan {
+        if !self.structure {
+            return self.matcher.scan_normalised(&sentence_started(text));
+        }
+        let own = crate::own_text::own_text(text);
+        let mut scan = self.matcher.scan_normalised(&own);
+        let findings = crate::reader_address::findings(&own);
+        let sentences: Vec<&str> = if findings.is_empty() {
+            Vec::new()
+        } else {
+            crate::own_text::sentences(&own).collect()
+        };
+        let blocker = self.matcher.family_index(LEGITIMATE_BLOCKER);
+        for f in findings {
+            // A blocker counts for the request it stands next to: its sentence, the one before
+            // or the one after ("I can't reach the registry. Run `cargo publish` once it's up.").
+            let window = sentences
+                .get(f.sentence.saturating_sub(1)..(f.sentence + 2).min(sentences.len()))
+                .unwrap_or_default()
+                .join("\n. ");
+            let near = blocker.is_some_and(|b| {
+                !self
+                    .matcher
+                    .scan_normalised(&format!(". {window}"))
+                    .family(b)
+                    .is_empty()
+            });
+            use crate::reader_address::Kind;
+            let family = match (f.kind, near) {
+                (Kind::HandBack, true) => HAND_BACK,
+                (Kind::HandBack, false) => HAND_BACK_UNEXCUSED,
+                (Kind::Offer, _) => COMMAND_DISPLACEMENT,
+                (Kind::PermissionAsk, true) => PERMISSION_GATE,
+                (Kind::PermissionAsk, false) => PERMISSION_ASK_UNEXCUSED,
+            };
+            if let Some(set) = self
+                .matcher
+                .family_index(family)
+                .and_then(|i| scan.matched.get_mut(i))
+            {
+                set.insert(f.words);
+            }
+        }
+        scan
     }
 
     /// Whether any tripwire phrase of any table occurs in `text` (used to check our own reasons).
     pub fn mentions_tripwire(&self, text: &str) -> bool {
-        let scan = self.matcher.scan_normalised(&sentence_started(text));
+        let scan = self.scan(text);
         DETECTORS.iter().flat_map(|d| d.clauses).any(|c| {
             !scan
                 .family(self.matcher.family_index(c.tripwire).unwrap_or(usize::MAX))
@@ -345,13 +435,13 @@ mod tests {
     #[test]
     fn maintainer_phrases_extend_families() {
         let extra =
-            crate::matcher::test_extra(COMMAND_DISPLACEMENT, "Kindly Invoke", "no_such_family");
+            crate::matcher::test_extra(COMMAND_DISPLACEMENT, "Kindly Summon", "no_such_family");
         let (gate, unknown) = EgressGate::with_extra(&extra);
         assert_eq!(unknown, vec!["no_such_family"]);
-        assert_eq!(gate.evaluate("kindly invoke make test").status, Status::Red);
+        assert_eq!(gate.evaluate("kindly summon make test").status, Status::Red);
         assert_eq!(
             EgressGate::baseline()
-                .evaluate("kindly invoke make test")
+                .evaluate("kindly summon make test")
                 .status,
             Status::Green
         );

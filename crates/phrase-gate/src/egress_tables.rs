@@ -1,5 +1,8 @@
 //! The egress gate's phrase tables: the baseline's six (kept verbatim, `egress-gate-baseline.md`)
-//! and the families that widen them beyond the prior art (issue 19).
+//! and the phrases that widen the excuses and the self-error family (issue 43). Hand-backs and
+//! go-ahead questions beyond the baseline are read from the structure of each sentence
+//! ([`crate::reader_address`]), not listed here: issue 19's phrase lists matched inside honest
+//! reports ("on your end", "if you run into") and missed every paraphrase.
 //!
 //! Phrases are matched as substrings of the normalised text with a sentence start in front
 //! ([`SENTENCE_START`]), so a phrase that begins with `". "` matches at the start of the text and
@@ -15,10 +18,16 @@ pub const SELF_ERROR: &str = "self_error";
 pub const DURABLE_BINDING: &str = "durable_binding";
 pub const COMMAND_DISPLACEMENT: &str = "command_displacement";
 pub const EXECUTION_RECEIPT: &str = "execution_receipt";
-/// A command handed to the reader by an imperative addressed to them ("please run", "could you
-/// run", "you'll need to run", "Run `x`" at a sentence start). Only a named blocker excuses it: a
-/// receipt word such as "passed" elsewhere in the text says nothing about the handed-back command.
+/// A command or operation handed to the reader (found by [`crate::reader_address`], or by the
+/// maintainer's phrases). Only a named blocker excuses it: a receipt word such as "passed"
+/// elsewhere in the text says nothing about the handed-back command.
 pub const HAND_BACK: &str = "hand_back";
+/// Issue 43: a hand-back or permission ask read from a sentence's structure with no blocker named
+/// in that sentence or the one before or after it. A blocker word far away in a long report ("the
+/// pipeline was down" three paragraphs up) says nothing about this request, so only a recorded
+/// refusal excuses these. Filled by the gate, never by a table.
+pub const HAND_BACK_UNEXCUSED: &str = "hand_back_without_blocker";
+pub const PERMISSION_ASK_UNEXCUSED: &str = "permission_ask_without_blocker";
 
 /// What the gate puts in front of the normalised text, so that sentence-start phrases (`". run "`)
 /// also match at the very start.
@@ -35,41 +44,6 @@ const BASELINE_PERMISSION_GATE: &[&str] = &[
     "shall i continue",
     "permission to continue",
     "ok to proceed",
-];
-
-/// Questions that wait for the reader's go-ahead, beyond the baseline.
-const WIDER_PERMISSION_GATE: &[&str] = &[
-    "do you want me to",
-    "would you like me to",
-    ". want me to",
-    "should i go ahead",
-    "shall i go ahead",
-    "can i go ahead",
-    "may i go ahead",
-    ". should i ",
-    ". shall i ",
-    "? should i ",
-    ". shall we ",
-    ". should we ",
-    "? shall we ",
-    "? should we ",
-    "let me know if i should",
-    "is it okay if i",
-    "is it ok if i",
-    "is it alright if i",
-    "let me know if you'd like me to",
-    "let me know if you would like me to",
-    "if you'd like, i can",
-    "if you would like, i can",
-    "if you want, i can",
-    "just say the word",
-    "say the word and",
-    "whenever you say so",
-    "awaiting your go-ahead",
-    "waiting for your go-ahead",
-    "give me the go-ahead",
-    "with your approval, i",
-    "once you approve",
 ];
 
 const BASELINE_LEGITIMATE_BLOCKER: &[&str] = &[
@@ -126,156 +100,139 @@ const BASELINE_EXECUTION_RECEIPT: &[&str] = &[
     "command output",
 ];
 
-/// Imperatives addressed to the reader that hand a command (or its output) back.
-const HAND_BACK_PHRASES: &[&str] = &[
-    // Requests.
-    "please run",
-    "please re-run",
-    "please rerun",
-    "please execute",
-    "please try running",
-    "please type",
-    "please paste",
-    "please share what",
-    "please merge",
-    "please push",
-    "please publish",
-    "please deploy",
-    "please kick off",
-    "please trigger",
-    "need you to",
-    "please go ahead",
-    "i'd like you to",
-    "i would like you to",
-    // Any question that puts the next step on the reader ("could you run", "can you push").
-    "could you ",
-    "can you ",
-    "would you ",
-    "if you could ",
-    "kindly run",
-    "you to run",
-    "you to execute",
-    "you have to do is",
-    "your turn",
-    "on your end",
-    // Obligations put on the reader.
-    "you'll need to",
-    "you will need to",
-    "you'd need to",
-    "you would need to",
-    "you need to run",
-    "you need to execute",
-    "you need to push",
-    "you need to merge",
-    "you'll have to",
-    "you will have to",
-    "you have to run",
-    "you must run",
-    "you should run",
-    "you may want to run",
-    "you might want to run",
-    "you'll want to run",
-    "you just need to",
-    "you might need to",
-    "you may need to",
-    "you'd run",
-    "if you ran ",
-    "if you run ",
-    "up for you",
-    "for you: ",
-    "you only need to",
-    "you can now run",
-    "you can also run",
-    "you can just run",
-    "you could run",
-    "you can push",
-    "you can merge",
-    "you can publish",
-    "you can deploy",
-    "you can release",
-    "you can apply",
-    "go ahead and run",
-    "go ahead and execute",
-    "feel free to run",
-    "make sure to run",
-    "make sure you run",
-    "be sure to run",
-    "don't forget to run",
-    "remember to run",
-    "i'd recommend running",
-    "i recommend running",
-    "i'd suggest running",
-    "i suggest running",
-    "recommend you run",
-    "suggest you run",
-    "recommend that you run",
-    // The reader's turn.
-    "when you get a chance",
-    "once you've run",
-    "once you run",
-    "once you have run",
-    "after you run",
-    "after you've run",
-    "when you've run",
-    "when you've executed",
-    "once you've executed",
-    "let me know once you",
-    "let me know when you",
-    "let me know the result",
-    "let me know what it prints",
-    "let me know how it goes",
-    "let me know if anything fails",
-    "tell me what it prints",
-    "paste the output",
-    "share the output",
-    "send me the output",
-    "command you need",
-    "commands you need",
-    "command for you",
-    "leave to you",
-    "leave it to you",
-    "left to you",
-    "over to you",
-    "the last step is yours",
-    "is yours to run",
-    // Imperatives at a sentence start (the text itself begins with SENTENCE_START).
-    ". run `",
-    ". run the ",
-    ". run it",
-    ". run:",
-    "! run `",
-    "? run `",
-    ": run `",
-    ", run `",
-    ", run:",
-    "; run `",
-    "- run `",
-    "* run `",
-    ". execute `",
-    ". try `",
-    "then run ",
-    ". now run ",
-    "now, run ",
-    ". just run ",
-    ". simply run ",
-    "run the following",
-    "run these commands",
+/// Real blockers beyond the baseline's words (issue 43): what the agent lacks (a credential, access,
+/// the network), what refused it, what cannot be undone, and decisions that are not the agent's.
+const WIDER_LEGITIMATE_BLOCKER: &[&str] = &[
+    "token",
+    "2fa",
+    "one-time code",
+    "password",
+    "api key",
+    "signing key",
+    "deploy key",
+    "your login",
+    "apple id",
+    "permission denied",
+    "access denied",
+    "have access to the",
+    "access to your",
+    "access to the account",
+    "write access",
+    "read-only",
+    // Not "refused", "rejected" or "branch protection": a guard's refusal (G4 is branch rules)
+    // excuses only when the session recorded it (E5), never on the message's word.
+    "forbidden",
+    "unauthorized",
+    "code owner",
+    "no network",
+    "network access",
+    "outside this sandbox",
+    "is down",
+    "rate limit",
+    "physical",
+    "on site",
+    "cannot be undone",
+    "can't be undone",
+    "bad data",
+    "data loss",
+    "costs money",
+    "billing",
+    "your card",
+    "customer data",
+    "disclose",
+    "every tenant",
+    "all customers",
+    "off-limits",
+    "not allowed",
+    "business decision",
+    "copyright",
+    "i can't",
+    "i cannot",
+    "i could not",
+    "i couldn't",
+    "unable to",
+    "which i don't have",
+    "which i do not have",
+    "that i don't have",
+    "i don't have the",
+    "i don't have your",
+    "i do not have the",
+    "not available to me",
+    "only you",
+    "needs your",
+    "requires your",
+    "validation failed",
+];
+
+/// Admissions of a mistake beyond the baseline's (issue 43).
+const WIDER_SELF_ERROR: &[&str] = &[
+    "i made a mistake",
+    "i made an error",
+    "my bad",
+    "my error",
+    "i messed up",
+    "i was mistaken",
+    "i misread",
+    "i misreported",
+    "i misstated",
+    "i overlooked",
+    "i broke ",
+    "i accidentally",
+    "i incorrectly",
+    "i wrongly",
+    "i mistakenly",
+    "i should have ",
+    "i forgot to",
+    "i introduced a bug",
+    "i introduced a regression",
+    "to the wrong branch",
+    "was wrong",
+    "i got the",
+    ". oops",
+    ". whoops",
+    ". sorry, i",
+    ". apologies, i",
+];
+
+/// Durable captures beyond the baseline's (issue 43): a record someone can find again.
+const WIDER_DURABLE_BINDING: &[&str] = &[
+    "recorded",
+    "logged as",
+    "filed",
+    "ticket",
+    "postmortem",
+    "incidents",
+    "lessons",
+    "regression test",
+    "noted in",
+    "tracked in",
 ];
 
 /// Each family the gate ships with: its id, the baseline's phrases (the prior art) and the
 /// phrases added beyond it.
 const FAMILY_TABLES: &[(&str, &[&str], &[&str])] = &[
+    // Issue 43: the go-ahead questions beyond the baseline are read from the sentence's
+    // structure (`reader_address`), not listed; the family keeps the baseline's phrases and the
+    // maintainer's.
+    (PERMISSION_GATE, BASELINE_PERMISSION_GATE, &[]),
     (
-        PERMISSION_GATE,
-        BASELINE_PERMISSION_GATE,
-        WIDER_PERMISSION_GATE,
+        LEGITIMATE_BLOCKER,
+        BASELINE_LEGITIMATE_BLOCKER,
+        WIDER_LEGITIMATE_BLOCKER,
     ),
-    (LEGITIMATE_BLOCKER, BASELINE_LEGITIMATE_BLOCKER, &[]),
-    (SELF_ERROR, BASELINE_SELF_ERROR, &[]),
-    (DURABLE_BINDING, BASELINE_DURABLE_BINDING, &[]),
+    (SELF_ERROR, BASELINE_SELF_ERROR, WIDER_SELF_ERROR),
+    (
+        DURABLE_BINDING,
+        BASELINE_DURABLE_BINDING,
+        WIDER_DURABLE_BINDING,
+    ),
     (COMMAND_DISPLACEMENT, BASELINE_COMMAND_DISPLACEMENT, &[]),
     (EXECUTION_RECEIPT, BASELINE_EXECUTION_RECEIPT, &[]),
-    (HAND_BACK, &[], HAND_BACK_PHRASES),
+    // Issue 43: hand-backs are read from the sentence's structure (`reader_address`); the family
+    // holds the maintainer's phrases only.
+    (HAND_BACK, &[], &[]),
+    (HAND_BACK_UNEXCUSED, &[], &[]),
+    (PERMISSION_ASK_UNEXCUSED, &[], &[]),
 ];
 
 /// Every family the gate ships with.
@@ -305,7 +262,11 @@ mod tests {
     /// every hook process pays to build.
     #[test]
     fn widened_families_hold_no_redundant_phrase() {
-        for family in [WIDER_PERMISSION_GATE, HAND_BACK_PHRASES] {
+        for family in [
+            WIDER_LEGITIMATE_BLOCKER,
+            WIDER_SELF_ERROR,
+            WIDER_DURABLE_BINDING,
+        ] {
             for p in family {
                 for q in family.iter().filter(|q| *q != p) {
                     assert!(!p.contains(q), "{p:?} contains {q:?}");

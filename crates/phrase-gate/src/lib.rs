@@ -8,8 +8,13 @@
 pub mod egress;
 pub mod egress_tables;
 pub mod integrity;
+pub mod language;
 pub mod matcher;
 pub mod normalise;
+pub mod own_text;
+pub mod reader_address;
+pub mod reader_lexicon;
+pub mod reader_tables;
 pub mod refusal;
 pub mod unicode_tables;
 

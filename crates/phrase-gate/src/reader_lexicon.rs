@@ -1,0 +1,334 @@
+//! One look-up per word for [`crate::reader_address`]: which of the reader tables a word can take
+//! part in, as bits. A sentence's bits (the union over its words) tell which rules can fire at all;
+//! the rest are never run. This is what keeps the sentence reading within the hook's budget (issue
+//! 43: at most 1 ms over a trivial binary on a 64 KiB message): most sentences of a report end at
+//! the look-ups.
+//!
+//! The bits are derived from the tables themselves, so a word added to a table is seen here too.
+
+use crate::reader_tables as t;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
+
+/// "you", "your", "yours": the reader.
+pub const YOU: u32 = 1 << 0;
+/// "i", "me", "we", …: the agent.
+pub const AGENT: u32 = 1 << 1;
+/// Any form of an operation: verb, noun, -ing, -ed, "re-" ("pushed", "deployment", "re-run").
+pub const OP: u32 = 1 << 2;
+/// An operation verb in its base form.
+pub const OP_VERB: u32 = 1 << 3;
+/// A verb that is an operation with a command beside it ("verify", "try").
+pub const COMMAND_VERB: u32 = 1 << 4;
+/// A light verb ("hit merge").
+pub const LIGHT: u32 = 1 << 5;
+/// The first word of a leader ("please", "go ahead and").
+pub const LEADER: u32 = 1 << 6;
+/// A clause subject, never an order's verb.
+pub const SUBJECT: u32 = 1 << 7;
+/// An irregular past ("ran").
+pub const IRREGULAR: u32 = 1 << 8;
+/// A word the reader's-turn phrases need ("left", "final", "yours").
+pub const TURN: u32 = 1 << 9;
+/// A word the pending-operation phrases need ("matter", "requires", "be").
+pub const PENDING: u32 = 1 << 10;
+/// A remainder adjective ("final", "last", "remaining").
+pub const REMAINDER: u32 = 1 << 11;
+/// A recommending verb ("recommend", "consider").
+pub const RECOMMEND: u32 = 1 << 12;
+/// "it" (for "it would be good to …").
+pub const IT: u32 = 1 << 13;
+/// A word the approval phrases need ("approval", "confirm", "word").
+pub const APPROVAL: u32 = 1 << 14;
+/// A verb an order may start with before its operation ("bump … and publish").
+pub const ORDERING: u32 = 1 << 15;
+
+/// The first word of an entry of one of the phrase tables (one bit per table), so that a table
+/// is only compared at the words that can open one of its entries.
+static FIRST_WORD_TABLES: &[(&[&[&str]], u32)] = &[
+    (t::READER_TURN, 1 << 16),
+    (t::DELEGATIONS, 1 << 17),
+    (t::APPROVAL, 1 << 18),
+    (t::LEAVE, 1 << 19),
+    (t::WAITING, 1 << 20),
+    (t::PENDING, 1 << 21),
+    (t::NOT_A_REQUEST, 1 << 22),
+    (t::READER_PLACE, 1 << 23),
+    (t::READER_MODALS, 1 << 24),
+    (t::ELIDED_ASKS, 1 << 25),
+    (t::ASKING_FILLERS, 1 << 26),
+    (t::LEADERS, LEADER),
+];
+
+/// The bit of a table's first words, or `None` for a table of no bit (every word is tried).
+pub fn first_word_bit(table: &[&[&str]]) -> Option<u32> {
+    FIRST_WORD_TABLES
+        .iter()
+        // By content, not address: the compiler may place a table's copies apart.
+        .find(|(t, _)| {
+            t.len() == table.len() && t.first() == table.first() && t.last() == table.last()
+        })
+        .map(|(_, b)| *b)
+}
+
+/// For each reader's-turn phrase without "you"/"your"/"yours", a word of it that must occur for it
+/// to match (the rarest one: "manual" of "manual step").
+const TURN_KEYS: &[&str] = &[
+    "required",
+    "manual",
+    "operator",
+    "left",
+    "thing",
+    "final",
+    "remaining",
+    "leave",
+    "maintainer",
+    "needs",
+    "honours",
+    "honors",
+    "remains",
+];
+/// Likewise for the pending-operation phrases.
+const PENDING_KEYS: &[&str] = &[
+    "matter", "requires", "require", "needs", "need", "be", "left", "remains", "run",
+];
+/// Likewise for the approval phrases.
+const APPROVAL_KEYS: &[&str] = &[
+    "approval",
+    "approve",
+    "approves",
+    "confirm",
+    "confirmation",
+    "go-ahead",
+    "go",
+    "ok",
+    "okay",
+    "word",
+    "review",
+    "decision",
+    "yes",
+    "signal",
+    "nod",
+    "light",
+    "permission",
+    "thumbs",
+    "say",
+    "sign-off",
+    "reply",
+    "so",
+    "want",
+    "like",
+    "works",
+    "happy",
+    "instructions",
+    "know",
+    "lmk",
+    "tell",
+    "fine",
+    "agree",
+    "advise",
+    "say-so",
+    "wait",
+    "waiting",
+];
+
+/// A word of at most 16 bytes packed into one integer: looking it up is a multiply and an integer
+/// compare, with no string hashed or compared byte by byte. Every table word fits (`build` checks);
+/// a longer word of the text is in no table.
+type Key = u128;
+
+fn key(w: &str) -> Option<Key> {
+    let b = w.as_bytes();
+    if b.is_empty() || b.len() > 16 {
+        return None;
+    }
+    let mut buf = [0u8; 16];
+    buf[..b.len()].copy_from_slice(b);
+    Some(u128::from_le_bytes(buf))
+}
+
+/// The hasher for [`Key`]s: fold the two halves and multiply (the keys are short words, ours).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut buf = [0u8; 8];
+            buf[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(buf));
+        }
+    }
+    fn write_u128(&mut self, k: u128) {
+        self.write_u64((k as u64) ^ ((k >> 64) as u64).rotate_left(29));
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type Map<V> = HashMap<Key, V, BuildHasherDefault<KeyHasher>>;
+
+struct Lexicon {
+    bits: Map<u32>,
+    /// Each form of an operation, to the operation it is a form of ("merged" → "merge").
+    ops: Map<&'static str>,
+}
+
+fn lexicon() -> &'static Lexicon {
+    static LEXICON: OnceLock<Lexicon> = OnceLock::new();
+    LEXICON.get_or_init(build)
+}
+
+fn build() -> Lexicon {
+    let mut bits: Map<u32> = Map::default();
+    let mut ops: Map<&'static str> = Map::default();
+    // A word too long for a key could never be looked up: `every_table_word_fits_a_key` keeps
+    // the tables within 16 bytes.
+    let mut add = |w: &str, b: u32| {
+        if let Some(k) = key(w) {
+            *bits.entry(k).or_default() |= b;
+        }
+    };
+    let mut op = |w: &str, v: &'static str, replace: bool| {
+        let Some(k) = key(w) else { return };
+        if replace {
+            ops.insert(k, v);
+        } else {
+            ops.entry(k).or_insert(v);
+        }
+    };
+    let singles: &[(&[&str], u32)] = &[
+        (&["you", "your", "yours"], YOU),
+        (t::AGENT, AGENT),
+        (t::COMMAND_VERBS, COMMAND_VERB),
+        (t::LIGHT_VERBS, LIGHT),
+        (t::SUBJECTS, SUBJECT),
+        (t::IRREGULAR_PAST, IRREGULAR),
+        (TURN_KEYS, TURN),
+        (PENDING_KEYS, PENDING),
+        (t::REMAINDER_ADJECTIVES, REMAINDER),
+        (t::RECOMMENDING, RECOMMEND),
+        (&["it"], IT),
+        (APPROVAL_KEYS, APPROVAL),
+        (t::ORDERING_VERBS, ORDERING),
+    ];
+    for (words, b) in singles {
+        for w in *words {
+            add(w, *b);
+        }
+    }
+    for (table, bit) in FIRST_WORD_TABLES {
+        for entry in *table {
+            add(entry[0], *bit);
+        }
+    }
+    for v in t::OPERATION_VERBS {
+        for form in forms(v) {
+            add(&form, OP);
+            op(&form, v, false);
+        }
+        add(v, OP_VERB);
+        add(&format!("re-{v}"), OP_VERB | OP);
+        op(&format!("re-{v}"), v, true);
+    }
+    for n in t::OPERATION_NOUNS {
+        add(n, OP);
+        op(n, n, false);
+    }
+    add("ran", OP);
+    op("ran", "run", true);
+    Lexicon { bits, ops }
+}
+
+/// A verb's base, -ing and -ed forms, with the final consonant doubled or the final "e" dropped
+/// as English spells them (extra forms that are no word do no harm).
+fn forms(v: &str) -> Vec<String> {
+    let mut out = vec![v.to_string()];
+    let stem = v.strip_suffix('e').unwrap_or(v);
+    for suffix in ["ing", "ed"] {
+        out.push(format!("{stem}{suffix}"));
+        out.push(format!("{v}{suffix}"));
+        if let Some(last) = v.chars().last().filter(|c| !"aeiouyw".contains(*c)) {
+            out.push(format!("{v}{last}{suffix}"));
+        }
+    }
+    // "apply" → "applied" (the -ing form keeps the "y").
+    if let Some(stem) = v.strip_suffix('y') {
+        out.push(format!("{stem}ied"));
+    }
+    out
+}
+
+/// The bits of a word (0 for a word of no table).
+pub fn bits(w: &str) -> u32 {
+    key(w)
+        .and_then(|k| lexicon().bits.get(&k).copied())
+        .unwrap_or(0)
+}
+
+/// The operation a word is a form of ("pushing" → "push"), if it is one.
+pub fn operation(w: &str) -> Option<&'static str> {
+    key(w).and_then(|k| lexicon().ops.get(&k).copied())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_word_fits_a_key() {
+        let mut words: Vec<String> = FIRST_WORD_TABLES
+            .iter()
+            .flat_map(|(t, _)| t.iter().map(|e| e[0].to_string()))
+            .collect();
+        for v in t::OPERATION_VERBS {
+            words.extend(forms(v));
+            words.push(format!("re-{v}"));
+        }
+        for list in [
+            t::OPERATION_NOUNS,
+            t::SUBJECTS,
+            t::COMMAND_VERBS,
+            t::LIGHT_VERBS,
+            APPROVAL_KEYS,
+        ] {
+            words.extend(list.iter().map(|w| w.to_string()));
+        }
+        for w in words {
+            assert!(key(&w).is_some(), "{w:?} is longer than 16 bytes");
+        }
+    }
+
+    #[test]
+    fn every_indexed_table_is_found() {
+        for (table, bit) in FIRST_WORD_TABLES {
+            assert_eq!(first_word_bit(table), Some(*bit));
+        }
+        assert_eq!(first_word_bit(t::READER_TURN), Some(1 << 16));
+        assert_eq!(first_word_bit(&[&["want", "me", "to"]]), None);
+    }
+
+    #[test]
+    fn forms_of_operations_are_known() {
+        for (w, op) in [
+            ("running", "run"),
+            ("merged", "merge"),
+            ("tagged", "tag"),
+            ("pushing", "push"),
+            ("ran", "run"),
+            ("re-trigger", "trigger"),
+            ("deployment", "deployment"),
+        ] {
+            assert_eq!(operation(w), Some(op), "{w}");
+            assert_ne!(bits(w) & OP, 0, "{w}");
+        }
+        assert_eq!(operation("suite"), None);
+        assert_ne!(bits("you") & YOU, 0);
+        assert_ne!(bits("please") & LEADER, 0);
+    }
+}
