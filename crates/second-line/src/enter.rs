@@ -360,6 +360,7 @@ impl Serving {
             known: Default::default(),
             command: self.command,
             told_command: Default::default(),
+            resolvers: Default::default(),
             in_flight,
         };
         let hung_up = serve(listener.as_raw_fd(), &sup);

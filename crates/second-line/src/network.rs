@@ -2,7 +2,10 @@
 //! I1's network signal and taints the session (K5: taint from what the action did). With
 //! `network_allow` set and integrity `mode = "enforce"`, a destination that is none of the
 //! allowed hosts' addresses is refused. Loopback and unspecified addresses, non-IP sockets and
-//! name lookups (port 53) are local work and pass unrecorded.
+//! name lookups (port 53 of a resolver `/etc/resolv.conf` names) are local work and pass
+//! unrecorded; port 53 of any other address is an ordinary destination (issue 41: every
+//! destination on port 53 was exempt). A datagram sent to an address (`sendto` with one) is
+//! judged like a `connect`.
 
 use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
@@ -25,8 +28,9 @@ pub fn parse_sockaddr(b: &[u8]) -> Option<SocketAddr> {
     }
 }
 
-/// Whether a destination is this machine (or a name lookup), so not network use.
-pub fn is_local(d: &SocketAddr) -> bool {
+/// Whether a destination is this machine, or a name lookup at one of `resolvers`, so not
+/// network use.
+pub fn is_local(d: &SocketAddr, resolvers: &[IpAddr]) -> bool {
     let ip = match d.ip() {
         IpAddr::V6(v6) => v6
             .to_ipv4_mapped()
@@ -34,7 +38,27 @@ pub fn is_local(d: &SocketAddr) -> bool {
             .unwrap_or(IpAddr::V6(v6)),
         v4 => v4,
     };
-    ip.is_loopback() || ip.is_unspecified() || d.port() == 53
+    ip.is_loopback() || ip.is_unspecified() || (d.port() == 53 && resolvers.contains(&ip))
+}
+
+/// The name servers `/etc/resolv.conf` names (bounded read; none when it cannot be read).
+pub fn system_resolvers() -> Vec<IpAddr> {
+    let text = primitives::read::prefix(std::path::Path::new("/etc/resolv.conf"), 64 * 1024)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    resolvers_in(&text)
+}
+
+/// The `nameserver` addresses of a resolv.conf text.
+pub fn resolvers_in(text: &str) -> Vec<IpAddr> {
+    text.lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next()? == "nameserver")
+                .then(|| words.next()?.split('%').next()?.parse().ok())
+                .flatten()
+        })
+        .collect()
 }
 
 /// What the policy says about one destination.
@@ -122,18 +146,37 @@ mod tests {
     fn addresses_parse_and_local_ones_are_not_network_use() {
         let d = parse_sockaddr(&v4([93, 184, 216, 34], 443)).unwrap();
         assert_eq!(d.to_string(), "93.184.216.34:443");
-        assert!(!is_local(&d));
+        assert!(!is_local(&d, &[]));
         assert!(is_local(
-            &parse_sockaddr(&v4([127, 0, 0, 1], 8080)).unwrap()
+            &parse_sockaddr(&v4([127, 0, 0, 1], 8080)).unwrap(),
+            &[]
         ));
-        assert!(is_local(&parse_sockaddr(&v4([0, 0, 0, 0], 80)).unwrap()));
-        assert!(is_local(&parse_sockaddr(&v4([10, 0, 0, 2], 53)).unwrap()));
+        assert!(is_local(
+            &parse_sockaddr(&v4([0, 0, 0, 0], 80)).unwrap(),
+            &[]
+        ));
+        // Port 53 is a name lookup only at the system's resolvers (issue 41).
+        let resolvers =
+            resolvers_in("# x\nnameserver 10.0.0.2\nnameserver fe80::1%eth0\nsearch a\n");
+        assert_eq!(resolvers.len(), 2);
+        assert!(is_local(
+            &parse_sockaddr(&v4([10, 0, 0, 2], 53)).unwrap(),
+            &resolvers
+        ));
+        assert!(!is_local(
+            &parse_sockaddr(&v4([10, 0, 0, 3], 53)).unwrap(),
+            &resolvers
+        ));
+        assert!(!is_local(
+            &parse_sockaddr(&v4([10, 0, 0, 2], 80)).unwrap(),
+            &resolvers
+        ));
         let mut unix = (libc::AF_UNIX as u16).to_ne_bytes().to_vec();
         unix.extend(b"/run/x.sock\0");
         assert_eq!(parse_sockaddr(&unix), None);
         assert_eq!(parse_sockaddr(&[2]), None);
         let mapped: SocketAddr = "[::ffff:127.0.0.1]:80".parse().unwrap();
-        assert!(is_local(&mapped));
+        assert!(is_local(&mapped, &[]));
     }
 
     #[test]

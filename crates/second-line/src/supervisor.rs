@@ -49,6 +49,8 @@ pub struct Supervisor<'a> {
     pub command: u32,
     /// The lines already written to the command's stderr (each once).
     pub told_command: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// The system's name servers (port 53 there is a name lookup), read on first use.
+    pub resolvers: OnceLock<Vec<std::net::IpAddr>>,
 }
 
 /// What an exec runs, when it is not judged by its own name (see [`crate::identity`]).
@@ -469,7 +471,8 @@ impl Supervisor<'_> {
             .ok()
             .and_then(|b| parse_sockaddr(&b));
         // Not IP, unreadable (the kernel reads it again) or this machine: not network use.
-        let Some(dest) = dest.filter(|d| !is_local(d)) else {
+        let resolvers = self.resolvers.get_or_init(crate::network::system_resolvers);
+        let Some(dest) = dest.filter(|d| !is_local(d, resolvers)) else {
             return self.answer(listener, n.id, Answer::Continue, Handled::Continued);
         };
         if !notify::still_valid(listener, n.id) {

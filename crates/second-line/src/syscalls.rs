@@ -170,6 +170,16 @@ pub const REFUSED: &[(i64, &str)] = &[];
 /// the supervisor judges: refused outright. Its flags are argument 3.
 pub const MSG_FASTOPEN: u32 = 0x2000_0000;
 
+/// `sendto(fd, buf, len, flags, addr, addrlen)` with a destination (a datagram to an address,
+/// issue 41): notified and judged like a `connect` to it. Without one (`send` on a connected
+/// socket, every TCP write through libc's `send`) the filter lets it through unnotified.
+#[cfg(target_arch = "x86_64")]
+pub const SENDTO: Sys = Sys {
+    nr: libc::SYS_sendto,
+    name: "sendto",
+    kind: Kind::Connect { addr: 4, len: 5 },
+};
+
 /// 32-bit x86 calls (`int 0x80`) that write a path or reach the network: refused outright (and
 /// `open`/`openat` with a write flag, [`COMPAT_WRITE_OPENS`]). Their exec calls are judged
 /// ([`COMPAT`]); the rest of a 32-bit program runs as before. By number in the i386 table
@@ -216,6 +226,10 @@ pub fn lookup(arch: u32, nr: i64) -> Option<Sys> {
                 .iter()
                 .find(|s| s.name == name)
                 .map(|s| Sys { nr, ..*s });
+        }
+        #[cfg(target_arch = "x86_64")]
+        if nr == SENDTO.nr {
+            return Some(SENDTO);
         }
         return NATIVE.iter().find(|s| s.nr == nr).copied();
     }
@@ -296,14 +310,24 @@ pub fn filter() -> Vec<libc::sock_filter> {
         native.push(stmt(RET_K, libc::SECCOMP_RET_USER_NOTIF));
     }
     refusals(REFUSED, &mut native);
-    // sendto(.., flags = arg 3, ..) with MSG_FASTOPEN: refused; any other sendto is allowed.
+    // sendto(.., flags = arg 3, addr = arg 4, ..): MSG_FASTOPEN refused; with a destination
+    // (either half of the pointer not zero) notified; without one allowed.
     #[cfg(target_arch = "x86_64")]
     {
-        native.push(jump(JEQ_K, libc::SYS_sendto as u32, 0, 4));
-        native.push(stmt(LD_W_ABS, off_arg(3)));
-        native.push(jump(JSET_K, MSG_FASTOPEN, 0, 1));
-        native.push(stmt(RET_K, libc::SECCOMP_RET_ERRNO | libc::EPERM as u32));
-        native.push(stmt(LD_W_ABS, OFF_NR));
+        let notify = libc::SECCOMP_RET_USER_NOTIF;
+        let block = [
+            stmt(LD_W_ABS, off_arg(3)),
+            jump(JSET_K, MSG_FASTOPEN, 0, 1),
+            stmt(RET_K, libc::SECCOMP_RET_ERRNO | libc::EPERM as u32),
+            stmt(LD_W_ABS, off_arg(4)),
+            jump(JEQ_K, 0, 0, 2),
+            stmt(LD_W_ABS, off_arg(4) + 4),
+            jump(JEQ_K, 0, 1, 0),
+            stmt(RET_K, notify),
+            stmt(RET_K, libc::SECCOMP_RET_ALLOW),
+        ];
+        native.push(jump(JEQ_K, libc::SYS_sendto as u32, 0, block.len() as u8));
+        native.extend(block);
     }
     checks(NATIVE, &mut native);
     native.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));

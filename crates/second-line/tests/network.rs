@@ -69,3 +69,47 @@ fn in_enforce_mode_destinations_outside_network_allow_are_refused() {
         .iter()
         .any(|r| r["layer"] == "network" && r["decision"] == "blocked"));
 }
+
+const DATAGRAMS: &str = r#"
+import socket, sys
+port = int(sys.argv[1])
+def send(label, host, p):
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        u.sendto(b"x", (host, p))
+        print(label, "sent")
+    except OSError as e:
+        print(label, "errno", e.errno)
+send("udp-out", "192.0.2.1", 9)
+send("udp-53-not-a-resolver", "192.0.2.1", 53)
+send("udp-loopback", "127.0.0.1", port)
+c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+c.connect(("127.0.0.1", port))
+c.send(b"y")
+print("connected send ok")
+"#;
+
+#[test]
+fn datagrams_to_an_address_are_judged_like_connects_and_port_53_is_not_a_pass() {
+    // Issue 41: UDP sendto left unseen, and any destination on port 53 was exempt as a name
+    // lookup. In enforce mode both are refused before a packet leaves; loopback and a send on a
+    // connected socket (no address: never notified) go through.
+    let Some(w) = root_world("net-datagrams") else {
+        return;
+    };
+    std::fs::write(
+        w.home().join(".config/agent-guards/config.toml"),
+        "mode = \"enforce\"\nnetwork_allow = [\"localhost\"]\n",
+    )
+    .unwrap();
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = udp.local_addr().unwrap().port().to_string();
+    w.ran("/usr/bin/python3", &["-c", DATAGRAMS, &port])
+        .prints(&[
+            "udp-out errno 1\n",
+            "udp-53-not-a-resolver errno 1\n",
+            "udp-loopback sent",
+            "connected send ok",
+        ])
+        .says(&["agent-guards: refused connecting to 192.0.2.1:53 (I1.network: "]);
+}
