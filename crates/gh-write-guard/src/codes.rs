@@ -16,6 +16,10 @@ pub enum Code {
     G0ViewLimit,
     /// Judging itself failed (panic, unreadable payload, watchdog): a Bash call is refused.
     G0Unjudged,
+    /// Code chosen at run time (a script piped into a shell, `eval` of run-time text, a
+    /// program the command computes) in a command that reaches git, gh, an HTTP client or a
+    /// shell.
+    G0Opaque,
     /// A GitHub write whose result is thrown away (`>/dev/null`, `|| true`, a discarding pipe).
     G1ResultHidden,
     /// A GraphQL mutation with a literal node id.
@@ -54,10 +58,11 @@ pub enum Code {
 
 impl Code {
     /// Every code, in requirement order.
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 21] = [
         Code::G0Unparsed,
         Code::G0ViewLimit,
         Code::G0Unjudged,
+        Code::G0Opaque,
         Code::G1ResultHidden,
         Code::G2NodeId,
         Code::G3OtherOwner,
@@ -83,6 +88,7 @@ impl Code {
             Code::G0Unparsed => "G0.unparsed",
             Code::G0ViewLimit => "G0.view-limit",
             Code::G0Unjudged => "G0.unjudged",
+            Code::G0Opaque => "G0.opaque",
             Code::G1ResultHidden => "G1.result-hidden",
             Code::G2NodeId => "G2.node-id",
             Code::G3OtherOwner => "G3.other-owner",
