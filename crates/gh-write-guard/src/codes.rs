@@ -24,6 +24,8 @@ pub enum Code {
     G1ResultHidden,
     /// A GraphQL mutation with a literal node id.
     G2NodeId,
+    /// A GraphQL request whose document cannot be read (stdin, a file, a run-time word).
+    G2UnreadableBody,
     /// A write aimed at another owner than origin's, with no grant covering it.
     G3OtherOwner,
     /// A write aimed at a repository decided at run time.
@@ -58,13 +60,14 @@ pub enum Code {
 
 impl Code {
     /// Every code, in requirement order.
-    pub const ALL: [Code; 21] = [
+    pub const ALL: [Code; 22] = [
         Code::G0Unparsed,
         Code::G0ViewLimit,
         Code::G0Unjudged,
         Code::G0Opaque,
         Code::G1ResultHidden,
         Code::G2NodeId,
+        Code::G2UnreadableBody,
         Code::G3OtherOwner,
         Code::G3RunTimeRepo,
         Code::G4AdminMerge,
@@ -91,6 +94,7 @@ impl Code {
             Code::G0Opaque => "G0.opaque",
             Code::G1ResultHidden => "G1.result-hidden",
             Code::G2NodeId => "G2.node-id",
+            Code::G2UnreadableBody => "G2.unreadable-body",
             Code::G3OtherOwner => "G3.other-owner",
             Code::G3RunTimeRepo => "G3.run-time-repo",
             Code::G4AdminMerge => "G4.admin-merge",

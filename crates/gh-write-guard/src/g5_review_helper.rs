@@ -39,6 +39,13 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let remedy = format!("Use the maintainer's review helper instead: {helper}");
     let mut out = Vec::new();
     for op in a.ops() {
+        // An HTTP client posting to the GraphQL endpoint is judged as `gh api graphql` is.
+        if let (OpKind::HttpWrite { .. }, Some((query, _))) = (&op.kind, op.kind.graphql()) {
+            if let Some(f) = thread_mutation(query, &grant, &remedy, helper) {
+                out.push(f);
+            }
+            continue;
+        }
         let OpKind::Gh { api: Some(api), .. } = &op.kind else {
             continue;
         };
@@ -46,29 +53,9 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             continue;
         }
         if api.graphql {
-            let shape = match &api.query {
-                Query::Text(q) => THREAD_MUTATIONS
-                    .iter()
-                    .find(|m| has_word(q, m))
-                    .map(|m| m.to_string()),
-                Query::Unreadable(why) => Some(format!("an unreadable GraphQL body ({why})")),
-                Query::Absent => None,
-            };
-            let Some(shape) = shape else { continue };
-            if !grant.is_empty() {
-                out.push(Finding::note(
-                    Requirement::G5,
-                    "review-thread mutation allowed by an active GH_WRITE_GUARD_ALLOW grant",
-                    json!({"shape": shape}),
-                ));
-                continue;
+            if let Some(f) = thread_mutation(&api.query, &grant, &remedy, helper) {
+                out.push(f);
             }
-            out.push(Finding::deny(
-                Code::G5ReviewThread,
-                format!("a hand-rolled review-thread reply or resolve ({shape})"),
-                remedy.clone(),
-                json!({"shape": shape, "helper": helper}),
-            ));
         } else if let Some((owner, repo)) = api
             .rest_path()
             .as_deref()
@@ -100,4 +87,35 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// A GraphQL document that replies to or resolves a review thread (or cannot be read): the
+/// deny, or the note of the grant that allows it.
+fn thread_mutation(
+    query: &Query,
+    grant: &safety_kernel::ListGrant,
+    remedy: &str,
+    helper: &str,
+) -> Option<Finding> {
+    let shape = match query {
+        Query::Text(q) => THREAD_MUTATIONS
+            .iter()
+            .find(|m| has_word(q, m))
+            .map(|m| m.to_string()),
+        Query::Unreadable(why) => Some(format!("an unreadable GraphQL body ({why})")),
+        Query::Absent => None,
+    }?;
+    if !grant.is_empty() {
+        return Some(Finding::note(
+            Requirement::G5,
+            "review-thread mutation allowed by an active GH_WRITE_GUARD_ALLOW grant",
+            json!({"shape": shape}),
+        ));
+    }
+    Some(Finding::deny(
+        Code::G5ReviewThread,
+        format!("a hand-rolled review-thread reply or resolve ({shape})"),
+        remedy.to_string(),
+        json!({"shape": shape, "helper": helper}),
+    ))
 }
