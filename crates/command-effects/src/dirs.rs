@@ -24,6 +24,21 @@ pub fn expand_home(arg: &Arg, home: Option<&Path>) -> Option<String> {
         .resolve(&|name| if name == "HOME" { home.clone() } else { None })
 }
 
+/// The home `~` and `$HOME` expand to in `inv`'s words: a `HOME` the command set before it (a
+/// shell variable or an export: `HOME=/w; git -C ~/x`), else the hook's. A prefix assignment
+/// of `inv` itself does not count (bash expands the words first: `HOME=/w echo ~` prints the
+/// old home). `None` when the command set it to a run-time value.
+pub fn tilde_home(inv: &Invocation<'_>, hook_home: Option<&Path>) -> Option<PathBuf> {
+    match inv.env_value("HOME") {
+        Some(e) if matches!(e.source, EnvSource::Shell | EnvSource::Export) => e
+            .value
+            .as_ref()
+            .and_then(|a| a.value.as_deref())
+            .map(PathBuf::from),
+        _ => hook_home.map(Path::to_path_buf),
+    }
+}
+
 /// Joins `path` onto `base` the way `cd` does (absolute replaces), normalising `.` and `..`
 /// lexically.
 pub fn join(base: &Path, path: &str) -> PathBuf {

@@ -425,9 +425,10 @@ fn git_op<'a>(
     // The settings of config files the command names count as its own.
     let named = named_config(a, &call, dir.as_deref(), home);
     call.config.extend(named);
+    let own_home = dirs::tilde_home(inv, home);
     let git_dir = dir
         .as_deref()
-        .and_then(|d| dirs::after_git_c(d, &call, home));
+        .and_then(|d| dirs::after_git_c(d, &call, own_home.as_deref()));
     let needs_alias = call
         .sub()
         .is_some_and(|s| !command_effects::git_alias::is_builtin(s));
