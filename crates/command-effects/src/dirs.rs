@@ -102,6 +102,8 @@ enum Change {
     },
     Pop,
     Back,
+    /// `pushd -n dir`: `dir` goes on the stack, the directory stays (`None`: run time).
+    PushStack(Option<String>),
     /// A change whose target is decided at run time (`pushd` alone, `pushd +1`).
     Unknown,
 }
@@ -209,6 +211,18 @@ fn change_of_run(view: &CommandView<'_>, r: &Run<'_>, home: Option<&Path>) -> Op
         .unwrap_or(r.args.len());
     let mut operands = r.args[first..].iter();
     let push = name == "pushd";
+    // `pushd -n dir`: only the stack changes.
+    if push
+        && r.args[..first].iter().any(|a| {
+            a.value
+                .as_deref()
+                .is_some_and(|v| !v.starts_with("--") && v[1..].contains('n'))
+        })
+    {
+        return Some(Change::PushStack(
+            operands.next().and_then(|a| expand_home(a, home)),
+        ));
+    }
     let target = match operands.next() {
         None if push => return Some(Change::Unknown),
         None => match r.env_value(inv, "HOME") {
@@ -262,6 +276,9 @@ impl DirIndex {
         match step.kind {
             CdKind::Popd => Change::Pop,
             CdKind::Back => Change::Back,
+            CdKind::PushStack => {
+                Change::PushStack(step.target.as_ref().and_then(|a| expand_home(a, home)))
+            }
             CdKind::Cd | CdKind::Pushd | CdKind::EnvChdir => {
                 let search = step.kind != CdKind::EnvChdir;
                 let (target, cdpath) = match &step.target {
@@ -351,6 +368,11 @@ impl Walk<'_, '_> {
                     self.stack.push(self.dir.clone());
                 }
                 next
+            }
+            Change::PushStack(t) => {
+                let at = join(&self.dir, t.as_deref()?);
+                self.stack.push(at);
+                return Some(());
             }
             Change::Pop => self.stack.pop()?,
             // `cd -` goes back to OLDPWD: unknown before any change.

@@ -21,8 +21,15 @@ pub const THREAD_MUTATIONS: [&str; 4] = [
 /// Whether a REST path is `repos/o/r/pulls/<n>/comments/<id>/replies`.
 fn is_replies_path(path: &str) -> Option<(String, String)> {
     let p: Vec<&str> = path.split('/').collect();
-    (p.len() == 8 && p[0] == "repos" && p[3] == "pulls" && p[5] == "comments" && p[7] == "replies")
-        .then(|| (p[1].to_string(), p[2].to_string()))
+    // A segment decided at run time (`${ID}`, `${__subst__}` in the endpoint's template) may be
+    // any word, the path's keywords too.
+    let kw = |s: &str, k: &str| s == k || s.contains("${");
+    (p.len() == 8
+        && p[0] == "repos"
+        && kw(p[3], "pulls")
+        && kw(p[5], "comments")
+        && kw(p[7], "replies"))
+    .then(|| (p[1].to_string(), p[2].to_string()))
 }
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
@@ -57,12 +64,12 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 out.push(f);
             }
         } else if let Some((owner, repo)) = api
-            .rest_path()
+            .rest_path_template()
             .as_deref()
             .and_then(is_replies_path)
             .or_else(|| {
                 // The older spelling: a review comment created `in_reply_to` another.
-                let path = api.rest_path()?;
+                let path = api.rest_path_template()?;
                 let p: Vec<&str> = path.split('/').collect();
                 (p.len() == 6
                     && p[0] == "repos"

@@ -50,7 +50,14 @@ impl<'a> Walker<'a, '_> {
             return;
         };
         match name.as_str() {
-            "cd" | "pushd" => scope.push_cd(cd_step(name, inv)),
+            "cd" | "pushd" => {
+                let mut step = cd_step(name, inv);
+                // `pushd -n dir` only adds to the stack: the directory stays.
+                if name == "pushd" && no_change(inv) && step.kind == CdKind::Pushd {
+                    step.kind = CdKind::PushStack;
+                }
+                scope.push_cd(step)
+            }
             "popd" => scope.push_cd(CdStep {
                 kind: CdKind::Popd,
                 target: None,
@@ -87,6 +94,15 @@ impl<'a> Walker<'a, '_> {
             _ => {}
         }
     }
+}
+
+/// `pushd -n ...`: the stack changes, the directory does not.
+fn no_change(inv: &Invocation<'_>) -> bool {
+    inv.args
+        .iter()
+        .map_while(|a| a.value.as_deref())
+        .take_while(|v| v.starts_with('-') && v.len() > 1 && *v != "--")
+        .any(|v| v[1..].contains('n'))
 }
 
 /// The directory change of a `cd` or `pushd` command.
