@@ -102,8 +102,8 @@ pub fn may_write(name: &str) -> bool {
         || shell_syntax::view::is_shell(name)
 }
 
-/// Every construct of `view` whose code is decided at run time.
-pub fn find(view: &CommandView<'_>) -> Vec<Opaque> {
+/// Every construct of `view` (the view of `text`) whose code is decided at run time.
+pub fn find(view: &CommandView<'_>, text: &str) -> Vec<Opaque> {
     let mut out = Vec::new();
     // An assignment stays in the environment of every later invocation: reported once.
     let mut lookup_seen = false;
@@ -168,6 +168,15 @@ pub fn find(view: &CommandView<'_>) -> Vec<Opaque> {
                     .into(),
             });
         }
+    }
+    if let Some(i) = subscript_code(view, text) {
+        out.push(Opaque {
+            invocation: i,
+            kind: OpaqueKind::Lookup,
+            what: "an arithmetic context evaluates an array subscript holding a command \
+                   substitution"
+                .into(),
+        });
     }
     for o in &view.origins {
         if !o.approximate || !runs_text(&o.kind) {
@@ -527,6 +536,52 @@ fn stdin_at_run_time(
     }
 }
 
+/// `x='a[$(git push)]'; (( x ))`: bash evaluates a variable's text as an arithmetic
+/// expression in `(( ))`, `$(( ))`, `[[ -eq ]]`, `let`, `declare -i`, `printf -v`, `read`, and
+/// an array subscript in it runs its command substitution (checked with bash). The first
+/// arithmetic context of a command that holds literal text with a substitution inside
+/// brackets; `None` otherwise.
+fn subscript_code(view: &CommandView<'_>, text: &str) -> Option<usize> {
+    // A cheap look at the texts first: most commands hold no `[$(` at all.
+    let code = |v: &str| v.contains("[$(") || v.contains("[`") || v.contains("[\"$(");
+    if !code(text) && !view.origins.iter().any(|o| code(&o.text)) {
+        return None;
+    }
+    let arith_word = |a: &shell_syntax::Arg<'_>| {
+        fn has(parts: &[WordPart<'_>]) -> bool {
+            parts.iter().any(|p| match p {
+                WordPart::Arith(_) => true,
+                WordPart::DoubleQuoted(inner) => has(inner),
+                _ => false,
+            })
+        }
+        has(a.word.parts)
+    };
+    view.invocations
+        .iter()
+        .find(|inv| {
+            let vals = inv.arg_values();
+            let flag = |c: char| {
+                vals.iter()
+                    .any(|v| v.is_some_and(|v| v.starts_with('-') && v[1..].contains(c)))
+            };
+            let arith = match inv.kind {
+                shell_syntax::view::InvocationKind::ArithCommand => true,
+                shell_syntax::view::InvocationKind::TestClause => vals
+                    .iter()
+                    .any(|v| matches!(*v, Some("-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"))),
+                _ => match inv.name() {
+                    Some("let" | "read" | "unset") => true,
+                    Some("declare" | "typeset" | "local") => flag('i'),
+                    Some("printf") => flag('v'),
+                    _ => false,
+                },
+            };
+            arith || inv.args.iter().any(arith_word)
+        })
+        .map(|inv| inv.index)
+}
+
 /// Builtins that move bash's lookup or run a command by name.
 fn lookup_builtin(inv: &Invocation<'_>, name: &str) -> Option<String> {
     let vals: Vec<Option<&str>> = inv.arg_values();
@@ -612,7 +667,7 @@ mod tests {
     fn kinds(cmd: &str) -> Vec<OpaqueKind> {
         let p = shell_syntax::parse(cmd);
         let v = shell_syntax::commands(&p);
-        find(&v).into_iter().map(|o| o.kind).collect()
+        find(&v, cmd).into_iter().map(|o| o.kind).collect()
     }
 
     #[test]
@@ -638,6 +693,11 @@ mod tests {
             ("set -k; ls", Lookup),
             ("mapfile -C f -c 1 a < x", Lookup),
             ("xargs -a cmds.txt sh -c", TextAtRunTime),
+            ("x='a[$(git push)]'; (( x ))", Lookup),
+            ("x='a[$(git push)]'; [[ $x -eq 0 ]]", Lookup),
+            ("let 'a[$(git push)]'", Lookup),
+            ("printf -v 'a[`git push`]' x", Lookup),
+            ("x='a[$(git push)]'; echo $(( x ))", Lookup),
         ] {
             assert!(kinds(cmd).contains(&k), "{cmd}: {:?}", kinds(cmd));
         }
@@ -669,6 +729,8 @@ mod tests {
             "hash -r",
             "set -euo pipefail",
             "mapfile -t lines < f",
+            "x='a[$(git push)]'; [ $x -eq 0 ]",
+            "for ((i=0; i<3; i++)); do echo \"$i\"; done",
         ] {
             assert!(kinds(cmd).is_empty(), "{cmd}: {:?}", kinds(cmd));
         }

@@ -532,7 +532,9 @@ impl<'a> Resolver<'_, '_, 'a> {
         if self.layers == 1
             && !self.bypass_functions
             && !raw.contains('/')
-            && self.funcs.defined_before(name, self.inv.index)
+            && self
+                .funcs
+                .defined_for(name, self.inv.index, &self.inv.origin)
             && self.inv.context.function != Some(name)
         {
             return self.stop(Resolved::Function(name.into()));

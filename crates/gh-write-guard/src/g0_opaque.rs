@@ -25,7 +25,11 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         .units
         .iter()
         .enumerate()
-        .flat_map(|(u, unit)| opaque::find(unit.view()).into_iter().map(move |o| (u, o)))
+        .flat_map(|(u, unit)| {
+            opaque::find(unit.view(), &unit.text)
+                .into_iter()
+                .map(move |o| (u, o))
+        })
         .collect();
     if found.is_empty() {
         return Vec::new();

@@ -20,8 +20,13 @@ impl<'a> Walker<'a, '_> {
         }
         let args = self.out.invocations[idx].args.clone();
         if name == "eval" {
+            // `eval -- 'git push'`: bash's eval takes `--` as the end of its options.
+            let args = match args.first().and_then(|a| a.value.as_deref()) {
+                Some("--") => &args[1..],
+                _ => &args[..],
+            };
             if !args.is_empty() {
-                self.nested_from_args(idx, OriginKind::Eval, &args, ctx);
+                self.nested_from_args(idx, OriginKind::Eval, args, ctx);
             }
             return;
         }
