@@ -106,7 +106,14 @@ pub fn may_write(name: &str) -> bool {
 pub fn find(view: &CommandView<'_>, text: &str) -> Vec<Opaque> {
     let mut out = Vec::new();
     // An assignment stays in the environment of every later invocation: reported once.
-    let mut lookup_seen = false;
+    // Only the names the texts hold at a word boundary are looked up (a look-up per name and
+    // invocation costs a walk of the environment in a long script).
+    let named: Vec<&str> = LOOKUP_VARS
+        .iter()
+        .copied()
+        .filter(|n| names(text, n) || view.origins.iter().any(|o| names(&o.text, n)))
+        .collect();
+    let mut lookup_seen = named.is_empty();
     for inv in &view.invocations {
         match &inv.program {
             Program::Dynamic(w) => {
@@ -145,7 +152,7 @@ pub fn find(view: &CommandView<'_>, text: &str) -> Vec<Opaque> {
             Program::None => {}
         }
         if lookup_seen {
-        } else if let Some(what) = lookup_assignment(inv) {
+        } else if let Some(what) = lookup_assignment(inv, &named) {
             lookup_seen = true;
             out.push(Opaque {
                 invocation: inv.index,
@@ -584,6 +591,12 @@ fn subscript_code(view: &CommandView<'_>, text: &str) -> Option<usize> {
 
 /// Builtins that move bash's lookup or run a command by name.
 fn lookup_builtin(inv: &Invocation<'_>, name: &str) -> Option<String> {
+    if !matches!(
+        name,
+        "hash" | "enable" | "mapfile" | "readarray" | "compgen" | "complete" | "set"
+    ) {
+        return None;
+    }
     let vals: Vec<Option<&str>> = inv.arg_values();
     let flag = |c: char| {
         vals.iter().any(|v| {
@@ -624,10 +637,10 @@ fn imports_function(inv: &Invocation<'_>) -> bool {
 }
 
 /// Variables whose value bash turns into code or into where a name leads.
-fn lookup_assignment(inv: &Invocation<'_>) -> Option<String> {
+fn lookup_assignment(inv: &Invocation<'_>, named: &[&str]) -> Option<String> {
     // A look-up per name (the environment's name set answers most without a walk): this runs
     // for every invocation.
-    for n in LOOKUP_VARS {
+    for n in named {
         let Some(v) = inv.env_value(n) else {
             continue;
         };
@@ -646,6 +659,15 @@ fn lookup_assignment(inv: &Invocation<'_>) -> Option<String> {
         return Some(format!("{n} set by the command changes what bash runs"));
     }
     None
+}
+
+/// Whether `text` holds `name` as a whole word (not inside `NODE_ENV`).
+fn names(text: &str, name: &str) -> bool {
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let b = text.as_bytes();
+    text.match_indices(name).any(|(at, _)| {
+        (at == 0 || !ident(b[at - 1])) && b.get(at + name.len()).is_none_or(|&c| !ident(c))
+    })
 }
 
 /// Variables whose value bash turns into code or into where a name leads.
