@@ -98,6 +98,28 @@ const MAX_LAYERS: usize = 32;
 /// cannot be in a word bash passes on).
 pub(crate) const RUN_TIME: &str = "\0";
 
+/// A word's text with each parameter, command substitution and tilde as [`RUN_TIME`]
+/// (`"$(npm root -g)/@anthropic-ai/claude-code/cli.js"`); `None` for other run-time parts.
+pub(crate) fn run_time_parts(w: &shell_syntax::Word<'_>) -> Option<String> {
+    use shell_syntax::ast::WordPart;
+    fn walk(parts: &[WordPart<'_>], out: &mut String) -> bool {
+        parts.iter().all(|p| match p {
+            WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
+                out.push_str(s);
+                true
+            }
+            WordPart::DoubleQuoted(inner) => walk(inner, out),
+            WordPart::Param(_) | WordPart::CommandSubst(_) | WordPart::Tilde(_) => {
+                out.push_str(RUN_TIME);
+                true
+            }
+            _ => false,
+        })
+    }
+    let mut out = String::new();
+    walk(w.parts, &mut out).then_some(out)
+}
+
 pub(crate) fn value<'s>(a: &'s Arg<'_>) -> Option<&'s str> {
     a.value.as_deref()
 }
@@ -723,7 +745,7 @@ impl<'a> Resolver<'_, '_, 'a> {
         let path = self.argv.get(1).and_then(|a| {
             value(a)
                 .map(String::from)
-                .or_else(|| a.word.resolve(&|_| Some(RUN_TIME.to_string())))
+                .or_else(|| run_time_parts(&a.word))
         })?;
         let bin = script_package(&path)?;
         self.run.runners.push(Text::from(name));
