@@ -269,6 +269,22 @@ impl Protected {
     /// Every protected location a Bash command reaches.
     pub fn bash_hits(&self, facts: &BashFacts) -> Vec<Hit> {
         let mut out: Vec<Hit> = facts.paths.iter().filter_map(|u| self.hit(u)).collect();
+        // A write whose target is built at run time from text that names a protected location
+        // (`printf -v p '%s/.claude/settings.json' "$HOME"; echo x > "$p"`, `for f in
+        // ~/.claude/settings*.json; do ...`): fail closed (issue 42).
+        for w in &facts.run_time_writes {
+            if let Some(mut h) = w
+                .sources
+                .iter()
+                .find_map(|t| self.script_hit(&w.program, t))
+            {
+                h.how = format!(
+                    "{} writes a path decided at run time, built from text that names it",
+                    w.program
+                );
+                out.push(h);
+            }
+        }
         out.extend(
             facts
                 .scripts
