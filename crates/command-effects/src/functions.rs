@@ -275,6 +275,81 @@ pub fn shadowed_wrapper<'i>(funcs: &Functions<'_>, inv: &'i Invocation<'_>) -> O
         .then_some(name)
 }
 
+/// The value a variable has after the calls of shell functions that ran before `inv` in the
+/// same shell set it (`f() { export GIT_DIR=/x/.git; }; f; git commit`: bash keeps a body's
+/// assignments after the call, `local` ones aside), for when `inv`'s own environment does not
+/// set it: `Some(None)` for a value decided at run time, `None` when no such call sets it.
+pub fn set_by_calls(
+    view: &CommandView<'_>,
+    inv: &Invocation<'_>,
+    name: &str,
+) -> Option<Option<String>> {
+    view.invocations[..inv.index].iter().rev().find_map(|call| {
+        let f = call.name()?;
+        if call.origin != inv.origin
+            || call.context.pipeline.is_some()
+            || call.context.background
+            || call.context.command_subst > inv.context.command_subst
+            || call.context.function.is_some()
+        {
+            return None;
+        }
+        let mut found = None;
+        for b in view.invocations[..call.index]
+            .iter()
+            .filter(|b| b.context.function == Some(f))
+        {
+            // `declare`/`typeset` in a body make a local variable unless given `-g`.
+            let global = |b: &Invocation<'_>| {
+                b.args.iter().any(|a| {
+                    a.value
+                        .as_deref()
+                        .is_some_and(|v| v.starts_with('-') && v.contains('g'))
+                })
+            };
+            match b.name() {
+                Some("export" | "readonly") => {}
+                Some("declare" | "typeset") if global(b) => {}
+                _ if !matches!(b.program, Program::None) => continue,
+                _ => {}
+            }
+            match b.name() {
+                Some("export" | "declare" | "typeset" | "readonly") => {
+                    for a in &b.args {
+                        match a.value.as_deref() {
+                            Some(v) => {
+                                if let Some(val) =
+                                    v.strip_prefix(name).and_then(|r| r.strip_prefix('='))
+                                {
+                                    found = Some(Some(val.to_string()));
+                                }
+                            }
+                            None => {
+                                let text =
+                                    crate::program::run_time_parts(&a.word).unwrap_or_default();
+                                if text.starts_with(&format!("{name}=")) {
+                                    found = Some(None);
+                                }
+                            }
+                        }
+                    }
+                }
+                None if matches!(b.program, Program::None) => {
+                    if let Some(e) = b.env_value(name) {
+                        found = Some(
+                            e.value
+                                .as_ref()
+                                .and_then(|a| a.value.as_deref().map(String::from)),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        found
+    })
+}
+
 /// Whether a nested script of this kind runs in a new shell process.
 fn starts_process(kind: &shell_syntax::view::OriginKind) -> bool {
     use shell_syntax::view::OriginKind;

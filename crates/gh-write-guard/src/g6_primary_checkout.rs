@@ -209,7 +209,12 @@ fn maybe_dashed(inv: &Invocation<'_>) -> bool {
 
 /// A git invocation's arguments (`args`, after the program) split with `~`/`$HOME` resolved in
 /// its words and environment.
-fn split_git<'a>(inv: &Invocation<'a>, args: &[Arg<'a>], home: Option<&Path>) -> GitCall<'a> {
+fn split_git<'a>(
+    view: &shell_syntax::CommandView<'a>,
+    inv: &Invocation<'a>,
+    args: &[Arg<'a>],
+    home: Option<&Path>,
+) -> GitCall<'a> {
     let args: Vec<Arg<'a>> = args
         .iter()
         .map(|a| Arg {
@@ -218,7 +223,10 @@ fn split_git<'a>(inv: &Invocation<'a>, args: &[Arg<'a>], home: Option<&Path>) ->
         })
         .collect();
     git::parse_git_args(&args, &|name| {
-        let e = inv.env_value(name)?;
+        let Some(e) = inv.env_value(name) else {
+            // What a function called before it set (`f() { export GIT_DIR=...; }; f`).
+            return command_effects::functions::set_by_calls(view, inv, name);
+        };
         if e.source == EnvSource::Unset {
             return None;
         }
@@ -235,7 +243,7 @@ fn judge_git<'a>(
 ) -> GitVerdict {
     // `HOME=/w; git -C ~/x`: the words expand with the home the command set.
     let own_home = dirs::tilde_home(inv, home);
-    let call = split_git(inv, args, own_home.as_deref());
+    let call = split_git(unit.view(), inv, args, own_home.as_deref());
     let base = unit.dir_of(inv, home, world);
     verdict_of(
         &call,
