@@ -181,16 +181,18 @@ pub fn verdicts(unit: &Unit, world: &dyn World, home: Option<&Path>) -> Vec<GitV
     let arena = bumpalo::Bump::new();
     let mut funcs = None;
     let mut out = Vec::new();
+    // Whether any function is defined (what a call of one sets is looked for only then).
+    let calls = view.invocations.iter().any(|i| i.context.function.is_some());
     for inv in &view.invocations {
         if inv.name() == Some("git") {
-            out.push(judge_git(unit, inv, &inv.args, world, home));
+            out.push(judge_git(unit, inv, &inv.args, world, home, calls));
         } else if maybe_dashed(inv) {
             // git's dashed programs (`/usr/lib/git-core/git-add`, `"$(git --exec-path)"/git-commit`)
             // as command-effects resolves them: `git <sub> ...`.
             let funcs = funcs.get_or_insert_with(|| command_effects::program::Functions::of(view));
             let run = command_effects::program::resolve(funcs, inv, &arena);
             if run.name() == Some("git") && run.runners.iter().any(|r| r.starts_with("git-")) {
-                out.push(judge_git(unit, inv, &run.args, world, home));
+                out.push(judge_git(unit, inv, &run.args, world, home, calls));
             }
         }
     }
@@ -214,6 +216,7 @@ fn split_git<'a>(
     inv: &Invocation<'a>,
     args: &[Arg<'a>],
     home: Option<&Path>,
+    calls: bool,
 ) -> GitCall<'a> {
     let args: Vec<Arg<'a>> = args
         .iter()
@@ -224,8 +227,12 @@ fn split_git<'a>(
         .collect();
     git::parse_git_args(&args, &|name| {
         let Some(e) = inv.env_value(name) else {
-            // What a function called before it set (`f() { export GIT_DIR=...; }; f`).
-            return command_effects::functions::set_by_calls(view, inv, name);
+            // What a function called before it set (`f() { export GIT_DIR=...; }; f`): the
+            // variables that name the repository and work tree.
+            let target_var = matches!(name, "GIT_DIR" | "GIT_WORK_TREE");
+            return (calls && target_var)
+                .then(|| command_effects::functions::set_by_calls(view, inv, name))
+                .flatten();
         };
         if e.source == EnvSource::Unset {
             return None;
@@ -240,10 +247,11 @@ fn judge_git<'a>(
     args: &[Arg<'a>],
     world: &dyn World,
     home: Option<&Path>,
+    calls: bool,
 ) -> GitVerdict {
     // `HOME=/w; git -C ~/x`: the words expand with the home the command set.
     let own_home = dirs::tilde_home(inv, home);
-    let call = split_git(unit.view(), inv, args, own_home.as_deref());
+    let call = split_git(unit.view(), inv, args, own_home.as_deref(), calls);
     let base = unit.dir_of(inv, home, world);
     verdict_of(
         &call,
