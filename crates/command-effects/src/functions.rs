@@ -275,79 +275,106 @@ pub fn shadowed_wrapper<'i>(funcs: &Functions<'_>, inv: &'i Invocation<'_>) -> O
         .then_some(name)
 }
 
-/// The value a variable has after the calls of shell functions that ran before `inv` in the
-/// same shell set it (`f() { export GIT_DIR=/x/.git; }; f; git commit`: bash keeps a body's
-/// assignments after the call, `local` ones aside), for when `inv`'s own environment does not
-/// set it: `Some(None)` for a value decided at run time, `None` when no such call sets it.
-pub fn set_by_calls(
-    view: &CommandView<'_>,
-    inv: &Invocation<'_>,
-    name: &str,
-) -> Option<Option<String>> {
-    view.invocations[..inv.index].iter().rev().find_map(|call| {
-        let f = call.name()?;
-        if call.origin != inv.origin
-            || call.context.pipeline.is_some()
-            || call.context.background
-            || call.context.command_subst > inv.context.command_subst
-            || call.context.function.is_some()
-        {
-            return None;
-        }
-        let mut found = None;
-        for b in view.invocations[..call.index]
-            .iter()
-            .filter(|b| b.context.function == Some(f))
-        {
-            // `declare`/`typeset` in a body make a local variable unless given `-g`.
-            let global = |b: &Invocation<'_>| {
+/// What each shell function's body sets that stays after a call (`export X=..`, `X=..`,
+/// `declare -g`, `readonly`; not `local`, nor `declare` without `-g`), built once per view:
+/// function name -> (variable, value; `None` for a run-time value), in body order.
+#[derive(Debug, Default)]
+pub struct CallSets<'a> {
+    sets: std::collections::HashMap<&'a str, Vec<(String, Option<String>)>>,
+    names: shell_syntax::NameSet,
+}
+
+impl<'a> CallSets<'a> {
+    pub fn of(view: &CommandView<'a>) -> CallSets<'a> {
+        let mut out = CallSets::default();
+        for b in &view.invocations {
+            let Some(f) = b.context.function else {
+                continue;
+            };
+            let global = || {
                 b.args.iter().any(|a| {
                     a.value
                         .as_deref()
                         .is_some_and(|v| v.starts_with('-') && v.contains('g'))
                 })
             };
+            let mut found: Vec<(String, Option<String>)> = Vec::new();
             match b.name() {
                 Some("export" | "readonly") => {}
-                Some("declare" | "typeset") if global(b) => {}
+                Some("declare" | "typeset") if global() => {}
                 _ if !matches!(b.program, Program::None) => continue,
                 _ => {}
             }
-            match b.name() {
-                Some("export" | "declare" | "typeset" | "readonly") => {
-                    for a in &b.args {
-                        match a.value.as_deref() {
-                            Some(v) => {
-                                if let Some(val) =
-                                    v.strip_prefix(name).and_then(|r| r.strip_prefix('='))
-                                {
-                                    found = Some(Some(val.to_string()));
-                                }
-                            }
-                            None => {
-                                let text =
-                                    crate::program::run_time_parts(&a.word).unwrap_or_default();
-                                if text.starts_with(&format!("{name}=")) {
-                                    found = Some(None);
-                                }
-                            }
-                        }
+            if matches!(b.program, Program::None) {
+                for e in b
+                    .env
+                    .iter()
+                    .filter(|e| e.source == shell_syntax::view::EnvSource::Prefix)
+                {
+                    found.push((
+                        e.name.to_string(),
+                        e.value
+                            .as_ref()
+                            .and_then(|a| a.value.as_deref().map(String::from)),
+                    ));
+                }
+            } else {
+                for a in &b.args {
+                    let text = match a.value.as_deref() {
+                        Some(v) => Some(v.to_string()),
+                        None => crate::program::run_time_parts(&a.word).map(|t| {
+                            // A run-time value: keep the name, drop the value.
+                            t.split_once('=')
+                                .map(|(n, _)| format!("{n}=\0"))
+                                .unwrap_or(t)
+                        }),
+                    };
+                    if let Some((n, v)) = text.as_deref().and_then(|t| t.split_once('=')) {
+                        let value = (!v.contains(crate::program::RUN_TIME)).then(|| v.to_string());
+                        found.push((n.to_string(), value));
                     }
                 }
-                None if matches!(b.program, Program::None) => {
-                    if let Some(e) = b.env_value(name) {
-                        found = Some(
-                            e.value
-                                .as_ref()
-                                .and_then(|a| a.value.as_deref().map(String::from)),
-                        );
-                    }
-                }
-                _ => {}
+            }
+            if !found.is_empty() {
+                out.names = out.names.with(f);
+                out.sets.entry(f).or_default().extend(found);
             }
         }
-        found
-    })
+        out
+    }
+
+    /// The value `name` has after the calls of these functions that ran before `inv` in the
+    /// same shell (`f() { export GIT_DIR=/x/.git; }; f; git commit`: bash keeps a body's
+    /// assignments after the call): `Some(None)` for a value decided at run time, `None` when
+    /// no such call sets it.
+    pub fn set_by_calls(
+        &self,
+        view: &CommandView<'_>,
+        inv: &Invocation<'_>,
+        name: &str,
+    ) -> Option<Option<String>> {
+        if self.sets.is_empty() {
+            return None;
+        }
+        view.invocations[..inv.index].iter().rev().find_map(|call| {
+            let f = call.name()?;
+            if !self.names.may_contain(f)
+                || call.origin != inv.origin
+                || call.context.pipeline.is_some()
+                || call.context.background
+                || call.context.command_subst > inv.context.command_subst
+                || call.context.function.is_some()
+            {
+                return None;
+            }
+            self.sets
+                .get(f)?
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+        })
+    }
 }
 
 /// Whether a nested script of this kind runs in a new shell process.

@@ -181,18 +181,18 @@ pub fn verdicts(unit: &Unit, world: &dyn World, home: Option<&Path>) -> Vec<GitV
     let arena = bumpalo::Bump::new();
     let mut funcs = None;
     let mut out = Vec::new();
-    // Whether any function is defined (what a call of one sets is looked for only then).
-    let calls = view.invocations.iter().any(|i| i.context.function.is_some());
+    // What the calls of functions set (built once: a long script of git calls stays linear).
+    let calls = command_effects::functions::CallSets::of(view);
     for inv in &view.invocations {
         if inv.name() == Some("git") {
-            out.push(judge_git(unit, inv, &inv.args, world, home, calls));
+            out.push(judge_git(unit, inv, &inv.args, world, home, &calls));
         } else if maybe_dashed(inv) {
             // git's dashed programs (`/usr/lib/git-core/git-add`, `"$(git --exec-path)"/git-commit`)
             // as command-effects resolves them: `git <sub> ...`.
             let funcs = funcs.get_or_insert_with(|| command_effects::program::Functions::of(view));
             let run = command_effects::program::resolve(funcs, inv, &arena);
             if run.name() == Some("git") && run.runners.iter().any(|r| r.starts_with("git-")) {
-                out.push(judge_git(unit, inv, &run.args, world, home, calls));
+                out.push(judge_git(unit, inv, &run.args, world, home, &calls));
             }
         }
     }
@@ -216,7 +216,7 @@ fn split_git<'a>(
     inv: &Invocation<'a>,
     args: &[Arg<'a>],
     home: Option<&Path>,
-    calls: bool,
+    calls: &command_effects::functions::CallSets<'_>,
 ) -> GitCall<'a> {
     let args: Vec<Arg<'a>> = args
         .iter()
@@ -230,8 +230,8 @@ fn split_git<'a>(
             // What a function called before it set (`f() { export GIT_DIR=...; }; f`): the
             // variables that name the repository and work tree.
             let target_var = matches!(name, "GIT_DIR" | "GIT_WORK_TREE");
-            return (calls && target_var)
-                .then(|| command_effects::functions::set_by_calls(view, inv, name))
+            return target_var
+                .then(|| calls.set_by_calls(view, inv, name))
                 .flatten();
         };
         if e.source == EnvSource::Unset {
@@ -247,7 +247,7 @@ fn judge_git<'a>(
     args: &[Arg<'a>],
     world: &dyn World,
     home: Option<&Path>,
-    calls: bool,
+    calls: &command_effects::functions::CallSets<'_>,
 ) -> GitVerdict {
     // `HOME=/w; git -C ~/x`: the words expand with the home the command set.
     let own_home = dirs::tilde_home(inv, home);
