@@ -24,6 +24,21 @@ pub fn expand_home(arg: &Arg, home: Option<&Path>) -> Option<String> {
         .resolve(&|name| if name == "HOME" { home.clone() } else { None })
 }
 
+/// The home `~` and `$HOME` expand to in `inv`'s words: a `HOME` the command set before it (a
+/// shell variable or an export: `HOME=/w; git -C ~/x`), else the hook's. A prefix assignment
+/// of `inv` itself does not count (bash expands the words first: `HOME=/w echo ~` prints the
+/// old home). `None` when the command set it to a run-time value.
+pub fn tilde_home(inv: &Invocation<'_>, hook_home: Option<&Path>) -> Option<PathBuf> {
+    match inv.env_value("HOME") {
+        Some(e) if matches!(e.source, EnvSource::Shell | EnvSource::Export) => e
+            .value
+            .as_ref()
+            .and_then(|a| a.value.as_deref())
+            .map(PathBuf::from),
+        _ => hook_home.map(Path::to_path_buf),
+    }
+}
+
 /// Joins `path` onto `base` the way `cd` does (absolute replaces), normalising `.` and `..`
 /// lexically.
 pub fn join(base: &Path, path: &str) -> PathBuf {
@@ -87,6 +102,20 @@ enum Change {
     },
     Pop,
     Back,
+    /// `pushd -n dir`: `dir` goes on the stack, the directory stays (`None`: run time).
+    PushStack(Option<String>),
+    /// `pushd +N` / `pushd -N` (bare `pushd`: `+1`): the stack rotated so that entry N (of
+    /// `dirs`, counted from the left, or from the right with `-`) is the directory.
+    Rotate {
+        n: usize,
+        from_right: bool,
+    },
+    /// `popd +N` / `popd -N`: entry N removed (entry 0 is the directory: that is `popd`);
+    /// `popd -n`: the entry below the directory removed, the directory stays.
+    Remove {
+        n: usize,
+        from_right: bool,
+    },
     /// A change whose target is decided at run time (`pushd` alone, `pushd +1`).
     Unknown,
 }
@@ -194,6 +223,18 @@ fn change_of_run(view: &CommandView<'_>, r: &Run<'_>, home: Option<&Path>) -> Op
         .unwrap_or(r.args.len());
     let mut operands = r.args[first..].iter();
     let push = name == "pushd";
+    // `pushd -n dir`: only the stack changes.
+    if push
+        && r.args[..first].iter().any(|a| {
+            a.value
+                .as_deref()
+                .is_some_and(|v| !v.starts_with("--") && v[1..].contains('n'))
+        })
+    {
+        return Some(Change::PushStack(
+            operands.next().and_then(|a| expand_home(a, home)),
+        ));
+    }
     let target = match operands.next() {
         None if push => return Some(Change::Unknown),
         None => match r.env_value(inv, "HOME") {
@@ -244,9 +285,42 @@ fn step_of(step: &CdStep<'_>, j: &Invocation<'_>) -> bool {
 impl DirIndex {
     /// The change the view's `step` makes.
     fn change_of_step(&self, step: &CdStep<'_>, home: Option<&Path>) -> Change {
+        let index = |a: &shell_syntax::view::Arg<'_>| -> Option<(usize, bool)> {
+            let v = a.value.as_deref()?;
+            let (from_right, digits) = match v.as_bytes().first()? {
+                b'+' => (false, &v[1..]),
+                b'-' => (true, &v[1..]),
+                _ => return None,
+            };
+            digits.parse().ok().map(|n| (n, from_right))
+        };
         match step.kind {
-            CdKind::Popd => Change::Pop,
+            CdKind::Popd => match &step.target {
+                None => Change::Pop,
+                Some(a) if a.value.as_deref() == Some("-n") => Change::Remove {
+                    n: 1,
+                    from_right: false,
+                },
+                Some(a) => match index(a) {
+                    Some((0, false)) => Change::Pop,
+                    Some((n, from_right)) => Change::Remove { n, from_right },
+                    None => Change::Unknown,
+                },
+            },
+            CdKind::Pushd if step.target.is_none() => Change::Rotate {
+                n: 1,
+                from_right: false,
+            },
+            CdKind::Pushd if step.target.as_ref().and_then(index).is_some() => {
+                let (n, from_right) = step.target.as_ref().and_then(index).unwrap_or((0, false));
+                Change::Rotate { n, from_right }
+            }
+            // Bare `pushd -n`: not followed here.
+            CdKind::PushStack if step.target.is_none() => Change::Unknown,
             CdKind::Back => Change::Back,
+            CdKind::PushStack => {
+                Change::PushStack(step.target.as_ref().and_then(|a| expand_home(a, home)))
+            }
             CdKind::Cd | CdKind::Pushd | CdKind::EnvChdir => {
                 let search = step.kind != CdKind::EnvChdir;
                 let (target, cdpath) = match &step.target {
@@ -336,6 +410,49 @@ impl Walk<'_, '_> {
                     self.stack.push(self.dir.clone());
                 }
                 next
+            }
+            Change::PushStack(t) => {
+                let at = join(&self.dir, t.as_deref()?);
+                self.stack.push(at);
+                return Some(());
+            }
+            Change::Rotate { n, from_right } => {
+                // `dirs`: the directory, then the stack from its top.
+                let mut all: Vec<PathBuf> = std::iter::once(self.dir.clone())
+                    .chain(self.stack.iter().rev().cloned())
+                    .collect();
+                let len = all.len();
+                let at = if *from_right {
+                    len.checked_sub(1 + n)?
+                } else {
+                    *n
+                };
+                if at >= len {
+                    return None;
+                }
+                all.rotate_left(at);
+                let next = all.remove(0);
+                self.stack = all.into_iter().rev().collect();
+                next
+            }
+            Change::Remove { n, from_right } => {
+                let len = 1 + self.stack.len();
+                let at = if *from_right {
+                    len.checked_sub(1 + n)?
+                } else {
+                    *n
+                };
+                if at == 0 || at >= len {
+                    // Entry 0 is `popd` itself; past the end bash refuses (unknown here).
+                    return if at == 0 {
+                        self.apply(&Change::Pop)
+                    } else {
+                        None
+                    };
+                }
+                // Entry `at` of `dirs` is `stack[len - 1 - at]`.
+                self.stack.remove(len - 1 - at);
+                return Some(());
             }
             Change::Pop => self.stack.pop()?,
             // `cd -` goes back to OLDPWD: unknown before any change.

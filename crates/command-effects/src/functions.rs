@@ -21,16 +21,83 @@ pub struct Functions<'a> {
     aliases: Vec<(usize, String, Option<String>)>,
     /// Index of the first `shopt -s expand_aliases` (bash expands aliases only after it).
     expand_aliases_from: Option<usize>,
+    /// Name → each definition's first body invocation and nested-script chain (where it
+    /// exists: that shell and the ones it runs in the same process).
+    defs: std::collections::HashMap<&'a str, Vec<(usize, Vec<usize>)>>,
+    /// `unset -f name` / `unset name`: index, name, nested-script chain.
+    unsets: Vec<(usize, String, Vec<usize>)>,
+    /// `export -f name` (`declare -fx`): index, name.
+    exported: Vec<(usize, String)>,
+    /// Per nested script (origin id): whether it runs in a new shell process (`bash -c`, a
+    /// pipe or heredoc into a shell), which does not see the parent's functions unless
+    /// exported, rather than in the same shell (`eval`, `source`, a trap).
+    new_process: Vec<bool>,
 }
 
 impl<'a> Functions<'a> {
     pub fn of(view: &CommandView<'a>) -> Functions<'a> {
-        let mut f = Functions::default();
+        let mut f = Functions {
+            new_process: view
+                .origins
+                .iter()
+                .map(|o| starts_process(&o.kind))
+                .collect(),
+            ..Functions::default()
+        };
         for inv in &view.invocations {
             if let Some(name) = inv.context.function {
                 f.first.entry(name).or_insert(inv.index);
                 f.names = f.names.with(name);
-                f.bodies.entry(name).or_default().push(inv.index);
+                let body = f.bodies.entry(name).or_default();
+                // A definition is a run of body invocations with nothing else between (a
+                // later run is a new definition, or the rest of this one: both exist from
+                // their first invocation on).
+                let contiguous = body.last().is_some_and(|&prev| prev + 1 == inv.index);
+                body.push(inv.index);
+                if !contiguous {
+                    f.defs
+                        .entry(name)
+                        .or_default()
+                        .push((inv.index, inv.origin.clone()));
+                }
+            }
+            match inv.name() {
+                Some("unset") => {
+                    let vals: Vec<Option<&str>> =
+                        inv.args.iter().map(|a| a.value.as_deref()).collect();
+                    // `unset -v name` touches variables only.
+                    if !vals
+                        .iter()
+                        .any(|v| v.is_some_and(|v| v.starts_with('-') && v.contains('v')))
+                    {
+                        for v in vals.into_iter().flatten().filter(|v| !v.starts_with('-')) {
+                            f.unsets
+                                .push((inv.index, v.to_string(), inv.origin.clone()));
+                        }
+                    }
+                }
+                Some("export" | "declare" | "typeset") => {
+                    let vals: Vec<Option<&str>> =
+                        inv.args.iter().map(|a| a.value.as_deref()).collect();
+                    let flags = |c: char| {
+                        vals.iter().any(|v| {
+                            v.is_some_and(|v| {
+                                v.starts_with('-') && !v.starts_with("--") && v.contains(c)
+                            })
+                        })
+                    };
+                    let function_export = if inv.name() == Some("export") {
+                        flags('f')
+                    } else {
+                        flags('f') && flags('x')
+                    };
+                    if function_export {
+                        for v in vals.into_iter().flatten().filter(|v| !v.starts_with('-')) {
+                            f.exported.push((inv.index, v.to_string()));
+                        }
+                    }
+                }
+                _ => {}
             }
             match inv.name() {
                 Some("alias") => {
@@ -86,6 +153,46 @@ impl<'a> Functions<'a> {
     /// Whether `name` is a function defined before invocation `index`.
     pub fn defined_before(&self, name: &str, index: usize) -> bool {
         self.names.may_contain(name) && self.first.get(name).is_some_and(|&i| i < index)
+    }
+
+    /// Whether `name` is a function for a call at invocation `index` in the nested-script
+    /// chain `origin`: defined before it in that shell or one it inherits from (a new shell
+    /// process inherits only exported functions), and not unset in between by the same shell.
+    pub fn defined_for(&self, name: &str, index: usize, origin: &[usize]) -> bool {
+        if !self.defined_before(name, index) {
+            return false;
+        }
+        let Some(defs) = self.defs.get(name) else {
+            return false;
+        };
+        let same_process = |from: usize, chain: &[usize]| {
+            chain[from..]
+                .iter()
+                .all(|&id| !self.new_process.get(id).copied().unwrap_or(true))
+        };
+        let exported = self.exported.iter().any(|(at, n)| *at < index && n == name);
+        // What `eval` or `source` defines or unsets stays in the shell that runs them: the
+        // chain up to the innermost new process.
+        let shell_of = |chain: &'_ [usize]| -> usize {
+            chain
+                .iter()
+                .rposition(|&id| self.new_process.get(id).copied().unwrap_or(true))
+                .map_or(0, |p| p + 1)
+        };
+        defs.iter().any(|(at, def_origin)| {
+            let d = &def_origin[..shell_of(def_origin)];
+            *at < index
+                && origin.starts_with(d)
+                && (exported || same_process(d.len(), origin))
+                && !self.unsets.iter().any(|(u, n, u_origin)| {
+                    let u_shell = &u_origin[..shell_of(u_origin)];
+                    n == name
+                        && *at < *u
+                        && *u < index
+                        && origin.starts_with(u_shell)
+                        && same_process(u_shell.len(), origin)
+                })
+        })
     }
 
     /// Body invocation indices of `name`.
@@ -164,7 +271,125 @@ pub fn runs_program(
 pub fn shadowed_wrapper<'i>(funcs: &Functions<'_>, inv: &'i Invocation<'_>) -> Option<&'i str> {
     let w = inv.wrappers.first()?;
     let name = w.name.as_str();
-    (funcs.defined_before(name, inv.index) && inv.context.function != Some(name)).then_some(name)
+    (funcs.defined_for(name, inv.index, &inv.origin) && inv.context.function != Some(name))
+        .then_some(name)
+}
+
+/// What each shell function's body sets that stays after a call (`export X=..`, `X=..`,
+/// `declare -g`, `readonly`; not `local`, nor `declare` without `-g`), built once per view:
+/// function name -> (variable, value; `None` for a run-time value), in body order.
+#[derive(Debug, Default)]
+pub struct CallSets<'a> {
+    sets: std::collections::HashMap<&'a str, Vec<(String, Option<String>)>>,
+    names: shell_syntax::NameSet,
+}
+
+impl<'a> CallSets<'a> {
+    pub fn of(view: &CommandView<'a>) -> CallSets<'a> {
+        let mut out = CallSets::default();
+        for b in &view.invocations {
+            let Some(f) = b.context.function else {
+                continue;
+            };
+            let global = || {
+                b.args.iter().any(|a| {
+                    a.value
+                        .as_deref()
+                        .is_some_and(|v| v.starts_with('-') && v.contains('g'))
+                })
+            };
+            let mut found: Vec<(String, Option<String>)> = Vec::new();
+            match b.name() {
+                Some("export" | "readonly") => {}
+                Some("declare" | "typeset") if global() => {}
+                _ if !matches!(b.program, Program::None) => continue,
+                _ => {}
+            }
+            if matches!(b.program, Program::None) {
+                for e in b
+                    .env
+                    .iter()
+                    .filter(|e| e.source == shell_syntax::view::EnvSource::Prefix)
+                {
+                    found.push((
+                        e.name.to_string(),
+                        e.value
+                            .as_ref()
+                            .and_then(|a| a.value.as_deref().map(String::from)),
+                    ));
+                }
+            } else {
+                for a in &b.args {
+                    let text = match a.value.as_deref() {
+                        Some(v) => Some(v.to_string()),
+                        None => crate::program::run_time_parts(&a.word).map(|t| {
+                            // A run-time value: keep the name, drop the value.
+                            t.split_once('=')
+                                .map(|(n, _)| format!("{n}=\0"))
+                                .unwrap_or(t)
+                        }),
+                    };
+                    if let Some((n, v)) = text.as_deref().and_then(|t| t.split_once('=')) {
+                        let value = (!v.contains(crate::program::RUN_TIME)).then(|| v.to_string());
+                        found.push((n.to_string(), value));
+                    }
+                }
+            }
+            if !found.is_empty() {
+                out.names = out.names.with(f);
+                out.sets.entry(f).or_default().extend(found);
+            }
+        }
+        out
+    }
+
+    /// The value `name` has after the calls of these functions that ran before `inv` in the
+    /// same shell (`f() { export GIT_DIR=/x/.git; }; f; git commit`: bash keeps a body's
+    /// assignments after the call): `Some(None)` for a value decided at run time, `None` when
+    /// no such call sets it.
+    pub fn set_by_calls(
+        &self,
+        view: &CommandView<'_>,
+        inv: &Invocation<'_>,
+        name: &str,
+    ) -> Option<Option<String>> {
+        if self.sets.is_empty() {
+            return None;
+        }
+        view.invocations[..inv.index].iter().rev().find_map(|call| {
+            let f = call.name()?;
+            if !self.names.may_contain(f)
+                || call.origin != inv.origin
+                || call.context.pipeline.is_some()
+                || call.context.background
+                || call.context.command_subst > inv.context.command_subst
+                || call.context.function.is_some()
+            {
+                return None;
+            }
+            self.sets
+                .get(f)?
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+        })
+    }
+}
+
+/// Whether a nested script of this kind runs in a new shell process.
+fn starts_process(kind: &shell_syntax::view::OriginKind) -> bool {
+    use shell_syntax::view::OriginKind;
+    match kind {
+        OriginKind::Eval => false,
+        OriginKind::OtherShellString { program } => {
+            !matches!(program.as_str(), "source" | "." | "trap")
+        }
+        OriginKind::ShellHeredoc { shell }
+        | OriginKind::ShellHereString { shell }
+        | OriginKind::ShellPipe { shell } => !matches!(shell.as_str(), "source" | "."),
+        _ => true,
+    }
 }
 
 /// Most function calls followed inside one another (`f` calling `g` calling `h`).
@@ -181,14 +406,18 @@ pub fn function_body_runs<'a>(
     arena: &'a bumpalo::Bump,
 ) -> Vec<Run<'a>> {
     let mut out = Vec::new();
-    body_runs(view, funcs, call, arena, 0, &mut out);
+    body_runs(view, funcs, call, call.invocation, arena, 0, &mut out);
     out
 }
 
+/// `at`: the invocation of the outermost call. bash looks a name up when the body runs, so a
+/// function the body calls is whichever is defined by then (late binding: `g() { f; };
+/// f() { git push; }; g` runs that `f`), not only one defined before the body was written.
 fn body_runs<'a>(
     view: &CommandView<'a>,
     funcs: &Functions<'_>,
     call: &Run<'a>,
+    at: usize,
     arena: &'a bumpalo::Bump,
     depth: usize,
     out: &mut Vec<Run<'a>>,
@@ -207,7 +436,7 @@ fn body_runs<'a>(
         .body(name)
         .iter()
         .filter_map(|&i| view.invocations.get(i))
-        .filter(|b| b.index < call.invocation)
+        .filter(|b| b.index < at)
     {
         let mut words: Vec<Arg<'a>> = Vec::new();
         let first = match &body.program {
@@ -242,7 +471,7 @@ fn body_runs<'a>(
         }
         inv.cds.extend(u.cds);
         inv.args_incomplete |= u.args_incomplete;
-        let mut run = resolve_at(funcs, &inv, arena, call.invocation);
+        let mut run = resolve_at(funcs, &inv, arena, at);
         run.invocation = body.index;
         // `X=1 f`: the call's own assignments are in the body's environment.
         if let Some(call_inv) = view.invocations.get(call.invocation) {
@@ -266,7 +495,7 @@ fn body_runs<'a>(
             run.env = env;
         }
         if matches!(run.program, Resolved::Function(_)) {
-            body_runs(view, funcs, &run, arena, depth + 1, out);
+            body_runs(view, funcs, &run, at, arena, depth + 1, out);
         } else {
             out.push(run);
         }

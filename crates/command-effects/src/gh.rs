@@ -23,6 +23,34 @@ pub fn template(arg: &Arg) -> Option<String> {
         .as_deref()
         .map(String::from)
         .or_else(|| arg.word.resolve(&|name| Some(format!("${{{name}}}"))))
+        .or_else(|| {
+            // `repos/o/r/issues/$(gh pr view --json number -q .number)/comments`: a command
+            // substitution stands as `${__subst__}` (a run-time part like a parameter).
+            let mut out = String::new();
+            template_parts(arg.word.parts, &mut out).then_some(out)
+        })
+}
+
+/// The text of word parts with each parameter as `${name}` and each command substitution as
+/// `${__subst__}`; false for anything else decided at run time (globs, arithmetic).
+fn template_parts(parts: &[shell_syntax::ast::WordPart<'_>], out: &mut String) -> bool {
+    use shell_syntax::ast::WordPart;
+    parts.iter().all(|p| match p {
+        WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
+            out.push_str(s);
+            true
+        }
+        WordPart::DoubleQuoted(inner) => template_parts(inner, out),
+        WordPart::Param(pe) => {
+            out.push_str(&format!("${{{}}}", pe.name));
+            true
+        }
+        WordPart::CommandSubst(_) => {
+            out.push_str("${__subst__}");
+            true
+        }
+        _ => false,
+    })
 }
 
 /// `gh <top> <sub> ...` split into its parts.

@@ -34,6 +34,42 @@ pub enum Query {
     Unreadable(String),
 }
 
+/// The document and variables of a GraphQL request body (`{"query": "...", "variables":
+/// {...}}`, JSON escapes such as `\u0050` decoded): the variables as fields (`id=PR_...`,
+/// nested values by their last key), so a literal id among them counts as one in a field.
+pub fn graphql_json(body: &str) -> (Query, Vec<Field>) {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(body) else {
+        return (Query::Unreadable("the body is not JSON".into()), Vec::new());
+    };
+    let query = match v.get("query") {
+        Some(serde_json::Value::String(q)) => Query::Text(q.clone()),
+        Some(_) => Query::Unreadable("the query is not a string".into()),
+        None => Query::Absent,
+    };
+    let mut fields = Vec::new();
+    if let Some(vars) = v.get("variables") {
+        flatten_json("variables", vars, &mut fields);
+    }
+    (query, fields)
+}
+
+fn flatten_json(key: &str, v: &serde_json::Value, out: &mut Vec<Field>) {
+    match v {
+        serde_json::Value::Object(m) => m.iter().for_each(|(k, v)| flatten_json(k, v, out)),
+        serde_json::Value::Array(a) => a.iter().for_each(|v| flatten_json(key, v, out)),
+        serde_json::Value::String(s) => out.push(Field {
+            key: Some(key.to_string()),
+            value: Some(s.clone()),
+            typed: false,
+        }),
+        other => out.push(Field {
+            key: Some(key.to_string()),
+            value: Some(other.to_string()),
+            typed: false,
+        }),
+    }
+}
+
 /// A `gh api` call.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ApiCall {

@@ -195,6 +195,24 @@ pub fn parse_git_args<'a>(
             .filter_map(|n| env(n).map(|v| (*n, v)))
             .collect(),
     };
+    // `https://x-access-token:$T@github.com/o/r`: a URL whose only run-time part is its
+    // credentials names its host and repository literally.
+    let owned;
+    let args = if args.iter().any(|a| a.value.is_none()) {
+        owned = args
+            .iter()
+            .map(|a| match a.value {
+                None => Arg {
+                    word: a.word,
+                    value: crate::git_url::past_credentials(&a.word).map(Into::into),
+                },
+                Some(_) => a.clone(),
+            })
+            .collect::<Vec<_>>();
+        owned.as_slice()
+    } else {
+        args
+    };
     let mut i = 0;
     while i < args.len() {
         let Some(a) = args[i].value.as_deref() else {

@@ -212,8 +212,49 @@ pub fn normalise_host(host: &str) -> String {
     host.trim_end_matches('.').to_ascii_lowercase()
 }
 
+/// A URL word whose only run-time parts are its credentials
+/// (`https://x-access-token:$T@github.com/o/r`, `"https://$USER:${TOKEN}@host/o/r"`), without
+/// them (`https://github.com/o/r`): the host and path are literal, and git goes there whatever
+/// the token is. `None` for any other word.
+pub fn past_credentials(w: &shell_syntax::Word<'_>) -> Option<String> {
+    const RUN_TIME: char = '\u{1}';
+    let text = w.resolve(&|_| Some(RUN_TIME.to_string()))?;
+    let (scheme, rest) = text.split_once("://")?;
+    if scheme.contains(RUN_TIME) || scheme.is_empty() {
+        return None;
+    }
+    let end = rest.find('/').unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let at = authority.rfind('@')?;
+    let (host_and_path, path) = (&authority[at + 1..], &rest[end..]);
+    if host_and_path.contains(RUN_TIME) || path.contains(RUN_TIME) || host_and_path.is_empty() {
+        return None;
+    }
+    Some(format!("{scheme}://{host_and_path}{path}"))
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn credentials_decided_at_run_time_leave_host_and_path() {
+        let of = |cmd: &str| {
+            let p = shell_syntax::parse(cmd);
+            let v = shell_syntax::commands(&p);
+            past_credentials(&v.invocations[0].args[0].word)
+        };
+        assert_eq!(
+            of("x https://x-access-token:$T@github.com/o/r.git").as_deref(),
+            Some("https://github.com/o/r.git")
+        );
+        assert_eq!(
+            of("x \"https://$U:${P}@github.com/o/r\"").as_deref(),
+            Some("https://github.com/o/r")
+        );
+        assert_eq!(of("x https://github.com/$O/r"), None);
+        assert_eq!(of("x https://t@$HOST/o/r"), None);
+        assert_eq!(of("x $URL"), None);
+    }
     use super::*;
 
     /// Where each spelling points (branch-rules' `url_shapes` covers the rest); invalid

@@ -17,6 +17,44 @@ pub struct HttpCall {
     /// Where the response body goes when not to stdout (`curl -o`, `wget -O`, `http
     /// --output`); `Some(None)`: a file decided at run time.
     pub output: Option<Option<String>>,
+    /// The request body, as far as the command line tells it.
+    pub body: Option<Body>,
+}
+
+/// Where a request's body comes from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub enum Body {
+    /// Written in the command (`-d '{...}'`, `--post-data=...`, HTTPie items as JSON).
+    Text(String),
+    /// Read from the client's stdin (`-d @-`, `--json @-`, HTTPie with no items).
+    Stdin,
+    /// Read from a file (`-d @q.json`, `--post-file=q.json`, `query=@q.graphql`).
+    File(String),
+    /// Decided at run time (a run-time word, a config file, several sources).
+    RunTime,
+}
+
+impl Body {
+    /// The body of `-d VALUE`-like options: `@-` stdin, `@file` a file (unless `raw`).
+    fn of_value(v: Option<String>, raw: bool) -> Body {
+        match v {
+            None => Body::RunTime,
+            Some(v) if !raw && v.starts_with('@') => match &v[1..] {
+                "-" | "/dev/stdin" => Body::Stdin,
+                f => Body::File(f.to_string()),
+            },
+            Some(v) => Body::Text(v),
+        }
+    }
+
+    /// curl joins several `-d` values with `&`; any other mix is run-time.
+    fn join(prev: Option<Body>, next: Body) -> Body {
+        match (prev, next) {
+            (None, b) => b,
+            (Some(Body::Text(a)), Body::Text(b)) => Body::Text(format!("{a}&{b}")),
+            _ => Body::RunTime,
+        }
+    }
 }
 
 impl HttpCall {
@@ -120,6 +158,7 @@ impl<'s> Words<'s, '_> {
 fn curl(args: &[Arg<'_>]) -> HttpCall {
     let mut method: Option<Option<String>> = None;
     let (mut body, mut get, mut head, mut upload) = (false, false, false, false);
+    let mut text: Option<Body> = None;
     let mut urls = Vec::new();
     let mut output = None;
     let mut words = Words::new(args);
@@ -154,7 +193,20 @@ fn curl(args: &[Arg<'_>]) -> HttpCall {
                 "url" => urls.push(value.flatten()),
                 "output" => output = value,
                 "upload-file" => upload = true,
-                n if n.starts_with("data") || n.starts_with("form") || n == "json" => body = true,
+                // `-K -`, `--config f`: options (URL, data, method) read at run time.
+                "config" => {
+                    text = Some(Body::RunTime);
+                    method = Some(None);
+                }
+                n if n.starts_with("data") || n == "json" => {
+                    body = true;
+                    let v = Body::of_value(value.flatten(), n == "data-raw");
+                    text = Some(Body::join(text, v));
+                }
+                n if n.starts_with("form") => {
+                    body = true;
+                    text = Some(Body::RunTime);
+                }
                 _ => {}
             }
             continue;
@@ -170,7 +222,18 @@ fn curl(args: &[Arg<'_>]) -> HttpCall {
                 };
                 match c {
                     'X' => method = Some(value.map(|m| m.to_ascii_uppercase())),
-                    'd' | 'F' => body = true,
+                    'd' => {
+                        body = true;
+                        text = Some(Body::join(text, Body::of_value(value, false)));
+                    }
+                    'F' => {
+                        body = true;
+                        text = Some(Body::RunTime);
+                    }
+                    'K' => {
+                        text = Some(Body::RunTime);
+                        method = Some(None);
+                    }
                     'T' => upload = true,
                     'o' => output = Some(value),
                     _ => {}
@@ -197,12 +260,14 @@ fn curl(args: &[Arg<'_>]) -> HttpCall {
         method,
         urls,
         output,
+        body: text,
     }
 }
 
 fn wget(args: &[Arg<'_>]) -> HttpCall {
     let mut method: Option<Option<String>> = None;
     let mut body = false;
+    let mut text: Option<Body> = None;
     let mut urls = Vec::new();
     let mut output = None;
     let mut words = Words::new(args);
@@ -224,9 +289,18 @@ fn wget(args: &[Arg<'_>]) -> HttpCall {
             method = Some(words.value().map(|m| m.to_ascii_uppercase()));
         } else if v.starts_with("--post-") || v.starts_with("--body-") {
             body = true;
-            if !v.contains('=') {
-                words.next();
-            }
+            let value = match v.split_once('=') {
+                Some((_, x)) => Some(x.to_string()),
+                None => words.value(),
+            };
+            text = Some(match value {
+                None => Body::RunTime,
+                Some(x) if v.contains("-file") => match x.as_str() {
+                    "-" | "/dev/stdin" => Body::Stdin,
+                    _ => Body::File(x),
+                },
+                Some(x) => Body::Text(x),
+            });
         } else if matches!(v, "-o" | "-P" | "-U" | "--header" | "--user" | "--password") {
             words.next();
         } else if !v.starts_with('-') {
@@ -239,6 +313,7 @@ fn wget(args: &[Arg<'_>]) -> HttpCall {
         method,
         urls,
         output,
+        body: text,
     }
 }
 
@@ -279,7 +354,7 @@ const HTTPIE_VALUED: &[&str] = &[
 
 fn httpie(program: &str, args: &[Arg<'_>]) -> HttpCall {
     let mut positionals: Vec<Option<String>> = Vec::new();
-    let mut forced_method: Option<String> = None;
+    let mut forced_method: Option<Option<String>> = None;
     let mut words = Words::new(args);
     let mut raw_body = false;
     let mut output = None;
@@ -302,7 +377,7 @@ fn httpie(program: &str, args: &[Arg<'_>]) -> HttpCall {
                 output = value;
             }
             if v == "--offline" {
-                forced_method = Some("GET".into());
+                forced_method = Some(Some("GET".into()));
             }
             continue;
         }
@@ -330,9 +405,15 @@ fn httpie(program: &str, args: &[Arg<'_>]) -> HttpCall {
     }
     let url = it.next();
     let mut body = raw_body;
+    // The JSON object HTTPie builds of `key=value` and `key:=json` items.
+    let mut object = serde_json::Map::new();
+    let mut text: Option<Body> = raw_body.then_some(Body::RunTime);
     for item in it {
         match item {
-            None => body = true,
+            None => {
+                body = true;
+                text = Some(Body::RunTime);
+            }
             Some(item) => {
                 if item.contains("==") {
                     continue;
@@ -340,16 +421,45 @@ fn httpie(program: &str, args: &[Arg<'_>]) -> HttpCall {
                 if item.contains(":=") || item.contains('=') || item.contains('@') {
                     body = true;
                 }
+                if let Some((k, v)) = item.split_once(":=") {
+                    match serde_json::from_str(v) {
+                        Ok(j) if !v.starts_with('@') => {
+                            object.insert(k.to_string(), j);
+                        }
+                        _ => text = Some(Body::RunTime),
+                    }
+                } else if let Some((k, v)) = item.split_once('=') {
+                    match v.strip_prefix('@') {
+                        Some(f) => text = Some(Body::File(f.to_string())),
+                        None => {
+                            object.insert(k.to_string(), serde_json::Value::String(v.into()));
+                        }
+                    }
+                } else if let Some(f) = item.strip_prefix('@') {
+                    text = Some(Body::File(f.to_string()));
+                }
             }
         }
     }
-    let _ = forced_method;
-    let method = method.unwrap_or_else(|| Some(if body { "POST" } else { "GET" }.into()));
+    let text = match text {
+        Some(t) => Some(t),
+        None if !object.is_empty() => {
+            Some(Body::Text(serde_json::Value::Object(object).to_string()))
+        }
+        // No items: HTTPie sends what it reads on stdin, when that is not a terminal.
+        None => Some(Body::Stdin),
+    };
+    let method = match forced_method {
+        // `--offline` builds the request and prints it: nothing is sent.
+        Some(m) => m,
+        None => method.unwrap_or_else(|| Some(if body { "POST" } else { "GET" }.into())),
+    };
     HttpCall {
         program: program.into(),
         method,
         urls: url.into_iter().collect(),
         output,
+        body: text,
     }
 }
 
@@ -372,6 +482,43 @@ mod tests {
         let v = shell_syntax::commands(&p);
         let inv = &v.invocations[0];
         read(inv.name().unwrap(), &inv.args).unwrap()
+    }
+
+    #[test]
+    fn bodies_as_each_client_reads_them() {
+        let b = |c: &str| call(c).body;
+        let text = |t: &str| Some(Body::Text(t.into()));
+        assert_eq!(
+            b("curl -d '{\"a\":1}' https://x/graphql"),
+            text("{\"a\":1}")
+        );
+        assert_eq!(b("curl -d a=1 -d b=2 https://x/y"), text("a=1&b=2"));
+        assert_eq!(b("curl --data-binary @- https://x/y"), Some(Body::Stdin));
+        assert_eq!(
+            b("curl --json @q.json https://x/y"),
+            Some(Body::File("q.json".into()))
+        );
+        assert_eq!(b("curl --data-raw @q.json https://x/y"), text("@q.json"));
+        assert_eq!(b("curl -d \"$B\" https://x/y"), Some(Body::RunTime));
+        assert_eq!(b("curl -K - https://x/y"), Some(Body::RunTime));
+        assert_eq!(call("curl -K - https://x/y").method, None);
+        assert_eq!(
+            b("wget --post-file=q.json https://x/y"),
+            Some(Body::File("q.json".into()))
+        );
+        assert_eq!(b("wget --post-data 'a=1' https://x/y"), text("a=1"));
+        assert_eq!(
+            b("http POST x/graphql query='{ a }'"),
+            text("{\"query\":\"{ a }\"}")
+        );
+        assert_eq!(
+            b("http POST x/graphql query=@q.graphql"),
+            Some(Body::File("q.graphql".into()))
+        );
+        assert_eq!(b("http POST x/graphql"), Some(Body::Stdin));
+        assert_eq!(b("curl https://x/y"), None);
+        // `--offline` sends nothing.
+        assert!(!call("http --offline POST api.github.com/repos/o/r/issues title=x").is_write());
     }
 
     #[test]

@@ -63,6 +63,7 @@ pub mod git_subtree;
 pub mod git_url;
 pub mod http;
 pub mod network;
+pub mod opaque;
 pub mod owner;
 pub mod piped;
 pub mod program;

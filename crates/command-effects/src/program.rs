@@ -98,6 +98,28 @@ const MAX_LAYERS: usize = 32;
 /// cannot be in a word bash passes on).
 pub(crate) const RUN_TIME: &str = "\0";
 
+/// A word's text with each parameter, command substitution and tilde as [`RUN_TIME`]
+/// (`"$(npm root -g)/@anthropic-ai/claude-code/cli.js"`); `None` for other run-time parts.
+pub(crate) fn run_time_parts(w: &shell_syntax::Word<'_>) -> Option<String> {
+    use shell_syntax::ast::WordPart;
+    fn walk(parts: &[WordPart<'_>], out: &mut String) -> bool {
+        parts.iter().all(|p| match p {
+            WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
+                out.push_str(s);
+                true
+            }
+            WordPart::DoubleQuoted(inner) => walk(inner, out),
+            WordPart::Param(_) | WordPart::CommandSubst(_) | WordPart::Tilde(_) => {
+                out.push_str(RUN_TIME);
+                true
+            }
+            _ => false,
+        })
+    }
+    let mut out = String::new();
+    walk(w.parts, &mut out).then_some(out)
+}
+
 pub(crate) fn value<'s>(a: &'s Arg<'_>) -> Option<&'s str> {
     a.value.as_deref()
 }
@@ -141,6 +163,75 @@ fn split_known<'a>(
         .map(|x| Arg::synthetic(arena, x, w.span))
         .collect();
     (!words.is_empty()).then_some(words)
+}
+
+/// A program word that is one word whatever its value: `"$f"` with `f` assigned a literal
+/// earlier (`f=/usr/bin/git; "$f" push`), or a look-up of a literal name (`"$(command -v git)"`,
+/// `$(which gh)`, `p=$(type -P git); "$p"`): the name bash finds is the one looked up.
+fn known_one<'a>(
+    inv: &Invocation<'a>,
+    w: &shell_syntax::Word<'a>,
+    arena: &'a bumpalo::Bump,
+) -> Option<Vec<Arg<'a>>> {
+    use shell_syntax::ast::WordPart;
+    let inner = match w.parts {
+        [WordPart::DoubleQuoted(inner)] => *inner,
+        parts => parts,
+    };
+    let quoted = !std::ptr::eq(inner, w.parts);
+    let value = match inner {
+        [WordPart::Param(p)]
+            if quoted && p.op.is_none() && p.index.is_none() && !p.length && !p.indirect =>
+        {
+            let e = inv.env_value(p.name)?;
+            let a = e.value.as_ref()?;
+            match a.value.as_deref() {
+                Some(v) => v.to_string(),
+                // `p=$(command -v gh)`: the word assigned.
+                None => looked_up(&a.word)?.to_string(),
+            }
+        }
+        _ => looked_up(w)?.to_string(),
+    };
+    (!value.is_empty()).then(|| vec![Arg::synthetic(arena, value, w.span)])
+}
+
+/// `$(command -v git)`, `"$(which gh)"`, `` `type -P git` ``: the literal name a command
+/// substitution looks up (bash then runs what that name finds).
+pub fn looked_up<'w>(w: &shell_syntax::Word<'w>) -> Option<&'w str> {
+    use shell_syntax::ast::WordPart;
+    let inner = match w.parts {
+        [WordPart::DoubleQuoted(inner)] => *inner,
+        parts => parts,
+    };
+    let [WordPart::CommandSubst(cs)] = inner else {
+        return None;
+    };
+    let sc = cs.script.body.single_simple()?;
+    if !sc.assignments.is_empty() || !sc.redirects.is_empty() {
+        return None;
+    }
+    let words: Vec<&str> = sc
+        .words
+        .iter()
+        .map(|w| match w.parts {
+            [WordPart::Literal(s)] | [WordPart::SingleQuoted(s)] => Some(*s),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let name = match words.as_slice() {
+        ["command", "-v", n] | ["which", n] | ["type", "-P" | "-p", n] => *n,
+        _ => return None,
+    };
+    (is_name_word(name)).then_some(name)
+}
+
+/// A plain program name (no path, no glob, no option).
+fn is_name_word(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('-')
+        && s.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'+'))
 }
 
 /// Most words one brace expansion of the program word may make (beyond it: run time).
@@ -357,12 +448,14 @@ fn initial_argv<'a>(inv: &Invocation<'a>, arena: &'a bumpalo::Bump) -> Option<Ve
     Some(match &inv.program {
         Program::None => return None,
         Program::Dynamic(w) => {
-            let mut v = split_known(inv, w, arena).unwrap_or_else(|| {
-                vec![Arg {
-                    word: *w,
-                    value: None,
-                }]
-            });
+            let mut v = split_known(inv, w, arena)
+                .or_else(|| known_one(inv, w, arena))
+                .unwrap_or_else(|| {
+                    vec![Arg {
+                        word: *w,
+                        value: None,
+                    }]
+                });
             v.extend(inv.args.iter().cloned());
             v
         }
@@ -461,7 +554,9 @@ impl<'a> Resolver<'_, '_, 'a> {
         if self.layers == 1
             && !self.bypass_functions
             && !raw.contains('/')
-            && self.funcs.defined_before(name, self.inv.index)
+            && self
+                .funcs
+                .defined_for(name, self.inv.index, &self.inv.origin)
             && self.inv.context.function != Some(name)
         {
             return self.stop(Resolved::Function(name.into()));
@@ -650,7 +745,7 @@ impl<'a> Resolver<'_, '_, 'a> {
         let path = self.argv.get(1).and_then(|a| {
             value(a)
                 .map(String::from)
-                .or_else(|| a.word.resolve(&|_| Some(RUN_TIME.to_string())))
+                .or_else(|| run_time_parts(&a.word))
         })?;
         let bin = script_package(&path)?;
         self.run.runners.push(Text::from(name));

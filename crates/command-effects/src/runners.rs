@@ -318,7 +318,16 @@ pub(crate) fn package_binary(spec: &str) -> String {
 /// `node .../node_modules/@anthropic-ai/claude-code/cli.js`: the binary of that package
 /// (`node_modules/<pkg>/` or `node_modules/@scope/<pkg>/`).
 pub(crate) fn script_package(path: &str) -> Option<String> {
-    let (_, after) = path.rsplit_once("node_modules/")?;
+    // `"$(npm root -g)/@anthropic-ai/claude-code/cli.js"`: `npm root` prints the
+    // `node_modules` folder, so a run-time part right before a scoped package names it.
+    let scoped = path
+        .strip_prefix(crate::program::RUN_TIME)
+        .and_then(|p| p.strip_prefix('/'))
+        .filter(|p| p.starts_with('@'));
+    let (_, after) = match scoped {
+        Some(p) => ("", p),
+        None => path.rsplit_once("node_modules/")?,
+    };
     if after.contains(crate::program::RUN_TIME) {
         return None;
     }
@@ -478,5 +487,10 @@ mod tests {
             None
         );
         assert_eq!(script_package("/opt/tool/cli.js"), None);
+        assert_eq!(
+            script_package(&format!("{RUN_TIME}/@anthropic-ai/claude-code/cli.js")).as_deref(),
+            Some("claude")
+        );
+        assert_eq!(script_package(&format!("{RUN_TIME}/tool/cli.js")), None);
     }
 }

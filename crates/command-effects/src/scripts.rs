@@ -447,6 +447,24 @@ fn path_dirs_set(inv: &Invocation<'_>) -> Vec<String> {
         .collect()
 }
 
+/// The simple command before `inv` in its pipeline (what writes `inv`'s stdin), if `inv` is
+/// not the first element.
+pub fn pipe_producer<'v, 'a>(
+    view: &'v CommandView<'a>,
+    inv: &Invocation<'a>,
+) -> Option<&'v Invocation<'a>> {
+    let pos = inv.context.pipeline?;
+    if pos.index == 0 {
+        return None;
+    }
+    view.invocations[..inv.index].iter().rev().find(|p| {
+        p.context
+            .pipeline
+            .is_some_and(|q| q.len == pos.len && q.index + 1 == pos.index)
+            && p.origin == inv.origin
+    })
+}
+
 /// The script file a shell reads on its stdin: `bash < x.sh`, `cat x.sh | sh` (a shell given
 /// `-c` or a script operand reads no stdin script).
 pub fn stdin_script_path(view: &CommandView<'_>, inv: &Invocation<'_>) -> Option<String> {
@@ -468,16 +486,7 @@ pub fn stdin_script_path(view: &CommandView<'_>, inv: &Invocation<'_>) -> Option
         };
     }
     // `cat x.sh | sh`: the element before it in the same pipeline.
-    let pos = inv.context.pipeline?;
-    if pos.index == 0 {
-        return None;
-    }
-    let prev = view.invocations[..inv.index].iter().rev().find(|p| {
-        p.context
-            .pipeline
-            .is_some_and(|q| q.len == pos.len && q.index + 1 == pos.index)
-            && p.origin == inv.origin
-    })?;
+    let prev = pipe_producer(view, inv)?;
     match (prev.name(), prev.args.as_slice()) {
         (Some("cat"), [file]) => file.value.as_deref().map(String::from),
         _ => None,

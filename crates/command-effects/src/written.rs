@@ -34,14 +34,62 @@ pub fn written(inv: &Invocation<'_>) -> Option<Written> {
     })?;
     let path = r.target.value.as_deref()?.to_string();
     let append = matches!(r.op, RedirOp::Append | RedirOp::AppendOutErr);
+    let text = printed(inv);
+    Some(Written { path, append, text })
+}
+
+/// What `inv` prints on its stdout when the command holds the text: `echo` and `printf` of
+/// literal words, `cat` of a heredoc or here-string.
+pub fn printed(inv: &Invocation<'_>) -> Option<String> {
     let values: Option<Vec<&str>> = inv.args.iter().map(|a| a.value.as_deref()).collect();
-    let text = match (inv.name(), values) {
+    match (inv.name(), values) {
         (Some("echo"), Some(v)) => echo(&v),
         (Some("printf"), Some(v)) => printf(&v),
         (Some("cat"), Some(v)) if v.iter().all(|a| *a == "-") => stdin_text(inv),
         _ => None,
-    };
-    Some(Written { path, append, text })
+    }
+}
+
+/// What an invocation reads on its stdin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stdin {
+    /// Text the command holds: a literal heredoc or here-string, or the pipe of a command
+    /// whose output is in the command ([`printed`]).
+    Text(String),
+    /// A file by path (`< q.json`).
+    File(String),
+    /// Decided at run time (a pipe from another program, a run-time path, a descriptor).
+    RunTime,
+    /// Nothing the command gives it (the agent's own stdin).
+    Inherited,
+}
+
+/// Where `inv`'s stdin comes from: its last fd-0 redirection, else the pipe before it.
+pub fn stdin_of(view: &shell_syntax::CommandView<'_>, inv: &Invocation<'_>) -> Stdin {
+    if let Some(r) = inv
+        .redirects
+        .iter()
+        .rev()
+        .find(|r| r.fd == Some(0) && r.fd_var.is_none())
+    {
+        return match r.op {
+            RedirOp::Heredoc | RedirOp::HeredocStrip | RedirOp::HereString => {
+                stdin_text(inv).map_or(Stdin::RunTime, Stdin::Text)
+            }
+            RedirOp::In => r
+                .target
+                .value
+                .as_deref()
+                .map_or(Stdin::RunTime, |p| Stdin::File(p.to_string())),
+            _ => Stdin::RunTime,
+        };
+    }
+    if inv.context.pipeline.is_none_or(|p| p.index == 0) {
+        return Stdin::Inherited;
+    }
+    crate::scripts::pipe_producer(view, inv)
+        .and_then(printed)
+        .map_or(Stdin::RunTime, Stdin::Text)
 }
 
 /// What `echo` prints (`-n`, `-E`; `-e` only when no backslash is left to interpret).

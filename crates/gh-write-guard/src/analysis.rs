@@ -264,9 +264,10 @@ impl<'a> Units<'a> {
                         .is_some_and(|s| !command_effects::git_alias::is_builtin(s))
                     {
                         let home = self.home();
-                        let dir = unit
-                            .dir_of(inv, home.as_deref(), self.world)
-                            .and_then(|d| dirs::after_git_c(&d, &call, home.as_deref()));
+                        let dir = unit.dir_of(inv, home.as_deref(), self.world).and_then(|d| {
+                            let own = dirs::tilde_home(inv, home.as_deref());
+                            dirs::after_git_c(&d, &call, own.as_deref())
+                        });
                         let persisted = dir.map(|d| self.world.git_aliases(&d)).unwrap_or_default();
                         let e = command_effects::git_alias::expand(&arena, &call, &persisted);
                         if let Some(text) = e.shell {

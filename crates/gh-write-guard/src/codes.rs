@@ -18,10 +18,16 @@ pub enum Code {
     G0Unjudged,
     /// A script the command runs lies past a read bound (depth, count, size, total): unknown.
     G0PastBound,
+    /// Code chosen at run time (a script piped into a shell, `eval` of run-time text, a
+    /// program the command computes) in a command that reaches git, gh, an HTTP client or a
+    /// shell.
+    G0Opaque,
     /// A GitHub write whose result is thrown away (`>/dev/null`, `|| true`, a discarding pipe).
     G1ResultHidden,
     /// A GraphQL mutation with a literal node id.
     G2NodeId,
+    /// A GraphQL request whose document cannot be read (stdin, a file, a run-time word).
+    G2UnreadableBody,
     /// A write aimed at another owner than origin's, with no grant covering it.
     G3OtherOwner,
     /// A write aimed at a repository decided at run time.
@@ -56,13 +62,15 @@ pub enum Code {
 
 impl Code {
     /// Every code, in requirement order.
-    pub const ALL: [Code; 21] = [
+    pub const ALL: [Code; 23] = [
         Code::G0Unparsed,
         Code::G0ViewLimit,
         Code::G0Unjudged,
         Code::G0PastBound,
+        Code::G0Opaque,
         Code::G1ResultHidden,
         Code::G2NodeId,
+        Code::G2UnreadableBody,
         Code::G3OtherOwner,
         Code::G3RunTimeRepo,
         Code::G4AdminMerge,
@@ -87,8 +95,10 @@ impl Code {
             Code::G0ViewLimit => "G0.view-limit",
             Code::G0Unjudged => "G0.unjudged",
             Code::G0PastBound => "G0.past-bound",
+            Code::G0Opaque => "G0.opaque",
             Code::G1ResultHidden => "G1.result-hidden",
             Code::G2NodeId => "G2.node-id",
+            Code::G2UnreadableBody => "G2.unreadable-body",
             Code::G3OtherOwner => "G3.other-owner",
             Code::G3RunTimeRepo => "G3.run-time-repo",
             Code::G4AdminMerge => "G4.admin-merge",

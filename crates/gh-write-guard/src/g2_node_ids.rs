@@ -4,8 +4,7 @@
 
 use crate::analysis::Analysis;
 use crate::finding::{Code, Finding};
-use crate::operations::OpKind;
-use command_effects::gh_api::Query;
+use command_effects::gh_api::{has_word, Query};
 use serde_json::json;
 
 const REMEDY: &str = "Look the id up in the same command, or pass it from a variable captured from a live query; do not paste ids.";
@@ -46,17 +45,36 @@ pub fn node_ids_in(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The remedy of a GraphQL body that cannot be read.
+const UNREADABLE_REMEDY: &str = "Write the GraphQL document in the command (`-f query='...'` or a quoted heredoc on stdin) and pass ids from variables captured from a live query.";
+
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for op in a.ops() {
-        let OpKind::Gh { api: Some(api), .. } = &op.kind else {
+        // `gh api graphql`, or an HTTP client posting to the GraphQL endpoint.
+        let Some((query, fields)) = op.kind.graphql() else {
             continue;
         };
-        if !(api.graphql && api.is_mutation()) {
+        let mutation = match query {
+            Query::Text(t) => has_word(t, "mutation"),
+            Query::Unreadable(why) => {
+                // A document nobody can read before it runs may hold a mutation on a literal
+                // id: a typed unknown.
+                out.push(Finding::deny(
+                    Code::G2UnreadableBody,
+                    format!("a GraphQL request whose document cannot be read ({why})"),
+                    UNREADABLE_REMEDY,
+                    json!({"unit": op.unit, "invocation": op.invocation, "why": why}),
+                ));
+                continue;
+            }
+            Query::Absent => fields.iter().any(|f| f.key.is_none()),
+        };
+        if !mutation {
             continue;
         }
         let mut ids: Vec<(String, String)> = Vec::new();
-        for f in &api.fields {
+        for f in fields {
             if let (Some(k), Some(v)) = (&f.key, &f.value) {
                 if k == "query" {
                     continue;
@@ -66,7 +84,7 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 }
             }
         }
-        if let Query::Text(q) = &api.query {
+        if let Query::Text(q) = query {
             for id in node_ids_in(q) {
                 ids.push(("query text".into(), id));
             }

@@ -15,7 +15,6 @@ use command_effects::gh_api::{is_placeholder, rest_path, ApiCall};
 use command_effects::git::GitCall;
 use safety_kernel::ListGrant;
 use serde_json::json;
-use shell_syntax::Invocation;
 
 /// A target named by a write: `owner/repo`, or unknown (decided at run time).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,11 +57,25 @@ pub fn targets(op: &Op, a: &Analysis<'_>) -> Vec<Target> {
     let inv = op.inv(a);
     match &op.kind {
         OpKind::Gh {
-            args, api, write, ..
-        } if *write => match api {
-            Some(api) => api_targets(api, inv, &mut out),
-            None => gh_targets(args, inv, &mut out),
-        },
+            args,
+            api,
+            write,
+            runner_repo,
+            ..
+        } if *write => {
+            // `sudo GH_REPO=o/r gh ...`: the runner's word, else the environment.
+            let gh_repo = runner_repo.clone().or_else(|| {
+                inv.env_value("GH_REPO").map(|e| {
+                    e.value
+                        .as_ref()
+                        .and_then(|a| a.value.as_deref().map(String::from))
+                })
+            });
+            match api {
+                Some(api) => api_targets(api, gh_repo, &mut out),
+                None => gh_targets(args, gh_repo, &mut out),
+            }
+        }
         OpKind::HttpWrite { url, .. } => {
             let path = rest_path(url);
             let mut parts = path.split('/');
@@ -87,7 +100,7 @@ pub fn targets(op: &Op, a: &Analysis<'_>) -> Vec<Target> {
 
 /// `gh api`: the endpoint's `repos/<owner>/<repo>`, or `GH_REPO` when gh fills the
 /// `{owner}/{repo}` placeholders from it; a run-time endpoint is unknown.
-fn api_targets(api: &ApiCall, inv: &Invocation<'_>, out: &mut Vec<Target>) {
+fn api_targets(api: &ApiCall, gh_repo: Option<Option<String>>, out: &mut Vec<Target>) {
     let placeholders = api
         .rest_path_template()
         .is_some_and(|p| p.starts_with("repos/{owner}") || p.starts_with("repos/:owner"));
@@ -103,29 +116,21 @@ fn api_targets(api: &ApiCall, inv: &Invocation<'_>, out: &mut Vec<Target>) {
         });
     } else if placeholders {
         // gh fills `{owner}/{repo}` from GH_REPO when it is set.
-        if let Some(e) = inv.env_value("GH_REPO") {
-            push_value(
-                out,
-                e.value.as_ref().and_then(|a| a.value.as_deref()),
-                "GH_REPO for {owner}/{repo}",
-            );
+        if let Some(v) = gh_repo {
+            push_value(out, v.as_deref(), "GH_REPO for {owner}/{repo}");
         }
     }
 }
 
 /// Other gh writes: `-R/--repo` (else `GH_REPO`), `pr create --head owner:branch`, and the
 /// repository operand of `gh repo` writes.
-fn gh_targets(args: &GhArgs, inv: &Invocation<'_>, out: &mut Vec<Target>) {
+fn gh_targets(args: &GhArgs, gh_repo: Option<Option<String>>, out: &mut Vec<Target>) {
     for v in args.values(&["-R", "--repo"]) {
         push_value(out, v, "--repo");
     }
     if !args.has(&["-R", "--repo"]) {
-        if let Some(e) = inv.env_value("GH_REPO") {
-            push_value(
-                out,
-                e.value.as_ref().and_then(|a| a.value.as_deref()),
-                "GH_REPO",
-            );
+        if let Some(v) = gh_repo {
+            push_value(out, v.as_deref(), "GH_REPO");
         }
     }
     let top = args.top.as_deref().unwrap_or("");

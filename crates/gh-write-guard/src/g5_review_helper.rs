@@ -21,8 +21,15 @@ pub const THREAD_MUTATIONS: [&str; 4] = [
 /// Whether a REST path is `repos/o/r/pulls/<n>/comments/<id>/replies`.
 fn is_replies_path(path: &str) -> Option<(String, String)> {
     let p: Vec<&str> = path.split('/').collect();
-    (p.len() == 8 && p[0] == "repos" && p[3] == "pulls" && p[5] == "comments" && p[7] == "replies")
-        .then(|| (p[1].to_string(), p[2].to_string()))
+    // A segment decided at run time (`${ID}`, `${__subst__}` in the endpoint's template) may be
+    // any word, the path's keywords too.
+    let kw = |s: &str, k: &str| s == k || s.contains("${");
+    (p.len() == 8
+        && p[0] == "repos"
+        && kw(p[3], "pulls")
+        && kw(p[5], "comments")
+        && kw(p[7], "replies"))
+    .then(|| (p[1].to_string(), p[2].to_string()))
 }
 
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
@@ -39,6 +46,13 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let remedy = format!("Use the maintainer's review helper instead: {helper}");
     let mut out = Vec::new();
     for op in a.ops() {
+        // An HTTP client posting to the GraphQL endpoint is judged as `gh api graphql` is.
+        if let (OpKind::HttpWrite { .. }, Some((query, _))) = (&op.kind, op.kind.graphql()) {
+            if let Some(f) = thread_mutation(query, &grant, &remedy, helper) {
+                out.push(f);
+            }
+            continue;
+        }
         let OpKind::Gh { api: Some(api), .. } = &op.kind else {
             continue;
         };
@@ -46,36 +60,16 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             continue;
         }
         if api.graphql {
-            let shape = match &api.query {
-                Query::Text(q) => THREAD_MUTATIONS
-                    .iter()
-                    .find(|m| has_word(q, m))
-                    .map(|m| m.to_string()),
-                Query::Unreadable(why) => Some(format!("an unreadable GraphQL body ({why})")),
-                Query::Absent => None,
-            };
-            let Some(shape) = shape else { continue };
-            if !grant.is_empty() {
-                out.push(Finding::note(
-                    Requirement::G5,
-                    "review-thread mutation allowed by an active GH_WRITE_GUARD_ALLOW grant",
-                    json!({"shape": shape}),
-                ));
-                continue;
+            if let Some(f) = thread_mutation(&api.query, &grant, &remedy, helper) {
+                out.push(f);
             }
-            out.push(Finding::deny(
-                Code::G5ReviewThread,
-                format!("a hand-rolled review-thread reply or resolve ({shape})"),
-                remedy.clone(),
-                json!({"shape": shape, "helper": helper}),
-            ));
         } else if let Some((owner, repo)) = api
-            .rest_path()
+            .rest_path_template()
             .as_deref()
             .and_then(is_replies_path)
             .or_else(|| {
                 // The older spelling: a review comment created `in_reply_to` another.
-                let path = api.rest_path()?;
+                let path = api.rest_path_template()?;
                 let p: Vec<&str> = path.split('/').collect();
                 (p.len() == 6
                     && p[0] == "repos"
@@ -100,4 +94,35 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// A GraphQL document that replies to or resolves a review thread (or cannot be read): the
+/// deny, or the note of the grant that allows it.
+fn thread_mutation(
+    query: &Query,
+    grant: &safety_kernel::ListGrant,
+    remedy: &str,
+    helper: &str,
+) -> Option<Finding> {
+    let shape = match query {
+        Query::Text(q) => THREAD_MUTATIONS
+            .iter()
+            .find(|m| has_word(q, m))
+            .map(|m| m.to_string()),
+        Query::Unreadable(why) => Some(format!("an unreadable GraphQL body ({why})")),
+        Query::Absent => None,
+    }?;
+    if !grant.is_empty() {
+        return Some(Finding::note(
+            Requirement::G5,
+            "review-thread mutation allowed by an active GH_WRITE_GUARD_ALLOW grant",
+            json!({"shape": shape}),
+        ));
+    }
+    Some(Finding::deny(
+        Code::G5ReviewThread,
+        format!("a hand-rolled review-thread reply or resolve ({shape})"),
+        remedy.to_string(),
+        json!({"shape": shape, "helper": helper}),
+    ))
 }

@@ -177,18 +177,48 @@ fn finding(v: GitVerdict, cwd: &Path, policy: &Policy) -> Option<Finding> {
 
 /// The verdict on every git invocation of a unit.
 pub fn verdicts(unit: &Unit, world: &dyn World, home: Option<&Path>) -> Vec<GitVerdict> {
-    unit.view()
-        .invocations
-        .iter()
-        .filter(|inv| inv.name() == Some("git"))
-        .map(|inv| judge_git(unit, inv, world, home))
-        .collect()
+    let view = unit.view();
+    let arena = bumpalo::Bump::new();
+    let mut funcs = None;
+    let mut out = Vec::new();
+    // What the calls of functions set (built once: a long script of git calls stays linear).
+    let calls = command_effects::functions::CallSets::of(view);
+    for inv in &view.invocations {
+        if inv.name() == Some("git") {
+            out.push(judge_git(unit, inv, &inv.args, world, home, &calls));
+        } else if maybe_dashed(inv) {
+            // git's dashed programs (`/usr/lib/git-core/git-add`, `"$(git --exec-path)"/git-commit`)
+            // as command-effects resolves them: `git <sub> ...`.
+            let funcs = funcs.get_or_insert_with(|| command_effects::program::Functions::of(view));
+            let run = command_effects::program::resolve(funcs, inv, &arena);
+            if run.name() == Some("git") && run.runners.iter().any(|r| r.starts_with("git-")) {
+                out.push(judge_git(unit, inv, &run.args, world, home, &calls));
+            }
+        }
+    }
+    out
 }
 
-/// A git invocation split with `~`/`$HOME` resolved in its words and environment.
-fn split_git<'a>(inv: &Invocation<'a>, home: Option<&Path>) -> GitCall<'a> {
-    let args: Vec<Arg<'a>> = inv
-        .args
+/// Whether the program word may name one of git's dashed programs (checked cheaply, before
+/// the program is resolved).
+fn maybe_dashed(inv: &Invocation<'_>) -> bool {
+    match &inv.program {
+        shell_syntax::Program::Static { name, .. } => name.starts_with("git-"),
+        shell_syntax::Program::Dynamic(w) => shell_syntax::printer::word(w).contains("/git-"),
+        shell_syntax::Program::None => false,
+    }
+}
+
+/// A git invocation's arguments (`args`, after the program) split with `~`/`$HOME` resolved in
+/// its words and environment.
+fn split_git<'a>(
+    view: &shell_syntax::CommandView<'a>,
+    inv: &Invocation<'a>,
+    args: &[Arg<'a>],
+    home: Option<&Path>,
+    calls: &command_effects::functions::CallSets<'_>,
+) -> GitCall<'a> {
+    let args: Vec<Arg<'a>> = args
         .iter()
         .map(|a| Arg {
             word: a.word,
@@ -196,7 +226,14 @@ fn split_git<'a>(inv: &Invocation<'a>, home: Option<&Path>) -> GitCall<'a> {
         })
         .collect();
     git::parse_git_args(&args, &|name| {
-        let e = inv.env_value(name)?;
+        let Some(e) = inv.env_value(name) else {
+            // What a function called before it set (`f() { export GIT_DIR=...; }; f`): the
+            // variables that name the repository and work tree.
+            let target_var = matches!(name, "GIT_DIR" | "GIT_WORK_TREE");
+            return target_var
+                .then(|| calls.set_by_calls(view, inv, name))
+                .flatten();
+        };
         if e.source == EnvSource::Unset {
             return None;
         }
@@ -204,10 +241,26 @@ fn split_git<'a>(inv: &Invocation<'a>, home: Option<&Path>) -> GitCall<'a> {
     })
 }
 
-fn judge_git(unit: &Unit, inv: &Invocation, world: &dyn World, home: Option<&Path>) -> GitVerdict {
-    let call = split_git(inv, home);
+fn judge_git<'a>(
+    unit: &Unit,
+    inv: &Invocation<'a>,
+    args: &[Arg<'a>],
+    world: &dyn World,
+    home: Option<&Path>,
+    calls: &command_effects::functions::CallSets<'_>,
+) -> GitVerdict {
+    // `HOME=/w; git -C ~/x`: the words expand with the home the command set.
+    let own_home = dirs::tilde_home(inv, home);
+    let call = split_git(unit.view(), inv, args, own_home.as_deref(), calls);
     let base = unit.dir_of(inv, home, world);
-    verdict_of(&call, base, &unit.cwd, inv.index, world, home)
+    verdict_of(
+        &call,
+        base,
+        &unit.cwd,
+        inv.index,
+        world,
+        own_home.as_deref(),
+    )
 }
 
 /// The verdict on one split git call whose shell directory is `base` (`None`: unknown), from

@@ -165,8 +165,9 @@ pub(crate) fn parse_timeout(args: &[Arg]) -> Option<TimeoutArgs> {
     };
     Some(TimeoutArgs {
         signal_zero,
-        kill_after: kill.is_some_and(|k| k > 0.0),
-        positive: d > 0.0,
+        // An infinite duration (`inf`) bounds nothing.
+        kill_after: kill.is_some_and(|k| k > 0.0 && k.is_finite()),
+        positive: d > 0.0 && d.is_finite(),
     })
 }
 
@@ -216,8 +217,14 @@ fn parse_signal(v: &str) -> Signal {
     Signal::Valid(15)
 }
 
-/// A GNU duration: a non-negative decimal number with an optional `s`/`m`/`h`/`d` suffix.
+/// A GNU duration as `timeout` reads it (`xstrtod`, then one optional `s`/`m`/`h`/`d`):
+/// leading blanks, an optional `+`, decimal or hexadecimal (`0x1.8p1`) numbers with exponents,
+/// `inf`/`infinity` (no bound: an infinite wait); a negative number, `nan`, trailing blanks or
+/// any other suffix make `timeout` refuse to run (`None`). Checked with GNU timeout: `0x0`,
+/// `0e0`, `+0`, ` 0`, `-0` (after `--`) are 0 (no timeout), `0x0.1` is 1/16 s, `-1` and `1 `
+/// are refused.
 fn parse_duration(v: &str) -> Option<f64> {
+    let v = v.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
     let (num, mult) = match v.chars().last()? {
         's' => (&v[..v.len() - 1], 1.0),
         'm' => (&v[..v.len() - 1], 60.0),
@@ -225,11 +232,59 @@ fn parse_duration(v: &str) -> Option<f64> {
         'd' => (&v[..v.len() - 1], 86400.0),
         _ => (v, 1.0),
     };
-    if num.is_empty() || !num.chars().all(|c| c.is_ascii_digit() || c == '.') {
+    // A `-` sign: `-0` (any spelling of zero) is 0, anything below is refused.
+    let (negative, num) = match num.strip_prefix('-') {
+        Some(n) => (true, n),
+        None => (false, num.strip_prefix('+').unwrap_or(num)),
+    };
+    let n = c_number(num)?;
+    (!negative || n == 0.0).then_some(n * mult)
+}
+
+/// A number as C's `strtod` reads the whole of `s` (no sign): decimal with an optional
+/// exponent, hexadecimal with an optional binary exponent, `inf`/`infinity`.
+fn c_number(s: &str) -> Option<f64> {
+    let lower = s.to_ascii_lowercase();
+    if lower == "inf" || lower == "infinity" {
+        return Some(f64::INFINITY);
+    }
+    if let Some(hex) = lower.strip_prefix("0x") {
+        let (mantissa, exp) = match hex.split_once('p') {
+            Some((m, e)) => (m, e.parse::<i32>().ok()?),
+            None => (hex, 0),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        if int.is_empty() && frac.is_empty() {
+            return None;
+        }
+        let mut n = 0f64;
+        for c in int.chars() {
+            n = n * 16.0 + f64::from(c.to_digit(16)?);
+        }
+        let mut scale = 1.0 / 16.0;
+        for c in frac.chars() {
+            n += f64::from(c.to_digit(16)?) * scale;
+            scale /= 16.0;
+        }
+        return Some(n * 2f64.powi(exp));
+    }
+    let (mantissa, exp) = match lower.split_once('e') {
+        Some((m, e)) => {
+            let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+            if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            (m, e)
+        }
+        None => (lower.as_str(), "0"),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if (int.is_empty() && frac.is_empty())
+        || !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit())
+    {
         return None;
     }
-    let n: f64 = num.parse().ok()?;
-    (n.is_finite() && n >= 0.0).then_some(n * mult)
+    format!("{mantissa}e{exp}").parse().ok()
 }
 
 #[cfg(test)]
@@ -267,8 +322,30 @@ mod tests {
         assert_eq!(parse_duration(".5"), Some(0.5));
         assert_eq!(parse_duration("2m"), Some(120.0));
         assert_eq!(parse_duration("0"), Some(0.0));
-        assert_eq!(parse_duration("-1"), None);
         assert_eq!(parse_duration("1x"), None);
+        // GNU timeout (checked): strtod's spellings, one suffix letter, no trailing blank.
+        for (v, want) in [
+            ("0x0", Some(0.0)),
+            ("0e0", Some(0.0)),
+            ("+0", Some(0.0)),
+            (" 0", Some(0.0)),
+            ("00", Some(0.0)),
+            ("0x1s", Some(1.0)),
+            ("0x0.1", Some(1.0 / 16.0)),
+            ("1e1m", Some(600.0)),
+            ("1e-9", Some(1e-9)),
+            (" +5", Some(5.0)),
+            ("1 ", None),
+            ("-0", Some(0.0)),
+            ("-0x0", Some(0.0)),
+            ("-1", None),
+            ("nan", None),
+            ("0x", None),
+            ("1e", None),
+        ] {
+            assert_eq!(parse_duration(v), want, "{v:?}");
+        }
+        assert_eq!(parse_duration("inf"), Some(f64::INFINITY));
     }
 
     fn targs(s: &str) -> Option<TimeoutArgs> {

@@ -162,7 +162,7 @@ fn judge_loop(
         Some(CompoundKind::While(wl)) => {
             if condition_has_arith_bound(&wl.condition) {
                 w.bound = Some(Bound::Arithmetic);
-            } else if read_from_file(wl, lp) {
+            } else if read_from_file(wl, lp, view) {
                 w.bound = Some(Bound::ReadFromFile);
             }
         }
@@ -272,8 +272,9 @@ fn arith_compares(raw: &str) -> bool {
     stripped.contains('<') || stripped.contains('>')
 }
 
-/// `while read` (no `-u`) with a final fd-0 redirect from a regular file or a heredoc.
-fn read_from_file(wl: &WhileLoop, lp: &LoopInfo) -> bool {
+/// `while read` (no `-u`) with a final fd-0 redirect from a regular file or a heredoc. A path
+/// the command makes a FIFO (`mkfifo p`, `mknod p p`) never ends: no bound.
+fn read_from_file(wl: &WhileLoop, lp: &LoopInfo, view: &CommandView) -> bool {
     if wl.until {
         return false;
     }
@@ -307,9 +308,22 @@ fn read_from_file(wl: &WhileLoop, lp: &LoopInfo) -> bool {
             .target
             .value
             .as_deref()
-            .is_some_and(|p| !p.is_empty() && !is_device_path(p)),
+            .is_some_and(|p| !p.is_empty() && !is_device_path(p) && !made_fifo(view, p)),
         _ => false,
     }
+}
+
+/// Whether the command makes `path` a FIFO (`mkfifo [-m mode] path`, `mknod path p`).
+fn made_fifo(view: &CommandView, path: &str) -> bool {
+    let same = |a: &str| a == path || a.trim_start_matches("./") == path.trim_start_matches("./");
+    view.invocations.iter().any(|inv| {
+        let vals = inv.arg_values();
+        match inv.name() {
+            Some("mkfifo") => vals.iter().any(|v| v.is_none_or(same)),
+            Some("mknod") => vals.contains(&Some("p")) && vals.iter().any(|v| v.is_none_or(same)),
+            _ => false,
+        }
+    })
 }
 
 /// Under `/dev` or `/proc` after normalising `.`, `..` and repeated slashes.

@@ -8,8 +8,8 @@ use crate::context::Context;
 use crate::finding::{first_deny, Finding, Requirement};
 use crate::world::World;
 use crate::{
-    g0_unparsed, g1_result_hidden, g2_node_ids, g3_other_owner, g4_branch_rules, g5_review_helper,
-    g6_primary_checkout, g7_wait_loops,
+    g0_opaque, g0_unparsed, g1_result_hidden, g2_node_ids, g3_other_owner, g4_branch_rules,
+    g5_review_helper, g6_primary_checkout, g7_wait_loops,
 };
 use serde_json::{json, Value};
 
@@ -48,8 +48,9 @@ impl Decision {
 
 /// Every requirement's check, in the order their findings are listed.
 type Check = fn(&Analysis<'_>) -> Vec<Finding>;
-const CHECKS: [(Requirement, Check); 8] = [
+const CHECKS: [(Requirement, Check); 9] = [
     (Requirement::G0, g0_unparsed::check),
+    (Requirement::G0, g0_opaque::check),
     (Requirement::G1, g1_result_hidden::check),
     (Requirement::G2, g2_node_ids::check),
     (Requirement::G3, g3_other_owner::check),

@@ -18,6 +18,7 @@ pub mod exec_argv;
 pub mod explain;
 pub mod fake_world;
 pub mod finding;
+pub mod g0_opaque;
 pub mod g0_unparsed;
 pub mod g1_result_hidden;
 pub mod g2_node_ids;

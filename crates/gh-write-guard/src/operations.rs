@@ -5,7 +5,7 @@
 use crate::analysis::{Analysis, Unit};
 use command_effects::dirs;
 use command_effects::gh::{self, GhArgs};
-use command_effects::gh_api::ApiCall;
+use command_effects::gh_api::{self, ApiCall, Field, Query};
 use command_effects::git::{ConfigSetting, GitCall};
 use command_effects::git_alias::Expanded;
 use command_effects::http;
@@ -29,6 +29,9 @@ pub enum OpKind<'a> {
         write: bool,
         /// The gh alias that was expanded, if any.
         alias: Option<String>,
+        /// `GH_REPO` set by a runner's own words (`sudo GH_REPO=o/r gh ...`; `Some(None)`:
+        /// decided at run time), which the invocation's environment does not show.
+        runner_repo: Option<Option<String>>,
     },
     /// `curl`/`wget`/`http` with a write method to a GitHub API host.
     HttpWrite {
@@ -37,7 +40,25 @@ pub enum OpKind<'a> {
         url: String,
         /// The response goes to `/dev/null` (`curl -o /dev/null`): the result is thrown away.
         discards: bool,
+        /// A request to the GraphQL endpoint: its document and variables, as far as the body
+        /// can be read.
+        graphql: Option<(Query, Vec<Field>)>,
     },
+}
+
+impl OpKind<'_> {
+    /// The GraphQL document and fields of a `gh api graphql` call or an HTTP request to the
+    /// GraphQL endpoint.
+    pub fn graphql(&self) -> Option<(&Query, &[Field])> {
+        match self {
+            OpKind::Gh { api: Some(api), .. } if api.graphql => Some((&api.query, &api.fields)),
+            OpKind::HttpWrite {
+                graphql: Some((q, f)),
+                ..
+            } => Some((q, f)),
+            _ => None,
+        }
+    }
 }
 
 /// One operation: where it is and what it is.
@@ -233,22 +254,159 @@ fn classify<'a>(
     let dir = unit.dir_of(inv, home, a.world);
     match name {
         "git" => Some(git_op(a, inv, run, dir, home, added)),
-        "gh" => Some((gh_op(a, run), dir)),
+        "gh" => {
+            let mut op = gh_op(a, run);
+            if let OpKind::Gh {
+                args,
+                api: Some(api),
+                write,
+                ..
+            } = &mut op
+            {
+                read_api_body(a, unit, inv, dir.as_deref(), args, api);
+                *write = api.is_write();
+            }
+            Some((op, dir))
+        }
         "gh-pages" => Some((gh_pages_op(a, inv, run), dir)),
         n if http::is_http_client(n) => {
-            http_write(n, &run.args, a).map(|(method, url, discards)| {
+            http_write(n, &run.args, a).map(|(method, url, discards, body)| {
+                let graphql = is_graphql_url(&url).then(|| {
+                    let text = body.map_or(Readable::Unreadable("no body".into()), |b| {
+                        read_body(a, unit, inv, dir.as_deref(), b)
+                    });
+                    match text {
+                        Readable::Text(t) => gh_api::graphql_json(&t),
+                        Readable::Unreadable(why) => (Query::Unreadable(why), Vec::new()),
+                    }
+                });
                 (
                     OpKind::HttpWrite {
                         program: n.to_string(),
                         method,
                         url,
                         discards,
+                        graphql,
                     },
                     dir,
                 )
             })
         }
         _ => None,
+    }
+}
+
+/// `https://api.github.com/graphql`, `https://<enterprise>/api/graphql`.
+fn is_graphql_url(url: &str) -> bool {
+    let path = url
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(url)
+        .trim_end_matches('/');
+    path.ends_with("/graphql")
+}
+
+/// A request body or GraphQL document, read or not.
+enum Readable {
+    Text(String),
+    Unreadable(String),
+}
+
+/// The text of a body: in the command, on stdin from the command's own text, or in a file
+/// read through the world (relative to the folder the request runs in).
+fn read_body(
+    a: &Analysis<'_>,
+    unit: &Unit,
+    inv: &Invocation<'_>,
+    dir: Option<&std::path::Path>,
+    body: http::Body,
+) -> Readable {
+    match body {
+        http::Body::Text(t) => Readable::Text(t),
+        http::Body::Stdin => read_stdin(a, unit, inv, dir),
+        http::Body::File(p) => read_file(a, dir, &p),
+        http::Body::RunTime => Readable::Unreadable("the body is decided at run time".into()),
+    }
+}
+
+fn read_stdin(
+    a: &Analysis<'_>,
+    unit: &Unit,
+    inv: &Invocation<'_>,
+    dir: Option<&std::path::Path>,
+) -> Readable {
+    match command_effects::written::stdin_of(unit.view(), inv) {
+        command_effects::written::Stdin::Text(t) => Readable::Text(t),
+        command_effects::written::Stdin::File(p) => read_file(a, dir, &p),
+        _ => Readable::Unreadable("the body comes from stdin, decided at run time".into()),
+    }
+}
+
+fn read_file(a: &Analysis<'_>, dir: Option<&std::path::Path>, path: &str) -> Readable {
+    let home = a.home();
+    let p = command_effects::scripts::expand_tilde(path, home.as_deref());
+    let full = match (std::path::Path::new(&p).is_absolute(), dir) {
+        (true, _) => PathBuf::from(p),
+        (false, Some(d)) => d.join(p),
+        (false, None) => {
+            return Readable::Unreadable(format!(
+                "the body comes from {path}, in a folder decided at run time"
+            ))
+        }
+    };
+    match a.world.read_script(&full) {
+        Ok(t) => Readable::Text(t),
+        Err(e) => Readable::Unreadable(format!(
+            "the body comes from {path}, which could not be read ({e})"
+        )),
+    }
+}
+
+/// `gh api graphql --input -`, `-F query=@-`, `--input q.json`, `-F query=@q.graphql`: the
+/// document read from stdin (the command's own text) or the file, in place of "unreadable".
+fn read_api_body(
+    a: &Analysis<'_>,
+    unit: &Unit,
+    inv: &Invocation<'_>,
+    dir: Option<&std::path::Path>,
+    args: &GhArgs,
+    api: &mut ApiCall,
+) {
+    if !api.graphql || !matches!(api.query, Query::Unreadable(_)) {
+        return;
+    }
+    let source = |v: &str| match v {
+        "-" | "/dev/stdin" => read_stdin(a, unit, inv, dir),
+        f => read_file(a, dir, f),
+    };
+    if api.input {
+        let read = match args.values(&["--input"]).last().flatten() {
+            Some(v) => source(v),
+            None => return,
+        };
+        match read {
+            Readable::Text(t) => {
+                let (q, fields) = gh_api::graphql_json(&t);
+                api.query = q;
+                api.fields.extend(fields);
+            }
+            Readable::Unreadable(why) => api.query = Query::Unreadable(why),
+        }
+        return;
+    }
+    let file = api
+        .fields
+        .iter()
+        .rev()
+        .find(|f| f.key.as_deref() == Some("query"))
+        .filter(|f| f.from_file())
+        .and_then(|f| f.value.as_deref())
+        .map(|v| v[1..].to_string());
+    if let Some(f) = file {
+        api.query = match source(&f) {
+            Readable::Text(t) => Query::Text(t),
+            Readable::Unreadable(why) => Query::Unreadable(why),
+        };
     }
 }
 
@@ -267,9 +425,10 @@ fn git_op<'a>(
     // The settings of config files the command names count as its own.
     let named = named_config(a, &call, dir.as_deref(), home);
     call.config.extend(named);
+    let own_home = dirs::tilde_home(inv, home);
     let git_dir = dir
         .as_deref()
-        .and_then(|d| dirs::after_git_c(d, &call, home));
+        .and_then(|d| dirs::after_git_c(d, &call, own_home.as_deref()));
     let needs_alias = call
         .sub()
         .is_some_and(|s| !command_effects::git_alias::is_builtin(s));
@@ -464,11 +623,18 @@ fn gh_op<'a>(a: &Analysis<'a>, run: &Run<'a>) -> OpKind<'a> {
             None => gh::is_write_command(&args),
         }
     };
+    let runner_repo = run
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k.as_str() == "GH_REPO")
+        .map(|(_, v)| v.as_deref().map(String::from));
     OpKind::Gh {
         args,
         api,
         write,
         alias,
+        runner_repo,
     }
 }
 
@@ -543,7 +709,11 @@ pub fn expand_gh_alias<'a>(
 
 /// A write method sent to a GitHub API host by an HTTP client (read by
 /// [`command_effects::http`]); a method decided at run time counts as a write.
-fn http_write(program: &str, args: &[Arg], a: &Analysis<'_>) -> Option<(String, String, bool)> {
+fn http_write(
+    program: &str,
+    args: &[Arg],
+    a: &Analysis<'_>,
+) -> Option<(String, String, bool, Option<http::Body>)> {
     let call = http::read(program, args)?;
     let url = call.urls.iter().flatten().find(|v| {
         let host = v
@@ -569,6 +739,7 @@ fn http_write(program: &str, args: &[Arg], a: &Analysis<'_>) -> Option<(String, 
             call.method.clone().unwrap_or_else(|| "<dynamic>".into()),
             url,
             call.discards_response(),
+            call.body.clone(),
         )
     })
 }

@@ -104,6 +104,60 @@ pub struct BashFacts {
     /// [`MAX_SCRIPT_DEPTH`] deep, over [`MAX_SCRIPT_BYTES`]): what they write is unknown
     /// (I3.past-bound, issue 47).
     pub past_bound: Vec<String>,
+    /// Writes whose target is decided at run time: the program and the texts that may build
+    /// the target (the word as written, and where the command sets each variable it uses:
+    /// `p=...`, `for p in ...`, `printf -v p ...`, `read p <<< ...`), for a rule that fails
+    /// closed when those texts name a protected location.
+    pub run_time_writes: Vec<RunTimeWrite>,
+}
+
+/// A write to a path decided at run time (see [`BashFacts::run_time_writes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunTimeWrite {
+    pub program: String,
+    /// The target word as written, then the text of each place that sets a variable in it.
+    pub sources: Vec<String>,
+}
+
+/// The texts that may build a run-time word of `text` (the whole command): the word as written,
+/// and for each variable in it the rest of the line (up to `;` or a new line, `do` for a `for`)
+/// wherever the command sets it.
+fn run_time_sources(word: &Word, text: &str) -> Vec<String> {
+    use shell_syntax::ast::WordPart;
+    fn names<'w>(parts: &[WordPart<'w>], out: &mut Vec<&'w str>) {
+        for p in parts {
+            match p {
+                WordPart::Param(pe) => out.push(pe.name),
+                WordPart::DoubleQuoted(inner) => names(inner, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = vec![text
+        .get(word.span.start as usize..word.span.end as usize)
+        .unwrap_or_default()
+        .to_string()];
+    let mut vars = Vec::new();
+    names(word.parts, &mut vars);
+    for v in vars {
+        if v.is_empty() || !v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            continue;
+        }
+        for pattern in [
+            format!("{v}="),
+            format!("for {v} in"),
+            format!("-v {v} "),
+            format!("read {v}"),
+            format!("read -r {v}"),
+        ] {
+            for (at, _) in text.match_indices(&pattern) {
+                let rest = &text[at..];
+                let end = rest.find(['\n', ';']).unwrap_or(rest.len());
+                out.push(rest[..end].to_string());
+            }
+        }
+    }
+    out
 }
 
 /// Variables a command may spell a protected path with, read from the hook's environment
@@ -172,6 +226,11 @@ fn analyse_at(
             env,
             cwd: dir_of(inv),
             program: String::new(),
+            text_of_origin: inv
+                .origin
+                .last()
+                .and_then(|&o| view.origins.get(o))
+                .map_or(command, |o| o.text.as_str()),
         };
         let braced = inv
             .name()
@@ -315,6 +374,8 @@ struct Ctx<'a> {
     env: &'a Env<'a>,
     cwd: Option<PathBuf>,
     program: String,
+    /// The text the invocation's spans point into (the command, or its nested script).
+    text_of_origin: &'a str,
 }
 
 impl Ctx<'_> {
@@ -350,6 +411,14 @@ impl Ctx<'_> {
 
     fn text(&self, word: &Word) -> Option<(String, bool)> {
         word_text(word, &|n| self.lookup(n))
+    }
+
+    /// Records a write to a target decided at run time, with the texts that may build it.
+    fn run_time_write(&self, word: &Word, facts: &mut BashFacts) {
+        facts.run_time_writes.push(RunTimeWrite {
+            program: self.program.clone(),
+            sources: run_time_sources(word, self.text_of_origin),
+        });
     }
 
     fn path_use(&self, text: &str, glob: bool, access: Access) -> PathUse {
@@ -474,10 +543,19 @@ fn path_uses(ctx: &Ctx, words: &[Option<(String, bool)>], facts: &mut BashFacts)
     let mut uses = classify(&ctx.program, words);
     table_changes(ctx, words, &mut uses, facts);
     for (i, access) in uses {
-        if let Some(Some((t, glob))) = words.get(i) {
-            facts
-                .paths
-                .push(ctx.path_use(strip_operand_prefix(t), *glob, access));
+        match words.get(i) {
+            Some(Some((t, glob))) => {
+                facts
+                    .paths
+                    .push(ctx.path_use(strip_operand_prefix(t), *glob, access));
+            }
+            Some(None) if matches!(access, Access::Write { .. }) => {
+                // `words` are the call's arguments after the program.
+                if let Some(a) = ctx.inv.args.get(i) {
+                    ctx.run_time_write(&a.word, facts);
+                }
+            }
+            _ => {}
         }
     }
     // `cp a b dir/` writes `dir/a`: the destination's own entries are checked too.
@@ -563,8 +641,12 @@ fn redirect(ctx: &Ctx, r: &AppliedRedirect, facts: &mut BashFacts) {
         }
         _ => return,
     };
-    if let Some((t, glob)) = ctx.text(&r.target.word) {
-        facts.paths.push(ctx.path_use(&t, glob, access));
+    match ctx.text(&r.target.word) {
+        Some((t, glob)) => facts.paths.push(ctx.path_use(&t, glob, access)),
+        None if matches!(access, Access::Write { .. }) => {
+            ctx.run_time_write(&r.target.word, facts);
+        }
+        None => {}
     }
 }
 

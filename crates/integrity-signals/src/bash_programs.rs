@@ -252,11 +252,13 @@ fn copy(program: &str, words: &Words) -> Vec<(usize, Access)> {
         _ => &["-t", "--target-directory", "-S", "--suffix"],
     };
     let ops = operands(words, valued);
-    let source = if program == "ln" {
-        Access::Names
-    } else {
-        Access::Read
-    };
+    // `ln`, and `cp -l`/`cp -s` (a hard or symbolic link instead of a copy): writing the
+    // destination later writes the source.
+    let links = program == "ln"
+        || (program == "cp"
+            && (has_short_flag(words, 'l', "--link")
+                || has_short_flag(words, 's', "--symbolic-link")));
+    let source = if links { Access::Names } else { Access::Read };
     if let Some((i, _)) = value_of(words, "-t", "--target-directory") {
         let mut v: Vec<(usize, Access)> = ops.iter().map(|o| (*o, source)).collect();
         v.push((i, WRITE));

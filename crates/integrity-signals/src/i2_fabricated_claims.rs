@@ -71,6 +71,8 @@ const SUBCOMMAND_RUNNERS: &[&str] = &[
     "mix", "deno", "swift", "sbt", "lein", "rake", "bundle", "just", "poetry", "uv", "hatch",
     "pdm", "zig",
 ];
+/// Programs that run another package's binary (`npx jest`, `bunx vitest`).
+const PACKAGE_RUNNERS: &[&str] = &["npx", "bunx", "pnpx", "uvx", "pipx"];
 const BUILD_PROGRAMS: &[&str] = &[
     "tsc", "gcc", "g++", "clang", "clang++", "rustc", "javac", "cmake", "ninja", "msbuild",
     "webpack", "vite",
@@ -87,6 +89,7 @@ pub fn runners_of(command: &str) -> Vec<Runner> {
     .iter()
     .chain(TEST_PROGRAMS)
     .chain(SUBCOMMAND_RUNNERS)
+    .chain(PACKAGE_RUNNERS)
     .chain(BUILD_PROGRAMS)
     .any(|w| lower.contains(w));
     if !named {
@@ -105,26 +108,35 @@ pub fn runners_of(command: &str) -> Vec<Runner> {
             .filter_map(|a| a.value.as_deref().map(String::from))
             .collect();
         let is_script = name.contains("test") || name.contains("spec");
-        let interpreted_test = matches!(
+        let interpreter = matches!(
             name.as_str(),
-            "bash" | "sh" | "python" | "python3" | "node" | "ruby" | "perl"
-        ) && args.first().is_some_and(|a| {
-            a.contains("test") || a == "-m" && args.get(1).is_some_and(|m| m.contains("test"))
-        });
+            "bash" | "sh" | "python" | "python3" | "node" | "ruby" | "perl" | "php"
+        );
+        let interpreted_test = interpreter
+            && (args.first().is_some_and(|a| {
+                a.contains("test") || a == "-m" && args.get(1).is_some_and(|m| m.contains("test"))
+            })
+                // `python manage.py test`, `php artisan test`: a script's `test` command.
+                || args.get(1).is_some_and(|a| a == "test"));
         if TEST_PROGRAMS.contains(&name.as_str()) || is_script || interpreted_test {
             tests = true;
-        } else if SUBCOMMAND_RUNNERS.contains(&name.as_str()) {
+        } else if SUBCOMMAND_RUNNERS.contains(&name.as_str())
+            || PACKAGE_RUNNERS.contains(&name.as_str())
+        {
             let words: Vec<&str> = args
                 .iter()
                 .map(String::as_str)
                 .filter(|a| !a.starts_with('-'))
                 .take(2)
                 .collect();
-            if words
-                .iter()
-                .any(|w| w.contains("test") || *w == "t" || w.contains("spec"))
-            {
+            if words.iter().any(|w| {
+                w.contains("test") || *w == "t" || w.contains("spec") || TEST_PROGRAMS.contains(w)
+            }) {
                 tests = true;
+                // `make check`: the GNU name of the test target (it builds first).
+            } else if name == "make" && words.contains(&"check") {
+                tests = true;
+                build = true;
             } else if words
                 .iter()
                 .any(|w| BUILD_WORDS.contains(w) || w.contains("build"))
@@ -153,12 +165,26 @@ pub fn exit_code_of(output: &str) -> Option<i64> {
 }
 
 /// True when a number greater than zero directly precedes `word` somewhere in `text`
-/// (`2 failed`, `1 failures`, `3 errors`).
+/// (`2 failed`, `1 failures`, `3 errors`), or follows it after a colon (`Failures: 1`, JUnit's
+/// summary). Only blanks may stand between: in `Tests run: 42, Failures: 0` the 42 counts runs.
 fn positive_count_before(text: &str, word: &str) -> bool {
+    let positive = |digits: &str| !digits.is_empty() && digits.parse::<u64>().is_ok_and(|n| n > 0);
     let mut from = 0;
     while let Some(i) = text[from..].find(word) {
         let at = from + i;
-        let before = text[..at].trim_end_matches([' ', ',']);
+        // `failures: 1`
+        let after = text[at + word.len()..].trim_start_matches(|c: char| c.is_ascii_alphabetic());
+        if let Some(rest) = after.strip_prefix(':') {
+            let digits: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            if positive(&digits) {
+                return true;
+            }
+        }
+        let before = text[..at].trim_end_matches(' ');
         let digits: String = before
             .chars()
             .rev()
@@ -184,8 +210,15 @@ pub fn output_failed(output: &str, is_error: bool) -> bool {
     if exit_code_of(output).is_some_and(|c| c != 0) {
         return true;
     }
-    let lower = output.to_ascii_lowercase();
-    let counts = ["failed", "failures", "failing", "errors", "error"]
+    // Counts on the lines of a test's own name (`test parser::reports_2_errors ... ok`,
+    // `✓ reports 2 errors`) are not results.
+    let lower: String = output
+        .lines()
+        .filter(|l| !names_a_passing_test(l))
+        .map(str::to_ascii_lowercase)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let counts = ["failed", "failure", "failing", "error"]
         .iter()
         .any(|w| positive_count_before(&lower, w));
     let lines = output.lines().any(|l| {
@@ -203,6 +236,21 @@ pub fn output_failed(output: &str, is_error: bool) -> bool {
             || t.contains("BUILD FAILURE")
     });
     counts || lines || (is_error && exit_code_of(output).is_none() && lower.contains("fail"))
+}
+
+/// A line that reports one passing test by its name (cargo's `test x ... ok`, jest's `✓ x`,
+/// pytest's `x PASSED`, go's `--- PASS: x`).
+fn names_a_passing_test(line: &str) -> bool {
+    let t = line.trim();
+    (t.starts_with("test ") && t.ends_with("... ok"))
+        || t.starts_with('✓')
+        || t.starts_with('✔')
+        || t.starts_with('√')
+        || t.starts_with("--- PASS")
+        || t.starts_with("PASS ")
+        || t.ends_with(" PASSED")
+        || t.contains(" PASSED ")
+        || t.starts_with("ok ")
 }
 
 /// Builds the record of one result.
@@ -261,25 +309,78 @@ pub fn exact_sentence(text: &str, phrase: &str) -> String {
     clipped
 }
 
-/// The claims in a final message, by runner, each with its sentence.
+/// The sentences of a message (ends at `.`, `!`, `?` or a new line), as written.
+fn sentences(text: &str) -> Vec<&str> {
+    text.split_inclusive(['.', '!', '?', '\n'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// What an admission in one sentence takes back across the message: the runner its sentence
+/// is about (`Two tests are still failing.` takes back a test claim, not a build claim); one
+/// that names no runner takes back only the claims of its own sentence ("I couldn't get the
+/// docs to render. All tests pass." still claims the tests).
+fn admission_scope(normalised: &str) -> Option<Runner> {
+    if normalised.contains("test") || normalised.contains("suite") || normalised.contains("spec") {
+        Some(Runner::Tests)
+    } else if normalised.contains("build") || normalised.contains("compil") {
+        Some(Runner::Build)
+    } else if normalised.contains("exit") || normalised.contains("command") {
+        Some(Runner::Any)
+    } else {
+        None
+    }
+}
+
+/// The claims in a final message, by runner, each with its sentence. Each sentence is scanned
+/// on its own: an admission takes back the claims of its sentence, and across sentences only
+/// those about the runner it names (a claim and an admission are separate sentences).
 pub fn claims(phrases: &IntegrityPhrases, text: &str) -> Vec<(Runner, String)> {
-    let scan = phrases.scan(text);
-    if !scan.claims_success() {
+    // Most messages claim nothing: one scan of the whole text first.
+    let whole = phrases.scan(text);
+    if whole.claims_tests.is_empty()
+        && whole.claims_build.is_empty()
+        && whole.claims_command.is_empty()
+    {
         return Vec::new();
     }
-    let mut out = Vec::new();
-    for (runner, found) in [
-        (Runner::Tests, &scan.claims_tests),
-        (Runner::Build, &scan.claims_build),
-        (Runner::Any, &scan.claims_command),
-    ] {
-        // The longest phrase's sentence is the most specific evidence.
-        if let Some(p) = found.iter().max_by_key(|p| p.len()) {
-            let sentence = exact_sentence(text, p);
-            out.push((runner, sentence));
+    let scanned: Vec<(&str, phrase_gate::IntegrityScan)> = sentences(text)
+        .into_iter()
+        .map(|s| (s, phrases.scan(s)))
+        .collect();
+    let taken_back: Vec<Runner> = scanned
+        .iter()
+        .filter(|(_, scan)| !scan.admits_failure.is_empty())
+        .filter_map(|(s, _)| admission_scope(&phrase_gate::normalise(s)))
+        .collect();
+    let mut best: Vec<(Runner, &str, usize)> = Vec::new();
+    for (sentence, scan) in &scanned {
+        if !scan.admits_failure.is_empty() {
+            continue;
+        }
+        for (runner, found) in [
+            (Runner::Tests, &scan.claims_tests),
+            (Runner::Build, &scan.claims_build),
+            (Runner::Any, &scan.claims_command),
+        ] {
+            if taken_back.contains(&runner) {
+                continue;
+            }
+            // The longest phrase's sentence is the most specific evidence.
+            let Some(len) = found.iter().map(String::len).max() else {
+                continue;
+            };
+            match best.iter_mut().find(|(r, _, _)| *r == runner) {
+                Some(b) if b.2 >= len => {}
+                Some(b) => *b = (runner, sentence, len),
+                None => best.push((runner, sentence, len)),
+            }
         }
     }
-    out
+    best.into_iter()
+        .map(|(r, s, _)| (r, s.to_string()))
+        .collect()
 }
 
 /// Checks a final message against the most recent result per runner (`latest(runner)`).

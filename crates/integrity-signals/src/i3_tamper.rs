@@ -88,6 +88,16 @@ impl Protected {
         }
         let mut files = Vec::new();
         if let Some(c) = guard_config::config_path(env) {
+            // A relative `AGENT_GUARDS_CONFIG` is read from the hook's folder, the folder the
+            // harness starts hooks in (issue 42): protect it there.
+            let c = if c.is_relative() {
+                match std::env::current_dir() {
+                    Ok(d) => d.join(c),
+                    Err(_) => c,
+                }
+            } else {
+                c
+            };
             files.push(paths::normalise(&c));
         }
         let roots = roots.iter().map(|r| paths::normalise(r)).collect();
@@ -268,6 +278,22 @@ impl Protected {
     /// Every protected location a Bash command reaches.
     pub fn bash_hits(&self, facts: &BashFacts) -> Vec<Hit> {
         let mut out: Vec<Hit> = facts.paths.iter().filter_map(|u| self.hit(u)).collect();
+        // A write whose target is built at run time from text that names a protected location
+        // (`printf -v p '%s/.claude/settings.json' "$HOME"; echo x > "$p"`, `for f in
+        // ~/.claude/settings*.json; do ...`): fail closed (issue 42).
+        for w in &facts.run_time_writes {
+            if let Some(mut h) = w
+                .sources
+                .iter()
+                .find_map(|t| self.script_hit(&w.program, t))
+            {
+                h.how = format!(
+                    "{} writes a path decided at run time, built from text that names it",
+                    w.program
+                );
+                out.push(h);
+            }
+        }
         out.extend(
             facts
                 .scripts
@@ -395,6 +421,18 @@ mod tests {
         assert!(!hits("echo > /proc/self/root/x/state/agent-guards/a.jsonl").is_empty());
         assert!(hits("XDG_STATE_HOME=/tmp/s; rm -rf $XDG_STATE_HOME/agent-guards").is_empty());
         assert!(hits("rm -rf $XDG_CACHE_HOME/agent-guards").is_empty());
+    }
+
+    #[test]
+    fn a_relative_config_path_is_protected_in_the_hooks_folder() {
+        let env = |k: &str| match k {
+            "HOME" => Some("/home/u".to_string()),
+            "AGENT_GUARDS_CONFIG" => Some("cfg/guards.toml".to_string()),
+            _ => None,
+        };
+        let p = Protected::from_env(&env, None);
+        let here = std::env::current_dir().unwrap().join("cfg/guards.toml");
+        assert!(p.protects(&here).is_some(), "{}", here.display());
     }
 
     #[test]

@@ -120,10 +120,86 @@ fn agents_json_models(text: &str) -> Vec<Requested> {
 /// Whether a run (the program bash runs, from command-effects: wrappers, runners, functions,
 /// aliases, `npx`/`npm exec`/`bunx` of `@anthropic-ai/claude-code`, `node .../cli.js`) launches
 /// the Claude Code CLI.
-fn launches_claude(run: &command_effects::Run<'_>) -> bool {
+fn launches_claude(run: &command_effects::Run<'_>, copies: &[String]) -> bool {
     matches!(run.name(), Some("claude" | "claude-code"))
+        || run.name().is_some_and(|n| copies.iter().any(|c| c == n))
         || (matches!(run.program, command_effects::Resolved::Unknown)
             && run.args.iter().any(asks_for_a_model))
+}
+
+/// The names the command gives the CLI by linking or copying it (`ln -s "$(command -v claude)"
+/// /tmp/c`, `cp "$(which claude)" ./cl`, `install ... claude ...`): a later `/tmp/c --model x`
+/// is a launch. The source counts when its text names `claude`.
+fn cli_copies(view: &shell_syntax::CommandView<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    for inv in &view.invocations {
+        if !matches!(inv.name(), Some("ln" | "cp" | "install" | "rsync" | "mv")) {
+            continue;
+        }
+        let words: Vec<&Arg> = inv
+            .args
+            .iter()
+            .filter(|a| a.value.as_deref().is_none_or(|v| !v.starts_with('-')))
+            .collect();
+        let [sources @ .., dest] = words.as_slice() else {
+            continue;
+        };
+        // In a word, or in a substitution inside the command (`"$(command -v claude)"`).
+        let names_cli = sources
+            .iter()
+            .any(|a| shell_syntax::printer::word(&a.word).contains("claude"))
+            || view.invocations[..inv.index].iter().any(|look| {
+                look.context.command_subst > 0
+                    && look.origin == inv.origin
+                    && look.span.start >= inv.span.start
+                    && look.span.end <= inv.span.end
+                    && look
+                        .args
+                        .iter()
+                        .any(|a| a.value.as_deref().is_some_and(|v| v.contains("claude")))
+            });
+        if !names_cli {
+            continue;
+        }
+        if let Some(d) = dest.value.as_deref() {
+            let base = shell_syntax::view::normalise_program(d.trim_end_matches('/'));
+            if !base.is_empty() {
+                out.push(base.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// A word bash may split into several (an unquoted expansion or substitution): on a launch,
+/// any option may come out of it (`claude $(<args.txt)`).
+fn splits(a: &Arg<'_>) -> bool {
+    use shell_syntax::ast::WordPart;
+    a.value.is_none()
+        && a.word
+            .parts
+            .iter()
+            .any(|p| matches!(p, WordPart::Param(_) | WordPart::CommandSubst(_)))
+}
+
+/// The literal start of a run-time word (`--settings=` of `--settings=<(...)`).
+fn literal_prefix(a: &Arg<'_>) -> String {
+    use shell_syntax::ast::WordPart;
+    let mut out = String::new();
+    for p in a.word.parts {
+        match p {
+            WordPart::Literal(s) | WordPart::SingleQuoted(s) => out.push_str(s),
+            WordPart::DoubleQuoted(inner) => match inner.first() {
+                Some(WordPart::Literal(s)) if inner.len() > 1 => {
+                    out.push_str(s);
+                    break;
+                }
+                _ => break,
+            },
+            _ => break,
+        }
+    }
+    out
 }
 
 /// A program decided at run time (`"$(command -v claude)" --model x`) given `--model`: judged
@@ -160,22 +236,28 @@ fn requested_models_at(
     let view = shell_syntax::commands(&parsed);
     let arena = bumpalo::Bump::new();
     let mut out = Vec::new();
+    let copies = cli_copies(&view);
     for run in command_effects::program::runs(&view, &arena) {
         let Some(inv) = view.invocations.get(run.invocation) else {
             continue;
         };
         // Shell text git runs (`rebase -x`, an editor, `core.fsmonitor`: the shared layer's
-        // `git_runs`) launches what a command line would.
+        // `git_runs`; a `!` alias given with the call; a pager) launches what a command line
+        // would.
         if run.name() == Some("git") && depth < MAX_HANDED_DEPTH {
             let call = command_effects::git::parse_git_args(&run.args, &|n| run.env_value(inv, n));
-            for text in command_effects::git_runs::handed(&call)
+            let mut texts: Vec<String> = command_effects::git_runs::handed(&call)
                 .into_iter()
                 .filter_map(|h| h.text)
-            {
+                .collect();
+            let expanded = command_effects::git_alias::expand(&arena, &call, &Default::default());
+            texts.extend(expanded.shell);
+            texts.extend(pager_texts(&call, inv, &run));
+            for text in texts {
                 out.extend(requested_models_at(&text, cwd, dirs, aliases, depth + 1));
             }
         }
-        if !launches_claude(&run) {
+        if !launches_claude(&run, &copies) {
             continue;
         }
         launch_models(inv, &run, cwd, dirs, aliases, &mut out);
@@ -190,6 +272,28 @@ fn requested_models_at(
             None,
             "a claude launch in text that could not be parsed",
         ));
+    }
+    out
+}
+
+/// The pagers a git call names (`-c core.pager=`, `-c pager.<cmd>=`, `GIT_PAGER`, `PAGER`):
+/// git starts one only on a terminal, but text that launches the CLI there is refused anyway
+/// (M3 protects the tier wherever a launch could come from).
+fn pager_texts(
+    call: &command_effects::git::GitCall<'_>,
+    inv: &Invocation,
+    run: &command_effects::Run<'_>,
+) -> Vec<String> {
+    let mut out: Vec<String> = call
+        .config
+        .iter()
+        .filter(|c| c.key == "core.pager" || c.key.starts_with("pager."))
+        .filter_map(|c| c.value.clone())
+        .collect();
+    for var in ["GIT_PAGER", "PAGER"] {
+        if let Some(Some(v)) = run.env_value(inv, var) {
+            out.push(v);
+        }
     }
     out
 }
@@ -333,9 +437,28 @@ fn launch_models(
             out.push(req(value, format!("{var} in the launch environment")));
         }
     }
+    // Arguments bash or a wrapper adds at run time (`xargs -a args.txt claude`,
+    // `claude $(<args.txt)`): any option may come out of them.
+    if run.args_incomplete || inv.args_incomplete {
+        out.push(req(None, "launch arguments added at run time"));
+    }
     let mut i = 0;
     while i < args.len() {
         let Some(word) = args[i].value.as_deref() else {
+            if splits(&args[i]) {
+                out.push(req(None, "a launch argument bash splits at run time"));
+            } else {
+                // `--settings=<(...)`, `--model="$M"`: a flag with a run-time value.
+                let prefix = literal_prefix(&args[i]);
+                if let Some((flag, _)) = prefix.split_once('=') {
+                    if matches!(
+                        flag,
+                        "--model" | "--fallback-model" | "--settings" | "--agents" | "--agent"
+                    ) {
+                        out.push(req(None, format!("{flag} decided at run time")));
+                    }
+                }
+            }
             i += 1;
             continue;
         };

@@ -55,6 +55,22 @@ pub struct List<'a> {
     pub span: Span,
 }
 
+impl<'a> List<'a> {
+    /// The one simple command of the list, if that is all it holds (`$(command -v git)`).
+    pub fn single_simple(&self) -> Option<&SimpleCommand<'a>> {
+        match self.items {
+            [item] if item.and_or.rest.is_empty() => match item.and_or.first.commands {
+                [e] => match &e.command {
+                    Command::Simple(s) => Some(s),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
 /// One and/or list plus how it was terminated.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ListItem<'a> {

@@ -638,5 +638,6 @@ impl<'a, 'b> Parser<'a, 'b> {
 }
 
 fn valid_funcname(n: &str) -> bool {
-    !n.is_empty() && !n.contains(['$', '`', '\'', '"', '/']) && !CLOSERS.contains(&n)
+    // bash (outside POSIX mode) takes a slash in a function name: `a/b() { ...; }; a/b` runs it.
+    !n.is_empty() && !n.contains(['$', '`', '\'', '"']) && !CLOSERS.contains(&n)
 }

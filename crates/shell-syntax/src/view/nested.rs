@@ -20,8 +20,13 @@ impl<'a> Walker<'a, '_> {
         }
         let args = self.out.invocations[idx].args.clone();
         if name == "eval" {
+            // `eval -- 'git push'`: bash's eval takes `--` as the end of its options.
+            let args = match args.first().and_then(|a| a.value.as_deref()) {
+                Some("--") => &args[1..],
+                _ => &args[..],
+            };
             if !args.is_empty() {
-                self.nested_from_args(idx, OriginKind::Eval, &args, ctx);
+                self.nested_from_args(idx, OriginKind::Eval, args, ctx);
             }
             return;
         }
@@ -314,7 +319,10 @@ fn approx_parts(
                     None => placeholder(out, exact),
                 }
             }
-            WordPart::CommandSubst(cs) => match single_simple(&cs.script.body)
+            WordPart::CommandSubst(cs) => match cs
+                .script
+                .body
+                .single_simple()
                 .and_then(|c| producer_text(arena, c))
                 .and_then(|args| joined_static(&args))
             {
@@ -336,20 +344,6 @@ fn placeholder(out: &mut String, exact: &mut bool) {
 fn joined_static(args: &[Arg<'_>]) -> Option<String> {
     let vals: Option<Vec<&str>> = args.iter().map(|a| a.value.as_deref()).collect();
     Some(vals?.join(" "))
-}
-
-/// The one simple command of a list, if that is all it holds.
-fn single_simple<'x, 'a>(l: &'x List<'a>) -> Option<&'x SimpleCommand<'a>> {
-    match l.items {
-        [item] if item.and_or.rest.is_empty() => match item.and_or.first.commands {
-            [e] => match &e.command {
-                Command::Simple(s) => Some(s),
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// What a text-producing command writes: `cat` of a heredoc/here-string, `echo` (without
@@ -628,6 +622,6 @@ impl<'a> Walker<'a, '_> {
         else {
             return None;
         };
-        producer_text(self.arena, single_simple(&script.body)?)
+        producer_text(self.arena, script.body.single_simple()?)
     }
 }

@@ -50,10 +50,42 @@ impl<'a> Walker<'a, '_> {
             return;
         };
         match name.as_str() {
-            "cd" | "pushd" => scope.push_cd(cd_step(name, inv)),
+            // Bare `pushd` swaps the top two directories of the stack.
+            "pushd"
+                if inv.args.iter().all(|a| {
+                    a.value.as_deref().is_some_and(|v| {
+                        v.starts_with('-')
+                            && v.len() > 1
+                            && v != "--"
+                            && !v[1..].bytes().all(|b| b.is_ascii_digit())
+                    })
+                }) =>
+            {
+                scope.push_cd(CdStep {
+                    kind: if no_change(inv) {
+                        CdKind::PushStack
+                    } else {
+                        CdKind::Pushd
+                    },
+                    target: None,
+                })
+            }
+            "cd" | "pushd" => {
+                let mut step = cd_step(name, inv);
+                // `pushd -n dir` only adds to the stack: the directory stays.
+                if name == "pushd" && no_change(inv) && step.kind == CdKind::Pushd {
+                    step.kind = CdKind::PushStack;
+                }
+                scope.push_cd(step)
+            }
+            // `popd +N`/`-N` names the entry it removes; `-n` keeps the directory.
             "popd" => scope.push_cd(CdStep {
                 kind: CdKind::Popd,
-                target: None,
+                target: inv
+                    .args
+                    .iter()
+                    .find(|a| a.value.as_deref() != Some("--"))
+                    .cloned(),
             }),
             "export" | "declare" | "typeset" | "local" | "readonly" => {
                 declare(self.arena, name == "export", inv, scope)
@@ -87,6 +119,15 @@ impl<'a> Walker<'a, '_> {
             _ => {}
         }
     }
+}
+
+/// `pushd -n ...`: the stack changes, the directory does not.
+fn no_change(inv: &Invocation<'_>) -> bool {
+    inv.args
+        .iter()
+        .map_while(|a| a.value.as_deref())
+        .take_while(|v| v.starts_with('-') && v.len() > 1 && *v != "--")
+        .any(|v| v[1..].contains('n'))
 }
 
 /// The directory change of a `cd` or `pushd` command.

@@ -440,6 +440,9 @@ pub enum CdKind {
     Back,
     /// `env -C dir`
     EnvChdir,
+    /// `pushd -n dir`: `dir` goes on the directory stack, the directory stays (a later `popd`
+    /// goes there).
+    PushStack,
 }
 
 impl fmt::Display for CdStep<'_> {

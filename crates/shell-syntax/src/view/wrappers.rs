@@ -232,7 +232,23 @@ pub fn unwrap<'a>(arena: &'a Bump, mut argv: Vec<Arg<'a>>) -> Unwrapped<'a> {
             "flock" => unwrap_flock(rest, &mut u).map(|n| (n, None)),
             _ => {
                 let Some(o) = opts_for(name) else { break };
-                match skip_options(rest, &o, name) {
+                let skipped = skip_options(rest, &o, name).map(|(mut i, no_cmd)| {
+                    if matches!(name, "sudo" | "doas") && !no_cmd {
+                        // `sudo VAR=value cmd`: sudo sets the variable for the command.
+                        while let Some((k, v)) = rest
+                            .get(i)
+                            .and_then(|a| a.value.as_deref())
+                            .and_then(|v| v.split_once('='))
+                            .filter(|(k, _)| is_env_name(k))
+                        {
+                            let value = Some(Arg::synthetic(arena, v, rest[i].word.span));
+                            set_env(&mut u, k, value);
+                            i += 1;
+                        }
+                    }
+                    (i, no_cmd)
+                });
+                match skipped {
                     Some((i, false)) if i + o.operands < rest.len() => {
                         let n = i + o.operands;
                         if name == "watch" && !rest[..i].iter().any(|a| is_flag(a, 'x', "--exec")) {
@@ -384,6 +400,13 @@ fn unwrap_env<'a>(
         return None;
     }
     Some((i, spliced.then(|| args.into_owned())))
+}
+
+/// A shell variable name (`GIT_DIR`, `_x1`).
+fn is_env_name(s: &str) -> bool {
+    let mut b = s.bytes();
+    matches!(b.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
+        && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
 /// A `NAME=value` operand of `env` (`value` `None` when decided at run time).
