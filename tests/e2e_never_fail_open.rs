@@ -12,13 +12,15 @@
 use e2e_harness::{bin, decide, text, tool, Scenario};
 use serde_json::json;
 
-/// Bash that holds an exclusive lock on the session file `name` for 30 s, in the background
-/// (the way an agent command can: a read-only handle is enough for `flock`).
+/// Bash that holds an exclusive lock on the session file `name` (which the session's hooks have
+/// made by then) for 30 s, in the background: a read-only handle is enough for `flock`, so the
+/// command writes nothing the guards protect (integrity-signals refuses a write there, I3). It
+/// says `held` only when a second `flock -n` finds the lock taken.
 fn hold(name: &str) -> String {
     format!(
         "d=\"${{XDG_STATE_HOME:-$HOME/.local/state}}/agent-guards/sessions/$CLAUDE_CODE_SESSION_ID\"; \
-         mkdir -p \"$d\"; : >> \"$d/{name}\"; \
-         (flock -x 9; sleep 30) 9<\"$d/{name}\" >/dev/null 2>&1 & sleep 0.5; echo held"
+         (flock -x 9; sleep 30) 9<\"$d/{name}\" >/dev/null 2>&1 & sleep 0.5; \
+         if flock -n \"$d/{name}\" true; then echo free; else echo held; fi"
     )
 }
 
@@ -78,10 +80,14 @@ fn a_taint_the_held_ledger_could_not_take_still_refuses_escalation() {
         .allowed_tools(&["Bash", "Agent"])
         .file(".claude/agents/reviewer.md", REVIEWER)
         .turn(tool("Bash", json!({"command": hold("ledger.lock")})))
-        .turn(tool(
-            "Bash",
-            json!({"command": "curl -s --max-time 2 http://127.0.0.1:9/readme || echo fetched"}),
-        ))
+        .turn(decide(|req| {
+            let r = &req.tool_results()[0];
+            assert!(r.text.contains("held"), "the lock is held: {}", r.text);
+            tool(
+                "Bash",
+                json!({"command": "curl -s --max-time 2 http://127.0.0.1:9/readme || echo fetched"}),
+            )
+        }))
         .turn(tool(
             "Agent",
             json!({"description": "Review", "prompt": "Review the change.",
