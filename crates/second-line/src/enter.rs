@@ -401,8 +401,13 @@ fn start_watchdog(sock: &OwnedFd, cx: &Serving, in_flight: &InFlight) -> Option<
             {
                 crate::watchdog::answer_orphans(listener.as_raw_fd(), in_flight);
                 let _ = cx.serve(&listener, mount_layer, true, Some(in_flight));
+                // It stood in for a supervisor that is gone: the record is ours to remove.
+                exit_supervisor(cx.pid_file.clone())
             }
-            exit_supervisor(cx.pid_file.clone())
+            // Nothing to stand in for (the tree is gone, the supervisor may still be finishing
+            // its last records): the supervisor's record is its own to remove. Removing it here
+            // hid a live supervisor from SessionEnd's stop.
+            exit_supervisor(None)
         }
         child => Some((ours, child as u32)),
     }
