@@ -152,6 +152,29 @@ fn a_held_lock_or_a_fifo_never_delays_a_refusal() {
 }
 
 #[test]
+fn a_fifo_in_the_transcripts_place_never_delays_a_refusal() {
+    // The transcript is the agent's to replace too: its tail is read by three of these hooks.
+    for case in cases() {
+        let home = Sandbox::new(e2e_harness::bin(case.binary));
+        let repo = repo(&home);
+        let transcript = home.path().join("transcript.jsonl");
+        let made = Command::new("mkfifo").arg(&transcript).status().unwrap();
+        assert!(made.success());
+        let mut payload = (case.payload)(&home, &repo);
+        payload["transcript_path"] = json!(transcript);
+        let (v, out) = answer(&home, &payload, &[]);
+        assert!(
+            out.elapsed < ANSWERED_WITHIN && (case.refused)(&v),
+            "{} with a FIFO transcript: {v} after {:?} ({})\nstderr: {}",
+            case.binary,
+            out.elapsed,
+            out.status_text(),
+            out.stderr
+        );
+    }
+}
+
+#[test]
 fn session_end_answers_with_every_file_held() {
     // SessionEnd refuses nothing: it must answer (and exit 0) in time whatever is held, so the
     // CLI's short SessionEnd budget is not spent waiting on the agent.

@@ -135,6 +135,10 @@ pub fn wait_for_takeover(
     let (listener, mount_layer) = crate::enter::receive_fd(link.as_raw_fd(), None).ok()?;
     let mut stuck = Stuck::default();
     loop {
+        // Woken only by the supervisor's end closing, the listener hanging up, or the tick: the
+        // listener is not polled for a notification waiting (that is readable until the
+        // supervisor takes it, and polling it made this loop spin beside every judged call,
+        // taking the CPU the supervisor and the command needed: issue 47, C8).
         let mut fds = [
             libc::pollfd {
                 fd: link.as_raw_fd(),
@@ -143,7 +147,7 @@ pub fn wait_for_takeover(
             },
             libc::pollfd {
                 fd: listener.as_raw_fd(),
-                events: libc::POLLIN,
+                events: 0,
                 revents: 0,
             },
         ];
@@ -161,7 +165,7 @@ pub fn wait_for_takeover(
             return None;
         }
         // Waiting on the supervisor: a notification in hand, or one not yet received.
-        let waiting = in_flight.get().is_some() || fds[1].revents & libc::POLLIN != 0;
+        let waiting = in_flight.get().is_some() || notification_waiting(&listener);
         if stuck.observe(waiting, in_flight.last_id(), std::time::Instant::now()) {
             // SAFETY: ending the stuck supervisor (our parent's pid as recorded); its end of the
             // link closes with it, and the loop takes over on the next poll.
@@ -180,6 +184,18 @@ pub fn wait_for_takeover(
     let r = unsafe { libc::poll(&mut p, 1, 0) };
     let gone = r > 0 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0;
     (!gone).then_some((listener, mount_layer))
+}
+
+/// Whether a notification waits on `listener`, not yet received (a look, no wait).
+fn notification_waiting(listener: &OwnedFd) -> bool {
+    let mut p = libc::pollfd {
+        fd: listener.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, no wait.
+    let r = unsafe { libc::poll(&mut p, 1, 0) };
+    r > 0 && p.revents & libc::POLLIN != 0
 }
 
 /// What the watchdog has seen of the supervisor's progress: since when it has been waited on

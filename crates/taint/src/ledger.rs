@@ -123,12 +123,47 @@ fn leave_marker(session: &Session, line: &str) -> std::io::Result<()> {
     file.write_all(format!("{line}\n").as_bytes())
 }
 
-/// Writes [`OPENED_KEY`] into the ledger (SessionStart): from then on a missing ledger in a
-/// session whose transcript shows completed calls was removed, and reads as tainted.
+/// Writes [`OPENED_KEY`] into the ledger (SessionStart), naming the session's folder: from then
+/// on a ledger missing in a session whose transcript shows completed calls was removed, and a
+/// ledger opened for another folder (or never opened) was put in its place; both read as tainted.
 pub fn open_session(session: &Session, time: &str) -> Result<(), StoreError> {
+    let folder = folder_name(session);
     session.ledger().update(|m| {
-        m.entry(OPENED_KEY).or_insert_with(|| json!({"time": time}));
+        m.entry(OPENED_KEY)
+            .or_insert_with(|| json!({"time": time, "folder": folder}));
     })
+}
+
+fn folder_name(session: &Session) -> String {
+    session
+        .dir()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Why the ledger in the session's folder is not the one this session opened, or `None`: it
+/// names another session's folder (copied in), or it carries no opening although the session is
+/// under way (`underway`: written before this session started, or rebuilt by hand). A ledger
+/// opened before the folder was named (an older release) is taken as this session's.
+fn not_this_sessions(
+    map: &Map<String, Value>,
+    session: &Session,
+    underway: bool,
+) -> Option<String> {
+    match map.get(OPENED_KEY) {
+        None if underway => Some(
+            "the session's ledger was not opened by this session's start (it predates the session or was replaced): taint cannot be ruled out; a new session opens its own".into(),
+        ),
+        None => None,
+        Some(opened) => {
+            let folder = opened.get("folder").and_then(Value::as_str)?;
+            let own = folder_name(session);
+            (folder != own).then(|| {
+                format!("the session's ledger was opened for another session ({folder:?}, this one is {own:?}): taint cannot be ruled out")
+            })
+        }
+    }
 }
 
 fn record_in_ledger(
@@ -213,8 +248,9 @@ pub fn cannot_rule_out(
 }
 
 /// Why the session's recorded state cannot be trusted to be whole, or `None`: a taint source
-/// could not be recorded ([`UNRECORDED_MARKER`]), or the ledger is missing although the
-/// transcript shows completed calls (removed: the first hook of a session writes it).
+/// could not be recorded ([`UNRECORDED_MARKER`]), the ledger is missing although the transcript
+/// shows completed calls (removed: the first hook of a session writes it), or the ledger is not
+/// the one this session opened (older than the session's start, or another session's).
 pub fn state_lost(session: &Session, transcript: Option<&Path>) -> Option<String> {
     let marker = session.dir().join(UNRECORDED_MARKER);
     if std::fs::symlink_metadata(&marker).is_ok() {
@@ -223,12 +259,19 @@ pub fn state_lost(session: &Session, transcript: Option<&Path>) -> Option<String
             marker.display()
         ));
     }
+    let underway = || transcript.map_or(0, completed_calls) > 0;
     if std::fs::symlink_metadata(session.ledger().path()).is_ok() {
-        return None;
+        return match session.ledger().read() {
+            Ok(map) => {
+                not_this_sessions(&map, session, map.get(OPENED_KEY).is_none() && underway())
+            }
+            Err(e) => Some(format!(
+                "the session ledger could not be read ({e}): taint cannot be ruled out"
+            )),
+        };
     }
-    let earlier = transcript.map_or(0, completed_calls);
-    (earlier > 0).then(|| {
-        format!("the session's ledger is missing although the transcript shows {earlier} completed tool call(s): taint cannot be ruled out")
+    underway().then(|| {
+        "the session's ledger is missing although the transcript shows completed tool calls: taint cannot be ruled out".to_string()
     })
 }
 
@@ -410,5 +453,33 @@ mod tests {
         // A session that has not begun its calls (no completed call yet) is not refused.
         let fresh = Session::new(dir.path(), Some("fresh"));
         assert_eq!(cannot_rule_out(&fresh, None, &policy), None);
+    }
+
+    #[test]
+    fn a_ledger_this_session_did_not_open_cannot_be_ruled_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = transcript_with_a_completed_call(dir.path());
+        let policy = TaintPolicy::default();
+        // A clean ledger from another session, copied over this one's (`cp -p` keeps even its
+        // times): it names the other folder.
+        let other = Session::new(dir.path(), Some("other"));
+        open_session(&other, "t0").unwrap();
+        let s = Session::new(dir.path(), Some("this"));
+        open_session(&s, "t1").unwrap();
+        assert_eq!(cannot_rule_out(&s, Some(&t), &policy), None, "its own");
+        std::fs::copy(other.ledger().path(), s.ledger().path()).unwrap();
+        let why = cannot_rule_out(&s, Some(&t), &policy).unwrap();
+        assert!(why.contains("another session"), "{why}");
+        // A ledger with no opening at all, in a session under way: written before the session
+        // started (or by hand).
+        std::fs::write(s.ledger().path(), br#"{"main_model": "x"}"#).unwrap();
+        let why = cannot_rule_out(&s, Some(&t), &policy).unwrap();
+        assert!(why.contains("not opened by this session"), "{why}");
+        // ... but before any call completed (a harness with no SessionStart, the first hook) it
+        // is not refused for that alone.
+        assert_eq!(cannot_rule_out(&s, None, &policy), None);
+        // An opening from an older release (no folder named) is taken as this session's.
+        std::fs::write(s.ledger().path(), br#"{"session_opened": {"time": "t"}}"#).unwrap();
+        assert_eq!(cannot_rule_out(&s, Some(&t), &policy), None);
     }
 }

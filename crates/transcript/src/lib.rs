@@ -25,9 +25,11 @@ use std::path::Path;
 /// How much of the end of a transcript we read.
 pub const TAIL_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Reads at most the last `max` bytes of the file at `path`.
+/// Reads at most the last `max` bytes of the file at `path`. The open never waits: anything but
+/// a regular file (a FIFO the agent put in the transcript's place) is an error, not a hang.
 pub fn read_tail(path: &Path, max: u64) -> Result<Vec<u8>, String> {
-    let mut f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut f = primitives::no_wait::open_regular(path, std::fs::OpenOptions::new().read(true))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let len = f
         .metadata()
         .map_err(|e| format!("{}: {e}", path.display()))?
