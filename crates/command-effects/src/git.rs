@@ -116,7 +116,7 @@ const VALUED: [&str; 6] = [
 /// Splits a `git` invocation (program already known to be git). Also reads `GIT_CONFIG_COUNT`,
 /// `GIT_CONFIG_KEY_n`/`VALUE_n` and `GIT_CONFIG_PARAMETERS` from the invocation's environment.
 pub fn parse_git<'a>(inv: &Invocation<'a>) -> GitCall<'a> {
-    parse_git_args(&inv.args, &|name| {
+    parse_git_args(&crate::argv0::git_args_of(inv), &|name| {
         inv.env_value(name).map(|e| {
             e.value
                 .as_ref()

@@ -41,6 +41,7 @@ macro_rules! names_of {
 }
 pub(crate) use names_of;
 
+pub mod argv0;
 pub mod dirs;
 pub mod effects;
 pub mod exec_args;

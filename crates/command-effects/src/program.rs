@@ -4,7 +4,8 @@
 //! (`/usr/lib/git-core/git-push`), runners kept as data in [`RUNNERS`] (`strace -f curl`,
 //! `runuser -u u -- cmd`, `chroot dir cmd`, ...), package runners (`npx`, `bunx`, `pnpm dlx`,
 //! `npm exec`), `ssh host cmd` (runs elsewhere), GNU `parallel ... ::: args`, and `xargs -I`
-//! replacement strings (run-time words).
+//! replacement strings (run-time words), and the subcommand git reads from the name `exec -a`
+//! gives it (`argv0`).
 
 use crate::runners::{
     dashed_git_tail, package_runner, parallel_command, script_package, skip_runner, ssh,
@@ -399,6 +400,11 @@ pub fn resolve<'a>(
             .any(|w| BYPASS_FUNCTIONS.contains(&w.name.as_str())),
         // `xargs` without a replacement string appends its input words to the command.
         appends_input: replacement.is_none() && inv.wrappers.iter().any(|w| w.name == "xargs"),
+        argv0: inv
+            .wrappers
+            .last()
+            .and_then(crate::argv0::exec_name)
+            .map(|n| (1, n)),
     };
     if braced {
         let words = std::mem::take(&mut r.argv);
@@ -503,6 +509,9 @@ struct Resolver<'r, 'f, 'a> {
     pending_alias: Option<usize>,
     bypass_functions: bool,
     appends_input: bool,
+    /// The `argv[0]` word an `exec -a NAME` wrapper gives the program word of layer `.0`; a
+    /// later layer's program runs under its own name.
+    argv0: Option<(usize, Arg<'a>)>,
 }
 
 impl<'a> Resolver<'_, '_, 'a> {
@@ -583,7 +592,11 @@ impl<'a> Resolver<'_, '_, 'a> {
     /// The program is found: the last layer.
     fn program(&mut self, name: &str) -> Step {
         let program_word = self.argv[0].word;
+        let argv0 = self.argv0.take().filter(|(layer, _)| *layer == self.layers);
         self.stop(Resolved::Program(name.into()));
+        if let (Some((_, argv0)), "git") = (argv0, name) {
+            crate::argv0::git_args(argv0, &mut self.run.args);
+        }
         // `xargs cmd args`: the input words are appended at run time.
         if self.appends_input && self.run.args_incomplete {
             let word = self.run.args.last().map(|a| a.word).unwrap_or(program_word);
@@ -665,6 +678,12 @@ impl<'a> Resolver<'_, '_, 'a> {
         self.run
             .runners
             .extend(u.wrappers.iter().map(|w| w.name.clone()));
+        // Its program word is looked at in the next layer (the braces' first, an alias's own).
+        self.argv0 = u
+            .wrappers
+            .last()
+            .and_then(crate::argv0::exec_name)
+            .map(|n| (self.layers.max(1), n));
         self.bypass_functions |= u
             .wrappers
             .iter()

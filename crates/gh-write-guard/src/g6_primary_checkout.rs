@@ -185,7 +185,8 @@ pub fn verdicts(unit: &Unit, world: &dyn World, home: Option<&Path>) -> Vec<GitV
     let calls = command_effects::functions::CallSets::of(view);
     for inv in &view.invocations {
         if inv.name() == Some("git") {
-            out.push(judge_git(unit, inv, &inv.args, world, home, &calls));
+            let args = command_effects::argv0::git_args_of(inv);
+            out.push(judge_git(unit, inv, &args, world, home, &calls));
         } else if maybe_dashed(inv) {
             // git's dashed programs (`/usr/lib/git-core/git-add`, `"$(git --exec-path)"/git-commit`)
             // as command-effects resolves them: `git <sub> ...`.

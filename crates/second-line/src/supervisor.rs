@@ -222,6 +222,12 @@ impl Supervisor<'_> {
         };
         let by_name = by_name && matches!(real.as_path(), p if p == program);
         let name = if by_name { base(&program) } else { base(&real) };
+        // git runs `git-<sub>` as `git <sub>` whatever its file is called (`exec -a git-push
+        // git o`, `ld.so --argv0 git-push`): judged as git reads it (issue 41).
+        let argv = match name == "git" {
+            true => command_effects::argv0::git_argv(argv),
+            false => argv,
+        };
         // A read (`git status`): no environment, no cwd, no rules.
         if all_allow_from_argv(&self.judges, name, &argv) {
             return Ok(None);

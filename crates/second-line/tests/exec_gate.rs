@@ -35,6 +35,16 @@ except PermissionError as e:
     print("send-pack", sys.argv[1], "refused", e.errno)
 "#;
 
+/// The same push with git told it is `git-push` (its `argv[0]`): git runs `push` (issue 41).
+const ARGV0: &str = r#"
+import shutil, subprocess, sys
+try:
+    r = subprocess.run([sys.argv[1], "-q"] + sys.argv[2:], executable=shutil.which("git"))
+    print(sys.argv[1], "exit", r.returncode)
+except PermissionError as e:
+    print(sys.argv[1], "refused", e.errno)
+"#;
+
 #[test]
 fn a_script_pushing_to_a_protected_branch_is_refused_with_g4_and_nothing_lands() {
     let Some(mut w) = root_world("g4") else {
@@ -67,6 +77,15 @@ fn a_script_pushing_to_a_protected_branch_is_refused_with_g4_and_nothing_lands()
     );
     assert_eq!(r["cwd"], project.display().to_string().as_str());
     assert_eq!(r["disposition"]["label"], "halt");
+
+    // git under another name runs the subcommand its name carries; a read so named still runs.
+    w.write("argv0.py", ARGV0);
+    w.ran("python3", &["argv0.py", "git-push", "origin", "main"])
+        .prints(&["git-push refused 1"])
+        .says(&["agent-guards: refused git push -q origin main (G4"]);
+    assert!(origin.git(&["for-each-ref"]).is_empty(), "nothing landed");
+    w.ran("python3", &["argv0.py", "git-log", "-1"])
+        .prints(&["git-log exit 0"]);
 
     // The look-alike: a branch the rules leave open.
     w.ran("python3", &["deploy.py", "feature"])
