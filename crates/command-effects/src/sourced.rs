@@ -8,8 +8,8 @@ use shell_syntax::view::{CommandView, Invocation, RedirSource};
 
 /// Most files put in place in one command.
 const MAX_FILES: usize = 4;
-/// Largest file put in place.
-const MAX_BYTES: usize = 256 * 1024;
+/// Largest file put in place: the one script bound (`scripts::MAX_SCRIPT_BYTES`).
+const MAX_BYTES: usize = crate::scripts::MAX_SCRIPT_BYTES as usize;
 
 /// One file to put in place.
 struct Edit {

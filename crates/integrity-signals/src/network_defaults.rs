@@ -95,27 +95,20 @@ pub fn default_hosts(root: &Path) -> Vec<String> {
     hosts
 }
 
-/// `url` and `pushurl` values of `[remote "..."]` sections.
+/// `url` and `pushurl` values of `[remote "..."]` sections, read as git reads the file (one
+/// reader for the workspace: command-effects' `git_config_files::entries`). Text git would
+/// refuse names no remote.
 pub fn remote_urls(config: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut in_remote = false;
-    for line in config.lines() {
-        let l = line.trim();
-        if l.starts_with('[') {
-            in_remote = l.starts_with("[remote ");
-            continue;
-        }
-        if !in_remote {
-            continue;
-        }
-        let Some((k, v)) = l.split_once('=') else {
-            continue;
-        };
-        if matches!(k.trim().to_ascii_lowercase().as_str(), "url" | "pushurl") {
-            out.push(v.trim().trim_matches('"').to_string());
-        }
-    }
-    out
+    let entries = command_effects::git_config_files::entries(config).unwrap_or_default();
+    entries
+        .into_iter()
+        .filter(|(k, _)| {
+            let remote_key = k.strip_prefix("remote.").and_then(|r| r.rsplit_once('.'));
+            remote_key
+                .is_some_and(|(name, key)| !name.is_empty() && matches!(key, "url" | "pushurl"))
+        })
+        .map(|(_, v)| v)
+        .collect()
 }
 
 pub use command_effects::network::host_of_git_url;
@@ -144,6 +137,23 @@ mod tests {
         ] {
             assert_eq!(host_of_git_url(url).as_deref(), host, "{url}");
         }
+    }
+
+    #[test]
+    fn remote_urls_are_read_as_git_reads_them() {
+        // Checked with `git config --get-all remote.origin.url` and `git config -f`.
+        let text = "[remote \"origin\"]\n\tURL = \"https://github.com/Quoted/x.git\" # c\n\
+                    [Remote \"origin\"]\n\turl = https://github.com/Second/y.git\n\
+                    [remote \"up\"]\n\tpushurl = https://git.example.org/a \\\n/b\n\
+                    [core]\n\turl = https://not.a.remote/x\n";
+        assert_eq!(
+            remote_urls(text),
+            [
+                "https://github.com/Quoted/x.git",
+                "https://github.com/Second/y.git",
+                "https://git.example.org/a /b"
+            ]
+        );
     }
 
     #[test]

@@ -359,8 +359,8 @@ impl Call<'_> {
                 codes::M3_PAST_BOUND,
                 safety_kernel::feedback::reason(
                     codes::M3_PAST_BOUND,
-                    &format!("`{path}` is more scripts deep than are read, so whether it launches the maintainer-only tier is unknown"),
-                    "Run the innermost script directly, or shorten the chain of scripts.",
+                    &format!("`{path}` is past what is read (more than {} scripts deep, or over {} KiB), so whether it launches the maintainer-only tier is unknown", command_effects::scripts::MAX_SCRIPT_DEPTH, command_effects::scripts::MAX_SCRIPT_BYTES / 1024),
+                    "Run the innermost script directly, or split a script that large.",
                 ),
             );
             f.evidence["past_bound"] = json!(past_bound);

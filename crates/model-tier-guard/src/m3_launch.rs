@@ -331,9 +331,16 @@ impl<'a> ScriptPlaces<'a> {
     }
 }
 
-/// A script's text, bounded ([`MAX_SCRIPT_BYTES`]).
+/// A script's text, whole: `None` past [`MAX_SCRIPT_BYTES`] (never read in part: the rest would
+/// be unseen; [`past_the_read_bound`] says so).
 fn read_script(path: &Path) -> Option<String> {
-    read_prefix(path, MAX_SCRIPT_BYTES)
+    read_prefix(path, MAX_SCRIPT_BYTES + 1).filter(|t| t.len() as u64 <= MAX_SCRIPT_BYTES)
+}
+
+/// Whether the script at `path` is larger than [`MAX_SCRIPT_BYTES`] (what it launches is
+/// unknown: M3.past-bound).
+fn past_the_read_bound(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > MAX_SCRIPT_BYTES)
 }
 
 /// `command` with the files it `source`s in place (command-effects: what the command wrote
@@ -346,10 +353,9 @@ pub fn with_sourced(command: &str, at: ScriptPlaces) -> String {
         .unwrap_or_else(|| command.to_string())
 }
 
-/// How deep scripts run by path are followed.
-use command_effects::scripts::MAX_SCRIPT_DEPTH;
-/// Largest script read from disk.
-const MAX_SCRIPT_BYTES: u64 = 256 * 1024;
+/// How deep scripts run by path are followed, and the largest script read (one `Limits` for
+/// every guard: command-effects' `scripts`).
+use command_effects::scripts::{MAX_SCRIPT_BYTES, MAX_SCRIPT_DEPTH};
 
 /// The launches inside the scripts a command runs by path (`bash s.sh`, `./run.sh`, `source
 /// x.sh`), read through command-effects: a script the command wrote first holds what it
@@ -379,7 +385,13 @@ fn scripts_at_depth(
 ) {
     let cx = at.dirs();
     for s in command_effects::scripts::scripts_run(command, &at.reading(&cx)) {
-        let (Some((full, dir)), Some(text)) = (&s.at, &s.text) else {
+        let Some((full, dir)) = &s.at else {
+            continue;
+        };
+        let Some(text) = &s.text else {
+            if past_the_read_bound(full) {
+                past_bound.push(full.display().to_string());
+            }
             continue;
         };
         if depth > MAX_SCRIPT_DEPTH {
@@ -707,6 +719,19 @@ mod tests {
         let text = with_sourced("source ./env.sh && claude -p x", at);
         let got = models_of(requested_models(&text, Some(&proj), &none, &env));
         assert_eq!(got, vec![fable()]);
+        // A script larger than the read bound is past it, never read in part (issue 44: a
+        // 256 KiB limit here read the start of a larger one and dropped the launch at its end).
+        let mut big = "# padding\n".repeat((MAX_SCRIPT_BYTES / 10) as usize + 1);
+        big.push_str("claude --model fable -p x\n");
+        std::fs::write(proj.join("big.sh"), &big).unwrap();
+        let (found, past) = requested_in_scripts("bash big.sh", at, &none, &env);
+        assert!(found.is_empty());
+        assert_eq!(past, [proj.join("big.sh").display().to_string()]);
+        // One just under the bound is read whole.
+        let small = &big[big.len() - MAX_SCRIPT_BYTES as usize..];
+        std::fs::write(proj.join("small.sh"), small).unwrap();
+        let (found, past) = requested_in_scripts("bash small.sh", at, &none, &env);
+        assert_eq!((models_of(found), past.len()), (vec![fable()], 0));
     }
 
     #[test]

@@ -44,26 +44,16 @@ pub fn repo_git_config(dir: &Path) -> Option<String> {
     None
 }
 
+/// The owner of `remote.origin.url` in a config file's text, read as git reads it (one reader
+/// for the workspace: command-effects' `git_config_files::entries`; sections, quotes,
+/// continuation lines and key case included). Text git would refuse has no owner.
 fn owner_in_config(config: &str) -> Option<String> {
-    let mut in_origin = false;
-    for line in config.lines() {
-        let l = line.trim();
-        if l.starts_with('[') {
-            in_origin = l.replace(' ', "") == "[remote\"origin\"]";
-            continue;
-        }
-        if in_origin {
-            if let Some((k, v)) = l.split_once('=') {
-                if k.trim() == "url" {
-                    return match owner_of_git_url(v.trim()) {
-                        RemoteOwner::Owner(o) => Some(o),
-                        _ => None,
-                    };
-                }
-            }
-        }
+    let entries = command_effects::git_config_files::entries(config)?;
+    let (_, url) = entries.iter().find(|(k, _)| k == "remote.origin.url")?;
+    match owner_of_git_url(url) {
+        RemoteOwner::Owner(o) => Some(o),
+        _ => None,
     }
-    None
 }
 
 #[cfg(test)]
@@ -86,5 +76,19 @@ mod tests {
         );
         let none = tempfile::tempdir().unwrap();
         assert_eq!(origin_owner(none.path()), None);
+    }
+
+    #[test]
+    fn the_origin_is_read_as_git_reads_it() {
+        // `git remote get-url origin` on this text prints the quoted URL (its comment dropped);
+        // a line scanner read `"https://github.com/Quoted/x.git" # a comment` and found no owner.
+        let text = "[remote \"origin\"]\n\tURL = \"https://github.com/Quoted/x.git\" # a comment\n\
+                    [Remote \"origin\"]\n\turl = https://github.com/Second/y.git\n";
+        assert_eq!(owner_in_config(text).as_deref(), Some("Quoted"));
+        // `[remote "ORIGIN"]` is another remote (subsections keep their case).
+        let other = "[remote \"ORIGIN\"]\n\turl = https://github.com/Upper/z.git\n";
+        assert_eq!(owner_in_config(other), None);
+        // Text git refuses (an entry before any section) names no owner.
+        assert_eq!(owner_in_config("url = https://github.com/a/b\n"), None);
     }
 }
