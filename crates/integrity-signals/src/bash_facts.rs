@@ -9,11 +9,12 @@
 //!
 //! The rules (I1 paths and network, I3 tamper) are pure functions over these facts.
 
-use crate::bash_programs::{classify, operands, value_of, INTERPRETERS};
+use crate::bash_programs::{classify, operands, value_of};
 use crate::paths;
 use command_effects::dirs;
 use command_effects::functions::Functions;
 use command_effects::{resolve, Run};
+use shell_syntax::view::is_interpreter;
 use shell_syntax::view::{AppliedRedirect, Invocation, InvocationKind, PipePos};
 use shell_syntax::{RedirOp, Word};
 use std::path::{Path, PathBuf};
@@ -532,7 +533,7 @@ fn invocation(
     for words in &readings {
         path_uses(&ctx, words, facts);
     }
-    if INTERPRETERS.contains(&program.as_str()) {
+    if is_interpreter(&program) {
         inline_scripts(&program, &words, inv, facts);
     }
     Some(Seen { program, words })
@@ -627,7 +628,7 @@ fn redirect(ctx: &Ctx, r: &AppliedRedirect, facts: &mut BashFacts) {
         }
         RedirOp::In => Access::Read,
         RedirOp::Heredoc | RedirOp::HeredocStrip | RedirOp::HereString => {
-            if INTERPRETERS.contains(&ctx.program.as_str()) {
+            if is_interpreter(&ctx.program) {
                 let text = match &r.heredoc {
                     Some(h) => shell_syntax::printer::word(&h.body),
                     None => shell_syntax::printer::word(&r.target.word),
@@ -699,16 +700,7 @@ fn inline_scripts(
     inv: &Invocation,
     facts: &mut BashFacts,
 ) {
-    let flags: &[&str] = match program {
-        "python" | "python2" | "python3" | "pypy" | "pypy3" => &["-c"],
-        "node" | "nodejs" | "bun" | "deno" => &["-e", "--eval", "-p", "--print", "eval"],
-        "perl" => &["-e", "-E"],
-        "ruby" => &["-e"],
-        "php" => &["-r"],
-        "lua" => &["-e"],
-        "rscript" => &["-e"],
-        _ => &[],
-    };
+    let flags: &[&str] = shell_syntax::view::interpreter(program).map_or(&[], |i| i.code_options);
     for (i, w) in words.iter().enumerate() {
         let Some((t, _)) = w else { continue };
         // `-c` clustered with other flags (`python3 -Sc '...'`, `perl -pie '...'`).

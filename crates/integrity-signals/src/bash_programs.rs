@@ -67,11 +67,6 @@ const NO_PATHS: &[&str] = &[
 /// Programs whose first operand is a pattern or filter unless one is given by option.
 const PATTERN_FIRST: &[&str] = &["grep", "egrep", "fgrep", "rg", "ag", "jq", "yq"];
 
-pub(crate) const INTERPRETERS: &[&str] = &[
-    "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "perl", "ruby", "php",
-    "bun", "deno", "lua", "rscript",
-];
-
 const DESTRUCTIVE: &[&str] = &[
     "rm", "rmdir", "unlink", "shred", "srm", "mv", "chmod", "chown", "chgrp",
 ];
@@ -178,7 +173,7 @@ pub(crate) fn classify(program: &str, words: &Words) -> Vec<(usize, Access)> {
             &["-e", "-f", "-m", "-A", "-B", "-C", "-n", "-c"],
             Access::Read,
         ),
-        p if INTERPRETERS.contains(&p) => all(
+        p if shell_syntax::view::is_interpreter(p) => all(
             words,
             &["-c", "-e", "-E", "-r", "--eval", "-p", "-m", "-M", "-I"],
             Access::Names,

@@ -108,10 +108,8 @@ pub fn runners_of(command: &str) -> Vec<Runner> {
             .filter_map(|a| a.value.as_deref().map(String::from))
             .collect();
         let is_script = name.contains("test") || name.contains("spec");
-        let interpreter = matches!(
-            name.as_str(),
-            "bash" | "sh" | "python" | "python3" | "node" | "ruby" | "perl" | "php"
-        );
+        let interpreter =
+            shell_syntax::view::is_shell(&name) || shell_syntax::view::is_interpreter(&name);
         let interpreted_test = interpreter
             && (args.first().is_some_and(|a| {
                 a.contains("test") || a == "-m" && args.get(1).is_some_and(|m| m.contains("test"))

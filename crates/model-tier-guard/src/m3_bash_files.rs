@@ -210,7 +210,7 @@ fn writes(inv: &Invocation, places: Places) -> Vec<(PathBuf, Vec<Option<PathBuf>
                 .filter_map(path_of)
                 .map(|p| (p, vec![])),
         ),
-        "python" | "python3" | "node" | "perl" | "ruby" | "deno" | "bun" => {
+        p if shell_syntax::view::is_interpreter(p) => {
             // A script that names a model file may write it; its text is what it writes.
             for a in args.iter().flatten() {
                 for piece in a.split(['\'', '"', '(', ')', ',', ' ']) {

@@ -143,27 +143,17 @@ fn folder_name(session: &Session) -> String {
 }
 
 /// Why the ledger in the session's folder is not the one this session opened, or `None`: it
-/// names another session's folder (copied in), or it carries no opening although the session is
-/// under way (`underway`: written before this session started, or rebuilt by hand). A ledger
-/// opened before the folder was named (an older release) is taken as this session's.
-fn not_this_sessions(
-    map: &Map<String, Value>,
-    session: &Session,
-    underway: bool,
-) -> Option<String> {
-    match map.get(OPENED_KEY) {
-        None if underway => Some(
-            "the session's ledger was not opened by this session's start (it predates the session or was replaced): taint cannot be ruled out; a new session opens its own".into(),
-        ),
-        None => None,
-        Some(opened) => {
-            let folder = opened.get("folder").and_then(Value::as_str)?;
-            let own = folder_name(session);
-            (folder != own).then(|| {
-                format!("the session's ledger was opened for another session ({folder:?}, this one is {own:?}): taint cannot be ruled out")
-            })
-        }
-    }
+/// names another session's folder (a clean ledger of an older session copied over this one's).
+/// A ledger with no opening is taken as this session's: hooks of a harness (or an install)
+/// without SessionStart write it too, and refusing them all would be a false refusal; a forged
+/// opening is the agent's to write anyway while the ledger is its user's (the system install,
+/// issue 40, moves it out of reach).
+fn not_this_sessions(map: &Map<String, Value>, session: &Session) -> Option<String> {
+    let folder = map.get(OPENED_KEY)?.get("folder").and_then(Value::as_str)?;
+    let own = folder_name(session);
+    (folder != own).then(|| {
+        format!("the session's ledger was opened for another session ({folder:?}, this one is {own:?}): taint cannot be ruled out")
+    })
 }
 
 fn record_in_ledger(
@@ -262,9 +252,7 @@ pub fn state_lost(session: &Session, transcript: Option<&Path>) -> Option<String
     let underway = || transcript.map_or(0, completed_calls) > 0;
     if std::fs::symlink_metadata(session.ledger().path()).is_ok() {
         return match session.ledger().read() {
-            Ok(map) => {
-                not_this_sessions(&map, session, map.get(OPENED_KEY).is_none() && underway())
-            }
+            Ok(map) => not_this_sessions(&map, session),
             Err(e) => Some(format!(
                 "the session ledger could not be read ({e}): taint cannot be ruled out"
             )),
@@ -470,14 +458,10 @@ mod tests {
         std::fs::copy(other.ledger().path(), s.ledger().path()).unwrap();
         let why = cannot_rule_out(&s, Some(&t), &policy).unwrap();
         assert!(why.contains("another session"), "{why}");
-        // A ledger with no opening at all, in a session under way: written before the session
-        // started (or by hand).
+        // A ledger with no opening (a harness or an install without SessionStart) is this
+        // session's: not refused for that alone.
         std::fs::write(s.ledger().path(), br#"{"main_model": "x"}"#).unwrap();
-        let why = cannot_rule_out(&s, Some(&t), &policy).unwrap();
-        assert!(why.contains("not opened by this session"), "{why}");
-        // ... but before any call completed (a harness with no SessionStart, the first hook) it
-        // is not refused for that alone.
-        assert_eq!(cannot_rule_out(&s, None, &policy), None);
+        assert_eq!(cannot_rule_out(&s, Some(&t), &policy), None);
         // An opening from an older release (no folder named) is taken as this session's.
         std::fs::write(s.ledger().path(), br#"{"session_opened": {"time": "t"}}"#).unwrap();
         assert_eq!(cannot_rule_out(&s, Some(&t), &policy), None);

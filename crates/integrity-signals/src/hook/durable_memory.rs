@@ -54,14 +54,11 @@ pub(super) fn durable_memory_write(
 /// script that names a file may write it. Only consulted for durable memory in a tainted
 /// session, where refusing a script that only reads such a file costs little.
 fn interpreter_named_paths(command: &str, cwd: Option<&Path>) -> Vec<PathBuf> {
-    const INTERPRETERS: &[&str] = &[
-        "python", "python3", "python2", "node", "perl", "ruby", "deno", "bun", "php", "lua",
-    ];
     let parsed = shell_syntax::parse(command);
     let view = shell_syntax::commands(&parsed);
     let mut out = Vec::new();
     for inv in &view.invocations {
-        if !inv.name().is_some_and(|n| INTERPRETERS.contains(&n)) {
+        if !inv.name().is_some_and(shell_syntax::view::is_interpreter) {
             continue;
         }
         for arg in inv.args.iter().filter_map(|a| a.value.as_deref()) {

@@ -11,12 +11,14 @@
 //! tree's [`Word`]s, which are `Copy` (a slice of parts in the arena), and nested scripts are
 //! parsed into the same arena ([`Parsed`] owns it), so their invocations borrow it too.
 
+mod interpreters;
 mod invocation;
 mod nested;
 mod scope;
 mod types;
 mod wrappers;
 
+pub use interpreters::{interpreter, is_interpreter, Interpreter, INTERPRETERS};
 pub use types::*;
 pub use wrappers::{is_shell, normalise_program, unwrap, Unwrapped};
 

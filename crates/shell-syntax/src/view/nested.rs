@@ -535,17 +535,12 @@ fn screen_command<'a>(args: &[Arg<'a>]) -> Option<Vec<Arg<'a>>> {
 }
 
 /// The code an interpreter runs from its command line (`python3 -c CODE`, `perl -e CODE`,
-/// `ruby -e`, `node -e`), static parts only.
+/// `node --eval CODE`: the table in [`super::interpreters`]), static parts only.
 fn interpreter_code(name: &str, args: &[Arg<'_>]) -> Option<String> {
-    let flag = match name {
-        "python" | "python2" | "python3" => "-c",
-        "perl" | "ruby" | "node" | "nodejs" => "-e",
-        _ => return None,
-    };
+    let options = super::interpreter(name)?.code_options;
     let mut code = String::new();
     for (i, a) in args.iter().enumerate() {
-        let v = a.value.as_deref();
-        if v == Some(flag) || (flag == "-e" && v == Some("-E")) || v == Some("--eval") {
+        if a.value.as_deref().is_some_and(|v| options.contains(&v)) {
             if let Some(c) = args.get(i + 1) {
                 code.push_str(&c.value.clone().map(String::from).unwrap_or_default());
                 code.push('\n');
@@ -602,14 +597,8 @@ pub(super) fn runs_scripts(name: &str) -> bool {
                 | "."
                 | "at"
                 | "batch"
-                | "python"
-                | "python2"
-                | "python3"
-                | "perl"
-                | "ruby"
-                | "node"
-                | "nodejs"
         )
+        || super::is_interpreter(name)
 }
 
 impl<'a> Walker<'a, '_> {
