@@ -39,7 +39,7 @@ fn io_err(path: &Path, e: std::io::Error) -> String {
 
 /// Runs `<binary> --selftest` with its state kept in a scratch dir; passes on exit 0 and a JSON
 /// record whose status is "pass".
-pub fn selftest(binary: &Path, scratch: &Path) -> Result<()> {
+pub fn selftest(binary: &Path, scratch: &Path) -> Result<serde_json::Value> {
     let out = Command::new(binary)
         .arg("--selftest")
         .env("XDG_STATE_HOME", scratch.join("state"))
@@ -48,7 +48,7 @@ pub fn selftest(binary: &Path, scratch: &Path) -> Result<()> {
         .map_err(|e| io_err(binary, e))?;
     let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
     if out.status.success() && record["status"] == "pass" {
-        Ok(())
+        Ok(record)
     } else {
         Err(format!(
             "{} --selftest failed (exit {:?}): {}",
@@ -77,7 +77,10 @@ pub fn install(t: &Target) -> Result<Vec<String>> {
     // Self-tests run on the staged copies, also for a dry run: what would happen includes whether
     // containment works on this host.
     let backend = match stage_and_test(t, &staging) {
-        Ok(()) => containment_backend(&staging.join(SHELL_PREFIX_BINARY)),
+        Ok(said) => {
+            log.push(said);
+            containment_backend(&staging.join(SHELL_PREFIX_BINARY))
+        }
         Err(e) => {
             let _ = std::fs::remove_dir_all(&staging);
             return Err(format!("{e}; nothing was installed"));
@@ -213,12 +216,51 @@ pub fn uninstall(t: &Target) -> Result<Vec<String>> {
             shell_quote(state)
         ));
     }
+    let backups = backups_of(&t.settings);
+    if let Some((newest, older)) = backups.split_last() {
+        log.push(format!(
+            "  backups of {} ({}): the newest is {}",
+            t.settings.display(),
+            backups.len(),
+            shell_quote(newest)
+        ));
+        if !older.is_empty() {
+            let paths: Vec<String> = older.iter().map(|p| shell_quote(p)).collect();
+            log.push(format!(
+                "  the {} older backup(s), to remove them: rm {}",
+                older.len(),
+                paths.join(" ")
+            ));
+        }
+    }
     log.push(format!(
-        "  backups of {}: {}.agent-guards-backup-*",
-        t.settings.display(),
-        t.settings.display()
+        "  the PATH line, if you added it to ~/.bashrc or ~/.zshrc: export PATH=\"{}:$PATH\"",
+        bin_dir.display()
     ));
     Ok(log)
+}
+
+/// The backups [`write_settings`] left beside `settings`, oldest first (by their stamp, then
+/// their collision number).
+fn backups_of(settings: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (settings.parent(), settings.file_name()) else {
+        return Vec::new();
+    };
+    let prefix = format!("{}.agent-guards-backup-", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<((u64, u64), PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let file = e.file_name().to_string_lossy().into_owned();
+            let stamp = file.strip_prefix(&prefix)?;
+            let (secs, n) = stamp.split_once('-').unwrap_or((stamp, "1"));
+            Some(((secs.parse().ok()?, n.parse().ok()?), e.path()))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().map(|(_, p)| p).collect()
 }
 
 fn shell_quote(p: &Path) -> String {
@@ -252,7 +294,9 @@ fn containment_backend(binary: &Path) -> std::result::Result<String, String> {
     }
 }
 
-fn stage_and_test(t: &Target, staging: &Path) -> Result<()> {
+/// Stages the binaries and runs every `--selftest` on the staged copies; returns the line that
+/// says so (issue 46: the install ran them and said nothing).
+fn stage_and_test(t: &Target, staging: &Path) -> Result<String> {
     std::fs::create_dir_all(staging).map_err(|e| io_err(staging, e))?;
     for name in installed_names() {
         let src = t.from.join(name);
@@ -262,8 +306,15 @@ fn stage_and_test(t: &Target, staging: &Path) -> Result<()> {
             .map_err(|e| io_err(&dst, e))?;
     }
     let scratch = staging.join(".selftest");
+    let mut cases = 0;
     for name in BINARIES {
-        selftest(&staging.join(name), &scratch)?;
+        let record = selftest(&staging.join(name), &scratch)?;
+        // The replayed records count fixture files as `cases`; egress-audit's own contract
+        // record counts `fixture_case_count`.
+        cases += record["cases"]
+            .as_u64()
+            .or_else(|| record["fixture_case_count"].as_u64())
+            .unwrap_or(0);
     }
     let _ = std::fs::remove_dir_all(&scratch);
     // The admin binary has no fixtures to replay; it must at least run.
@@ -272,7 +323,10 @@ fn stage_and_test(t: &Target, staging: &Path) -> Result<()> {
         Command::new(&admin).arg("--version"),
         std::time::Duration::from_secs(5),
     ) {
-        Some((0, _)) => Ok(()),
+        Some((0, _)) => Ok(format!(
+            "self-test passed: each of the {} hook binaries replayed its embedded fixtures on the staged copy ({cases} fixtures in all)",
+            BINARIES.len()
+        )),
         _ => Err(format!("{} --version failed", admin.display())),
     }
 }

@@ -17,7 +17,8 @@ usage:
   agent-guards install   [--from DIR] [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
   agent-guards uninstall [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
   agent-guards report    [--prefix DIR] [--settings FILE | --project DIR] [--json]
-  agent-guards explain   '<command>' [--live]   why gh-write-guard allows or denies a command
+  agent-guards explain   '<command>' [--cwd DIR] [--live] [--json]
+                         why gh-write-guard allows or denies a command
   agent-guards plugin    --out DIR [--from DIR]   write a Claude Code plugin folder (hooks, bin/)
   agent-guards --help | --version
 
@@ -25,16 +26,25 @@ usage:
   --prefix DIR    install prefix (default ~/.local/share/agent-guards; binaries in DIR/bin)
   --settings FILE the Claude Code settings file (default ~/.claude/settings.json)
   --project DIR   use DIR/.claude/settings.json
-  --dry-run       print the change, write nothing";
+  --dry-run       print the change, write nothing
+  --json          report: the same as JSON; explain: the facts as JSON
+  --cwd DIR       explain: judge the command as run in DIR (default: the current folder)
+  --live          explain: fetch the branch rules from GitHub (default: offline)
+
+  report exits 1 when the config has problems (each is listed), 0 otherwise.";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match run(&args) {
         Ok(lines) => {
-            for l in lines {
+            for l in &lines {
                 println!("{l}");
             }
-            0
+            // `report` with problems in the config: said above, and the exit says it too.
+            match args.first().map(String::as_str) {
+                Some("report") if REPORTED_PROBLEMS.load(std::sync::atomic::Ordering::Relaxed) => 1,
+                _ => 0,
+            }
         }
         Err(e) => {
             eprintln!("agent-guards: {e}");
@@ -43,6 +53,9 @@ fn main() {
     };
     std::process::exit(code);
 }
+
+/// Set by `report` when the config it read has problems (the exit code is 1 then).
+static REPORTED_PROBLEMS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn run(args: &[String]) -> Result<Vec<String>, String> {
     let Some(cmd) = args.first() else {
@@ -124,6 +137,10 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
                 state_dir: target.state_dir.clone(),
                 config: target.config.clone(),
             });
+            let problems = r["config"]["problems"]
+                .as_array()
+                .is_some_and(|p| !p.is_empty());
+            REPORTED_PROBLEMS.store(problems, std::sync::atomic::Ordering::Relaxed);
             Ok(if as_json {
                 vec![serde_json::to_string_pretty(&r).unwrap_or_default()]
             } else {

@@ -24,7 +24,10 @@ fn backend_works() -> bool {
 #[test]
 fn agent_commands_run_in_the_session_group_and_leftovers_are_stopped_at_session_end() {
     if !backend_works() {
-        eprintln!("SKIPPED: no containment backend on this host (tool-containment --report)");
+        hook_replay::skip::cannot_run(
+            "e2e_containment",
+            "no containment backend on this host (tool-containment --report)",
+        );
         return;
     }
     let before = processes_running(SLEEP);

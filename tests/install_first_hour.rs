@@ -38,6 +38,18 @@ fn ok(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The output of a run that exited 1 (`report` with problems in the config says them, and fails).
+fn with_problems(out: &Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "report with config problems exits 1\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Creates `dir/rel` (and its parents); returns it.
 fn made(dir: &Path, rel: &str) -> PathBuf {
     let p = dir.join(rel);
@@ -100,7 +112,13 @@ fn install_then_uninstall_gives_a_hand_written_file_back_through_a_symlink_with_
     let link = h.join(".claude/settings.json");
     std::os::unix::fs::symlink(&real, &link).unwrap();
 
-    install_from_build(h);
+    let said = install_from_build(h);
+    assert!(
+        said.contains(
+            "self-test passed: each of the 6 hook binaries replayed its embedded fixtures"
+        ),
+        "the install says its self-tests ran:\n{said}"
+    );
     assert!(
         std::fs::symlink_metadata(&link)
             .unwrap()
@@ -136,6 +154,19 @@ fn install_then_uninstall_gives_a_hand_written_file_back_through_a_symlink_with_
     ));
     assert!(
         out.contains("removed the hooks of agent-guards from"),
+        "{out}"
+    );
+    // Each backup by name (the install's and the uninstall's own), the newest kept, the older
+    // ones with the command that removes them; and the PATH line the install asked for.
+    let made = backups(&h.join(".claude"));
+    assert_eq!(made.len(), 2, "{made:?}");
+    assert!(out.contains("(2): the newest is"), "{out}");
+    assert!(
+        out.contains("the 1 older backup(s), to remove them: rm "),
+        "{out}"
+    );
+    assert!(
+        out.contains("the PATH line, if you added it to ~/.bashrc or ~/.zshrc: export PATH="),
         "{out}"
     );
     assert_eq!(
@@ -205,7 +236,7 @@ fn the_installed_admin_binary_reports_every_config_problem_from_outside_the_clon
         "egres_mode = \"report\"\nprimary_checkout = \"alow\"\ntasks_max = 3\n",
     )
     .unwrap();
-    let report = ok(&run(
+    let report = with_problems(&run(
         &installed_admin(h),
         &["report"],
         h,
@@ -221,7 +252,7 @@ fn the_installed_admin_binary_reports_every_config_problem_from_outside_the_clon
         assert!(report.contains(want), "{want:?} not in\n{report}");
     }
     std::fs::write(&config, "mode = \"observe\"\nmemory_max = [\n").unwrap();
-    let report = ok(&run(
+    let report = with_problems(&run(
         &installed_admin(h),
         &["report"],
         h,
@@ -229,7 +260,7 @@ fn the_installed_admin_binary_reports_every_config_problem_from_outside_the_clon
         "/usr/bin:/bin",
     ));
     assert!(report.contains("line 2: invalid TOML"), "{report}");
-    let json: serde_json::Value = serde_json::from_str(&ok(&run(
+    let json: serde_json::Value = serde_json::from_str(&with_problems(&run(
         &installed_admin(h),
         &["report", "--json"],
         h,

@@ -68,7 +68,7 @@ fn layer_dir(cmd: &str, root: &Path) -> Option<PathBuf> {
 #[test]
 fn directories_match_real_bash() {
     if Command::new("bash").arg("-c").arg("true").output().is_err() {
-        eprintln!("bash not found: skipped");
+        hook_replay::skip::cannot_run("dirs_bash", "bash not found");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -26,7 +26,7 @@ fn subtree_dir() -> Option<PathBuf> {
 #[test]
 fn a_subtree_push_goes_to_the_branch_git_subtree_names() {
     let Some(dir) = subtree_dir() else {
-        eprintln!("skipped: no git-subtree on this host");
+        hook_replay::skip::cannot_run("subtree_real_git", "no git-subtree on this host");
         return;
     };
     let tmp = tempfile::tempdir().unwrap();

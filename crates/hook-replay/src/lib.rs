@@ -13,6 +13,7 @@
 //! * [`git`] (feature `test-support`) runs the real git on temp repositories, isolated from the
 //!   machine's git config;
 //! * [`loopback`] (feature `test-support`) is the accept loop of the tests' loopback servers;
+//! * [`skip`] (feature `test-support`) says a check this host cannot run (a failure under CI);
 //! * [`adversarial`] (feature `test-support`) scores an adversarial set against a floor and a
 //!   list of known misses that can only shrink.
 
@@ -37,6 +38,8 @@ pub mod git_http;
 pub mod loopback;
 #[cfg(feature = "test-support")]
 pub mod sandbox;
+#[cfg(feature = "test-support")]
+pub mod skip;
 
 /// Replays `fixtures` (`(relative name, JSON text)`) with `check`; returns the record and whether
 /// every case passed (an empty fixture set is a failure: nothing was proven).

@@ -10,9 +10,11 @@ records taint at the source (K5)
 
 usage:
   model-tier-guard               hook mode: one payload on stdin. Register for
-                                 PreToolUse Agent|Task, Bash, Write|Edit; PreModelSwitch;
-                                 UserPromptSubmit; SessionStart; PostModelSwitch;
-                                 PostToolUse Agent|Task|WebFetch|WebSearch|Bash|mcp__.*
+                                 PreToolUse Agent|Task, Bash, Write|Edit, Skill|SlashCommand;
+                                 PreModelSwitch; UserPromptSubmit; SessionStart;
+                                 PostModelSwitch; PostToolUse (taint sources:
+                                 Agent|Task|WebFetch|WebSearch|Bash|mcp__.*|
+                                 ListMcpResourcesTool|ReadMcpResourceTool)
   model-tier-guard --selftest    replay the embedded fixtures (exit 0 pass, 1 fail)
   model-tier-guard --help | --version
 

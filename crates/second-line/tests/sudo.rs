@@ -22,12 +22,13 @@ fn have(program: &str) -> bool {
 /// Root, with `setpriv` and `sudo` present; otherwise says why the test is skipped.
 fn can_run(with_sudo: bool) -> bool {
     if !is_root() {
-        eprintln!("SKIPPED: needs root (to run as root and to become nobody)");
+        hook_replay::skip::cannot_run("sudo", "needs root (to run as root and to become nobody)");
         return false;
     }
     for p in ["setpriv"].iter().chain(with_sudo.then_some(&"sudo")) {
         if !have(p) {
-            eprintln!("SKIPPED: `{p}` is not installed here (CI installs it: .ci/run)");
+            let why = format!("`{p}` is not installed here (CI installs it: .ci/run)");
+            hook_replay::skip::cannot_run("sudo", &why);
             return false;
         }
     }

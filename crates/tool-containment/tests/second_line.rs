@@ -12,8 +12,13 @@ use hook_replay::git::Origin;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Root (the second line's layers need it here); otherwise the check is said not to run.
 fn root() -> bool {
-    nix::unistd::geteuid().is_root()
+    let root = nix::unistd::geteuid().is_root();
+    if !root {
+        hook_replay::skip::cannot_run("tool-containment second_line", "needs root");
+    }
+    root
 }
 
 const HIDDEN: &str = r#"
@@ -39,7 +44,6 @@ for p in [os.path.expanduser("~/.claude/settings.json"), ".claude/settings.local
 #[test]
 fn hidden_push_launch_and_registration_write_are_refused_with_g4_m3_and_i3() {
     if !root() {
-        eprintln!("skipped: needs root");
         return;
     }
     let server = TestServer::protecting_main().unwrap();

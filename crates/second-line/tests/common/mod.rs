@@ -20,7 +20,10 @@ pub fn is_root() -> bool {
 /// elsewhere `None`, with a line saying the test is skipped.
 pub fn root_world(name: &str) -> Option<World> {
     if !is_root() {
-        eprintln!("skipped: needs root (mount namespace, seccomp without no_new_privs)");
+        hook_replay::skip::cannot_run(
+            name,
+            "needs root (mount namespace, seccomp without no_new_privs)",
+        );
         return None;
     }
     Some(World::new(name))
