@@ -80,5 +80,12 @@ fn selftest() -> i32 {
     let passed = replayed && case_count.get() > 0;
     record["case_count"] = serde_json::json!(case_count.get());
     record["status"] = serde_json::json!(if passed { "pass" } else { "fail" });
+    // The two counts in words (issue 46: `"case_count":302,"cases":11` said nothing).
+    record["summary"] = serde_json::json!(format!(
+        "{} of {} fixture files passed ({} cases in them)",
+        record["passed"],
+        record["cases"],
+        case_count.get()
+    ));
     hook_replay::print_selftest((record, passed))
 }
