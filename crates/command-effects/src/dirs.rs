@@ -40,20 +40,34 @@ pub fn tilde_home(inv: &Invocation<'_>, hook_home: Option<&Path>) -> Option<Path
 }
 
 /// Joins `path` onto `base` the way `cd` does (absolute replaces), normalising `.` and `..`
-/// lexically.
+/// lexically ([`normalise`]).
 pub fn join(base: &Path, path: &str) -> PathBuf {
-    let mut out = if path.starts_with('/') {
-        PathBuf::from("/")
-    } else {
-        base.to_path_buf()
-    };
-    for c in Path::new(path).components() {
+    match path.starts_with('/') {
+        true => normalise(Path::new(path)),
+        false => normalise(&base.join(path)),
+    }
+}
+
+/// `path` with `.` removed and `..` resolved lexically (no file system access: a hook judges a
+/// call before it runs, and the path may not exist yet); a `..` above the root stays at the
+/// root, one above a relative path's start is kept. The one normaliser of the workspace.
+pub fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    let mut depth = 0usize; // normal components in `out` that a `..` can take back
+    for c in path.components() {
         match c {
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-            Component::ParentDir => {
+            Component::CurDir => {}
+            Component::ParentDir if depth > 0 => {
                 out.pop();
+                depth -= 1;
             }
-            Component::Normal(n) => out.push(n),
+            Component::ParentDir if path.is_absolute() => {}
+            Component::ParentDir => out.push(".."),
+            Component::Normal(n) => {
+                out.push(n);
+                depth += 1;
+            }
+            other => out.push(other.as_os_str()),
         }
     }
     out

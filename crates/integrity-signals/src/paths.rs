@@ -6,22 +6,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-/// Removes `.` and resolves `..` lexically; a `..` above the root stays at the root.
-pub fn normalise(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() && !path.is_absolute() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
+/// Removes `.` and resolves `..` lexically: command-effects' one normaliser.
+pub use command_effects::dirs::normalise;
 
 /// `text` as an absolute normalised path: `~` and `~/...` use `home`, a relative path is joined to
 /// `base`. `None` when it cannot be made absolute (no base, no home).
@@ -149,6 +135,9 @@ mod tests {
         assert_eq!(normalise(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
         assert_eq!(normalise(Path::new("/../x")), PathBuf::from("/x"));
         assert_eq!(normalise(Path::new("a/../../b")), PathBuf::from("../b"));
+        // A `..` after one kept stays (it was dropped: `../..` read as the start).
+        assert_eq!(normalise(Path::new("../../b")), PathBuf::from("../../b"));
+        assert_eq!(normalise(Path::new("./a/./b/..")), PathBuf::from("a"));
     }
 
     #[test]
