@@ -323,17 +323,26 @@ pub fn render(r: &Value) -> Vec<String> {
         r["settings"]["path"].as_str().unwrap_or("?"),
         r["settings"]["status"].as_str().unwrap_or("?")
     ));
-    for reg in r["settings"]["registrations"]
+    // Columns as wide as their widest cell (issue 46: fixed widths broke on `PostToolUseFailure`
+    // and the taint sources' matcher).
+    let rows: Vec<[&str; 4]> = r["settings"]["registrations"]
         .as_array()
         .into_iter()
         .flatten()
-    {
+        .map(|reg| {
+            [
+                reg["event"].as_str().unwrap_or("?"),
+                reg["matcher"].as_str().unwrap_or("*"),
+                reg["binary"].as_str().unwrap_or("?"),
+                reg["state"].as_str().unwrap_or("?"),
+            ]
+        })
+        .collect();
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let (we, wm, wb) = (width(0), width(1), width(2));
+    for [event, matcher, binary, state] in &rows {
         out.push(format!(
-            "  {:<12} {:<14} {:<20} {}",
-            reg["event"].as_str().unwrap_or("?"),
-            reg["matcher"].as_str().unwrap_or("*"),
-            reg["binary"].as_str().unwrap_or("?"),
-            reg["state"].as_str().unwrap_or("?")
+            "  {event:<we$} {matcher:<wm$} {binary:<wb$} {state}"
         ));
     }
     out.push(format!(
@@ -394,5 +403,20 @@ second line: exec gate (seccomp user notification): off (turned off by the maint
             "turned off by the maintainer (AGENT_GUARDS_SECOND_LINE=off)"
         );
         assert!(second_line_layers(&json!({"error": "not installed"})).is_empty());
+    }
+
+    #[test]
+    fn registration_columns_are_as_wide_as_their_widest_cell() {
+        let r = json!({"settings": {"path": "s", "status": "ok", "registrations": [
+            {"event": "Stop", "matcher": null, "binary": "egress-audit", "state": "registered"},
+            {"event": "PostToolUseFailure", "matcher": "Agent|Task|WebFetch", "binary": "integrity-signals", "state": "registered"},
+        ]}});
+        let lines = render(&r);
+        let rows: Vec<&String> = lines.iter().filter(|l| l.ends_with("registered")).collect();
+        assert_eq!(rows.len(), 2, "{lines:?}");
+        // The states start in one column, past the longest event, matcher and binary.
+        let at: Vec<usize> = rows.iter().map(|l| l.find("registered").unwrap()).collect();
+        assert_eq!(at[0], at[1], "{rows:?}");
+        assert!(rows[1].contains("PostToolUseFailure Agent|Task|WebFetch integrity-signals"));
     }
 }

@@ -44,6 +44,19 @@ fn a_config_problem_is_said_once_per_session_and_recorded() {
         .as_str()
         .unwrap_or_default()
         .contains("egres_mode"));
+    // Every session's start says it until it is fixed (issue 46), and not once it is.
+    for s in ["s3", "s4"] {
+        let start = session_start.replace("\"s1\"", &format!("{s:?}"));
+        let said = hook(&home, "model-tier-guard", &start);
+        assert!(said.to_string().contains("egres_mode"), "{s}: {said}");
+    }
+    home.write_config("egress_mode = \"report\"\n");
+    let fixed = hook(
+        &home,
+        "model-tier-guard",
+        &session_start.replace("\"s1\"", "\"s5\""),
+    );
+    assert!(fixed.get("systemMessage").is_none(), "{fixed}");
     let problems: Vec<Value> = home
         .audit_records("s1")
         .into_iter()

@@ -498,13 +498,17 @@ impl Outcome {
     }
 
     /// The session's audit log, one value a record; panics naming the file when it is missing or
-    /// a line is not JSON.
+    /// a line is not an [`session_store::AuditRecord`] (so every scenario that reads its log
+    /// checks the whole log's records against their type, issue 44).
     pub fn audit_records(&self) -> Vec<Value> {
         let p = self.session_dir().join("audit.jsonl");
         std::fs::read_to_string(&p)
             .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
             .lines()
             .map(|l| {
+                if let Err(e) = session_store::AuditRecord::parse(l) {
+                    panic!("{}: {e}", p.display());
+                }
                 serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", p.display()))
             })
             .collect()

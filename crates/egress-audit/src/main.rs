@@ -165,7 +165,8 @@ fn hook_mode() -> i32 {
         move |ctx, cause| {
             // E5 does not fail closed: blocking a stop on our own failure would loop the agent on a
             // problem it cannot fix. The user is told and the failure recorded.
-            let record = cause.audit_record(ctx, "egress-audit", "allow_unjudged");
+            let record =
+                cause.audit_record(ctx, "egress-audit", session_store::Decision::AllowUnjudged);
             let _ = audit(
                 state_for_failure.as_deref(),
                 ctx.session_id.as_deref(),

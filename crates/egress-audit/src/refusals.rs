@@ -10,9 +10,6 @@ use std::path::{Path, PathBuf};
 /// The guards whose refusals are real blockers for the agent.
 pub const REFUSING_GUARDS: [&str; 3] = ["gh-write-guard", "model-tier-guard", "integrity-signals"];
 
-/// Audit decisions that are refusals.
-const REFUSAL_DECISIONS: [&str; 3] = ["deny", "block", "deny_unjudged"];
-
 /// Only the end of a long log is read: the refusals that matter are this session's latest ones.
 pub const TAIL_BYTES: u64 = 4 * 1024 * 1024;
 
@@ -71,7 +68,11 @@ fn lines_naming_a_guard(log: &[u8]) -> Vec<&[u8]> {
 pub fn refusal_of(record: &Value) -> Option<RecordedRefusal> {
     let s = |k: &str| record.get(k).and_then(Value::as_str);
     let binary = s("binary").filter(|b| REFUSING_GUARDS.contains(b))?;
-    s("decision").filter(|d| REFUSAL_DECISIONS.contains(d))?;
+    // A refusal by the audit record's own type (session-store's `Decision::refused`).
+    let decision = record.get("decision").cloned()?;
+    serde_json::from_value::<session_store::Decision>(decision)
+        .ok()
+        .filter(|d| d.refused())?;
     Some(RecordedRefusal {
         binary: binary.to_string(),
         // The requirement, or the one a sub-code (`code`, `G4.rule`) belongs to.

@@ -10,6 +10,7 @@ use guard_config::Loaded;
 use hook_io::runner::FailureContext;
 use hook_io::{Answer, FailureCause, HookInput};
 use serde_json::{json, Value};
+use session_store::Decision;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -172,7 +173,7 @@ pub fn failure_answer(ctx: &FailureContext, cause: &FailureCause, process: &Proc
         "time": session_store::time::now_rfc3339(),
         "session_id": ctx.session_id,
         "tool_name": ctx.tool_name,
-        "decision": if ours { "deny_unjudged" } else { "allow_unjudged" },
+        "decision": if ours { Decision::DenyUnjudged } else { Decision::AllowUnjudged }.as_str(),
         "requirement": "G0",
         "code": ours.then_some(Code::G0Unjudged),
         "error": cause.to_string(),

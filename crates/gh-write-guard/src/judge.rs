@@ -37,7 +37,7 @@ impl Decision {
     pub fn audit(&self, command: &str) -> Value {
         json!({
             "command": command,
-            "decision": if self.deny().is_some() { "deny" } else { "allow" },
+            "decision": if self.deny().is_some() { session_store::Decision::Deny } else { session_store::Decision::Allow }.as_str(),
             "requirement": self.deny().map(|f| f.requirement.id()),
             "code": self.deny().and_then(|f| f.code),
             "findings": self.findings,

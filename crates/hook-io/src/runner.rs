@@ -51,12 +51,17 @@ impl FailureCause {
     /// The audit record of this failure: the binary, the payload's event, tool and session as far
     /// as they were read (`ctx`), the `decision` taken instead of a verdict, and the cause. The tool
     /// is left out when the payload named none (a Stop has none).
-    pub fn audit_record(&self, ctx: &FailureContext, binary: &str, decision: &str) -> Value {
+    pub fn audit_record(
+        &self,
+        ctx: &FailureContext,
+        binary: &str,
+        decision: session_store::Decision,
+    ) -> Value {
         let mut record = serde_json::json!({
             "binary": binary,
             "event": ctx.event.as_ref().map(|e| e.name().to_string()),
             "session_id": ctx.session_id,
-            "decision": decision,
+            "decision": decision.as_str(),
             "error": self.to_string(),
         });
         if let Some(tool) = &ctx.tool_name {
@@ -326,7 +331,11 @@ mod tests {
             tool_name: None,
             session_id: Some("s1".into()),
         };
-        let record = FailureCause::Panic("boom".into()).audit_record(&ctx, "b", "allow_unjudged");
+        let record = FailureCause::Panic("boom".into()).audit_record(
+            &ctx,
+            "b",
+            session_store::Decision::AllowUnjudged,
+        );
         assert_eq!(
             record,
             serde_json::json!({"binary": "b", "event": "Stop", "session_id": "s1",
@@ -336,7 +345,11 @@ mod tests {
             tool_name: Some("Bash".into()),
             ..FailureContext::default()
         };
-        let record = FailureCause::Panic("x".into()).audit_record(&ctx, "b", "failure");
+        let record = FailureCause::Panic("x".into()).audit_record(
+            &ctx,
+            "b",
+            session_store::Decision::Failure,
+        );
         assert_eq!(record["tool_name"], "Bash");
         assert_eq!(record["event"], Value::Null);
     }

@@ -97,12 +97,18 @@ pub fn session_dir(state: &Path, session: &str) -> PathBuf {
 }
 
 /// The audit records of `session` under the state home `state`, oldest first (none when the log
-/// does not exist); panics on a line that is not JSON (the log's contract is one record a line).
+/// does not exist); panics on a line that is not an [`session_store::AuditRecord`] (the log's
+/// contract: one typed record a line, so every test that reads a log checks its records' type).
 pub fn audit_records(state: &Path, session: &str) -> Vec<Value> {
     std::fs::read_to_string(session_dir(state, session).join("audit.jsonl"))
         .unwrap_or_default()
         .lines()
-        .map(|l| serde_json::from_str(l).expect("an audit line is JSON"))
+        .map(|l| {
+            if let Err(e) = session_store::AuditRecord::parse(l) {
+                panic!("{e}");
+            }
+            serde_json::from_str(l).expect("an audit line is JSON")
+        })
         .collect()
 }
 
@@ -138,9 +144,23 @@ mod tests {
         let mut c = s.command();
         c.arg("-c")
             .arg("cat >> \"$XDG_STATE_HOME/agent-guards/sessions/s1/audit.jsonl\"");
-        assert!(run(&mut c, b"{\"n\":1}\n").status.success());
-        assert_eq!(s.audit_records("s1"), [serde_json::json!({"n": 1})]);
+        let line = br#"{"binary":"b","decision":"allow","n":1}
+"#;
+        assert!(run(&mut c, line).status.success());
+        assert_eq!(
+            s.audit_records("s1"),
+            [serde_json::json!({"binary": "b", "decision": "allow", "n": 1})]
+        );
         assert!(s.audit_records("other").is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "not an audit record")]
+    fn a_line_that_is_not_an_audit_record_fails_the_reader() {
+        let s = Sandbox::new("sh");
+        std::fs::create_dir_all(s.session_dir("s1")).unwrap();
+        std::fs::write(s.session_dir("s1").join("audit.jsonl"), "{\"n\":1}\n").unwrap();
+        s.audit_records("s1");
     }
 
     #[test]

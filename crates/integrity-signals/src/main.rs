@@ -6,6 +6,7 @@ use integrity_signals::hook::{self, Deps};
 use integrity_signals::store::Store;
 use integrity_signals::{ingest, selftest};
 use serde_json::json;
+use session_store::Decision;
 
 const USAGE: &str = "\
 integrity-signals: evidence-backed integrity signals, tamper protection, scoring and report (I1-I6)
@@ -241,7 +242,7 @@ fn hook_mode() -> i32 {
                         "binary": "integrity-signals",
                         "event": ctx.event.as_ref().map(|e| e.name().to_string()),
                         "tool_name": ctx.tool_name,
-                        "decision": if deny { "deny_unjudged" } else { "allow_unjudged" },
+                        "decision": if deny { Decision::DenyUnjudged } else { Decision::AllowUnjudged }.as_str(),
                         "requirement": "I3",
                         "code": deny.then_some(integrity_signals::codes::I3_FAIL_CLOSED),
                         "error": cause.to_string(),

@@ -606,13 +606,15 @@ fn verdict(
     stripped: &[safety_kernel::StrippedField],
     store_errors: &[String],
 ) -> Verdict {
+    use session_store::Decision;
     let decision = match (&finding.deny, kind) {
-        (Some(_), Kind::Prompt) => "block",
-        (Some(_), _) => "deny",
-        (None, Kind::Post) if finding.warning.is_some() => "critical",
-        (None, Kind::Record) => "record",
-        (None, _) => "allow",
-    };
+        (Some(_), Kind::Prompt) => Decision::Block,
+        (Some(_), _) => Decision::Deny,
+        (None, Kind::Post) if finding.warning.is_some() => Decision::Critical,
+        (None, Kind::Record) => Decision::Recorded,
+        (None, _) => Decision::Allow,
+    }
+    .as_str();
     let mut record = json!({
         "binary": "model-tier-guard",
         "event": input.event.name(),

@@ -57,7 +57,8 @@ fn hook_mode() -> i32 {
             verdict.answer.noting_audit("model-tier-guard", written)
         },
         move |fctx, cause| {
-            let record = cause.audit_record(fctx, "model-tier-guard", "failure");
+            let record =
+                cause.audit_record(fctx, "model-tier-guard", session_store::Decision::Failure);
             let _ = write_audit(&failure_ctx, fctx.session_id.as_deref(), &[record]);
             failure_answer(
                 fctx.event.as_ref(),

@@ -42,6 +42,7 @@ pub fn first_in_session(session: &Session, binary: &str, notice: &str) -> bool {
         Ok(_) => {
             let record = json!({
                 "binary": binary,
+                "decision": crate::Decision::Recorded.as_str(),
                 "kind": "config_problem",
                 "time": crate::time::now_rfc3339(),
                 "notice": notice,

@@ -14,11 +14,13 @@ pub mod audit;
 pub mod config_notice;
 pub mod ledger;
 pub mod paths;
+pub mod record;
 pub mod time;
 
 pub use audit::AuditLog;
 pub use ledger::{Ledger, RECOVERED_KEY};
 pub use paths::{session_dir_name, state_dir, Session};
+pub use record::{AuditRecord, Decision};
 
 /// Errors of the store, each one line.
 #[derive(Debug, thiserror::Error)]

@@ -222,6 +222,7 @@ fn audit(session_id: &str, report: &EndReport, note: Option<&str>) {
     if let Ok(dir) = session_store::state_dir(&env) {
         let record = serde_json::json!({
             "binary": "tool-containment",
+            "decision": session_store::Decision::Report.as_str(),
             "requirement": "C7",
             "session": session_id,
             "note": note,
