@@ -176,3 +176,54 @@ fn kept_destinations_follow_the_hosts_that_count_as_github() {
     ])));
     assert!(!github(&world_with(&[("HOME", &home)])));
 }
+
+#[test]
+fn a_hasconfig_include_is_read_as_git_reads_it() {
+    // issue 38's red team: `[includeIf "hasconfig:remote.*.url:..."]` in `.git/config` names a
+    // file that sets where pushes go; git applies it, libgit2 did not, so both lines judged the
+    // push by the files alone.
+    let (tmp, repo) = repo_with_origin("https://github.com/acme/widget.git");
+    let cfg = tmp.path().join("redirect.cfg");
+    std::fs::write(
+        &cfg,
+        "[remote \"origin\"]\n\tpushurl = https://github.com/stranger/tools.git\n",
+    )
+    .unwrap();
+    let include = |repo: &Path, pattern: &str| {
+        let key = format!("includeIf.hasconfig:remote.*.url:{pattern}.path");
+        git(repo, &["config", &key, cfg.to_str().unwrap()]);
+    };
+    // What git itself reads for the push URL (`None`: not set).
+    let git_pushurl = |repo: &Path| {
+        let out = std::process::Command::new("git")
+            .args(["config", "--get", "remote.origin.pushurl"])
+            .current_dir(repo)
+            .output()
+            .unwrap();
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let asked = |repo: &Path| -> Vec<String> {
+        let found = world().push_destinations(repo, "origin", &[]).unwrap();
+        found
+            .iter()
+            .map(|d| match d {
+                Destination::GitHub(s) => format!("{}/{}", s.owner, s.repo),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    };
+    include(&repo, "https://github.com/**");
+    assert_eq!(
+        git_pushurl(&repo).as_deref(),
+        Some("https://github.com/stranger/tools.git"),
+        "git applies the include"
+    );
+    assert_eq!(asked(&repo), ["stranger/tools"]);
+    // The look-alike: a condition no remote matches is not applied (git agrees).
+    let (_tmp2, repo2) = repo_with_origin("https://github.com/acme/widget.git");
+    include(&repo2, "https://gitlab.com/**");
+    assert_eq!(git_pushurl(&repo2), None);
+    assert_eq!(asked(&repo2), ["acme/widget"]);
+}

@@ -92,24 +92,51 @@ pub struct RepoConfig {
 }
 
 impl RepoConfig {
-    /// The entries of `repo`'s config files as they are now.
+    /// The entries of `repo`'s config files as they are now, with the files git includes by a
+    /// `hasconfig:` condition in place (libgit2 does not: `config_includes`).
     pub fn read(repo: &git2::Repository) -> Result<Self, RemoteError> {
-        Self::of(&repo.config()?)
+        use git2::ConfigLevel;
+        let (local, worktree) = (
+            repo.commondir().join("config"),
+            repo.path().join("config.worktree"),
+        );
+        let file_of = |level: ConfigLevel| match level {
+            ConfigLevel::Local => Some(local.clone()),
+            ConfigLevel::Worktree => Some(worktree.clone()),
+            ConfigLevel::Global => git2::Config::find_global().ok(),
+            ConfigLevel::XDG => git2::Config::find_xdg().ok(),
+            ConfigLevel::System => git2::Config::find_system().ok(),
+            _ => None,
+        };
+        Self::of_files(&repo.config()?, &file_of)
     }
 
+    #[cfg(test)]
     fn of(config: &git2::Config) -> Result<Self, RemoteError> {
-        let mut entries = Vec::new();
+        Self::of_files(config, &|_| None)
+    }
+
+    /// The entries of `config`; `file_of` names the file of each level (for the folder a
+    /// relative include is read from).
+    fn of_files(
+        config: &git2::Config,
+        file_of: &dyn Fn(git2::ConfigLevel) -> Option<std::path::PathBuf>,
+    ) -> Result<Self, RemoteError> {
+        let mut listed = Vec::new();
         let mut all = config.entries(None)?;
         while let Some(entry) = all.next() {
             let entry = entry?;
             let value = entry
                 .has_value()
                 .then(|| String::from_utf8_lossy(entry.value_bytes()).into_owned());
-            entries.push((
-                String::from_utf8_lossy(entry.name_bytes()).into_owned(),
+            listed.push(super::config_includes::Listed {
+                name: String::from_utf8_lossy(entry.name_bytes()).into_owned(),
                 value,
-            ));
+                file: file_of(entry.level()),
+            });
         }
+        let home = primitives::home::home(&|k| std::env::var(k).ok());
+        let entries = super::config_includes::with_hasconfig_includes(listed, home.as_deref())?;
         Ok(RepoConfig { entries })
     }
 

@@ -3,6 +3,7 @@
 //! repository each URL names, origin's owner (G3), the current branch, and the destination of a
 //! push given no refspec (`push_target`).
 
+mod config_includes;
 mod config_view;
 mod push_target;
 mod ssh_alias;
