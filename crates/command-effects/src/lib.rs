@@ -58,6 +58,7 @@ pub mod git_config_files;
 pub mod git_head;
 pub mod git_options;
 pub mod git_push;
+pub mod git_receive_pack;
 pub mod git_run_settings;
 pub mod git_runs;
 pub mod git_subtree;
