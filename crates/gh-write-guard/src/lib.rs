@@ -9,6 +9,8 @@
 //!   (a conformance case's `env`).
 //! - [`cases`]: replay of conformance cases and fixtures (tests and `--selftest`).
 //! - [`hook`]: the hook-mode glue (payload to context, audit record, fail-closed answers).
+//! - [`exec_argv`] and [`wire`]: the same rules over an exec's argv (the second line) and a push
+//!   read off the wire (the broker, issue 38).
 
 pub mod analysis;
 pub mod cases;
@@ -35,6 +37,7 @@ pub mod hook;
 pub mod judge;
 pub mod operations;
 pub mod real_world;
+pub mod wire;
 pub mod world;
 
 pub use analysis::{Analysis, Units};

@@ -141,6 +141,11 @@ impl Origin {
         format!("http://127.0.0.1:{}/acme/widget.git", self.http.port)
     }
 
+    /// The port of [`Origin::http_url`].
+    pub fn http_port(&self) -> u16 {
+        self.http.port
+    }
+
     /// Makes `project` a repository with one commit on `main`, a `feature` branch beside it, and
     /// this origin as `origin`.
     pub fn checkout_in(&self, project: &Path) {

@@ -55,6 +55,80 @@ impl Drop for HttpBackend {
     }
 }
 
+/// A TCP relay in front of a server on 127.0.0.1 that keeps every request's bytes (one thread
+/// per connection), so a test can read what a real client sent: the bodies of git's
+/// `POST .../git-receive-pack` requests ([`Recorder::push_bodies`]).
+pub struct Recorder {
+    /// The port clients connect to.
+    pub port: u16,
+    sent: Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
+}
+
+impl Recorder {
+    /// Relays every connection to `127.0.0.1:<to>`.
+    pub fn start(to: u16) -> Recorder {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let port = listener.local_addr().expect("its address").port();
+        let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = sent.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                let kept = kept.clone();
+                std::thread::spawn(move || relay(client, to, &kept));
+            }
+        });
+        Recorder { port, sent }
+    }
+
+    /// The bodies of the receive-pack POSTs seen since the last call.
+    pub fn push_bodies(&self) -> Vec<Vec<u8>> {
+        let taken = std::mem::take(&mut *self.sent.lock().expect("not poisoned"));
+        taken.iter().filter_map(|r| receive_pack_body(r)).collect()
+    }
+}
+
+fn relay(mut client: TcpStream, to: u16, kept: &std::sync::Mutex<Vec<Vec<u8>>>) {
+    let Ok(mut server) = TcpStream::connect(("127.0.0.1", to)) else {
+        return;
+    };
+    let (Ok(mut back), Ok(mut to_client)) = (server.try_clone(), client.try_clone()) else {
+        return;
+    };
+    let answer = std::thread::spawn(move || {
+        let _ = std::io::copy(&mut back, &mut to_client);
+    });
+    let mut request = Vec::new();
+    let mut buf = [0u8; 65536];
+    while let Ok(n) = client.read(&mut buf) {
+        if n == 0 || server.write_all(&buf[..n]).is_err() {
+            break;
+        }
+        request.extend_from_slice(&buf[..n]);
+    }
+    let _ = server.shutdown(std::net::Shutdown::Write);
+    let _ = answer.join();
+    if let Ok(mut k) = kept.lock() {
+        k.push(request);
+    }
+}
+
+/// The body of one recorded request when it is a receive-pack POST with a Content-Length (git
+/// sends small pushes that way; a chunked one is not read here).
+fn receive_pack_body(request: &[u8]) -> Option<Vec<u8>> {
+    let end = request.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&request[..end]).to_ascii_lowercase();
+    if !head.starts_with("post ") || !head.lines().next()?.contains("git-receive-pack") {
+        return None;
+    }
+    let len: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))?
+        .trim()
+        .parse()
+        .ok()?;
+    request.get(end + 4..end + 4 + len).map(<[u8]>::to_vec)
+}
+
 /// One request: read, handed to `git http-backend`, its answer written back.
 fn serve_one(base: &Path, stream: TcpStream) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(20)))?;
