@@ -175,6 +175,35 @@ fn a_fifo_in_the_transcripts_place_never_delays_a_refusal() {
 }
 
 #[test]
+fn a_fifo_as_the_file_an_edit_changes_never_delays_the_answer() {
+    // model-tier-guard reads the current text of an agent definition an Edit changes (to judge
+    // the model it would name): the agent can put a FIFO there.
+    let home = Sandbox::new(e2e_harness::bin("model-tier-guard"));
+    let repo = repo(&home);
+    let definition = repo.join(".claude/agents/helper.md");
+    std::fs::create_dir_all(definition.parent().unwrap()).unwrap();
+    let made = Command::new("mkfifo").arg(&definition).status().unwrap();
+    assert!(made.success());
+    let payload = json!({"hook_event_name": "PreToolUse", "session_id": SESSION, "cwd": repo,
+        "tool_name": "Edit", "tool_use_id": "toolu_1", "transcript_path": "/nonexistent",
+        "tool_input": {"file_path": definition, "old_string": "model: haiku",
+            "new_string": "model: fable"}});
+    let (v, out) = answer(
+        &home,
+        &payload,
+        &[("CLAUDE_PROJECT_DIR", repo.to_str().unwrap())],
+    );
+    // Judged, not saved by the deadline (a blocked open was answered only by the watchdog).
+    assert!(
+        out.elapsed < ANSWERED_WITHIN && v.is_object() && !out.stderr.contains("no verdict within"),
+        "model-tier-guard, an Edit of a FIFO: {v} after {:?} ({})\nstderr: {}",
+        out.elapsed,
+        out.status_text(),
+        out.stderr
+    );
+}
+
+#[test]
 fn session_end_answers_with_every_file_held() {
     // SessionEnd refuses nothing: it must answer (and exit 0) in time whatever is held, so the
     // CLI's short SessionEnd budget is not spent waiting on the agent.

@@ -134,7 +134,10 @@ impl JsonFileCache {
     }
 
     fn load(&self) -> CacheFile {
-        let Ok(file) = std::fs::File::open(&self.path) else {
+        // Regular files only, opened without waiting (a FIFO in the state dir: issue 47).
+        let Ok(file) =
+            primitives::no_wait::open_regular(&self.path, std::fs::OpenOptions::new().read(true))
+        else {
             return CacheFile::default();
         };
         let mut bytes = Vec::new();

@@ -187,7 +187,10 @@ impl Store {
         use std::io::Read;
         let path = self.session(id).dir().join(CALLS_FILE);
         let mut head = String::new();
-        let from_log = std::fs::File::open(path).ok().and_then(|f| {
+        // Regular files only, opened without waiting (a FIFO as the call log: issue 47).
+        let opened =
+            primitives::no_wait::open_regular(&path, std::fs::OpenOptions::new().read(true));
+        let from_log = opened.ok().and_then(|f| {
             f.take(512).read_to_string(&mut head).ok()?;
             head.lines().next()?.split(' ').nth(2)?.parse::<f64>().ok()
         });

@@ -227,9 +227,11 @@ pub fn read_prefix(path: &Path, limit: u64) -> Option<String> {
 /// Reads the start of a file into `buf` and returns the open file and the bytes read.
 ///
 /// Agent folders are scanned on every dispatch, so a small file costs one `read`: a short read
-/// of a regular file means its end.
+/// of a regular file means its end. Regular files only, opened without waiting: a FIFO the agent
+/// puts among its definitions or settings is unreadable, never a hang (issue 47).
 pub fn read_head(path: &Path, buf: &mut [u8]) -> Option<(std::fs::File, usize)> {
-    let mut f = std::fs::File::open(path).ok()?;
+    let mut f =
+        primitives::no_wait::open_regular(path, std::fs::OpenOptions::new().read(true)).ok()?;
     let mut filled = 0;
     while filled < buf.len() {
         match f.read(&mut buf[filled..]) {

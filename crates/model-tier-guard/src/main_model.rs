@@ -203,7 +203,9 @@ pub fn learn(
 /// `TRANSCRIPT_TAIL_BYTES` in total.
 pub fn from_transcript(path: &Path) -> Option<String> {
     const CHUNK: u64 = 128 * 1024;
-    let mut f = std::fs::File::open(path).ok()?;
+    // Regular files only, opened without waiting (a FIFO as the transcript: issue 47).
+    let mut f =
+        primitives::no_wait::open_regular(path, std::fs::OpenOptions::new().read(true)).ok()?;
     let len = f.metadata().ok()?.len();
     let floor = len.saturating_sub(TRANSCRIPT_TAIL_BYTES);
     let mut pos = len;
