@@ -208,6 +208,14 @@ fn plan_targets(plan: &PushPlan, out: &mut Vec<Target>) {
     if plan.nothing.is_some() {
         return;
     }
+    // Where it goes is decided at run time: it may be anyone's repository (issue 42: `git push
+    // "$URL" feat` and `cd "$D" && git push origin feat` were allowed unseen).
+    if let Some(why) = &plan.run_time {
+        out.push(Target::Unknown {
+            via: format!("git push: {why}"),
+        });
+        return;
+    }
     for d in plan.destinations.iter().flatten() {
         if let Destination::GitHub(slug) = d {
             out.push(Target::Repo {

@@ -21,6 +21,9 @@ pub struct PushPlan {
     pub updates: Vec<BranchUpdate>,
     /// Why no branch is updated, when that is the case (dry run, refused default push).
     pub nothing: Option<String>,
+    /// Why the repository pushed to is decided at run time, when it is (the folder or the remote
+    /// operand): G3's typed unknown (G3.run-time-repo).
+    pub run_time: Option<String>,
 }
 
 /// Where HEAD is when a push runs, if a git command before it in the same command moved it
@@ -87,13 +90,16 @@ fn plan_updates(
         destinations: Ok(Vec::new()),
         updates: Vec::new(),
         nothing: None,
+        run_time: None,
     };
     if args.dry_run {
         plan.nothing = Some("a dry run pushes nothing".into());
         return plan;
     }
     let Some(dir) = dir else {
-        plan.destinations = Err(LookupError("the directory is decided at run time".into()));
+        let why = "the directory is decided at run time";
+        plan.run_time = Some(why.into());
+        plan.destinations = Err(LookupError(why.into()));
         plan.remote = args.remote.clone().flatten();
         plan.updates = explicit_updates(&args, None, None);
         return plan;
@@ -120,6 +126,13 @@ fn plan_updates(
         },
     };
     plan.remote = remote.clone();
+    // Only a remote operand decided at run time: a folder the command makes (a clone, `mkdir`
+    // inside a checkout) has its remote from what made it; a renamed remote keeps origin's URLs;
+    // a `-c` value decided at run time is refused by G4 already (G4.hooks-bypass).
+    plan.run_time = match (&remote, &args.remote) {
+        (None, Some(None)) => Some("the remote is decided at run time".into()),
+        _ => None,
+    };
     plan.destinations = match &remote {
         _ if unknown_override => Err(LookupError(
             "a config setting of the command is decided at run time".into(),

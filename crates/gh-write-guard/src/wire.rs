@@ -28,6 +28,7 @@ pub fn judge_push(push: &WirePush, cx: &Context, world: &dyn World) -> Vec<Findi
         destinations: Ok(vec![Destination::GitHub(push.repo.clone())]),
         updates: push.updates.clone(),
         nothing: None,
+        run_time: None,
     };
     let mut out = crate::g3_other_owner::check_push(cx, world, None, &plan, label);
     let command = || {
