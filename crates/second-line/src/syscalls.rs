@@ -42,6 +42,14 @@ pub enum Kind {
     },
     /// `connect(fd, addr, len)`.
     Connect { addr: usize, len: usize },
+    /// A call that changes a file's mode, owner, times or extended attributes (I3.metadata):
+    /// by path (`path`), by descriptor (`fd`), or a path that may be empty or NULL and then
+    /// means its directory descriptor (`at_flags` holds `AT_EMPTY_PATH`; `utimensat`'s NULL).
+    Metadata {
+        path: Option<PathArg>,
+        fd: Option<usize>,
+        at_flags: Option<usize>,
+    },
 }
 
 /// One notified system call.
@@ -68,6 +76,30 @@ const fn write(nr: i64, name: &'static str, paths: &'static [PathArg]) -> Sys {
     }
 }
 
+const fn metadata(nr: i64, name: &'static str, path: PathArg, at_flags: Option<usize>) -> Sys {
+    Sys {
+        nr,
+        name,
+        kind: Kind::Metadata {
+            path: Some(path),
+            fd: None,
+            at_flags,
+        },
+    }
+}
+
+const fn metadata_of_fd(nr: i64, name: &'static str) -> Sys {
+    Sys {
+        nr,
+        name,
+        kind: Kind::Metadata {
+            path: None,
+            fd: Some(0),
+            at_flags: None,
+        },
+    }
+}
+
 macro_rules! table {
     ($($extra:expr),* $(,)?) => {
         &[
@@ -82,6 +114,20 @@ macro_rules! table {
             write(libc::SYS_linkat, "linkat", &[at(2, 3)]),
             write(libc::SYS_symlinkat, "symlinkat", &[at(1, 2)]),
             Sys { nr: libc::SYS_connect, name: "connect", kind: Kind::Connect { addr: 1, len: 2 } },
+            metadata(libc::SYS_fchmodat, "fchmodat", at(0, 1), None),
+            metadata(452, "fchmodat2", at(0, 1), Some(3)),
+            metadata(libc::SYS_fchownat, "fchownat", at(0, 1), Some(4)),
+            metadata(libc::SYS_utimensat, "utimensat", at(0, 1), Some(3)),
+            metadata(libc::SYS_setxattr, "setxattr", plain(0), None),
+            metadata(libc::SYS_lsetxattr, "lsetxattr", plain(0), None),
+            metadata(libc::SYS_removexattr, "removexattr", plain(0), None),
+            metadata(libc::SYS_lremovexattr, "lremovexattr", plain(0), None),
+            metadata(463, "setxattrat", at(0, 1), Some(2)),
+            metadata(466, "removexattrat", at(0, 1), Some(2)),
+            metadata_of_fd(libc::SYS_fchmod, "fchmod"),
+            metadata_of_fd(libc::SYS_fchown, "fchown"),
+            metadata_of_fd(libc::SYS_fsetxattr, "fsetxattr"),
+            metadata_of_fd(libc::SYS_fremovexattr, "fremovexattr"),
             $($extra),*
         ]
     };
@@ -105,6 +151,12 @@ pub static NATIVE: &[Sys] = table![
     write(libc::SYS_rmdir, "rmdir", &[plain(0)]),
     write(libc::SYS_link, "link", &[plain(1)]),
     write(libc::SYS_symlink, "symlink", &[plain(1)]),
+    metadata(libc::SYS_chmod, "chmod", plain(0), None),
+    metadata(libc::SYS_chown, "chown", plain(0), None),
+    metadata(libc::SYS_lchown, "lchown", plain(0), None),
+    metadata(libc::SYS_utime, "utime", plain(0), None),
+    metadata(libc::SYS_utimes, "utimes", plain(0), None),
+    metadata(libc::SYS_futimesat, "futimesat", at(0, 1), None),
 ];
 #[cfg(not(target_arch = "x86_64"))]
 pub static NATIVE: &[Sys] = table![];
