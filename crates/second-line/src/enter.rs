@@ -215,10 +215,25 @@ fn hand_over(sock: &OwnedFd, mount_layer: bool, no_new_privs: bool) -> Result<()
             return Err(format!("no_new_privs: {}", std::io::Error::last_os_error()));
         }
     }
-    let listener =
-        notify::install(&syscalls::filter()).map_err(|e| format!("seccomp filter: {e}"))?;
-    send_fd(sock.as_raw_fd(), listener.as_raw_fd(), mount_layer)
+    // The listener goes out with sendmsg, which the filter notifies (issue 41 item 4): sent
+    // from this thread, it would wait for the supervisor that has not got the listener yet.
+    // A thread started before the filter (installed on this thread only) sends it instead.
+    let (tx, rx) = std::sync::mpsc::channel::<RawFd>();
+    let raw_sock = sock.as_raw_fd();
+    let sender = std::thread::Builder::new()
+        .spawn(move || match rx.recv() {
+            Ok(fd) => send_fd(raw_sock, fd, mount_layer),
+            Err(_) => Err("no listener to pass".into()),
+        })
+        .map_err(|e| format!("a thread to pass the listener: {e}"))?;
+    let listener = notify::install(&syscalls::filter()).map_err(|e| format!("seccomp filter: {e}"));
+    let _ = tx.send(listener.as_ref().map_or(-1, |l| l.as_raw_fd()));
+    drop(tx);
+    let sent = sender.join();
+    let listener = listener?;
+    sent.map_err(|_| "the thread passing the listener failed".to_string())?
         .map_err(|e| format!("passing the listener (execs now fail closed): {e}"))?;
+    drop(listener);
     // No acknowledgement is awaited: the listener in flight keeps the filter answered once the
     // supervisor reads it, and if the supervisor died first the kernel fails execs (ENOSYS).
     Ok(())

@@ -8,7 +8,7 @@
 
 use crate::identity;
 use crate::judge::{all_allow_from_argv, any_wants, fold, ExecFacts, ExecJudge};
-use crate::network::{is_local, parse_sockaddr, Decision, Policy};
+use crate::network::Policy;
 use crate::notify::{self, base_dir, lossy, program_of, tell, Answer, Memory};
 use crate::protected::ProtectedSet;
 use crate::rules_adapter::LaunchContext;
@@ -23,10 +23,13 @@ use std::sync::{mpsc, OnceLock};
 /// The sub-code of an exec the gate could not judge (its argv, environment or path unreadable);
 /// listed in `spec/tool-containment.md` (C10).
 pub const C10_UNJUDGED: &str = "C10.unjudged";
+
+/// Where a call sends: `connect`, `sendto`, `sendmsg`, `sendmmsg` (K5, I1).
+#[path = "destinations.rs"]
+mod destinations;
+
 /// A change of mode, owner, times or extended attributes of a protected path (issue 41 item 2).
 pub const I3_METADATA: &str = "I3.metadata";
-/// The sub-code of a refused connect (integrity-signals' table: `spec/integrity-signals.md`).
-const I1_NETWORK: &str = integrity_signals::codes::I1_NETWORK;
 
 /// Everything one command's supervisor needs.
 pub struct Supervisor<'a> {
@@ -116,6 +119,7 @@ impl Supervisor<'_> {
             Kind::Exec { .. } => self.on_exec(listener, n, &sys),
             Kind::Write { .. } => self.on_write(listener, n, &sys),
             Kind::Connect { addr, len } => self.on_connect(listener, n, addr, len),
+            Kind::Message { msg, count } => self.on_message(listener, n, msg, count),
             Kind::Metadata { .. } => self.on_metadata(listener, n, &sys),
         }
     }
@@ -518,71 +522,6 @@ impl Supervisor<'_> {
             "path": path, "path_as_given": raw, "what": what, "syscall": sys.name, "pid": pid,
             "program": program_of(pid), "mount_layer": self.mount_layer, "reason": reason,
         }));
-        out
-    }
-}
-
-impl Supervisor<'_> {
-    fn on_connect(
-        &self,
-        listener: RawFd,
-        n: &libc::seccomp_notif,
-        addr: usize,
-        len: usize,
-    ) -> Handled {
-        let (pid, args) = (n.pid, n.data.args);
-        let size = syscalls::pointer_size(n.data.arch, n.data.nr as i64);
-        let len = (args[len] as usize).min(128);
-        let dest = Memory::open(pid, size)
-            .and_then(|m| m.bytes(args[addr], len))
-            .ok()
-            .and_then(|b| parse_sockaddr(&b));
-        // Not IP, unreadable (the kernel reads it again) or this machine: not network use.
-        let resolvers = self.resolvers.get_or_init(crate::network::system_resolvers);
-        let Some(dest) = dest.filter(|d| !is_local(d, resolvers)) else {
-            return self.answer(listener, n.id, Answer::Continue, Handled::Continued);
-        };
-        if !notify::still_valid(listener, n.id) {
-            return Handled::Gone;
-        }
-        let decision = self.policy().decide(&dest);
-        let program = program_of(pid);
-        let out = match decision {
-            Decision::Allowed => self.answer(listener, n.id, Answer::Continue, Handled::Continued),
-            Decision::Blocked => {
-                let reason = format!("{I1_NETWORK}: {dest} is not in network_allow and integrity mode is enforce; ask the maintainer to allow the host");
-                self.tell(
-                    pid,
-                    &format!("agent-guards: refused connecting to {dest} ({reason})"),
-                );
-                self.answer(
-                    listener,
-                    n.id,
-                    Answer::Fail(libc::EPERM),
-                    Handled::Refused("I1".into()),
-                )
-            }
-        };
-        if self.policy().first_time(dest, &program, decision) {
-            let time = now();
-            self.record(json!({
-                "binary": "second-line", "layer": "network", "time": time,
-                "requirement": "I1", "code": I1_NETWORK, "signal": "network_escape", "taint": "K5",
-                "destination": dest.to_string(), "host": dest.ip().to_string(),
-                "port": dest.port(), "program": program, "pid": pid,
-                "decision": decision.as_str(),
-            }));
-            if let Some(tx) = &self.audit {
-                let source = taint::TaintSource {
-                    kind: taint::TaintKind::NetworkCommand,
-                    tool: "Bash".into(),
-                    detail: format!(
-                        "{program} connected to {dest} (seen at connect by the second line)"
-                    ),
-                };
-                let _ = tx.send(Work::Taint(source, time));
-            }
-        }
         out
     }
 }

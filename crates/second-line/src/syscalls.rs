@@ -42,6 +42,9 @@ pub enum Kind {
     },
     /// `connect(fd, addr, len)`.
     Connect { addr: usize, len: usize },
+    /// `sendmsg(fd, msg, flags)` (`count: None`) or `sendmmsg(fd, msgvec, vlen, flags)`: the
+    /// destinations are in the message headers (`msg_name`).
+    Message { msg: usize, count: Option<usize> },
     /// A call that changes a file's mode, owner, times or extended attributes (I3.metadata):
     /// by path (`path`), by descriptor (`fd`), or a path that may be empty or NULL and then
     /// means its directory descriptor (`at_flags` holds `AT_EMPTY_PATH`; `utimensat`'s NULL).
@@ -232,6 +235,35 @@ pub const SENDTO: Sys = Sys {
     kind: Kind::Connect { addr: 4, len: 5 },
 };
 
+/// `sendmsg` and `sendmmsg` (issue 41 item 4): notified and judged like a `connect` to each
+/// message's destination (the filter cannot read a `msghdr`), refused outright with
+/// `MSG_FASTOPEN` (flags: argument 2 and 3).
+#[cfg(target_arch = "x86_64")]
+pub const MESSAGES: [(Sys, usize); 2] = [
+    (
+        Sys {
+            nr: libc::SYS_sendmsg,
+            name: "sendmsg",
+            kind: Kind::Message {
+                msg: 1,
+                count: None,
+            },
+        },
+        2,
+    ),
+    (
+        Sys {
+            nr: libc::SYS_sendmmsg,
+            name: "sendmmsg",
+            kind: Kind::Message {
+                msg: 1,
+                count: Some(2),
+            },
+        },
+        3,
+    ),
+];
+
 /// 32-bit x86 calls (`int 0x80`) that write a path or reach the network: refused outright (and
 /// `open`/`openat` with a write flag, [`COMPAT_WRITE_OPENS`]). Their exec calls are judged
 /// ([`COMPAT`]); the rest of a 32-bit program runs as before. By number in the i386 table
@@ -255,6 +287,7 @@ pub const COMPAT_REFUSED: &[(i64, &str)] = &[
     (353, "renameat2"),
     (362, "connect"),
     (369, "sendto"),
+    (345, "sendmmsg"),
     (370, "sendmsg"),
     (425, "io_uring_setup"),
     (426, "io_uring_enter"),
@@ -282,6 +315,10 @@ pub fn lookup(arch: u32, nr: i64) -> Option<Sys> {
         #[cfg(target_arch = "x86_64")]
         if nr == SENDTO.nr {
             return Some(SENDTO);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some((m, _)) = MESSAGES.iter().find(|(m, _)| m.nr == nr) {
+            return Some(*m);
         }
         return NATIVE.iter().find(|s| s.nr == nr).copied();
     }
@@ -385,6 +422,18 @@ pub fn filter() -> Vec<libc::sock_filter> {
         ];
         native.push(jump(JEQ_K, libc::SYS_sendto as u32, 0, block.len() as u8));
         native.extend(block);
+        // sendmsg/sendmmsg: MSG_FASTOPEN refused; otherwise notified (the destination is in
+        // the message header, which the filter cannot read).
+        for (m, flags) in MESSAGES {
+            let block = [
+                stmt(LD_W_ABS, off_arg(flags)),
+                jump(JSET_K, MSG_FASTOPEN, 0, 1),
+                stmt(RET_K, libc::SECCOMP_RET_ERRNO | libc::EPERM as u32),
+                stmt(RET_K, notify),
+            ];
+            native.push(jump(JEQ_K, m.nr as u32, 0, block.len() as u8));
+            native.extend(block);
+        }
     }
     checks(NATIVE, &mut native);
     native.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
