@@ -211,3 +211,27 @@ fn as_a_non_root_user_who_keeps_sudo_there_is_no_namespace_and_report_says_so() 
         "{report}"
     );
 }
+
+#[test]
+fn where_the_kernel_refuses_the_namespace_report_says_so_in_one_line_with_the_fix() {
+    // No sysctl can be turned off here; inside an agent command the filter refuses
+    // unshare(CLONE_NEWUSER) the same way, so `--report` run there meets a refusing kernel.
+    if !is_root() {
+        eprintln!("skipped: needs root to become uid 65534");
+        return;
+    }
+    let w = nobodys_world("userns-refused");
+    let report = as_nobody(&w, true, &format!("{} --report", own_binary(&w).display()));
+    let mount: Vec<&str> = report
+        .lines()
+        .filter(|l| l.contains("protected files read-only"))
+        .collect();
+    assert_eq!(mount.len(), 1, "{report}");
+    assert!(mount[0].contains(": off (C10.namespace: "), "{report}");
+    assert!(mount[0].contains("fix: "), "{report}");
+    assert!(
+        report.contains("exec gate (seccomp user notification): off")
+            && report.contains("AGENT_GUARDS_SECOND_LINE_NO_NEW_PRIVS=1"),
+        "{report}"
+    );
+}
