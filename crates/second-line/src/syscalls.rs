@@ -391,6 +391,12 @@ fn refusals(refused: &[(i64, &str)], out: &mut Vec<libc::sock_filter>) {
     }
 }
 
+/// A jump over `len` instructions: classic BPF offsets are one byte, and a section that grew
+/// past 255 would jump into its own middle (the unit test builds the filter, so it fails first).
+fn over(len: usize) -> u8 {
+    u8::try_from(len).expect("a filter section longer than a BPF jump reaches")
+}
+
 /// The filter program.
 pub fn filter() -> Vec<libc::sock_filter> {
     let mut native = vec![stmt(LD_W_ABS, OFF_NR)];
@@ -399,7 +405,7 @@ pub fn filter() -> Vec<libc::sock_filter> {
         let mut x32 = Vec::new();
         crate::namespace_calls::refusals(crate::namespace_calls::X32, X32_BIT, &mut x32);
         x32.push(stmt(RET_K, libc::SECCOMP_RET_USER_NOTIF));
-        native.push(jump(JGE_K, X32_BIT as u32, 0, x32.len() as u8));
+        native.push(jump(JGE_K, X32_BIT as u32, 0, over(x32.len())));
         native.extend(x32);
     }
     crate::namespace_calls::refusals(crate::namespace_calls::NATIVE, 0, &mut native);
@@ -439,7 +445,7 @@ pub fn filter() -> Vec<libc::sock_filter> {
     native.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
     let mut prog = vec![
         stmt(LD_W_ABS, OFF_ARCH),
-        jump(JEQ_K, NATIVE_ARCH, 0, native.len() as u8),
+        jump(JEQ_K, NATIVE_ARCH, 0, over(native.len())),
     ];
     prog.extend(native);
     if let Some((arch, table)) = COMPAT {
@@ -455,7 +461,7 @@ pub fn filter() -> Vec<libc::sock_filter> {
         }
         checks(table, &mut compat);
         compat.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
-        prog.push(jump(JEQ_K, arch, 0, compat.len() as u8));
+        prog.push(jump(JEQ_K, arch, 0, over(compat.len())));
         prog.extend(compat);
     }
     prog.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
