@@ -36,20 +36,24 @@ pub fn enter_agent_command(env: &dyn Fn(&str) -> Option<String>) -> Entered {
     finish(prepare(env))
 }
 
-/// The first phase, done: the supervisor started and the mount namespace entered; the filter
-/// is not installed yet.
+/// The first phase, done: the supervisor started and (root) the mount namespace entered; the
+/// filter is not installed yet.
 pub struct Prepared {
     plan: layers::Plan,
     supervisor: Option<OwnedFd>,
     gate: LayerState,
     mount: LayerState,
     notices: Vec<String>,
+    /// A non-root user's paths to mount read-only, in the user namespace [`finish`] enters.
+    deferred_mounts: Vec<PathBuf>,
 }
 
 /// Phase one, before the prefix places itself in the command's group: the supervisor (forked, so
-/// it stays outside the group) and the mount namespace. The prefix's own set-up (cgroup writes)
-/// must come before [`finish`]: once the filter is installed, a supervisor that SessionEnd
-/// stopped fails every write-open with ENOSYS, and the ceilings could not be set.
+/// it stays outside the group) and, for root, the mount namespace. The prefix's own set-up
+/// (cgroup writes) must come before [`finish`]: once the filter is installed, a supervisor that
+/// SessionEnd stopped fails every write-open with ENOSYS, and the ceilings could not be set. A
+/// non-root user's user namespace also waits for [`finish`]: the group is entered with the
+/// user's credentials as the host sees them, not from inside a namespace.
 pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
     let plan = layers::plan(env);
     let mut notices = Vec::new();
@@ -74,21 +78,13 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
     }
 
     let mut mount = plan.mount.clone();
-    if mount.active {
-        match mounts::enter_read_only(&protected.existing_mount_points()) {
-            Ok(m) => {
-                for (p, e) in &m.failed {
-                    notices.push(notice(
-                        "read-only protected files",
-                        &format!("{}: {e}", p.display()),
-                    ));
-                }
-            }
-            Err(e) => {
-                notices.push(notice("read-only protected files", &e));
-                mount = LayerState::off(e);
-            }
-        }
+    let mut deferred_mounts = Vec::new();
+    if mount.active && plan.user_namespace {
+        deferred_mounts = protected.existing_mount_points();
+    } else if mount.active {
+        let entered =
+            mounts::enter_read_only(&protected.existing_mount_points(), mounts::Owner::Root);
+        mount = mounted(entered, mount, &mut notices);
     }
 
     Prepared {
@@ -97,18 +93,83 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
         gate,
         mount,
         notices,
+        deferred_mounts,
+    }
+}
+
+/// The mount layer's state after an attempt; each path that failed and a failed namespace named.
+fn mounted(
+    entered: Result<mounts::Mounted, String>,
+    planned: LayerState,
+    notices: &mut Vec<String>,
+) -> LayerState {
+    match entered {
+        Ok(m) => {
+            for (p, e) in &m.failed {
+                notices.push(notice(
+                    "read-only protected files",
+                    &format!("{}: {e}", p.display()),
+                ));
+            }
+            planned
+        }
+        Err(e) => {
+            notices.push(notice("read-only protected files", &e));
+            LayerState::off(e)
+        }
+    }
+}
+
+/// A non-root user's namespace, entered after the prefix's group writes: the user namespace
+/// with its mounts; when the kernel refuses it, the plan without it (the gate only under the
+/// `no_new_privs` opt-in) and one line naming the switch and the fix.
+fn enter_user_namespace(prepared: &mut Prepared) {
+    // SAFETY: getuid/getgid cannot fail.
+    let owner = unsafe {
+        mounts::Owner::User {
+            uid: libc::getuid(),
+            gid: libc::getgid(),
+        }
+    };
+    match mounts::enter_read_only(&prepared.deferred_mounts, owner) {
+        Ok(m) => {
+            let planned = prepared.mount.clone();
+            prepared.mount = mounted(Ok(m), planned, &mut prepared.notices);
+        }
+        Err(e) => {
+            let why = crate::user_namespace::why_refused(&crate::user_namespace::Switches::read());
+            let plan = layers::without_user_namespace(&prepared.plan, &format!("{e}: {why}"));
+            prepared
+                .notices
+                .push(notice("read-only protected files", &plan.mount.why));
+            if prepared.gate.active && !plan.exec_gate.active {
+                prepared
+                    .notices
+                    .push(notice("exec gate", &plan.exec_gate.why));
+                prepared.gate = plan.exec_gate.clone();
+                // Dropped: the supervisor gets no listener and exits.
+                prepared.supervisor = None;
+            }
+            prepared.mount = plan.mount.clone();
+            prepared.plan = plan;
+        }
     }
 }
 
 /// Phase two, the last step before the exec: the filter installed and its listener handed to
 /// the supervisor.
-pub fn finish(prepared: Prepared) -> Entered {
+pub fn finish(mut prepared: Prepared) -> Entered {
+    let in_user_namespace = prepared.plan.user_namespace && prepared.mount.active;
+    if in_user_namespace {
+        enter_user_namespace(&mut prepared);
+    }
     let Prepared {
         plan,
         supervisor,
         mut gate,
         mount,
         mut notices,
+        ..
     } = prepared;
     if let Some(sock) = supervisor {
         // Readiness is awaited after the mounts, which ran while the supervisor started.
@@ -118,6 +179,13 @@ pub fn finish(prepared: Prepared) -> Entered {
         if let Err(e) = handed {
             notices.push(notice("exec gate", &e));
             gate = LayerState::off(e);
+        }
+    }
+    if plan.user_namespace {
+        // After the filter (installing it needs CAP_SYS_ADMIN in the namespace): from here on
+        // nothing in the command can remount, unmount or install another namespace's mounts.
+        if let Err(e) = crate::user_namespace::drop_capabilities() {
+            notices.push(notice("read-only protected files", &e));
         }
     }
     Entered {
@@ -147,10 +215,25 @@ fn hand_over(sock: &OwnedFd, mount_layer: bool, no_new_privs: bool) -> Result<()
             return Err(format!("no_new_privs: {}", std::io::Error::last_os_error()));
         }
     }
-    let listener =
-        notify::install(&syscalls::filter()).map_err(|e| format!("seccomp filter: {e}"))?;
-    send_fd(sock.as_raw_fd(), listener.as_raw_fd(), mount_layer)
+    // The listener goes out with sendmsg, which the filter notifies (issue 41 item 4): sent
+    // from this thread, it would wait for the supervisor that has not got the listener yet.
+    // A thread started before the filter (installed on this thread only) sends it instead.
+    let (tx, rx) = std::sync::mpsc::channel::<RawFd>();
+    let raw_sock = sock.as_raw_fd();
+    let sender = std::thread::Builder::new()
+        .spawn(move || match rx.recv() {
+            Ok(fd) => send_fd(raw_sock, fd, mount_layer),
+            Err(_) => Err("no listener to pass".into()),
+        })
+        .map_err(|e| format!("a thread to pass the listener: {e}"))?;
+    let listener = notify::install(&syscalls::filter()).map_err(|e| format!("seccomp filter: {e}"));
+    let _ = tx.send(listener.as_ref().map_or(-1, |l| l.as_raw_fd()));
+    drop(tx);
+    let sent = sender.join();
+    let listener = listener?;
+    sent.map_err(|_| "the thread passing the listener failed".to_string())?
         .map_err(|e| format!("passing the listener (execs now fail closed): {e}"))?;
+    drop(listener);
     // No acknowledgement is awaited: the listener in flight keeps the filter answered once the
     // supervisor reads it, and if the supervisor died first the kernel fails execs (ENOSYS).
     Ok(())

@@ -2,12 +2,14 @@
 //! reported by `tool-containment --report`. A missing layer is named with its reason; it never
 //! fails a command.
 //!
-//! Non-root users: a seccomp filter needs `CAP_SYS_ADMIN` or `no_new_privs`, and `no_new_privs`
-//! makes `sudo` and every other set-uid program fail for the rest of the command. So for a
-//! non-root user the exec gate is off unless the maintainer opts in with
-//! `AGENT_GUARDS_SECOND_LINE_NO_NEW_PRIVS=1` in the CLI's environment; the mount layer needs
-//! `CAP_SYS_ADMIN` in the initial user namespace (a user namespace would change the uid `sudo`
-//! and file ownership see) and is off.
+//! Non-root users: the mounts and the filter go into a user namespace that maps the user onto
+//! itself (`user_namespace`, C10.namespace): the mounts need `CAP_SYS_ADMIN` over the mount
+//! namespace and the filter needs it (or `no_new_privs`), and the user namespace gives both
+//! without `no_new_privs`. Inside it set-uid programs (`sudo`) gain nothing, so the maintainer
+//! can keep them with `AGENT_GUARDS_SECOND_LINE_USER_NAMESPACE=off`: then, as before, no mount
+//! layer, and the gate only with the `no_new_privs` opt-in
+//! (`AGENT_GUARDS_SECOND_LINE_NO_NEW_PRIVS=1`), which is also the gate's way when the kernel
+//! refuses the user namespace.
 
 /// Layer names as reported.
 pub const MOUNT: &str = "protected files read-only (mount namespace)";
@@ -18,6 +20,7 @@ pub const NETWORK: &str = "network observed at connect (K5, I1)";
 pub const SWITCH_ENV: &str = "AGENT_GUARDS_SECOND_LINE";
 /// Opt-in for non-root users: accept `no_new_privs` (breaks `sudo` inside agent commands).
 pub const NO_NEW_PRIVS_ENV: &str = "AGENT_GUARDS_SECOND_LINE_NO_NEW_PRIVS";
+use crate::user_namespace::{C10_NAMESPACE, USER_NAMESPACE_ENV};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LayerState {
@@ -53,6 +56,10 @@ pub struct Plan {
     pub exec_gate: LayerState,
     /// The filter is installed under `no_new_privs` (non-root opt-in).
     pub needs_no_new_privs: bool,
+    /// Non-root: the mounts and the filter go into a user namespace of the user's own.
+    pub user_namespace: bool,
+    /// Non-root: the maintainer accepts `no_new_privs` (the gate's way without the namespace).
+    pub no_new_privs_opt_in: bool,
 }
 
 /// The host facts the plan depends on.
@@ -63,6 +70,8 @@ pub struct Facts {
     pub seccomp_actions: Option<String>,
     pub switch: Option<String>,
     pub no_new_privs_opt_in: Option<String>,
+    /// `AGENT_GUARDS_SECOND_LINE_USER_NAMESPACE` (`off`: no user namespace, sudo kept).
+    pub user_namespace_switch: Option<String>,
 }
 
 /// Pure: the plan from the facts.
@@ -73,14 +82,25 @@ pub fn plan_from(f: &Facts) -> Plan {
             mount: off.clone(),
             exec_gate: off,
             needs_no_new_privs: false,
+            user_namespace: false,
+            no_new_privs_opt_in: false,
         };
     }
     let root = f.euid == 0;
     let opt_in = safety_kernel::grant(f.no_new_privs_opt_in.as_deref()).is_granted();
+    let user_namespace = !root && f.user_namespace_switch.as_deref().map(str::trim) != Some("off");
     let mount = if root {
         LayerState::on("root: private mount namespace with read-only bind mounts")
+    } else if user_namespace {
+        LayerState::on(format!(
+            "not root: a user namespace mapping the user onto itself, read-only bind mounts, \
+             every capability dropped (sudo and other set-uid programs gain nothing inside; \
+             {USER_NAMESPACE_ENV}=off keeps them)"
+        ))
     } else {
-        LayerState::off("not root: a mount namespace needs CAP_SYS_ADMIN (see the spec, C10)")
+        LayerState::off(format!(
+            "not root, {USER_NAMESPACE_ENV}=off: no user namespace, so no read-only mounts"
+        ))
     };
     let notif = f
         .seccomp_actions
@@ -90,6 +110,8 @@ pub fn plan_from(f: &Facts) -> Plan {
         LayerState::off("the kernel offers no seccomp user notification (actions_avail)")
     } else if root {
         LayerState::on("root: filter installed with CAP_SYS_ADMIN (sudo keeps working)")
+    } else if user_namespace {
+        LayerState::on("not root: filter installed inside the user namespace (no no_new_privs)")
     } else if opt_in {
         LayerState::on(format!(
             "not root, {NO_NEW_PRIVS_ENV}=1: no_new_privs set (sudo fails inside agent commands)"
@@ -101,8 +123,31 @@ pub fn plan_from(f: &Facts) -> Plan {
     };
     Plan {
         mount,
-        needs_no_new_privs: exec_gate.active && !root,
+        needs_no_new_privs: exec_gate.active && !root && !user_namespace,
         exec_gate,
+        user_namespace,
+        no_new_privs_opt_in: opt_in,
+    }
+}
+
+/// Pure: the plan once the kernel refused the user namespace (`why`): no mount layer, and the
+/// gate only under the `no_new_privs` opt-in.
+pub fn without_user_namespace(p: &Plan, why: &str) -> Plan {
+    let exec_gate = match (p.exec_gate.active, p.no_new_privs_opt_in) {
+        (true, true) => LayerState::on(format!(
+            "not root, no user namespace, {NO_NEW_PRIVS_ENV}=1: no_new_privs set (sudo fails inside agent commands)"
+        )),
+        (true, false) => LayerState::off(format!(
+            "not root and no user namespace ({C10_NAMESPACE}): the filter would need no_new_privs; opt in with {NO_NEW_PRIVS_ENV}=1"
+        )),
+        (false, _) => p.exec_gate.clone(),
+    };
+    Plan {
+        mount: LayerState::off(format!("{C10_NAMESPACE}: {why}")),
+        needs_no_new_privs: exec_gate.active,
+        exec_gate,
+        user_namespace: false,
+        no_new_privs_opt_in: p.no_new_privs_opt_in,
     }
 }
 
@@ -114,6 +159,7 @@ pub fn plan(env: &dyn Fn(&str) -> Option<String>) -> Plan {
         seccomp_actions: std::fs::read_to_string("/proc/sys/kernel/seccomp/actions_avail").ok(),
         switch: env(SWITCH_ENV),
         no_new_privs_opt_in: env(NO_NEW_PRIVS_ENV),
+        user_namespace_switch: env(USER_NAMESPACE_ENV),
     })
 }
 
@@ -124,10 +170,25 @@ pub fn report(env: &dyn Fn(&str) -> Option<String>) -> Vec<Layer> {
         true => LayerState::on("with the exec gate: non-local connects recorded (taint, I1 evidence); refused outside network_allow in enforce mode"),
         false => LayerState::off("needs the exec gate's notifier"),
     };
-    if p.mount.active {
-        if let Err(e) = try_unshare() {
-            p.mount = LayerState::off(e);
+    if p.user_namespace {
+        if try_in_child(|| {
+            // SAFETY: getuid/getgid cannot fail.
+            let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+            crate::user_namespace::enter(uid, gid).is_ok()
+        })
+        .is_err()
+        {
+            let why = crate::user_namespace::why_refused(&crate::user_namespace::Switches::read());
+            p = without_user_namespace(&p, &why);
         }
+    } else if p.mount.active
+        && try_in_child(|| {
+            // SAFETY: plain unshare in the throw-away child.
+            unsafe { libc::unshare(libc::CLONE_NEWNS) == 0 }
+        })
+        .is_err()
+    {
+        p.mount = LayerState::off("unshare(CLONE_NEWNS) is refused here");
     }
     vec![
         Layer {
@@ -156,14 +217,15 @@ pub fn report_lines(layers: &[Layer]) -> Vec<String> {
         .collect()
 }
 
-fn try_unshare() -> Result<(), String> {
-    // SAFETY: the child only calls unshare and exits.
+/// Runs `attempt` in a throw-away child (namespaces it enters die with it).
+fn try_in_child(attempt: impl FnOnce() -> bool) -> Result<(), ()> {
+    // SAFETY: the child only makes the attempt and exits.
     match unsafe { libc::fork() } {
-        -1 => Err("fork failed".into()),
+        -1 => Err(()),
         0 => {
-            // SAFETY: as above.
-            let r = unsafe { libc::unshare(libc::CLONE_NEWNS) };
-            unsafe { libc::_exit(if r == 0 { 0 } else { 1 }) }
+            let ok = attempt();
+            // SAFETY: leaving the child without running destructors.
+            unsafe { libc::_exit(if ok { 0 } else { 1 }) }
         }
         child => {
             let mut status = 0;
@@ -172,7 +234,7 @@ fn try_unshare() -> Result<(), String> {
             if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
                 Ok(())
             } else {
-                Err("unshare(CLONE_NEWNS) is refused here".into())
+                Err(())
             }
         }
     }
@@ -188,18 +250,34 @@ mod tests {
             seccomp_actions: Some(actions.into()),
             switch: None,
             no_new_privs_opt_in: None,
+            user_namespace_switch: None,
         }
     }
 
     #[test]
-    fn root_gets_both_layers_and_a_non_root_user_keeps_sudo_unless_opting_in() {
+    fn root_gets_both_layers_and_a_non_root_user_gets_them_in_a_user_namespace() {
         let all = "kill_process kill_thread trap errno user_notif trace log allow";
         let p = plan_from(&facts(0, all));
         assert!(p.mount.active && p.exec_gate.active && !p.needs_no_new_privs);
+        assert!(!p.user_namespace);
+        // Non-root: both layers, in a user namespace, no no_new_privs.
         let p = plan_from(&facts(1000, all));
-        assert!(!p.mount.active && !p.exec_gate.active);
-        assert!(p.exec_gate.why.contains("sudo"));
+        assert!(p.mount.active && p.exec_gate.active && p.user_namespace);
+        assert!(!p.needs_no_new_privs && p.mount.why.contains(USER_NAMESPACE_ENV));
+        // The kernel refuses the namespace: no mounts, the gate only with the opt-in.
+        let refused = without_user_namespace(&p, "sysctl says no");
+        assert!(!refused.mount.active && refused.mount.why.starts_with(C10_NAMESPACE));
+        assert!(!refused.exec_gate.active && refused.exec_gate.why.contains(NO_NEW_PRIVS_ENV));
         let mut f = facts(1000, all);
+        f.no_new_privs_opt_in = Some("1".into());
+        let refused = without_user_namespace(&plan_from(&f), "sysctl says no");
+        assert!(refused.exec_gate.active && refused.needs_no_new_privs);
+        // The maintainer keeps sudo: the plan before the user namespace.
+        let mut f = facts(1000, all);
+        f.user_namespace_switch = Some("off".into());
+        let p = plan_from(&f);
+        assert!(!p.mount.active && !p.exec_gate.active && !p.user_namespace);
+        assert!(p.exec_gate.why.contains("sudo"));
         f.no_new_privs_opt_in = Some("1".into());
         let p = plan_from(&f);
         assert!(p.exec_gate.active && p.needs_no_new_privs && !p.mount.active);

@@ -33,6 +33,8 @@ pub mod layers;
 #[cfg(target_os = "linux")]
 pub mod mounts;
 #[cfg(target_os = "linux")]
+pub mod namespace_calls;
+#[cfg(target_os = "linux")]
 pub mod network;
 #[cfg(target_os = "linux")]
 pub mod notify;
@@ -40,6 +42,8 @@ pub mod notify;
 pub mod supervisor;
 #[cfg(target_os = "linux")]
 pub mod syscalls;
+#[cfg(target_os = "linux")]
+pub mod user_namespace;
 #[cfg(target_os = "linux")]
 pub mod watchdog;
 

@@ -14,11 +14,24 @@ pub struct Mounted {
     pub failed: Vec<(PathBuf, String)>,
 }
 
+/// Whose mount namespace: root's own (a mount namespace alone), or a user namespace mapping a
+/// non-root user onto itself (`crate::user_namespace`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    Root,
+    User { uid: u32, gid: u32 },
+}
+
 /// Enters a private mount namespace (propagation made private first, so nothing leaks back to
 /// the host) and bind-mounts each path read-only onto itself. `Err` when the namespace itself
 /// could not be made; the command then runs without this layer.
-pub fn enter_read_only(paths: &[PathBuf]) -> Result<Mounted, String> {
-    unshare(CloneFlags::CLONE_NEWNS).map_err(|e| format!("unshare(CLONE_NEWNS): {e}"))?;
+pub fn enter_read_only(paths: &[PathBuf], owner: Owner) -> Result<Mounted, String> {
+    match owner {
+        Owner::Root => {
+            unshare(CloneFlags::CLONE_NEWNS).map_err(|e| format!("unshare(CLONE_NEWNS): {e}"))?
+        }
+        Owner::User { uid, gid } => crate::user_namespace::enter(uid, gid)?,
+    }
     mount(
         None::<&str>,
         "/",
@@ -50,8 +63,36 @@ fn bind_read_only(p: &Path) -> Result<(), String> {
         None::<&str>,
         p,
         None::<&str>,
-        MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY,
+        MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | kept_flags(p),
         None::<&str>,
     )
     .map_err(|e| format!("remount read-only: {e}"))
+}
+
+/// The flags of the mount `p` is on that a remount must keep: in a user namespace the kernel
+/// locks them on every mount it copied (`nosuid`, `nodev`, `noexec`, the atime mode) and
+/// refuses a remount that would clear one (EPERM on a `/home` mounted `nosuid,nodev`).
+fn kept_flags(p: &Path) -> MsFlags {
+    let Ok(st) = nix::sys::statvfs::statvfs(p) else {
+        return MsFlags::empty();
+    };
+    use nix::sys::statvfs::FsFlags;
+    let f = st.flags();
+    let mut out = MsFlags::empty();
+    for (from, to) in [
+        (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
+        (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
+        (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
+        (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
+        (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
+        (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
+    ] {
+        if f.contains(from) {
+            out |= to;
+        }
+    }
+    if !f.intersects(FsFlags::ST_NOATIME | FsFlags::ST_RELATIME) {
+        out |= MsFlags::MS_STRICTATIME;
+    }
+    out
 }

@@ -8,7 +8,7 @@
 
 use crate::identity;
 use crate::judge::{all_allow_from_argv, any_wants, fold, ExecFacts, ExecJudge};
-use crate::network::{is_local, parse_sockaddr, Decision, Policy};
+use crate::network::Policy;
 use crate::notify::{self, base_dir, lossy, program_of, tell, Answer, Memory};
 use crate::protected::ProtectedSet;
 use crate::rules_adapter::LaunchContext;
@@ -23,8 +23,13 @@ use std::sync::{mpsc, OnceLock};
 /// The sub-code of an exec the gate could not judge (its argv, environment or path unreadable);
 /// listed in `spec/tool-containment.md` (C10).
 pub const C10_UNJUDGED: &str = "C10.unjudged";
-/// The sub-code of a refused connect (integrity-signals' table: `spec/integrity-signals.md`).
-const I1_NETWORK: &str = integrity_signals::codes::I1_NETWORK;
+
+/// Where a call sends: `connect`, `sendto`, `sendmsg`, `sendmmsg` (K5, I1).
+#[path = "destinations.rs"]
+mod destinations;
+
+/// A change of mode, owner, times or extended attributes of a protected path (issue 41 item 2).
+pub const I3_METADATA: &str = "I3.metadata";
 
 /// Everything one command's supervisor needs.
 pub struct Supervisor<'a> {
@@ -114,6 +119,8 @@ impl Supervisor<'_> {
             Kind::Exec { .. } => self.on_exec(listener, n, &sys),
             Kind::Write { .. } => self.on_write(listener, n, &sys),
             Kind::Connect { addr, len } => self.on_connect(listener, n, addr, len),
+            Kind::Message { msg, count } => self.on_message(listener, n, msg, count),
+            Kind::Metadata { .. } => self.on_metadata(listener, n, &sys),
         }
     }
 
@@ -428,23 +435,81 @@ impl Supervisor<'_> {
                 Some((abs, lossy(&raw), what))
             })
         })();
-        // Unreadable or not protected: the kernel runs it (and the read-only mounts still hold).
-        let Some((path, raw, (what, code))) = hit else {
+        self.refuse_protected(listener, n, sys, hit, |path, what, code| {
+            let reason = format!(
+                "{code}: {what} is read-only inside agent commands; ask the maintainer to change it"
+            );
+            (code, reason, format!("refused writing {}", path.display()))
+        })
+    }
+
+    /// A change of mode, owner, times or extended attributes (I3.metadata, issue 41): refused
+    /// like a write when the path it changes (given, or its descriptor's) is one
+    /// `ProtectedSet::guards` holds. Unreadable: the kernel runs it and the mounts still hold.
+    fn on_metadata(&self, listener: RawFd, n: &libc::seccomp_notif, sys: &Sys) -> Handled {
+        let Kind::Metadata { path, fd, at_flags } = sys.kind else {
+            return Handled::Gone;
+        };
+        let (pid, args) = (n.pid, n.data.args);
+        let size = syscalls::pointer_size(n.data.arch, n.data.nr as i64);
+        let hit = (|| -> Option<(PathBuf, String, (&'static str, &'static str))> {
+            let (abs, raw) = match (path, fd) {
+                (_, Some(f)) => (base_dir(pid, Some(args[f] as i32)).ok()?, String::new()),
+                (Some(p), None) => {
+                    let raw = match args[p.path] {
+                        // utimensat/futimesat: NULL means the descriptor itself.
+                        0 => Vec::new(),
+                        ptr => Memory::open(pid, size)
+                            .ok()?
+                            .string(ptr, notify::MAX_STRING)
+                            .ok()?,
+                    };
+                    let empty = args[p.path] == 0
+                        || at_flags.is_some_and(|f| args[f] as i32 & libc::AT_EMPTY_PATH != 0);
+                    let abs = resolve(pid, p, &args, &raw, empty, &|d| base_dir(pid, d)).ok()?;
+                    (abs, lossy(&raw))
+                }
+                (None, None) => return None,
+            };
+            let what = self.protected.guards(&abs)?;
+            Some((abs, raw, what))
+        })();
+        self.refuse_protected(listener, n, sys, hit, |path, what, protected_as| {
+            let reason = format!(
+                "{I3_METADATA}: {what} ({protected_as}) keeps its mode, owner, times and \
+                 attributes inside agent commands ({}); ask the maintainer to change it",
+                sys.name
+            );
+            (
+                I3_METADATA,
+                reason,
+                format!("refused changing {}", path.display()),
+            )
+        })
+    }
+
+    /// Fails a call on a protected path (`hit`: the path, as given, and what protects it) with
+    /// `EROFS`: the line on the process's stderr and the I3 record (checked still valid first: a
+    /// process that went away gets neither). `describe` gives the code, reason and the line's
+    /// words before the reason. No hit (unreadable or not protected): the kernel runs the call
+    /// and the read-only mounts still hold.
+    fn refuse_protected(
+        &self,
+        listener: RawFd,
+        n: &libc::seccomp_notif,
+        sys: &Sys,
+        hit: Option<(PathBuf, String, (&'static str, &'static str))>,
+        describe: impl FnOnce(&Path, &'static str, &'static str) -> (&'static str, String, String),
+    ) -> Handled {
+        let Some((path, raw, (what, protected_as))) = hit else {
             return self.answer(listener, n.id, Answer::Continue, Handled::Continued);
         };
         if !notify::still_valid(listener, n.id) {
             return Handled::Gone;
         }
-        let reason = format!(
-            "{code}: {what} is read-only inside agent commands; ask the maintainer to change it"
-        );
-        self.tell(
-            pid,
-            &format!(
-                "agent-guards: refused writing {} ({reason})",
-                path.display()
-            ),
-        );
+        let (code, reason, line) = describe(&path, what, protected_as);
+        let pid = n.pid;
+        self.tell(pid, &format!("agent-guards: {line} ({reason})"));
         let out = self.answer(
             listener,
             n.id,
@@ -457,71 +522,6 @@ impl Supervisor<'_> {
             "path": path, "path_as_given": raw, "what": what, "syscall": sys.name, "pid": pid,
             "program": program_of(pid), "mount_layer": self.mount_layer, "reason": reason,
         }));
-        out
-    }
-}
-
-impl Supervisor<'_> {
-    fn on_connect(
-        &self,
-        listener: RawFd,
-        n: &libc::seccomp_notif,
-        addr: usize,
-        len: usize,
-    ) -> Handled {
-        let (pid, args) = (n.pid, n.data.args);
-        let size = syscalls::pointer_size(n.data.arch, n.data.nr as i64);
-        let len = (args[len] as usize).min(128);
-        let dest = Memory::open(pid, size)
-            .and_then(|m| m.bytes(args[addr], len))
-            .ok()
-            .and_then(|b| parse_sockaddr(&b));
-        // Not IP, unreadable (the kernel reads it again) or this machine: not network use.
-        let resolvers = self.resolvers.get_or_init(crate::network::system_resolvers);
-        let Some(dest) = dest.filter(|d| !is_local(d, resolvers)) else {
-            return self.answer(listener, n.id, Answer::Continue, Handled::Continued);
-        };
-        if !notify::still_valid(listener, n.id) {
-            return Handled::Gone;
-        }
-        let decision = self.policy().decide(&dest);
-        let program = program_of(pid);
-        let out = match decision {
-            Decision::Allowed => self.answer(listener, n.id, Answer::Continue, Handled::Continued),
-            Decision::Blocked => {
-                let reason = format!("{I1_NETWORK}: {dest} is not in network_allow and integrity mode is enforce; ask the maintainer to allow the host");
-                self.tell(
-                    pid,
-                    &format!("agent-guards: refused connecting to {dest} ({reason})"),
-                );
-                self.answer(
-                    listener,
-                    n.id,
-                    Answer::Fail(libc::EPERM),
-                    Handled::Refused("I1".into()),
-                )
-            }
-        };
-        if self.policy().first_time(dest, &program, decision) {
-            let time = now();
-            self.record(json!({
-                "binary": "second-line", "layer": "network", "time": time,
-                "requirement": "I1", "code": I1_NETWORK, "signal": "network_escape", "taint": "K5",
-                "destination": dest.to_string(), "host": dest.ip().to_string(),
-                "port": dest.port(), "program": program, "pid": pid,
-                "decision": decision.as_str(),
-            }));
-            if let Some(tx) = &self.audit {
-                let source = taint::TaintSource {
-                    kind: taint::TaintKind::NetworkCommand,
-                    tool: "Bash".into(),
-                    detail: format!(
-                        "{program} connected to {dest} (seen at connect by the second line)"
-                    ),
-                };
-                let _ = tx.send(Work::Taint(source, time));
-            }
-        }
         out
     }
 }

@@ -2,10 +2,12 @@
 //!
 //! As root the filter is installed with `CAP_SYS_ADMIN`, without `no_new_privs`: `sudo` works and
 //! what it runs is still judged (a `sudo claude --model fable` is refused with M3). As a non-root
-//! user the gate is off by default (it would need `no_new_privs`, which breaks `sudo`): commands,
-//! `sudo` included, behave exactly as without the prefix. With the maintainer's opt-in
-//! (`AGENT_GUARDS_SECOND_LINE_NO_NEW_PRIVS=1`) the gate judges the non-root user's execs and
-//! `sudo` refuses to run, as the spec documents.
+//! user the command runs in a user namespace of the user's own (issue 41): the gate judges its
+//! execs and `sudo`, set-uid to a root the namespace does not map, gains nothing and says so.
+//! With `AGENT_GUARDS_SECOND_LINE_USER_NAMESPACE=off` the maintainer keeps `sudo`: the gate is
+//! off and commands behave exactly as without the prefix, unless the maintainer also opts into
+//! `no_new_privs` (`AGENT_GUARDS_SECOND_LINE_NO_NEW_PRIVS=1`): then the gate judges and `sudo`
+//! refuses to run, as the spec documents.
 
 mod common;
 use common::*;
@@ -33,36 +35,6 @@ fn can_run(with_sudo: bool) -> bool {
         }
     }
     true
-}
-
-/// A world whose files belong to nobody (uid 65534), so it can run its commands there.
-fn nobodys_world(name: &str) -> World {
-    let w = World::new(name);
-    // A copy that uid 65534 can run even when the checkout sits in a private folder (a clone
-    // under `mktemp -d` is 0700).
-    std::fs::copy(BIN, w.dir.path().join("second-line-exec")).unwrap();
-    let ok = Command::new("chown")
-        .args(["-R", "65534:65534"])
-        .arg(w.dir.path())
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    w
-}
-
-/// `bash -c script` as nobody: under the second line (`gated`) or plain. Stdout and stderr are
-/// one pipe that nobody's own shell made, as the CLI makes them for its user (the gate writes
-/// its line through `/proc/<pid>/fd/2`, which a pipe of another user would refuse).
-fn as_nobody(w: &World, gated: bool, script: &str) -> String {
-    let mut c = Command::new("setpriv");
-    c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
-    c.args(["bash", "-c", "\"$@\" 2>&1 | cat", "_"]);
-    if gated {
-        c.arg(w.dir.path().join("second-line-exec"));
-    }
-    c.args(["bash", "-c", script]);
-    w.environ(&mut c);
-    text(&c.output().unwrap().stdout)
 }
 
 const LAUNCH: &str = "claude --model fable; echo launch $?";
@@ -102,11 +74,33 @@ fn as_root_sudo_works_and_what_it_runs_is_still_judged() {
 }
 
 #[test]
-fn as_a_non_root_user_the_gate_is_off_by_default_and_commands_run_as_without_it() {
+fn as_a_non_root_user_the_gate_judges_in_a_user_namespace_where_sudo_gains_nothing() {
     if !can_run(true) {
         return;
     }
     let w = nobodys_world("nobody-default");
+    let out = as_nobody(&w, true, &format!("id -u; {LAUNCH}; {SUDO}"));
+    assert!(out.starts_with("65534\n"), "the user's own uid: {out}");
+    assert!(out.contains("launch 126"), "judged: {out}");
+    assert!(
+        out.contains("agent-guards: refused claude --model fable (M3"),
+        "{out}"
+    );
+    // sudo is set-uid root, and root is not mapped in the user's namespace.
+    assert!(out.contains("sudo 1"), "{out}");
+    assert!(
+        out.contains("effective uid is not 0"),
+        "sudo says why: {out}"
+    );
+}
+
+#[test]
+fn as_a_non_root_user_who_keeps_sudo_the_gate_is_off_and_commands_run_as_without_it() {
+    if !can_run(true) {
+        return;
+    }
+    let mut w = nobodys_world("nobody-keeps-sudo");
+    w.env("AGENT_GUARDS_SECOND_LINE_USER_NAMESPACE", "off");
     let script = format!("id -u; {LAUNCH}; {SUDO}");
     let gated = as_nobody(&w, true, &script);
     let plain = as_nobody(&w, false, &script);
@@ -125,6 +119,7 @@ fn as_a_non_root_user_who_opted_into_no_new_privs_the_gate_judges_and_sudo_refus
         return;
     }
     let mut w = nobodys_world("nobody-nnp");
+    w.env("AGENT_GUARDS_SECOND_LINE_USER_NAMESPACE", "off");
     w.env("AGENT_GUARDS_SECOND_LINE_NO_NEW_PRIVS", "1");
     let out = as_nobody(&w, true, &format!("{LAUNCH}; {SUDO}; id -u"));
     assert!(out.contains("launch 126"), "judged: {out}");

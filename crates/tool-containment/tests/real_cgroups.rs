@@ -276,15 +276,12 @@ fn without_a_usable_backend_the_command_runs_unbounded_with_one_notice() {
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let bin = dir.path().join("tool-containment");
     std::fs::copy(BIN, &bin).unwrap();
-    let out = s
-        .prefix_with(&bin, tool_call("cat /proc/self/cgroup; echo ran"))
-        .current_dir("/")
-        .uid(65534)
-        .gid(65534)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (stdout, stderr) = s.prefix_as_nobody(
+        &bin,
+        &tool_call("cat /proc/self/cgroup; echo ran"),
+        std::path::Path::new("/"),
+        &[],
+    );
     assert!(
         stdout.contains("ran") && !stdout.contains("agent-guards"),
         "{stdout}"
@@ -294,20 +291,10 @@ fn without_a_usable_backend_the_command_runs_unbounded_with_one_notice() {
         1,
         "{stderr}"
     );
-    let report = std::process::Command::new(&bin)
-        .arg("--report")
-        .env("HOME", s.home.path())
-        .uid(65534)
-        .gid(65534)
-        .current_dir("/")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&report.stdout);
+    let text = report_as_nobody(&bin, s.home.path());
     assert!(
         text.contains("backend: none") && text.contains("WITHOUT ceilings"),
         "{text}"
     );
     assert!(text.contains("cgroup v1: not used"), "{text}");
 }
-
-use std::os::unix::process::CommandExt;

@@ -202,3 +202,68 @@ fn a_dead_supervisor_hangs_nothing_and_session_end_still_stops_and_reports_every
         .unwrap_or(0);
     assert_eq!(left, 0, "no supervisor record is left");
 }
+
+/// Issue 41 item 3: a user who is not root had no read-only mounts at all. Through the real
+/// prefix as uid 65534: a registration under the user's home is read-only (EROFS, with the I3
+/// line), `unshare -m` is refused, a write in the project and a commit run; `--report` names
+/// the user namespace.
+#[test]
+fn a_non_root_users_registrations_are_read_only_through_the_real_prefix() {
+    if !root() {
+        eprintln!("skipped: needs root to become uid 65534");
+        return;
+    }
+    let s = TestSession::new("second-line-userns");
+    let home = s.home.path().to_path_buf();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(home.join(".claude/settings.json"), "{}").unwrap();
+    std::fs::create_dir_all(home.join("project/r")).unwrap();
+    for args in [
+        &["init", "-q"][..],
+        &["commit", "-q", "--allow-empty", "-m", "one"],
+    ] {
+        let ok = std::process::Command::new("git")
+            .args(["-c", "user.email=a@b", "-c", "user.name=n"])
+            .args(args)
+            .current_dir(home.join("project/r"))
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+    // A copy uid 65534 can run, in a folder of its own (the binary's folder is protected).
+    std::fs::create_dir_all(home.join("suite")).unwrap();
+    let bin = home.join("suite/tool-containment");
+    std::fs::copy(BIN, &bin).unwrap();
+    let owned = std::process::Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(&home)
+        .status()
+        .unwrap();
+    assert!(owned.success());
+    let script = "echo x >> ~/.claude/settings.json; echo registration $?; \
+        unshare -m true; echo unshare $?; echo y > notes.txt; echo project $?; \
+        git -C r worktree add -q ../wt -b wt && \
+        git -C wt -c user.email=a@b -c user.name=n commit -q --allow-empty -m two; echo commit $?";
+    let (stdout, stderr) = s.prefix_as_nobody(
+        &bin,
+        &tool_call(&format!("{{ {script}; }} 2>&1 | cat")),
+        &home.join("project"),
+        &[("GIT_CONFIG_NOSYSTEM", "1")],
+    );
+    for expected in ["registration 1", "unshare 1", "project 0", "commit 0"] {
+        assert!(stdout.contains(expected), "{expected}:\n{stdout}\n{stderr}");
+    }
+    assert!(stdout.contains("Read-only file system"), "{stdout}");
+    assert!(stdout.contains("agent-guards: refused writing"), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(home.join(".claude/settings.json")).unwrap(),
+        "{}"
+    );
+    let text = report_as_nobody(&bin, &home);
+    assert!(
+        text.contains(
+            "protected files read-only (mount namespace): active (not root: a user namespace"
+        ),
+        "{text}"
+    );
+}

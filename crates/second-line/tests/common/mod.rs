@@ -29,6 +29,44 @@ pub fn root_world(name: &str) -> Option<World> {
     Some(World::new(name))
 }
 
+/// A world whose files belong to nobody (uid 65534), so it can run its commands there.
+pub fn nobodys_world(name: &str) -> World {
+    let w = World::new(name);
+    // A copy that uid 65534 can run even when the checkout sits in a private folder (a clone
+    // under `mktemp -d` is 0700).
+    std::fs::create_dir_all(w.dir.path().join("suite")).unwrap();
+    std::fs::copy(BIN, own_binary(&w)).unwrap();
+    let ok = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(w.dir.path())
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    w
+}
+
+/// A [`nobodys_world`]'s own copy of the binary, in a folder of its own: the binary's folder is
+/// protected (I3.binaries) inside its commands.
+pub fn own_binary(w: &World) -> PathBuf {
+    w.dir.path().join("suite/second-line-exec")
+}
+
+/// `bash -c script` as nobody (a [`nobodys_world`]), under the second line (`gated`) or plain;
+/// stdout and stderr as one text. They are one pipe that nobody's own shell made, as the CLI
+/// makes them for its user (the gate writes its line through `/proc/<pid>/fd/2`, which a pipe
+/// of another user would refuse).
+pub fn as_nobody(w: &World, gated: bool, script: &str) -> String {
+    let mut c = Command::new("setpriv");
+    c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+    c.args(["bash", "-c", "\"$@\" 2>&1 | cat", "_"]);
+    if gated {
+        c.arg(own_binary(w));
+    }
+    c.args(["bash", "-c", script]);
+    w.environ(&mut c);
+    text(&c.output().unwrap().stdout)
+}
+
 /// One test's world: HOME with hook registrations, the suite's config, state and binaries.
 pub struct World {
     pub dir: tempfile::TempDir,

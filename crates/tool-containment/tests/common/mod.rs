@@ -97,6 +97,28 @@ impl TestSession {
         c
     }
 
+    /// The prefix (the copy at `bin`) run as uid 65534 in `cwd` on `script`, with `env` added;
+    /// its stdout and stderr.
+    pub fn prefix_as_nobody(
+        &self,
+        bin: &Path,
+        script: &str,
+        cwd: &Path,
+        env: &[(&str, &str)],
+    ) -> (String, String) {
+        use std::os::unix::process::CommandExt;
+        let out = self
+            .prefix_with(bin, script)
+            .current_dir(cwd)
+            .envs(env.iter().copied())
+            .uid(65534)
+            .gid(65534)
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (text(&out.stdout), text(&out.stderr))
+    }
+
     /// The CLI's tool call of `command` through the prefix, with `env` added (the ceilings,
     /// `AI_AGENT`, ...).
     pub fn call(&self, command: &str, env: &[(&str, &str)]) -> Command {
@@ -218,4 +240,18 @@ pub fn kill_all(cmd: &str) {
             nix::sys::signal::Signal::SIGKILL,
         );
     }
+}
+
+/// `bin --report` as uid 65534 with `home` as its HOME; its stdout.
+pub fn report_as_nobody(bin: &Path, home: &Path) -> String {
+    use std::os::unix::process::CommandExt;
+    let report = Command::new(bin)
+        .arg("--report")
+        .env("HOME", home)
+        .uid(65534)
+        .gid(65534)
+        .current_dir("/")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&report.stdout).into_owned()
 }
