@@ -106,7 +106,7 @@ impl Supervisor<'_> {
                 "requirement": "I1", "code": I1_NETWORK, "signal": "network_escape", "taint": "K5",
                 "destination": dest.to_string(), "host": dest.ip().to_string(),
                 "port": dest.port(), "program": program, "pid": pid,
-                "decision": decision.as_str(),
+                "decision": decision.audit().as_str(),
             }));
             if let Some(tx) = &self.audit {
                 let source = taint::TaintSource {

@@ -69,10 +69,12 @@ pub enum Decision {
 }
 
 impl Decision {
-    pub fn as_str(self) -> &'static str {
+    /// What the audit record says (session-store's one `Decision`): a connect let through is
+    /// evidence recorded (I1, taint), a blocked one a refusal.
+    pub fn audit(self) -> session_store::Decision {
         match self {
-            Decision::Allowed => "allowed",
-            Decision::Blocked => "blocked",
+            Decision::Allowed => session_store::Decision::Recorded,
+            Decision::Blocked => session_store::Decision::Deny,
         }
     }
 }

@@ -45,7 +45,7 @@ fn a_non_local_connect_is_recorded_and_taints_and_loopback_is_not_network_use() 
     assert_eq!(net[0]["destination"], "192.0.2.1:9");
     assert_eq!(net[0]["port"], 9);
     assert_eq!(net[0]["program"], "python3");
-    assert_eq!(net[0]["decision"], "allowed");
+    assert_eq!(net[0]["decision"], "recorded");
     assert!(net[0]["time"].as_str().is_some());
     eventually("the session is tainted", || ledger_tainted(&w));
 }
@@ -67,7 +67,7 @@ fn in_enforce_mode_destinations_outside_network_allow_are_refused() {
     let records = w.wait_record(|r| r["layer"] == "network");
     assert!(records
         .iter()
-        .any(|r| r["layer"] == "network" && r["decision"] == "blocked"));
+        .any(|r| r["layer"] == "network" && r["decision"] == "deny"));
 }
 
 /// A root world in enforce mode allowing only `localhost`, with a loopback UDP socket to send

@@ -200,11 +200,18 @@ impl World {
         }
     }
 
+    /// The session's audit records; panics on a line that is not a `session_store::AuditRecord`
+    /// (every test that reads the log checks its records' type, issue 44).
     pub fn records(&self) -> Vec<Value> {
         std::fs::read_to_string(self.session_dir().join("audit.jsonl"))
             .unwrap_or_default()
             .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
+            .map(|l| {
+                if let Err(e) = session_store::AuditRecord::parse(l) {
+                    panic!("{e}");
+                }
+                serde_json::from_str(l).expect("an audit line is JSON")
+            })
             .collect()
     }
 
