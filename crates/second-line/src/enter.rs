@@ -360,7 +360,10 @@ fn supervisor_main(
         crate::pid_files::write(s.dir(), &record);
     }
     let watchdog = link.as_ref().map(|(_, w)| *w);
+    // Made while the prefix installs the filter: the listener arrives to a warm supervisor.
+    let ready = cx.ready(false, in_flight.as_ref());
     let Ok((listener, mount_layer)) = receive_fd(sock.as_raw_fd(), Some(HANDSHAKE)) else {
+        drop(ready);
         stop_watchdog(watchdog);
         exit_supervisor(cx.pid_file)
     };
@@ -368,7 +371,7 @@ fn supervisor_main(
     if let Some((link, _)) = &link {
         let _ = send_fd(link.as_raw_fd(), listener.as_raw_fd(), mount_layer);
     }
-    if cx.serve(&listener, mount_layer, false, in_flight.as_ref()) {
+    if cx.serve_ready(ready, &listener, mount_layer) {
         // The tree is gone: the watchdog has nothing to stand in for. Reaped before the record
         // goes, so SessionEnd never finds it running without one.
         stop_watchdog(watchdog);
@@ -387,6 +390,15 @@ struct Serving {
     pid_file: Option<PathBuf>,
 }
 
+/// A supervisor built and warmed before its listener arrives (the audit writer running, the
+/// judges and the launch context made, the judged programs on `PATH` found): the command's first
+/// exec is answered without that work on its path (C8).
+struct Ready<'f> {
+    sup: Supervisor<'f>,
+    tx: std::sync::mpsc::Sender<Work>,
+    writer: Option<std::thread::JoinHandle<()>>,
+}
+
 impl Serving {
     /// Serves the listener until the tree is gone (`true`) or the listener fails, with the audit
     /// writer thread alongside.
@@ -398,7 +410,11 @@ impl Serving {
         stand_in: bool,
         in_flight: Option<&InFlight>,
     ) -> bool {
-        crate::notify::sync_wake_up(listener.as_raw_fd());
+        self.serve_ready(self.ready(stand_in, in_flight), listener, mount_layer)
+    }
+
+    /// Everything serving needs that does not wait for the listener.
+    fn ready<'f>(&self, stand_in: bool, in_flight: Option<&'f InFlight>) -> Ready<'f> {
         let session = self
             .state_dir
             .as_deref()
@@ -435,7 +451,7 @@ impl Serving {
                 }),
             ],
             protected: self.protected.clone(),
-            mount_layer,
+            mount_layer: false,
             audit: writer.as_ref().map(|_| tx.clone()),
             network: std::sync::OnceLock::new(),
             launch,
@@ -446,6 +462,19 @@ impl Serving {
             resolvers: Default::default(),
             in_flight,
         };
+        sup.warm();
+        Ready { sup, tx, writer }
+    }
+
+    /// Serves `listener` with a supervisor made [`Serving::ready`].
+    fn serve_ready(&self, ready: Ready<'_>, listener: &OwnedFd, mount_layer: bool) -> bool {
+        let Ready {
+            mut sup,
+            tx,
+            writer,
+        } = ready;
+        sup.mount_layer = mount_layer;
+        crate::notify::sync_wake_up(listener.as_raw_fd());
         let hung_up = serve(listener.as_raw_fd(), &sup);
         drop(sup);
         drop(tx);

@@ -91,14 +91,16 @@ pub fn shebang(head: &[u8]) -> Option<(String, Option<String>)> {
     })
 }
 
-/// The judged programs found on the session's `PATH`, by (size, start of content).
+/// The judged programs found on the session's `PATH`, by size; the start of each one's content
+/// is read only when an exec's file has its size (most execs differ in size from all of them,
+/// and finding them is on the path of every command's first exec: C8).
 #[derive(Debug, Default)]
 pub struct Known {
-    by_size: HashMap<u64, Vec<(Vec<u8>, PathBuf)>>,
+    by_size: HashMap<u64, Vec<(OnceLock<Option<Vec<u8>>>, PathBuf)>>,
 }
 
 impl Known {
-    /// Finds [`BY_CONTENT`] on `path` (a `PATH` value) and keeps each one's size and start.
+    /// Finds [`BY_CONTENT`] on `path` (a `PATH` value) and keeps each one's size.
     pub fn on_path(path: &str) -> Known {
         let mut known = Known::default();
         for name in BY_CONTENT {
@@ -113,8 +115,12 @@ impl Known {
             let Ok(real) = std::fs::canonicalize(&file) else {
                 continue;
             };
-            if let Some((size, head)) = size_and_head(&real) {
-                known.by_size.entry(size).or_default().push((head, real));
+            if let Ok(meta) = std::fs::metadata(&real) {
+                known
+                    .by_size
+                    .entry(meta.len())
+                    .or_default()
+                    .push((OnceLock::new(), real));
             }
         }
         known
@@ -127,7 +133,11 @@ impl Known {
         let (_, head) = size_and_head(file)?;
         candidates
             .iter()
-            .find(|(h, _)| *h == head)
+            .find(|(h, path)| {
+                h.get_or_init(|| size_and_head(path).map(|(_, h)| h))
+                    .as_ref()
+                    .is_some_and(|h| *h == head)
+            })
             .map(|(_, path)| path.as_path())
     }
 }

@@ -341,6 +341,11 @@ impl Supervisor<'_> {
     }
 
     /// The judged programs on the session's `PATH`, found on first use.
+    /// Finds the judged programs on the session's `PATH` now (before the first exec needs them).
+    pub fn warm(&self) {
+        let _ = self.known();
+    }
+
     fn known(&self) -> &identity::Known {
         let path = self.launch.env.get("PATH").map_or("", String::as_str);
         self.known.get(path)
