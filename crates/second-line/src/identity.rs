@@ -96,8 +96,11 @@ pub fn shebang(head: &[u8]) -> Option<(String, Option<String>)> {
 /// and finding them is on the path of every command's first exec: C8).
 #[derive(Debug, Default)]
 pub struct Known {
-    by_size: HashMap<u64, Vec<(OnceLock<Option<Vec<u8>>>, PathBuf)>>,
+    by_size: HashMap<u64, Vec<(LazyHead, PathBuf)>>,
 }
+
+/// The start of a judged program's content, read on first need (`None`: it could not be read).
+type LazyHead = OnceLock<Option<Vec<u8>>>;
 
 impl Known {
     /// Finds [`BY_CONTENT`] on `path` (a `PATH` value) and keeps each one's size.
