@@ -538,7 +538,9 @@ mod tests {
     fn a_string_that_goes_on_into_the_next_page_is_read_whole() {
         let mut area = vec![b'x'; 4 * 4096];
         let base = area.as_ptr() as usize;
-        let page_end = (base + 4096) & !4095;
+        // A page boundary at least 64 bytes into the area (one closer to `base` made the start
+        // below fall before the area when the allocator placed it just under a boundary).
+        let page_end = (base + 64 + 4095) & !4095;
         // 10 bytes before a page boundary to 20 bytes after it.
         let start = page_end - 10 - base;
         area[start + 30] = 0;
@@ -592,7 +594,9 @@ mod tests {
         let want: Vec<Vec<u8>> = strings.iter().map(|s| s[..2].to_vec()).collect();
         let mut area = vec![0u8; 3 * 4096];
         let base = area.as_ptr() as usize;
-        let page_end = (base + 4096) & !4095;
+        // A page boundary at least 64 bytes into the area (one closer to `base` made the start
+        // below fall before the area when the allocator placed it just under a boundary).
+        let page_end = (base + 64 + 4095) & !4095;
         let size = std::mem::size_of::<usize>();
         // The array starts 5 pointers before a page boundary, on a pointer boundary or 3
         // bytes off it (a pointer then lies across the boundary).
@@ -616,7 +620,9 @@ mod tests {
 
     #[test]
     fn strings_on_several_pages_are_read_in_one_call_and_an_unmapped_page_still_fails() {
-        // Six strings, each on a page of its own, the pointers on another.
+        // Six strings, each on a page of its own, the pointers on another (inside the same
+        // page-aligned area: a pointer array of its own could straddle two pages, and the read
+        // count below depended on where the allocator put it).
         let area = vec![0u8; 8 * 4096];
         let first = (area.as_ptr() as usize + 4095) & !4095;
         let mut pointers: Vec<usize> = Vec::new();
@@ -629,8 +635,15 @@ mod tests {
             pointers.push(at);
         }
         pointers.push(0);
+        let table = first + 6 * 4096 + 64;
+        // SAFETY: seven aligned words inside `area`'s seventh page, written once and read only
+        // through the slice below while `area` lives.
+        let pointers: &[usize] = unsafe {
+            std::ptr::copy_nonoverlapping(pointers.as_ptr(), table as *mut usize, pointers.len());
+            std::slice::from_raw_parts(table as *const usize, pointers.len())
+        };
         let mem = own();
-        let (seen, r) = strings_of(&mem, &pointers);
+        let (seen, r) = strings_of(&mem, pointers);
         r.unwrap();
         assert_eq!(seen, vec![b"page".to_vec(); 6]);
         // The pointer page, then the six string pages together.
