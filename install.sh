@@ -67,7 +67,7 @@ build() {
     exit 1
   fi
   echo "install.sh: building the release binaries: 6 hooks and the admin tool, about 140 crates, optimised and link-time optimised."
-  echo "install.sh: a first build takes several minutes (about 9 CPU-minutes: 4½ or more on 2 idle cores, far more on a busy machine; spec/installer.md); later builds reuse target/."
+  echo "install.sh: a first build takes several minutes (far more on a busy machine; the measured figure is in spec/installer.md); later builds reuse target/."
   if [ "$(uname -s)" != Linux ]; then
     echo "install.sh: on $(uname -s), tool-containment and stray-process-sweep cannot contain or see processes (cgroups and /proc are Linux's): they install and say so; the other four guards do their whole job."
   fi
