@@ -18,6 +18,7 @@ pub mod codes;
 pub mod context;
 pub mod exec_argv;
 pub mod explain;
+pub mod face;
 pub mod fake_world;
 pub mod finding;
 pub mod g0_opaque;

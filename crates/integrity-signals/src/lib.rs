@@ -20,6 +20,7 @@ pub mod bash_facts;
 pub mod bash_network;
 pub mod bash_programs;
 pub mod codes;
+pub mod face;
 pub mod hook;
 pub mod i1_signals;
 pub mod i2_fabricated_claims;

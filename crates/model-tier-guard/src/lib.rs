@@ -19,6 +19,7 @@
 
 pub mod agents;
 pub mod codes;
+pub mod face;
 pub mod fixtures;
 pub mod front_matter;
 pub mod host;

@@ -13,7 +13,7 @@ use serde_json::json;
 use std::net::SocketAddr;
 use std::os::fd::RawFd;
 
-const I1_NETWORK: &str = integrity_signals::codes::I1_NETWORK;
+const I1_NETWORK: &str = integrity_signals::face::I1_NETWORK;
 
 /// `struct msghdr` (64-bit): `msg_name` at 0, `msg_namelen` at 8; 56 bytes. `struct mmsghdr`:
 /// a `msghdr` and its `msg_len`, 64 bytes.

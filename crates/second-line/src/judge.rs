@@ -64,6 +64,20 @@ pub enum ExecVerdict {
     },
 }
 
+impl From<Option<safety_kernel::Refusal>> for ExecVerdict {
+    /// A guard face's answer (K10) as the gate's.
+    fn from(r: Option<safety_kernel::Refusal>) -> ExecVerdict {
+        match r {
+            Some(r) => ExecVerdict::Deny {
+                code: r.code,
+                reason: r.reason,
+                evidence: r.evidence,
+            },
+            None => ExecVerdict::Allow,
+        }
+    }
+}
+
 /// A rule set that judges execs. Pure over [`ExecFacts`] (the rule sets may consult the world
 /// they were built with: git repositories, the live branch rules, the launch environment).
 pub trait ExecJudge: Send + Sync {

@@ -3,7 +3,7 @@
 //! `.claude` folder), plus the managed settings folder, as the list of existing paths the mount
 //! layer makes read-only and the predicate the notifier checks a written path against.
 
-use integrity_signals::i3_tamper::Protected;
+use integrity_signals::face::Protected;
 use std::path::{Path, PathBuf};
 
 /// Managed (policy) settings of Claude Code on Linux.
@@ -80,7 +80,7 @@ impl ProtectedSet {
     /// if it is protected.
     pub fn protection(&self, path: &Path) -> Option<(&'static str, &'static str)> {
         let what = self.rules.protection(path)?;
-        Some((what.describe(), integrity_signals::codes::tamper(what)))
+        Some((what.describe(), integrity_signals::face::tamper_code(what)))
     }
 
     /// What a write, rename or removal of `path` (absolute, normalised) would change that is
@@ -107,7 +107,7 @@ impl ProtectedSet {
             let holds = |d: &PathBuf| d.starts_with(path) && d.exists();
             self.claude_dirs.iter().any(holds).then_some((
                 "a folder that holds hook registrations",
-                integrity_signals::codes::I3_SETTINGS,
+                integrity_signals::face::I3_SETTINGS,
             ))
         })
     }
@@ -135,7 +135,7 @@ impl ProtectedSet {
             };
             for e in entries.flatten() {
                 let p = e.path();
-                if integrity_signals::i3_tamper::is_hook_registration(&p) {
+                if integrity_signals::face::is_hook_registration(&p) {
                     push(&p);
                 }
             }

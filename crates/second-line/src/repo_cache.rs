@@ -13,7 +13,7 @@
 //! looking (13 `stat`s were a tenth of the supervisor's time for a push).
 
 use crate::fs_events::{Events, Watch};
-use gh_write_guard::real_world::{OpenRepo, RepoLender};
+use gh_write_guard::face::{OpenRepo, RepoLender};
 use git2::Repository;
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -341,7 +341,7 @@ impl RepoLender for RepoCache {
 /// what a discovery now would open; `None`: not kept.
 fn watch_list(dir: &Path, repo: &Repository, opened: SystemTime) -> Option<Watched> {
     let work = repo.workdir()?;
-    let start = gh_write_guard::g6_repo_kind::existing_ancestor(dir)?;
+    let start = gh_write_guard::face::existing_ancestor(dir)?;
     if !start.starts_with(work) || includes_files(repo) {
         return None;
     }

@@ -218,7 +218,7 @@ fn a_git_push_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
     for (args, env, cwd, code) in &cases {
         let argv = std::iter::once("git").chain(args.split(' '));
         let facts = git_exec(argv.map(String::from).collect(), env, cwd);
-        assert_eq!(git_reach(&facts.argv), GitReach::Push, "{args}");
+        assert_eq!(gh_face::exec_reach(&facts.argv), Reach::Push, "{args}");
         let all = by_all_of_g2_to_g6(&judge, &facts);
         let what = format!("git {args} {env:?} in {cwd}");
         assert_eq!(

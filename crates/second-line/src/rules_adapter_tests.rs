@@ -194,7 +194,7 @@ fn a_git_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
         &["git", "branch", "--list"],
         &["git", "fetch", "origin"],
     ] {
-        assert!(git_read(&argv(read)), "{read:?} is a read");
+        assert!(gh_face::git_read(&argv(read)), "{read:?} is a read");
         assert_eq!(judge.judge(&facts(read)), ExecVerdict::Allow, "{read:?}");
     }
     for write in [
@@ -214,7 +214,7 @@ fn a_git_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
         // Not a builtin: an alias, which may stand for a push.
         &["git", "st"],
     ] {
-        assert!(!git_read(&argv(write)), "{write:?} is not a read");
+        assert!(!gh_face::git_read(&argv(write)), "{write:?} is not a read");
     }
     // The comparison can fail: the rules refuse these here.
     for refused in [
@@ -237,18 +237,8 @@ pub(super) fn by_all_of_g2_to_g6(
     let all = judge.shared();
     let mut cx = all.cx.clone();
     cx.cwd.clone_from(&facts.cwd);
-    let by_all = gh_write_guard::judge::judge_requirements(
-        &facts.as_command(rule_relevant),
-        &cx,
-        &all.world.again(),
-        &applies,
-    );
-    let denies: Vec<_> = by_all
-        .findings
-        .into_iter()
-        .filter(|f| f.is_deny() && applies(f.requirement))
-        .collect();
-    gh_write_guard::finding::first_deny(&denies).map(|f| (f.code_str().to_string(), f.reason()))
+    let line = facts.as_command(rule_relevant);
+    gh_face::judge(&GitHubOp::Text(&line), &cx, &all.world.again()).map(|r| (r.code, r.reason))
 }
 
 pub(super) fn by_gate(judge: &GitHubWrites, facts: &ExecFacts) -> Option<(String, String)> {
@@ -462,9 +452,9 @@ fn a_git_exec_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
     let (mut refused, mut allowed, mut hooks) = (0, 0, 0);
     for (args, env, cwd, refuse) in &cases {
         let facts = git_exec(argv(args), env, cwd);
-        let reach = git_reach(&facts.argv);
+        let reach = gh_face::exec_reach(&facts.argv);
         assert!(
-            matches!(reach, GitReach::Checkout | GitReach::Hooks),
+            matches!(reach, Reach::Checkout | Reach::Hooks),
             "{args:?}: {reach:?}"
         );
         let all = by_all_of_g2_to_g6(&judge, &facts);
@@ -482,14 +472,8 @@ fn a_git_exec_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
     );
     // The maintainer's grant and config allow it both ways.
     for env in [
-        &[
-            ("HOME", p),
-            (gh_write_guard::g6_primary_checkout::GRANT, "1"),
-        ][..],
-        &[
-            ("HOME", p),
-            (gh_write_guard::g6_primary_checkout::GRANT, "maybe"),
-        ],
+        &[("HOME", p), (gh_face::PRIMARY_CHECKOUT_GRANT, "1")][..],
+        &[("HOME", p), (gh_face::PRIMARY_CHECKOUT_GRANT, "maybe")],
     ] {
         let judge = GitHubWrites::new(launch(env));
         let facts = ExecFacts {
@@ -518,28 +502,32 @@ fn a_git_exec_judged_from_its_argv_gets_what_g2_to_g6_give_its_command_line() {
     assert_eq!(by_all_of_g2_to_g6(&judge, &facts), None);
     assert_eq!(by_gate(&judge, &facts), None);
     assert_eq!(
-        git_reach(&argv(&["git", "push", "origin", "main"])),
-        GitReach::Push
+        gh_face::exec_reach(&argv(&["git", "push", "origin", "main"])),
+        Reach::Push
     );
     for (all_of_them, why) in [
         (&["git", "-c", "alias.ci=push", "ci"][..], "an alias"),
         (&["git", "st"], "an alias"),
     ] {
-        assert_eq!(git_reach(&argv(all_of_them)), GitReach::All, "{why}");
+        assert_eq!(gh_face::exec_reach(&argv(all_of_them)), Reach::All, "{why}");
     }
     for hooked in [
         &["git", "commit", "-m", "x"][..],
         &["git", "pull", "--ff-only"],
     ] {
-        assert_eq!(git_reach(&argv(hooked)), GitReach::Hooks, "{hooked:?}");
+        assert_eq!(
+            gh_face::exec_reach(&argv(hooked)),
+            Reach::Hooks,
+            "{hooked:?}"
+        );
     }
-    assert_eq!(git_reach(&argv(&["git", "status"])), GitReach::Read);
+    assert_eq!(gh_face::exec_reach(&argv(&["git", "status"])), Reach::Read);
 }
 
 #[test]
 fn every_model_variable_is_kept() {
     // `rule_relevant` tests the name's ending before the list.
-    for v in model_tier_guard::m3_launch::MODEL_VARS {
+    for v in tier_face::MODEL_VARS {
         assert!(rule_relevant(v), "{v}");
     }
 }
@@ -683,7 +671,7 @@ fn a_gh_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
         &["gh", "auth", "status"],
         &["gh", "pr", "create", "--help"],
     ] {
-        assert!(gh_read(&argv(read)), "{read:?} is a read");
+        assert!(gh_face::gh_read(&argv(read)), "{read:?} is a read");
         assert_eq!(judge.judge(&facts(read)), ExecVerdict::Allow, "{read:?}");
     }
     for write in [
@@ -709,7 +697,7 @@ fn a_gh_read_is_allowed_by_the_rules_and_no_write_passes_for_a_read() {
         &["gh", "co", "1"],
         &["gh", "my-extension"],
     ] {
-        assert!(!gh_read(&argv(write)), "{write:?} is not a read");
+        assert!(!gh_face::gh_read(&argv(write)), "{write:?} is not a read");
     }
     // The comparison can fail: the rules refuse these here.
     for refused in [&["gh", "pr", "merge", "1", "--admin"][..], stranger_issue] {

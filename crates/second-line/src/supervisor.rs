@@ -567,7 +567,7 @@ fn resolve(
     let dirfd = p.dirfd.map(|i| args[i] as i32);
     let text = Path::new(std::ffi::OsStr::from_bytes(raw));
     if text.is_absolute() {
-        return Ok(through_magic_links(&integrity_signals::paths::normalise(
+        return Ok(through_magic_links(&command_effects::dirs::normalise(
             &in_callers_view(pid, text),
         )));
     }
@@ -575,7 +575,7 @@ fn resolve(
     if empty_path && raw.is_empty() {
         return Ok(base);
     }
-    Ok(through_magic_links(&integrity_signals::paths::normalise(
+    Ok(through_magic_links(&command_effects::dirs::normalise(
         &base.join(text),
     )))
 }
@@ -629,9 +629,7 @@ fn through_magic_links(path: &Path) -> PathBuf {
         _ => return path.to_path_buf(),
     };
     match std::fs::read_link(&link) {
-        Ok(target) if target.is_absolute() => {
-            integrity_signals::paths::normalise(&target.join(rest))
-        }
+        Ok(target) if target.is_absolute() => command_effects::dirs::normalise(&target.join(rest)),
         // An anonymous target (`anon_inode:...`, `pipe:[..]`): kept as its text, for
         // [`anonymous`] to see.
         Ok(target) => target,
