@@ -128,15 +128,22 @@ impl Loader {
         if self.files_read >= MAX_FILES || depth > MAX_DEPTH {
             return;
         }
-        let Ok(meta) = std::fs::metadata(path) else {
+        // Opened without blocking and checked on the handle: a FIFO swapped in after a check
+        // by path would hold the guard's answer until its deadline (issue 47).
+        let Ok(file) =
+            primitives::no_wait::open_regular(path, std::fs::OpenOptions::new().read(true))
+        else {
             return;
         };
-        if !meta.is_file() || meta.len() > FILE_LIMIT {
+        if file.metadata().map_or(true, |m| m.len() > FILE_LIMIT) {
             return;
         }
-        let Ok(bytes) = std::fs::read(path) else {
+        let mut bytes = Vec::new();
+        if std::io::Read::read_to_end(&mut std::io::Read::take(file, FILE_LIMIT), &mut bytes)
+            .is_err()
+        {
             return;
-        };
+        }
         self.files_read += 1;
         let text = String::from_utf8_lossy(&bytes).into_owned();
         self.parse_text(&text, depth);
@@ -374,5 +381,20 @@ mod tests {
         assert!(!host_matches(&pats(&["gh-*", "!gh-private"]), "gh-private"));
         assert!(host_matches(&pats(&["gh-*", "!gh-private"]), "gh-work"));
         assert!(!host_matches(&pats(&["!gh-private"]), "other"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_in_place_of_a_config_is_skipped_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("config");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.expect("mkfifo (coreutils)").success());
+        let real = dir.path().join("real");
+        std::fs::write(&real, "Host gh\n  HostName github.com\n").unwrap();
+        let start = std::time::Instant::now();
+        let aliases = SshAliases::load(&[fifo, real], None);
+        assert!(start.elapsed() < std::time::Duration::from_secs(2));
+        assert_eq!(aliases.hostname_for("gh").as_deref(), Some("github.com"));
     }
 }
