@@ -14,6 +14,7 @@ include!(concat!(env!("OUT_DIR"), "/codes.rs"));
 pub fn tamper(what: Protects) -> &'static str {
     match what {
         Protects::HookRegistration => I3_SETTINGS,
+        Protects::Registration => I3_REGISTRATION,
         Protects::Config => I3_CONFIG,
         Protects::State => I3_STATE,
         Protects::Binaries => I3_BINARIES,

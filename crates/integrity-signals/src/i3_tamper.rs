@@ -1,7 +1,9 @@
 //! I3: guard tampering and durable memory.
 //!
 //! Writes to what keeps the guards in place are denied in every mode, and recorded as a critical
-//! signal: hook registrations (`settings*.json` directly in a `.claude` folder), the suite's
+//! signal: hook registrations (`settings*.json` directly in a `.claude` folder), the other
+//! registrations of commands the CLI runs outside containment (`.mcp.json`, `~/.claude.json`,
+//! `~/.claude/plugins`), the suite's
 //! binaries (`~/.local/share/agent-guards`, `$XDG_DATA_HOME/agent-guards`, the folder this binary
 //! runs from when it is installed), the config (file and folder) and the state dir (ledgers, audit
 //! logs, reports; `~/.local/state/agent-guards` and `$XDG_STATE_HOME/agent-guards`).
@@ -25,6 +27,11 @@ pub struct Protected {
     pub roots: Vec<PathBuf>,
     /// Single files.
     pub files: Vec<PathBuf>,
+    /// Files and folders that register commands the CLI runs outside containment: MCP servers
+    /// of the local and user scopes (`~/.claude.json`) and plugins (`~/.claude/plugins`), with
+    /// their `$CLAUDE_CONFIG_DIR` counterparts. A `.mcp.json` anywhere is one too
+    /// ([`is_outside_registration`]).
+    pub registrations: Vec<PathBuf>,
     pub home: Option<PathBuf>,
 }
 
@@ -32,6 +39,8 @@ pub struct Protected {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protects {
     HookRegistration,
+    /// MCP servers and plugins: commands the CLI runs outside containment.
+    Registration,
     Config,
     State,
     Binaries,
@@ -44,6 +53,9 @@ impl Protects {
     pub fn describe(self) -> &'static str {
         match self {
             Protects::HookRegistration => "a hook registration",
+            Protects::Registration => {
+                "a registration of commands Claude Code runs outside containment (MCP servers, plugins)"
+            }
             Protects::Config => "the agent-guards config",
             Protects::State => "the agent-guards ledger and audit log",
             Protects::Binaries => "the agent-guards binaries",
@@ -101,7 +113,23 @@ impl Protected {
             files.push(paths::normalise(&c));
         }
         let roots = roots.iter().map(|r| paths::normalise(r)).collect();
-        Protected { roots, files, home }
+        let mut registrations = Vec::new();
+        let config_dir = env("CLAUDE_CONFIG_DIR").filter(|c| c.starts_with('/'));
+        for base in home.iter().cloned().chain(config_dir.map(PathBuf::from)) {
+            registrations.push(paths::normalise(&base.join(".claude.json")));
+        }
+        if let Some(h) = &home {
+            registrations.push(h.join(".claude/plugins"));
+        }
+        if let Some(c) = env("CLAUDE_CONFIG_DIR").filter(|c| c.starts_with('/')) {
+            registrations.push(paths::normalise(&Path::new(&c).join("plugins")));
+        }
+        Protected {
+            roots,
+            files,
+            registrations,
+            home,
+        }
     }
 
     /// Why `path` (absolute) is protected, if it is, in the reason's words (the exec gate's
@@ -114,6 +142,11 @@ impl Protected {
     pub fn protection(&self, path: &Path) -> Option<Protects> {
         if is_hook_registration(path) {
             return Some(Protects::HookRegistration);
+        }
+        if is_outside_registration(path)
+            || self.registrations.iter().any(|r| paths::is_within(path, r))
+        {
+            return Some(Protects::Registration);
         }
         if self.files.iter().any(|f| f == path) {
             return Some(Protects::Config);
@@ -162,11 +195,13 @@ impl Protected {
             }
             (Some(p), true) => {
                 let pat = p.to_string_lossy();
-                for r in self.roots.iter().chain(self.files.iter()) {
+                let registrations = self.registrations.iter();
+                for r in self.roots.iter().chain(&self.files).chain(registrations) {
                     if paths::glob_reaches(&pat, r)
                         && (destructive
                             || paths::is_within(Path::new(literal_dir(&pat)), r)
-                            || self.files.contains(r))
+                            || self.files.contains(r)
+                            || self.registrations.contains(r))
                     {
                         return hit(
                             pat.to_string(),
@@ -195,9 +230,14 @@ impl Protected {
                 let in_claude = p.parent().is_some_and(|d| d.ends_with(".claude"));
                 let registration = is_hook_registration(p)
                     || (u.glob && in_claude && paths::glob_matches(&name, "settings.json"));
-                registration.then(|| Hit {
+                let what = match registration {
+                    true => Protects::HookRegistration,
+                    false if is_outside_registration(p) => Protects::Registration,
+                    false => return None,
+                };
+                Some(Hit {
                     path: u.text.clone(),
-                    what: Protects::HookRegistration,
+                    what,
                     how: how.clone(),
                 })
             }
@@ -334,6 +374,12 @@ pub fn is_hook_registration(path: &Path) -> bool {
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
     in_claude && name.starts_with("settings") && name.ends_with(".json")
+}
+
+/// A `.mcp.json`: project-scope MCP servers, which the CLI starts outside containment in the
+/// folder it is the project root of (any folder can become one).
+pub fn is_outside_registration(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == ".mcp.json")
 }
 
 /// Durable memory: `CLAUDE.md`/`CLAUDE.local.md` anywhere, and agents, commands, skills, rules

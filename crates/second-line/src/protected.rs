@@ -3,7 +3,7 @@
 //! `.claude` folder), plus the managed settings folder, as the list of existing paths the mount
 //! layer makes read-only and the predicate the notifier checks a written path against.
 
-use integrity_signals::face::Protected;
+use integrity_signals::face::{Protected, Protects};
 use std::path::{Path, PathBuf};
 
 /// Managed (policy) settings of Claude Code on Linux.
@@ -80,7 +80,16 @@ impl ProtectedSet {
     /// if it is protected.
     pub fn protection(&self, path: &Path) -> Option<(&'static str, &'static str)> {
         let what = self.rules.protection(path)?;
+        if what == Protects::Registration && is_cli_state(path) {
+            return None;
+        }
         Some((what.describe(), integrity_signals::face::tamper_code(what)))
+    }
+
+    /// The registrations of commands run outside containment the second line holds: the
+    /// plugin folders (`~/.claude/plugins`), not the CLI's own state file (see [`is_cli_state`]).
+    fn held_registrations(&self) -> impl Iterator<Item = &PathBuf> {
+        self.rules.registrations.iter().filter(|r| !is_cli_state(r))
     }
 
     /// What a write, rename or removal of `path` (absolute, normalised) would change that is
@@ -100,6 +109,7 @@ impl ProtectedSet {
             .roots
             .iter()
             .chain(&self.rules.files)
+            .chain(self.held_registrations())
             .find(|p| below(p))
             .and_then(|p| self.protection(p));
         // A `.claude` folder itself too: renamed, its registrations go with it.
@@ -129,6 +139,17 @@ impl ProtectedSet {
         for f in &self.rules.files {
             push(f);
         }
+        let held: Vec<PathBuf> = self.held_registrations().cloned().collect();
+        for r in &held {
+            push(r);
+        }
+        // Project-scope MCP servers of the folders whose `.claude` is read (the project, the
+        // cwd's ancestors).
+        for d in &self.claude_dirs {
+            if let Some(parent) = d.parent() {
+                push(&parent.join(".mcp.json"));
+            }
+        }
         for d in &self.claude_dirs {
             let Ok(entries) = std::fs::read_dir(d) else {
                 continue;
@@ -142,6 +163,14 @@ impl ProtectedSet {
         }
         out
     }
+}
+
+/// `~/.claude.json` (or `$CLAUDE_CONFIG_DIR/.claude.json`): besides MCP servers it holds the
+/// CLI's own state, which every nested `claude` an agent command runs rewrites; read-only, the
+/// launches M3 allows would fail. The first line judges writes to it (I3.registration); the
+/// second line leaves it writable (spec/tool-containment.md, C10's known limits).
+fn is_cli_state(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == ".claude.json")
 }
 
 #[cfg(test)]
@@ -225,5 +254,35 @@ mod tests {
             env("CLAUDE_PROJECT_DIR"),
             Some(t.path().join("other").display().to_string())
         );
+    }
+
+    #[test]
+    fn mcp_servers_and_plugins_are_held_and_the_clis_own_state_is_not() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let project = t.path().join("work/app");
+        std::fs::create_dir_all(home.join(".claude/plugins/helper/hooks")).unwrap();
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::write(project.join(".mcp.json"), "{}").unwrap();
+        std::fs::write(home.join(".claude.json"), "{}").unwrap();
+        let h = home.display().to_string();
+        let env = move |k: &str| (k == "HOME").then(|| h.clone());
+        let set = ProtectedSet::from_env(&env, None, Some(&project.join("src")));
+        let points = set.existing_mount_points();
+        assert!(points.contains(&project.join(".mcp.json")), "{points:?}");
+        assert!(points.contains(&home.join(".claude/plugins")), "{points:?}");
+        assert!(!points.contains(&home.join(".claude.json")), "{points:?}");
+        let code = |p: &Path| set.guards(p).map(|(_, code)| code);
+        assert_eq!(code(&project.join(".mcp.json")), Some("I3.registration"));
+        // One that does not exist yet, anywhere (any folder can be a project's root).
+        assert_eq!(code(&t.path().join("x/.mcp.json")), Some("I3.registration"));
+        assert_eq!(
+            code(&home.join(".claude/plugins/helper/hooks/hooks.json")),
+            Some("I3.registration")
+        );
+        // Renaming the folder that holds the plugins moves them.
+        assert!(code(&home.join(".claude")).is_some());
+        assert_eq!(code(&home.join(".claude.json")), None);
+        assert_eq!(code(&project.join("mcp.json")), None);
     }
 }
