@@ -108,6 +108,8 @@ impl Supervisor<'_> {
                 "port": dest.port(), "program": program, "pid": pid,
                 "decision": decision.audit().as_str(),
             }));
+            let seen = format!("{program} connected to {dest} in this command");
+            *self.tainted_here.lock().unwrap_or_else(|p| p.into_inner()) = Some(seen);
             if let Some(tx) = &self.audit {
                 let source = taint::TaintSource {
                     kind: taint::TaintKind::NetworkCommand,

@@ -460,6 +460,7 @@ impl Serving {
             command: self.command,
             told_command: Default::default(),
             resolvers: Default::default(),
+            tainted_here: Default::default(),
             in_flight,
         };
         sup.warm();

@@ -172,7 +172,7 @@ impl LaunchContext {
         })
     }
 
-    fn session(&self) -> Option<session_store::Session> {
+    pub(crate) fn session(&self) -> Option<session_store::Session> {
         self.state_dir
             .as_deref()
             .map(|s| session_store::Session::new(s, self.session_id.as_deref()))

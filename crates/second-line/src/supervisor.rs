@@ -31,6 +31,9 @@ mod destinations;
 /// A change of mode, owner, times or extended attributes of a protected path (issue 41 item 2).
 pub const I3_METADATA: &str = "I3.metadata";
 
+/// What a refused durable-memory write reached, in the record's words.
+const DURABLE_MEMORY: &str = "durable memory in a session whose taint cannot be ruled out";
+
 /// Everything one command's supervisor needs.
 pub struct Supervisor<'a> {
     pub judges: Vec<Box<dyn ExecJudge>>,
@@ -56,6 +59,10 @@ pub struct Supervisor<'a> {
     pub told_command: std::sync::Mutex<std::collections::HashSet<String>>,
     /// The system's name servers (port 53 there is a name lookup), read on first use.
     pub resolvers: OnceLock<Vec<std::net::IpAddr>>,
+    /// What this command did that taints the session (a non-local destination recorded), so a
+    /// later write to durable memory in the same command is refused before any hook has seen
+    /// the taint (K5 with I3; issue 41 item 7).
+    pub tainted_here: std::sync::Mutex<Option<String>>,
 }
 
 /// What an exec runs, when it is not judged by its own name (see [`crate::identity`]).
@@ -423,6 +430,7 @@ impl Supervisor<'_> {
         let Kind::Write { paths, how, .. } = sys.kind else {
             return Handled::Gone;
         };
+        let memory = std::cell::RefCell::new(None);
         let (pid, args) = (n.pid, n.data.args);
         let size = syscalls::pointer_size(n.data.arch, n.data.nr as i64);
         let hit = (|| -> Option<(PathBuf, String, (&'static str, &'static str))> {
@@ -436,16 +444,46 @@ impl Supervisor<'_> {
             paths.iter().find_map(|p| {
                 let raw = mem.string(args[p.path], notify::MAX_STRING).ok()?;
                 let abs = resolve(pid, *p, &args, &raw, false, &|d| base_dir(pid, d)).ok()?;
-                let what = self.protected.guards(&abs)?;
+                let what = match self.protected.guards(&abs) {
+                    Some(what) => what,
+                    None => {
+                        let refusal = self.memory_refusal(&abs)?;
+                        *memory.borrow_mut() = Some(refusal);
+                        (DURABLE_MEMORY, integrity_signals::face::I3_DURABLE_MEMORY)
+                    }
+                };
                 Some((abs, lossy(&raw), what))
             })
         })();
         self.refuse_protected(listener, n, sys, hit, |path, what, code| {
-            let reason = format!(
-                "{code}: {what} is read-only inside agent commands; ask the maintainer to change it"
-            );
+            let reason = match memory.take() {
+                Some(r) => r.reason,
+                None => format!(
+                    "{code}: {what} is read-only inside agent commands; ask the maintainer to change it"
+                ),
+            };
             (code, reason, format!("refused writing {}", path.display()))
         })
+    }
+
+    /// I3 over a write to durable memory (`CLAUDE.md`, `.claude/agents`, ...): refused while
+    /// taint cannot be ruled out, by what this command did or by the session's record (the
+    /// ledger read as every guard reads it; an agent command has no transcript path).
+    fn memory_refusal(&self, path: &Path) -> Option<integrity_signals::face::Refusal> {
+        if !integrity_signals::face::is_durable_memory(path) {
+            return None;
+        }
+        let here = self
+            .tainted_here
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let why = here.or_else(|| {
+            let session = self.launch.session()?;
+            let policy = taint::TaintPolicy::new(Vec::new(), None);
+            taint::cannot_rule_out(&session, None, &policy)
+        });
+        integrity_signals::face::judge_memory_write(path, why.as_deref())
     }
 
     /// A change of mode, owner, times or extended attributes (I3.metadata, issue 41): refused

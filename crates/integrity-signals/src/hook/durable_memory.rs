@@ -78,6 +78,15 @@ fn interpreter_named_paths(command: &str, cwd: Option<&Path>) -> Vec<PathBuf> {
     out
 }
 
+/// What a refused durable-memory write was, in the reason's words (the hook's and the second
+/// line's, one text).
+pub(crate) fn memory_refused(path: &str) -> String {
+    format!("this session read untrusted external content or its taint record cannot be read, so it may not write durable memory ({path})")
+}
+
+/// The remedy of a refused durable-memory write.
+pub(crate) const MEMORY_REMEDY: &str = "Finish the task without changing memory or agent files; the maintainer can record what is worth keeping.";
+
 /// Whether durable memory is closed to the session, and why (K5): taint recorded, or taint that
 /// cannot be ruled out (the one reader every guard shares, [`taint::cannot_rule_out`]).
 pub fn memory_taint(

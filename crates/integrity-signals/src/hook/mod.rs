@@ -3,6 +3,7 @@
 //! submodule per event only move facts between them, the store and the answer.
 
 mod durable_memory;
+pub(crate) use durable_memory::{memory_refused, MEMORY_REMEDY};
 mod post_tool_use;
 mod pre_tool_use;
 mod session_end;

@@ -214,9 +214,11 @@ fn refusal(
     if let Some((path, _)) = memory {
         return deny_with(
             crate::codes::I3_DURABLE_MEMORY,
-            &format!("this session read untrusted external content or its taint record cannot be read, so it may not write durable memory ({path})"),
-            "Finish the task without changing memory or agent files; the maintainer can record what is worth keeping.",
-            Some(format!("integrity-signals denied a durable-memory write in a tainted session ({path}).")),
+            &super::durable_memory::memory_refused(path),
+            super::durable_memory::MEMORY_REMEDY,
+            Some(format!(
+                "integrity-signals denied a durable-memory write in a tainted session ({path})."
+            )),
         );
     }
     if !deny {
