@@ -10,7 +10,9 @@
 //!   argument, the script's path and the script's arguments (as the kernel does; an interpreter
 //!   reached through `env` makes an exec of its own, which is judged there);
 //! * a file of the same **content** as a judged program found on the session's `PATH` (git, gh,
-//!   claude: a copy or a hard link) is that program. Only files of the same size are read.
+//!   claude: a copy or a hard link) is that program. Only files of the same size are read;
+//! * an **interpreter** (`node`, `bun`, `deno`) running a script file of the same content as a
+//!   judged program (the CLI's `cli.js`) runs that program with the script's arguments.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -73,6 +75,62 @@ pub fn through_loader(argv: &[String]) -> Option<(String, Vec<String>)> {
     Some((program, out))
 }
 
+/// The interpreters that run a judged program's script file: the CLI is a JavaScript file run
+/// by `node` (npm's `claude` is a link to its `cli.js`), so `node <copy of cli.js> --model ...`
+/// launches it under no judged name (issue 41).
+const SCRIPT_RUNNERS: [&str; 4] = ["node", "nodejs", "bun", "deno"];
+
+/// node's options that take the next word as their value (`node --help`); `-e`, `-p` and their
+/// long forms run text, not a file.
+const NODE_VALUE_OPTIONS: [&str; 12] = [
+    "-r",
+    "--require",
+    "--import",
+    "--loader",
+    "--experimental-loader",
+    "-C",
+    "--conditions",
+    "--input-type",
+    "--inspect-port",
+    "--title",
+    "--env-file",
+    "--stack-size",
+];
+
+/// Whether `name` is an interpreter whose script file may be a judged program's.
+pub fn runs_scripts(name: &str) -> bool {
+    SCRIPT_RUNNERS.contains(&name)
+}
+
+/// The script file an interpreter that [`SCRIPT_RUNNERS`] names runs, and the arguments after
+/// it: `None` when it runs no file (`-e`, `--version`, a REPL) or is no such interpreter.
+/// `deno run` and `bun run` name the file after their subcommand.
+pub fn script_operand(name: &str, argv: &[String]) -> Option<(String, Vec<String>)> {
+    if !SCRIPT_RUNNERS.contains(&name) {
+        return None;
+    }
+    let mut i = 1;
+    if matches!(name, "deno" | "bun") && argv.get(1).is_some_and(|a| a == "run") {
+        i = 2;
+    }
+    while let Some(a) = argv.get(i) {
+        match a.as_str() {
+            "--" => {
+                i += 1;
+                break;
+            }
+            "-e" | "--eval" | "-p" | "--print" | "-v" | "--version" | "-h" | "--help" => {
+                return None
+            }
+            o if NODE_VALUE_OPTIONS.contains(&o) => i += 2,
+            o if o.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    let script = argv.get(i)?.clone();
+    Some((script, argv[i + 1..].to_vec()))
+}
+
 /// A script's `#!` line: the interpreter's path and its one optional argument.
 pub fn shebang(head: &[u8]) -> Option<(String, Option<String>)> {
     let line = head.strip_prefix(b"#!")?;
@@ -96,7 +154,9 @@ pub fn shebang(head: &[u8]) -> Option<(String, Option<String>)> {
 /// and finding them is on the path of every command's first exec: C8).
 #[derive(Debug, Default)]
 pub struct Known {
-    by_size: HashMap<u64, Vec<(LazyHead, PathBuf)>>,
+    /// Per size: the start of the content, the file read (links resolved) and the path on
+    /// `PATH` whose name the judges know (npm's `claude` links to a `cli.js`).
+    by_size: HashMap<u64, Vec<(LazyHead, PathBuf, PathBuf)>>,
 }
 
 /// The start of a judged program's content, read on first need (`None`: it could not be read).
@@ -123,7 +183,7 @@ impl Known {
                     .by_size
                     .entry(meta.len())
                     .or_default()
-                    .push((OnceLock::new(), real));
+                    .push((OnceLock::new(), real, file));
             }
         }
         known
@@ -136,12 +196,12 @@ impl Known {
         let (_, head) = size_and_head(file)?;
         candidates
             .iter()
-            .find(|(h, path)| {
-                h.get_or_init(|| size_and_head(path).map(|(_, h)| h))
+            .find(|(h, real, _)| {
+                h.get_or_init(|| size_and_head(real).map(|(_, h)| h))
                     .as_ref()
                     .is_some_and(|h| *h == head)
             })
-            .map(|(_, path)| path.as_path())
+            .map(|(_, _, on_path)| on_path.as_path())
     }
 }
 
@@ -290,5 +350,39 @@ mod tests {
         std::fs::write(&other, b"the gut program\n").unwrap();
         assert_eq!(known.same_as(&other, 16), None);
         assert_eq!(known.same_as(&copy, 17), None, "another size is not read");
+    }
+
+    #[test]
+    fn the_script_an_interpreter_runs_is_read_past_its_options() {
+        let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let op = |name: &str, a: &[&str]| script_operand(name, &v(a));
+        assert_eq!(
+            op("node", &["node", "cli.js", "--model", "x"]),
+            Some(("cli.js".into(), v(&["--model", "x"])))
+        );
+        assert_eq!(
+            op(
+                "node",
+                &["node", "--no-warnings", "-r", "./hook.js", "cli.js", "-p"]
+            ),
+            Some(("cli.js".into(), v(&["-p"])))
+        );
+        assert_eq!(
+            op("node", &["node", "--", "cli.js"]),
+            Some(("cli.js".into(), vec![]))
+        );
+        assert_eq!(
+            op("deno", &["deno", "run", "-A", "cli.js", "a"]),
+            Some(("cli.js".into(), v(&["a"])))
+        );
+        for runs_no_file in [
+            &["node", "-e", "1", "cli.js"][..],
+            &["node", "--version"],
+            &["node"],
+            &["node", "--print", "x"],
+        ] {
+            assert_eq!(op("node", runs_no_file), None, "{runs_no_file:?}");
+        }
+        assert_eq!(op("python3", &["python3", "cli.js"]), None);
     }
 }

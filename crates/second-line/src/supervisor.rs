@@ -78,6 +78,9 @@ enum WhatRuns {
     },
     /// The dynamic loader: the program it runs comes from the arguments.
     Loader,
+    /// A script interpreter (`node`): the script it runs, from the arguments, may be a judged
+    /// program's file.
+    Interpreter,
 }
 
 /// What the writer thread does with the session's store.
@@ -197,6 +200,7 @@ impl Supervisor<'_> {
             true => WhatRuns::Named,
             false => match self.what_runs(&real, &meta) {
                 Some(w) => w,
+                None if identity::runs_scripts(base(&real)) => WhatRuns::Interpreter,
                 None => return Ok(None),
             },
         };
@@ -221,6 +225,24 @@ impl Supervisor<'_> {
                 v.push(lossy(&raw));
                 v.extend(words.into_iter().skip(1));
                 (interp, v)
+            }
+            WhatRuns::Interpreter => {
+                // `node <script> args`: judged when the script is a judged program's file.
+                let Some((script, rest)) = identity::script_operand(base(&real), &words) else {
+                    return Ok(None);
+                };
+                let script =
+                    identity::absolute(&script, &cwd().map_err(|e| format!("its cwd: {e}"))?);
+                let Some(size) = std::fs::metadata(&script).ok().map(|m| m.len()) else {
+                    return Ok(None);
+                };
+                let Some(known) = self.known().same_as(&script, size) else {
+                    return Ok(None);
+                };
+                let known = known.to_path_buf();
+                let mut v = vec![known.to_string_lossy().into_owned()];
+                v.extend(rest);
+                (known, v)
             }
             WhatRuns::Loader => {
                 let Some((loaded, v)) = identity::through_loader(&words) else {

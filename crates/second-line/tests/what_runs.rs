@@ -55,3 +55,70 @@ done
     }
     assert_eq!(out.said("(M3.launch"), 4, "{}", out.stderr);
 }
+
+/// The CLI as npm installs it: `claude` a link to a JavaScript file that `node` runs.
+fn js_claude(w: &World) -> std::path::PathBuf {
+    let lib = w.dir.path().join("lib/claude-code");
+    std::fs::create_dir_all(&lib).unwrap();
+    let cli = lib.join("cli.js");
+    std::fs::write(
+        &cli,
+        "#!/usr/bin/env node\nconsole.log('stand-in claude', process.argv.slice(2).join(' '));\n",
+    )
+    .unwrap();
+    let link = w.bin_dir().join("claude");
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&cli, &link).unwrap();
+    cli
+}
+
+#[test]
+fn node_running_the_clis_javascript_file_is_judged_as_claude() {
+    let Some(w) = root_world("what-runs-node") else {
+        return;
+    };
+    if !std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        hook_replay::skip::cannot_run("what-runs-node", "node is not installed");
+        return;
+    }
+    let cli = js_claude(&w);
+    let script = format!(
+        r#"
+cd "$HOME"
+cp "{cli}" ./copy.js; cp "{cli}" ./runnable; chmod +x ./runnable
+printf 'console.log("other script", process.argv.slice(2).join(" "))\n' > ./other.js
+for c in "node {cli} --model fable -p hi" "node --no-warnings ./copy.js --model=fable -p hi" \
+         "node {cli} --model haiku -p hi" "node ./other.js --model fable" \
+         "node -e 1 {cli} --model fable" "./runnable --model fable -p hi"; do
+  $c >/dev/null 2>&1; echo "$c => $?"
+done
+"#,
+        cli = cli.display()
+    );
+    let out = w.ran("bash", &["-c", &script]);
+    let cli = cli.display();
+    for (c, want) in [
+        (format!("node {cli} --model fable -p hi"), 126),
+        (
+            "node --no-warnings ./copy.js --model=fable -p hi".into(),
+            126,
+        ),
+        (format!("node {cli} --model haiku -p hi"), 0),
+        ("node ./other.js --model fable".into(), 0),
+        (format!("node -e 1 {cli} --model fable"), 0),
+        // A copy of npm's `claude` (a link to `cli.js`) is claude by content, not "cli.js".
+        ("./runnable --model fable -p hi".into(), 126),
+    ] {
+        let line = format!("{c} => {want}");
+        assert!(
+            out.stdout.contains(&line),
+            "{line}: {}\n{}",
+            out.stdout,
+            out.stderr
+        );
+    }
+}
