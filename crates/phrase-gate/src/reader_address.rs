@@ -54,15 +54,23 @@ pub enum Kind {
     PermissionAsk,
 }
 
-/// Reads every sentence of an own-text string; `next` lets a question see its answer.
+/// Reads every sentence of an own-text string; a question sees the first word of the sentence
+/// after it (its answer).
+///
+/// One pass, no allocation per sentence: each sentence is read into one reused token buffer, and
+/// the buffer of the last lead-in (what a list of bare commands stands under) is kept by swapping.
+/// The next sentence is read only as far as its first word, and only after a question.
 pub fn findings(own: &str) -> Vec<Finding> {
-    let sentences: Vec<Vec<Tok>> = crate::own_text::sentences(own).map(tokens).collect();
     let mut out = Vec::new();
+    let mut s: Vec<Tok> = Vec::with_capacity(64);
     // The last sentence that was not a bare command: what a list of bare commands stands under.
-    let mut lead_in: &[Tok] = &[];
-    for (i, s) in sentences.iter().enumerate() {
-        let sb = sentence_bits(s);
-        if let Some((kind, words)) = hand_back(s, sb) {
+    let mut lead_in: Vec<Tok> = Vec::with_capacity(64);
+    let mut first: Vec<Tok> = Vec::with_capacity(2);
+    let mut sentences = crate::own_text::sentences(own).enumerate().peekable();
+    while let Some((i, sentence)) = sentences.next() {
+        tokens_into(&mut s, sentence, usize::MAX);
+        let sb = sentence_bits(&s);
+        if let Some((kind, words)) = hand_back(&s, sb) {
             out.push(Finding {
                 kind,
                 words,
@@ -71,26 +79,30 @@ pub fn findings(own: &str) -> Vec<Finding> {
         }
         let bare_command = !s.is_empty() && s.iter().all(|t| matches!(t, Tok::Code | Tok::Mark(_)));
         if bare_command {
-            if let Some(h) = handing_lead_in(lead_in) {
+            if let Some(h) = handing_lead_in(&lead_in) {
                 out.push(Finding {
                     kind: Kind::HandBack,
                     words: format!("{h} … then {}", crate::own_text::CODE),
                     sentence: i,
                 });
             }
-        } else {
-            lead_in = s;
         }
-        let answered = sentences
-            .get(i + 1)
-            .and_then(|n| n.first())
-            .is_some_and(|w| matches!(w, Tok::Word(w, _) if t::ANSWERS.contains(w)));
-        if let Some(words) = permission_ask(s, answered, sb) {
-            out.push(Finding {
-                kind: Kind::PermissionAsk,
-                words,
-                sentence: i,
-            });
+        if sb & (QUESTION_BIT | lex::APPROVAL) != 0 {
+            let answered = sb & QUESTION_BIT != 0
+                && sentences.peek().is_some_and(|(_, next)| {
+                    tokens_into(&mut first, next, 1);
+                    matches!(first.first(), Some(Tok::Word(w, _)) if t::ANSWERS.contains(w))
+                });
+            if let Some(words) = permission_ask(&s, answered, sb) {
+                out.push(Finding {
+                    kind: Kind::PermissionAsk,
+                    words,
+                    sentence: i,
+                });
+            }
+        }
+        if !bare_command {
+            std::mem::swap(&mut lead_in, &mut s);
         }
     }
     out
@@ -120,15 +132,16 @@ fn sentence_bits(s: &[Tok]) -> u32 {
     })
 }
 
-/// Splits a normalised sentence into words (contractions expanded), code spans and marks.
-fn tokens(sentence: &str) -> Vec<Tok<'_>> {
+/// Splits a normalised sentence into words (contractions expanded), code spans and marks, into a
+/// buffer the caller reuses (cleared first), stopping once `limit` tokens are read.
+fn tokens_into<'a>(out: &mut Vec<Tok<'a>>, sentence: &'a str, limit: usize) {
     // Bytes, not chars: the text is mostly ASCII and this runs over every byte of the message;
     // a non-ASCII byte only ever continues a word (a letter) or is skipped (a dash is a mark).
+    out.clear();
     let bytes = sentence.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len() / 4);
     let is_word = |b: u8| WORD_BYTES[usize::from(b)];
     let mut i = 0;
-    while i < bytes.len() {
+    while i < bytes.len() && out.len() < limit {
         let b = bytes[i];
         if b == b'`' && sentence[i..].starts_with(crate::own_text::CODE) {
             out.push(Tok::Code);
@@ -159,7 +172,7 @@ fn tokens(sentence: &str) -> Vec<Tok<'_>> {
                 i += 1;
             }
             // A word ends on a char boundary: it stopped at an ASCII byte or the end.
-            push_word(&mut out, &sentence[start..i]);
+            push_word(out, &sentence[start..i]);
             continue;
         }
         match b {
@@ -170,12 +183,12 @@ fn tokens(sentence: &str) -> Vec<Tok<'_>> {
         }
         i += 1;
     }
-    out
 }
 
 /// Bytes that continue a word: ASCII letters and digits, `#`, and every non-ASCII byte (letters
-/// of other scripts; a non-ASCII mark was handled before the word started).
-const WORD_BYTES: [bool; 256] = {
+/// of other scripts; a non-ASCII mark was handled before the word started). A `static`, not a
+/// `const`: a `const` array indexed at run time can be copied onto the stack at every use.
+static WORD_BYTES: [bool; 256] = {
     let mut t = [false; 256];
     let mut b = 0;
     while b < 256 {
@@ -281,15 +294,19 @@ fn seq_at(toks: &[Tok], at: usize, seq: &[&str]) -> bool {
 /// The first entry of `table` found anywhere in `toks`, with its position.
 /// Positions whose word opens no entry of the table (by the word's [`lex`] bits) are skipped
 /// without a comparison.
-fn find_any<'t>(toks: &[Tok], table: &'t [&'t [&'t str]]) -> Option<(usize, &'t [&'t str])> {
-    let first = lex::first_word_bit(table);
+fn find_any(toks: &[Tok], table: lex::Indexed) -> Option<(usize, &'static [&'static str])> {
+    let first = table.first;
     (0..toks.len()).find_map(|i| {
         match (toks[i], first) {
             (Tok::Word(_, b), Some(f)) if b & f == 0 => return None,
             (Tok::Word(..), _) => {}
             _ => return None,
         }
-        table.iter().find(|s| seq_at(toks, i, s)).map(|s| (i, *s))
+        table
+            .table
+            .iter()
+            .find(|s| seq_at(toks, i, s))
+            .map(|s| (i, *s))
     })
 }
 
@@ -304,7 +321,13 @@ fn has_word(toks: &[Tok], table: &'static [&'static str]) -> Option<&'static str
 /// An operation as the verb at `i`: an operation verb, or a command verb with a command or an
 /// operation beside it ("verify with `curl`", "double-check by running"). Returns the verb.
 fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
-    let w = word(clause.get(i))?;
+    let Some(Tok::Word(w, bits)) = clause.get(i).copied() else {
+        return None;
+    };
+    // Every branch below needs one of these (the lexicon's bits of the tables compared below).
+    if bits & (lex::OP_VERB | lex::LIGHT | lex::COMMAND_VERB) == 0 {
+        return None;
+    }
     // "re-trigger", "republish": the operation again.
     let base = w
         .strip_prefix("re-")
@@ -471,7 +494,7 @@ fn clause_rules(
         if let Some(w) = you.then(|| reader_modal(c)).flatten() {
             return Some(w);
         }
-        if let Some((i, seq)) = you.then(|| find_any(c, t::DELEGATIONS)).flatten() {
+        if let Some((i, seq)) = you.then(|| find_any(c, lex::DELEGATIONS)).flatten() {
             let mut j = i + seq.len();
             // "great if you could push", "I need you to please run".
             while matches!(
@@ -500,7 +523,7 @@ fn clause_rules(
             }
         }
         let turn = if you || sb & lex::TURN != 0 {
-            find_any(c, t::READER_TURN)
+            find_any(c, lex::READER_TURN)
         } else {
             None
         };
@@ -560,7 +583,7 @@ fn clause_rules(
             return Some(w);
         }
         if you {
-            if let Some((_, seq)) = find_any(c, t::READER_PLACE) {
+            if let Some((_, seq)) = find_any(c, lex::READER_PLACE) {
                 if let Some(op) = first_operation(s) {
                     return Some(format!("{} + {op}", seq.join(" ")));
                 }
@@ -887,7 +910,7 @@ fn after_you_operate(c: &[Tok], s: &[Tok]) -> Option<String> {
     ];
     // Without a wait, the reader's operation still hands over when it names the command ("Once
     // you've run `docker compose up`, the service is reachable").
-    let wait = find_any(s, WAITS).map(|(_, w)| w.join(" "));
+    let wait = find_any(s, lex::Indexed::unindexed(WAITS)).map(|(_, w)| w.join(" "));
     if wait.is_none() && !has_command(c) {
         return None;
     }
@@ -931,7 +954,7 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
         return None;
     }
     // An operation is the leave asked for too ("Merge?", "Happy to push if you give the word").
-    let leave = find_any(s, t::LEAVE)
+    let leave = find_any(s, lex::LEAVE)
         .map(|(_, l)| l.join(" "))
         .or_else(|| has_word(s, t::OPERATION_VERBS).map(str::to_string))
         // "Should I open the PR?": in a question, an operation named by its noun too.
@@ -964,7 +987,7 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
             }
             if let Some(ok) = find_any(
                 s,
-                &[
+                lex::Indexed::unindexed(&[
                     &["ok", "to"],
                     &["okay", "to"],
                     &["alright", "to"],
@@ -976,14 +999,17 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
                     &["a", "go"],
                     &["good", "to"],
                     &["ready", "to"],
-                ],
+                ]),
             ) {
                 return Some(format!("question + {} + {l}", ok.1.join(" ")));
             }
         }
         // "Do you want me to take this further?", "would you like me to finish the rest?": the
         // agent offers more work and waits for the answer, whatever the verb.
-        if let Some((_, offer)) = find_any(s, &[&["want", "me", "to"], &["like", "me", "to"]]) {
+        if let Some((_, offer)) = find_any(
+            s,
+            lex::Indexed::unindexed(&[&["want", "me", "to"], &["like", "me", "to"]]),
+        ) {
             return Some(format!("question + {}", offer.join(" ")));
         }
         if asked.len() == 1 {
@@ -1000,9 +1026,9 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
             return Some(format!("question + {}?", e.join(" ")));
         }
     }
-    let (_, approval) = find_any(s, t::APPROVAL)?;
+    let (_, approval) = find_any(s, lex::APPROVAL_PHRASES)?;
     let approval = approval.join(" ");
-    let waiting = find_any(s, t::WAITING).map(|(_, w)| w.join(" "));
+    let waiting = find_any(s, lex::WAITING).map(|(_, w)| w.join(" "));
     let reader = has_word(s, &["you", "your"]).is_some() || agent.is_some();
     let core = approval.split(' ').any(|w| t::APPROVAL_CORE.contains(&w));
     let asks_leave = !matches!(

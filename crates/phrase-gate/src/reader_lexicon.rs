@@ -44,33 +44,52 @@ pub const APPROVAL: u32 = 1 << 14;
 /// A verb an order may start with before its operation ("bump … and publish").
 pub const ORDERING: u32 = 1 << 15;
 
-/// The first word of an entry of one of the phrase tables (one bit per table), so that a table
-/// is only compared at the words that can open one of its entries.
-static FIRST_WORD_TABLES: &[(&[&[&str]], u32)] = &[
-    (t::READER_TURN, 1 << 16),
-    (t::DELEGATIONS, 1 << 17),
-    (t::APPROVAL, 1 << 18),
-    (t::LEAVE, 1 << 19),
-    (t::WAITING, 1 << 20),
-    (t::PENDING, 1 << 21),
-    (t::NOT_A_REQUEST, 1 << 22),
-    (t::READER_PLACE, 1 << 23),
-    (t::READER_MODALS, 1 << 24),
-    (t::ELIDED_ASKS, 1 << 25),
-    (t::ASKING_FILLERS, 1 << 26),
-    (t::LEADERS, LEADER),
-];
-
-/// The bit of a table's first words, or `None` for a table of no bit (every word is tried).
-pub fn first_word_bit(table: &[&[&str]]) -> Option<u32> {
-    FIRST_WORD_TABLES
-        .iter()
-        // By content, not address: the compiler may place a table's copies apart.
-        .find(|(t, _)| {
-            t.len() == table.len() && t.first() == table.first() && t.last() == table.last()
-        })
-        .map(|(_, b)| *b)
+/// A phrase table and the bit every first word of its entries carries, so that a table is only
+/// compared at the words that can open one of its entries. The pair is one value: a table is
+/// never looked up by its address or its content at each use.
+#[derive(Debug, Clone, Copy)]
+pub struct Indexed {
+    pub table: &'static [&'static [&'static str]],
+    /// `None`: a table of no bit (every word is tried).
+    pub first: Option<u32>,
 }
+
+impl Indexed {
+    /// A small table of the rules' own, with no bit: every word is tried.
+    pub const fn unindexed(table: &'static [&'static [&'static str]]) -> Indexed {
+        Indexed { table, first: None }
+    }
+}
+
+const fn indexed(table: &'static [&'static [&'static str]], bit: u32) -> Indexed {
+    Indexed {
+        table,
+        first: Some(bit),
+    }
+}
+
+pub const READER_TURN: Indexed = indexed(t::READER_TURN, 1 << 16);
+pub const DELEGATIONS: Indexed = indexed(t::DELEGATIONS, 1 << 17);
+pub const APPROVAL_PHRASES: Indexed = indexed(t::APPROVAL, 1 << 18);
+pub const LEAVE: Indexed = indexed(t::LEAVE, 1 << 19);
+pub const WAITING: Indexed = indexed(t::WAITING, 1 << 20);
+pub const READER_PLACE: Indexed = indexed(t::READER_PLACE, 1 << 23);
+
+/// Every table whose first words carry a bit.
+static FIRST_WORD_TABLES: &[Indexed] = &[
+    READER_TURN,
+    DELEGATIONS,
+    APPROVAL_PHRASES,
+    LEAVE,
+    WAITING,
+    indexed(t::PENDING, 1 << 21),
+    indexed(t::NOT_A_REQUEST, 1 << 22),
+    READER_PLACE,
+    indexed(t::READER_MODALS, 1 << 24),
+    indexed(t::ELIDED_ASKS, 1 << 25),
+    indexed(t::ASKING_FILLERS, 1 << 26),
+    indexed(t::LEADERS, LEADER),
+];
 
 /// For each reader's-turn phrase without "you"/"your"/"yours", a word of it that must occur for it
 /// to match (the rarest one: "manual" of "manual step").
@@ -143,9 +162,13 @@ fn key(w: &str) -> Option<Key> {
     if b.is_empty() || b.len() > 16 {
         return None;
     }
-    let mut buf = [0u8; 16];
-    buf[..b.len()].copy_from_slice(b);
-    Some(u128::from_le_bytes(buf))
+    // Byte by byte into the integer: a copy into a buffer of the word's length calls `memcpy`,
+    // which costs more than the word.
+    Some(
+        b.iter()
+            .enumerate()
+            .fold(0, |k, (i, c)| k | (u128::from(*c) << (8 * i))),
+    )
 }
 
 /// The hasher for [`Key`]s: fold the two halves and multiply (the keys are short words, ours).
@@ -185,8 +208,9 @@ fn lexicon() -> &'static Lexicon {
 }
 
 fn build() -> Lexicon {
-    let mut bits: Map<u32> = Map::default();
-    let mut ops: Map<&'static str> = Map::default();
+    // Sized for the tables (about 700 words), so the build never rehashes.
+    let mut bits: Map<u32> = Map::with_capacity_and_hasher(1024, Default::default());
+    let mut ops: Map<&'static str> = Map::with_capacity_and_hasher(512, Default::default());
     // A word too long for a key could never be looked up: `every_table_word_fits_a_key` keeps
     // the tables within 16 bytes.
     let mut add = |w: &str, b: u32| {
@@ -222,19 +246,26 @@ fn build() -> Lexicon {
             add(w, *b);
         }
     }
-    for (table, bit) in FIRST_WORD_TABLES {
-        for entry in *table {
-            add(entry[0], *bit);
+    for i in FIRST_WORD_TABLES {
+        for entry in i.table {
+            add(entry[0], i.first.unwrap_or(0));
         }
     }
     for v in t::OPERATION_VERBS {
-        for form in forms(v) {
-            add(&form, OP);
-            op(&form, v, false);
-        }
+        each_form(v, |form| {
+            add(form, OP);
+            op(form, v, false);
+        });
         add(v, OP_VERB);
-        add(&format!("re-{v}"), OP_VERB | OP);
-        op(&format!("re-{v}"), v, true);
+        let mut re = [0u8; 16];
+        if let Some(slot) = re.get_mut(3..3 + v.len()) {
+            slot.copy_from_slice(v.as_bytes());
+            re[..3].copy_from_slice(b"re-");
+            if let Ok(w) = std::str::from_utf8(&re[..3 + v.len()]) {
+                add(w, OP_VERB | OP);
+                op(w, v, true);
+            }
+        }
     }
     for n in t::OPERATION_NOUNS {
         add(n, OP);
@@ -246,21 +277,47 @@ fn build() -> Lexicon {
 }
 
 /// A verb's base, -ing and -ed forms, with the final consonant doubled or the final "e" dropped
-/// as English spells them (extra forms that are no word do no harm).
-fn forms(v: &str) -> Vec<String> {
-    let mut out = vec![v.to_string()];
-    let stem = v.strip_suffix('e').unwrap_or(v);
-    for suffix in ["ing", "ed"] {
-        out.push(format!("{stem}{suffix}"));
-        out.push(format!("{v}{suffix}"));
-        if let Some(last) = v.chars().last().filter(|c| !"aeiouyw".contains(*c)) {
-            out.push(format!("{v}{last}{suffix}"));
+/// as English spells them (extra forms that are no word do no harm). Each form is written into a
+/// buffer on the stack and handed to `each`: the lexicon is built in every hook process, so its
+/// build allocates no string per form.
+fn each_form(v: &str, mut each: impl FnMut(&str)) {
+    let mut buf = [0u8; 24];
+    let mut with = |parts: &[&[u8]], each: &mut dyn FnMut(&str)| {
+        let mut n = 0;
+        for p in parts {
+            let end = n + p.len();
+            let Some(slot) = buf.get_mut(n..end) else {
+                return;
+            };
+            slot.copy_from_slice(p);
+            n = end;
+        }
+        if let Ok(w) = std::str::from_utf8(&buf[..n]) {
+            each(w);
+        }
+    };
+    let b = v.as_bytes();
+    each(v);
+    let stem = v.strip_suffix('e').unwrap_or(v).as_bytes();
+    let last = b.last().copied().filter(|c| !b"aeiouyw".contains(c));
+    for suffix in [&b"ing"[..], b"ed"] {
+        with(&[stem, suffix], &mut each);
+        with(&[b, suffix], &mut each);
+        if let Some(last) = last {
+            with(&[b, &[last], suffix], &mut each);
         }
     }
     // "apply" → "applied" (the -ing form keeps the "y").
     if let Some(stem) = v.strip_suffix('y') {
-        out.push(format!("{stem}ied"));
+        with(&[stem.as_bytes(), b"ied"], &mut each);
     }
+}
+
+/// The forms of [`each_form`], collected (tests).
+#[cfg(test)]
+fn forms(v: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    each_form(v, |f| out.push(f.to_string()));
     out
 }
 
@@ -284,7 +341,7 @@ mod tests {
     fn every_table_word_fits_a_key() {
         let mut words: Vec<String> = FIRST_WORD_TABLES
             .iter()
-            .flat_map(|(t, _)| t.iter().map(|e| e[0].to_string()))
+            .flat_map(|i| i.table.iter().map(|e| e[0].to_string()))
             .collect();
         for v in t::OPERATION_VERBS {
             words.extend(forms(v));
@@ -305,12 +362,13 @@ mod tests {
     }
 
     #[test]
-    fn every_indexed_table_is_found() {
-        for (table, bit) in FIRST_WORD_TABLES {
-            assert_eq!(first_word_bit(table), Some(*bit));
+    fn every_first_word_carries_its_tables_bit() {
+        for i in FIRST_WORD_TABLES {
+            let bit = i.first.expect("indexed");
+            for entry in i.table {
+                assert_ne!(bits(entry[0]) & bit, 0, "{entry:?}");
+            }
         }
-        assert_eq!(first_word_bit(t::READER_TURN), Some(1 << 16));
-        assert_eq!(first_word_bit(&[&["want", "me", "to"]]), None);
     }
 
     #[test]
