@@ -7,8 +7,6 @@
 //! The bits are derived from the tables themselves, so a word added to a table is seen here too.
 
 use crate::reader_tables as t;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 /// "you", "your", "yours": the reader.
@@ -162,44 +160,73 @@ fn key(w: &str) -> Option<Key> {
     if b.is_empty() || b.len() > 16 {
         return None;
     }
-    // Byte by byte into the integer: a copy into a buffer of the word's length calls `memcpy`,
-    // which costs more than the word.
-    Some(
-        b.iter()
-            .enumerate()
-            .fold(0, |k, (i, c)| k | (u128::from(*c) << (8 * i))),
-    )
-}
-
-/// The hasher for [`Key`]s: fold the two halves and multiply (the keys are short words, ours).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut buf = [0u8; 8];
-            buf[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(buf));
+    // Two fixed-size reads that overlap, OR-ed into place (the bytes they share are the same):
+    // no loop over the bytes and no `memcpy` of the word's length, which cost more than the word.
+    let n = b.len();
+    let at = |i: usize| u128::from(b[i]) << (8 * i);
+    let k = match n {
+        1..=3 => at(0) | at(n / 2) | at(n - 1),
+        4..=8 => {
+            let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]);
+            u128::from(lo) | (u128::from(hi) << (8 * (n - 4)))
         }
-    }
-    fn write_u128(&mut self, k: u128) {
-        self.write_u64((k as u64) ^ ((k >> 64) as u64).rotate_left(29));
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
+        _ => {
+            let word8 = |i: usize| {
+                u64::from_le_bytes([
+                    b[i],
+                    b[i + 1],
+                    b[i + 2],
+                    b[i + 3],
+                    b[i + 4],
+                    b[i + 5],
+                    b[i + 6],
+                    b[i + 7],
+                ])
+            };
+            u128::from(word8(0)) | (u128::from(word8(n - 8)) << (8 * (n - 8)))
+        }
+    };
+    Some(k)
 }
 
-type Map<V> = HashMap<Key, V, BuildHasherDefault<KeyHasher>>;
+/// Slots of the lexicon's table: a power of two, over twice the words the tables hold (about
+/// 700), so a look-up ends within a probe or two.
+const SLOTS: usize = 2048;
 
+/// The lexicon: an open-addressing table of packed words (0 marks an empty slot: no word packs
+/// to 0), with each word's bits and the operation it is a form of. A look-up is a multiply, a
+/// shift and an integer compare or two: this runs once per word of the message.
 struct Lexicon {
-    bits: Map<u32>,
+    keys: Box<[Key]>,
+    bits: Box<[u32]>,
     /// Each form of an operation, to the operation it is a form of ("merged" → "merge").
-    ops: Map<&'static str>,
+    ops: Box<[Option<&'static str>]>,
+}
+
+impl Lexicon {
+    /// The slot of `k`: where it is, or the empty slot where it would go.
+    fn slot(&self, k: Key) -> usize {
+        let folded = (k as u64) ^ ((k >> 64) as u64).rotate_left(29);
+        let mut i =
+            (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOTS.trailing_zeros())) as usize;
+        while self.keys[i] != k && self.keys[i] != 0 {
+            i = (i + 1) & (SLOTS - 1);
+        }
+        i
+    }
+
+    fn get(&self, k: Key) -> Option<usize> {
+        let i = self.slot(k);
+        (self.keys[i] == k).then_some(i)
+    }
+
+    /// The slot of `k`, taken for it if it was empty.
+    fn entry(&mut self, k: Key) -> usize {
+        let i = self.slot(k);
+        self.keys[i] = k;
+        i
+    }
 }
 
 fn lexicon() -> &'static Lexicon {
@@ -208,22 +235,24 @@ fn lexicon() -> &'static Lexicon {
 }
 
 fn build() -> Lexicon {
-    // Sized for the tables (about 700 words), so the build never rehashes.
-    let mut bits: Map<u32> = Map::with_capacity_and_hasher(1024, Default::default());
-    let mut ops: Map<&'static str> = Map::with_capacity_and_hasher(512, Default::default());
+    let mut lex = Lexicon {
+        keys: vec![0; SLOTS].into_boxed_slice(),
+        bits: vec![0; SLOTS].into_boxed_slice(),
+        ops: vec![None; SLOTS].into_boxed_slice(),
+    };
     // A word too long for a key could never be looked up: `every_table_word_fits_a_key` keeps
     // the tables within 16 bytes.
-    let mut add = |w: &str, b: u32| {
+    let add = |lex: &mut Lexicon, w: &str, b: u32| {
         if let Some(k) = key(w) {
-            *bits.entry(k).or_default() |= b;
+            let i = lex.entry(k);
+            lex.bits[i] |= b;
         }
     };
-    let mut op = |w: &str, v: &'static str, replace: bool| {
+    let op = |lex: &mut Lexicon, w: &str, v: &'static str, replace: bool| {
         let Some(k) = key(w) else { return };
-        if replace {
-            ops.insert(k, v);
-        } else {
-            ops.entry(k).or_insert(v);
+        let i = lex.entry(k);
+        if replace || lex.ops[i].is_none() {
+            lex.ops[i] = Some(v);
         }
     };
     let singles: &[(&[&str], u32)] = &[
@@ -243,37 +272,37 @@ fn build() -> Lexicon {
     ];
     for (words, b) in singles {
         for w in *words {
-            add(w, *b);
+            add(&mut lex, w, *b);
         }
     }
     for i in FIRST_WORD_TABLES {
         for entry in i.table {
-            add(entry[0], i.first.unwrap_or(0));
+            add(&mut lex, entry[0], i.first.unwrap_or(0));
         }
     }
     for v in t::OPERATION_VERBS {
         each_form(v, |form| {
-            add(form, OP);
-            op(form, v, false);
+            add(&mut lex, form, OP);
+            op(&mut lex, form, v, false);
         });
-        add(v, OP_VERB);
+        add(&mut lex, v, OP_VERB);
         let mut re = [0u8; 16];
         if let Some(slot) = re.get_mut(3..3 + v.len()) {
             slot.copy_from_slice(v.as_bytes());
             re[..3].copy_from_slice(b"re-");
             if let Ok(w) = std::str::from_utf8(&re[..3 + v.len()]) {
-                add(w, OP_VERB | OP);
-                op(w, v, true);
+                add(&mut lex, w, OP_VERB | OP);
+                op(&mut lex, w, v, true);
             }
         }
     }
     for n in t::OPERATION_NOUNS {
-        add(n, OP);
-        op(n, n, false);
+        add(&mut lex, n, OP);
+        op(&mut lex, n, n, false);
     }
-    add("ran", OP);
-    op("ran", "run", true);
-    Lexicon { bits, ops }
+    add(&mut lex, "ran", OP);
+    op(&mut lex, "ran", "run", true);
+    lex
 }
 
 /// A verb's base, -ing and -ed forms, with the final consonant doubled or the final "e" dropped
@@ -323,14 +352,14 @@ fn forms(v: &str) -> Vec<String> {
 
 /// The bits of a word (0 for a word of no table).
 pub fn bits(w: &str) -> u32 {
-    key(w)
-        .and_then(|k| lexicon().bits.get(&k).copied())
-        .unwrap_or(0)
+    let lex = lexicon();
+    key(w).and_then(|k| lex.get(k)).map_or(0, |i| lex.bits[i])
 }
 
 /// The operation a word is a form of ("pushing" → "push"), if it is one.
 pub fn operation(w: &str) -> Option<&'static str> {
-    key(w).and_then(|k| lexicon().ops.get(&k).copied())
+    let lex = lexicon();
+    key(w).and_then(|k| lex.get(k)).and_then(|i| lex.ops[i])
 }
 
 #[cfg(test)]
@@ -359,6 +388,32 @@ mod tests {
         for w in words {
             assert!(key(&w).is_some(), "{w:?} is longer than 16 bytes");
         }
+    }
+
+    #[test]
+    fn a_key_is_the_word_packed_little_endian() {
+        for w in [
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghi",
+            "0123456789abcdef",
+        ] {
+            let mut buf = [0u8; 16];
+            buf[..w.len()].copy_from_slice(w.as_bytes());
+            assert_eq!(key(w), Some(u128::from_le_bytes(buf)), "{w}");
+        }
+        assert_eq!(key(""), None);
+        assert_eq!(key("0123456789abcdefg"), None);
+    }
+
+    #[test]
+    fn the_table_is_at_most_half_full() {
+        let used = lexicon().keys.iter().filter(|k| **k != 0).count();
+        assert!(used * 2 <= SLOTS, "{used} words in {SLOTS} slots");
     }
 
     #[test]
