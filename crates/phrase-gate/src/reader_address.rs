@@ -295,18 +295,24 @@ fn seq_at(toks: &[Tok], at: usize, seq: &[&str]) -> bool {
 /// Positions whose word opens no entry of the table (by the word's [`lex`] bits) are skipped
 /// without a comparison.
 fn find_any(toks: &[Tok], table: lex::Indexed) -> Option<(usize, &'static [&'static str])> {
-    let first = table.first;
-    (0..toks.len()).find_map(|i| {
-        match (toks[i], first) {
-            (Tok::Word(_, b), Some(f)) if b & f == 0 => return None,
-            (Tok::Word(..), _) => {}
-            _ => return None,
-        }
-        table
-            .table
-            .iter()
-            .find(|s| seq_at(toks, i, s))
-            .map(|s| (i, *s))
+    (0..toks.len()).find_map(|i| entry_at(toks, i, table).map(|e| (i, e)))
+}
+
+/// The entry of `table` that occurs in `toks` at `i`. A word that carries no bit of the table is
+/// skipped at once, and an entry is compared whole only when its first word has the word's length
+/// and first byte (no string compare per entry at every word).
+fn entry_at(toks: &[Tok], i: usize, table: lex::Indexed) -> Option<&'static [&'static str]> {
+    let Some(Tok::Word(w, b)) = toks.get(i).copied() else {
+        return None;
+    };
+    if table.first.is_some_and(|f| b & f == 0) {
+        return None;
+    }
+    let (len, lead) = (w.len(), w.as_bytes().first().copied());
+    table.table.iter().copied().find(|e| {
+        e.first()
+            .is_some_and(|f| f.len() == len && f.as_bytes().first().copied() == lead)
+            && seq_at(toks, i, e)
     })
 }
 
@@ -601,8 +607,8 @@ fn pending_operation(c: &[Tok], s: &[Tok]) -> Option<String> {
     if has_word(s, t::AGENT).is_some() {
         return None;
     }
-    for (i, _) in c.iter().enumerate() {
-        if let Some(seq) = t::PENDING.iter().find(|p| seq_at(c, i, p)) {
+    for i in 0..c.len() {
+        if let Some(seq) = entry_at(c, i, lex::PENDING_PHRASES) {
             let after = i + seq.len();
             let op = (after..(after + 3).min(c.len())).find_map(|k| {
                 word(c.get(k)).and_then(|w| {

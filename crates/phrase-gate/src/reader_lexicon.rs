@@ -72,6 +72,7 @@ pub const APPROVAL_PHRASES: Indexed = indexed(t::APPROVAL, 1 << 18);
 pub const LEAVE: Indexed = indexed(t::LEAVE, 1 << 19);
 pub const WAITING: Indexed = indexed(t::WAITING, 1 << 20);
 pub const READER_PLACE: Indexed = indexed(t::READER_PLACE, 1 << 23);
+pub const PENDING_PHRASES: Indexed = indexed(t::PENDING, 1 << 21);
 
 /// Every table whose first words carry a bit.
 static FIRST_WORD_TABLES: &[Indexed] = &[
@@ -80,7 +81,7 @@ static FIRST_WORD_TABLES: &[Indexed] = &[
     APPROVAL_PHRASES,
     LEAVE,
     WAITING,
-    indexed(t::PENDING, 1 << 21),
+    PENDING_PHRASES,
     indexed(t::NOT_A_REQUEST, 1 << 22),
     READER_PLACE,
     indexed(t::READER_MODALS, 1 << 24),
