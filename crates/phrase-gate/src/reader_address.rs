@@ -162,11 +162,17 @@ fn tokens_into<'a>(out: &mut Vec<Tok<'a>>, sentence: &'a str, limit: usize) {
         }
         if is_word(b) {
             let start = i;
-            while i < bytes.len() {
-                let c = bytes[i];
-                let joins = matches!(c, b'\'' | b'-' | b'.' | b'_' | b'/')
-                    && bytes.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric());
-                if !(is_word(c) || joins) {
+            loop {
+                // A run of word bytes, then a joiner ("'", "-", ".", "_", "/") only when a
+                // letter or digit follows it.
+                while i < bytes.len() && is_word(bytes[i]) {
+                    i += 1;
+                }
+                let joins = bytes
+                    .get(i)
+                    .is_some_and(|c| matches!(c, b'\'' | b'-' | b'.' | b'_' | b'/'))
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
+                if !joins {
                     break;
                 }
                 i += 1;

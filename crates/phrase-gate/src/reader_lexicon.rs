@@ -161,33 +161,25 @@ fn key(w: &str) -> Option<Key> {
     if b.is_empty() || b.len() > 16 {
         return None;
     }
-    // Two fixed-size reads that overlap, OR-ed into place (the bytes they share are the same):
-    // no loop over the bytes and no `memcpy` of the word's length, which cost more than the word.
-    let n = b.len();
-    let at = |i: usize| u128::from(b[i]) << (8 * i);
-    let k = match n {
-        1..=3 => at(0) | at(n / 2) | at(n - 1),
-        4..=8 => {
-            let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]);
-            u128::from(lo) | (u128::from(hi) << (8 * (n - 4)))
-        }
-        _ => {
-            let word8 = |i: usize| {
-                u64::from_le_bytes([
-                    b[i],
-                    b[i + 1],
-                    b[i + 2],
-                    b[i + 3],
-                    b[i + 4],
-                    b[i + 5],
-                    b[i + 6],
-                    b[i + 7],
-                ])
-            };
-            u128::from(word8(0)) | (u128::from(word8(n - 8)) << (8 * (n - 8)))
+    // Each half packed from at most two fixed-size reads that overlap, OR-ed into place (the bytes
+    // they share are the same), shifted as u64: no loop over the bytes, no `memcpy` of the word's
+    // length and no variable u128 shift, which cost more than the word.
+    let half = |h: &[u8]| -> u64 {
+        let n = h.len();
+        let at = |i: usize| u64::from(h[i]) << (8 * i);
+        match n {
+            0 => 0,
+            1..=3 => at(0) | at(n / 2) | at(n - 1),
+            4..=7 => {
+                let lo = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+                let hi = u32::from_le_bytes([h[n - 4], h[n - 3], h[n - 2], h[n - 1]]);
+                u64::from(lo) | (u64::from(hi) << (8 * (n - 4)))
+            }
+            _ => u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]),
         }
     };
+    let (lo, hi) = b.split_at(b.len().min(8));
+    let k = u128::from(half(lo)) | (u128::from(half(hi)) << 64);
     Some(k)
 }
 
