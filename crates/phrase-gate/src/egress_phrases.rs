@@ -180,6 +180,7 @@ const WIDER_SELF_ERROR: &[&str] = &[
     ". whoops",
     ". sorry, i",
     ". apologies, i",
+    ". my apologies, i",
 ];
 
 /// Durable captures beyond the baseline's (issue 43): a record someone can find again.

@@ -497,7 +497,7 @@ fn clause_rules(
         // A verb in parentheses names a step ("step 3 (run the migration) is automated"); so does
         // a table cell ("| Merge PR #9 | me | done |").
         let aside = cl.opened_by == Some(Tok::Mark('(')) || table_row;
-        if let Some(w) = imperative(c, ends).filter(|_| !aside) {
+        if let Some(w) = imperative(c, s, ends).filter(|_| !aside) {
             return Some(w);
         }
         if let Some(w) = go_ahead(c, s) {
@@ -550,9 +550,12 @@ fn clause_rules(
                 return Some(format!("{} + {}", seq.join(" "), crate::own_text::CODE));
             }
         }
-        // "Pending: `git push`", "To publish: `cargo publish`", "Next steps" over a code block.
+        // "Pending: `git push`", "To publish: `cargo publish`", "Next steps" over a code block,
+        // "How to ship it" over a code block (a header naming the operation).
         if ci == 0 {
-            if let Some(h) = has_word(&c[..1], t::COMMAND_HEADERS) {
+            let how_to =
+                (seq_at(c, 0, &["how", "to"]) && operation_at(c, 2).is_some()).then_some("how to");
+            if let Some(h) = has_word(&c[..1], t::COMMAND_HEADERS).or(how_to) {
                 let words = c.iter().take_while(|t| matches!(t, Tok::Word(..))).count();
                 let after = match c.get(words) {
                     Some(t) => Some(t),
@@ -715,13 +718,23 @@ fn remainder(c: &[Tok], s: &[Tok], end: Option<Tok>) -> Option<String> {
             end == Some(Tok::Mark(':'))
                 || (end.is_none() && i > 0 && word(c.get(i - 1)) == Some("the"))
         }
-        Some(t) => matches!(t, Tok::Word("is" | "are" | "for" | "left", _)),
+        // "… is …", and "the only thing pending is merging the PR".
+        Some(t) => matches!(
+            t,
+            Tok::Word("is" | "are" | "for" | "left" | "pending" | "remaining", _)
+        ),
     };
     if !introduces || has_word(s, t::DONE).is_some() {
         return None;
     }
     let what = format!("{} {}", word(c.get(i))?, word(c.get(i + n))?);
-    if let Some(op) = first_operation(s) {
+    // What is left is still to do: an operation in the past ("I pushed and deployed") is a report
+    // beside it, not the remainder.
+    let pending_op = s.iter().find_map(|t| match t {
+        Tok::Word(w, _) if past_operation(w).is_none() => operation_word(w),
+        _ => None,
+    });
+    if let Some(op) = pending_op {
         return Some(format!("{what} + {op}"));
     }
     has_command(s).then(|| format!("{what} + {}", crate::own_text::CODE))
@@ -770,7 +783,7 @@ fn operation_or_and(c: &[Tok], i: usize) -> Option<&'static str> {
     })
 }
 
-fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
+fn imperative(c: &[Tok], s: &[Tok], ends_sentence: bool) -> Option<String> {
     let mut i = 0;
     let mut lead = Vec::new();
     'skip: loop {
@@ -791,8 +804,13 @@ fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
     if first & lex::SUBJECT != 0 && first & (lex::OP_VERB | lex::COMMAND_VERB | lex::LIGHT) == 0 {
         return None;
     }
+    // "I didn't get to the push; please do it": "do it" is the operation the sentence names.
+    let do_it = word(c.get(i)) == Some("do")
+        && matches!(word(c.get(i + 1)), Some("it" | "that" | "this" | "so"))
+        && c.len() <= i + 3;
     let op = match operation_at(c, i) {
         Some(op) => op,
+        None if do_it && !lead.is_empty() => first_operation(s)?,
         // "Update the docs and push": a verb the reader is told to do first, then the operation.
         None if word(c.get(i)).is_some_and(looks_like_an_order) => operation_or_and(c, i)?,
         None => return None,
@@ -968,7 +986,7 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
     // An operation is the leave asked for too ("Merge?", "Happy to push if you give the word").
     let leave = find_any(s, lex::LEAVE)
         .map(|(_, l)| l.join(" "))
-        .or_else(|| has_word(s, t::OPERATION_VERBS).map(str::to_string))
+        .or_else(|| operation_verb_in_use(s).map(str::to_string))
         // "Should I open the PR?": in a question, an operation named by its noun too.
         .or_else(|| {
             question
@@ -1054,6 +1072,25 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
     }
 }
 
+/// The first operation verb of `s` used as a verb: not behind an article or a possessive, nor
+/// before a number or a noun's follower ("if you want to see the run" names a run, "it's build
+/// #812" a build: neither asks leave to run or build).
+fn operation_verb_in_use(s: &[Tok]) -> Option<&'static str> {
+    const NOUN_MARKERS: &[&str] = &[
+        "the", "a", "an", "this", "that", "each", "every", "its", "your", "my", "our", "their",
+    ];
+    (0..s.len()).find_map(|i| {
+        let verb = has_word(&s[i..=i], t::OPERATION_VERBS)?;
+        let behind = i.checked_sub(1).and_then(|k| word(s.get(k)));
+        let numbered = word(s.get(i + 1))
+            .and_then(|n| n.bytes().next())
+            .is_some_and(|b| b == b'#' || b.is_ascii_digit());
+        let noun =
+            behind.is_some_and(|b| NOUN_MARKERS.contains(&b)) || numbered || noun_use(&s[i + 1..]);
+        (!noun).then_some(verb)
+    })
+}
+
 /// "… to proceed", "… to continue": the leave is what the approval is for.
 fn leave_after_to(s: &[Tok]) -> bool {
     (0..s.len())
@@ -1084,6 +1121,12 @@ mod tests {
             "Pending: `git push`.",
             "Let me know once you've pushed the branch.",
             "Don't forget to push the tag after merging.",
+            // Round 7 (issue 43).
+            "Ball's in your court on the merge.",
+            "### How to ship it\n```\ncargo publish -p tracing-ext\n```",
+            "The only thing pending is merging the PR.",
+            "If I were you, I'd merge it and deploy.",
+            "I didn't get to the push; please do it.",
         ] {
             let k = kinds(t);
             assert!(k.iter().any(|(k, _)| *k == Kind::HandBack), "{t}: {k:?}");
@@ -1100,6 +1143,11 @@ mod tests {
             "Deploy done, health green.",
             "You can now use the `--json` flag.",
             "> Please run `cargo publish` yourself.\n\nPublished.",
+            // Round 7's look-alikes.
+            "The naming decision is in your court; I kept the old name.",
+            "## How to reproduce\n```\ncargo test -p parser crlf\n```",
+            "The only thing pending is the review from Sam; I pushed and deployed the branch.",
+            "Please do review the diff; I've already pushed it.",
         ] {
             assert!(kinds(t).is_empty(), "{t}: {:?}", kinds(t));
         }
@@ -1114,6 +1162,7 @@ mod tests {
             "Please confirm and I'll start the migration.",
             "I can start on the tests next. Want me to?",
             "Next phase?",
+            "Staging is healthy. Go/no-go on prod?",
         ] {
             let k = kinds(t);
             assert!(
@@ -1125,6 +1174,7 @@ mod tests {
             "Can the job proceed after a restart? Yes, it resumes.",
             "The CLI now asks \"Proceed? [y/N]\" first.",
             "Let me know if you have any questions.",
+            "If you want to look at the run, it's build #812: green.",
         ] {
             assert!(kinds(t).is_empty(), "{t}: {:?}", kinds(t));
         }
