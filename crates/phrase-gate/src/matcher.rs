@@ -1,7 +1,10 @@
 //! One Aho-Corasick automaton over every phrase of every family.
 //!
 //! Matching is substring membership over normalised text, with overlapping matches so that a
-//! phrase inside a longer phrase is still seen.
+//! phrase inside a longer phrase is still seen. The automaton of a fixed phrase list can be
+//! compiled at build time ([`Compiled`]: the shipped egress tables, `build.rs`), because every hook
+//! process would otherwise build it before reading a word; any other list (a maintainer's phrases
+//! added) is built at run time.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use std::collections::BTreeSet;
