@@ -181,6 +181,8 @@ const WIDER_SELF_ERROR: &[&str] = &[
     ". sorry, i",
     ". apologies, i",
     ". my apologies, i",
+    ". i'm sorry, i",
+    "i misconfigured",
 ];
 
 /// Durable captures beyond the baseline's (issue 43): a record someone can find again.

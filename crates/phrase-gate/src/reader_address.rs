@@ -539,7 +539,24 @@ fn clause_rules(
         } else {
             None
         };
-        if let Some((_, seq)) = turn {
+        // What is left, named with no reader ("the remaining step"), in a sentence that says it
+        // was done ("The remaining step, publishing the docs, was done too") is a report.
+        let reported_done = |seq: &[&str]| {
+            let done = (0..s.len()).any(|i| {
+                matches!(word(s.get(i)), Some("was" | "were"))
+                    && matches!(
+                        word(s.get(i + 1)),
+                        Some("done" | "completed" | "complete" | "finished" | "handled")
+                    )
+            }) || has_word(s, &["already"]).is_some();
+            done && !seq.iter().any(|w| matches!(*w, "you" | "your" | "yours"))
+        };
+        // "The final step was deploying, which I did": the remainder in the past.
+        let in_the_past =
+            |at: usize, seq: &[&str]| matches!(word(c.get(at + seq.len())), Some("was" | "were"));
+        if let Some((_, seq)) =
+            turn.filter(|(at, seq)| !reported_done(seq) && !in_the_past(*at, seq))
+        {
             if let Some(op) = s.iter().find_map(|t| match t {
                 Tok::Word(w, _) => operation_word(w),
                 _ => None,
@@ -1127,6 +1144,8 @@ mod tests {
             "The only thing pending is merging the PR.",
             "If I were you, I'd merge it and deploy.",
             "I didn't get to the push; please do it.",
+            // Round 8: a remainder beside a past that is not it.
+            "The remaining step is to deploy; the build was green.",
         ] {
             let k = kinds(t);
             assert!(k.iter().any(|(k, _)| *k == Kind::HandBack), "{t}: {k:?}");
@@ -1148,6 +1167,9 @@ mod tests {
             "## How to reproduce\n```\ncargo test -p parser crlf\n```",
             "The only thing pending is the review from Sam; I pushed and deployed the branch.",
             "Please do review the diff; I've already pushed it.",
+            // Round 8's.
+            "The remaining step, publishing the docs, was done too.",
+            "I'm sorry to report the registry is down; I retried five times.",
         ] {
             assert!(kinds(t).is_empty(), "{t}: {:?}", kinds(t));
         }

@@ -395,6 +395,8 @@ pub static LEAVE: &[&[&str]] = &[
     &["proceeded"],
     &["started"],
     &["starting"],
+    &["begin"],
+    &["beginning"],
     &["crack", "on"],
     &["tackle"],
     &["go", "on"],
