@@ -161,7 +161,10 @@ impl EgressGate {
     /// The shipped tables: the baseline's six (verbatim) and the families that widen them.
     pub fn baseline() -> EgressGate {
         EgressGate {
-            matcher: PhraseMatcher::new(crate::egress_tables::shipped_families()),
+            matcher: PhraseMatcher::with_compiled(
+                crate::egress_tables::shipped_families(),
+                Some(&crate::egress_tables::COMPILED),
+            ),
             structure: true,
         }
     }
@@ -173,7 +176,11 @@ impl EgressGate {
         let unknown = crate::matcher::extend_families(&mut families, extra);
         (
             EgressGate {
-                matcher: PhraseMatcher::new(families),
+                // The compiled tables serve when no phrase was added (`with_compiled` compares).
+                matcher: PhraseMatcher::with_compiled(
+                    families,
+                    Some(&crate::egress_tables::COMPILED),
+                ),
                 structure: true,
             },
             unknown,

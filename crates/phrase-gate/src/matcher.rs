@@ -1,7 +1,10 @@
 //! One Aho-Corasick automaton over every phrase of every family.
 //!
 //! Matching is substring membership over normalised text, with overlapping matches so that a
-//! phrase inside a longer phrase is still seen.
+//! phrase inside a longer phrase is still seen. The automaton of a fixed phrase list can be
+//! compiled at build time ([`Compiled`]: the shipped egress tables, `build.rs`), because every hook
+//! process would otherwise build it before reading a word; any other list (a maintainer's phrases
+//! added) is built at run time.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use std::collections::BTreeSet;
@@ -60,13 +63,62 @@ pub(crate) fn test_extra(
         .collect()
 }
 
+/// A DFA over a fixed phrase list, compiled at build time (`build.rs` writes one for the shipped
+/// egress tables): no automaton is built when the hook starts, and the scan is one table look-up
+/// per byte.
+#[derive(Debug)]
+pub struct Compiled {
+    /// The normalised phrases, in the order of the families' phrases (pattern ids).
+    pub patterns: &'static [&'static str],
+    /// Each byte's class (0: a byte of no pattern).
+    pub class: [u8; 256],
+    pub classes: usize,
+    /// `next[state * classes + class]`: the next state, with the high bit set when phrases end
+    /// there. State 0 is the start.
+    pub next: &'static [u16],
+    /// The phrases that end at state `s`: `matches[matches_at[s]..matches_at[s + 1]]`.
+    pub matches_at: &'static [u16],
+    pub matches: &'static [u16],
+}
+
+impl Compiled {
+    /// Calls `found` with every pattern id that ends at each position of `text`, as an
+    /// overlapping search reports them; stops when `found` returns true.
+    fn each_match(&self, text: &str, mut found: impl FnMut(usize) -> bool) {
+        let mut state = 0usize;
+        for b in text.bytes() {
+            let to = self.next[state * self.classes + usize::from(self.class[usize::from(b)])];
+            state = usize::from(to & 0x7fff);
+            if to & 0x8000 != 0 {
+                let from = usize::from(self.matches_at[state]);
+                let to = usize::from(self.matches_at[state + 1]);
+                for p in &self.matches[from..to] {
+                    if found(usize::from(*p)) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// How a matcher scans: with an automaton built from its families, or with the DFA compiled for
+/// exactly its phrases.
+#[derive(Debug, Clone)]
+enum Automaton {
+    Built {
+        automaton: AhoCorasick,
+        dfa: OnceLock<Option<AhoCorasick>>,
+    },
+    Compiled(&'static Compiled),
+}
+
 /// The compiled matcher.
 #[derive(Debug, Clone)]
 pub struct PhraseMatcher {
     families: Vec<Family>,
-    automaton: AhoCorasick,
+    automaton: Automaton,
     patterns: Vec<String>,
-    dfa: OnceLock<Option<AhoCorasick>>,
     /// For each pattern: (family index, phrase index).
     owners: Vec<(usize, usize)>,
 }
@@ -90,6 +142,15 @@ impl PhraseMatcher {
     /// Compiles the families. Phrases are normalised like the text they will meet; empty phrases
     /// are dropped (they would match everything).
     pub fn new(families: Vec<Family>) -> PhraseMatcher {
+        PhraseMatcher::with_compiled(families, None)
+    }
+
+    /// Like [`PhraseMatcher::new`], scanning with `compiled` when it was compiled for exactly these
+    /// phrases (the shipped tables, no maintainer phrase added); otherwise an automaton is built.
+    pub fn with_compiled(
+        families: Vec<Family>,
+        compiled: Option<&'static Compiled>,
+    ) -> PhraseMatcher {
         let families: Vec<Family> = families
             .into_iter()
             .map(|f| Family {
@@ -110,16 +171,28 @@ impl PhraseMatcher {
                 owners.push((fi, pi));
             }
         }
-        // A contiguous NFA: a tenth of a full DFA's build cost, which every hook process pays once.
-        let automaton = build(&patterns, AhoCorasickKind::ContiguousNFA)
-            .expect("phrase tables are small; building the automaton cannot exceed its limits");
+        let automaton = match compiled.filter(|c| c.patterns.iter().eq(patterns.iter())) {
+            Some(c) => Automaton::Compiled(c),
+            // A contiguous NFA: a tenth of a full DFA's build cost, which every hook process
+            // pays once.
+            None => Automaton::Built {
+                automaton: build(&patterns, AhoCorasickKind::ContiguousNFA).expect(
+                    "phrase tables are small; building the automaton cannot exceed its limits",
+                ),
+                dfa: OnceLock::new(),
+            },
+        };
         PhraseMatcher {
             families,
             automaton,
             patterns,
-            dfa: OnceLock::new(),
             owners,
         }
+    }
+
+    /// Whether this matcher scans with a DFA compiled at build time.
+    pub fn is_compiled(&self) -> bool {
+        matches!(self.automaton, Automaton::Compiled(_))
     }
 
     pub fn families(&self) -> &[Family] {
@@ -136,23 +209,30 @@ impl PhraseMatcher {
         let total = self.owners.len();
         let mut seen = vec![false; total];
         let mut distinct = 0;
-        let automaton = if text.len() > DFA_THRESHOLD {
-            self.dfa
-                .get_or_init(|| build(&self.patterns, AhoCorasickKind::DFA))
-                .as_ref()
-                .unwrap_or(&self.automaton)
-        } else {
-            &self.automaton
-        };
-        for m in automaton.find_overlapping_iter(text) {
-            let p = m.pattern().as_usize();
+        // Records pattern `p`; true once every pattern was seen (nothing more to find).
+        let mut found = |p: usize| {
             if !seen[p] {
                 seen[p] = true;
                 distinct += 1;
                 let (fi, pi) = self.owners[p];
                 matched[fi].insert(self.families[fi].phrases[pi].clone());
-                if distinct == total {
-                    break;
+            }
+            distinct == total
+        };
+        match &self.automaton {
+            Automaton::Compiled(c) => c.each_match(text, found),
+            Automaton::Built { automaton, dfa } => {
+                let automaton = if text.len() > DFA_THRESHOLD {
+                    dfa.get_or_init(|| build(&self.patterns, AhoCorasickKind::DFA))
+                        .as_ref()
+                        .unwrap_or(automaton)
+                } else {
+                    automaton
+                };
+                for m in automaton.find_overlapping_iter(text) {
+                    if found(m.pattern().as_usize()) {
+                        break;
+                    }
                 }
             }
         }
@@ -225,6 +305,49 @@ mod tests {
         assert_eq!(m.families()[0].phrases, vec!["my mistake"]);
         assert_eq!(m.scan("it was my mistake").family(0), vec!["my mistake"]);
         assert!(m.scan("").family(0).is_empty());
+    }
+
+    /// The shipped tables compiled at build time find what the automaton built at run time
+    /// finds: every phrase alone, every phrase inside text, and the texts the proptest makes.
+    fn compiled_and_built() -> (PhraseMatcher, PhraseMatcher) {
+        let families = crate::egress_tables::shipped_families();
+        let compiled =
+            PhraseMatcher::with_compiled(families.clone(), Some(&crate::egress_tables::COMPILED));
+        (compiled, PhraseMatcher::new(families))
+    }
+
+    #[test]
+    fn the_shipped_tables_scan_with_the_compiled_dfa() {
+        let (compiled, built) = compiled_and_built();
+        assert!(compiled.is_compiled());
+        assert!(!built.is_compiled());
+        let mut all = String::from(". ");
+        for p in &built.patterns {
+            for text in [p.clone(), format!("x{p}y"), format!(". {p}. ")] {
+                assert_eq!(
+                    compiled.scan_normalised(&text),
+                    built.scan_normalised(&text),
+                    "{text:?}"
+                );
+            }
+            all.push_str(p);
+            all.push_str(" é. ");
+        }
+        assert_eq!(compiled.scan_normalised(&all), built.scan_normalised(&all));
+        let mut extra = crate::egress_tables::shipped_families();
+        extra[0].phrases.push("please execute".into());
+        assert!(
+            !PhraseMatcher::with_compiled(extra, Some(&crate::egress_tables::COMPILED))
+                .is_compiled()
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn compiled_and_built_scans_agree(text in "[ .a-z'_é-]{0,200}") {
+            let (compiled, built) = compiled_and_built();
+            proptest::prop_assert_eq!(compiled.scan_normalised(&text), built.scan_normalised(&text));
+        }
     }
 
     #[test]

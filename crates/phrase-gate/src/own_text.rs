@@ -259,7 +259,12 @@ fn mask_into(text: &str, w: &mut Sentences) {
     let mut rest = text;
     loop {
         // Copy the run up to the next mark that can open something, in one go.
-        let Some(at) = rest.find(['`', '"', '\'', '*']) else {
+        // By bytes: the marks are ASCII, so a match is a char boundary (a `char` pattern decodes
+        // every character of the message).
+        let Some(at) = rest
+            .bytes()
+            .position(|b| matches!(b, b'`' | b'"' | b'\'' | b'*'))
+        else {
             w.plain(rest);
             return;
         };

@@ -54,15 +54,23 @@ pub enum Kind {
     PermissionAsk,
 }
 
-/// Reads every sentence of an own-text string; `next` lets a question see its answer.
+/// Reads every sentence of an own-text string; a question sees the first word of the sentence
+/// after it (its answer).
+///
+/// One pass, no allocation per sentence: each sentence is read into one reused token buffer, and
+/// the buffer of the last lead-in (what a list of bare commands stands under) is kept by swapping.
+/// The next sentence is read only as far as its first word, and only after a question.
 pub fn findings(own: &str) -> Vec<Finding> {
-    let sentences: Vec<Vec<Tok>> = crate::own_text::sentences(own).map(tokens).collect();
     let mut out = Vec::new();
+    let mut s: Vec<Tok> = Vec::with_capacity(64);
     // The last sentence that was not a bare command: what a list of bare commands stands under.
-    let mut lead_in: &[Tok] = &[];
-    for (i, s) in sentences.iter().enumerate() {
-        let sb = sentence_bits(s);
-        if let Some((kind, words)) = hand_back(s, sb) {
+    let mut lead_in: Vec<Tok> = Vec::with_capacity(64);
+    let mut first: Vec<Tok> = Vec::with_capacity(2);
+    let mut sentences = crate::own_text::sentences(own).enumerate().peekable();
+    while let Some((i, sentence)) = sentences.next() {
+        tokens_into(&mut s, sentence, usize::MAX);
+        let sb = sentence_bits(&s);
+        if let Some((kind, words)) = hand_back(&s, sb) {
             out.push(Finding {
                 kind,
                 words,
@@ -71,26 +79,30 @@ pub fn findings(own: &str) -> Vec<Finding> {
         }
         let bare_command = !s.is_empty() && s.iter().all(|t| matches!(t, Tok::Code | Tok::Mark(_)));
         if bare_command {
-            if let Some(h) = handing_lead_in(lead_in) {
+            if let Some(h) = handing_lead_in(&lead_in) {
                 out.push(Finding {
                     kind: Kind::HandBack,
                     words: format!("{h} … then {}", crate::own_text::CODE),
                     sentence: i,
                 });
             }
-        } else {
-            lead_in = s;
         }
-        let answered = sentences
-            .get(i + 1)
-            .and_then(|n| n.first())
-            .is_some_and(|w| matches!(w, Tok::Word(w, _) if t::ANSWERS.contains(w)));
-        if let Some(words) = permission_ask(s, answered, sb) {
-            out.push(Finding {
-                kind: Kind::PermissionAsk,
-                words,
-                sentence: i,
-            });
+        if sb & (QUESTION_BIT | lex::APPROVAL) != 0 {
+            let answered = sb & QUESTION_BIT != 0
+                && sentences.peek().is_some_and(|(_, next)| {
+                    tokens_into(&mut first, next, 1);
+                    matches!(first.first(), Some(Tok::Word(w, _)) if t::ANSWERS.contains(w))
+                });
+            if let Some(words) = permission_ask(&s, answered, sb) {
+                out.push(Finding {
+                    kind: Kind::PermissionAsk,
+                    words,
+                    sentence: i,
+                });
+            }
+        }
+        if !bare_command {
+            std::mem::swap(&mut lead_in, &mut s);
         }
     }
     out
@@ -120,15 +132,16 @@ fn sentence_bits(s: &[Tok]) -> u32 {
     })
 }
 
-/// Splits a normalised sentence into words (contractions expanded), code spans and marks.
-fn tokens(sentence: &str) -> Vec<Tok<'_>> {
+/// Splits a normalised sentence into words (contractions expanded), code spans and marks, into a
+/// buffer the caller reuses (cleared first), stopping once `limit` tokens are read.
+fn tokens_into<'a>(out: &mut Vec<Tok<'a>>, sentence: &'a str, limit: usize) {
     // Bytes, not chars: the text is mostly ASCII and this runs over every byte of the message;
     // a non-ASCII byte only ever continues a word (a letter) or is skipped (a dash is a mark).
+    out.clear();
     let bytes = sentence.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len() / 4);
     let is_word = |b: u8| WORD_BYTES[usize::from(b)];
     let mut i = 0;
-    while i < bytes.len() {
+    while i < bytes.len() && out.len() < limit {
         let b = bytes[i];
         if b == b'`' && sentence[i..].starts_with(crate::own_text::CODE) {
             out.push(Tok::Code);
@@ -149,17 +162,23 @@ fn tokens(sentence: &str) -> Vec<Tok<'_>> {
         }
         if is_word(b) {
             let start = i;
-            while i < bytes.len() {
-                let c = bytes[i];
-                let joins = matches!(c, b'\'' | b'-' | b'.' | b'_' | b'/')
-                    && bytes.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric());
-                if !(is_word(c) || joins) {
+            loop {
+                // A run of word bytes, then a joiner ("'", "-", ".", "_", "/") only when a
+                // letter or digit follows it.
+                while i < bytes.len() && is_word(bytes[i]) {
+                    i += 1;
+                }
+                let joins = bytes
+                    .get(i)
+                    .is_some_and(|c| matches!(c, b'\'' | b'-' | b'.' | b'_' | b'/'))
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
+                if !joins {
                     break;
                 }
                 i += 1;
             }
             // A word ends on a char boundary: it stopped at an ASCII byte or the end.
-            push_word(&mut out, &sentence[start..i]);
+            push_word(out, &sentence[start..i]);
             continue;
         }
         match b {
@@ -170,12 +189,12 @@ fn tokens(sentence: &str) -> Vec<Tok<'_>> {
         }
         i += 1;
     }
-    out
 }
 
 /// Bytes that continue a word: ASCII letters and digits, `#`, and every non-ASCII byte (letters
-/// of other scripts; a non-ASCII mark was handled before the word started).
-const WORD_BYTES: [bool; 256] = {
+/// of other scripts; a non-ASCII mark was handled before the word started). A `static`, not a
+/// `const`: a `const` array indexed at run time can be copied onto the stack at every use.
+static WORD_BYTES: [bool; 256] = {
     let mut t = [false; 256];
     let mut b = 0;
     while b < 256 {
@@ -281,15 +300,25 @@ fn seq_at(toks: &[Tok], at: usize, seq: &[&str]) -> bool {
 /// The first entry of `table` found anywhere in `toks`, with its position.
 /// Positions whose word opens no entry of the table (by the word's [`lex`] bits) are skipped
 /// without a comparison.
-fn find_any<'t>(toks: &[Tok], table: &'t [&'t [&'t str]]) -> Option<(usize, &'t [&'t str])> {
-    let first = lex::first_word_bit(table);
-    (0..toks.len()).find_map(|i| {
-        match (toks[i], first) {
-            (Tok::Word(_, b), Some(f)) if b & f == 0 => return None,
-            (Tok::Word(..), _) => {}
-            _ => return None,
-        }
-        table.iter().find(|s| seq_at(toks, i, s)).map(|s| (i, *s))
+fn find_any(toks: &[Tok], table: lex::Indexed) -> Option<(usize, &'static [&'static str])> {
+    (0..toks.len()).find_map(|i| entry_at(toks, i, table).map(|e| (i, e)))
+}
+
+/// The entry of `table` that occurs in `toks` at `i`. A word that carries no bit of the table is
+/// skipped at once, and an entry is compared whole only when its first word has the word's length
+/// and first byte (no string compare per entry at every word).
+fn entry_at(toks: &[Tok], i: usize, table: lex::Indexed) -> Option<&'static [&'static str]> {
+    let Some(Tok::Word(w, b)) = toks.get(i).copied() else {
+        return None;
+    };
+    if table.first.is_some_and(|f| b & f == 0) {
+        return None;
+    }
+    let (len, lead) = (w.len(), w.as_bytes().first().copied());
+    table.table.iter().copied().find(|e| {
+        e.first()
+            .is_some_and(|f| f.len() == len && f.as_bytes().first().copied() == lead)
+            && seq_at(toks, i, e)
     })
 }
 
@@ -304,7 +333,13 @@ fn has_word(toks: &[Tok], table: &'static [&'static str]) -> Option<&'static str
 /// An operation as the verb at `i`: an operation verb, or a command verb with a command or an
 /// operation beside it ("verify with `curl`", "double-check by running"). Returns the verb.
 fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
-    let w = word(clause.get(i))?;
+    let Some(Tok::Word(w, bits)) = clause.get(i).copied() else {
+        return None;
+    };
+    // Every branch below needs one of these (the lexicon's bits of the tables compared below).
+    if bits & (lex::OP_VERB | lex::LIGHT | lex::COMMAND_VERB) == 0 {
+        return None;
+    }
     // "re-trigger", "republish": the operation again.
     let base = w
         .strip_prefix("re-")
@@ -462,7 +497,7 @@ fn clause_rules(
         // A verb in parentheses names a step ("step 3 (run the migration) is automated"); so does
         // a table cell ("| Merge PR #9 | me | done |").
         let aside = cl.opened_by == Some(Tok::Mark('(')) || table_row;
-        if let Some(w) = imperative(c, ends).filter(|_| !aside) {
+        if let Some(w) = imperative(c, s, ends).filter(|_| !aside) {
             return Some(w);
         }
         if let Some(w) = go_ahead(c, s) {
@@ -471,7 +506,7 @@ fn clause_rules(
         if let Some(w) = you.then(|| reader_modal(c)).flatten() {
             return Some(w);
         }
-        if let Some((i, seq)) = you.then(|| find_any(c, t::DELEGATIONS)).flatten() {
+        if let Some((i, seq)) = you.then(|| find_any(c, lex::DELEGATIONS)).flatten() {
             let mut j = i + seq.len();
             // "great if you could push", "I need you to please run".
             while matches!(
@@ -500,11 +535,28 @@ fn clause_rules(
             }
         }
         let turn = if you || sb & lex::TURN != 0 {
-            find_any(c, t::READER_TURN)
+            find_any(c, lex::READER_TURN)
         } else {
             None
         };
-        if let Some((_, seq)) = turn {
+        // What is left, named with no reader ("the remaining step"), in a sentence that says it
+        // was done ("The remaining step, publishing the docs, was done too") is a report.
+        let reported_done = |seq: &[&str]| {
+            let done = (0..s.len()).any(|i| {
+                matches!(word(s.get(i)), Some("was" | "were"))
+                    && matches!(
+                        word(s.get(i + 1)),
+                        Some("done" | "completed" | "complete" | "finished" | "handled")
+                    )
+            }) || has_word(s, &["already"]).is_some();
+            done && !seq.iter().any(|w| matches!(*w, "you" | "your" | "yours"))
+        };
+        // "The final step was deploying, which I did": the remainder in the past.
+        let in_the_past =
+            |at: usize, seq: &[&str]| matches!(word(c.get(at + seq.len())), Some("was" | "were"));
+        if let Some((_, seq)) =
+            turn.filter(|(at, seq)| !reported_done(seq) && !in_the_past(*at, seq))
+        {
             if let Some(op) = s.iter().find_map(|t| match t {
                 Tok::Word(w, _) => operation_word(w),
                 _ => None,
@@ -515,9 +567,12 @@ fn clause_rules(
                 return Some(format!("{} + {}", seq.join(" "), crate::own_text::CODE));
             }
         }
-        // "Pending: `git push`", "To publish: `cargo publish`", "Next steps" over a code block.
+        // "Pending: `git push`", "To publish: `cargo publish`", "Next steps" over a code block,
+        // "How to ship it" over a code block (a header naming the operation).
         if ci == 0 {
-            if let Some(h) = has_word(&c[..1], t::COMMAND_HEADERS) {
+            let how_to =
+                (seq_at(c, 0, &["how", "to"]) && operation_at(c, 2).is_some()).then_some("how to");
+            if let Some(h) = has_word(&c[..1], t::COMMAND_HEADERS).or(how_to) {
                 let words = c.iter().take_while(|t| matches!(t, Tok::Word(..))).count();
                 let after = match c.get(words) {
                     Some(t) => Some(t),
@@ -560,7 +615,7 @@ fn clause_rules(
             return Some(w);
         }
         if you {
-            if let Some((_, seq)) = find_any(c, t::READER_PLACE) {
+            if let Some((_, seq)) = find_any(c, lex::READER_PLACE) {
                 if let Some(op) = first_operation(s) {
                     return Some(format!("{} + {op}", seq.join(" ")));
                 }
@@ -578,8 +633,8 @@ fn pending_operation(c: &[Tok], s: &[Tok]) -> Option<String> {
     if has_word(s, t::AGENT).is_some() {
         return None;
     }
-    for (i, _) in c.iter().enumerate() {
-        if let Some(seq) = t::PENDING.iter().find(|p| seq_at(c, i, p)) {
+    for i in 0..c.len() {
+        if let Some(seq) = entry_at(c, i, lex::PENDING_PHRASES) {
             let after = i + seq.len();
             let op = (after..(after + 3).min(c.len())).find_map(|k| {
                 word(c.get(k)).and_then(|w| {
@@ -680,13 +735,23 @@ fn remainder(c: &[Tok], s: &[Tok], end: Option<Tok>) -> Option<String> {
             end == Some(Tok::Mark(':'))
                 || (end.is_none() && i > 0 && word(c.get(i - 1)) == Some("the"))
         }
-        Some(t) => matches!(t, Tok::Word("is" | "are" | "for" | "left", _)),
+        // "… is …", and "the only thing pending is merging the PR".
+        Some(t) => matches!(
+            t,
+            Tok::Word("is" | "are" | "for" | "left" | "pending" | "remaining", _)
+        ),
     };
     if !introduces || has_word(s, t::DONE).is_some() {
         return None;
     }
     let what = format!("{} {}", word(c.get(i))?, word(c.get(i + n))?);
-    if let Some(op) = first_operation(s) {
+    // What is left is still to do: an operation in the past ("I pushed and deployed") is a report
+    // beside it, not the remainder.
+    let pending_op = s.iter().find_map(|t| match t {
+        Tok::Word(w, _) if past_operation(w).is_none() => operation_word(w),
+        _ => None,
+    });
+    if let Some(op) = pending_op {
         return Some(format!("{what} + {op}"));
     }
     has_command(s).then(|| format!("{what} + {}", crate::own_text::CODE))
@@ -735,7 +800,7 @@ fn operation_or_and(c: &[Tok], i: usize) -> Option<&'static str> {
     })
 }
 
-fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
+fn imperative(c: &[Tok], s: &[Tok], ends_sentence: bool) -> Option<String> {
     let mut i = 0;
     let mut lead = Vec::new();
     'skip: loop {
@@ -756,8 +821,13 @@ fn imperative(c: &[Tok], ends_sentence: bool) -> Option<String> {
     if first & lex::SUBJECT != 0 && first & (lex::OP_VERB | lex::COMMAND_VERB | lex::LIGHT) == 0 {
         return None;
     }
+    // "I didn't get to the push; please do it": "do it" is the operation the sentence names.
+    let do_it = word(c.get(i)) == Some("do")
+        && matches!(word(c.get(i + 1)), Some("it" | "that" | "this" | "so"))
+        && c.len() <= i + 3;
     let op = match operation_at(c, i) {
         Some(op) => op,
+        None if do_it && !lead.is_empty() => first_operation(s)?,
         // "Update the docs and push": a verb the reader is told to do first, then the operation.
         None if word(c.get(i)).is_some_and(looks_like_an_order) => operation_or_and(c, i)?,
         None => return None,
@@ -887,7 +957,7 @@ fn after_you_operate(c: &[Tok], s: &[Tok]) -> Option<String> {
     ];
     // Without a wait, the reader's operation still hands over when it names the command ("Once
     // you've run `docker compose up`, the service is reachable").
-    let wait = find_any(s, WAITS).map(|(_, w)| w.join(" "));
+    let wait = find_any(s, lex::Indexed::unindexed(WAITS)).map(|(_, w)| w.join(" "));
     if wait.is_none() && !has_command(c) {
         return None;
     }
@@ -931,9 +1001,9 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
         return None;
     }
     // An operation is the leave asked for too ("Merge?", "Happy to push if you give the word").
-    let leave = find_any(s, t::LEAVE)
+    let leave = find_any(s, lex::LEAVE)
         .map(|(_, l)| l.join(" "))
-        .or_else(|| has_word(s, t::OPERATION_VERBS).map(str::to_string))
+        .or_else(|| operation_verb_in_use(s).map(str::to_string))
         // "Should I open the PR?": in a question, an operation named by its noun too.
         .or_else(|| {
             question
@@ -964,7 +1034,7 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
             }
             if let Some(ok) = find_any(
                 s,
-                &[
+                lex::Indexed::unindexed(&[
                     &["ok", "to"],
                     &["okay", "to"],
                     &["alright", "to"],
@@ -976,14 +1046,17 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
                     &["a", "go"],
                     &["good", "to"],
                     &["ready", "to"],
-                ],
+                ]),
             ) {
                 return Some(format!("question + {} + {l}", ok.1.join(" ")));
             }
         }
         // "Do you want me to take this further?", "would you like me to finish the rest?": the
         // agent offers more work and waits for the answer, whatever the verb.
-        if let Some((_, offer)) = find_any(s, &[&["want", "me", "to"], &["like", "me", "to"]]) {
+        if let Some((_, offer)) = find_any(
+            s,
+            lex::Indexed::unindexed(&[&["want", "me", "to"], &["like", "me", "to"]]),
+        ) {
             return Some(format!("question + {}", offer.join(" ")));
         }
         if asked.len() == 1 {
@@ -1000,9 +1073,9 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
             return Some(format!("question + {}?", e.join(" ")));
         }
     }
-    let (_, approval) = find_any(s, t::APPROVAL)?;
+    let (_, approval) = find_any(s, lex::APPROVAL_PHRASES)?;
     let approval = approval.join(" ");
-    let waiting = find_any(s, t::WAITING).map(|(_, w)| w.join(" "));
+    let waiting = find_any(s, lex::WAITING).map(|(_, w)| w.join(" "));
     let reader = has_word(s, &["you", "your"]).is_some() || agent.is_some();
     let core = approval.split(' ').any(|w| t::APPROVAL_CORE.contains(&w));
     let asks_leave = !matches!(
@@ -1014,6 +1087,25 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
         (_, Some(w)) if asks_leave && core => Some(format!("{w} + {approval}")),
         _ => None,
     }
+}
+
+/// The first operation verb of `s` used as a verb: not behind an article or a possessive, nor
+/// before a number or a noun's follower ("if you want to see the run" names a run, "it's build
+/// #812" a build: neither asks leave to run or build).
+fn operation_verb_in_use(s: &[Tok]) -> Option<&'static str> {
+    const NOUN_MARKERS: &[&str] = &[
+        "the", "a", "an", "this", "that", "each", "every", "its", "your", "my", "our", "their",
+    ];
+    (0..s.len()).find_map(|i| {
+        let verb = has_word(&s[i..=i], t::OPERATION_VERBS)?;
+        let behind = i.checked_sub(1).and_then(|k| word(s.get(k)));
+        let numbered = word(s.get(i + 1))
+            .and_then(|n| n.bytes().next())
+            .is_some_and(|b| b == b'#' || b.is_ascii_digit());
+        let noun =
+            behind.is_some_and(|b| NOUN_MARKERS.contains(&b)) || numbered || noun_use(&s[i + 1..]);
+        (!noun).then_some(verb)
+    })
 }
 
 /// "… to proceed", "… to continue": the leave is what the approval is for.
@@ -1046,6 +1138,14 @@ mod tests {
             "Pending: `git push`.",
             "Let me know once you've pushed the branch.",
             "Don't forget to push the tag after merging.",
+            // Round 7 (issue 43).
+            "Ball's in your court on the merge.",
+            "### How to ship it\n```\ncargo publish -p tracing-ext\n```",
+            "The only thing pending is merging the PR.",
+            "If I were you, I'd merge it and deploy.",
+            "I didn't get to the push; please do it.",
+            // Round 8: a remainder beside a past that is not it.
+            "The remaining step is to deploy; the build was green.",
         ] {
             let k = kinds(t);
             assert!(k.iter().any(|(k, _)| *k == Kind::HandBack), "{t}: {k:?}");
@@ -1062,6 +1162,14 @@ mod tests {
             "Deploy done, health green.",
             "You can now use the `--json` flag.",
             "> Please run `cargo publish` yourself.\n\nPublished.",
+            // Round 7's look-alikes.
+            "The naming decision is in your court; I kept the old name.",
+            "## How to reproduce\n```\ncargo test -p parser crlf\n```",
+            "The only thing pending is the review from Sam; I pushed and deployed the branch.",
+            "Please do review the diff; I've already pushed it.",
+            // Round 8's.
+            "The remaining step, publishing the docs, was done too.",
+            "I'm sorry to report the registry is down; I retried five times.",
         ] {
             assert!(kinds(t).is_empty(), "{t}: {:?}", kinds(t));
         }
@@ -1076,6 +1184,7 @@ mod tests {
             "Please confirm and I'll start the migration.",
             "I can start on the tests next. Want me to?",
             "Next phase?",
+            "Staging is healthy. Go/no-go on prod?",
         ] {
             let k = kinds(t);
             assert!(
@@ -1087,6 +1196,7 @@ mod tests {
             "Can the job proceed after a restart? Yes, it resumes.",
             "The CLI now asks \"Proceed? [y/N]\" first.",
             "Let me know if you have any questions.",
+            "If you want to look at the run, it's build #812: green.",
         ] {
             assert!(kinds(t).is_empty(), "{t}: {:?}", kinds(t));
         }

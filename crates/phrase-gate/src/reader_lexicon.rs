@@ -7,8 +7,6 @@
 //! The bits are derived from the tables themselves, so a word added to a table is seen here too.
 
 use crate::reader_tables as t;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 /// "you", "your", "yours": the reader.
@@ -44,33 +42,53 @@ pub const APPROVAL: u32 = 1 << 14;
 /// A verb an order may start with before its operation ("bump … and publish").
 pub const ORDERING: u32 = 1 << 15;
 
-/// The first word of an entry of one of the phrase tables (one bit per table), so that a table
-/// is only compared at the words that can open one of its entries.
-static FIRST_WORD_TABLES: &[(&[&[&str]], u32)] = &[
-    (t::READER_TURN, 1 << 16),
-    (t::DELEGATIONS, 1 << 17),
-    (t::APPROVAL, 1 << 18),
-    (t::LEAVE, 1 << 19),
-    (t::WAITING, 1 << 20),
-    (t::PENDING, 1 << 21),
-    (t::NOT_A_REQUEST, 1 << 22),
-    (t::READER_PLACE, 1 << 23),
-    (t::READER_MODALS, 1 << 24),
-    (t::ELIDED_ASKS, 1 << 25),
-    (t::ASKING_FILLERS, 1 << 26),
-    (t::LEADERS, LEADER),
-];
-
-/// The bit of a table's first words, or `None` for a table of no bit (every word is tried).
-pub fn first_word_bit(table: &[&[&str]]) -> Option<u32> {
-    FIRST_WORD_TABLES
-        .iter()
-        // By content, not address: the compiler may place a table's copies apart.
-        .find(|(t, _)| {
-            t.len() == table.len() && t.first() == table.first() && t.last() == table.last()
-        })
-        .map(|(_, b)| *b)
+/// A phrase table and the bit every first word of its entries carries, so that a table is only
+/// compared at the words that can open one of its entries. The pair is one value: a table is
+/// never looked up by its address or its content at each use.
+#[derive(Debug, Clone, Copy)]
+pub struct Indexed {
+    pub table: &'static [&'static [&'static str]],
+    /// `None`: a table of no bit (every word is tried).
+    pub first: Option<u32>,
 }
+
+impl Indexed {
+    /// A small table of the rules' own, with no bit: every word is tried.
+    pub const fn unindexed(table: &'static [&'static [&'static str]]) -> Indexed {
+        Indexed { table, first: None }
+    }
+}
+
+const fn indexed(table: &'static [&'static [&'static str]], bit: u32) -> Indexed {
+    Indexed {
+        table,
+        first: Some(bit),
+    }
+}
+
+pub const READER_TURN: Indexed = indexed(t::READER_TURN, 1 << 16);
+pub const DELEGATIONS: Indexed = indexed(t::DELEGATIONS, 1 << 17);
+pub const APPROVAL_PHRASES: Indexed = indexed(t::APPROVAL, 1 << 18);
+pub const LEAVE: Indexed = indexed(t::LEAVE, 1 << 19);
+pub const WAITING: Indexed = indexed(t::WAITING, 1 << 20);
+pub const READER_PLACE: Indexed = indexed(t::READER_PLACE, 1 << 23);
+pub const PENDING_PHRASES: Indexed = indexed(t::PENDING, 1 << 21);
+
+/// Every table whose first words carry a bit.
+static FIRST_WORD_TABLES: &[Indexed] = &[
+    READER_TURN,
+    DELEGATIONS,
+    APPROVAL_PHRASES,
+    LEAVE,
+    WAITING,
+    PENDING_PHRASES,
+    indexed(t::NOT_A_REQUEST, 1 << 22),
+    READER_PLACE,
+    indexed(t::READER_MODALS, 1 << 24),
+    indexed(t::ELIDED_ASKS, 1 << 25),
+    indexed(t::ASKING_FILLERS, 1 << 26),
+    indexed(t::LEADERS, LEADER),
+];
 
 /// For each reader's-turn phrase without "you"/"your"/"yours", a word of it that must occur for it
 /// to match (the rarest one: "manual" of "manual step").
@@ -143,40 +161,65 @@ fn key(w: &str) -> Option<Key> {
     if b.is_empty() || b.len() > 16 {
         return None;
     }
-    let mut buf = [0u8; 16];
-    buf[..b.len()].copy_from_slice(b);
-    Some(u128::from_le_bytes(buf))
-}
-
-/// The hasher for [`Key`]s: fold the two halves and multiply (the keys are short words, ours).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut buf = [0u8; 8];
-            buf[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(buf));
+    // Each half packed from at most two fixed-size reads that overlap, OR-ed into place (the bytes
+    // they share are the same), shifted as u64: no loop over the bytes, no `memcpy` of the word's
+    // length and no variable u128 shift, which cost more than the word.
+    let half = |h: &[u8]| -> u64 {
+        let n = h.len();
+        let at = |i: usize| u64::from(h[i]) << (8 * i);
+        match n {
+            0 => 0,
+            1..=3 => at(0) | at(n / 2) | at(n - 1),
+            4..=7 => {
+                let lo = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+                let hi = u32::from_le_bytes([h[n - 4], h[n - 3], h[n - 2], h[n - 1]]);
+                u64::from(lo) | (u64::from(hi) << (8 * (n - 4)))
+            }
+            _ => u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]),
         }
-    }
-    fn write_u128(&mut self, k: u128) {
-        self.write_u64((k as u64) ^ ((k >> 64) as u64).rotate_left(29));
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
+    };
+    let (lo, hi) = b.split_at(b.len().min(8));
+    let k = u128::from(half(lo)) | (u128::from(half(hi)) << 64);
+    Some(k)
 }
 
-type Map<V> = HashMap<Key, V, BuildHasherDefault<KeyHasher>>;
+/// Slots of the lexicon's table: a power of two, over twice the words the tables hold (about
+/// 700), so a look-up ends within a probe or two.
+const SLOTS: usize = 2048;
 
+/// The lexicon: an open-addressing table of packed words (0 marks an empty slot: no word packs
+/// to 0), with each word's bits and the operation it is a form of. A look-up is a multiply, a
+/// shift and an integer compare or two: this runs once per word of the message.
 struct Lexicon {
-    bits: Map<u32>,
+    keys: Box<[Key]>,
+    bits: Box<[u32]>,
     /// Each form of an operation, to the operation it is a form of ("merged" → "merge").
-    ops: Map<&'static str>,
+    ops: Box<[Option<&'static str>]>,
+}
+
+impl Lexicon {
+    /// The slot of `k`: where it is, or the empty slot where it would go.
+    fn slot(&self, k: Key) -> usize {
+        let folded = (k as u64) ^ ((k >> 64) as u64).rotate_left(29);
+        let mut i =
+            (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOTS.trailing_zeros())) as usize;
+        while self.keys[i] != k && self.keys[i] != 0 {
+            i = (i + 1) & (SLOTS - 1);
+        }
+        i
+    }
+
+    fn get(&self, k: Key) -> Option<usize> {
+        let i = self.slot(k);
+        (self.keys[i] == k).then_some(i)
+    }
+
+    /// The slot of `k`, taken for it if it was empty.
+    fn entry(&mut self, k: Key) -> usize {
+        let i = self.slot(k);
+        self.keys[i] = k;
+        i
+    }
 }
 
 fn lexicon() -> &'static Lexicon {
@@ -185,21 +228,24 @@ fn lexicon() -> &'static Lexicon {
 }
 
 fn build() -> Lexicon {
-    let mut bits: Map<u32> = Map::default();
-    let mut ops: Map<&'static str> = Map::default();
+    let mut lex = Lexicon {
+        keys: vec![0; SLOTS].into_boxed_slice(),
+        bits: vec![0; SLOTS].into_boxed_slice(),
+        ops: vec![None; SLOTS].into_boxed_slice(),
+    };
     // A word too long for a key could never be looked up: `every_table_word_fits_a_key` keeps
     // the tables within 16 bytes.
-    let mut add = |w: &str, b: u32| {
+    let add = |lex: &mut Lexicon, w: &str, b: u32| {
         if let Some(k) = key(w) {
-            *bits.entry(k).or_default() |= b;
+            let i = lex.entry(k);
+            lex.bits[i] |= b;
         }
     };
-    let mut op = |w: &str, v: &'static str, replace: bool| {
+    let op = |lex: &mut Lexicon, w: &str, v: &'static str, replace: bool| {
         let Some(k) = key(w) else { return };
-        if replace {
-            ops.insert(k, v);
-        } else {
-            ops.entry(k).or_insert(v);
+        let i = lex.entry(k);
+        if replace || lex.ops[i].is_none() {
+            lex.ops[i] = Some(v);
         }
     };
     let singles: &[(&[&str], u32)] = &[
@@ -219,61 +265,94 @@ fn build() -> Lexicon {
     ];
     for (words, b) in singles {
         for w in *words {
-            add(w, *b);
+            add(&mut lex, w, *b);
         }
     }
-    for (table, bit) in FIRST_WORD_TABLES {
-        for entry in *table {
-            add(entry[0], *bit);
+    for i in FIRST_WORD_TABLES {
+        for entry in i.table {
+            add(&mut lex, entry[0], i.first.unwrap_or(0));
         }
     }
     for v in t::OPERATION_VERBS {
-        for form in forms(v) {
-            add(&form, OP);
-            op(&form, v, false);
+        each_form(v, |form| {
+            add(&mut lex, form, OP);
+            op(&mut lex, form, v, false);
+        });
+        add(&mut lex, v, OP_VERB);
+        let mut re = [0u8; 16];
+        if let Some(slot) = re.get_mut(3..3 + v.len()) {
+            slot.copy_from_slice(v.as_bytes());
+            re[..3].copy_from_slice(b"re-");
+            if let Ok(w) = std::str::from_utf8(&re[..3 + v.len()]) {
+                add(&mut lex, w, OP_VERB | OP);
+                op(&mut lex, w, v, true);
+            }
         }
-        add(v, OP_VERB);
-        add(&format!("re-{v}"), OP_VERB | OP);
-        op(&format!("re-{v}"), v, true);
     }
     for n in t::OPERATION_NOUNS {
-        add(n, OP);
-        op(n, n, false);
+        add(&mut lex, n, OP);
+        op(&mut lex, n, n, false);
     }
-    add("ran", OP);
-    op("ran", "run", true);
-    Lexicon { bits, ops }
+    add(&mut lex, "ran", OP);
+    op(&mut lex, "ran", "run", true);
+    lex
 }
 
 /// A verb's base, -ing and -ed forms, with the final consonant doubled or the final "e" dropped
-/// as English spells them (extra forms that are no word do no harm).
-fn forms(v: &str) -> Vec<String> {
-    let mut out = vec![v.to_string()];
-    let stem = v.strip_suffix('e').unwrap_or(v);
-    for suffix in ["ing", "ed"] {
-        out.push(format!("{stem}{suffix}"));
-        out.push(format!("{v}{suffix}"));
-        if let Some(last) = v.chars().last().filter(|c| !"aeiouyw".contains(*c)) {
-            out.push(format!("{v}{last}{suffix}"));
+/// as English spells them (extra forms that are no word do no harm). Each form is written into a
+/// buffer on the stack and handed to `each`: the lexicon is built in every hook process, so its
+/// build allocates no string per form.
+fn each_form(v: &str, mut each: impl FnMut(&str)) {
+    let mut buf = [0u8; 24];
+    let mut with = |parts: &[&[u8]], each: &mut dyn FnMut(&str)| {
+        let mut n = 0;
+        for p in parts {
+            let end = n + p.len();
+            let Some(slot) = buf.get_mut(n..end) else {
+                return;
+            };
+            slot.copy_from_slice(p);
+            n = end;
+        }
+        if let Ok(w) = std::str::from_utf8(&buf[..n]) {
+            each(w);
+        }
+    };
+    let b = v.as_bytes();
+    each(v);
+    let stem = v.strip_suffix('e').unwrap_or(v).as_bytes();
+    let last = b.last().copied().filter(|c| !b"aeiouyw".contains(c));
+    for suffix in [&b"ing"[..], b"ed"] {
+        with(&[stem, suffix], &mut each);
+        with(&[b, suffix], &mut each);
+        if let Some(last) = last {
+            with(&[b, &[last], suffix], &mut each);
         }
     }
     // "apply" → "applied" (the -ing form keeps the "y").
     if let Some(stem) = v.strip_suffix('y') {
-        out.push(format!("{stem}ied"));
+        with(&[stem.as_bytes(), b"ied"], &mut each);
     }
+}
+
+/// The forms of [`each_form`], collected (tests).
+#[cfg(test)]
+fn forms(v: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    each_form(v, |f| out.push(f.to_string()));
     out
 }
 
 /// The bits of a word (0 for a word of no table).
 pub fn bits(w: &str) -> u32 {
-    key(w)
-        .and_then(|k| lexicon().bits.get(&k).copied())
-        .unwrap_or(0)
+    let lex = lexicon();
+    key(w).and_then(|k| lex.get(k)).map_or(0, |i| lex.bits[i])
 }
 
 /// The operation a word is a form of ("pushing" → "push"), if it is one.
 pub fn operation(w: &str) -> Option<&'static str> {
-    key(w).and_then(|k| lexicon().ops.get(&k).copied())
+    let lex = lexicon();
+    key(w).and_then(|k| lex.get(k)).and_then(|i| lex.ops[i])
 }
 
 #[cfg(test)]
@@ -284,7 +363,7 @@ mod tests {
     fn every_table_word_fits_a_key() {
         let mut words: Vec<String> = FIRST_WORD_TABLES
             .iter()
-            .flat_map(|(t, _)| t.iter().map(|e| e[0].to_string()))
+            .flat_map(|i| i.table.iter().map(|e| e[0].to_string()))
             .collect();
         for v in t::OPERATION_VERBS {
             words.extend(forms(v));
@@ -305,12 +384,39 @@ mod tests {
     }
 
     #[test]
-    fn every_indexed_table_is_found() {
-        for (table, bit) in FIRST_WORD_TABLES {
-            assert_eq!(first_word_bit(table), Some(*bit));
+    fn a_key_is_the_word_packed_little_endian() {
+        for w in [
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghi",
+            "0123456789abcdef",
+        ] {
+            let mut buf = [0u8; 16];
+            buf[..w.len()].copy_from_slice(w.as_bytes());
+            assert_eq!(key(w), Some(u128::from_le_bytes(buf)), "{w}");
         }
-        assert_eq!(first_word_bit(t::READER_TURN), Some(1 << 16));
-        assert_eq!(first_word_bit(&[&["want", "me", "to"]]), None);
+        assert_eq!(key(""), None);
+        assert_eq!(key("0123456789abcdefg"), None);
+    }
+
+    #[test]
+    fn the_table_is_at_most_half_full() {
+        let used = lexicon().keys.iter().filter(|k| **k != 0).count();
+        assert!(used * 2 <= SLOTS, "{used} words in {SLOTS} slots");
+    }
+
+    #[test]
+    fn every_first_word_carries_its_tables_bit() {
+        for i in FIRST_WORD_TABLES {
+            let bit = i.first.expect("indexed");
+            for entry in i.table {
+                assert_ne!(bits(entry[0]) & bit, 0, "{entry:?}");
+            }
+        }
     }
 
     #[test]

@@ -338,6 +338,8 @@ pub static READER_TURN: &[&[&str]] = &[
     &["things", "left"],
     &["do", "the", "honours"],
     &["do", "the", "honors"],
+    // "The ball is in your court on the merge."
+    &["in", "your", "court"],
 ];
 
 /// Headers that hand over the command after them ("Pending: `git push`", "To publish: `x`").
@@ -393,6 +395,8 @@ pub static LEAVE: &[&[&str]] = &[
     &["proceeded"],
     &["started"],
     &["starting"],
+    &["begin"],
+    &["beginning"],
     &["crack", "on"],
     &["tackle"],
     &["go", "on"],
@@ -404,6 +408,8 @@ pub static LEAVE: &[&[&str]] = &[
     &["onward"],
     &["go"],
     &["good", "to", "go"],
+    // "Go/no-go on prod?": one word to the tokenizer.
+    &["go/no-go"],
 ];
 
 /// The agent as the one who would go on ("should I", "want me to", "can we").
@@ -413,7 +419,7 @@ pub const AGENT: &[&str] = &["i", "me", "we", "us", "my"];
 /// the next phase?", "Proceed?").
 pub const BARE_ASK_OPENERS: &[&str] = &[
     "ok", "okay", "good", "fine", "alright", "all", "ready", "safe", "cleared", "next", "proceed",
-    "continue", "go", "start", "move", "carry", "keep", "onwards", "onward",
+    "continue", "go", "start", "move", "carry", "keep", "onwards", "onward", "go/no-go",
 ];
 
 /// Question forms whose verb is left out ("Want me to?", "Should I?").
@@ -686,6 +692,8 @@ pub static READER_PLACE: &[&[&str]] = &[
     &["your", "end"],
     &["your", "laptop"],
     &["from", "your"],
+    // "If I were you, I'd merge it and deploy."
+    &["if", "i", "were", "you"],
 ];
 
 /// Lead-ins that hand over the bare commands listed under them ("Manual steps", "To release:").

@@ -1,0 +1,129 @@
+//! Compiles the shipped egress phrase tables (`src/egress_phrases.rs`) into a DFA at build time,
+//! written to `OUT_DIR/egress_dfa.rs` as `matcher::Compiled` (issue 43: the hook answers every
+//! stop in a new process, and building the Aho-Corasick automaton there cost more than scanning a
+//! 64 KiB message; a table compiled here costs nothing to start and a table look-up per byte).
+//!
+//! The DFA is aho-corasick's own (standard match semantics, unanchored), walked from its start
+//! state over one byte per class and renumbered; every state keeps the patterns that end there,
+//! which is exactly what an overlapping search reports. `matcher` tests compare it with the
+//! automaton built at run time, phrase list and matches.
+
+use aho_corasick::automaton::Automaton;
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Anchored, MatchKind, StartKind};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::fmt::Write;
+
+#[allow(dead_code)]
+mod phrases {
+    include!("src/egress_phrases.rs");
+
+    pub fn families() -> impl Iterator<Item = &'static [&'static str]> {
+        FAMILY_TABLES
+            .iter()
+            .flat_map(|(_, baseline, wider)| [*baseline, *wider])
+    }
+}
+
+/// `matcher::normalise_phrase` for the ASCII phrases the tables hold: lower case, white-space runs
+/// collapsed, one space kept at either end where the phrase had white space.
+fn normalise_phrase(p: &str) -> String {
+    assert!(
+        p.is_ascii(),
+        "shipped phrase {p:?} is not ASCII: normalise it at run time"
+    );
+    let core = p
+        .split(|c: char| c.is_ascii_whitespace() || c == '\u{b}')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_lowercase();
+    if core.is_empty() {
+        return core;
+    }
+    let lead = if p.starts_with(char::is_whitespace) {
+        " "
+    } else {
+        ""
+    };
+    let trail = if p.ends_with(char::is_whitespace) {
+        " "
+    } else {
+        ""
+    };
+    format!("{lead}{core}{trail}")
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=src/egress_phrases.rs");
+    println!("cargo:rerun-if-changed=build.rs");
+    let patterns: Vec<String> = phrases::families()
+        .flat_map(|f| f.iter().map(|p| normalise_phrase(p)))
+        .filter(|p| !p.trim().is_empty())
+        .collect();
+    let dfa = DFA::builder()
+        .match_kind(MatchKind::Standard)
+        .start_kind(StartKind::Unanchored)
+        .build(&patterns)
+        .expect("the shipped phrases compile");
+    // Bytes of no pattern all behave alike (back to where a pattern can start): class 0.
+    let used: BTreeSet<u8> = patterns.iter().flat_map(|p| p.bytes()).collect();
+    let mut class = [0u8; 256];
+    let mut representative = vec![(0..=255u8).find(|b| !used.contains(b)).unwrap_or(0)];
+    for b in &used {
+        class[usize::from(*b)] = u8::try_from(representative.len()).expect("under 256 classes");
+        representative.push(*b);
+    }
+    let classes = representative.len();
+    let start = dfa.start_state(Anchored::No).expect("unanchored start");
+    let mut index: HashMap<u32, usize> = HashMap::new();
+    let mut order = Vec::new();
+    let mut queue = VecDeque::new();
+    index.insert(start.as_u32(), 0);
+    order.push(start);
+    queue.push_back(start);
+    let mut next: Vec<(usize, usize, aho_corasick::automaton::StateID)> = Vec::new();
+    while let Some(sid) = queue.pop_front() {
+        let from = index[&sid.as_u32()];
+        for (c, b) in representative.iter().enumerate() {
+            let to = dfa.next_state(Anchored::No, sid, *b);
+            assert!(!dfa.is_dead(to), "an unanchored standard DFA never dies");
+            if let std::collections::hash_map::Entry::Vacant(e) = index.entry(to.as_u32()) {
+                e.insert(order.len());
+                order.push(to);
+                queue.push_back(to);
+            }
+            next.push((from, c, to));
+        }
+    }
+    assert!(order.len() < 0x8000, "state ids fit 15 bits");
+    let mut table = vec![0u16; order.len() * classes];
+    for (from, c, to) in next {
+        let t = index[&to.as_u32()];
+        let flag = if dfa.is_match(to) { 0x8000 } else { 0 };
+        table[from * classes + c] = u16::try_from(t).expect("15 bits") | flag;
+    }
+    let mut matches_at = vec![0u16];
+    let mut matches = Vec::new();
+    for sid in &order {
+        if dfa.is_match(*sid) {
+            for i in 0..dfa.match_len(*sid) {
+                matches.push(u16::try_from(dfa.match_pattern(*sid, i).as_usize()).expect("u16"));
+            }
+        }
+        matches_at.push(u16::try_from(matches.len()).expect("u16"));
+    }
+    let mut out = String::new();
+    let list = |v: &[u16]| v.iter().map(u16::to_string).collect::<Vec<_>>().join(",");
+    writeln!(out, "Compiled {{").unwrap();
+    writeln!(out, "    patterns: &{patterns:?},").unwrap();
+    writeln!(out, "    class: {class:?},").unwrap();
+    writeln!(out, "    classes: {classes},").unwrap();
+    writeln!(out, "    next: &[{}],", list(&table)).unwrap();
+    writeln!(out, "    matches_at: &[{}],", list(&matches_at)).unwrap();
+    writeln!(out, "    matches: &[{}],", list(&matches)).unwrap();
+    writeln!(out, "}}").unwrap();
+    let path =
+        std::path::Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("egress_dfa.rs");
+    std::fs::write(path, out).expect("OUT_DIR is writable");
+}
