@@ -19,6 +19,8 @@
 //! The pure parts ([`judge`], [`protected`], [`layers`]'s plan) build everywhere; the kernel
 //! parts only on Linux.
 
+/// The second line's own sub-codes, from `spec/second-line.md`.
+pub mod codes;
 pub mod fs_events;
 pub mod identity;
 pub mod judge;

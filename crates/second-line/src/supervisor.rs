@@ -20,16 +20,15 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, OnceLock};
 
-/// The sub-code of an exec the gate could not judge (its argv, environment or path unreadable);
-/// listed in `spec/tool-containment.md` (C10).
-pub const C10_UNJUDGED: &str = "C10.unjudged";
+/// The sub-code of an exec the gate could not judge (`spec/second-line.md`).
+pub use crate::codes::C10_UNJUDGED;
 
 /// Where a call sends: `connect`, `sendto`, `sendmsg`, `sendmmsg` (K5, I1).
 #[path = "destinations.rs"]
 mod destinations;
 
 /// A change of mode, owner, times or extended attributes of a protected path (issue 41 item 2).
-pub const I3_METADATA: &str = "I3.metadata";
+pub use crate::codes::I3_METADATA;
 
 /// What a refused durable-memory write reached, in the record's words.
 const DURABLE_MEMORY: &str = "durable memory in a session whose taint cannot be ruled out";

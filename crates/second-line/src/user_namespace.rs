@@ -6,7 +6,7 @@
 //! the fix for `--report`.
 
 /// The requirement's sub-code for the namespace layer.
-pub const C10_NAMESPACE: &str = "C10.namespace";
+pub use crate::codes::C10_NAMESPACE;
 
 /// The maintainer's opt-out (in the CLI's environment): `off` keeps a non-root user outside a
 /// user namespace, so set-uid programs (`sudo`) work inside agent commands and the protected

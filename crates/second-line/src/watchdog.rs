@@ -14,7 +14,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The sub-code of an exec refused because the command's supervisor died.
-pub const C10_UNANSWERED: &str = "C10.unanswered";
+pub use crate::codes::C10_UNANSWERED;
 
 /// How long an exec may wait for the supervisor's answer (one judgement, or one notification
 /// not yet received) before the watchdog decides the supervisor is stuck (a read that blocks, a
