@@ -103,6 +103,38 @@ pub fn judge_model_request(req: &ModelRequest<'_>, session: &Session<'_>) -> Opt
     refusal(&reqs, "a model request", req.source, session, &host)
 }
 
+/// M3 over one request to a model API as the broker read it (method, path, body: `None` when
+/// it was over the broker's bound): every model it asks for judged as [`judge_model_request`]
+/// does; `None` for an allowed request and for one that is no model request.
+pub fn judge_wire_request(
+    method: &str,
+    path: &str,
+    body: Option<&[u8]>,
+    session: &Session<'_>,
+) -> Option<Refusal> {
+    crate::wire::requested_models(method, path, body)
+        .iter()
+        .find_map(|m| {
+            judge_model_request(
+                &ModelRequest {
+                    model: m.model.as_deref(),
+                    source: &m.source,
+                },
+                session,
+            )
+        })
+}
+
+/// A refusal as the model API states an error (`403`, `permission_error`), so the CLI and the
+/// SDKs print the reason.
+pub fn api_error_body(refusal: &Refusal) -> String {
+    json!({
+        "type": "error",
+        "error": {"type": "permission_error", "message": format!("agent-guards: {}", refusal.reason)},
+    })
+    .to_string()
+}
+
 fn refusal(
     reqs: &[Requested],
     what: &str,
@@ -117,4 +149,73 @@ fn refusal(
         reason,
         evidence: json!({"command": command, "finding": f.evidence}),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(env: &[(&str, &str)]) -> BTreeMap<String, String> {
+        env.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_request_for_the_maintainer_tier_is_refused_at_the_wire_unless_granted() {
+        let plain = session(&[]);
+        let s = Session {
+            launch_env: &plain,
+            maintainer_only_tiers: None,
+        };
+        let body = |m: &str| format!(r#"{{"model":"{m}","max_tokens":1,"messages":[]}}"#);
+        let refused = judge_wire_request(
+            "POST",
+            "/v1/messages",
+            Some(body("claude-fable-5").as_bytes()),
+            &s,
+        )
+        .expect("the tier is refused");
+        assert_eq!(refused.code, "M3.launch");
+        assert!(
+            refused.reason.starts_with("M3.launch"),
+            "{}",
+            refused.reason
+        );
+        let api: serde_json::Value = serde_json::from_str(&api_error_body(&refused)).unwrap();
+        assert_eq!(api["error"]["type"], "permission_error");
+        for allowed in ["claude-haiku-4-5", "claude-sonnet-4-5-20250929"] {
+            let b = body(allowed);
+            assert_eq!(
+                judge_wire_request("POST", "/v1/messages", Some(b.as_bytes()), &s),
+                None
+            );
+        }
+        // Unreadable: the maintainer-only tier.
+        assert!(judge_wire_request("POST", "/v1/messages", Some(b"{"), &s).is_some());
+        // No model request at all.
+        assert_eq!(
+            judge_wire_request("POST", "/v1/oauth/token", Some(b"{}"), &s),
+            None
+        );
+        // An alias the launch environment points at the tier.
+        let aliased = session(&[("ANTHROPIC_DEFAULT_SONNET_MODEL", "claude-fable-5")]);
+        let s2 = Session {
+            launch_env: &aliased,
+            maintainer_only_tiers: None,
+        };
+        let b = body("sonnet");
+        assert!(judge_wire_request("POST", "/v1/messages", Some(b.as_bytes()), &s2).is_some());
+        // The grant, from the launch environment only.
+        let granted = session(&[(crate::host::GRANT_VAR, "1")]);
+        let s3 = Session {
+            launch_env: &granted,
+            maintainer_only_tiers: None,
+        };
+        let b = body("claude-fable-5");
+        assert_eq!(
+            judge_wire_request("POST", "/v1/messages", Some(b.as_bytes()), &s3),
+            None
+        );
+    }
 }

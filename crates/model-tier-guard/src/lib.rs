@@ -37,6 +37,7 @@ pub mod model_aliases;
 pub mod skills;
 #[cfg(test)]
 mod test_files;
+pub mod wire;
 
 use hook_io::{Answer, Event, HookInput};
 use host::Host;
