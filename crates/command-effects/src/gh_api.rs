@@ -53,6 +53,15 @@ pub fn graphql_json(body: &str) -> (Query, Vec<Field>) {
     (query, fields)
 }
 
+/// A REST request's JSON body (`gh api ... --input -`) as the fields it sets, nested keys
+/// included (`{"body":"x","in_reply_to":9}` sets `in_reply_to`); `None` when it is not JSON.
+pub fn rest_json(body: &str) -> Option<Vec<Field>> {
+    let v = serde_json::from_str::<serde_json::Value>(body).ok()?;
+    let mut fields = Vec::new();
+    flatten_json("", &v, &mut fields);
+    Some(fields)
+}
+
 fn flatten_json(key: &str, v: &serde_json::Value, out: &mut Vec<Field>) {
     match v {
         serde_json::Value::Object(m) => m.iter().for_each(|(k, v)| flatten_json(k, v, out)),

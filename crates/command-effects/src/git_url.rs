@@ -213,12 +213,13 @@ pub fn normalise_host(host: &str) -> String {
 }
 
 /// A URL word whose only run-time parts are its credentials
-/// (`https://x-access-token:$T@github.com/o/r`, `"https://$USER:${TOKEN}@host/o/r"`), without
-/// them (`https://github.com/o/r`): the host and path are literal, and git goes there whatever
-/// the token is. `None` for any other word.
+/// (`https://x-access-token:$T@github.com/o/r`, `"https://$USER:${TOKEN}@host/o/r"`,
+/// `"https://oauth2:$(gh auth token)@host/o/r"`), without them (`https://github.com/o/r`): the
+/// host and path are literal, and git goes there whatever the token is. `None` for any other
+/// word. The run-time parts are those of [`crate::program::run_time_parts`] (one reader).
 pub fn past_credentials(w: &shell_syntax::Word<'_>) -> Option<String> {
-    const RUN_TIME: char = '\u{1}';
-    let text = w.resolve(&|_| Some(RUN_TIME.to_string()))?;
+    const RUN_TIME: &str = crate::program::RUN_TIME;
+    let text = crate::program::run_time_parts(w)?;
     let (scheme, rest) = text.split_once("://")?;
     if scheme.contains(RUN_TIME) || scheme.is_empty() {
         return None;
@@ -241,7 +242,8 @@ mod tests {
         let of = |cmd: &str| {
             let p = shell_syntax::parse(cmd);
             let v = shell_syntax::commands(&p);
-            past_credentials(&v.invocations[0].args[0].word)
+            let x = v.invocations.iter().find(|i| i.name() == Some("x"));
+            past_credentials(&x.expect("the x invocation").args[0].word)
         };
         assert_eq!(
             of("x https://x-access-token:$T@github.com/o/r.git").as_deref(),
@@ -251,7 +253,12 @@ mod tests {
             of("x \"https://$U:${P}@github.com/o/r\"").as_deref(),
             Some("https://github.com/o/r")
         );
+        assert_eq!(
+            of("x \"https://oauth2:$(gh auth token)@github.com/o/r\"").as_deref(),
+            Some("https://github.com/o/r")
+        );
         assert_eq!(of("x https://github.com/$O/r"), None);
+        assert_eq!(of("x https://github.com/$(cat o)/r"), None);
         assert_eq!(of("x https://t@$HOST/o/r"), None);
         assert_eq!(of("x $URL"), None);
     }

@@ -297,7 +297,7 @@ fn program_at_run_time(inv: &Invocation<'_>, w: &Word<'_>) -> Option<String> {
     }
     let mut why = None;
     word_choice(inv, w.parts, false, &mut why);
-    if why.is_none() && may_vanish(w) {
+    if why.is_none() && may_vanish(inv, w) {
         // `$UNSET git push`: an empty unquoted expansion leaves the next word the program.
         if let Some(next) = inv.args.first().and_then(|a| a.value.as_deref()) {
             let n = shell_syntax::view::normalise_program(next);
@@ -324,14 +324,24 @@ fn literal_basename(w: &Word<'_>) -> bool {
     last_literal(w.parts).is_some_and(|s| s.contains('/') && !s.ends_with('/'))
 }
 
-/// Whether the word is (or holds) an unquoted expansion that may make no word at all.
-fn may_vanish(w: &Word<'_>) -> bool {
+/// Whether the word is (or holds) an unquoted expansion that may make no word at all; not
+/// when one of its variables holds a value the command set that splits into a word (`e=echo;
+/// $e gh ...` runs echo: constant propagation, as [`crate::program`] substitutes it).
+fn may_vanish(inv: &Invocation<'_>, w: &Word<'_>) -> bool {
+    let makes_a_word = |p: &WordPart<'_>| match p {
+        WordPart::Param(pe) if pe.op.is_none() && pe.index.is_none() && !pe.indirect => inv
+            .env_value(pe.name)
+            .and_then(|e| e.value.as_ref())
+            .and_then(|a| a.value.as_deref())
+            .is_some_and(|v| v.chars().any(|c| !matches!(c, ' ' | '\t' | '\n'))),
+        _ => false,
+    };
     w.parts.iter().all(|p| {
         matches!(
             p,
             WordPart::Param(_) | WordPart::CommandSubst(_) | WordPart::Glob(_)
         )
-    })
+    }) && !w.parts.iter().any(makes_a_word)
 }
 
 fn word_choice(

@@ -541,6 +541,16 @@ impl<'a> Resolver<'_, '_, 'a> {
             return Step::Done;
         };
         let Some(raw) = first.value.clone().or_else(|| dashed_git_tail(&first.word)) else {
+            // `sudo GH_REPO="$R" gh ...`: an assignment of a value decided at run time.
+            let name = self
+                .allow_assignments
+                .then(|| shell_syntax::view::dynamic_assignment_name(&first.word))
+                .flatten();
+            if let Some(n) = name {
+                self.run.env.push((n.into(), None));
+                self.argv.remove(0);
+                return Step::Again;
+            }
             return self.stop(Resolved::Unknown);
         };
         if self.layers > MAX_LAYERS {

@@ -9,7 +9,7 @@ use crate::finding::{Code, Finding};
 use crate::operations::{Op, OpKind};
 use command_effects::dirs;
 use serde_json::json;
-use shell_syntax::ast::{AndOrOp, RedirOp};
+use shell_syntax::ast::{AndOrOp, RedirOp, WordPart};
 use shell_syntax::view::{AppliedRedirect, Arg, Invocation};
 use std::path::Path;
 
@@ -56,11 +56,32 @@ fn discarding_redirect<'r, 'a>(
             Fd::Seen
         }
     };
+    // `{fd}>/dev/null` names a new descriptor; `>&$fd` later copies it (bash).
+    let mut named: Vec<(&str, (Fd, Option<usize>))> = Vec::new();
     for (i, r) in redirects.iter().enumerate() {
-        if r.fd_var.is_some() {
+        if let Some(name) = r.fd_var {
+            let target = r.target.value.as_deref();
+            let opens = matches!(
+                r.op,
+                RedirOp::Out | RedirOp::Append | RedirOp::Clobber | RedirOp::ReadWrite
+            );
+            named.retain(|(n, _)| *n != name);
+            named.push((name, (if opens { to(target) } else { Fd::Seen }, Some(i))));
             continue;
         }
         let target = r.target.value.as_deref();
+        if let (RedirOp::DupOut | RedirOp::DupIn, None) = (r.op, target) {
+            // `>&$fd`: the descriptor a `{fd}>` opened, if this list named it.
+            if let [WordPart::Param(pe)] = r.target.word.parts {
+                if let Some((_, v)) = named.iter().rev().find(|(n, _)| *n == pe.name) {
+                    let fd = r.fd.unwrap_or(1) as usize;
+                    if let Some(slot) = fds.get_mut(fd) {
+                        *slot = (v.0, v.1.or(Some(i)));
+                    }
+                    continue;
+                }
+            }
+        }
         let fd = r.fd.unwrap_or(1) as usize;
         let mut changes: [(usize, (Fd, Option<usize>)); 2] = [(usize::MAX, (Fd::Seen, None)); 2];
         match r.op {
@@ -106,7 +127,7 @@ fn is_dev_null(path: &str) -> bool {
 }
 
 /// Whether a command after `||` only hides the failure: it always succeeds (`true`, `:`,
-/// `echo`, `printf`, `sleep`; by path, through `command`, `builtin` or `env`), or ends the
+/// `echo`, `printf`, `sleep`, a test of one non-empty word; by path, through `command`, `builtin` or `env`), or ends the
 /// shell or function with a status bash reads as 0 (`exit 0`, `exit 00`, `exit +0`,
 /// `exit 256`, `return 0`). A bare `exit` or `return` keeps the failing status (checked with
 /// bash: `false || exit` exits 1), and `exit 0x0` is refused by bash (status 2).
@@ -133,6 +154,11 @@ fn hides_failure(argv: &[Arg]) -> bool {
     };
     match shell_syntax::view::normalise_program(first).as_str() {
         "true" | ":" | "echo" | "printf" | "sleep" => true,
+        // One non-empty word is a true test (`[ 1 ]`, `test x`, `[[ 1 ]]`; bash's test with
+        // one argument).
+        "test" => matches!(&rest[1..], [Some(s)] if !s.is_empty()),
+        "[" => matches!(&rest[1..], [Some(s), Some("]")] if !s.is_empty()),
+        "[[" => matches!(&rest[1..], [Some(s)] | [Some(s), Some("]]")] if !s.is_empty()),
         "exit" | "return" => match &rest[1..] {
             [Some(n)] => zero_status(n),
             _ => false,

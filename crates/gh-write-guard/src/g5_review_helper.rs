@@ -7,7 +7,7 @@
 use crate::analysis::Analysis;
 use crate::finding::{Code, Finding, Requirement};
 use crate::operations::OpKind;
-use command_effects::gh_api::{has_word, Query};
+use command_effects::gh_api::{has_word, rest_path, Query};
 use serde_json::json;
 
 /// GraphQL mutations that reply to or resolve review threads.
@@ -53,6 +53,15 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             }
             continue;
         }
+        // An HTTP client posting to a REST replies path is the reply `gh api` would be.
+        if let OpKind::HttpWrite { url, .. } = &op.kind {
+            if let Some((owner, repo)) = is_replies_path(&rest_path(url)) {
+                if !grant.covers(&owner, &repo) {
+                    out.push(reply_deny(&owner, &repo, &remedy, helper));
+                }
+            }
+            continue;
+        }
         let OpKind::Gh { api: Some(api), .. } = &op.kind else {
             continue;
         };
@@ -78,22 +87,28 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     && api
                         .fields
                         .iter()
-                        .any(|f| f.key.as_deref() == Some("in_reply_to")))
+                        // A key decided at run time (an unreadable `--input` body) may be it.
+                        .any(|f| f.key.as_deref().is_none_or(|k| k == "in_reply_to")))
                 .then(|| (p[1].to_string(), p[2].to_string()))
             })
         {
             if grant.covers(&owner, &repo) {
                 continue;
             }
-            out.push(Finding::deny(
-                Code::G5CommentReply,
-                "a hand-rolled reply to a review comment",
-                remedy.clone(),
-                json!({"target": format!("{owner}/{repo}"), "helper": helper}),
-            ));
+            out.push(reply_deny(&owner, &repo, &remedy, helper));
         }
     }
     out
+}
+
+/// The deny of a REST reply to a review comment in `owner/repo`.
+fn reply_deny(owner: &str, repo: &str, remedy: &str, helper: &str) -> Finding {
+    Finding::deny(
+        Code::G5CommentReply,
+        "a hand-rolled reply to a review comment",
+        remedy.to_string(),
+        json!({"target": format!("{owner}/{repo}"), "helper": helper}),
+    )
 }
 
 /// A GraphQL document that replies to or resolves a review thread (or cannot be read): the

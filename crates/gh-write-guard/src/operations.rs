@@ -372,13 +372,32 @@ fn read_api_body(
     args: &GhArgs,
     api: &mut ApiCall,
 ) {
-    if !api.graphql || !matches!(api.query, Query::Unreadable(_)) {
-        return;
-    }
     let source = |v: &str| match v {
         "-" | "/dev/stdin" => read_stdin(a, unit, inv, dir),
         f => read_file(a, dir, f),
     };
+    if !api.graphql && api.input {
+        // A REST body: its keys are fields (`in_reply_to` for G5); one that cannot be read
+        // is a field whose key is decided at run time.
+        let Some(v) = args.values(&["--input"]).last().flatten() else {
+            return;
+        };
+        let read = match source(v) {
+            Readable::Text(t) => gh_api::rest_json(&t),
+            Readable::Unreadable(_) => None,
+        };
+        api.fields.extend(read.unwrap_or_else(|| {
+            vec![gh_api::Field {
+                key: None,
+                value: None,
+                typed: false,
+            }]
+        }));
+        return;
+    }
+    if !api.graphql || !matches!(api.query, Query::Unreadable(_)) {
+        return;
+    }
     if api.input {
         let read = match args.values(&["--input"]).last().flatten() {
             Some(v) => source(v),

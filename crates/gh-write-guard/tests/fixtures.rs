@@ -48,3 +48,55 @@ fn every_fixture_is_decided_as_it_says() {
     assert!(total > 50, "only {total} fixtures");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Issue 42's third round (`fixtures/gh-write-guard/G*/round3c.json`, written by
+/// `make_round3c.py`): prints attacks refused and look-alikes allowed per requirement
+/// (`cargo test -p gh-write-guard --test fixtures round3c -- --nocapture`); the decisions
+/// themselves are held by `every_fixture_is_decided_as_it_says`.
+#[test]
+fn round3c_figures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/gh-write-guard");
+    let (mut refused, mut attacks, mut allowed, mut lookalikes) = (0, 0, 0, 0);
+    let mut refused_any = 0;
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .expect("fixtures dir")
+        .flatten()
+        .collect();
+    dirs.sort_by_key(|e| e.path());
+    for d in dirs {
+        let f = d.path().join("round3c.json");
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        let (mut r, mut a, mut l, mut k) = (0, 0, 0, 0);
+        let mut any = 0;
+        for c in replay_all(&text).expect("fixture file is an array of cases") {
+            let ok = c.passed && c.requirement_matched;
+            if c.expected == "deny" {
+                a += 1;
+                r += usize::from(ok);
+                any += usize::from(c.got == "deny");
+            } else {
+                l += 1;
+                k += usize::from(ok);
+            }
+            if !ok {
+                println!(
+                    "  miss {}: {:?} -> {} {:?}",
+                    c.id, c.command, c.got, c.reason
+                );
+            }
+        }
+        println!(
+            "{}: attacks refused with their code {r}/{a} (with any code {any}), look-alikes allowed {k}/{l}",
+            d.file_name().to_string_lossy()
+        );
+        (refused, attacks, allowed, lookalikes) =
+            (refused + r, attacks + a, allowed + k, lookalikes + l);
+        refused_any += any;
+    }
+    println!(
+        "round3c: attacks refused with their code {refused}/{attacks} (with any code \
+         {refused_any}), look-alikes allowed {allowed}/{lookalikes}"
+    );
+}

@@ -310,3 +310,32 @@ fn long_assignment_scripts_keep_the_newest_values() {
         shell_syntax::view::MAX_SCOPE_ENTRIES
     );
 }
+
+#[test]
+fn builtins_that_read_a_value_set_their_variables_at_run_time() {
+    // `read -r G <<<git; $G push`: G is the command's, decided at run time (issue 42).
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        ("read -r G <<<git; ls", &["G"], &[]),
+        ("read -rp 'x? ' A B; ls", &["A", "B"], &["x? "]),
+        ("read -a ARR -d '' <f; ls", &["ARR"], &[]),
+        ("read <f; ls", &["REPLY"], &[]),
+        ("mapfile -t L <f; ls", &["L"], &["MAPFILE"]),
+        ("readarray <f; ls", &["MAPFILE"], &[]),
+        ("printf -v P '%s' git; ls", &["P"], &["%s"]),
+        ("printf '%s' git; ls", &[], &["%s"]),
+        ("getopts ab: O; ls", &["O"], &["ab:"]),
+    ];
+    for (src, set, not) in cases {
+        let v = view(src);
+        let ls = find(&v, "ls");
+        for n in *set {
+            let e = ls
+                .env_value(n)
+                .unwrap_or_else(|| panic!("{src}: {n} not set"));
+            assert!(e.value.is_none(), "{src}: {n} is decided at run time");
+        }
+        for n in *not {
+            assert!(ls.env_value(n).is_none(), "{src}: {n} is not set");
+        }
+    }
+}

@@ -20,7 +20,7 @@ mod wrappers;
 
 pub use interpreters::{interpreter, is_interpreter, Interpreter, INTERPRETERS};
 pub use types::*;
-pub use wrappers::{is_shell, normalise_program, unwrap, Unwrapped};
+pub use wrappers::{dynamic_assignment_name, is_shell, normalise_program, unwrap, Unwrapped};
 
 use crate::ast::*;
 use crate::Parsed;

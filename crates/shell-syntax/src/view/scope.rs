@@ -72,6 +72,7 @@ impl<'a> Walker<'a, '_> {
             }
             "cd" | "pushd" => {
                 let mut step = cd_step(name, inv);
+                step.target = step.target.map(|t| with_shell_home(self.arena, inv, t));
                 // `pushd -n dir` only adds to the stack: the directory stays.
                 if name == "pushd" && no_change(inv) && step.kind == CdKind::Pushd {
                     step.kind = CdKind::PushStack;
@@ -89,6 +90,15 @@ impl<'a> Walker<'a, '_> {
             }),
             "export" | "declare" | "typeset" | "local" | "readonly" => {
                 declare(self.arena, name == "export", inv, scope)
+            }
+            n if run_time_setter(n).is_some() => {
+                for v in run_time_names(n, inv) {
+                    scope.push_env(EnvVar {
+                        name: v.into(),
+                        value: None,
+                        source: EnvSource::Shell,
+                    });
+                }
             }
             "unset" => {
                 for a in &inv.args {
@@ -118,6 +128,153 @@ impl<'a> Walker<'a, '_> {
             }
             _ => {}
         }
+    }
+}
+
+/// A builtin that sets shell variables to values it reads or computes at run time: which short
+/// options take a value, which of them name a variable, and which operands do.
+struct RunTimeSetter {
+    name: &'static str,
+    /// Short options that take a value (in the same word or the next).
+    valued: &'static str,
+    /// Of those, the ones whose value is a variable's name (`read -a arr`, `printf -v var`).
+    naming: &'static str,
+    /// Which operands are names: `All` (`read a b`), `Nth(n)` (`mapfile arr`, `getopts spec
+    /// opt`), `None` (`printf`: the rest are its format and arguments).
+    operands: Operands,
+    /// The variable set when no name is given (`REPLY`, `MAPFILE`).
+    default: Option<&'static str>,
+}
+
+#[derive(Clone, Copy)]
+enum Operands {
+    All,
+    Nth(usize),
+    None,
+}
+
+/// One declaration per builtin (bash's manual, "Bash Builtin Commands").
+const RUN_TIME_SETTERS: &[RunTimeSetter] = &[
+    RunTimeSetter {
+        name: "read",
+        valued: "adinNptu",
+        naming: "a",
+        operands: Operands::All,
+        default: Some("REPLY"),
+    },
+    RunTimeSetter {
+        name: "mapfile",
+        valued: "dnOsuCc",
+        naming: "",
+        operands: Operands::Nth(0),
+        default: Some("MAPFILE"),
+    },
+    RunTimeSetter {
+        name: "readarray",
+        valued: "dnOsuCc",
+        naming: "",
+        operands: Operands::Nth(0),
+        default: Some("MAPFILE"),
+    },
+    RunTimeSetter {
+        name: "printf",
+        valued: "v",
+        naming: "v",
+        operands: Operands::None,
+        default: None,
+    },
+    RunTimeSetter {
+        name: "getopts",
+        valued: "",
+        naming: "",
+        operands: Operands::Nth(1),
+        default: None,
+    },
+];
+
+fn run_time_setter(name: &str) -> Option<&'static RunTimeSetter> {
+    RUN_TIME_SETTERS.iter().find(|s| s.name == name)
+}
+
+/// The variables a [`RUN_TIME_SETTERS`] builtin sets (`read -r G <<<git` sets `G` to a value
+/// decided at run time: a later `$G` is not the maintainer's environment). A name written as a
+/// run-time word cannot be tracked and is left out.
+fn run_time_names(name: &str, inv: &Invocation<'_>) -> Vec<String> {
+    let Some(setter) = run_time_setter(name) else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    let mut operands = Vec::new();
+    let mut args = inv.args.iter().map(|a| a.value.as_deref());
+    let mut options_done = false;
+    while let Some(v) = args.next() {
+        let Some(v) = v else {
+            options_done = true;
+            operands.push(None);
+            continue;
+        };
+        if options_done || !v.starts_with('-') || v == "-" {
+            options_done = true;
+            operands.push(Some(v.to_string()));
+            continue;
+        }
+        if v == "--" {
+            options_done = true;
+            continue;
+        }
+        for (i, c) in v[1..].char_indices() {
+            if setter.valued.contains(c) {
+                let attached = &v[1 + i + c.len_utf8()..];
+                let value = if attached.is_empty() {
+                    args.next().flatten().map(str::to_string)
+                } else {
+                    Some(attached.to_string())
+                };
+                if setter.naming.contains(c) {
+                    names.extend(value);
+                }
+                break;
+            }
+        }
+    }
+    match setter.operands {
+        Operands::All => names.extend(operands.into_iter().flatten()),
+        Operands::Nth(n) => names.extend(operands.get(n).cloned().flatten()),
+        Operands::None => {}
+    }
+    if names.is_empty() && !matches!(setter.operands, Operands::None) {
+        names.extend(setter.default.map(str::to_string));
+    }
+    names.retain(|n| {
+        !n.is_empty()
+            && !n.starts_with(|c: char| c.is_ascii_digit())
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    names
+}
+
+/// A `cd` operand with `~` or `$HOME` expanded with the `HOME` the command set before it (a
+/// shell variable or an export: `HOME=/w; cd ~/x` goes to /w/x, checked with bash), as
+/// `command_effects::dirs::tilde_home` does for `git -C ~`. A prefix assignment of the `cd`
+/// itself does not count (bash expands the words first); a `HOME` set at run time leaves the
+/// word as it is.
+fn with_shell_home<'a>(arena: &'a Bump, inv: &Invocation<'a>, target: Arg<'a>) -> Arg<'a> {
+    let home = match inv.env_value("HOME") {
+        Some(e) if matches!(e.source, EnvSource::Shell | EnvSource::Export) => e.value.as_ref(),
+        _ => return target,
+    };
+    if target.value.is_some() {
+        return target;
+    }
+    let Some(home) = home.and_then(|a| a.value.as_deref()) else {
+        return target;
+    };
+    match target
+        .word
+        .resolve(&|n| (n == "HOME").then(|| home.to_string()))
+    {
+        Some(v) => Arg::synthetic(arena, v, target.word.span),
+        None => target,
     }
 }
 

@@ -157,7 +157,13 @@ fn skip_options(args: &[Arg], o: &Opts, name: &str) -> Option<(usize, bool)> {
     let mut i = 0;
     let mut no_cmd = false;
     while i < args.len() {
-        let v = args[i].value.as_deref()?;
+        let Some(v) = args[i].value.as_deref() else {
+            // `sudo GH_REPO="$R" cmd`: a word that starts `NAME=` is no option.
+            if dynamic_assignment_name(&args[i].word).is_some() {
+                break;
+            }
+            return None;
+        };
         if v == "--" {
             return Some((i + 1, no_cmd));
         }
@@ -235,14 +241,10 @@ pub fn unwrap<'a>(arena: &'a Bump, mut argv: Vec<Arg<'a>>) -> Unwrapped<'a> {
                 let skipped = skip_options(rest, &o, name).map(|(mut i, no_cmd)| {
                     if matches!(name, "sudo" | "doas") && !no_cmd {
                         // `sudo VAR=value cmd`: sudo sets the variable for the command.
-                        while let Some((k, v)) = rest
-                            .get(i)
-                            .and_then(|a| a.value.as_deref())
-                            .and_then(|v| v.split_once('='))
-                            .filter(|(k, _)| is_env_name(k))
+                        // `sudo GH_REPO="$R" cmd`: a value decided at run time.
+                        while let Some((k, value)) = rest.get(i).and_then(|a| assignment(arena, a))
                         {
-                            let value = Some(Arg::synthetic(arena, v, rest[i].word.span));
-                            set_env(&mut u, k, value);
+                            set_env(&mut u, &k, value);
                             i += 1;
                         }
                     }
@@ -463,8 +465,21 @@ fn unwrap_flock<'a>(rest: &[Arg<'a>], u: &mut Unwrapped<'a>) -> Option<usize> {
     Some(after_file)
 }
 
-/// For a dynamic word written `NAME=...`: the name.
-fn dynamic_assignment_name(w: &crate::ast::Word<'_>) -> Option<String> {
+/// A `NAME=value` word given to a runner: the name, and the value (`None` when decided at run
+/// time).
+fn assignment<'a>(arena: &'a Bump, a: &Arg<'a>) -> Option<(String, Option<Arg<'a>>)> {
+    match a.value.as_deref() {
+        Some(v) => {
+            let (k, v) = v.split_once('=').filter(|(k, _)| is_env_name(k))?;
+            Some((k.to_string(), Some(Arg::synthetic(arena, v, a.word.span))))
+        }
+        None => dynamic_assignment_name(&a.word).map(|k| (k, None)),
+    }
+}
+
+/// For a dynamic word written `NAME=...`: the name (`sudo GH_REPO="$R" gh ...` sets `GH_REPO`
+/// to a value decided at run time).
+pub fn dynamic_assignment_name(w: &crate::ast::Word<'_>) -> Option<String> {
     match w.parts.first() {
         Some(crate::ast::WordPart::Literal(l)) => {
             let (name, _) = l.split_once('=')?;
