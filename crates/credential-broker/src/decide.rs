@@ -1,0 +1,112 @@
+//! The broker's decision on one request, pure over typed inputs: the rules' findings on the
+//! operation (gh-write-guard's wire faces: the same G2–G4 code as the command text), then the
+//! credential rule of C11 — a write goes out only with the placeholder replaced, a read
+//! without the placeholder goes out with no credential at all.
+
+use crate::audit::CredentialUse;
+use crate::codes;
+use crate::credentials::Presented;
+use crate::operation::Operation;
+use gh_write_guard::finding::first_deny;
+use gh_write_guard::wire::WirePush;
+use gh_write_guard::wire_api::{judge_api, MergeState};
+use gh_write_guard::{Context, Finding, World};
+
+/// A refusal: its sub-code and the reason the client is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub code: String,
+    pub reason: String,
+}
+
+impl Refusal {
+    /// A refusal of the broker's own (`C11.*`): the reason starts with the code.
+    pub fn broker(code: &str, what: impl std::fmt::Display) -> Refusal {
+        Refusal {
+            code: code.to_string(),
+            reason: format!("{code}: {what}"),
+        }
+    }
+}
+
+/// What the rules found and the refusal they make, if any.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    pub findings: Vec<Finding>,
+    pub refusal: Option<Refusal>,
+}
+
+/// The rules on `op` (`merge`: the merge state of the pull request it merges, when it does).
+pub fn judge(
+    op: &Operation,
+    merge: Option<&MergeState>,
+    cx: &Context,
+    world: &dyn World,
+) -> Judged {
+    let findings = match op {
+        Operation::Read => Vec::new(),
+        Operation::Push { repo, request } => {
+            let push = WirePush {
+                repo: repo.clone(),
+                updates: request.commands.iter().map(|c| c.branch_update()).collect(),
+            };
+            gh_write_guard::wire::judge_push(&push, cx, world)
+        }
+        Operation::Api(api) => judge_api(api, merge, cx, world),
+        Operation::UnknownWrite => {
+            return Judged {
+                findings: Vec::new(),
+                refusal: Some(Refusal::broker(
+                    codes::UNKNOWN_WRITE,
+                    "a write to a GitHub web host that no rule reads is not sent with credentials. Use git or the API (gh), whose writes the rules judge",
+                )),
+            }
+        }
+    };
+    let refusal = first_deny(&findings).map(|f| Refusal {
+        code: f.code_str().to_string(),
+        reason: f.reason(),
+    });
+    Judged { findings, refusal }
+}
+
+/// C11's credential rule for a request the rules allowed: a write needs the placeholder (it
+/// is replaced by the real token); a read with the placeholder gets the token, any other read
+/// goes out without credentials.
+pub fn credential(is_write: bool, presented: Presented) -> Result<CredentialUse, Refusal> {
+    match (presented, is_write) {
+        (Presented::Placeholder, _) => Ok(CredentialUse::Added),
+        (_, false) => Ok(CredentialUse::Stripped),
+        (Presented::Real, true) => Err(Refusal::broker(
+            codes::NO_PLACEHOLDER,
+            "a write that carries the real token itself instead of the session's placeholder is not sent. Use the credential the session gave you",
+        )),
+        (_, true) => Err(Refusal::broker(
+            codes::NO_PLACEHOLDER,
+            "a write without the session's placeholder credential is not sent. Use the credential the session gave you (GH_TOKEN)",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_need_the_placeholder_reads_never_carry_another() {
+        assert_eq!(
+            credential(true, Presented::Placeholder),
+            Ok(CredentialUse::Added)
+        );
+        assert_eq!(
+            credential(false, Presented::Placeholder),
+            Ok(CredentialUse::Added)
+        );
+        for p in [Presented::Real, Presented::Other, Presented::Absent] {
+            assert_eq!(credential(false, p), Ok(CredentialUse::Stripped), "{p:?}");
+            let r = credential(true, p).unwrap_err();
+            assert_eq!(r.code, codes::NO_PLACEHOLDER);
+            assert!(r.reason.starts_with("C11.no-placeholder: "));
+        }
+    }
+}
