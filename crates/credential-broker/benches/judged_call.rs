@@ -1,1 +1,111 @@
-fn main() {}
+//! A judged API call through the broker beside the same call straight to the loopback GitHub,
+//! in one run (issue 38's speed check: at most +3 ms median). Each call is a write the rules
+//! judge (`POST .../issues/1/comments` on the session's own repository: G2–G4 asked, the
+//! placeholder swapped), on a kept-alive connection; a second pair opens a new connection per
+//! call (CONNECT and both TLS handshakes included).
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use credential_broker::http1;
+use criterion::{criterion_group, criterion_main, Criterion};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use std::io::{BufReader, Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+
+type Tls = BufReader<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>;
+
+fn client_config(ca_pem: &str) -> Arc<rustls::ClientConfig> {
+    let mut roots = rustls::RootCertStore::empty();
+    for c in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
+        roots.add(c.expect("a certificate")).expect("a root");
+    }
+    Arc::new(
+        rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .expect("versions")
+        .with_root_certificates(roots)
+        .with_no_client_auth(),
+    )
+}
+
+/// A TLS connection to api.github.com, through the proxy on `proxy` or straight to `direct`.
+fn connect(
+    config: &Arc<rustls::ClientConfig>,
+    proxy: Option<u16>,
+    direct: std::net::SocketAddr,
+) -> Tls {
+    let mut tcp = match proxy {
+        Some(port) => {
+            let mut t = TcpStream::connect(("127.0.0.1", port)).expect("the broker");
+            t.write_all(b"CONNECT api.github.com:443 HTTP/1.1\r\nHost: api.github.com:443\r\n\r\n")
+                .expect("CONNECT");
+            let mut head = [0u8; 39];
+            t.read_exact(&mut head).expect("its answer");
+            assert!(head.starts_with(b"HTTP/1.1 200"));
+            t
+        }
+        None => TcpStream::connect(direct).expect("the loopback GitHub"),
+    };
+    tcp.set_nodelay(true).expect("nodelay");
+    let name = ServerName::try_from("api.github.com").expect("a name");
+    let conn = rustls::ClientConnection::new(config.clone(), name).expect("a client");
+    let _ = &mut tcp;
+    BufReader::new(rustls::StreamOwned::new(conn, tcp))
+}
+
+/// One judged write; the status.
+fn call(tls: &mut Tls, auth: &str) -> String {
+    let body = r#"{"body":"bench"}"#;
+    let req = format!(
+        "POST /repos/maintainer/app/issues/1/comments HTTP/1.1\r\nHost: api.github.com\r\nAuthorization: token {auth}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    tls.get_mut()
+        .write_all(req.as_bytes())
+        .expect("the request");
+    let head = http1::read_head(tls, 65536).expect("an answer");
+    let framing = head.framing().expect("framing");
+    http1::read_body(tls, framing, 1 << 20).expect("its body");
+    head.first[1].clone()
+}
+
+fn bench(c: &mut Criterion) {
+    let scene = support::Scene::new();
+    let direct = scene.github.addr;
+    let via_broker =
+        client_config(&std::fs::read_to_string(&scene.broker.ca_pem_path).expect("the CA"));
+    let straight = client_config(&scene.github.ca_pem);
+    let placeholder = scene.broker.placeholder.clone();
+    let mut g = c.benchmark_group("judged_call");
+    g.sample_size(60);
+    let mut b_conn = connect(&via_broker, Some(scene.broker.port), direct);
+    assert_eq!(call(&mut b_conn, &placeholder), "201");
+    g.bench_function("through_broker_keepalive", |b| {
+        b.iter(|| call(&mut b_conn, &placeholder))
+    });
+    let mut d_conn = connect(&straight, None, direct);
+    assert_eq!(call(&mut d_conn, support::REAL), "201");
+    g.bench_function("direct_keepalive", |b| {
+        b.iter(|| call(&mut d_conn, support::REAL))
+    });
+    g.bench_function("through_broker_new_connection", |b| {
+        b.iter(|| {
+            call(
+                &mut connect(&via_broker, Some(scene.broker.port), direct),
+                &placeholder,
+            )
+        })
+    });
+    g.bench_function("direct_new_connection", |b| {
+        b.iter(|| call(&mut connect(&straight, None, direct), support::REAL))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

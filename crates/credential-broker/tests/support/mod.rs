@@ -112,6 +112,7 @@ impl LoopbackGitHub {
 
 fn serve(s: TcpStream, config: Arc<rustls::ServerConfig>, kept: &Mutex<Vec<Seen>>, base: &Path) {
     let _ = s.set_read_timeout(Some(Duration::from_secs(20)));
+    let _ = s.set_nodelay(true);
     let Ok(conn) = rustls::ServerConnection::new(config) else {
         return;
     };
