@@ -161,3 +161,27 @@ fn a_graphql_mutation_on_a_literal_node_id_is_refused_and_a_query_passes() {
         "forwarded (the loopback has no GraphQL): {text}"
     );
 }
+
+#[test]
+fn stopping_the_broker_ends_open_connections_at_once() {
+    let s = Scene::new();
+    let mut idle = std::net::TcpStream::connect(("127.0.0.1", s.broker.port)).unwrap();
+    idle.write_all(b"CONNECT github.com:443 HTTP/1.1\r\n\r\n")
+        .unwrap();
+    let mut head = [0u8; 39];
+    idle.read_exact(&mut head).unwrap();
+    let Scene { broker, .. } = s;
+    let started = Instant::now();
+    broker.stop();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    idle.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    let mut rest = Vec::new();
+    assert!(
+        idle.read_to_end(&mut rest).is_ok(),
+        "the connection was closed, not left hanging"
+    );
+}
