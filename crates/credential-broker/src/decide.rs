@@ -9,7 +9,7 @@ use crate::credentials::Presented;
 use crate::operation::Operation;
 use gh_write_guard::finding::first_deny;
 use gh_write_guard::wire::WirePush;
-use gh_write_guard::wire_api::{judge_api, MergeState};
+use gh_write_guard::wire_api::{judge_api, WireFacts};
 use gh_write_guard::{Context, Finding, World};
 
 /// A refusal: its sub-code and the reason the client is told.
@@ -36,13 +36,9 @@ pub struct Judged {
     pub refusal: Option<Refusal>,
 }
 
-/// The rules on `op` (`merge`: the merge state of the pull request it merges, when it does).
-pub fn judge(
-    op: &Operation,
-    merge: Option<&MergeState>,
-    cx: &Context,
-    world: &dyn World,
-) -> Judged {
+/// The rules on `op`, with what the wire knows besides it (a merge's state, the ids GitHub
+/// returned in the session).
+pub fn judge(op: &Operation, facts: &WireFacts<'_>, cx: &Context, world: &dyn World) -> Judged {
     let findings = match op {
         Operation::Read => Vec::new(),
         Operation::Push { repo, request } => {
@@ -52,7 +48,7 @@ pub fn judge(
             };
             gh_write_guard::wire::judge_push(&push, cx, world)
         }
-        Operation::Api(api) => judge_api(api, merge, cx, world),
+        Operation::Api(api) => judge_api(api, facts, cx, world),
         Operation::UnknownWrite => {
             return Judged {
                 findings: Vec::new(),

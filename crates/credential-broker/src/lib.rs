@@ -11,7 +11,7 @@
 //! the sinks gives a [`Handle`] (port, CA files, placeholder, [`Handle::client_env`]);
 //! [`Handle::stop`] ends it. Modules: [`proxy`] (accepting, CONNECT, tunnels), [`session`]
 //! (one terminated connection: read, judge, forward), [`operation`] and [`decide`] (pure),
-//! [`http1`] (bounded framing), [`ca`], [`credentials`], [`redact`], [`answer`], [`upstream`],
+//! [`http1`] (bounded framing), [`live_ids`] (G2's ids from live queries), [`ca`], [`credentials`], [`redact`], [`answer`], [`upstream`],
 //! [`world`], [`audit`], [`codes`].
 
 pub mod answer;
@@ -22,6 +22,7 @@ pub mod config;
 pub mod credentials;
 pub mod decide;
 pub mod http1;
+pub mod live_ids;
 pub mod operation;
 pub mod proxy;
 pub mod redact;

@@ -31,6 +31,8 @@ pub struct Shared {
     pub world: BrokerWorld,
     pub cx: Context,
     pub sinks: Sinks,
+    /// The node ids GitHub returned in the session (G2 on the wire).
+    pub live_ids: crate::live_ids::LiveIds,
     pub stop: AtomicBool,
     open: Mutex<HashMap<u64, TcpStream>>,
     next_id: AtomicU64,
@@ -76,6 +78,7 @@ impl Shared {
             cx,
             sinks,
             config,
+            live_ids: Default::default(),
             stop: AtomicBool::new(false),
             open: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(0),

@@ -10,11 +10,12 @@ use crate::audit::{CredentialUse, Decision, Outcome};
 use crate::codes;
 use crate::decide::{self, Refusal};
 use crate::http1::{self, Framing, Head, ReadError};
+use crate::live_ids::Tap;
 use crate::operation::{self, Operation};
 use crate::proxy::{Prefixed, Shared};
 use crate::redact::Redactor;
 use crate::upstream::TlsConn;
-use gh_write_guard::wire_api::{MergeState, PullRef};
+use gh_write_guard::wire_api::{MergeState, PullRef, WireFacts};
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::TcpStream;
 
@@ -173,7 +174,12 @@ fn one_request(
             .map(|p| merge_state(shared, host, &target, &p)),
         _ => None,
     };
-    let judged = decide::judge(&op, merge.as_ref(), &shared.cx, &shared.world);
+    let live_id = |id: &str| shared.live_ids.contains(id);
+    let facts = WireFacts {
+        merge: merge.as_ref(),
+        live_id: &live_id,
+    };
+    let judged = decide::judge(&op, &facts, &shared.cx, &shared.world);
     let findings = serde_json::to_value(&judged.findings).unwrap_or_default();
     let refs = op.ref_updates();
     let req = Req {
@@ -275,10 +281,13 @@ fn forward(
     body: &[u8],
     cred: CredentialUse,
 ) -> Result<(u16, bool), Failure> {
+    // API answers come uncompressed so the ids in them can be learned (crate::live_ids).
+    let api = operation::is_api(host, &head.first[1]);
     let mut headers: Vec<(String, String)> = head
         .headers
         .iter()
         .filter(|(n, _)| !is_hop_by_hop(n) && !n.eq_ignore_ascii_case("authorization"))
+        .filter(|(n, _)| !(api && n.eq_ignore_ascii_case("accept-encoding")))
         .cloned()
         .collect();
     if cred == CredentialUse::Added {
@@ -309,7 +318,7 @@ fn forward(
     };
     let framing = framing.map_err(|e| Failure::BeforeAnswer(io::Error::other(e.to_string())))?;
     let mut out = Redactor::new(
-        client.get_mut(),
+        Tap::new(client.get_mut()),
         shared.creds.real(),
         shared.creds.placeholder(),
     );
@@ -319,6 +328,12 @@ fn forward(
         .and_then(|_| http1::relay_body(conn, &mut out, framing))
         .and_then(|more| out.finish().map(|_| more).map_err(ReadError::Io));
     let more = relayed.map_err(|_| Failure::Midway(status))?;
+    let identity = answer
+        .header("content-encoding")
+        .is_none_or(|e| e.trim().eq_ignore_ascii_case("identity"));
+    if api && identity {
+        shared.live_ids.learn(out.get_mut().kept());
+    }
     let keep = more && !answer.has_token("connection", "close");
     if !keep {
         *up = None;

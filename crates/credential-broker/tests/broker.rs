@@ -303,3 +303,41 @@ fn other_hosts_are_plain_tunnels_recorded_as_evidence() {
         ("127.0.0.1", port, true)
     );
 }
+
+#[test]
+fn a_mutation_may_name_ids_github_returned_in_the_session_and_no_others() {
+    let s = Scene::new();
+    let auth = format!("bearer {}", s.broker.placeholder);
+    let create = |repo_id: &str| {
+        serde_json::json!({
+            "query": "mutation($r:ID!) { createPullRequest(input:{repositoryId:$r, baseRefName:\"main\", headRefName:\"feature\", title:\"t\"}) { pullRequest { url } } }",
+            "variables": {"r": repo_id},
+        })
+        .to_string()
+    };
+    let url = "https://api.github.com/graphql";
+    // Before GitHub named the repository's id, it can only have been pasted.
+    let text = support::call(&s, "POST", Some(&auth), &create(support::REPO_ID), url);
+    assert!(text.contains("agent-guards: G2.node-id"), "{text}");
+    // gh's way: ask for the id, then use it.
+    let q = r#"{"query":"query { repository(owner:\"maintainer\", name:\"app\") { id } }"}"#;
+    let text = support::call(&s, "POST", Some(&auth), q, url);
+    assert!(text.contains(support::REPO_ID), "{text}");
+    let text = support::call(&s, "POST", Some(&auth), &create(support::REPO_ID), url);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    // An id GitHub never gave is still refused.
+    let text = support::call(&s, "POST", Some(&auth), &create("R_kgDOpasted1234"), url);
+    assert!(text.contains("agent-guards: G2.node-id"), "{text}");
+    let posts: Vec<_> = s
+        .github
+        .seen()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| r.auth)
+        .collect();
+    assert_eq!(
+        posts,
+        ["real", "real"],
+        "the query and the allowed mutation, with the real token"
+    );
+}

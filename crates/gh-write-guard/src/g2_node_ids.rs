@@ -56,18 +56,21 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
             continue;
         };
         let at = json!({"unit": op.unit, "invocation": op.invocation});
-        out.extend(judge_document(query, fields, at));
+        out.extend(judge_document(query, fields, &|_| false, at));
     }
     out
 }
 
 /// G2 over one GraphQL document and its fields (`-f` values, or a request's variables):
 /// a document nobody can read is a typed unknown, a mutation naming a literal node id is
-/// refused. `at` says where the document was found (merged into the evidence). The command
-/// text and the wire ([`crate::wire_api`]) both ask this.
+/// refused unless `live(id)`: the id is known to come from a live query (the command text
+/// has no such ids; on the wire, ids GitHub itself returned in the session). `at` says where
+/// the document was found (merged into the evidence). The command text and the wire
+/// ([`crate::wire_api`]) both ask this.
 pub(crate) fn judge_document(
     query: &Query,
     fields: &[command_effects::gh_api::Field],
+    live: &dyn Fn(&str) -> bool,
     at: serde_json::Value,
 ) -> Option<Finding> {
     let with_at = |mut v: serde_json::Value| {
@@ -99,13 +102,13 @@ pub(crate) fn judge_document(
             if k == "query" {
                 continue;
             }
-            for id in node_ids_in(v) {
+            for id in node_ids_in(v).into_iter().filter(|i| !live(i)) {
                 ids.push((format!("field {k}"), id));
             }
         }
     }
     if let Query::Text(q) = query {
-        for id in node_ids_in(q) {
+        for id in node_ids_in(q).into_iter().filter(|i| !live(i)) {
             ids.push(("query text".into(), id));
         }
     }

@@ -6,7 +6,10 @@
 //! (G4). One thing only the wire can ask: a pull request merge (`PUT .../pulls/N/merge`) lands
 //! past the base branch's requirements exactly when GitHub says they are not met (an admin's
 //! token merges anyway, the `gh pr merge --admin` of the text), so its merge state is an input
-//! here ([`MergeState`]), fetched by the caller. G1, G5, G6 and G7 are not wire questions.
+//! here ([`MergeState`]), fetched by the caller. And G2 asks, on the wire, where an id came
+//! from: every id in a request is literal, so an id counts as "from a live query" when GitHub
+//! returned it in the session ([`WireFacts::live_id`], kept by the caller). G1, G5, G6 and G7
+//! are not wire questions.
 
 use crate::context::Context;
 use crate::finding::{Code, Finding};
@@ -124,12 +127,22 @@ fn rest_fields(body: &str) -> Vec<Field> {
         .collect()
 }
 
+/// What the wire knows besides the request: facts the caller looked up or kept.
+pub struct WireFacts<'a> {
+    /// The merge state of the pull request a merge names (`None`: not asked, judged as not
+    /// known).
+    pub merge: Option<&'a MergeState>,
+    /// Whether a node id came from a live query: GitHub returned it in this session (G2 on the
+    /// wire, where every id is literal: the question is where it came from).
+    pub live_id: &'a dyn Fn(&str) -> bool,
+}
+
 /// What G2, G3 and G4 find in `req` for the session `cx` describes: the findings the same
-/// call as `gh api` gets. A pull request merge is also judged by its `merge` state (required
-/// for one: `None` is judged as not known).
+/// call as `gh api` gets. A pull request merge is also judged by its merge state, a GraphQL
+/// mutation's node ids by whether GitHub gave them ([`WireFacts`]).
 pub fn judge_api(
     req: &WireApi,
-    merge: Option<&MergeState>,
+    facts: &WireFacts<'_>,
     cx: &Context,
     world: &dyn World,
 ) -> Vec<Finding> {
@@ -139,6 +152,7 @@ pub fn judge_api(
         out.extend(crate::g2_node_ids::judge_document(
             &call.query,
             &call.fields,
+            facts.live_id,
             json!({"host": req.host}),
         ));
     }
@@ -167,7 +181,7 @@ pub fn judge_api(
         &site, call, &req.host, &policy,
     ));
     if let Some(pull) = req.pull_merge() {
-        out.extend(judge_merge(&pull, merge));
+        out.extend(judge_merge(&pull, facts.merge));
     }
     out
 }

@@ -13,6 +13,9 @@ fn world() -> (FakeWorld, Context) {
     FakeWorld::from_env(&env, guard_config::Config::default())
 }
 
+/// The one id GitHub "returned" in these tests' session.
+const LIVE_ID: &str = "R_kgDOlivelive1";
+
 fn code(
     method: &str,
     target: &str,
@@ -21,7 +24,11 @@ fn code(
 ) -> Option<&'static str> {
     let (world, cx) = world();
     let req = WireApi::from_request("api.github.com", method, target, body.as_bytes());
-    let found = judge_api(&req, merge, &cx, &world);
+    let facts = WireFacts {
+        merge,
+        live_id: &|id| id == LIVE_ID,
+    };
+    let found = judge_api(&req, &facts, &cx, &world);
     first_deny(&found).and_then(|f| f.code.map(|c| c.as_str()))
 }
 
@@ -200,6 +207,13 @@ fn graphql_mutations_are_judged_by_g2_and_g4() {
         "a literal id among the variables"
     );
     assert_eq!(g("query { viewer { login } }", json!({})), None);
+    // An id GitHub returned in the session came from a live query; one it never did did not.
+    let create = "mutation($r:ID!) { createPullRequest(input:{repositoryId:$r, baseRefName:\"main\", headRefName:\"f\", title:\"t\"}) { pullRequest { url } } }";
+    assert_eq!(g(create, json!({"r": LIVE_ID})), None);
+    assert_eq!(
+        g(create, json!({"r": "R_kgDOpasted12"})),
+        Some("G2.node-id")
+    );
     assert_eq!(g("mutation($i:ID!) { deleteBranchProtectionRule(input:{branchProtectionRuleId:$i}) { clientMutationId } }", json!({})), Some("G4.protection-write"));
     assert_eq!(
         code("POST", "/graphql", "not json", None),

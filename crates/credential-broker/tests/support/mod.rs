@@ -23,6 +23,9 @@ use std::time::Duration;
 /// The maintainer's real token (what the loopback GitHub accepts).
 pub const REAL: &str = "ghp_REALtokenREALtokenREALtokenREAL12345";
 
+/// The node id the loopback GitHub's GraphQL gives the repository.
+pub const REPO_ID: &str = "R_kgDOloopback1";
+
 /// What the loopback GitHub saw of one request.
 #[derive(Debug, Clone)]
 pub struct Seen {
@@ -205,6 +208,10 @@ fn rest(head: &Head, auth: &str) -> Answer {
         ("PUT", ["repos", _, _, "pulls", _, "merge"]) => json(
             "200 OK",
             serde_json::json!({"merged": true, "message": "Pull Request successfully merged"}),
+        ),
+        ("POST", ["graphql"]) => json(
+            "200 OK",
+            serde_json::json!({"data": {"repository": {"id": REPO_ID, "name": "app"}}}),
         ),
         ("POST", ["repos", _, _, "issues", _, "comments"]) => {
             json("201 Created", serde_json::json!({"id": 1}))
