@@ -64,6 +64,29 @@ pub(crate) fn serve_tls(
     Ok(())
 }
 
+/// The request must be for the host it was CONNECTed to, in origin form (`/path`), over
+/// HTTP/1.1: what is judged is what GitHub will route (a `Host` naming another GitHub host, an
+/// absolute URL, `*` or an HTTP/2 preface would be judged as one thing and served as another).
+fn same_destination(head: &Head, host: &str) -> Result<(), String> {
+    let [_, target, version] = &head.first;
+    if !target.starts_with('/') {
+        return Err(format!("the target {target:?} is not a path"));
+    }
+    if version != "HTTP/1.1" {
+        return Err(format!("{version:?} is not HTTP/1.1"));
+    }
+    let hosts: Vec<&str> = head.all("host").collect();
+    let named = match hosts[..] {
+        [one] => one.trim().to_ascii_lowercase(),
+        _ => return Err("not exactly one Host header".into()),
+    };
+    let named = named.strip_suffix(":443").unwrap_or(&named);
+    match named == host.to_ascii_lowercase() {
+        true => Ok(()),
+        false => Err(format!("Host {named:?} is not the CONNECTed {host:?}")),
+    }
+}
+
 /// A request that could not be read: refused (a write's refusal), then the connection ends.
 fn unreadable(
     shared: &Shared,
@@ -121,6 +144,10 @@ fn one_request(
     };
     let method = head.first[0].to_ascii_uppercase();
     let target = head.first[1].clone();
+    if let Err(why) = same_destination(&head, host) {
+        let e = ReadError::Malformed(why);
+        return unreadable(shared, client, host, &e, None);
+    }
     let push = operation::is_push(&method, &target);
     let bound = if push {
         limits.max_push_body

@@ -6,7 +6,6 @@
 mod support;
 
 use std::io::{Read, Write};
-use std::process::Command;
 use support::{received, Scene, REAL};
 
 fn no_real_token(what: &str, text: &str) {
@@ -238,16 +237,7 @@ fn a_push_written_by_hand_is_judged_the_same() {
     let main = s.rev("maintainer", "refs/heads/main").unwrap();
     let feature = s.rev("maintainer", "refs/heads/feature").unwrap();
     let zero = "0".repeat(40);
-    let py = |old: &str, new: &str, r: &str| {
-        let out = Command::new("python3")
-            .args(["-c", HAND_PUSH, old, new, r])
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .envs(s.client_env())
-            .output()
-            .expect("python3 runs");
-        received(&out)
-    };
+    let py = |old: &str, new: &str, r: &str| support::python(&s, HAND_PUSH, &[old, new, r]);
     // Moving main (its rules ask for a pull request): refused with the rule's code in the
     // report, before any pack is read.
     let text = py(&main, &feature, "refs/heads/main");
@@ -328,13 +318,7 @@ fn a_mutation_may_name_ids_github_returned_in_the_session_and_no_others() {
     // An id GitHub never gave is still refused.
     let text = support::call(&s, "POST", Some(&auth), &create("R_kgDOpasted1234"), url);
     assert!(text.contains("agent-guards: G2.node-id"), "{text}");
-    let posts: Vec<_> = s
-        .github
-        .seen()
-        .into_iter()
-        .filter(|r| r.method == "POST")
-        .map(|r| r.auth)
-        .collect();
+    let posts = s.github.auths("POST");
     assert_eq!(
         posts,
         ["real", "real"],

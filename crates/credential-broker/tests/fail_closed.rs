@@ -60,18 +60,37 @@ t = ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"]).wrap_socket(s
 t.sendall(b"POST /repos/maintainer/app/issues/1/comments HTTP/1.1\r\nHost: api.github.com\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
 print(t.recv(65536).decode())
 "#;
-    let out = std::process::Command::new("python3")
-        .args(["-c", py])
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .envs(s.client_env())
-        .output()
-        .unwrap();
-    let text = received(&out);
+    let text = support::python(&s, py, &[]);
     assert!(
         text.contains("HTTP/1.1 400") && text.contains("C11.malformed"),
         "{text}"
     );
+    // A request for another host than the one CONNECTed to, an absolute URL, HTTP/1.0.
+    for (host, line) in [
+        (
+            "api.github.com",
+            "POST /maintainer/app.git/git-receive-pack HTTP/1.1\\r\\nHost: github.com",
+        ),
+        (
+            "api.github.com",
+            "GET https://github.com/x HTTP/1.1\\r\\nHost: api.github.com",
+        ),
+        (
+            "api.github.com",
+            "GET /repos/o/r HTTP/1.0\\r\\nHost: api.github.com",
+        ),
+    ] {
+        let py = py.replace("api.github.com:443", &format!("{host}:443")).replace(
+            "POST /repos/maintainer/app/issues/1/comments HTTP/1.1\\r\\nHost: api.github.com\\r\\nContent-Length: 4\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n",
+            &format!("{line}\\r\\nContent-Length: 0\\r\\n\\r\\n"),
+        );
+        let text = support::python(&s, &py, &[]);
+        assert!(
+            text.contains("HTTP/1.1 400") && text.contains("C11.malformed"),
+            "{line}: {text}"
+        );
+    }
+    assert!(s.github.seen().is_empty(), "{:?}", s.github.seen());
 }
 
 #[test]
@@ -122,13 +141,7 @@ fn a_large_push_sent_chunked_lands() {
     assert!(s.rev("maintainer", "refs/heads/feature").is_some());
     // Over git's `http.postBuffer` (1 MiB) git sends a probe, then the pack chunked: both
     // reached GitHub with the real token.
-    let posts: Vec<_> = s
-        .github
-        .seen()
-        .into_iter()
-        .filter(|r| r.method == "POST")
-        .map(|r| r.auth)
-        .collect();
+    let posts = s.github.auths("POST");
     assert_eq!(posts, ["real", "real"]);
 }
 

@@ -111,6 +111,15 @@ impl LoopbackGitHub {
     pub fn seen(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
     }
+
+    /// What each request with `method` presented, in order.
+    pub fn auths(&self, method: &str) -> Vec<&'static str> {
+        self.seen()
+            .into_iter()
+            .filter(|r| r.method == method)
+            .map(|r| r.auth)
+            .collect()
+    }
 }
 
 fn serve(s: TcpStream, config: Arc<rustls::ServerConfig>, kept: &Mutex<Vec<Seen>>, base: &Path) {
@@ -482,6 +491,20 @@ pub fn call(s: &Scene, method: &str, auth: Option<&str>, body: &str, url: &str) 
         "the real token reached the client: {text}"
     );
     text
+}
+
+/// `python3 -c <script> <args>` with the client environment: everything it received.
+pub fn python(s: &Scene, script: &str, args: &[&str]) -> String {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(s.client_env())
+        .output()
+        .expect("python3 runs");
+    received(&out)
 }
 
 /// Pushes to the stranger's repository go from the maintainer's clone too (an agent pushing
