@@ -2,7 +2,8 @@
 //! in one run (issue 38's speed check: at most +3 ms median). Each call is a write the rules
 //! judge (`POST .../issues/1/comments` on the session's own repository: G2–G4 asked, the
 //! placeholder swapped), on a kept-alive connection; a second pair opens a new connection per
-//! call (CONNECT and both TLS handshakes included).
+//! call (CONNECT and both TLS handshakes included). Then a plain tunnel beside a direct TCP
+//! connection (target: at most +1 ms).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -103,6 +104,62 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("direct_new_connection", |b| {
         b.iter(|| call(&mut connect(&straight, None, direct), support::REAL))
+    });
+    g.finish();
+    tunnels(c, scene.broker.port);
+}
+
+/// A plain CONNECT tunnel to a loopback echo server beside a direct connection: one 64-byte
+/// round trip on an open connection, and opening one (CONNECT included) with a round trip.
+fn tunnels(c: &mut Criterion, broker: u16) {
+    let echo = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let port = echo.local_addr().expect("its address").port();
+    std::thread::spawn(move || {
+        for s in echo.incoming().flatten() {
+            std::thread::spawn(move || {
+                let _ = s.set_nodelay(true);
+                let (mut r, mut w) = (s.try_clone().expect("a clone"), s);
+                let _ = std::io::copy(&mut r, &mut w);
+            });
+        }
+    });
+    let open = |via_broker: bool| {
+        let mut t = match via_broker {
+            true => {
+                let mut t = TcpStream::connect(("127.0.0.1", broker)).expect("the broker");
+                write!(
+                    t,
+                    "CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+                )
+                .expect("CONNECT");
+                let mut head = [0u8; 39];
+                t.read_exact(&mut head).expect("its answer");
+                t
+            }
+            false => TcpStream::connect(("127.0.0.1", port)).expect("the echo server"),
+        };
+        t.set_nodelay(true).expect("nodelay");
+        let _ = &mut t;
+        t
+    };
+    let round_trip = |t: &mut TcpStream| {
+        let mut back = [0u8; 64];
+        t.write_all(&[7u8; 64]).expect("a write");
+        t.read_exact(&mut back).expect("the echo");
+    };
+    let mut g = c.benchmark_group("tunnel");
+    g.sample_size(60);
+    let mut via = open(true);
+    g.bench_function("through_broker_round_trip", |b| {
+        b.iter(|| round_trip(&mut via))
+    });
+    let mut direct = open(false);
+    g.bench_function("direct_round_trip", |b| b.iter(|| round_trip(&mut direct)));
+    g.bench_function("through_broker_open_and_round_trip", |b| {
+        b.iter(|| round_trip(&mut open(true)))
+    });
+    g.bench_function("direct_open_and_round_trip", |b| {
+        b.iter(|| round_trip(&mut open(false)))
     });
     g.finish();
 }

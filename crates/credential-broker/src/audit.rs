@@ -48,6 +48,8 @@ pub struct Decision {
     pub upstream_status: Option<u16>,
     /// What the rules found (each finding's code and evidence), for the audit log.
     pub findings: serde_json::Value,
+    /// The program that sent it (Linux; `None`: not found).
+    pub peer: Option<crate::peer::Peer>,
 }
 
 /// A plain tunnel the broker opened (not judged: not a GitHub host).
@@ -57,6 +59,8 @@ pub struct Connect {
     pub port: u16,
     /// Whether the tunnel was opened (false: the destination could not be reached).
     pub opened: bool,
+    /// The program that asked for it (Linux; `None`: not found).
+    pub peer: Option<crate::peer::Peer>,
 }
 
 /// Receives every decision.

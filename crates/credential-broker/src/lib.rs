@@ -12,7 +12,7 @@
 //! [`Handle::stop`] ends it. Modules: [`proxy`] (accepting, CONNECT, tunnels), [`session`]
 //! (one terminated connection: read, judge, forward), [`operation`] and [`decide`] (pure),
 //! [`http1`] (bounded framing), [`live_ids`] (G2's ids from live queries), [`ca`], [`credentials`], [`redact`], [`answer`], [`upstream`],
-//! [`world`], [`audit`], [`codes`].
+//! [`world`], [`audit`], [`peer`] (which program sent it), [`codes`].
 
 pub mod answer;
 pub mod audit;
@@ -24,6 +24,7 @@ pub mod decide;
 pub mod http1;
 pub mod live_ids;
 pub mod operation;
+pub mod peer;
 pub mod proxy;
 pub mod redact;
 pub mod session;

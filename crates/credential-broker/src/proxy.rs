@@ -1,7 +1,7 @@
 //! The proxy's front: accepting on 127.0.0.1, one thread per connection (std threads: see the
 //! crate README for why not tokio), at most `max_connections` at once. A `CONNECT` to a GitHub
 //! host on 443 is terminated with the session CA and handed to [`crate::session`]; any other
-//! `CONNECT` is a plain tunnel, reported to the [`ConnectSink`] before a byte flows; a plain
+//! `CONNECT` is a plain tunnel, reported to the [`ConnectSink`] (with the program that asked); a plain
 //! `http://` request to a GitHub host is refused (GitHub is HTTPS), to any other host it is
 //! relayed once (and reported like a tunnel). Every open socket is registered so
 //! [`crate::Handle::stop`] can close them all.
@@ -222,11 +222,13 @@ fn handle_client(shared: &Shared, stream: TcpStream) -> io::Result<()> {
         let early = reader.buffer().to_vec();
         drop(reader);
         let mut s = stream;
+        // Which program asked, looked up beside the handshake (crate::peer).
+        let peer = PeerLookup::start(&s);
         if shared.config.is_github(&host) && port == 443 {
             s.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")?;
-            return crate::session::serve_tls(shared, Prefixed::new(early, s), &host);
+            return crate::session::serve_tls(shared, Prefixed::new(early, s), &host, peer);
         }
-        return tunnel(shared, s, early, &host, port);
+        return tunnel(shared, s, early, &host, port, peer);
     }
     plain_request(shared, stream, reader, head)
 }
@@ -247,8 +249,9 @@ fn tunnel(
     early: Vec<u8>,
     host: &str,
     port: u16,
+    peer: PeerLookup,
 ) -> io::Result<()> {
-    let Some(mut up) = reported_connect(shared, &mut client, host, port)? else {
+    let Some(mut up) = reported_connect(shared, &mut client, host, port, peer)? else {
         return Ok(());
     };
     client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")?;
@@ -269,20 +272,31 @@ fn tunnel(
     Ok(())
 }
 
-/// A connection to `host:port`, reported to the connect sink first; when it cannot be made
-/// the client is told (502) and `None` returned.
+/// A connection to `host:port`, reported to the connect sink (with the program, once the
+/// lookup ends); when it cannot be made the client is told (502) and `None` returned.
 fn reported_connect(
     shared: &Shared,
     client: &mut TcpStream,
     host: &str,
     port: u16,
+    peer: PeerLookup,
 ) -> io::Result<Option<TcpStream>> {
     let upstream = connect_tcp(host, port, shared.config.timeouts.connect);
-    shared.sinks.connects.connect(&Connect {
+    // Reported once the program is known, beside the tunnel (no wait added to it).
+    let sink = shared.sinks.connects.clone();
+    let mut record = Connect {
         host: host.to_string(),
         port,
         opened: upstream.is_ok(),
-    });
+        peer: None,
+    };
+    let _ = std::thread::Builder::new()
+        .name("broker-report".into())
+        .spawn(move || {
+            let mut peer = peer;
+            record.peer = peer.get();
+            sink.connect(&record);
+        });
     match upstream {
         Ok(u) => Ok(Some(u)),
         Err(e) => {
@@ -343,7 +357,8 @@ fn plain_request(
             ))
         }
     };
-    let Some(mut up) = reported_connect(shared, &mut client, &host, port)? else {
+    let peer = PeerLookup::start(&client);
+    let Some(mut up) = reported_connect(shared, &mut client, &host, port, peer)? else {
         return Ok(());
     };
     up.set_read_timeout(Some(shared.config.timeouts.upstream_io))?;
@@ -361,6 +376,37 @@ fn plain_request(
     up.write_all(&body)?;
     io::copy(&mut up, &mut client)?;
     Ok(())
+}
+
+/// The lookup of the program at the other end of a client connection, started on a thread of
+/// its own when the connection is accepted and joined when a record needs it.
+pub struct PeerLookup {
+    pending: Option<std::thread::JoinHandle<Option<crate::peer::Peer>>>,
+    found: Option<crate::peer::Peer>,
+}
+
+impl PeerLookup {
+    pub(crate) fn start(client: &TcpStream) -> PeerLookup {
+        let ports = client.peer_addr().ok().zip(client.local_addr().ok());
+        let pending = ports.and_then(|(p, l)| {
+            std::thread::Builder::new()
+                .name("broker-peer".into())
+                .spawn(move || crate::peer::find(p.port(), l.port()))
+                .ok()
+        });
+        PeerLookup {
+            pending,
+            found: None,
+        }
+    }
+
+    /// The program, once known.
+    pub fn get(&mut self) -> Option<crate::peer::Peer> {
+        if let Some(h) = self.pending.take() {
+            self.found = h.join().ok().flatten();
+        }
+        self.found.clone()
+    }
 }
 
 /// A stream that first yields bytes already read from it.

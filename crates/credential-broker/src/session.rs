@@ -12,7 +12,7 @@ use crate::decide::{self, Refusal};
 use crate::http1::{self, Framing, Head, ReadError};
 use crate::live_ids::Tap;
 use crate::operation::{self, Operation};
-use crate::proxy::{Prefixed, Shared};
+use crate::proxy::{PeerLookup, Prefixed, Shared};
 use crate::redact::Redactor;
 use crate::upstream::TlsConn;
 use gh_write_guard::wire_api::{MergeState, PullRef, WireFacts};
@@ -52,12 +52,13 @@ pub(crate) fn serve_tls(
     shared: &Shared,
     stream: Prefixed<TcpStream>,
     host: &str,
+    mut peer: PeerLookup,
 ) -> io::Result<()> {
     let config = shared.ca.server_config(host).map_err(io::Error::other)?;
     let conn = rustls::ServerConnection::new(config).map_err(io::Error::other)?;
     let mut client = BufReader::new(rustls::StreamOwned::new(conn, stream));
     let mut up: Up = None;
-    while one_request(shared, &mut client, &mut up, host)? == Next::KeepAlive {}
+    while one_request(shared, &mut client, &mut up, host, &mut peer)? == Next::KeepAlive {}
     let tls = client.get_mut();
     tls.conn.send_close_notify();
     let _ = tls.flush();
@@ -94,6 +95,7 @@ fn unreadable(
     host: &str,
     e: &ReadError,
     push: Option<(&str, &str)>,
+    peer: &mut PeerLookup,
 ) -> io::Result<Next> {
     let code = match e {
         ReadError::HeadTooLarge(_) | ReadError::BodyTooLarge(_) => codes::PAST_BOUND,
@@ -120,6 +122,7 @@ fn unreadable(
             method,
             target: path,
             refs: &[],
+            peer: peer.get(),
         },
         Some(&refusal),
         CredentialUse::NotSent,
@@ -135,18 +138,19 @@ fn one_request(
     client: &mut BufReader<ClientTls>,
     up: &mut Up,
     host: &str,
+    peer: &mut PeerLookup,
 ) -> io::Result<Next> {
     let limits = shared.config.limits;
     let head = match http1::read_head(client, limits.max_head) {
         Ok(h) => h,
         Err(ReadError::Closed) | Err(ReadError::Io(_)) => return Ok(Next::Close),
-        Err(e) => return unreadable(shared, client, host, &e, None),
+        Err(e) => return unreadable(shared, client, host, &e, None, peer),
     };
     let method = head.first[0].to_ascii_uppercase();
     let target = head.first[1].clone();
     if let Err(why) = same_destination(&head, host) {
         let e = ReadError::Malformed(why);
-        return unreadable(shared, client, host, &e, None);
+        return unreadable(shared, client, host, &e, None, peer);
     }
     let push = operation::is_push(&method, &target);
     let bound = if push {
@@ -165,7 +169,7 @@ fn one_request(
     });
     let body = match body {
         Ok(b) => b,
-        Err(e) => return unreadable(shared, client, host, &e, Some((&method, &target))),
+        Err(e) => return unreadable(shared, client, host, &e, Some((&method, &target)), peer),
     };
     let close_after = head.has_token("connection", "close");
     let op = match operation::classify(host, &method, &target, &body) {
@@ -183,6 +187,7 @@ fn one_request(
                     method: &method,
                     target: &target,
                     refs: &[],
+                    peer: peer.get(),
                 },
                 Some(&refusal),
                 CredentialUse::NotSent,
@@ -214,6 +219,7 @@ fn one_request(
         method: &method,
         target: &target,
         refs: &refs,
+        peer: peer.get(),
     };
     let verdict = match judged.refusal {
         Some(r) => Err(r),
@@ -465,6 +471,7 @@ struct Req<'a> {
     method: &'a str,
     target: &'a str,
     refs: &'a [String],
+    peer: Option<crate::peer::Peer>,
 }
 
 /// One decision to the audit sink.
@@ -490,5 +497,6 @@ fn record(
         credential,
         upstream_status,
         findings,
+        peer: req.peer.clone(),
     });
 }

@@ -44,6 +44,13 @@ fn a_push_to_a_feature_branch_lands_with_the_real_token() {
         .expect("a decision");
     assert_eq!(push.ref_updates, ["refs/heads/feature create"]);
     assert_eq!(push.outcome, credential_broker::audit::Outcome::Allowed);
+    // The record names the program that sent it (git's HTTPS helper).
+    let exe = push
+        .peer
+        .as_ref()
+        .and_then(|p| p.exe.clone())
+        .unwrap_or_default();
+    assert!(exe.contains("git"), "{:?}", push.peer);
 }
 
 #[test]
@@ -283,6 +290,10 @@ fn other_hosts_are_plain_tunnels_recorded_as_evidence() {
     let mut back = [0u8; 5];
     c.read_exact(&mut back).unwrap();
     assert_eq!(&back, b"hello");
+    let started = std::time::Instant::now();
+    while s.sink.connects().is_empty() && started.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     let connects = s.sink.connects();
     assert_eq!(
         (
