@@ -105,6 +105,45 @@ fn bench(c: &mut Criterion) {
     g.bench_function("direct_new_connection", |b| {
         b.iter(|| call(&mut connect(&straight, None, direct), support::REAL))
     });
+    // A real program per call (curl: its start, CONNECT, both handshakes, the judged write,
+    // and the broker's lookup of which program sent it).
+    let ca_file = scene.dir.path().join("loopback-ca.pem");
+    std::fs::write(&ca_file, &scene.github.ca_pem).expect("the loopback CA");
+    let resolve = format!("api.github.com:443:{}:{}", direct.ip(), direct.port());
+    let curl = |through: bool| {
+        let url = "https://api.github.com/repos/maintainer/app/issues/1/comments";
+        let mut cmd = std::process::Command::new("curl");
+        cmd.args([
+            "-sS",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "-X",
+            "POST",
+            "-d",
+            "{}",
+        ]);
+        match through {
+            true => cmd
+                .args(["-H", &format!("Authorization: token {placeholder}"), url])
+                .envs(scene.client_env()),
+            false => cmd
+                .args([
+                    "-H",
+                    &format!("Authorization: token {}", support::REAL),
+                    "--connect-to",
+                    &resolve,
+                ])
+                .arg("--cacert")
+                .arg(&ca_file)
+                .arg(url),
+        };
+        let out = cmd.output().expect("curl runs");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "201");
+    };
+    g.bench_function("curl_through_broker", |b| b.iter(|| curl(true)));
+    g.bench_function("curl_direct", |b| b.iter(|| curl(false)));
     g.finish();
     tunnels(c, scene.broker.port);
 }

@@ -255,6 +255,7 @@ fn tunnel(
         return Ok(());
     };
     client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")?;
+    up.set_nodelay(true)?;
     let idle = Some(shared.config.timeouts.tunnel_idle);
     up.set_read_timeout(idle)?;
     client.set_read_timeout(idle)?;
@@ -293,7 +294,6 @@ fn reported_connect(
     let _ = std::thread::Builder::new()
         .name("broker-report".into())
         .spawn(move || {
-            let mut peer = peer;
             record.peer = peer.get();
             sink.connect(&record);
         });
@@ -381,8 +381,8 @@ fn plain_request(
 /// The lookup of the program at the other end of a client connection, started on a thread of
 /// its own when the connection is accepted and joined when a record needs it.
 pub struct PeerLookup {
-    pending: Option<std::thread::JoinHandle<Option<crate::peer::Peer>>>,
-    found: Option<crate::peer::Peer>,
+    pending: Mutex<Option<std::thread::JoinHandle<Option<crate::peer::Peer>>>>,
+    found: std::sync::OnceLock<Option<crate::peer::Peer>>,
 }
 
 impl PeerLookup {
@@ -395,17 +395,20 @@ impl PeerLookup {
                 .ok()
         });
         PeerLookup {
-            pending,
-            found: None,
+            pending: Mutex::new(pending),
+            found: std::sync::OnceLock::new(),
         }
     }
 
-    /// The program, once known.
-    pub fn get(&mut self) -> Option<crate::peer::Peer> {
-        if let Some(h) = self.pending.take() {
-            self.found = h.join().ok().flatten();
-        }
-        self.found.clone()
+    /// The program, once known (waits for the lookup the first time: callers ask after the
+    /// client has its answer).
+    pub fn get(&self) -> Option<crate::peer::Peer> {
+        self.found
+            .get_or_init(|| {
+                let pending = self.pending.lock().ok().and_then(|mut p| p.take());
+                pending.and_then(|h| h.join().ok().flatten())
+            })
+            .clone()
     }
 }
 

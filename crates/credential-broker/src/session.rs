@@ -52,13 +52,13 @@ pub(crate) fn serve_tls(
     shared: &Shared,
     stream: Prefixed<TcpStream>,
     host: &str,
-    mut peer: PeerLookup,
+    peer: PeerLookup,
 ) -> io::Result<()> {
     let config = shared.ca.server_config(host).map_err(io::Error::other)?;
     let conn = rustls::ServerConnection::new(config).map_err(io::Error::other)?;
     let mut client = BufReader::new(rustls::StreamOwned::new(conn, stream));
     let mut up: Up = None;
-    while one_request(shared, &mut client, &mut up, host, &mut peer)? == Next::KeepAlive {}
+    while one_request(shared, &mut client, &mut up, host, &peer)? == Next::KeepAlive {}
     let tls = client.get_mut();
     tls.conn.send_close_notify();
     let _ = tls.flush();
@@ -95,7 +95,7 @@ fn unreadable(
     host: &str,
     e: &ReadError,
     push: Option<(&str, &str)>,
-    peer: &mut PeerLookup,
+    peer: &PeerLookup,
 ) -> io::Result<Next> {
     let code = match e {
         ReadError::HeadTooLarge(_) | ReadError::BodyTooLarge(_) => codes::PAST_BOUND,
@@ -122,7 +122,7 @@ fn unreadable(
             method,
             target: path,
             refs: &[],
-            peer: peer.get(),
+            peer,
         },
         Some(&refusal),
         CredentialUse::NotSent,
@@ -138,7 +138,7 @@ fn one_request(
     client: &mut BufReader<ClientTls>,
     up: &mut Up,
     host: &str,
-    peer: &mut PeerLookup,
+    peer: &PeerLookup,
 ) -> io::Result<Next> {
     let limits = shared.config.limits;
     let head = match http1::read_head(client, limits.max_head) {
@@ -187,7 +187,7 @@ fn one_request(
                     method: &method,
                     target: &target,
                     refs: &[],
-                    peer: peer.get(),
+                    peer,
                 },
                 Some(&refusal),
                 CredentialUse::NotSent,
@@ -219,7 +219,7 @@ fn one_request(
         method: &method,
         target: &target,
         refs: &refs,
-        peer: peer.get(),
+        peer,
     };
     let verdict = match judged.refusal {
         Some(r) => Err(r),
@@ -471,7 +471,8 @@ struct Req<'a> {
     method: &'a str,
     target: &'a str,
     refs: &'a [String],
-    peer: Option<crate::peer::Peer>,
+    /// Asked only when the record is written, after the client has its answer.
+    peer: &'a PeerLookup,
 }
 
 /// One decision to the audit sink.
@@ -497,6 +498,6 @@ fn record(
         credential,
         upstream_status,
         findings,
-        peer: req.peer.clone(),
+        peer: req.peer.get(),
     });
 }
