@@ -140,7 +140,12 @@ fn bench(c: &mut Criterion) {
                 .arg(url),
         };
         let out = cmd.output().expect("curl runs");
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "201");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "201",
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     g.bench_function("curl_through_broker", |b| b.iter(|| curl(true)));
     g.bench_function("curl_direct", |b| b.iter(|| curl(false)));

@@ -69,6 +69,12 @@ impl LoopbackGitHub {
     pub fn start(base: &Path) -> LoopbackGitHub {
         let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        // A name of its own (rcgen's default is the leaf's too: OpenSSL would read the leaf
+        // as self-signed).
+        params.distinguished_name = rcgen::DistinguishedName::new();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "loopback GitHub test CA");
         let ca = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
         let leaf_key = KeyPair::generate().unwrap();
         let leaf = CertificateParams::new(vec![
