@@ -2,12 +2,14 @@
 //! leaf certificate per GitHub host the broker terminates TLS for. Agent commands trust it
 //! through the CA file the broker writes (public certificate only); the CA's private key
 //! never leaves this process's memory (no file, no environment), so a program the agent
-//! writes cannot mint certificates of its own, and it dies with the broker. Why rcgen: it
+//! writes cannot mint certificates of its own, and it dies with the broker. The CA is also
+//! name-constrained to the GitHub hosts (github.com and its subdomains, the enterprise hosts):
+//! it is trusted by agent commands for nothing else, even if it were misused. Why rcgen: it
 //! makes certificates on the same `ring` provider rustls uses here (no second crypto stack).
 
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DistinguishedName, DnType,
-    ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose,
+    ExtendedKeyUsagePurpose, GeneralSubtree, IsCa, KeyPair, KeyUsagePurpose, NameConstraints,
 };
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::ServerConfig;
@@ -30,8 +32,9 @@ pub struct SessionCa {
 }
 
 impl SessionCa {
-    /// A new CA (ECDSA P-256), valid for the session only (its name says so).
-    pub fn generate() -> Result<SessionCa, CaError> {
+    /// A new CA (ECDSA P-256), valid for the session only (its name says so), for `hosts`
+    /// and their subdomains only (X.509 name constraints).
+    pub fn generate(hosts: &[String]) -> Result<SessionCa, CaError> {
         let mut params = CertificateParams::new(Vec::<String>::new())?;
         let mut name = DistinguishedName::new();
         name.push(DnType::CommonName, "agent-guards session broker CA");
@@ -39,6 +42,13 @@ impl SessionCa {
         params.distinguished_name = name;
         params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
         params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        params.name_constraints = Some(NameConstraints {
+            permitted_subtrees: hosts
+                .iter()
+                .map(|h| GeneralSubtree::DnsName(h.clone()))
+                .collect(),
+            excluded_subtrees: Vec::new(),
+        });
         let key = KeyPair::generate()?;
         Ok(SessionCa {
             issuer: CertifiedIssuer::self_signed(params, key)?,
@@ -101,11 +111,37 @@ mod tests {
 
     #[test]
     fn one_leaf_per_host_made_once() {
-        let ca = SessionCa::generate().expect("a CA");
+        let ca = SessionCa::generate(&["github.com".into()]).expect("a CA");
         assert!(ca.cert_pem().starts_with("-----BEGIN CERTIFICATE-----"));
         let a = ca.server_config("api.github.com").expect("a config");
         let b = ca.server_config("API.github.com").expect("a config");
         assert!(Arc::ptr_eq(&a, &b), "cached per host, case-insensitive");
         assert_eq!(a.alpn_protocols, vec![b"http/1.1".to_vec()]);
+    }
+
+    #[test]
+    fn the_ca_certifies_github_hosts_and_nothing_else() {
+        use rustls::client::danger::ServerCertVerifier;
+        use rustls::pki_types::{ServerName, UnixTime};
+        let ca = SessionCa::generate(&["github.com".into(), "ghe.example".into()]).expect("a CA");
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(ca.cert_der()).expect("a root");
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verifier =
+            rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+                .build()
+                .expect("a verifier");
+        let verdict = |host: &str| {
+            let (chain, _) = ca.leaf(host).expect("a leaf");
+            let name = ServerName::try_from(host.to_string()).expect("a name");
+            verifier.verify_server_cert(&chain[0], &chain[1..], &name, &[], UnixTime::now())
+        };
+        assert!(verdict("api.github.com").is_ok());
+        assert!(verdict("ghe.example").is_ok());
+        assert!(
+            verdict("example.com").is_err(),
+            "outside the name constraints"
+        );
+        assert!(verdict("github.com.evil.example").is_err());
     }
 }

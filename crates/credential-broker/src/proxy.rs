@@ -71,7 +71,7 @@ impl Shared {
             cx.env.insert("GH_WRITE_GUARD_ALLOW".into(), g.clone());
         }
         Ok(Shared {
-            ca: SessionCa::generate()?,
+            ca: SessionCa::generate(&ca_hosts(&config))?,
             creds,
             upstream,
             world,
@@ -128,6 +128,18 @@ impl Shared {
     }
 }
 
+/// The hosts the session CA may certify: github.com's and the enterprise hosts.
+fn ca_hosts(config: &Config) -> Vec<String> {
+    let mut hosts = vec!["github.com".to_string()];
+    hosts.extend(
+        config
+            .enterprise_hosts
+            .iter()
+            .map(|h| h.to_ascii_lowercase()),
+    );
+    hosts
+}
+
 fn random_seed() -> io::Result<Vec<u8>> {
     let mut seed = vec![0u8; 48];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut seed)?;
@@ -170,18 +182,18 @@ pub(crate) fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
             continue;
         }
         shared.active.fetch_add(1, Ordering::SeqCst);
-        let shared = shared.clone();
+        let conn = shared.clone();
         let spawned = std::thread::Builder::new()
             .name("broker-conn".into())
             .spawn(move || {
-                let id = shared.register(&stream);
-                let _ = handle_client(&shared, stream);
-                shared.unregister(id);
-                shared.active.fetch_sub(1, Ordering::SeqCst);
+                let id = conn.register(&stream);
+                let _ = handle_client(&conn, stream);
+                conn.unregister(id);
+                conn.active.fetch_sub(1, Ordering::SeqCst);
             });
         if spawned.is_err() {
             // The count was taken for a thread that never ran.
-            continue;
+            shared.active.fetch_sub(1, Ordering::SeqCst);
         }
     }
 }
