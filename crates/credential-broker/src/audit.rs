@@ -46,7 +46,7 @@ pub struct Decision {
     /// The upstream's status, when forwarded and answered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upstream_status: Option<u16>,
-    /// What the rules found (each finding's code and evidence), for the audit log.
+    /// The evidence of the rule that refused (the face's `Refusal::evidence`), else null.
     pub findings: serde_json::Value,
     /// The program that sent it (Linux; `None`: not found).
     pub peer: Option<crate::peer::Peer>,

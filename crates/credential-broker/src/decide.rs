@@ -7,10 +7,7 @@ use crate::audit::CredentialUse;
 use crate::codes;
 use crate::credentials::Presented;
 use crate::operation::Operation;
-use gh_write_guard::finding::first_deny;
-use gh_write_guard::wire::WirePush;
-use gh_write_guard::wire_api::{judge_api, WireFacts};
-use gh_write_guard::{Context, Finding, World};
+use gh_write_guard::face::{Context, GitHubOp, WireFacts, WirePush, World};
 
 /// A refusal: its sub-code and the reason the client is told.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,41 +26,49 @@ impl Refusal {
     }
 }
 
-/// What the rules found and the refusal they make, if any.
+/// The refusal the rules make, if any, and its evidence for the audit log.
 #[derive(Debug, Clone)]
 pub struct Judged {
-    pub findings: Vec<Finding>,
     pub refusal: Option<Refusal>,
+    pub evidence: serde_json::Value,
 }
 
-/// The rules on `op`, with what the wire knows besides it (a merge's state, the ids GitHub
-/// returned in the session).
+/// The rules on `op` through gh-write-guard's face (K10), with what the wire knows besides it
+/// (a merge's state, the ids GitHub returned in the session).
 pub fn judge(op: &Operation, facts: &WireFacts<'_>, cx: &Context, world: &dyn World) -> Judged {
-    let findings = match op {
-        Operation::Read => Vec::new(),
+    let verdict = match op {
+        Operation::Read => None,
         Operation::Push { repo, request } => {
             let push = WirePush {
                 repo: repo.clone(),
                 updates: request.commands.iter().map(|c| c.branch_update()).collect(),
             };
-            gh_write_guard::wire::judge_push(&push, cx, world)
+            gh_write_guard::face::judge(&GitHubOp::WirePush(&push), cx, world)
         }
-        Operation::Api(api) => judge_api(api, facts, cx, world),
+        Operation::Api(api) => gh_write_guard::face::judge(&GitHubOp::WireApi(api, facts), cx, world),
         Operation::UnknownWrite => {
             return Judged {
-                findings: Vec::new(),
                 refusal: Some(Refusal::broker(
                     codes::UNKNOWN_WRITE,
                     "a write to a GitHub web host that no rule reads is not sent with credentials. Use git or the API (gh), whose writes the rules judge",
                 )),
+                evidence: serde_json::Value::Null,
             }
         }
     };
-    let refusal = first_deny(&findings).map(|f| Refusal {
-        code: f.code_str().to_string(),
-        reason: f.reason(),
-    });
-    Judged { findings, refusal }
+    match verdict {
+        Some(r) => Judged {
+            refusal: Some(Refusal {
+                code: r.code,
+                reason: r.reason,
+            }),
+            evidence: r.evidence,
+        },
+        None => Judged {
+            refusal: None,
+            evidence: serde_json::Value::Null,
+        },
+    }
 }
 
 /// C11's credential rule for a request the rules allowed: a write needs the placeholder (it

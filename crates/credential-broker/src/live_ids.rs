@@ -30,7 +30,7 @@ impl LiveIds {
     /// Learns every node id in `answer`.
     pub fn learn(&self, answer: &[u8]) {
         let text = String::from_utf8_lossy(answer);
-        let found = gh_write_guard::g2_node_ids::node_ids_in(&text);
+        let found = gh_write_guard::face::node_ids_in(&text);
         if let Ok(mut s) = self.ids.lock() {
             for id in found {
                 if s.len() >= MAX_IDS {

@@ -6,7 +6,7 @@
 
 use branch_rules::RepoSlug;
 use command_effects::git_receive_pack::{read_push, PushRequest, WireError};
-use gh_write_guard::wire_api::WireApi;
+use gh_write_guard::face::WireApi;
 
 /// What a request is, for the rules.
 #[derive(Debug, Clone)]

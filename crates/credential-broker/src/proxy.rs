@@ -14,7 +14,7 @@ use crate::http1::{self, ReadError};
 use crate::upstream::{connect_tcp, Upstream};
 use crate::world::BrokerWorld;
 use crate::{answer, codes, Sinks, StartError};
-use gh_write_guard::Context;
+use gh_write_guard::face::Context;
 use std::collections::HashMap;
 use std::io::{self, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};

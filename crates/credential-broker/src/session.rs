@@ -15,7 +15,7 @@ use crate::operation::{self, Operation};
 use crate::proxy::{PeerLookup, Prefixed, Shared};
 use crate::redact::Redactor;
 use crate::upstream::TlsConn;
-use gh_write_guard::wire_api::{MergeState, PullRef, WireFacts};
+use gh_write_guard::face::{MergeState, PullRef, WireFacts};
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::TcpStream;
 
@@ -212,7 +212,7 @@ fn one_request(
         live_id: &live_id,
     };
     let judged = decide::judge(&op, &facts, &shared.cx, &shared.world);
-    let findings = serde_json::to_value(&judged.findings).unwrap_or_default();
+    let findings = judged.evidence.clone();
     let refs = op.ref_updates();
     let req = Req {
         host,

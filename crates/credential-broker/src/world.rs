@@ -4,8 +4,10 @@
 //! text needs (folders, git config, aliases, scripts) has no meaning on the wire: a wire
 //! request names its repository and refs itself, so those lookups answer "none".
 
+use branch_rules::remote::DefaultPush;
+use branch_rules::Destination;
 use branch_rules::{GitHubHosts, LiveConfig, LiveRules, MemoryCache, RepoSlug, Rules};
-use gh_write_guard::world::{DefaultPush, Destination, LookupError, RepoKind, World};
+use gh_write_guard::face::{LookupError, RepoKind, World};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
