@@ -9,12 +9,14 @@
 
 pub use crate::context::Context;
 use crate::finding::{first_deny, Finding, Requirement};
+pub use crate::g2_node_ids::node_ids_in;
 pub use crate::g6_primary_checkout::GRANT as PRIMARY_CHECKOUT_GRANT;
 pub use crate::g6_repo_kind::existing_ancestor;
 pub use crate::real_world::{LedgerRulesCache, OpenRepo, RealWorld, RealWorldConfig, RepoLender};
 pub use crate::wire::WirePush;
-pub use crate::world::RepoSlug;
+pub use crate::wire_api::{MergeState, PullRef, WireApi, WireFacts};
 pub use crate::world::World;
+pub use crate::world::{LookupError, RepoKind, RepoSlug};
 pub use safety_kernel::Refusal;
 use serde_json::json;
 use std::path::Path;
@@ -26,6 +28,9 @@ pub enum GitHubOp<'a> {
     Exec(ExecCall<'a>),
     /// A `git-receive-pack` request read off the wire: its repository and ref updates.
     WirePush(&'a WirePush),
+    /// A REST or GraphQL request read off the wire, with what the wire knows besides it (a
+    /// merge's state, the node ids GitHub returned in the session).
+    WireApi(&'a WireApi, &'a WireFacts<'a>),
     /// A command line (the hook's reader; the readers' agreement tests).
     Text(&'a str),
 }
@@ -66,6 +71,15 @@ pub fn judge(op: &GitHubOp<'_>, cx: &Context, world: &dyn World) -> Option<Refus
         GitHubOp::WirePush(push) => (
             crate::wire::judge_push(push, cx, world),
             format!("git push (on the wire) to {}", push.repo),
+        ),
+        GitHubOp::WireApi(api, facts) => (
+            crate::wire_api::judge_api(api, facts, cx, world),
+            format!(
+                "{} {} (on the wire, {})",
+                api.call.method.as_deref().unwrap_or("?"),
+                api.call.endpoint.as_deref().unwrap_or("?"),
+                api.host
+            ),
         ),
         GitHubOp::Text(line) => (
             crate::judge::judge_requirements(line, cx, world, &applies_beyond_text).findings,

@@ -55,50 +55,72 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         let Some((query, fields)) = op.kind.graphql() else {
             continue;
         };
-        let mutation = match query {
-            Query::Text(t) => has_word(t, "mutation"),
-            Query::Unreadable(why) => {
-                // A document nobody can read before it runs may hold a mutation on a literal
-                // id: a typed unknown.
-                out.push(Finding::deny(
-                    Code::G2UnreadableBody,
-                    format!("a GraphQL request whose document cannot be read ({why})"),
-                    UNREADABLE_REMEDY,
-                    json!({"unit": op.unit, "invocation": op.invocation, "why": why}),
-                ));
-                continue;
-            }
-            Query::Absent => fields.iter().any(|f| f.key.is_none()),
-        };
-        if !mutation {
-            continue;
-        }
-        let mut ids: Vec<(String, String)> = Vec::new();
-        for f in fields {
-            if let (Some(k), Some(v)) = (&f.key, &f.value) {
-                if k == "query" {
-                    continue;
-                }
-                for id in node_ids_in(v) {
-                    ids.push((format!("field {k}"), id));
-                }
-            }
-        }
-        if let Query::Text(q) = query {
-            for id in node_ids_in(q) {
-                ids.push(("query text".into(), id));
-            }
-        }
-        if let Some((place, id)) = ids.first() {
-            out.push(Finding::deny(
-                Code::G2NodeId,
-                format!("a GraphQL mutation with a literal node id ({place})"),
-                REMEDY,
-                json!({"ids": ids.iter().map(|(p, i)| json!({"where": p, "id": i})).collect::<Vec<_>>(), "unit": op.unit, "invocation": op.invocation, "id": id}),
-            ));
-        }
+        let at = json!({"unit": op.unit, "invocation": op.invocation});
+        out.extend(judge_document(query, fields, &|_| false, at));
     }
     out
+}
+
+/// G2 over one GraphQL document and its fields (`-f` values, or a request's variables):
+/// a document nobody can read is a typed unknown, a mutation naming a literal node id is
+/// refused unless `live(id)`: the id is known to come from a live query (the command text
+/// has no such ids; on the wire, ids GitHub itself returned in the session). `at` says where
+/// the document was found (merged into the evidence). The command text and the wire
+/// ([`crate::wire_api`]) both ask this.
+pub(crate) fn judge_document(
+    query: &Query,
+    fields: &[command_effects::gh_api::Field],
+    live: &dyn Fn(&str) -> bool,
+    at: serde_json::Value,
+) -> Option<Finding> {
+    let with_at = |mut v: serde_json::Value| {
+        if let (Some(v), Some(at)) = (v.as_object_mut(), at.as_object()) {
+            v.extend(at.clone());
+        }
+        v
+    };
+    let mutation = match query {
+        Query::Text(t) => has_word(t, "mutation"),
+        Query::Unreadable(why) => {
+            // A document nobody can read before it runs may hold a mutation on a literal
+            // id: a typed unknown.
+            return Some(Finding::deny(
+                Code::G2UnreadableBody,
+                format!("a GraphQL request whose document cannot be read ({why})"),
+                UNREADABLE_REMEDY,
+                with_at(json!({"why": why})),
+            ));
+        }
+        Query::Absent => fields.iter().any(|f| f.key.is_none()),
+    };
+    if !mutation {
+        return None;
+    }
+    let mut ids: Vec<(String, String)> = Vec::new();
+    for f in fields {
+        if let (Some(k), Some(v)) = (&f.key, &f.value) {
+            if k == "query" {
+                continue;
+            }
+            for id in node_ids_in(v).into_iter().filter(|i| !live(i)) {
+                ids.push((format!("field {k}"), id));
+            }
+        }
+    }
+    if let Query::Text(q) = query {
+        for id in node_ids_in(q).into_iter().filter(|i| !live(i)) {
+            ids.push(("query text".into(), id));
+        }
+    }
+    let (place, id) = ids.first()?;
+    Some(Finding::deny(
+        Code::G2NodeId,
+        format!("a GraphQL mutation with a literal node id ({place})"),
+        REMEDY,
+        with_at(
+            json!({"ids": ids.iter().map(|(p, i)| json!({"where": p, "id": i})).collect::<Vec<_>>(), "id": id}),
+        ),
+    ))
 }
 
 #[cfg(test)]

@@ -290,6 +290,25 @@ pub(crate) fn check_push(
     out
 }
 
+/// G3 over one API call read off the wire ([`crate::wire_api`]): the repository its endpoint
+/// names against the maintainer's, as [`check`] judges the same `gh api` call.
+pub(crate) fn check_api(
+    cx: &Context,
+    world: &dyn World,
+    api: &ApiCall,
+    label: &str,
+) -> Vec<Finding> {
+    let grant = cx.owner_grant();
+    let mut out: Vec<Finding> = ignored_note(&grant).into_iter().collect();
+    let Some(origin) = project_origin(cx, world).or_else(|| world.origin(&cx.cwd)) else {
+        return out;
+    };
+    let mut ts = Vec::new();
+    api_targets(api, None, &mut ts);
+    judge_targets(ts, label, &origin, &grant, &mut out);
+    out
+}
+
 /// Each target of one write (`label`) against the maintainer's repository `origin`: another
 /// owner's is refused unless the grant covers it, a run-time one is refused.
 fn judge_targets(

@@ -423,12 +423,33 @@ fn judge_api_write(
     host: &str,
     policy: &FailClosedPolicy,
 ) -> Option<Finding> {
-    match shape? {
+    with_site(a, op, |site| judge_shape(site, shape?, host, policy))
+}
+
+/// G4 over one API call read off the wire ([`crate::wire_api`]) to `host`: what [`check`]
+/// finds for the same `gh api` call.
+pub(crate) fn check_api(
+    site: &PushSite<'_>,
+    api: &ApiCall,
+    host: &str,
+    policy: &FailClosedPolicy,
+) -> Option<Finding> {
+    judge_shape(site, api_shape(api)?, host, policy)
+}
+
+/// A protection write is refused; a branch update is judged as a push to it.
+fn judge_shape(
+    site: &PushSite<'_>,
+    shape: ApiShape,
+    host: &str,
+    policy: &FailClosedPolicy,
+) -> Option<Finding> {
+    match shape {
         ApiShape::Protection(path) => Some(Finding::deny(
             Code::G4ProtectionWrite,
             "an API write that changes branch protection or rulesets",
             "Only the maintainer changes branch rules; hand them the exact command to run.",
-            json!({"endpoint": path, "command": command_text(a, op)}),
+            json!({"endpoint": path, "command": (site.command)()}),
         )),
         ApiShape::Ref {
             owner,
@@ -440,9 +461,7 @@ fn judge_api_write(
                 owner,
                 repo,
             };
-            with_site(a, op, |site| {
-                judge_update(site, &slug, &update, policy, None)
-            })
+            judge_update(site, &slug, &update, policy, None)
         }
     }
 }

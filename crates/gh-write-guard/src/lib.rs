@@ -10,7 +10,8 @@
 //! - [`cases`]: replay of conformance cases and fixtures (tests and `--selftest`).
 //! - [`hook`]: the hook-mode glue (payload to context, audit record, fail-closed answers).
 //! - [`exec_argv`] and [`wire`]: the same rules over an exec's argv (the second line) and a push
-//!   read off the wire (the broker, issue 38).
+//!   read off the wire (the broker, issue 38); [`wire_api`]: a REST or GraphQL request read off
+//!   the wire.
 
 pub mod analysis;
 pub mod cases;
@@ -39,6 +40,7 @@ pub mod judge;
 pub mod operations;
 pub mod real_world;
 pub mod wire;
+pub mod wire_api;
 pub mod world;
 
 pub use analysis::{Analysis, Units};
