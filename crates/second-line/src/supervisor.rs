@@ -20,6 +20,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, OnceLock};
 
+use crate::codes::C10_NAMESPACE;
 /// The sub-code of an exec the gate could not judge (`spec/second-line.md`).
 pub use crate::codes::C10_UNJUDGED;
 
@@ -186,6 +187,7 @@ impl Supervisor<'_> {
         let Ok(meta) = std::fs::symlink_metadata(&program) else {
             return Ok(None);
         };
+        self.say_setuid_gains_nothing(pid, &program, &meta);
         let by_name = any_wants(&self.judges, base(&program));
         let real = match meta.file_type().is_symlink() && !by_name {
             true => match std::fs::canonicalize(&program) {
@@ -298,6 +300,38 @@ impl Supervisor<'_> {
             env,
             caller,
         }))
+    }
+
+    /// A set-uid or set-gid program (`sudo`, `su`, `pkexec`) run by a command that is in a user
+    /// namespace of its own (a non-root user's, C10.namespace) runs without its privileges:
+    /// the kernel maps no root there. The program fails in its own words; this line, once per
+    /// program, says why and what keeps it (issue 41). The exec itself is not refused.
+    fn say_setuid_gains_nothing(&self, pid: u32, program: &Path, meta: &std::fs::Metadata) {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = match meta.file_type().is_symlink() {
+            true => match std::fs::metadata(program) {
+                Ok(m) => m.permissions().mode(),
+                Err(_) => return,
+            },
+            false => meta.permissions().mode(),
+        };
+        if mode & 0o6000 == 0 {
+            return;
+        }
+        let ns = |p: &str| std::fs::read_link(format!("{p}/ns/user")).ok();
+        if ns(&format!("/proc/{pid}")) == ns("/proc/self") {
+            return;
+        }
+        self.tell(
+            pid,
+            &format!(
+                "agent-guards: {} is set-uid or set-gid and runs without its privileges inside \
+                 this agent command's user namespace ({C10_NAMESPACE}); the maintainer keeps it \
+                 with AGENT_GUARDS_SECOND_LINE_USER_NAMESPACE=off, which also drops the \
+                 read-only protected files for a user who is not root",
+                base(program)
+            ),
+        );
     }
 
     /// Writes a refusal line to the refused process's stderr and, once per line, to the

@@ -97,6 +97,13 @@ fn as_a_non_root_user_the_gate_judges_in_a_user_namespace_where_sudo_gains_nothi
         "is owned by uid 65534, should be 0",
     ];
     assert!(why.iter().any(|w| out.contains(w)), "sudo says why: {out}");
+    // And the gate says why in the suite's words, with the switch that keeps sudo.
+    assert!(
+        out.contains("sudo is set-uid or set-gid and runs without its privileges")
+            && out.contains("(C10.namespace)")
+            && out.contains("AGENT_GUARDS_SECOND_LINE_USER_NAMESPACE=off"),
+        "{out}"
+    );
 }
 
 #[test]
