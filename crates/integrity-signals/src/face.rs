@@ -5,7 +5,9 @@
 //! judgement and the codes from here, never from the hook's modules.
 
 pub use crate::codes::{tamper as tamper_code, I1_NETWORK, I3_DURABLE_MEMORY, I3_SETTINGS};
-pub use crate::i3_tamper::{is_durable_memory, is_hook_registration, Protected, Protects};
+pub use crate::i3_tamper::{
+    is_durable_memory, is_hook_registration, is_outside_registration, Protected, Protects,
+};
 pub use safety_kernel::Refusal;
 use std::path::Path;
 

@@ -73,17 +73,30 @@ impl ProtectedSet {
 
     /// Why a written path (absolute, normalised) is protected, if it is.
     pub fn protects(&self, path: &Path) -> Option<&'static str> {
-        self.rules.protects(path)
+        self.protection(path).map(|(what, _)| what)
     }
 
     /// What `path` (absolute) is and the I3 sub-code a write to it carries (`I3.settings`, ...),
     /// if it is protected.
     pub fn protection(&self, path: &Path) -> Option<(&'static str, &'static str)> {
         let what = self.rules.protection(path)?;
-        if what == Protects::Registration && is_cli_state(path) {
-            return None;
-        }
-        Some((what.describe(), integrity_signals::face::tamper_code(what)))
+        let folder = path.parent();
+        let sessions =
+            |f: Option<&Path>| f.is_some_and(|f| self.claude_dirs.iter().any(|d| d == f));
+        let held = match what {
+            // The CLI's own state file (see `is_cli_state`).
+            Protects::Registration if is_cli_state(path) => false,
+            // A registration this session reads: in one of its `.claude` folders, or the
+            // `.mcp.json` beside one. Another folder's (a new worktree's or clone's, written by
+            // git from the repository; issue 41 item 6) is no registration of this session:
+            // the first line judges the command that writes it.
+            Protects::HookRegistration => sessions(folder),
+            Protects::Registration if integrity_signals::face::is_outside_registration(path) => {
+                sessions(folder.map(|f| f.join(".claude")).as_deref())
+            }
+            _ => true,
+        };
+        held.then(|| (what.describe(), integrity_signals::face::tamper_code(what)))
     }
 
     /// The registrations of commands run outside containment the second line holds: the
@@ -274,8 +287,18 @@ mod tests {
         assert!(!points.contains(&home.join(".claude.json")), "{points:?}");
         let code = |p: &Path| set.guards(p).map(|(_, code)| code);
         assert_eq!(code(&project.join(".mcp.json")), Some("I3.registration"));
-        // One that does not exist yet, anywhere (any folder can be a project's root).
-        assert_eq!(code(&t.path().join("x/.mcp.json")), Some("I3.registration"));
+        // One that does not exist yet beside a `.claude` folder this session reads (the cwd's
+        // ancestors); another folder's (a clone's, a new worktree's) is not this session's.
+        assert_eq!(
+            code(&t.path().join("work/.mcp.json")),
+            Some("I3.registration")
+        );
+        assert_eq!(code(&t.path().join("x/.mcp.json")), None);
+        assert_eq!(code(&t.path().join("x/.claude/settings.json")), None);
+        assert_eq!(
+            code(&project.join(".claude/settings.local.json")),
+            Some("I3.settings")
+        );
         assert_eq!(
             code(&home.join(".claude/plugins/helper/hooks/hooks.json")),
             Some("I3.registration")

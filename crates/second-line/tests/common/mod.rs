@@ -301,3 +301,39 @@ pub fn eventually(what: &str, cond: impl Fn() -> bool) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Who a [`gated_script`] runs as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunAs {
+    Root,
+    /// uid 65534, through `setpriv` (needs root to become it).
+    Nobody,
+}
+
+/// `bash -c script(world)` under the second line in a fresh world made for `who` and set up by
+/// `prepare` (as root, before the world is handed to uid 65534); the world and all output.
+/// `None` where the test cannot run (said by `hook_replay::skip`).
+pub fn gated_script(
+    name: &str,
+    who: RunAs,
+    prepare: impl Fn(&World),
+    script: impl Fn(&World) -> String,
+) -> Option<(World, String)> {
+    let w = root_world(name)?;
+    if who == RunAs::Root {
+        prepare(&w);
+        let out = w.ran("bash", &["-c", &script(&w)]);
+        return Some((w, format!("{}\n{}", out.stdout, out.stderr)));
+    }
+    drop(w);
+    let w = nobodys_world(name);
+    prepare(&w);
+    let owned = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(w.dir.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(owned, "the world is handed to uid 65534");
+    let out = as_nobody(&w, true, &script(&w));
+    Some((w, out))
+}
