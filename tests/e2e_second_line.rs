@@ -214,7 +214,7 @@ fn a_script_starting_claude_on_the_maintainer_tier_is_refused_with_m3() {
 /// The ordinary session: each string is one Bash call. Paths are relative and nothing printed
 /// depends on time, so the gated and the plain run print the same.
 const ORDINARY: &[&str] = &[
-    "(cd repo && git worktree add -q ../wt -b work && git worktree list --porcelain | grep -c worktree)",
+    "(cd repo && git worktree add -q ../wt -b work && git worktree list --porcelain | grep -c worktree && cat ../wt/.claude/settings.json ../wt/.mcp.json)",
     "(cd wt && for i in 1 2 3; do echo $i >> f && git add f && git commit -qm \"c$i\"; done && git log --format=%s)",
     "cc -O0 -o app app.c && ./app && rm -f app",
     "for i in $(seq 200); do /bin/true; done; echo 200 execs; for i in $(seq 20); do git -C wt rev-parse --abbrev-ref HEAD; done | uniq -c",
@@ -231,7 +231,17 @@ fn ordinary(s: Scenario) -> Option<Vec<String>> {
             "app.c",
             "#include <stdio.h>\nint main(void){puts(\"built\");return 0;}\n",
         );
-    hook_replay::git::init_with_commit(&s.project_dir().join("repo"), &[]);
+    // The repository tracks a hook registration and MCP servers, as many do: a new worktree
+    // gets them from git, which is no tampering (issue 41 item 6).
+    let repo = s.project_dir().join("repo");
+    std::fs::create_dir_all(repo.join(".claude")).unwrap();
+    hook_replay::git::init_with_commit(
+        &repo,
+        &[
+            (".claude/settings.json", "{\"permissions\":{}}\n"),
+            (".mcp.json", "{\"mcpServers\":{}}\n"),
+        ],
+    );
     for command in ORDINARY {
         s = s.turn(bash(*command, "work"));
     }
@@ -255,6 +265,11 @@ fn ordinary_work_gives_the_same_results_with_the_gate_and_no_refusal() {
         );
     }
     assert_eq!(with_gate, plain);
+    assert!(
+        with_gate[0].contains("\"permissions\"") && with_gate[0].contains("mcpServers"),
+        "the new worktree has the repository's registrations: {:?}",
+        with_gate
+    );
     assert!(with_gate[1].contains("c3\nc2\nc1"), "{:?}", with_gate);
     assert!(with_gate[2].contains("built"), "{:?}", with_gate);
     assert!(
