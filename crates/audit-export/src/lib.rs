@@ -3,7 +3,7 @@
 //!
 //! Off by default: on when config `otlp_endpoint` or `OTEL_EXPORTER_OTLP_ENDPOINT` names a
 //! collector ([`endpoint`]). Hooks never wait on the network and write nothing more: the sender
-//! ([`flush`]) reads what the logs already hold from a per-session cursor ([`cursor`]), outside
+//! ([`flush()`]) reads what the logs already hold from a per-session cursor ([`cursor`]), outside
 //! every hook's answer path, and is run by whoever has time (the SessionEnd hook within its
 //! budget, `agent-guards report`, the `audit-export flush` command). [`status`] is what the
 //! report shows.
@@ -13,7 +13,7 @@
 //! * [`batch`] — complete lines and batches (pure);
 //! * [`endpoint`] — the endpoint and headers from config and environment (pure);
 //! * [`cursor`] — the per-session position, written new-then-rename;
-//! * [`file`] — the exporter's small JSON files (bounded reads, atomic writes);
+//! * [`file`](mod@file) — the exporter's small JSON files (bounded reads, atomic writes);
 //! * [`send`] — one POST within the time left;
 //! * [`flush`](mod@flush) — the sender run and its guarantees;
 //! * [`state`] — the last sent, the last error, for the report.
@@ -194,7 +194,10 @@ pub fn status(state_dir: &Path) -> ExporterStatus {
     match Exporter::from_process() {
         Ok(exporter) => status_with(state_dir, exporter.as_ref()),
         Err(e) => ExporterStatus {
-            config_error: Some(e.to_string()),
+            config_error: Some(match e {
+                ExportError::Config(why) => why,
+                other => other.to_string(),
+            }),
             ..status_with(state_dir, None)
         },
     }
@@ -272,6 +275,13 @@ pub fn status_with(state_dir: &Path, exporter: Option<&Exporter>) -> ExporterSta
     out
 }
 
+fn count(n: u64, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
+    }
+}
+
 fn size(bytes: u64) -> String {
     match bytes {
         b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
@@ -294,29 +304,32 @@ impl std::fmt::Display for ExporterStatus {
         if self.endpoint.is_some() {
             writeln!(
                 f,
-                "  queued: {} records ({}) in {} sessions",
-                self.queued.records,
+                "  queued: {} ({}) in {}",
+                count(self.queued.records, "record"),
                 size(self.queued.bytes),
-                self.queued.sessions
+                count(self.queued.sessions as u64, "session")
             )?;
         }
         if let Some(q) = &self.queue_full {
             writeln!(
                 f,
-                "  queue full: {} records ({}) were not sent because their session had more than {} unsent (the oldest go first; they remain in the session's audit.jsonl); {} sessions over the bound now",
-                q.skipped_records,
+                "  queue full: {} ({}) not sent because their session had more than {} unsent (the oldest are skipped; they remain in the session's audit.jsonl); {} over the bound now",
+                count(q.skipped_records, "record"),
                 size(q.skipped_bytes),
                 size(q.bound_bytes),
-                q.over_bound_sessions
+                count(q.over_bound_sessions as u64, "session")
             )?;
         }
         match &self.last_sent {
             Some(s) => writeln!(
                 f,
-                "  last sent: {} ({} records; {} in all)",
-                s.time, s.records, self.sent_total
+                "  last sent: {} ({}; {} in all)",
+                s.time,
+                count(s.records, "record"),
+                self.sent_total
             )?,
-            None => writeln!(f, "  last sent: never")?,
+            None if self.endpoint.is_some() => writeln!(f, "  last sent: never")?,
+            None => {}
         }
         if let Some(e) = &self.last_error {
             writeln!(f, "  last error: {}: {}", e.time, e.message)?;

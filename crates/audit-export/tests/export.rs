@@ -205,7 +205,7 @@ fn past_the_queue_bound_the_oldest_are_skipped_counted_and_explained() {
     assert_eq!(q.skipped_records, 90);
     assert_eq!(q.over_bound_sessions, 0);
     let said = st.to_string();
-    assert!(said.contains("queue full: 90 records"), "{said}");
+    assert!(said.contains("queue full: 90 records ("), "{said}");
     assert!(
         said.contains("remain in the session's audit.jsonl"),
         "{said}"
