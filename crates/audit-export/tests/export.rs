@@ -110,16 +110,7 @@ fn a_collector_down_then_up_gets_every_record_exactly_once() {
 fn a_500_then_200_resends_the_refused_batch_only() {
     let state = tempfile::tempdir().unwrap();
     write_records(state.path(), "s", 0, 5);
-    let rx = Receiver::start(
-        "127.0.0.1:0",
-        vec![
-            OK,
-            Reply {
-                status: 500,
-                delay: Duration::ZERO,
-            },
-        ],
-    );
+    let rx = Receiver::start("127.0.0.1:0", vec![OK, Reply { status: 500, ..OK }]);
     let ex = exporter(
         &rx.base(),
         Limits {
@@ -148,8 +139,8 @@ fn a_slow_collector_past_the_deadline_returns_in_time_and_loses_nothing() {
     let slow = Receiver::start(
         "127.0.0.1:0",
         vec![Reply {
-            status: 200,
             delay: Duration::from_secs(5),
+            ..OK
         }],
     );
     let ex = exporter(&slow.base(), Limits::default());
@@ -290,4 +281,25 @@ fn off_by_default_and_one_sender_at_a_time() {
     )
     .unwrap();
     assert_eq!(r.sent, 1);
+}
+
+#[test]
+fn a_partial_success_moves_the_cursor_and_is_said() {
+    let state = tempfile::tempdir().unwrap();
+    write_records(state.path(), "s", 0, 2);
+    let rx = Receiver::start("127.0.0.1:0", vec![Reply { rejected: 1, ..OK }]);
+    let ex = exporter(&rx.base(), Limits::default());
+    let r = flush_with(state.path(), &ex, soon()).unwrap();
+    assert_eq!(r.sent, 2);
+    assert!(
+        r.rejected
+            .as_deref()
+            .unwrap()
+            .contains("rejected 1 records: too old"),
+        "{r:?}"
+    );
+    // Resending would be rejected again: the collector took the batch.
+    assert_eq!(flush_with(state.path(), &ex, soon()).unwrap().sent, 0);
+    let st = status_with(state.path(), Some(&ex));
+    assert!(st.last_error.unwrap().message.contains("too old"));
 }

@@ -4,7 +4,10 @@
 
 #![allow(dead_code)]
 
-use audit_export::proto::{any_value, ExportLogsServiceRequest, LogRecord};
+use audit_export::proto::{
+    any_value, ExportLogsPartialSuccess, ExportLogsServiceRequest, ExportLogsServiceResponse,
+    LogRecord,
+};
 use prost::Message;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -18,11 +21,14 @@ use std::time::Duration;
 pub struct Reply {
     pub status: u16,
     pub delay: Duration,
+    /// A partial success: this many records rejected (the answer's body).
+    pub rejected: i64,
 }
 
 pub const OK: Reply = Reply {
     status: 200,
     delay: Duration::ZERO,
+    rejected: 0,
 };
 
 /// A request the receiver read, and what it answered.
@@ -155,11 +161,24 @@ fn serve(
             status: reply.status,
         });
         std::thread::sleep(reply.delay);
-        let answer = format!(
-            "HTTP/1.1 {} X\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n\r\n",
-            reply.status
-        );
-        if writer.write_all(answer.as_bytes()).is_err() {
+        let body = match reply.rejected {
+            0 => Vec::new(),
+            n => ExportLogsServiceResponse {
+                partial_success: Some(ExportLogsPartialSuccess {
+                    rejected_log_records: n,
+                    error_message: "too old".into(),
+                }),
+            }
+            .encode_to_vec(),
+        };
+        let mut answer = format!(
+            "HTTP/1.1 {} X\r\ncontent-type: application/x-protobuf\r\ncontent-length: {}\r\n\r\n",
+            reply.status,
+            body.len()
+        )
+        .into_bytes();
+        answer.extend(body);
+        if writer.write_all(&answer).is_err() {
             return;
         }
     }
