@@ -195,6 +195,15 @@ pub const KEYS: &[Key] = &[
         check: check_hook_deadline,
         in_default_config: Some("hook_deadline_ms = 2000"),
     },
+    Key {
+        name: "otlp_endpoint",
+        used_by: "audit-export (issue 45)",
+        default: "none (export off)",
+        allowed: "an `http://` or `https://` URL",
+        meaning: "OpenTelemetry collector the audit records are sent to as OTLP/HTTP logs (`/v1/logs` is appended); `OTEL_EXPORTER_OTLP_ENDPOINT` at launch wins",
+        check: check_url,
+        in_default_config: None,
+    },
     installer_key("installed_by"),
     installer_key("version"),
 ];

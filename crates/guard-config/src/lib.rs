@@ -66,6 +66,9 @@ pub struct Config {
     pub integrity_extra_phrases: BTreeMap<String, Vec<String>>,
     /// I1: calibrated reference time of a run, in seconds (time-manipulation signal).
     pub integrity_reference_secs: Option<u64>,
+    /// Issue 45: the OTLP/HTTP collector audit records are exported to (a base URL; off when
+    /// unset; `OTEL_EXPORTER_OTLP_ENDPOINT` at launch wins).
+    pub otlp_endpoint: Option<String>,
 }
 
 /// The result of loading: the config to use and what went wrong, if anything.
