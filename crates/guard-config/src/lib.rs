@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod ceilings;
+pub mod layered;
 pub mod read;
 pub mod values;
 
@@ -15,7 +16,7 @@ pub use ceilings::{MemoryMax, TasksMax};
 pub use values::{CheckoutConfig, EgressMode, IntegrityMode};
 
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -82,6 +83,10 @@ pub struct Loaded {
     /// Every problem [`diagnose`] names in the file (unknown keys with the nearest known one,
     /// values outside what is allowed); reported, not fatal.
     pub problems: Vec<String>,
+    /// The keys the file sets (the older name `mode` counts as `integrity_mode`).
+    pub keys: BTreeSet<String>,
+    /// The system config that was combined with this file ([`layered`]), when one exists.
+    pub system_path: Option<PathBuf>,
 }
 
 /// Where the config file lives, from an environment lookup.
@@ -97,9 +102,64 @@ pub fn config_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         .map(|h| Path::new(&h).join(".config/agent-guards/config.toml"))
 }
 
-/// Loads the config from the process environment.
+/// Loads the config from the process environment: the per-user file, tightened by the system
+/// file [`layered::SYSTEM_CONFIG_PATH`] where one exists (its path is fixed: no variable the
+/// agent's settings could set moves it).
 pub fn load() -> Loaded {
-    load_with(&|k| std::env::var(k).ok())
+    load_layered(Path::new(layered::SYSTEM_CONFIG_PATH), &|k| {
+        std::env::var(k).ok()
+    })
+}
+
+/// The per-user file (found through `env`) combined with the system file at `system`: without a
+/// system file, exactly [`load_with`]; with one, [`layered::tighten`] decides every key the system
+/// file sets, and each user value that was not applied is a problem. An unusable system file
+/// fails closed (the defaults stand as the system's values) and is the error.
+pub fn load_layered(system: &Path, env: &dyn Fn(&str) -> Option<String>) -> Loaded {
+    let sys = match read::read_regular(system, read::MAX_CONFIG_BYTES, read::READ_TIME_BOUND) {
+        Ok(None) => return load_with(env),
+        Ok(Some(bytes)) => match String::from_utf8(bytes) {
+            Ok(text) => parse(&text),
+            Err(_) => failed(None, "is not valid UTF-8".into()),
+        },
+        Err(e) => failed(None, e.to_string()),
+    };
+    let user = load_with(env);
+    let system_layer = match &sys.error {
+        Some(_) => layered::Layer::defaults_everywhere(),
+        None => layered::Layer {
+            config: sys.config.clone(),
+            keys: sys.keys.clone(),
+        },
+    };
+    let user_layer = layered::Layer {
+        config: user.config.clone(),
+        keys: user.keys.clone(),
+    };
+    let t = layered::tighten(&system_layer, &user_layer, system);
+    let sys_name = system.display();
+    let error = match (&sys.error, &user.error) {
+        (Some(e), _) => Some(format!(
+            "system config {sys_name}: {e}; its keys stand at their defaults, which your file may only tighten"
+        )),
+        (None, e) => e.clone(),
+    };
+    let problems = sys
+        .problems
+        .iter()
+        .map(|p| format!("system config {sys_name}: {p}"))
+        .chain(user.problems.iter().cloned())
+        .chain(t.not_applied)
+        .collect();
+    Loaded {
+        config: t.config,
+        path: user.path,
+        error,
+        unknown_keys: user.unknown_keys,
+        problems,
+        keys: user.keys,
+        system_path: Some(system.to_path_buf()),
+    }
 }
 
 /// Loads the config using `env` for lookups (tests pass their own). Never blocks: the file is
@@ -148,6 +208,16 @@ pub fn parse(text: &str) -> Loaded {
         Ok(t) => t,
         Err(e) => return failed(None, format!("invalid TOML: {}", one_line(&e.to_string()))),
     };
+    let keys = table
+        .keys()
+        .map(|k| {
+            if k == "mode" {
+                "integrity_mode".to_string()
+            } else {
+                k.clone()
+            }
+        })
+        .collect();
     let unknown_keys = table
         .keys()
         .filter(|k| diagnose::key(k).is_none())
@@ -162,6 +232,7 @@ pub fn parse(text: &str) -> Loaded {
             config,
             unknown_keys,
             problems,
+            keys,
             ..Loaded::default()
         },
         Err(e) => failed(
