@@ -161,136 +161,125 @@ pub fn tighten(system: &Layer, user: &Layer, system_path: &Path) -> Tightened {
             system_path.display()
         ));
     };
-    for (key, rule, what) in RULES {
-        match (*key, rule) {
-            // Keys the system only owns when a system file exists at all.
-            ("github_api", _) => {
+    for (key, _, what) in RULES {
+        let key = *key;
+        let loosened = match key {
+            // The system's alone whenever a system file exists.
+            "github_api" => {
                 out.github_api = s.github_api.clone();
-                if user_set(key) && u.github_api != s.github_api {
-                    refuse(key, what);
-                }
+                user_set(key) && u.github_api != s.github_api
             }
-            ("workspace_root", _) => {
+            "workspace_root" => {
                 out.workspace_root = s.workspace_root.clone();
-                if user_set(key) && u.workspace_root != s.workspace_root {
-                    refuse(key, what);
-                }
+                user_set(key) && u.workspace_root != s.workspace_root
             }
-            _ if !set(key) => {}
-            ("review_helper", _) => {
+            _ if !set(key) => false,
+            "review_helper" => {
                 out.review_helper = s.review_helper.clone();
-                if user_set(key) && u.review_helper != s.review_helper {
-                    refuse(key, what);
-                }
+                user_set(key) && u.review_helper != s.review_helper
             }
-            ("integrity_reference_secs", _) => {
+            "integrity_reference_secs" => {
                 out.integrity_reference_secs = s.integrity_reference_secs;
-                if user_set(key) && u.integrity_reference_secs != s.integrity_reference_secs {
-                    refuse(key, what);
-                }
+                user_set(key) && u.integrity_reference_secs != s.integrity_reference_secs
             }
-            ("protected_branches", _) => {
-                out.protected_branches = union(&s.protected_branches, &u.protected_branches)
+            "protected_branches" => {
+                out.protected_branches = union(&s.protected_branches, &u.protected_branches);
+                false
             }
-            ("maintainer_only_tiers", _) => {
+            "maintainer_only_tiers" => {
                 // Unset on either side means the default (`fable`), which stays protected.
                 let default = || vec!["fable".to_string()];
                 let st = s.maintainer_only_tiers.clone().unwrap_or_else(default);
                 let ut = u.maintainer_only_tiers.clone().unwrap_or_else(default);
                 out.maintainer_only_tiers = Some(union(&st, &ut));
-                if user_set(key) && st.iter().any(|t| !ut.contains(t)) {
-                    refuse(key, what);
-                }
+                user_set(key) && st.iter().any(|t| !ut.contains(t))
             }
-            ("restricted_paths", _) => {
-                out.restricted_paths = union(&s.restricted_paths, &u.restricted_paths)
+            "restricted_paths" => {
+                out.restricted_paths = union(&s.restricted_paths, &u.restricted_paths);
+                false
             }
-            ("egress_extra_phrases", _) => {
+            "egress_extra_phrases" => {
                 out.egress_extra_phrases =
-                    union_map(&s.egress_extra_phrases, &u.egress_extra_phrases)
+                    union_map(&s.egress_extra_phrases, &u.egress_extra_phrases);
+                false
             }
-            ("integrity_extra_phrases", _) => {
+            "integrity_extra_phrases" => {
                 out.integrity_extra_phrases =
-                    union_map(&s.integrity_extra_phrases, &u.integrity_extra_phrases)
+                    union_map(&s.integrity_extra_phrases, &u.integrity_extra_phrases);
+                false
             }
-            ("trusted_mcp_servers", _) => {
-                let (kept, loosened) = intersect(&s.trusted_mcp_servers, &u.trusted_mcp_servers);
-                out.trusted_mcp_servers = if user_set(key) {
-                    kept
-                } else {
-                    s.trusted_mcp_servers.clone()
-                };
-                if user_set(key) && loosened {
-                    refuse(key, what);
-                }
+            "trusted_mcp_servers" => {
+                let (kept, loosened) = intersect(
+                    &s.trusted_mcp_servers,
+                    &u.trusted_mcp_servers,
+                    user_set(key),
+                );
+                out.trusted_mcp_servers = kept;
+                loosened
             }
-            ("network_allow", _) => {
-                let (kept, loosened) = intersect(&s.network_allow, &u.network_allow);
-                out.network_allow = if user_set(key) {
-                    kept
-                } else {
-                    s.network_allow.clone()
-                };
-                if user_set(key) && loosened {
-                    refuse(key, what);
-                }
+            "network_allow" => {
+                let (kept, loosened) = intersect(&s.network_allow, &u.network_allow, user_set(key));
+                out.network_allow = kept;
+                loosened
             }
-            ("integrity_mode", _) => {
-                let sm = s.integrity_mode.unwrap_or_default();
-                let um = u.integrity_mode.unwrap_or_default();
-                let stricter = if um == IntegrityMode::Enforce { um } else { sm };
-                out.integrity_mode = Some(stricter);
-                if user_set(key) && stricter != um {
-                    refuse(key, what);
-                }
+            "integrity_mode" => {
+                let (v, loosened) =
+                    stricter(s.integrity_mode, u.integrity_mode, IntegrityMode::Enforce);
+                out.integrity_mode = Some(v);
+                loosened && user_set(key)
             }
-            ("egress_mode", _) => {
-                let sm = s.egress_mode.unwrap_or_default();
-                let um = u.egress_mode.unwrap_or_default();
-                let stricter = if um == EgressMode::Enforce { um } else { sm };
-                out.egress_mode = Some(stricter);
-                if user_set(key) && stricter != um {
-                    refuse(key, what);
-                }
+            "egress_mode" => {
+                let (v, loosened) = stricter(s.egress_mode, u.egress_mode, EgressMode::Enforce);
+                out.egress_mode = Some(v);
+                loosened && user_set(key)
             }
-            ("rules_timeout_ms", _) => {
+            "rules_timeout_ms" => {
                 let (v, loosened) = lower(s.rules_timeout_ms, u.rules_timeout_ms);
                 out.rules_timeout_ms = v;
-                if loosened {
-                    refuse(key, what);
-                }
+                loosened
             }
-            ("hook_deadline_ms", _) => {
+            "hook_deadline_ms" => {
                 let (v, loosened) = lower(s.hook_deadline_ms, u.hook_deadline_ms);
                 out.hook_deadline_ms = v;
-                if loosened {
-                    refuse(key, what);
-                }
+                loosened
             }
-            ("tasks_max", _) => {
-                let (v, loosened) = lower_tasks(s.tasks_max.as_ref(), u.tasks_max.as_ref());
+            "tasks_max" => {
+                let rank = |t: &TasksMax| match ceilings::parse_tasks(&t.0) {
+                    Ok(Tasks::Limit(n)) => Some(n),
+                    Ok(Tasks::Max) => Some(u64::MAX),
+                    Err(_) => None,
+                };
+                let (v, loosened) = lower_by(s.tasks_max.as_ref(), u.tasks_max.as_ref(), |s, u| {
+                    match (rank(s), rank(u)) {
+                        (Some(sr), Some(ur)) => ur <= sr,
+                        (None, Some(_)) => true,
+                        _ => false,
+                    }
+                });
                 out.tasks_max = v;
-                if loosened {
-                    refuse(key, what);
-                }
+                loosened
             }
-            ("memory_max", _) => {
-                let (v, loosened) = lower_memory(s.memory_max.as_ref(), u.memory_max.as_ref());
+            "memory_max" => {
+                let (v, loosened) = lower_by(
+                    s.memory_max.as_ref(),
+                    u.memory_max.as_ref(),
+                    memory_not_above,
+                );
                 out.memory_max = v;
-                if loosened {
-                    refuse(key, what);
-                }
+                loosened
             }
-            ("primary_checkout", _) => {
+            "primary_checkout" => {
                 let sc = s.primary_checkout.clone().unwrap_or_default();
                 let uc = u.primary_checkout.clone().unwrap_or(CheckoutConfig::Allow);
                 let merged = narrower_checkout(&sc, &uc);
-                if user_set(key) && merged != uc {
-                    refuse(key, what);
-                }
+                let loosened = user_set(key) && merged != uc;
                 out.primary_checkout = Some(merged);
+                loosened
             }
-            _ => {}
+            _ => false,
+        };
+        if loosened {
+            refuse(key, what);
         }
     }
     Tightened {
@@ -317,10 +306,26 @@ fn union_map(
     out
 }
 
-/// The system's entries the user also lists, and whether the user listed any other.
-fn intersect(system: &[String], user: &[String]) -> (Vec<String>, bool) {
+/// The entries both lists hold (the system's when the user sets none), and whether the user
+/// listed any other.
+fn intersect(system: &[String], user: &[String], user_set: bool) -> (Vec<String>, bool) {
+    if !user_set {
+        return (system.to_vec(), false);
+    }
     let kept = user.iter().filter(|x| system.contains(x)).cloned();
     (kept.collect(), user.iter().any(|x| !system.contains(x)))
+}
+
+/// The stricter of two modes (`strict` over anything else; unset is the default); whether the
+/// user's was the looser.
+fn stricter<T: Copy + Default + PartialEq>(
+    system: Option<T>,
+    user: Option<T>,
+    strict: T,
+) -> (T, bool) {
+    let (s, u) = (system.unwrap_or_default(), user.unwrap_or_default());
+    let v = if u == strict { u } else { s };
+    (v, v != u)
 }
 
 /// The lower of two numbers where the system sets one; whether the user's was higher.
@@ -332,41 +337,31 @@ fn lower(system: Option<u64>, user: Option<u64>) -> (Option<u64>, bool) {
     }
 }
 
-/// The lower task ceiling; a user value that does not read as a ceiling leaves the system's.
-fn lower_tasks(system: Option<&TasksMax>, user: Option<&TasksMax>) -> (Option<TasksMax>, bool) {
-    let rank = |t: &TasksMax| match ceilings::parse_tasks(&t.0) {
-        Ok(Tasks::Limit(n)) => Some(n),
-        Ok(Tasks::Max) => Some(u64::MAX),
-        Err(_) => None,
-    };
+/// The user's ceiling where `user_applies(system, user)`, else the system's (and the user's is
+/// named as not applied).
+fn lower_by<T: Clone>(
+    system: Option<&T>,
+    user: Option<&T>,
+    user_applies: impl Fn(&T, &T) -> bool,
+) -> (Option<T>, bool) {
     match (system, user) {
-        (Some(s), Some(u)) => match (rank(s), rank(u)) {
-            (Some(sr), Some(ur)) if ur <= sr => (Some(u.clone()), false),
-            (None, Some(_)) => (Some(u.clone()), false),
-            _ => (Some(s.clone()), true),
-        },
+        (Some(s), Some(u)) if user_applies(s, u) => (Some(u.clone()), false),
+        (Some(s), Some(_)) => (Some(s.clone()), true),
         (s, _) => (s.cloned(), false),
     }
 }
 
-/// The lower memory ceiling; a percentage and a size do not compare before the host's RAM is
-/// known, so the system's stands then (and the user's is named as not applied).
-fn lower_memory(system: Option<&MemoryMax>, user: Option<&MemoryMax>) -> (Option<MemoryMax>, bool) {
+/// Whether the user's memory ceiling is not above the system's. A percentage and a size do not
+/// compare before the host's RAM is known: the system's stands then. An unreadable system value
+/// gives way to a readable user one.
+fn memory_not_above(system: &MemoryMax, user: &MemoryMax) -> bool {
     let size = |m: &MemoryMax| ceilings::memory_size(&m.0).ok();
-    let not_above = |u: MemorySize, s: MemorySize| match (u, s) {
-        (_, MemorySize::Max) => true,
-        (MemorySize::Max, _) => false,
-        (MemorySize::Bytes(a), MemorySize::Bytes(b)) => a <= b,
-        (MemorySize::Percent(a), MemorySize::Percent(b)) => a <= b,
+    match (size(system), size(user)) {
+        (None, Some(_)) | (Some(MemorySize::Max), Some(_)) => true,
+        (Some(_), Some(MemorySize::Max)) => false,
+        (Some(MemorySize::Bytes(s)), Some(MemorySize::Bytes(u))) => u <= s,
+        (Some(MemorySize::Percent(s)), Some(MemorySize::Percent(u))) => u <= s,
         _ => false,
-    };
-    match (system, user) {
-        (Some(s), Some(u)) => match (size(s), size(u)) {
-            (Some(sv), Some(uv)) if not_above(uv, sv) => (Some(u.clone()), false),
-            (None, Some(_)) => (Some(u.clone()), false),
-            _ => (Some(s.clone()), true),
-        },
-        (s, _) => (s.cloned(), false),
     }
 }
 
