@@ -129,6 +129,103 @@ pub struct Where {
     pub settings: PathBuf,
     pub state_dir: Option<PathBuf>,
     pub config: Option<PathBuf>,
+    /// Where each kind of install would be, to say which is active.
+    pub kinds: Kinds,
+}
+
+/// The places of both kinds of install.
+pub struct Kinds {
+    pub system_prefix: PathBuf,
+    pub managed_settings: PathBuf,
+    pub system_config: PathBuf,
+    pub user_prefix: PathBuf,
+    pub user_settings: PathBuf,
+}
+
+/// Which kind of install is active: every registration of the kind in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    System,
+    PerUser,
+    Both,
+    None,
+}
+
+impl Kind {
+    /// From whether the system install's and the per-user install's registrations are all in
+    /// place. Pure.
+    pub fn of(system: bool, per_user: bool) -> Kind {
+        match (system, per_user) {
+            (true, true) => Kind::Both,
+            (true, false) => Kind::System,
+            (false, true) => Kind::PerUser,
+            (false, false) => Kind::None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::System => "system",
+            Kind::PerUser => "per-user",
+            Kind::Both => "system and per-user (the hooks run twice: uninstall the per-user one)",
+            Kind::None => {
+                "none (no complete install: agent-guards install, or sudo ./install.sh --system)"
+            }
+        }
+    }
+}
+
+/// What each kind of install guarantees and what it does not stop, said plainly. Pure.
+pub fn guarantees(kind: Kind) -> (Vec<&'static str>, Vec<&'static str>) {
+    let system_gives = [
+        "the binaries, the system config and the hook registrations (managed settings) are root's: the agent's user cannot rename, replace or remove them",
+        "no lower settings scope (user, project, local, --settings) can remove or disable the managed hooks",
+        "a per-user config may only tighten the system config, never loosen it (github_api only from the system file)",
+    ];
+    let system_not = [
+        "the audit logs and session state (taint ledger, branch-rules cache) are still in the agent's user's folders, and the second line's supervisors run as that user (issue 40 items 2 and 3)",
+        "user and project hooks still run beside ours unless allowManagedHooksOnly is set",
+    ];
+    let user_gives =
+        ["every hook runs on every tool call of a session that reads your settings file"];
+    let user_not = [
+        "the agent's user owns every file: an agent command can rename or replace the settings file, the config and the binaries, or the state dir and its audit logs, and so turn the guards off (the second line makes them read-only inside contained commands, where it is active)",
+        "a per-user config can point github_api at any server and turn any check off",
+    ];
+    match kind {
+        Kind::System | Kind::Both => (system_gives.to_vec(), system_not.to_vec()),
+        Kind::PerUser => (user_gives.to_vec(), user_not.to_vec()),
+        Kind::None => (Vec::new(), vec!["no guard runs: nothing is registered"]),
+    }
+}
+
+/// Whether every registration is in place in `settings` for `bin_dir`.
+fn all_registered(settings: &Path, bin_dir: &Path) -> bool {
+    let (status, _) = settings_section(settings, bin_dir);
+    status == "every hook registered"
+}
+
+/// The install-kind section: which kind is active and what it guarantees.
+fn kind_section(k: &Kinds) -> Value {
+    let kind = Kind::of(
+        all_registered(&k.managed_settings, &k.system_prefix.join("bin")),
+        all_registered(&k.user_settings, &k.user_prefix.join("bin")),
+    );
+    let managed_only = settings_merge::read_file(&k.managed_settings)
+        .ok()
+        .flatten()
+        .and_then(|t| settings_merge::parse(&t).ok())
+        .and_then(|m| m.get(crate::system::MANAGED_ONLY_KEY).cloned());
+    let (gives, not) = guarantees(kind);
+    json!({
+        "kind": kind.name(),
+        "managed_settings": k.managed_settings,
+        "system_config": k.system_config,
+        "system_config_present": k.system_config.exists(),
+        "allow_managed_hooks_only": managed_only,
+        "gives": gives,
+        "does_not_stop": not,
+    })
 }
 
 /// Builds the report as JSON.
@@ -141,6 +238,7 @@ pub fn build(w: &Where) -> Value {
         dir_size(d, &mut budget)
     });
     json!({
+        "install": kind_section(&w.kinds),
         "prefix": w.prefix,
         "binaries": binaries_section(&bin_dir),
         "settings": {"path": w.settings, "status": settings_status, "registrations": registrations},
@@ -303,6 +401,31 @@ pub fn render(r: &Value) -> Vec<String> {
         "agent-guards installation report (prefix {})",
         r["prefix"].as_str().unwrap_or("?")
     )];
+    let k = &r["install"];
+    if k.is_object() {
+        out.push(format!(
+            "install kind: {}",
+            k["kind"].as_str().unwrap_or("?")
+        ));
+        for g in k["gives"].as_array().into_iter().flatten() {
+            out.push(format!("  guarantees: {}", g.as_str().unwrap_or("?")));
+        }
+        for g in k["does_not_stop"].as_array().into_iter().flatten() {
+            out.push(format!(
+                "  what this install does not stop: {}",
+                g.as_str().unwrap_or("?")
+            ));
+        }
+        out.push(format!(
+            "  managed settings {}: allowManagedHooksOnly {}",
+            k["managed_settings"].as_str().unwrap_or("?"),
+            if k["allow_managed_hooks_only"].is_null() {
+                "not set".to_string()
+            } else {
+                k["allow_managed_hooks_only"].to_string()
+            }
+        ));
+    }
     out.push("binaries:".into());
     for b in r["binaries"].as_array().into_iter().flatten() {
         out.push(format!(
@@ -403,6 +526,21 @@ second line: exec gate (seccomp user notification): off (turned off by the maint
             "turned off by the maintainer (AGENT_GUARDS_SECOND_LINE=off)"
         );
         assert!(second_line_layers(&json!({"error": "not installed"})).is_empty());
+    }
+
+    #[test]
+    fn each_kind_says_what_it_guarantees() {
+        assert_eq!(Kind::of(true, false), Kind::System);
+        assert_eq!(Kind::of(false, true), Kind::PerUser);
+        assert_eq!(Kind::of(true, true), Kind::Both);
+        assert_eq!(Kind::of(false, false), Kind::None);
+        let (gives, not) = guarantees(Kind::System);
+        assert!(gives
+            .iter()
+            .any(|g| g.contains("cannot rename, replace or remove")));
+        assert!(not.iter().any(|g| g.contains("audit logs")));
+        let (_, not) = guarantees(Kind::PerUser);
+        assert!(not.iter().any(|g| g.contains("can rename or replace")));
     }
 
     #[test]
