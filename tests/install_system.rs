@@ -398,3 +398,45 @@ fn the_report_of_a_per_user_install_says_what_it_does_not_stop() {
         "{said}"
     );
 }
+
+#[test]
+fn install_sh_system_installs_as_root_refuses_others_and_uninstalls_to_the_byte() {
+    let root = Root::new();
+    write_managed(&root);
+    let before = snapshot(root.path());
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("install.sh");
+    let from = built_bins();
+    let prefix = root.prefix();
+    let run = |args: &[&str]| {
+        Command::new(&script)
+            .args(args)
+            .env("AGENT_GUARDS_SYSTEM_ETC", root.path().join("etc"))
+            .output()
+            .unwrap()
+    };
+    let out = run(&[
+        "--system",
+        "--from",
+        from.to_str().unwrap(),
+        "--prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert_succeeded(&out);
+    assert!(prefix.join("bin/agent-guards").exists());
+    let out = as_nobody(&format!(
+        "{} --system --from {}",
+        script.display(),
+        from.display()
+    ));
+    assert!(!out.status.success());
+    assert!(text(&out).contains("run it with sudo"), "{}", text(&out));
+    // uninstall from the clone uses the installed admin binary and builds nothing.
+    let out = run(&[
+        "uninstall",
+        "--system",
+        "--prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert_succeeded(&out);
+    assert_eq!(snapshot(root.path()), before, "{}", text(&out));
+}

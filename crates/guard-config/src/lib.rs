@@ -116,6 +116,10 @@ pub fn load() -> Loaded {
 /// file sets, and each user value that was not applied is a problem. An unusable system file
 /// fails closed (the defaults stand as the system's values) and is the error.
 pub fn load_layered(system: &Path, env: &dyn Fn(&str) -> Option<String>) -> Loaded {
+    // The common case (no system install) costs one lstat, not a reader thread.
+    if std::fs::symlink_metadata(system).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+        return load_with(env);
+    }
     let sys = match read::read_regular(system, read::MAX_CONFIG_BYTES, read::READ_TIME_BOUND) {
         Ok(None) => return load_with(env),
         Ok(Some(bytes)) => match String::from_utf8(bytes) {
