@@ -205,11 +205,39 @@ fn all_registered(settings: &Path, bin_dir: &Path) -> bool {
     status == "every hook registered"
 }
 
+/// The bin dir our registrations in `settings` point into (an install with another `--prefix`),
+/// else `fallback`.
+fn registered_bin_dir(settings: &Path, fallback: PathBuf) -> PathBuf {
+    let parsed = settings_merge::read_file(settings)
+        .ok()
+        .flatten()
+        .and_then(|t| settings_merge::parse(&t).ok());
+    let commands = parsed
+        .iter()
+        .filter_map(|m| m.get("hooks")?.as_object())
+        .flat_map(|h| h.values())
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|g| g.get("hooks")?.as_array())
+        .flatten()
+        .filter_map(|h| h.get("command")?.as_str().map(PathBuf::from))
+        .find(|c| {
+            c.is_absolute()
+                && c.file_name()
+                    .is_some_and(|n| BINARIES.iter().any(|b| n == *b))
+        });
+    commands
+        .and_then(|c| c.parent().map(Path::to_path_buf))
+        .unwrap_or(fallback)
+}
+
 /// The install-kind section: which kind is active and what it guarantees.
 fn kind_section(k: &Kinds) -> Value {
+    let system_bin = registered_bin_dir(&k.managed_settings, k.system_prefix.join("bin"));
+    let user_bin = registered_bin_dir(&k.user_settings, k.user_prefix.join("bin"));
     let kind = Kind::of(
-        all_registered(&k.managed_settings, &k.system_prefix.join("bin")),
-        all_registered(&k.user_settings, &k.user_prefix.join("bin")),
+        all_registered(&k.managed_settings, &system_bin),
+        all_registered(&k.user_settings, &user_bin),
     );
     let managed_only = settings_merge::read_file(&k.managed_settings)
         .ok()
@@ -242,7 +270,7 @@ pub fn build(w: &Where) -> Value {
         "prefix": w.prefix,
         "binaries": binaries_section(&bin_dir),
         "settings": {"path": w.settings, "status": settings_status, "registrations": registrations},
-        "config": config_section(w.config.as_deref()),
+        "config": with_system_config(config_section(w.config.as_deref()), w.config.as_deref(), &w.kinds.system_config),
         "second_line": second_line_layers(&containment),
         "containment": containment,
         "github_token": token_source().unwrap_or_else(|| "none (live branch rules only for public repositories)".into()),
@@ -320,6 +348,34 @@ fn settings_section(settings: &Path, bin_dir: &Path) -> (String, Vec<Value>) {
             (status, rows)
         }
     }
+}
+
+/// Under a system config, the per-user file's values it does not apply (`guard_config::layered`)
+/// join the problems: the hooks name them too.
+fn with_system_config(mut section: Value, config: Option<&Path>, system: &Path) -> Value {
+    let Some(user) = config.filter(|c| *c != system) else {
+        return section;
+    };
+    if !system.exists() {
+        return section;
+    }
+    let user_s = user.to_string_lossy().into_owned();
+    let env = move |k: &str| (k == "AGENT_GUARDS_CONFIG").then(|| user_s.clone());
+    let loaded = guard_config::load_layered(system, &env);
+    let layered: Vec<String> = loaded
+        .error
+        .into_iter()
+        .chain(loaded.problems)
+        .filter(|p| p.starts_with("system config") || p.contains(": the system config "))
+        .collect();
+    if layered.is_empty() {
+        return section;
+    }
+    let mut problems: Vec<Value> = section["problems"].as_array().cloned().unwrap_or_default();
+    problems.extend(layered.into_iter().map(Value::from));
+    section["status"] = json!(format!("{} problem(s)", problems.len()));
+    section["problems"] = json!(problems);
+    section
 }
 
 /// The config file's path, status and problems.

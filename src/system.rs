@@ -311,7 +311,7 @@ pub fn install(t: &Target, managed_only: bool) -> Result<Vec<String>> {
             config.parent().unwrap_or(Path::new("/")),
             &mut manifest.created_dirs,
         )?;
-        let text = guard_config::diagnose::default_config();
+        let text = guard_config::layered::system_default_config();
         install::write_file(&config, text.as_bytes(), Some(0o644))?;
         own_by_root(&config, 0o644)?;
         manifest.config_written = Some(text);

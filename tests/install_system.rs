@@ -208,6 +208,27 @@ fn system_install_then_uninstall_gives_every_file_back_byte_for_byte() {
         "readable by the CLI running as the user"
     );
 
+    // A per-user config that would loosen the system config is named by the report (exit 1).
+    let user_config = root.path().join("home/.config/agent-guards/config.toml");
+    std::fs::create_dir_all(user_config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &user_config,
+        "egress_mode = \"report\"\nprotected_branches = [\"rel\"]\n",
+    )
+    .unwrap();
+    let out = root.admin(&["report"]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("install kind: system\n"), "{said}");
+    assert!(
+        said.contains(&format!(
+            "egress_mode: the system config {} sets it",
+            root.config().display()
+        )),
+        "{said}"
+    );
+    std::fs::remove_dir_all(root.path().join("home")).unwrap();
+
     // A second install changes nothing.
     assert_succeeded(&root.install(&["--allow-managed-hooks-only"]));
     assert_eq!(std::fs::read_to_string(root.managed()).unwrap(), managed);

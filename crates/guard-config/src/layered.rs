@@ -23,6 +23,42 @@ use std::path::Path;
 /// Where a system install keeps the maintainer's config (root-owned, 0644).
 pub const SYSTEM_CONFIG_PATH: &str = "/etc/agent-guards/config.toml";
 
+/// The keys a system install's config sets at their fail-closed defaults, so that no per-user file
+/// can loosen them until the administrator says otherwise.
+pub const PINNED_BY_SYSTEM_DEFAULT: &[&str] =
+    &["primary_checkout", "egress_mode", "maintainer_only_tiers"];
+
+/// The config a system install writes: the default config with [`PINNED_BY_SYSTEM_DEFAULT`] set
+/// (not commented out), under a header saying what a system config is.
+pub fn system_default_config() -> String {
+    let mut text = String::from(
+        "# agent-guards SYSTEM configuration (root's). A per-user config may only tighten what this\n\
+         # file sets, never loosen it (README, \"System install\"); keys left commented out are the user's.\n\
+         # primary_checkout, egress_mode and maintainer_only_tiers are set here at their defaults so\n\
+         # that no per-user file can loosen them; github_api and workspace_root come only from here.\n",
+    );
+    for line in crate::diagnose::default_config().lines() {
+        let set = line.strip_prefix("# ").filter(|l| {
+            PINNED_BY_SYSTEM_DEFAULT
+                .iter()
+                .any(|k| l.starts_with(&format!("{k} = ")))
+        });
+        let line = match set {
+            Some(l) if l.starts_with("primary_checkout") => {
+                "primary_checkout = \"deny\"".to_string()
+            }
+            Some(l) => l.to_string(),
+            None => line.replace(
+                "uncomment to let the agent commit, push and reset in your ordinary clones.",
+                "set \"allow\" (or a table of paths) to let the agent change primary checkouts.",
+            ),
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
 /// How one key of the system file and the user's value combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rule {

@@ -193,3 +193,26 @@ fn a_fifo_system_config_is_an_error_not_a_hang() {
         l.error
     );
 }
+
+#[test]
+fn the_system_default_config_pins_the_fail_closed_keys() {
+    let text = system_default_config();
+    let l = crate::parse(&text);
+    assert!(l.error.is_none() && l.problems.is_empty(), "{l:?}\n{text}");
+    let pinned: Vec<&str> = l.keys.iter().map(String::as_str).collect();
+    let mut want = PINNED_BY_SYSTEM_DEFAULT.to_vec();
+    want.sort();
+    assert_eq!(pinned, want, "{text}");
+    assert_eq!(l.config.primary_checkout, Some(CheckoutConfig::Deny));
+    let t = tighten(
+        &Layer {
+            config: l.config,
+            keys: l.keys,
+        },
+        &layer(
+            "primary_checkout = \"allow\"\negress_mode = \"report\"\nmaintainer_only_tiers = []",
+        ),
+        Path::new("/etc/agent-guards/config.toml"),
+    );
+    assert_eq!(t.not_applied.len(), 3, "{:?}", t.not_applied);
+}
