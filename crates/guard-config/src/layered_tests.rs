@@ -216,3 +216,19 @@ fn the_system_default_config_pins_the_fail_closed_keys() {
     );
     assert_eq!(t.not_applied.len(), 3, "{:?}", t.not_applied);
 }
+
+#[test]
+fn every_loader_the_hooks_use_reads_the_system_file_at_its_fixed_path() {
+    // gh-write-guard and the second line load with their own lookups; `load_with` must still be
+    // the layered load, or a system config would not bind them.
+    let src = include_str!("lib.rs");
+    let body = src
+        .split("pub fn load_with(")
+        .nth(1)
+        .and_then(|b| b.split("\n}\n").next())
+        .unwrap();
+    assert!(
+        body.contains("load_layered(Path::new(layered::SYSTEM_CONFIG_PATH), env)"),
+        "{body}"
+    );
+}

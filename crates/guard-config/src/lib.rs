@@ -102,33 +102,36 @@ pub fn config_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         .map(|h| Path::new(&h).join(".config/agent-guards/config.toml"))
 }
 
-/// Loads the config from the process environment: the per-user file, tightened by the system
-/// file [`layered::SYSTEM_CONFIG_PATH`] where one exists (its path is fixed: no variable the
-/// agent's settings could set moves it).
+/// Loads the config from the process environment (see [`load_with`]).
 pub fn load() -> Loaded {
-    load_layered(Path::new(layered::SYSTEM_CONFIG_PATH), &|k| {
-        std::env::var(k).ok()
-    })
+    load_with(&|k| std::env::var(k).ok())
+}
+
+/// Loads the config using `env` for lookups: the per-user file, tightened by the system file
+/// [`layered::SYSTEM_CONFIG_PATH`] where one exists. The system file's path is fixed: no variable
+/// the agent's settings could set moves it. Every hook loads through here (or [`load`]).
+pub fn load_with(env: &dyn Fn(&str) -> Option<String>) -> Loaded {
+    load_layered(Path::new(layered::SYSTEM_CONFIG_PATH), env)
 }
 
 /// The per-user file (found through `env`) combined with the system file at `system`: without a
-/// system file, exactly [`load_with`]; with one, [`layered::tighten`] decides every key the system
+/// system file, exactly [`load_user_with`]; with one, [`layered::tighten`] decides every key the system
 /// file sets, and each user value that was not applied is a problem. An unusable system file
 /// fails closed (the defaults stand as the system's values) and is the error.
 pub fn load_layered(system: &Path, env: &dyn Fn(&str) -> Option<String>) -> Loaded {
     // The common case (no system install) costs one lstat, not a reader thread.
     if std::fs::symlink_metadata(system).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
-        return load_with(env);
+        return load_user_with(env);
     }
     let sys = match read::read_regular(system, read::MAX_CONFIG_BYTES, read::READ_TIME_BOUND) {
-        Ok(None) => return load_with(env),
+        Ok(None) => return load_user_with(env),
         Ok(Some(bytes)) => match String::from_utf8(bytes) {
             Ok(text) => parse(&text),
             Err(_) => failed(None, "is not valid UTF-8".into()),
         },
         Err(e) => failed(None, e.to_string()),
     };
-    let user = load_with(env);
+    let user = load_user_with(env);
     let system_layer = match &sys.error {
         Some(_) => layered::Layer::defaults_everywhere(),
         None => layered::Layer {
@@ -166,10 +169,10 @@ pub fn load_layered(system: &Path, env: &dyn Fn(&str) -> Option<String>) -> Load
     }
 }
 
-/// Loads the config using `env` for lookups (tests pass their own). Never blocks: the file is
+/// Loads the per-user file alone, using `env` for lookups (tests pass their own). Never blocks: the file is
 /// read by [`read::read_regular`] (regular files only, at most 1 MiB, within
 /// [`read::READ_TIME_BOUND`]); anything else is an error and the defaults apply.
-pub fn load_with(env: &dyn Fn(&str) -> Option<String>) -> Loaded {
+pub fn load_user_with(env: &dyn Fn(&str) -> Option<String>) -> Loaded {
     let path = config_path(env);
     let Some(p) = path.clone() else {
         return Loaded::default();
@@ -483,10 +486,10 @@ hook_deadline_ms = 1500
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("none.toml");
         let ps = p.to_string_lossy().to_string();
-        let l = load_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
+        let l = load_user_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
         assert!(l.error.is_none());
         std::fs::create_dir(&p).unwrap();
-        let l = load_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
+        let l = load_user_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
         assert!(l.error.is_some(), "a directory is not a config");
     }
 
@@ -498,7 +501,7 @@ hook_deadline_ms = 1500
         // SAFETY: mkfifo reads the NUL-terminated path we own.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let ps = p.to_string_lossy().to_string();
-        let l = load_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
+        let l = load_user_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
         let e = l.error.as_deref().unwrap();
         assert!(e.contains("is a FIFO, not a regular file"), "{e}");
         assert_eq!(l.config, Config::default());
