@@ -461,3 +461,77 @@ fn install_sh_system_installs_as_root_refuses_others_and_uninstalls_to_the_byte(
     assert_succeeded(&out);
     assert_eq!(snapshot(root.path()), before, "{}", text(&out));
 }
+
+/// Runs gh-write-guard on `git commit -am wip` in a primary checkout, with `user.toml` as the
+/// per-user config and, when given, `system` as `/etc/agent-guards/config.toml` — in a private
+/// mount namespace over a copy of `/etc`, so the real `/etc` is never touched.
+fn primary_checkout_answer(dir: &Path, system: Option<&str>) -> String {
+    let repo = dir.join("repo");
+    if !repo.exists() {
+        std::fs::create_dir(&repo).unwrap();
+        assert!(Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&repo)
+            .status()
+            .unwrap()
+            .success());
+    }
+    let user = dir.join("user.toml");
+    std::fs::write(&user, "primary_checkout = \"allow\"\n").unwrap();
+    let payload = serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "session_id": "system-config-binds", "cwd": repo,
+        "tool_input": {"command": "git commit -am wip"}});
+    std::fs::write(dir.join("payload.json"), payload.to_string()).unwrap();
+    let guard = e2e_harness::bin("gh-write-guard");
+    let etc_setup = match system {
+        Some(text) => {
+            std::fs::write(dir.join("system.toml"), text).unwrap();
+            format!(
+                "rm -rf {d}/etc && cp -a /etc {d}/etc && mkdir -p {d}/etc/agent-guards && \
+                 cp {d}/system.toml {d}/etc/agent-guards/config.toml && mount --bind {d}/etc /etc && ",
+                d = dir.display()
+            )
+        }
+        None => String::new(),
+    };
+    let script = format!(
+        "set -e; {etc_setup}exec {} < {}/payload.json",
+        guard.display(),
+        dir.display()
+    );
+    let out = Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+        .env("AGENT_GUARDS_CONFIG", &user)
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env_remove("GH_WRITE_GUARD_ALLOW_PRIMARY_CHECKOUT")
+        .output()
+        .unwrap();
+    text(&out)
+}
+
+#[test]
+fn a_system_config_binds_the_hooks_over_a_looser_user_config() {
+    assert!(
+        !Path::new("/etc/agent-guards").exists(),
+        "this test needs a host without a system install"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    // The user's file alone: the primary checkout is allowed.
+    let alone = primary_checkout_answer(dir.path(), None);
+    assert_eq!(alone.trim(), "{}", "allowed, nothing to say");
+    // The system file sets deny: the user's "allow" does not loosen it, and the hook says so.
+    let bound = primary_checkout_answer(
+        dir.path(),
+        Some(&guard_config::layered::system_default_config()),
+    );
+    assert!(bound.contains("\"permissionDecision\":\"deny\""), "{bound}");
+    assert!(bound.contains("G6.primary-checkout"), "{bound}");
+    assert!(
+        bound.contains("primary_checkout: the system config /etc/agent-guards/config.toml sets it"),
+        "{bound}"
+    );
+    assert!(
+        !Path::new("/etc/agent-guards").exists(),
+        "the real /etc was not touched"
+    );
+}
