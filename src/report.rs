@@ -199,6 +199,14 @@ pub fn guarantees(kind: Kind) -> (Vec<&'static str>, Vec<&'static str>) {
     }
 }
 
+/// What the other kind of install would give, one line. Pure.
+pub fn other_kind(kind: Kind) -> &'static str {
+    match kind {
+        Kind::System | Kind::Both => "a per-user install gives less: the agent's user can rename or replace its settings, config and binaries, and so turn the guards off",
+        Kind::PerUser | Kind::None => "a system install (sudo ./install.sh --system) would make the binaries, config and registrations root's: the agent's user could then not rename, replace or remove them",
+    }
+}
+
 /// Whether every registration is in place in `settings` for `bin_dir`.
 fn all_registered(settings: &Path, bin_dir: &Path) -> bool {
     let (status, _) = settings_section(settings, bin_dir);
@@ -253,6 +261,7 @@ fn kind_section(k: &Kinds) -> Value {
         "allow_managed_hooks_only": managed_only,
         "gives": gives,
         "does_not_stop": not,
+        "other_kind": other_kind(kind),
     })
 }
 
@@ -473,6 +482,10 @@ pub fn render(r: &Value) -> Vec<String> {
             ));
         }
         out.push(format!(
+            "  the other kind: {}",
+            k["other_kind"].as_str().unwrap_or("?")
+        ));
+        out.push(format!(
             "  managed settings {}: allowManagedHooksOnly {}",
             k["managed_settings"].as_str().unwrap_or("?"),
             if k["allow_managed_hooks_only"].is_null() {
@@ -597,6 +610,8 @@ second line: exec gate (seccomp user notification): off (turned off by the maint
         assert!(not.iter().any(|g| g.contains("audit logs")));
         let (_, not) = guarantees(Kind::PerUser);
         assert!(not.iter().any(|g| g.contains("can rename or replace")));
+        assert!(other_kind(Kind::PerUser).contains("could then not rename"));
+        assert!(other_kind(Kind::System).contains("can rename or replace"));
     }
 
     #[test]

@@ -418,6 +418,10 @@ fn the_report_of_a_per_user_install_says_what_it_does_not_stop() {
         said.contains("an agent command can rename or replace the settings file"),
         "{said}"
     );
+    assert!(
+        said.contains("a system install (sudo ./install.sh --system) would make"),
+        "{said}"
+    );
 }
 
 #[test]
