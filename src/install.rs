@@ -155,12 +155,12 @@ pub fn install(t: &Target) -> Result<Vec<String>> {
 }
 
 /// The binaries copied into the bin dir: the hooks and the admin binary beside them.
-fn installed_names() -> Vec<&'static str> {
+pub(crate) fn installed_names() -> Vec<&'static str> {
     BINARIES.iter().copied().chain([ADMIN_BINARY]).collect()
 }
 
 /// What `agent-guards report` says about the config, for the end of an install.
-fn config_lines(config: Option<&Path>) -> Vec<String> {
+pub(crate) fn config_lines(config: Option<&Path>) -> Vec<String> {
     let Some(path) = config else {
         return Vec::new();
     };
@@ -263,7 +263,7 @@ fn backups_of(settings: &Path) -> Vec<PathBuf> {
     found.into_iter().map(|(_, p)| p).collect()
 }
 
-fn shell_quote(p: &Path) -> String {
+pub(crate) fn shell_quote(p: &Path) -> String {
     let s = p.to_string_lossy();
     if s.bytes()
         .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:@".contains(&b))
@@ -275,7 +275,7 @@ fn shell_quote(p: &Path) -> String {
 }
 
 /// The containment backend the staged `tool-containment --report` names, or why there is none.
-fn containment_backend(binary: &Path) -> std::result::Result<String, String> {
+pub(crate) fn containment_backend(binary: &Path) -> std::result::Result<String, String> {
     let out = crate::report::run_bounded(
         Command::new(binary).arg("--report"),
         std::time::Duration::from_secs(5),
@@ -296,7 +296,7 @@ fn containment_backend(binary: &Path) -> std::result::Result<String, String> {
 
 /// Stages the binaries and runs every `--selftest` on the staged copies; returns the line that
 /// says so (issue 46: the install ran them and said nothing).
-fn stage_and_test(t: &Target, staging: &Path) -> Result<String> {
+pub(crate) fn stage_and_test(t: &Target, staging: &Path) -> Result<String> {
     std::fs::create_dir_all(staging).map_err(|e| io_err(staging, e))?;
     for name in installed_names() {
         let src = t.from.join(name);
@@ -332,7 +332,7 @@ fn stage_and_test(t: &Target, staging: &Path) -> Result<String> {
 }
 
 /// Reads a settings file: its text if it exists. Refuses what it cannot merge, untouched.
-fn read_settings(path: &Path) -> Result<Option<String>> {
+pub(crate) fn read_settings(path: &Path) -> Result<Option<String>> {
     match settings_merge::read_file(path) {
         Ok(Some(text)) => {
             settings_merge::parse(&text)
@@ -347,7 +347,12 @@ fn read_settings(path: &Path) -> Result<Option<String>> {
     }
 }
 
-fn describe_change(path: &Path, before: Option<&str>, after: &str, action: &str) -> String {
+pub(crate) fn describe_change(
+    path: &Path,
+    before: Option<&str>,
+    after: &str,
+    action: &str,
+) -> String {
     if before == Some(after) {
         format!("{}: no change", path.display())
     } else {
@@ -382,7 +387,7 @@ fn write_settings(path: &Path, before: Option<&str>, after: &str, action: &str) 
 }
 
 /// Creates `path` (it must not exist) with `mode` from the start: settings often hold tokens.
-fn write_new_file(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
+pub(crate) fn write_new_file(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     let mut f = std::fs::OpenOptions::new()

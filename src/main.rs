@@ -7,6 +7,7 @@ mod plugin_layout;
 mod registry;
 mod report;
 mod settings_merge;
+mod system;
 
 use std::path::PathBuf;
 
@@ -15,8 +16,9 @@ agent-guards: install the hook binaries and register them with Claude Code
 
 usage:
   agent-guards install   [--from DIR] [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
-  agent-guards uninstall [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
-  agent-guards report    [--prefix DIR] [--settings FILE | --project DIR] [--json]
+  agent-guards install   --system [--allow-managed-hooks-only] [--from DIR] [--prefix DIR] [--dry-run]
+  agent-guards uninstall [--system] [--prefix DIR] [--settings FILE | --project DIR] [--dry-run]
+  agent-guards report    [--system] [--prefix DIR] [--settings FILE | --project DIR] [--json]
   agent-guards explain   '<command>' [--cwd DIR] [--live] [--json]
                          why gh-write-guard allows or denies a command
   agent-guards plugin    --out DIR [--from DIR]   write a Claude Code plugin folder (hooks, bin/)
@@ -27,6 +29,13 @@ usage:
   --settings FILE the Claude Code settings file (default ~/.claude/settings.json)
   --project DIR   use DIR/.claude/settings.json
   --dry-run       print the change, write nothing
+  --system        as root: binaries in /usr/local/lib/agent-guards/bin (or --prefix), root's;
+                  config /etc/agent-guards/config.toml (a per-user config may only tighten it);
+                  hooks in Claude Code's managed settings /etc/claude-code/managed-settings.json.
+                  The agent's user can then not rename, replace or remove any of them.
+  --allow-managed-hooks-only
+                  (install --system) also set allowManagedHooksOnly: only managed hooks run, so
+                  the agent cannot add hooks of its own; yours and your plugins' stop running too
   --json          report: the same as JSON; explain: the facts as JSON
   --cwd DIR       explain: judge the command as run in DIR (default: the current folder)
   --live          explain: fetch the branch rules from GitHub (default: offline)
@@ -79,11 +88,17 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             ))
         }
     }
+    let system_mode = args.iter().any(|a| a == "--system");
+    let env = |k: &str| std::env::var(k).ok();
     let home = std::env::var("HOME")
         .ok()
         .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-        .ok_or("HOME is not set")?;
+        .map(PathBuf::from);
+    let home = match (&home, system_mode) {
+        (Some(h), _) => h.clone(),
+        (None, true) => PathBuf::from("/nonexistent"),
+        (None, false) => return Err("HOME is not set".into()),
+    };
     let mut target = install::Target {
         from: std::env::current_exe()
             .ok()
@@ -95,6 +110,14 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
         state_dir: session_store::state_dir(&|k| std::env::var(k).ok()).ok(),
         dry_run: false,
     };
+    if system_mode {
+        let sys = system::paths(&env);
+        target.prefix = PathBuf::from(system::DEFAULT_PREFIX);
+        target.settings = sys.managed_settings;
+        target.config = Some(sys.config);
+        target.state_dir = None;
+    }
+    let mut managed_only = false;
     let mut as_json = false;
     let mut i = 1;
     while i < args.len() {
@@ -108,9 +131,19 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
         match flag {
             "--from" => target.from = PathBuf::from(value()?),
             "--prefix" => target.prefix = PathBuf::from(value()?),
+            "--settings" | "--project" if system_mode => {
+                return Err(format!(
+                    "{flag} does not go with --system: a system install registers in Claude Code's managed settings"
+                ))
+            }
             "--settings" => target.settings = PathBuf::from(value()?),
             "--project" => target.settings = PathBuf::from(value()?).join(".claude/settings.json"),
             "--dry-run" => target.dry_run = true,
+            "--system" => {}
+            "--allow-managed-hooks-only" if system_mode && cmd == "install" => managed_only = true,
+            "--allow-managed-hooks-only" => {
+                return Err("--allow-managed-hooks-only goes with install --system (it is a managed setting)".into())
+            }
             "--json" if cmd == "report" => as_json = true,
             other => {
                 return Err(format!(
@@ -128,14 +161,36 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
         }
     }
     match cmd.as_str() {
+        "install" if system_mode => system::install(&target, managed_only),
+        "uninstall" if system_mode => system::uninstall(&target),
         "install" => install::install(&target),
         "uninstall" => install::uninstall(&target),
         _ => {
+            let sys = system::paths(&env);
             let r = report::build(&report::Where {
                 prefix: target.prefix.clone(),
                 settings: target.settings.clone(),
                 state_dir: target.state_dir.clone(),
                 config: target.config.clone(),
+                kinds: report::Kinds {
+                    system_prefix: if system_mode {
+                        target.prefix.clone()
+                    } else {
+                        PathBuf::from(system::DEFAULT_PREFIX)
+                    },
+                    managed_settings: sys.managed_settings,
+                    system_config: sys.config,
+                    user_prefix: if system_mode {
+                        home.join(".local/share/agent-guards")
+                    } else {
+                        target.prefix.clone()
+                    },
+                    user_settings: if system_mode {
+                        home.join(".claude/settings.json")
+                    } else {
+                        target.settings.clone()
+                    },
+                },
             });
             let problems = r["config"]["problems"]
                 .as_array()

@@ -129,6 +129,140 @@ pub struct Where {
     pub settings: PathBuf,
     pub state_dir: Option<PathBuf>,
     pub config: Option<PathBuf>,
+    /// Where each kind of install would be, to say which is active.
+    pub kinds: Kinds,
+}
+
+/// The places of both kinds of install.
+pub struct Kinds {
+    pub system_prefix: PathBuf,
+    pub managed_settings: PathBuf,
+    pub system_config: PathBuf,
+    pub user_prefix: PathBuf,
+    pub user_settings: PathBuf,
+}
+
+/// Which kind of install is active: every registration of the kind in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    System,
+    PerUser,
+    Both,
+    None,
+}
+
+impl Kind {
+    /// From whether the system install's and the per-user install's registrations are all in
+    /// place. Pure.
+    pub fn of(system: bool, per_user: bool) -> Kind {
+        match (system, per_user) {
+            (true, true) => Kind::Both,
+            (true, false) => Kind::System,
+            (false, true) => Kind::PerUser,
+            (false, false) => Kind::None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::System => "system",
+            Kind::PerUser => "per-user",
+            Kind::Both => "system and per-user (the hooks run twice: uninstall the per-user one)",
+            Kind::None => {
+                "none (no complete install: agent-guards install, or sudo ./install.sh --system)"
+            }
+        }
+    }
+}
+
+/// What each kind of install guarantees and what it does not stop, said plainly. Pure.
+pub fn guarantees(kind: Kind) -> (Vec<&'static str>, Vec<&'static str>) {
+    let system_gives = [
+        "the binaries, the system config and the hook registrations (managed settings) are root's: the agent's user cannot rename, replace or remove them",
+        "no lower settings scope (user, project, local, --settings) can remove or disable the managed hooks",
+        "a per-user config may only tighten the system config, never loosen it (github_api only from the system file)",
+    ];
+    let system_not = [
+        "the audit logs and session state (taint ledger, branch-rules cache) are still in the agent's user's folders, and the second line's supervisors run as that user (issue 40 items 2 and 3)",
+        "user and project hooks still run beside ours unless allowManagedHooksOnly is set",
+    ];
+    let user_gives =
+        ["every hook runs on every tool call of a session that reads your settings file"];
+    let user_not = [
+        "the agent's user owns every file: an agent command can rename or replace the settings file, the config and the binaries, or the state dir and its audit logs, and so turn the guards off (the second line makes them read-only inside contained commands, where it is active)",
+        "a per-user config can point github_api at any server and turn any check off",
+    ];
+    match kind {
+        Kind::System | Kind::Both => (system_gives.to_vec(), system_not.to_vec()),
+        Kind::PerUser => (user_gives.to_vec(), user_not.to_vec()),
+        Kind::None => (Vec::new(), vec!["no guard runs: nothing is registered"]),
+    }
+}
+
+/// What the other kind of install would give, one line. Pure.
+pub fn other_kind(kind: Kind) -> &'static str {
+    match kind {
+        Kind::System | Kind::Both => "a per-user install gives less: the agent's user can rename or replace its settings, config and binaries, and so turn the guards off",
+        Kind::PerUser | Kind::None => "a system install (sudo ./install.sh --system) would make the binaries, config and registrations root's: the agent's user could then not rename, replace or remove them",
+    }
+}
+
+/// Whether every registration is in place in `settings` for `bin_dir`.
+fn all_registered(settings: &Path, bin_dir: &Path) -> bool {
+    let (status, _) = settings_section(settings, bin_dir);
+    status == "every hook registered"
+}
+
+/// The bin dir our registrations in `settings` point into (an install with another `--prefix`),
+/// else `fallback`.
+fn registered_bin_dir(settings: &Path, fallback: PathBuf) -> PathBuf {
+    let parsed = settings_merge::read_file(settings)
+        .ok()
+        .flatten()
+        .and_then(|t| settings_merge::parse(&t).ok());
+    let commands = parsed
+        .iter()
+        .filter_map(|m| m.get("hooks")?.as_object())
+        .flat_map(|h| h.values())
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|g| g.get("hooks")?.as_array())
+        .flatten()
+        .filter_map(|h| h.get("command")?.as_str().map(PathBuf::from))
+        .find(|c| {
+            c.is_absolute()
+                && c.file_name()
+                    .is_some_and(|n| BINARIES.iter().any(|b| n == *b))
+        });
+    commands
+        .and_then(|c| c.parent().map(Path::to_path_buf))
+        .unwrap_or(fallback)
+}
+
+/// The install-kind section: which kind is active and what it guarantees.
+fn kind_section(k: &Kinds) -> Value {
+    let system_bin = registered_bin_dir(&k.managed_settings, k.system_prefix.join("bin"));
+    let user_bin = registered_bin_dir(&k.user_settings, k.user_prefix.join("bin"));
+    let kind = Kind::of(
+        all_registered(&k.managed_settings, &system_bin),
+        all_registered(&k.user_settings, &user_bin),
+    );
+    let managed_only = settings_merge::read_file(&k.managed_settings)
+        .ok()
+        .flatten()
+        .and_then(|t| settings_merge::parse(&t).ok())
+        .and_then(|m| m.get(crate::system::MANAGED_ONLY_KEY).cloned());
+    let (gives, not) = guarantees(kind);
+    json!({
+        "kind": kind.name(),
+        "managed_settings": k.managed_settings,
+        "system_config": k.system_config,
+        "system_config_present": k.system_config.exists(),
+        "allow_managed_hooks_only": managed_only,
+        "gives": gives,
+        "does_not_stop": not,
+        "other_kind": other_kind(kind),
+    })
 }
 
 /// Builds the report as JSON.
@@ -141,10 +275,11 @@ pub fn build(w: &Where) -> Value {
         dir_size(d, &mut budget)
     });
     json!({
+        "install": kind_section(&w.kinds),
         "prefix": w.prefix,
         "binaries": binaries_section(&bin_dir),
         "settings": {"path": w.settings, "status": settings_status, "registrations": registrations},
-        "config": config_section(w.config.as_deref()),
+        "config": with_system_config(config_section(w.config.as_deref()), w.config.as_deref(), &w.kinds.system_config),
         "second_line": second_line_layers(&containment),
         "containment": containment,
         "github_token": token_source().unwrap_or_else(|| "none (live branch rules only for public repositories)".into()),
@@ -222,6 +357,34 @@ fn settings_section(settings: &Path, bin_dir: &Path) -> (String, Vec<Value>) {
             (status, rows)
         }
     }
+}
+
+/// Under a system config, the per-user file's values it does not apply (`guard_config::layered`)
+/// join the problems: the hooks name them too.
+fn with_system_config(mut section: Value, config: Option<&Path>, system: &Path) -> Value {
+    let Some(user) = config.filter(|c| *c != system) else {
+        return section;
+    };
+    if !system.exists() {
+        return section;
+    }
+    let user_s = user.to_string_lossy().into_owned();
+    let env = move |k: &str| (k == "AGENT_GUARDS_CONFIG").then(|| user_s.clone());
+    let loaded = guard_config::load_layered(system, &env);
+    let layered: Vec<String> = loaded
+        .error
+        .into_iter()
+        .chain(loaded.problems)
+        .filter(|p| p.starts_with("system config") || p.contains(": the system config "))
+        .collect();
+    if layered.is_empty() {
+        return section;
+    }
+    let mut problems: Vec<Value> = section["problems"].as_array().cloned().unwrap_or_default();
+    problems.extend(layered.into_iter().map(Value::from));
+    section["status"] = json!(format!("{} problem(s)", problems.len()));
+    section["problems"] = json!(problems);
+    section
 }
 
 /// The config file's path, status and problems.
@@ -303,6 +466,35 @@ pub fn render(r: &Value) -> Vec<String> {
         "agent-guards installation report (prefix {})",
         r["prefix"].as_str().unwrap_or("?")
     )];
+    let k = &r["install"];
+    if k.is_object() {
+        out.push(format!(
+            "install kind: {}",
+            k["kind"].as_str().unwrap_or("?")
+        ));
+        for g in k["gives"].as_array().into_iter().flatten() {
+            out.push(format!("  guarantees: {}", g.as_str().unwrap_or("?")));
+        }
+        for g in k["does_not_stop"].as_array().into_iter().flatten() {
+            out.push(format!(
+                "  what this install does not stop: {}",
+                g.as_str().unwrap_or("?")
+            ));
+        }
+        out.push(format!(
+            "  the other kind: {}",
+            k["other_kind"].as_str().unwrap_or("?")
+        ));
+        out.push(format!(
+            "  managed settings {}: allowManagedHooksOnly {}",
+            k["managed_settings"].as_str().unwrap_or("?"),
+            if k["allow_managed_hooks_only"].is_null() {
+                "not set".to_string()
+            } else {
+                k["allow_managed_hooks_only"].to_string()
+            }
+        ));
+    }
     out.push("binaries:".into());
     for b in r["binaries"].as_array().into_iter().flatten() {
         out.push(format!(
@@ -403,6 +595,23 @@ second line: exec gate (seccomp user notification): off (turned off by the maint
             "turned off by the maintainer (AGENT_GUARDS_SECOND_LINE=off)"
         );
         assert!(second_line_layers(&json!({"error": "not installed"})).is_empty());
+    }
+
+    #[test]
+    fn each_kind_says_what_it_guarantees() {
+        assert_eq!(Kind::of(true, false), Kind::System);
+        assert_eq!(Kind::of(false, true), Kind::PerUser);
+        assert_eq!(Kind::of(true, true), Kind::Both);
+        assert_eq!(Kind::of(false, false), Kind::None);
+        let (gives, not) = guarantees(Kind::System);
+        assert!(gives
+            .iter()
+            .any(|g| g.contains("cannot rename, replace or remove")));
+        assert!(not.iter().any(|g| g.contains("audit logs")));
+        let (_, not) = guarantees(Kind::PerUser);
+        assert!(not.iter().any(|g| g.contains("can rename or replace")));
+        assert!(other_kind(Kind::PerUser).contains("could then not rename"));
+        assert!(other_kind(Kind::System).contains("can rename or replace"));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod ceilings;
+pub mod layered;
 pub mod read;
 pub mod values;
 
@@ -15,7 +16,7 @@ pub use ceilings::{MemoryMax, TasksMax};
 pub use values::{CheckoutConfig, EgressMode, IntegrityMode};
 
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -85,6 +86,10 @@ pub struct Loaded {
     /// Every problem [`diagnose`] names in the file (unknown keys with the nearest known one,
     /// values outside what is allowed); reported, not fatal.
     pub problems: Vec<String>,
+    /// The keys the file sets (the older name `mode` counts as `integrity_mode`).
+    pub keys: BTreeSet<String>,
+    /// The system config that was combined with this file ([`layered`]), when one exists.
+    pub system_path: Option<PathBuf>,
 }
 
 /// Where the config file lives, from an environment lookup.
@@ -100,15 +105,77 @@ pub fn config_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         .map(|h| Path::new(&h).join(".config/agent-guards/config.toml"))
 }
 
-/// Loads the config from the process environment.
+/// Loads the config from the process environment (see [`load_with`]).
 pub fn load() -> Loaded {
     load_with(&|k| std::env::var(k).ok())
 }
 
-/// Loads the config using `env` for lookups (tests pass their own). Never blocks: the file is
+/// Loads the config using `env` for lookups: the per-user file, tightened by the system file
+/// [`layered::SYSTEM_CONFIG_PATH`] where one exists. The system file's path is fixed: no variable
+/// the agent's settings could set moves it. Every hook loads through here (or [`load`]).
+pub fn load_with(env: &dyn Fn(&str) -> Option<String>) -> Loaded {
+    load_layered(Path::new(layered::SYSTEM_CONFIG_PATH), env)
+}
+
+/// The per-user file (found through `env`) combined with the system file at `system`: without a
+/// system file, exactly [`load_user_with`]; with one, [`layered::tighten`] decides every key the system
+/// file sets, and each user value that was not applied is a problem. An unusable system file
+/// fails closed (the defaults stand as the system's values) and is the error.
+pub fn load_layered(system: &Path, env: &dyn Fn(&str) -> Option<String>) -> Loaded {
+    // The common case (no system install) costs one lstat, not a reader thread.
+    if std::fs::symlink_metadata(system).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+        return load_user_with(env);
+    }
+    let sys = match read::read_regular(system, read::MAX_CONFIG_BYTES, read::READ_TIME_BOUND) {
+        Ok(None) => return load_user_with(env),
+        Ok(Some(bytes)) => match String::from_utf8(bytes) {
+            Ok(text) => parse(&text),
+            Err(_) => failed(None, "is not valid UTF-8".into()),
+        },
+        Err(e) => failed(None, e.to_string()),
+    };
+    let user = load_user_with(env);
+    let system_layer = match &sys.error {
+        Some(_) => layered::Layer::defaults_everywhere(),
+        None => layered::Layer {
+            config: sys.config.clone(),
+            keys: sys.keys.clone(),
+        },
+    };
+    let user_layer = layered::Layer {
+        config: user.config.clone(),
+        keys: user.keys.clone(),
+    };
+    let t = layered::tighten(&system_layer, &user_layer, system);
+    let sys_name = system.display();
+    let error = match (&sys.error, &user.error) {
+        (Some(e), _) => Some(format!(
+            "system config {sys_name}: {e}; its keys stand at their defaults, which your file may only tighten"
+        )),
+        (None, e) => e.clone(),
+    };
+    let problems = sys
+        .problems
+        .iter()
+        .map(|p| format!("system config {sys_name}: {p}"))
+        .chain(user.problems.iter().cloned())
+        .chain(t.not_applied)
+        .collect();
+    Loaded {
+        config: t.config,
+        path: user.path,
+        error,
+        unknown_keys: user.unknown_keys,
+        problems,
+        keys: user.keys,
+        system_path: Some(system.to_path_buf()),
+    }
+}
+
+/// Loads the per-user file alone, using `env` for lookups (tests pass their own). Never blocks: the file is
 /// read by [`read::read_regular`] (regular files only, at most 1 MiB, within
 /// [`read::READ_TIME_BOUND`]); anything else is an error and the defaults apply.
-pub fn load_with(env: &dyn Fn(&str) -> Option<String>) -> Loaded {
+pub fn load_user_with(env: &dyn Fn(&str) -> Option<String>) -> Loaded {
     let path = config_path(env);
     let Some(p) = path.clone() else {
         return Loaded::default();
@@ -151,6 +218,16 @@ pub fn parse(text: &str) -> Loaded {
         Ok(t) => t,
         Err(e) => return failed(None, format!("invalid TOML: {}", one_line(&e.to_string()))),
     };
+    let keys = table
+        .keys()
+        .map(|k| {
+            if k == "mode" {
+                "integrity_mode".to_string()
+            } else {
+                k.clone()
+            }
+        })
+        .collect();
     let unknown_keys = table
         .keys()
         .filter(|k| diagnose::key(k).is_none())
@@ -165,6 +242,7 @@ pub fn parse(text: &str) -> Loaded {
             config,
             unknown_keys,
             problems,
+            keys,
             ..Loaded::default()
         },
         Err(e) => failed(
@@ -411,10 +489,10 @@ hook_deadline_ms = 1500
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("none.toml");
         let ps = p.to_string_lossy().to_string();
-        let l = load_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
+        let l = load_user_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
         assert!(l.error.is_none());
         std::fs::create_dir(&p).unwrap();
-        let l = load_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
+        let l = load_user_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
         assert!(l.error.is_some(), "a directory is not a config");
     }
 
@@ -426,7 +504,7 @@ hook_deadline_ms = 1500
         // SAFETY: mkfifo reads the NUL-terminated path we own.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let ps = p.to_string_lossy().to_string();
-        let l = load_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
+        let l = load_user_with(&env_of(&[("AGENT_GUARDS_CONFIG", &ps)]));
         let e = l.error.as_deref().unwrap();
         assert!(e.contains("is a FIFO, not a regular file"), "{e}");
         assert_eq!(l.config, Config::default());
