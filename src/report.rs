@@ -285,6 +285,9 @@ pub fn build(w: &Where) -> Value {
         "github_token": token_source().unwrap_or_else(|| "none (live branch rules only for public repositories)".into()),
         "state_dir": {"path": w.state_dir, "bytes": state_size},
         "undelivered": w.state_dir.as_deref().map(undelivered_section),
+        // The exporter's state (issue 45): endpoint, queued, last sent, last error; its own
+        // lines, from bounded reads only.
+        "otlp_export": w.state_dir.as_deref().map(|d| audit_export::status(d).to_string()),
     })
 }
 
@@ -559,6 +562,9 @@ pub fn render(r: &Value) -> Vec<String> {
         r["state_dir"]["path"].as_str().unwrap_or("(none)"),
         r["state_dir"]["bytes"].as_u64().unwrap_or(0)
     ));
+    if let Some(export) = r["otlp_export"].as_str() {
+        out.extend(export.lines().map(|l| hook_io::escape_text(l, 400)));
+    }
     let u = &r["undelivered"];
     let total = u["not_yet_said"].as_u64().unwrap_or(0) + u["said_before"].as_u64().unwrap_or(0);
     if total > 0 {

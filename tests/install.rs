@@ -352,3 +352,43 @@ fn a_fifo_or_a_device_as_settings_is_refused_at_once() {
         }
     }
 }
+
+/// `report` says the OTLP exporter's state (issue 45 item 3): off by default with the setting
+/// that turns it on; on, with the endpoint, where it was named and what waits to be sent.
+#[test]
+fn report_says_the_exporters_state() {
+    let home = tempfile::tempdir().unwrap();
+    assert!(install(home.path(), &built_bins()).status.success());
+    let off = admin(home.path(), &["report"]);
+    let text = String::from_utf8_lossy(&off.stdout).to_string();
+    assert!(
+        text.contains("OTLP export: off (set otlp_endpoint"),
+        "{text}"
+    );
+    let session = home.path().join(".local/state/agent-guards/sessions/s1");
+    std::fs::create_dir_all(&session).unwrap();
+    let record = |d: &str| {
+        format!(
+            r#"{{"binary":"gh-write-guard","decision":"{d}","requirement":"G4","code":"G4.rule","time":"2026-12-07T00:00:00Z"}}"#
+        )
+    };
+    std::fs::write(
+        session.join("audit.jsonl"),
+        format!("{}\n{}\n", record("deny"), record("allow")),
+    )
+    .unwrap();
+    let on = Command::new(ADMIN)
+        .arg("report")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&on.stdout).to_string();
+    assert!(
+        text.contains("OTLP export: on, to http://127.0.0.1:9/v1/logs"),
+        "{text}"
+    );
+    assert!(text.contains("queued: 2 records"), "{text}");
+}
