@@ -62,6 +62,9 @@ pub struct Recorder {
     /// The port clients connect to.
     pub port: u16,
     sent: Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
+    /// Connections accepted and not yet recorded: a request is kept when its client closes,
+    /// which can be after the client's process has returned to the test.
+    open: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Recorder {
@@ -70,18 +73,31 @@ impl Recorder {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
         let port = listener.local_addr().expect("its address").port();
         let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let kept = sent.clone();
+        let open = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (kept, counted) = (sent.clone(), open.clone());
         std::thread::spawn(move || {
             for client in listener.incoming().flatten() {
-                let kept = kept.clone();
-                std::thread::spawn(move || relay(client, to, &kept));
+                let (kept, counted) = (kept.clone(), counted.clone());
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                std::thread::spawn(move || {
+                    relay(client, to, &kept);
+                    counted.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                });
             }
         });
-        Recorder { port, sent }
+        Recorder { port, sent, open }
     }
 
-    /// The bodies of the receive-pack POSTs seen since the last call.
+    /// The bodies of the receive-pack POSTs seen since the last call, once every connection
+    /// a client made has ended and been recorded (waited for at most 10 s: a client that has
+    /// returned has closed its connections).
     pub fn push_bodies(&self) -> Vec<Vec<u8>> {
+        let until = std::time::Instant::now() + Duration::from_secs(10);
+        while self.open.load(std::sync::atomic::Ordering::SeqCst) > 0
+            && std::time::Instant::now() < until
+        {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         let taken = std::mem::take(&mut *self.sent.lock().expect("not poisoned"));
         taken.iter().filter_map(|r| receive_pack_body(r)).collect()
     }
