@@ -150,6 +150,11 @@ pub const RULES: &[(&str, Rule, &str)] = &[
         Rule::SystemWhenSet,
         "the system's calibration, when it sets one",
     ),
+    (
+        "otlp_endpoint",
+        Rule::SystemWhenSet,
+        "the fleet's collector, when the system names one (a user's file neither redirects nor stops it)",
+    ),
 ];
 
 /// One layer: the config a file gave and the keys it set (the older name `mode` counts as
@@ -217,6 +222,10 @@ pub fn tighten(system: &Layer, user: &Layer, system_path: &Path) -> Tightened {
             "integrity_reference_secs" => {
                 out.integrity_reference_secs = s.integrity_reference_secs;
                 user_set(key) && u.integrity_reference_secs != s.integrity_reference_secs
+            }
+            "otlp_endpoint" => {
+                out.otlp_endpoint = s.otlp_endpoint.clone();
+                user_set(key) && u.otlp_endpoint != s.otlp_endpoint
             }
             "protected_branches" => {
                 out.protected_branches = union(&s.protected_branches, &u.protected_branches);
