@@ -37,17 +37,6 @@ fn is_loopback(url: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        source = s.source();
-    }
-    out
-}
-
 impl Sender {
     /// A client for `url` with `headers`. A loopback collector is reached directly, not through
     /// a proxy the environment names.
@@ -62,7 +51,9 @@ impl Sender {
         if is_loopback(url) {
             builder = builder.no_proxy();
         }
-        let client = builder.build().map_err(|e| chain(&e))?;
+        let client = builder
+            .build()
+            .map_err(|e| primitives::error_text::chain(&e))?;
         Ok(Sender {
             client,
             url: url.to_string(),
@@ -89,7 +80,7 @@ impl Sender {
                     timeout.as_millis()
                 )
             } else {
-                chain(&e)
+                primitives::error_text::chain(&e)
             }
         })?;
         let status = resp.status();

@@ -115,7 +115,7 @@ impl Fetcher {
         }
         let client = builder
             .build()
-            .map_err(|e| Cause::Transport(error_chain(&e)))?;
+            .map_err(|e| Cause::Transport(primitives::error_text::chain(&e)))?;
         Ok(Fetcher { client })
     }
 
@@ -388,22 +388,10 @@ fn transport_cause(e: &reqwest::Error) -> Cause {
     if e.is_timeout() {
         Cause::Timeout
     } else if e.is_connect() {
-        Cause::Connect(error_chain(e))
+        Cause::Connect(primitives::error_text::chain(e))
     } else {
-        Cause::Transport(error_chain(e))
+        Cause::Transport(primitives::error_text::chain(e))
     }
-}
-
-/// The error and its sources on one line (reqwest's top-level message hides the reason).
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 fn is_loopback_base(base: &str) -> bool {

@@ -18,6 +18,7 @@
 
 pub mod after_answer;
 pub mod atomic;
+pub mod error_text;
 pub mod hash;
 pub mod home;
 pub mod no_wait;
