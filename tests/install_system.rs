@@ -393,10 +393,11 @@ fn uid_65534_cannot_write_rename_or_remove_the_installed_files() {
     assert_eq!(snapshot(root.path()), snap, "nothing changed");
     // And a system install needs root.
     let from = built_bins();
+    let (_copy, admin) = runnable_by_nobody(Path::new(ADMIN));
     let out = as_nobody(&format!(
         "AGENT_GUARDS_SYSTEM_ETC={} {} install --system --from {} --prefix {}",
         q(&root.path().join("etc")),
-        ADMIN,
+        q(&admin),
         q(&from),
         q(&root.path().join("p2"))
     ));
@@ -448,9 +449,10 @@ fn install_sh_system_installs_as_root_refuses_others_and_uninstalls_to_the_byte(
     ]);
     assert_succeeded(&out);
     assert!(prefix.join("bin/agent-guards").exists());
+    let (_copy, script_copy) = runnable_by_nobody(&script);
     let out = as_nobody(&format!(
         "{} --system --from {}",
-        script.display(),
+        script_copy.display(),
         from.display()
     ));
     assert!(!out.status.success());
@@ -538,4 +540,16 @@ fn a_system_config_binds_the_hooks_over_a_looser_user_config() {
         !Path::new("/etc/agent-guards").exists(),
         "the real /etc was not touched"
     );
+}
+
+/// A copy of `file` that uid 65534 can run: a user's clone under `mktemp -d` is 0700, so
+/// nothing in it (the built binaries, `install.sh`) is reachable by another user.
+fn runnable_by_nobody(file: &Path) -> (tempfile::TempDir, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let copy = dir.path().join(file.file_name().unwrap());
+    std::fs::copy(file, &copy).unwrap();
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (dir, copy)
 }
