@@ -119,40 +119,14 @@ impl Handle {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    /// The environment an agent command gets: the proxy in every spelling clients read,
-    /// loopback exempt, the CA files, and the placeholder in every token variable gh and git
-    /// read.
+    /// The environment an agent command gets ([`client_env`] for this broker).
     pub fn client_env(&self) -> Vec<(String, String)> {
-        let proxy = self.proxy_url();
-        let bundle = self.bundle_path.display().to_string();
-        let mut env = Vec::new();
-        for v in ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"] {
-            env.push((v.to_string(), proxy.clone()));
-            env.push((v.to_ascii_lowercase(), proxy.clone()));
-        }
-        env.push(("NO_PROXY".into(), "localhost,127.0.0.1,::1".into()));
-        env.push(("no_proxy".into(), "localhost,127.0.0.1,::1".into()));
-        for v in [
-            "SSL_CERT_FILE",
-            "GIT_SSL_CAINFO",
-            "CURL_CA_BUNDLE",
-            "REQUESTS_CA_BUNDLE",
-        ] {
-            env.push((v.into(), bundle.clone()));
-        }
-        env.push((
-            "NODE_EXTRA_CA_CERTS".into(),
-            self.ca_pem_path.display().to_string(),
-        ));
-        for v in [
-            "GH_TOKEN",
-            "GITHUB_TOKEN",
-            "GH_ENTERPRISE_TOKEN",
-            "GITHUB_ENTERPRISE_TOKEN",
-        ] {
-            env.push((v.into(), self.placeholder.clone()));
-        }
-        env
+        client_env(
+            self.port,
+            &self.ca_pem_path,
+            &self.bundle_path,
+            &self.placeholder,
+        )
     }
 
     /// Stops accepting, closes every open connection and waits for the accept thread.
@@ -174,4 +148,46 @@ impl Drop for Handle {
     fn drop(&mut self) {
         self.halt();
     }
+}
+
+/// The variables that hold a GitHub token for gh and git (gh's order of preference).
+pub const TOKEN_VARS: [&str; 4] = [
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+];
+
+/// The environment an agent command gets from a broker on `port`: the proxy in every spelling
+/// clients read, loopback exempt, the CA files, and the placeholder in every token variable gh
+/// and git read. A free function so the prefix, which finds a running broker by its record,
+/// builds the same list as the broker's own [`Handle::client_env`].
+pub fn client_env(
+    port: u16,
+    ca_pem: &std::path::Path,
+    bundle: &std::path::Path,
+    placeholder: &str,
+) -> Vec<(String, String)> {
+    let proxy = format!("http://127.0.0.1:{port}");
+    let bundle = bundle.display().to_string();
+    let mut env = Vec::new();
+    for v in ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"] {
+        env.push((v.to_string(), proxy.clone()));
+        env.push((v.to_ascii_lowercase(), proxy.clone()));
+    }
+    env.push(("NO_PROXY".into(), "localhost,127.0.0.1,::1".into()));
+    env.push(("no_proxy".into(), "localhost,127.0.0.1,::1".into()));
+    for v in [
+        "SSL_CERT_FILE",
+        "GIT_SSL_CAINFO",
+        "CURL_CA_BUNDLE",
+        "REQUESTS_CA_BUNDLE",
+    ] {
+        env.push((v.into(), bundle.clone()));
+    }
+    env.push(("NODE_EXTRA_CA_CERTS".into(), ca_pem.display().to_string()));
+    for v in TOKEN_VARS {
+        env.push((v.into(), placeholder.to_string()));
+    }
+    env
 }

@@ -204,6 +204,15 @@ pub const KEYS: &[Key] = &[
         check: check_url,
         in_default_config: None,
     },
+    Key {
+        name: "credential_broker",
+        used_by: "tool-containment (C11, issue 38)",
+        default: "`\"on\"`",
+        allowed: "`\"on\"` or `\"off\"`",
+        meaning: "agent commands hold a placeholder instead of your GitHub token and reach GitHub through the session's broker, which judges every write; `off` gives them your token as the CLI has it",
+        check: check_credential_broker,
+        in_default_config: None,
+    },
     installer_key("installed_by"),
     installer_key("version"),
 ];
@@ -448,6 +457,10 @@ fn check_word<T: std::str::FromStr<Err = String>>(v: &Value) -> Result<(), Strin
         Value::String(s) => s.parse::<T>().map(drop),
         other => Err(format!("a {}, not text", other.type_str())),
     }
+}
+
+fn check_credential_broker(v: &Value) -> Result<(), String> {
+    check_word::<crate::CredentialBroker>(v)
 }
 
 fn check_egress_mode(v: &Value) -> Result<(), String> {

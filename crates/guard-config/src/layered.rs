@@ -15,7 +15,7 @@
 //! every key, so the user file can still tighten but not loosen anything.
 
 use crate::ceilings::{self, MemorySize, Tasks};
-use crate::values::{CheckoutConfig, EgressMode, IntegrityMode};
+use crate::values::{CheckoutConfig, CredentialBroker, EgressMode, IntegrityMode};
 use crate::{Config, MemoryMax, TasksMax};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -124,6 +124,11 @@ pub const RULES: &[(&str, Rule, &str)] = &[
         "allowed only if both allow it",
     ),
     ("egress_mode", Rule::StricterMode, "enforce over report"),
+    (
+        "credential_broker",
+        Rule::StricterMode,
+        "on over off: a user's file cannot hand agent commands the real credentials",
+    ),
     (
         "egress_extra_phrases",
         Rule::Union,
@@ -276,6 +281,15 @@ pub fn tighten(system: &Layer, user: &Layer, system_path: &Path) -> Tightened {
             "egress_mode" => {
                 let (v, loosened) = stricter(s.egress_mode, u.egress_mode, EgressMode::Enforce);
                 out.egress_mode = Some(v);
+                loosened && user_set(key)
+            }
+            "credential_broker" => {
+                let (v, loosened) = stricter(
+                    s.credential_broker,
+                    u.credential_broker,
+                    CredentialBroker::On,
+                );
+                out.credential_broker = Some(v);
                 loosened && user_set(key)
             }
             "rules_timeout_ms" => {

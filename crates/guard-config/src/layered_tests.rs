@@ -51,6 +51,8 @@ const ROWS: &[Row] = &[
     Row { what: "integrity_mode: the older name is the same key", system: "mode = \"enforce\"", user: "mode = \"observe\"", applies: "integrity_mode = \"enforce\"", refused: &["integrity_mode"] },
     Row { what: "integrity_mode: the user may enforce", system: "integrity_mode = \"observe\"", user: "integrity_mode = \"enforce\"", applies: "integrity_mode = \"enforce\"", refused: &[] },
     Row { what: "egress_mode: enforce stands", system: "egress_mode = \"enforce\"", user: "egress_mode = \"report\"", applies: "egress_mode = \"enforce\"", refused: &["egress_mode"] },
+    Row { what: "credential_broker: on stands", system: "credential_broker = \"on\"", user: "credential_broker = \"off\"", applies: "credential_broker = \"on\"", refused: &["credential_broker"] },
+    Row { what: "credential_broker: the user may turn it on", system: "credential_broker = \"off\"", user: "credential_broker = \"on\"", applies: "credential_broker = \"on\"", refused: &[] },
     Row { what: "egress_mode: the user may enforce", system: "egress_mode = \"report\"", user: "egress_mode = \"enforce\"", applies: "egress_mode = \"enforce\"", refused: &[] },
     Row { what: "hook_deadline_ms: not longer", system: "hook_deadline_ms = 1000", user: "hook_deadline_ms = 8000", applies: "hook_deadline_ms = 1000", refused: &["hook_deadline_ms"] },
     Row { what: "hook_deadline_ms: shorter applies", system: "hook_deadline_ms = 3000", user: "hook_deadline_ms = 1500", applies: "hook_deadline_ms = 1500", refused: &[] },

@@ -13,7 +13,7 @@ pub mod read;
 pub mod values;
 
 pub use ceilings::{MemoryMax, TasksMax};
-pub use values::{CheckoutConfig, EgressMode, IntegrityMode};
+pub use values::{CheckoutConfig, CredentialBroker, EgressMode, IntegrityMode};
 
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -70,6 +70,10 @@ pub struct Config {
     /// Issue 45: the OTLP/HTTP collector audit records are exported to (a base URL; off when
     /// unset; `OTEL_EXPORTER_OTLP_ENDPOINT` at launch wins).
     pub otlp_endpoint: Option<String>,
+    /// C11 (issue 38): `"on"` (default) or `"off"`: whether agent commands hold placeholders
+    /// and reach GitHub through the session's credential broker.
+    #[serde(deserialize_with = "values::lenient")]
+    pub credential_broker: Option<CredentialBroker>,
 }
 
 /// The result of loading: the config to use and what went wrong, if anything.

@@ -62,6 +62,18 @@ words! {
     }
 }
 
+words! {
+    /// C11, config `credential_broker`.
+    CredentialBroker {
+        /// Agent commands hold placeholders and reach GitHub through the session's broker
+        /// (the default, wherever a GitHub credential is found).
+        #[default]
+        On = "on",
+        /// Agent commands get the maintainer's credentials as the CLI has them.
+        Off = "off",
+    }
+}
+
 /// Reads a word-valued key: a value that is not one of its words reads as absent (the default).
 pub(crate) fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where

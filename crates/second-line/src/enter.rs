@@ -46,6 +46,8 @@ pub struct Prepared {
     notices: Vec<String>,
     /// A non-root user's paths to mount read-only, in the user namespace [`finish`] enters.
     deferred_mounts: Vec<PathBuf>,
+    /// The credential files to show with the placeholder (C11), mounted with the others.
+    deferred_masks: Vec<(PathBuf, PathBuf)>,
 }
 
 /// Phase one, before the prefix places itself in the command's group: the supervisor (forked, so
@@ -77,13 +79,37 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
         }
     }
 
+    // C11 after the supervisor: it judges with the launch environment, the command gets the
+    // broker's.
+    let session = state_dir
+        .as_deref()
+        .zip(session_id.as_deref())
+        .map(|(d, id)| session_store::Session::new(d, Some(id)));
+    let broker = crate::broker::for_command(&env, session.as_ref());
+    let masks = crate::broker::masks(&broker, &env);
+    for (k, v) in crate::broker::command_env(&broker, &env) {
+        // SAFETY: the prefix is single-threaded; it execs the command's shell next.
+        match v {
+            Some(v) => unsafe { std::env::set_var(k, v) },
+            None => unsafe { std::env::remove_var(k) },
+        }
+    }
+    if let crate::broker::ForCommand::Unavailable(why) = &broker {
+        notices.push(crate::broker::unavailable_notice(why));
+    }
+
     let mut mount = plan.mount.clone();
     let mut deferred_mounts = Vec::new();
+    let mut deferred_masks = Vec::new();
     if mount.active && plan.user_namespace {
         deferred_mounts = protected.existing_mount_points();
+        deferred_masks = masks;
     } else if mount.active {
-        let entered =
-            mounts::enter_read_only(&protected.existing_mount_points(), mounts::Owner::Root);
+        let entered = mounts::enter_read_only(
+            &protected.existing_mount_points(),
+            &masks,
+            mounts::Owner::Root,
+        );
         mount = mounted(entered, mount, &mut notices);
     }
 
@@ -94,6 +120,7 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
         mount,
         notices,
         deferred_mounts,
+        deferred_masks,
     }
 }
 
@@ -131,7 +158,7 @@ fn enter_user_namespace(prepared: &mut Prepared) {
             gid: libc::getgid(),
         }
     };
-    match mounts::enter_read_only(&prepared.deferred_mounts, owner) {
+    match mounts::enter_read_only(&prepared.deferred_mounts, &prepared.deferred_masks, owner) {
         Ok(m) => {
             let planned = prepared.mount.clone();
             prepared.mount = mounted(Ok(m), planned, &mut prepared.notices);
@@ -159,6 +186,11 @@ fn enter_user_namespace(prepared: &mut Prepared) {
 /// Phase two, the last step before the exec: the filter installed and its listener handed to
 /// the supervisor.
 pub fn finish(mut prepared: Prepared) -> Entered {
+    // Dumpable again before the user namespace (its maps are written through /proc/self, which
+    // a process that is not dumpable does not own) and the filter (the supervisor reads the
+    // exec's arguments in this process's memory); the launch credentials are scrubbed by now.
+    // SAFETY: plain prctl on this process.
+    unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) };
     let in_user_namespace = prepared.plan.user_namespace && prepared.mount.active;
     if in_user_namespace {
         enter_user_namespace(&mut prepared);
@@ -420,22 +452,7 @@ impl Serving {
             .as_deref()
             .map(|s| session_store::Session::new(s, self.session_id.as_deref()));
         let (tx, rx) = std::sync::mpsc::channel::<Work>();
-        let writer = session.map(|s| {
-            std::thread::spawn(move || {
-                let log = s.audit();
-                let _ = s.ensure();
-                for w in rx {
-                    match w {
-                        Work::Audit(v) => {
-                            let _ = log.append(&v);
-                        }
-                        Work::Taint(source, time) => {
-                            let _ = taint::record(&s, &source, None, &time);
-                        }
-                    }
-                }
-            })
-        });
+        let writer = session.map(|s| crate::supervisor::write_records(s, rx));
         let launch = LaunchContext::new(
             std::env::vars_os()
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
@@ -545,9 +562,56 @@ fn exit_supervisor(pid_file: Option<PathBuf>) -> ! {
     unsafe { libc::_exit(0) }
 }
 
+/// Overwrites the token variables' values where `/proc/<pid>/environ` shows them (the original
+/// strings, inherited from the prefix): the values are read first (into the config), and a
+/// reader with root's rights gets `x`s there instead (the process is not dumpable, so other
+/// users, the agent's included, cannot read that file at all). The supervisors and the broker
+/// keep the launch environment (their judges read the rules with the real token).
+fn scrub_environment() {
+    extern "C" {
+        static mut environ: *mut *mut libc::c_char;
+    }
+    let secrets: Vec<(String, String)> = crate::credential_files::TOKEN_VARS
+        .iter()
+        .filter_map(|v| Some((v.to_string(), std::env::var(v).ok()?)))
+        .collect();
+    // SAFETY: single-threaded here; walking the NULL-terminated array libc keeps and writing
+    // only within each string's own bytes (up to its NUL).
+    unsafe {
+        let mut p = environ;
+        while !p.is_null() && !(*p).is_null() {
+            let entry = std::ffi::CStr::from_ptr(*p).to_bytes();
+            if let Some(eq) = entry.iter().position(|b| *b == b'=') {
+                let name = &entry[..eq];
+                if secrets.iter().any(|(k, _)| k.as_bytes() == name) {
+                    let len = entry.len();
+                    std::ptr::write_bytes((*p).add(eq + 1), b'x', len - eq - 1);
+                }
+            }
+            p = p.add(1);
+        }
+    }
+    // The config is made from these (read again below through `std::env`).
+    for (k, v) in secrets {
+        // SAFETY: single-threaded here.
+        unsafe { std::env::set_var(k, v) };
+    }
+}
+
+/// The prefix's first step for an agent command: not dumpable (a process of the same user can no
+/// longer read its environment or memory in `/proc` while it still holds the launch
+/// credentials) and the token variables scrubbed where `/proc` shows them. [`finish`] makes it
+/// dumpable again, once the command's environment holds placeholders.
+pub fn hide_launch_credentials() {
+    // SAFETY: plain prctl on this process.
+    unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+    scrub_environment();
+}
+
 /// New session, default signal dispositions (SIGPIPE ignored), every inherited descriptor but
-/// `keep` closed, stdio on /dev/null.
-fn detach(keep: RawFd) {
+/// `keep` closed, stdio on /dev/null, the token variables scrubbed where `/proc` shows them.
+pub(crate) fn detach(keep: RawFd) {
+    scrub_environment();
     // SAFETY: plain libc calls on our own process.
     unsafe {
         // Not dumpable: a process of the same (non-root) user can no longer ptrace us, read our

@@ -12,6 +12,9 @@
 //! * [`rules_adapter`] — the guards' own rule code as judges (G2–G6, M3); [`repo_cache`] keeps
 //!   the repositories they open for the supervisor's life, lent only while unchanged on disk
 //!   ([`fs_events`]: the kernel's change events spare the `stat`s while nothing happened);
+//! * [`broker`] — C11: the session's credential broker found or started ([`broker_process`]),
+//!   its environment and the credential files with the placeholder ([`credential_files`])
+//!   given to the command;
 //! * [`layers`] — which layers this host and user can have, for `--report`;
 //! * [`pid_files`] — the session's running supervisors, and SessionEnd's stop over them
 //!   ([`stop_session`], [`stop_session_after`]).
@@ -21,6 +24,7 @@
 
 /// The second line's own sub-codes, from `spec/second-line.md`.
 pub mod codes;
+pub mod credential_files;
 pub mod fs_events;
 pub mod identity;
 pub mod judge;
@@ -28,6 +32,10 @@ pub mod protected;
 pub mod repo_cache;
 pub mod rules_adapter;
 
+#[cfg(target_os = "linux")]
+pub mod broker;
+#[cfg(target_os = "linux")]
+pub mod broker_process;
 #[cfg(target_os = "linux")]
 pub mod enter;
 #[cfg(target_os = "linux")]

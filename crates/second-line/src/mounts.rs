@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Mounted {
     pub read_only: Vec<PathBuf>,
+    /// Credential files shown with the placeholder (or as nothing) in their place.
+    pub masked: Vec<PathBuf>,
     /// Paths that could not be made read-only, with the error (reported, never fatal).
     pub failed: Vec<(PathBuf, String)>,
 }
@@ -23,9 +25,14 @@ pub enum Owner {
 }
 
 /// Enters a private mount namespace (propagation made private first, so nothing leaks back to
-/// the host) and bind-mounts each path read-only onto itself. `Err` when the namespace itself
-/// could not be made; the command then runs without this layer.
-pub fn enter_read_only(paths: &[PathBuf], owner: Owner) -> Result<Mounted, String> {
+/// the host), shows each mask's source read-only in place of its target (the credential files
+/// with the placeholder, C11) and bind-mounts each path read-only onto itself. `Err` when the
+/// namespace itself could not be made; the command then runs without this layer.
+pub fn enter_read_only(
+    paths: &[PathBuf],
+    masks: &[(PathBuf, PathBuf)],
+    owner: Owner,
+) -> Result<Mounted, String> {
     match owner {
         Owner::Root => {
             unshare(CloneFlags::CLONE_NEWNS).map_err(|e| format!("unshare(CLONE_NEWNS): {e}"))?
@@ -41,6 +48,12 @@ pub fn enter_read_only(paths: &[PathBuf], owner: Owner) -> Result<Mounted, Strin
     )
     .map_err(|e| format!("mount --make-rprivate /: {e}"))?;
     let mut out = Mounted::default();
+    for (source, target) in masks {
+        match bind_read_only_from(source, target) {
+            Ok(()) => out.masked.push(target.clone()),
+            Err(e) => out.failed.push((target.clone(), e)),
+        }
+    }
     for p in paths {
         match bind_read_only(p) {
             Ok(()) => out.read_only.push(p.clone()),
@@ -51,8 +64,13 @@ pub fn enter_read_only(paths: &[PathBuf], owner: Owner) -> Result<Mounted, Strin
 }
 
 fn bind_read_only(p: &Path) -> Result<(), String> {
+    bind_read_only_from(p, p)
+}
+
+/// `source` bound read-only at `p`.
+fn bind_read_only_from(source: &Path, p: &Path) -> Result<(), String> {
     mount(
-        Some(p),
+        Some(source),
         p,
         None::<&str>,
         MsFlags::MS_BIND | MsFlags::MS_REC,

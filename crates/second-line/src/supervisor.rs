@@ -89,6 +89,28 @@ pub enum Work {
     Taint(taint::TaintSource, String),
 }
 
+/// The writer thread: appends each record to the session's audit log and each taint to its
+/// ledger, in order, so a held lock or a slow disk never holds an answer.
+pub fn write_records(
+    session: session_store::Session,
+    rx: mpsc::Receiver<Work>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let log = session.audit();
+        let _ = session.ensure();
+        for w in rx {
+            match w {
+                Work::Audit(v) => {
+                    let _ = log.append(&v);
+                }
+                Work::Taint(source, time) => {
+                    let _ = taint::record(&session, &source, None, &time);
+                }
+            }
+        }
+    })
+}
+
 /// What happened to one notification (for tests and counters).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Handled {

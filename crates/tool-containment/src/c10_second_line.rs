@@ -3,10 +3,12 @@
 //! group, so the supervisor it starts stays outside the group, the mount namespace and the
 //! filter, and [`finish`] (the filter) after the group and its ceilings are set. A layer the host cannot offer is reported, never fatal.
 
-/// Phase one of the second line, before the prefix enters the command's group: the supervisor
-/// (so it stays outside the group) and the mount namespace.
+/// Phase one of the second line, before the prefix enters the command's group: the launch
+/// credentials hidden, the supervisor (so it stays outside the group), the credential broker
+/// (C11) and the mount namespace.
 #[cfg(target_os = "linux")]
 pub fn prepare() -> second_line::enter::Prepared {
+    second_line::enter::hide_launch_credentials();
     let env = |k: &str| std::env::var(k).ok();
     second_line::enter::prepare(&env)
 }
@@ -45,7 +47,13 @@ const SUPERVISOR_GRACE: std::time::Duration = std::time::Duration::from_millis(3
 #[cfg(target_os = "linux")]
 pub fn report_lines() -> Vec<String> {
     let env = |k: &str| std::env::var(k).ok();
-    second_line::layers::report_lines(&second_line::layers::report(&env))
+    let layers = second_line::layers::report(&env);
+    let mount = layers
+        .iter()
+        .any(|l| l.name == second_line::layers::MOUNT && l.state.active);
+    let mut lines = second_line::layers::report_lines(&layers);
+    lines.extend(second_line::broker::report_lines(&env, mount));
+    lines
 }
 
 /// No second line off Linux.

@@ -230,16 +230,7 @@ fn a_non_root_users_registrations_are_read_only_through_the_real_prefix() {
             .unwrap();
         assert!(ok.success());
     }
-    // A copy uid 65534 can run, in a folder of its own (the binary's folder is protected).
-    std::fs::create_dir_all(home.join("suite")).unwrap();
-    let bin = home.join("suite/tool-containment");
-    std::fs::copy(BIN, &bin).unwrap();
-    let owned = std::process::Command::new("chown")
-        .args(["-R", "65534:65534"])
-        .arg(&home)
-        .status()
-        .unwrap();
-    assert!(owned.success());
+    let bin = hand_to_nobody(&home);
     let script = "echo x >> ~/.claude/settings.json; echo registration $?; \
         unshare -m true; echo unshare $?; echo y > notes.txt; echo project $?; \
         git -C r worktree add -q ../wt -b wt && \

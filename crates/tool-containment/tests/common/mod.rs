@@ -242,6 +242,21 @@ pub fn kill_all(cmd: &str) {
     }
 }
 
+/// Gives `home` to uid 65534 with a copy of the prefix it can run, in a folder of its own (the
+/// binary's folder is protected); the copy's path.
+pub fn hand_to_nobody(home: &Path) -> std::path::PathBuf {
+    std::fs::create_dir_all(home.join("suite")).unwrap();
+    let bin = home.join("suite/tool-containment");
+    std::fs::copy(BIN, &bin).unwrap();
+    let owned = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(home)
+        .status()
+        .unwrap();
+    assert!(owned.success());
+    bin
+}
+
 /// `bin --report` as uid 65534 with `home` as its HOME; its stdout.
 pub fn report_as_nobody(bin: &Path, home: &Path) -> String {
     use std::os::unix::process::CommandExt;

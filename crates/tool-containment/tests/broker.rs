@@ -1,0 +1,274 @@
+//! C11 through the real prefix (issue 38): an agent command holds the session's placeholder,
+//! never the maintainer's token (environment, gh's and git's credential files, `/proc`), and
+//! reaches GitHub through the session's broker, which adds the token only to what the rules
+//! allow. The "GitHub" is the broker tests' loopback one (TLS with its own CA, real bare
+//! repositories behind `git http-backend`, checking the real token), pinned by the launch
+//! environment; the rules come from the loopback rules server. SessionEnd stops the broker.
+#![cfg(all(target_os = "linux", not(agent_guards_portable)))]
+
+mod common;
+#[path = "../../credential-broker/tests/support/mod.rs"]
+mod support;
+
+use common::*;
+use std::path::Path;
+use std::process::Output;
+use support::{git_in, received, Scene, REAL};
+
+/// The launch environment of a maintainer whose token is in `GH_TOKEN`, with the broker's
+/// GitHub pinned to the loopback one.
+fn launch_env(s: &Scene, ca: &Path, project: &Path) -> Vec<(String, String)> {
+    let addr = s.github.addr;
+    let pins = format!("github.com={addr},api.github.com={addr},uploads.github.com={addr}");
+    [
+        ("GH_TOKEN", REAL.to_string()),
+        ("AGENT_GUARDS_BROKER_UPSTREAM", pins),
+        ("AGENT_GUARDS_BROKER_UPSTREAM_CA", ca.display().to_string()),
+        ("AGENT_GUARDS_GITHUB_API", s.rules.base()),
+        ("CLAUDE_PROJECT_DIR", project.display().to_string()),
+        ("GIT_CONFIG_NOSYSTEM", "1".to_string()),
+        ("GH_WRITE_GUARD_ALLOW_PRIMARY_CHECKOUT", "1".to_string()),
+        ("SSH_AUTH_SOCK", "/tmp/agent.sock".to_string()),
+    ]
+    .map(|(k, v)| (k.to_string(), v))
+    .to_vec()
+}
+
+/// Who runs the agent's commands.
+#[derive(Clone, Copy, PartialEq)]
+enum Agent {
+    Root,
+    /// uid 65534, through a copy of the prefix it can run (a user namespace holds its mounts).
+    Nobody,
+}
+
+/// One session of the agent's: its home (gh's and git's files holding the real token), a
+/// clone of the maintainer's repository whose origin is github.com, the prefix it runs.
+struct Session {
+    t: TestSession,
+    agent: Agent,
+    bin: std::path::PathBuf,
+    project: std::path::PathBuf,
+    env: Vec<(String, String)>,
+    hosts: String,
+    creds: String,
+}
+
+impl Session {
+    fn new(s: &Scene, agent: Agent) -> Session {
+        let t = TestSession::new("broker");
+        let home = t.home.path().to_path_buf();
+        let ca = home.join("loopback-ca.pem");
+        std::fs::write(&ca, &s.github.ca_pem).unwrap();
+        let project = home.join("app");
+        let bare = s.dir.path().join("srv/maintainer/app.git");
+        let o = git_in(&home, &["clone", "-q", bare.to_str().unwrap(), "app"], &[]);
+        assert!(o.status.success(), "{}", received(&o));
+        let url = "https://github.com/maintainer/app.git";
+        let o = git_in(&project, &["remote", "set-url", "origin", url], &[]);
+        assert!(o.status.success(), "{}", received(&o));
+        let ident = [("GIT_COMMITTER_NAME", "t"), ("GIT_COMMITTER_EMAIL", "t@x")]
+            .map(|(k, v)| (k.to_string(), v.to_string()));
+        let args = [
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@x",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "work",
+        ];
+        assert!(git_in(&project, &args, &ident).status.success());
+        let gh_hosts = t.home.config_home().join("gh/hosts.yml");
+        std::fs::create_dir_all(gh_hosts.parent().unwrap()).unwrap();
+        let hosts = format!(
+            "github.com:\n    user: mona\n    oauth_token: {REAL}\n    git_protocol: https\n"
+        );
+        std::fs::write(&gh_hosts, &hosts).unwrap();
+        let creds = format!("https://mona:{REAL}@github.com\n");
+        std::fs::write(home.join(".git-credentials"), &creds).unwrap();
+        let mut bin = std::path::PathBuf::from(BIN);
+        if agent == Agent::Nobody {
+            bin = hand_to_nobody(&home);
+        }
+        let env = launch_env(s, &ca, &project);
+        Session {
+            t,
+            agent,
+            bin,
+            project,
+            env,
+            hosts,
+            creds,
+        }
+    }
+
+    fn run(&self, command: &str) -> Output {
+        use std::os::unix::process::CommandExt;
+        // The CLI's cwd file in the session's home, which each agent user can write.
+        let call = tool_call(command).replace(
+            "/tmp/claude-test-",
+            &format!("{}/cwd-", self.t.home.path().display()),
+        );
+        let mut c = self.t.prefix_with(&self.bin, call);
+        c.current_dir(&self.project)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        if self.agent == Agent::Nobody {
+            c.uid(65534).gid(65534);
+        }
+        c.output().unwrap()
+    }
+
+    fn gh_hosts(&self) -> std::path::PathBuf {
+        self.t.home.config_home().join("gh/hosts.yml")
+    }
+
+    fn session_dir(&self) -> std::path::PathBuf {
+        let state = self.t.home.state_home().join("agent-guards");
+        session_store::Session::new(&state, Some(&self.t.id))
+            .dir()
+            .to_path_buf()
+    }
+}
+
+fn head_of(bare: &Path, branch: &str) -> String {
+    // The agent's clone may be another user's (git would refuse to read it otherwise).
+    let o = git_in(bare, &["-c", "safe.directory=*", "rev-parse", branch], &[]);
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// The whole scenario for one kind of agent user.
+fn the_agent_holds_the_placeholder_and_writes_through_the_broker(agent: Agent) {
+    let s = Scene::new();
+    let a = Session::new(&s, agent);
+
+    // What the command can read: no real token anywhere, the placeholder in its place.
+    let look = "env; cat \"$XDG_CONFIG_HOME/gh/hosts.yml\" ~/.git-credentials; tr '\\0' '\\n' < /proc/self/environ; git config --get-all credential.https://github.com.helper; umount \"$XDG_CONFIG_HOME/gh/hosts.yml\"; cat \"$XDG_CONFIG_HOME/gh/hosts.yml\"; for p in $(pgrep -f 'tool-containment|second-line'); do cat /proc/$p/environ; done";
+    let out = a.run(look);
+    let text = received(&out);
+    assert!(!text.contains(REAL), "the real token is visible: {text}");
+    let placeholder = text
+        .lines()
+        .find_map(|l| l.strip_prefix("GH_TOKEN="))
+        .expect("GH_TOKEN is set")
+        .to_string();
+    assert!(placeholder.starts_with("agp_"), "{placeholder}");
+    assert!(
+        text.contains(&format!("oauth_token: {placeholder}")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("https://mona:{placeholder}@github.com")),
+        "{text}"
+    );
+    assert!(text.contains("HTTPS_PROXY=http://127.0.0.1:"), "{text}");
+    assert!(
+        !text.lines().any(|l| l.starts_with("SSH_AUTH_SOCK=")),
+        "{text}"
+    );
+    // The files themselves are unchanged, byte for byte.
+    assert_eq!(std::fs::read_to_string(a.gh_hosts()).unwrap(), a.hosts);
+    assert_eq!(
+        std::fs::read_to_string(a.t.home.path().join(".git-credentials")).unwrap(),
+        a.creds
+    );
+
+    // An allowed push lands, with the real token (the loopback GitHub checks it).
+    let bare = s.dir.path().join("srv/maintainer/app.git");
+    let main_before = head_of(&bare, "main");
+    let out = a.run("git push -q origin HEAD:refs/heads/feature 2>&1");
+    assert!(out.status.success(), "{}", received(&out));
+    assert_eq!(head_of(&bare, "feature"), head_of(&a.project, "HEAD"));
+    assert!(
+        s.github.auths("POST").contains(&"real"),
+        "{:?}",
+        s.github.seen()
+    );
+
+    // Writes the rules refuse, spoken by hand at the wire (no git, no gh: nothing the text or
+    // the exec gate reads as a GitHub write): the broker answers in GitHub's shape.
+    let stranger = "curl -sS -i --max-time 20 -X POST -H \"Authorization: token $GH_TOKEN\" -d '{\"body\":\"hi\"}' https://api.github.com/repos/stranger/app/issues/1/comments";
+    let text = received(&a.run(stranger));
+    assert!(
+        text.contains("HTTP/1.1 403") && text.contains("agent-guards: G3.other-owner"),
+        "{text}"
+    );
+    let own = stranger.replace("stranger", "maintainer");
+    let text = received(&a.run(&own));
+    assert!(
+        text.contains("HTTP/1.1 201"),
+        "the session's own repository: {text}"
+    );
+    // The real token without the broker's placeholder: not sent at all.
+    let real = own.replace("$GH_TOKEN", REAL);
+    let text = received(&a.run(&real));
+    assert!(text.contains("C11.no-placeholder"), "{text}");
+    assert_eq!(head_of(&bare, "main"), main_before, "main is unchanged");
+
+    // The broker is the session's: one process, recorded with the supervisors, stopped at
+    // SessionEnd; its decisions are in the session's audit log.
+    let record = std::fs::read_to_string(a.session_dir().join("broker/broker.json")).unwrap();
+    let pid = serde_json::from_str::<serde_json::Value>(&record).unwrap()["pid"]
+        .as_i64()
+        .unwrap() as i32;
+    assert!(alive(pid));
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    assert!(
+        !String::from_utf8_lossy(&environ).contains(REAL),
+        "scrubbed even for root"
+    );
+    let audit = std::fs::read_to_string(a.session_dir().join("audit.jsonl")).unwrap_or_default();
+    assert!(
+        audit.contains("\"binary\":\"credential-broker\"") && audit.contains("G3.other-owner"),
+        "{audit}"
+    );
+    assert!(!audit.contains(REAL));
+    let (code, err) = a.t.session_end();
+    assert!(code == 0 || code == 2, "{err}");
+    assert!(
+        wait_for(std::time::Duration::from_secs(5), || !alive(pid)),
+        "the broker still runs after SessionEnd"
+    );
+}
+
+#[test]
+fn as_root_the_agent_holds_the_placeholder_and_writes_through_the_broker() {
+    if !nix::unistd::geteuid().is_root() {
+        hook_replay::skip::cannot_run("broker through the prefix", "needs root");
+        return;
+    }
+    the_agent_holds_the_placeholder_and_writes_through_the_broker(Agent::Root);
+}
+
+#[test]
+fn as_another_user_the_agent_holds_the_placeholder_and_writes_through_the_broker() {
+    if !nix::unistd::geteuid().is_root() {
+        hook_replay::skip::cannot_run("broker as uid 65534", "needs root to become uid 65534");
+        return;
+    }
+    the_agent_holds_the_placeholder_and_writes_through_the_broker(Agent::Nobody);
+}
+
+#[test]
+fn without_a_broker_the_command_holds_a_placeholder_and_is_told_why() {
+    let t = TestSession::new("no-broker");
+    let project = tempfile::tempdir().unwrap();
+    // The broker's folder is a file: nothing can be started there.
+    let state = t.home.state_home().join("agent-guards");
+    let session = session_store::Session::new(&state, Some(&t.id));
+    std::fs::create_dir_all(session.dir()).unwrap();
+    std::fs::write(session.dir().join("broker"), "not a folder").unwrap();
+    let out = t
+        .prefix(tool_call("echo \"token=$GH_TOKEN\"; env | grep -c PROXY"))
+        .current_dir(project.path())
+        .env("GH_TOKEN", REAL)
+        .output()
+        .unwrap();
+    let text = received(&out);
+    assert!(!text.contains(REAL), "{text}");
+    assert!(text.contains("token=agp_no_broker"), "{text}");
+    assert!(text.contains("C11.unavailable"), "{text}");
+    assert!(text.lines().any(|l| l == "0"), "no proxy: {text}");
+}
