@@ -121,10 +121,16 @@ impl<'a> Walker<'a, '_> {
 
 /// The value of a word made of literal text and plain `$NAME`/`${NAME}` expansions of pinned
 /// constants. An unquoted expansion counts only when bash would keep it one word as it is: not
-/// empty, no blank, no glob character, `IFS` not set by the text.
+/// empty, no blank, no glob character, `IFS` not set by the text. A word with no expansion
+/// stays as the view made it (`find -exec`'s `{}` is a literal word marked run-time).
 fn constant_word(w: &Word<'_>, env: &Env<'_>) -> Option<String> {
     let mut out = String::new();
-    constant_parts(w.parts, env, false, &mut out).then_some(out)
+    let expands = w.parts.iter().any(|p| match p {
+        WordPart::Param(_) => true,
+        WordPart::DoubleQuoted(inner) => inner.iter().any(|p| matches!(p, WordPart::Param(_))),
+        _ => false,
+    });
+    (expands && constant_parts(w.parts, env, false, &mut out)).then_some(out)
 }
 
 fn constant_parts(parts: &[WordPart<'_>], env: &Env<'_>, quoted: bool, out: &mut String) -> bool {
