@@ -103,14 +103,19 @@ impl<'a> Walker<'a, '_> {
             .iter()
             .map(|o| matches!(&o.kind, OriginKind::OtherShellString { program } if program == "trap"))
             .collect();
+        let new_shell: Vec<bool> = self.out.origins.iter().map(|o| !same_shell(&o.kind)).collect();
         for inv in &mut self.out.invocations {
             inv.env.unpinned = Some(unpinned.clone());
             if inv.context.function.is_some() || inv.origin.iter().any(|&o| later[o]) {
                 continue;
             }
+            // A new shell sees only what was exported to it (`B=main; bash -c 'echo $B'`
+            // prints the outer environment's B).
+            let exported_only = inv.origin.iter().any(|&o| new_shell[o]);
             for i in 0..inv.args.len() {
                 if inv.args[i].value.is_none() {
-                    if let Some(v) = constant_word(&inv.args[i].word, &inv.env) {
+                    let w = inv.args[i].word;
+                    if let Some(v) = constant_word(&w, &inv.env, exported_only) {
                         inv.args[i].value = Some(v.into());
                     }
                 }
@@ -123,31 +128,60 @@ impl<'a> Walker<'a, '_> {
 /// constants. An unquoted expansion counts only when bash would keep it one word as it is: not
 /// empty, no blank, no glob character, `IFS` not set by the text. A word with no expansion
 /// stays as the view made it (`find -exec`'s `{}` is a literal word marked run-time).
-fn constant_word(w: &Word<'_>, env: &Env<'_>) -> Option<String> {
+fn constant_word(w: &Word<'_>, env: &Env<'_>, exported_only: bool) -> Option<String> {
     let mut out = String::new();
     let expands = w.parts.iter().any(|p| match p {
         WordPart::Param(_) => true,
         WordPart::DoubleQuoted(inner) => inner.iter().any(|p| matches!(p, WordPart::Param(_))),
         _ => false,
     });
-    (expands && constant_parts(w.parts, env, false, &mut out)).then_some(out)
+    let look = |name: &str| {
+        let exported = || {
+            env.inherited
+                .get(name)
+                .is_some_and(|e| e.source != EnvSource::Shell)
+        };
+        env.constant(name).filter(|_| !exported_only || exported())
+    };
+    (expands && constant_parts(w.parts, &look, env, false, &mut out)).then_some(out)
 }
 
-fn constant_parts(parts: &[WordPart<'_>], env: &Env<'_>, quoted: bool, out: &mut String) -> bool {
+/// Whether a nested script of this kind runs in the shell that launched it (`eval`, `source`).
+fn same_shell(kind: &OriginKind) -> bool {
+    match kind {
+        OriginKind::Eval => true,
+        OriginKind::OtherShellString { program }
+        | OriginKind::ShellC { shell: program }
+        | OriginKind::ShellHeredoc { shell: program }
+        | OriginKind::ShellHereString { shell: program }
+        | OriginKind::ShellPipe { shell: program } => {
+            matches!(program.as_str(), "source" | "." | "trap")
+        }
+        _ => false,
+    }
+}
+
+fn constant_parts<'e>(
+    parts: &[WordPart<'_>],
+    look: &dyn Fn(&str) -> Option<&'e str>,
+    env: &Env<'_>,
+    quoted: bool,
+    out: &mut String,
+) -> bool {
     for p in parts {
         match p {
             WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
                 out.push_str(s)
             }
             WordPart::DoubleQuoted(inner) => {
-                if !constant_parts(inner, env, true, out) {
+                if !constant_parts(inner, look, env, true, out) {
                     return false;
                 }
             }
             WordPart::Param(pe)
                 if pe.op.is_none() && pe.index.is_none() && !pe.length && !pe.indirect =>
             {
-                let Some(v) = env.constant(pe.name) else {
+                let Some(v) = look(pe.name) else {
                     return false;
                 };
                 let splits = || {
