@@ -113,16 +113,29 @@ fn constant_scripts_fed_to_a_shell_are_read() {
             .find(|i| i.name() == Some("printf") && !i.origin.is_empty())
             .unwrap_or_else(|| panic!("{src}: the script was not read"));
         assert!(
-            matches!(v.origins[nested.origin[0]].kind, OriginKind::ShellPipe { .. }),
+            matches!(
+                v.origins[nested.origin[0]].kind,
+                OriginKind::ShellPipe { .. }
+            ),
             "{src}"
         );
-        assert_eq!(nested.args.last().and_then(|a| a.value.as_deref()), Some("ok"), "{src}");
+        assert_eq!(
+            nested.args.last().and_then(|a| a.value.as_deref()),
+            Some("ok"),
+            "{src}"
+        );
         assert_eq!(bash(src), "ok", "{src}");
     }
     // Output sent elsewhere is not the script; a producer the view cannot read leaves none.
     for (src, ran) in [
-        ("{ echo 'printf %s\\\\n no' >&2; echo 'printf %s\\\\n ok'; } | sh 2>/dev/null", "ok"),
-        ("{ echo 'printf %s\\\\n ok'; cat notes; } 2>/dev/null | sh", "ok"),
+        (
+            "{ echo 'printf %s\\\\n no' >&2; echo 'printf %s\\\\n ok'; } | sh 2>/dev/null",
+            "ok",
+        ),
+        (
+            "{ echo 'printf %s\\\\n ok'; cat notes; } 2>/dev/null | sh",
+            "ok",
+        ),
     ] {
         let p = parse(src);
         let v = commands(&p);

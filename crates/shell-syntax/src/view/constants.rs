@@ -103,7 +103,12 @@ impl<'a> Walker<'a, '_> {
             .iter()
             .map(|o| matches!(&o.kind, OriginKind::OtherShellString { program } if program == "trap"))
             .collect();
-        let new_shell: Vec<bool> = self.out.origins.iter().map(|o| !same_shell(&o.kind)).collect();
+        let new_shell: Vec<bool> = self
+            .out
+            .origins
+            .iter()
+            .map(|o| !same_shell(&o.kind))
+            .collect();
         for inv in &mut self.out.invocations {
             inv.env.unpinned = Some(unpinned.clone());
             if inv.context.function.is_some() || inv.origin.iter().any(|&o| later[o]) {

@@ -11,9 +11,9 @@
 //! tree's [`Word`]s, which are `Copy` (a slice of parts in the arena), and nested scripts are
 //! parsed into the same arena ([`Parsed`] owns it), so their invocations borrow it too.
 
+mod constants;
 mod interpreters;
 mod invocation;
-mod constants;
 mod nested;
 mod producers;
 mod scope;

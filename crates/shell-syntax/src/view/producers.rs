@@ -22,10 +22,7 @@ pub(super) fn list_output<'a>(arena: &'a Bump, l: &List<'a>, span: Span) -> Opti
 }
 
 /// A compound command that is a group or subshell of producers: what it writes.
-pub(super) fn group_output<'a>(
-    arena: &'a Bump,
-    cc: &CompoundCommand<'a>,
-) -> Option<Vec<Arg<'a>>> {
+pub(super) fn group_output<'a>(arena: &'a Bump, cc: &CompoundCommand<'a>) -> Option<Vec<Arg<'a>>> {
     if !cc.redirects.is_empty() {
         return None;
     }
@@ -81,7 +78,10 @@ fn exact_output(sc: &SimpleCommand<'_>) -> Option<String> {
             let mut newline = true;
             let mut escapes = false;
             let mut rest = &vals[1..];
-            while let Some(flag) = rest.first().filter(|f| matches!(f.as_str(), "-n" | "-e" | "-E")) {
+            while let Some(flag) = rest
+                .first()
+                .filter(|f| matches!(f.as_str(), "-n" | "-e" | "-E"))
+            {
                 newline &= flag != "-n";
                 escapes |= flag == "-e";
                 rest = &rest[1..];
@@ -114,7 +114,10 @@ fn exact_output(sc: &SimpleCommand<'_>) -> Option<String> {
 /// What a text-producing command writes: `cat` of a heredoc/here-string, `echo` (without
 /// `-n/-e/-E`), `printf FORMAT [ARGS]` with `%s`/`%b`/`%d`/`%%` and `\n`/`\t`. Returned as
 /// script words (joined with spaces by the caller).
-pub(super) fn producer_text<'a>(arena: &'a bumpalo::Bump, p: &SimpleCommand<'a>) -> Option<Vec<Arg<'a>>> {
+pub(super) fn producer_text<'a>(
+    arena: &'a bumpalo::Bump,
+    p: &SimpleCommand<'a>,
+) -> Option<Vec<Arg<'a>>> {
     let pargv: Vec<Arg<'a>> = p.words.iter().map(|&w| Arg::new(w)).collect();
     let pname = pargv
         .first()
@@ -186,4 +189,3 @@ fn printf(format: &str, args: &[&str]) -> Option<String> {
     }
     None
 }
-
