@@ -145,18 +145,11 @@ fn split_known<'a>(
     if p.op.is_some() || p.index.is_some() || p.length || p.indirect {
         return None;
     }
-    let static_value = |name: &str| -> Option<Option<String>> {
-        inv.env_value(name).map(|e| {
-            e.value
-                .as_ref()
-                .and_then(|a| a.value.as_deref().map(String::from))
-        })
-    };
-    let value = static_value(p.name)??;
-    let ifs = match static_value("IFS") {
+    // Only a value the text pins (`G=git; if false; then G=echo; fi; $G` runs git).
+    let value = inv.env.constant(p.name)?.to_string();
+    let ifs = match inv.env_value("IFS") {
         None => " \t\n".to_string(),
-        Some(Some(v)) => v,
-        Some(None) => return None,
+        Some(_) => inv.env.constant("IFS")?.to_string(),
     };
     let words: Vec<Arg<'a>> = value
         .split(|c| ifs.contains(c))
@@ -184,6 +177,9 @@ fn known_one<'a>(
         [WordPart::Param(p)]
             if quoted && p.op.is_none() && p.index.is_none() && !p.length && !p.indirect =>
         {
+            if !inv.env.pinned(p.name) {
+                return None;
+            }
             let e = inv.env_value(p.name)?;
             let a = e.value.as_ref()?;
             match a.value.as_deref() {

@@ -49,12 +49,10 @@ fn every_fixture_is_decided_as_it_says() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Issue 42's third round (`fixtures/gh-write-guard/G*/round3c.json`, written by
-/// `make_round3c.py`): prints attacks refused and look-alikes allowed per requirement
-/// (`cargo test -p gh-write-guard --test fixtures round3c -- --nocapture`); the decisions
-/// themselves are held by `every_fixture_is_decided_as_it_says`.
-#[test]
-fn round3c_figures() {
+/// Prints attacks refused and look-alikes allowed per requirement for one round of issue 42
+/// (`fixtures/gh-write-guard/G*/<round>.json`); the decisions themselves are held by
+/// `every_fixture_is_decided_as_it_says`.
+fn round_figures(round: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/gh-write-guard");
     let (mut refused, mut attacks, mut allowed, mut lookalikes) = (0, 0, 0, 0);
     let mut refused_any = 0;
@@ -64,7 +62,7 @@ fn round3c_figures() {
         .collect();
     dirs.sort_by_key(|e| e.path());
     for d in dirs {
-        let f = d.path().join("round3c.json");
+        let f = d.path().join(format!("{round}.json"));
         let Ok(text) = std::fs::read_to_string(&f) else {
             continue;
         };
@@ -96,7 +94,22 @@ fn round3c_figures() {
         refused_any += any;
     }
     println!(
-        "round3c: attacks refused with their code {refused}/{attacks} (with any code \
+        "{round}: attacks refused with their code {refused}/{attacks} (with any code \
          {refused_any}), look-alikes allowed {allowed}/{lookalikes}"
     );
+}
+
+/// Issue 42's third round (`G*/round3c.json`, written by `make_round3c.py`;
+/// `cargo test -p gh-write-guard --test fixtures round3c -- --nocapture`).
+#[test]
+fn round3c_figures() {
+    round_figures("round3c");
+}
+
+/// Issue 42's fourth round (`G*/round3d.json`, written by `make_round3d.py`: constant text fed
+/// to a shell, constants in a push's operands; `cargo test -p gh-write-guard --test fixtures
+/// round3d -- --nocapture`).
+#[test]
+fn round3d_figures() {
+    round_figures("round3d");
 }

@@ -68,6 +68,7 @@ impl<'a> Walker<'a, '_> {
         let env = Env {
             inherited,
             own: own_env,
+            unpinned: None,
         };
         let mut cds = scope.cds.clone();
         cds.extend(u.cds);
@@ -105,6 +106,7 @@ impl<'a> Walker<'a, '_> {
         };
         self.what_it_runs(idx, runs, scope, ctx);
         self.update_scope(idx, scope);
+        self.note_assignments(idx, Some(s));
     }
 
     /// Visit the substitutions in a simple command's assignments and words: they run first,
@@ -145,6 +147,18 @@ impl<'a> Walker<'a, '_> {
         if let Some(n) = runs.name {
             self.nested_scope = None;
             self.nested_for_program(idx, n, runs.own_redirects, runs.prev, ctx);
+            // A file sourced or text evaluated that the view did not read may set any name.
+            if matches!(n, "eval" | "source" | ".")
+                && self
+                    .out
+                    .origins
+                    .iter()
+                    .rev()
+                    .find(|o| o.launcher == idx)
+                    .is_none_or(|o| o.approximate)
+            {
+                self.unpinned.all = true;
+            }
             // `eval` and `source` run the text in this shell: what it changed persists.
             if matches!(n, "eval" | "source" | ".") {
                 if let Some(sub) = self.nested_scope.take() {
@@ -222,6 +236,7 @@ impl<'a> Walker<'a, '_> {
             env: Env {
                 inherited: scope.env.clone(),
                 own: Vec::new(),
+                unpinned: None,
             },
             redirects: self.redirects_for(scope, ctx, Vec::new()),
             cds: scope.cds.clone(),

@@ -11,9 +11,11 @@
 //! tree's [`Word`]s, which are `Copy` (a slice of parts in the arena), and nested scripts are
 //! parsed into the same arena ([`Parsed`] owns it), so their invocations borrow it too.
 
+mod constants;
 mod interpreters;
 mod invocation;
 mod nested;
+mod producers;
 mod scope;
 mod types;
 mod wrappers;
@@ -51,10 +53,13 @@ pub fn commands_with<'a>(parsed: &'a Parsed, opts: &ViewOptions) -> CommandView<
         nested_bytes: 0,
         and_or_level: 0,
         nested_scope: None,
+        unpinned: Default::default(),
+        branch_depth: 0,
     };
     let mut scope = Scope::default();
     let ctx = Ctx::default();
     w.list(&parsed.script().body, &mut scope, &ctx);
+    w.pin_constants();
     w.out
 }
 
@@ -87,6 +92,10 @@ struct Walker<'a, 'o> {
     /// The scope a nested script left when its walk ended (`eval` and `source` run in the
     /// current shell: their `cd`s, exports and `exec` redirections persist).
     nested_scope: Option<Scope<'a>>,
+    /// Names the text does not pin to one value (`constants`).
+    unpinned: constants::Unpinned,
+    /// Inside an `if`'s branches or a `case` arm, or a trap handler: what runs there may not.
+    branch_depth: usize,
 }
 
 impl<'a> Walker<'a, '_> {
@@ -240,6 +249,7 @@ impl<'a> Walker<'a, '_> {
             CompoundKind::If(i) => {
                 let mut cond_ctx = c.clone();
                 cond_ctx.context.in_condition = true;
+                self.branch_depth += 1;
                 for (cond, body) in i.branches {
                     self.list(cond, scope, &cond_ctx);
                     self.list(body, scope, c);
@@ -247,6 +257,7 @@ impl<'a> Walker<'a, '_> {
                 if let Some(e) = &i.else_body {
                     self.list(e, scope, c);
                 }
+                self.branch_depth -= 1;
             }
             CompoundKind::While(_)
             | CompoundKind::For(_)
@@ -287,6 +298,8 @@ impl<'a> Walker<'a, '_> {
                 self.loop_list(&w.body, id, LoopPart::Body, scope, c);
             }
             CompoundKind::For(f) | CompoundKind::Select(f) => {
+                // The loop leaves its variable set to the last word (or none).
+                self.unpin(f.var);
                 if let Some(items) = f.items {
                     for w in items {
                         self.word(w, scope, c);
@@ -427,6 +440,10 @@ impl<'a> Walker<'a, '_> {
             match p {
                 WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => self.parts(ps, scope, ctx),
                 WordPart::Param(pe) => {
+                    // `${B:=x}`, `${B=x}`: assigns when B is unset (or empty).
+                    if matches!(pe.op, Some(ParamOp::Default { kind: '=', .. })) {
+                        self.unpin(pe.name);
+                    }
                     if let Some(i) = pe.index {
                         self.word(i, scope, ctx);
                     }

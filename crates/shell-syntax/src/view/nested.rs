@@ -2,6 +2,7 @@
 //! into a shell, `watch`, `flock -c`, `su -c`), parsed into the parse's arena and walked as
 //! part of the view.
 
+use super::producers::{list_output, producer_text};
 use super::wrappers;
 use super::*;
 
@@ -67,7 +68,11 @@ impl<'a> Walker<'a, '_> {
         let kind = OriginKind::OtherShellString {
             program: name.to_string(),
         };
+        // A trap handler runs later, any number of times: what it assigns may or may not be.
+        let later = usize::from(name == "trap");
+        self.branch_depth += later;
         self.nested_from_args(idx, kind, &words, ctx);
+        self.branch_depth -= later;
     }
 
     /// The code an interpreter runs (`python3 -c '...'`).
@@ -150,11 +155,13 @@ impl<'a> Walker<'a, '_> {
         if self.stdin_script(idx, name, own, ctx) {
             return;
         }
-        // Script from the previous pipeline element: `cat <<EOF | sh`, `echo 'x' | bash`.
-        let Some(Command::Simple(p)) = prev else {
-            return;
+        // Script from the previous pipeline element: `cat <<EOF | sh`, `echo 'x' | bash`,
+        // `{ echo a; echo b; } | sh`.
+        let text_args = match prev {
+            Some(Command::Simple(p)) => producer_text(self.arena, p),
+            Some(Command::Compound(cc)) => super::producers::group_output(self.arena, cc),
+            _ => return,
         };
-        let text_args = producer_text(self.arena, p);
         if let Some(t) = text_args {
             let kind = OriginKind::ShellPipe {
                 shell: name.to_string(),
@@ -201,6 +208,15 @@ impl<'a> Walker<'a, '_> {
                 };
                 let t = r.target.clone();
                 self.nested_from_args(idx, kind, &[t], ctx);
+            }
+            // `bash < <(echo '...')`: the output of a process substitution on stdin.
+            (None, RedirOp::In) => {
+                if let Some(t) = self.process_subst_text(&r.target) {
+                    let kind = OriginKind::ShellPipe {
+                        shell: name.to_string(),
+                    };
+                    self.nested_from_args(idx, kind, &t, ctx);
+                }
             }
             _ => {}
         }
@@ -344,82 +360,6 @@ fn placeholder(out: &mut String, exact: &mut bool) {
 fn joined_static(args: &[Arg<'_>]) -> Option<String> {
     let vals: Option<Vec<&str>> = args.iter().map(|a| a.value.as_deref()).collect();
     Some(vals?.join(" "))
-}
-
-/// What a text-producing command writes: `cat` of a heredoc/here-string, `echo` (without
-/// `-n/-e/-E`), `printf FORMAT [ARGS]` with `%s`/`%b`/`%d`/`%%` and `\n`/`\t`. Returned as
-/// script words (joined with spaces by the caller).
-fn producer_text<'a>(arena: &'a bumpalo::Bump, p: &SimpleCommand<'a>) -> Option<Vec<Arg<'a>>> {
-    let pargv: Vec<Arg<'a>> = p.words.iter().map(|&w| Arg::new(w)).collect();
-    let pname = pargv
-        .first()
-        .and_then(|a| a.value.as_deref())
-        .map(normalise_program);
-    match pname.as_deref() {
-        Some("cat") if pargv.len() == 1 => p
-            .redirects
-            .iter()
-            .rev()
-            .find(|r| r.effective_fd() == Some(0))
-            .and_then(|r| match (&r.heredoc, r.op) {
-                (Some(h), _) => Some(vec![Arg::new(h.body)]),
-                (None, RedirOp::HereString) => Some(vec![Arg::new(r.target)]),
-                _ => None,
-            }),
-        Some("echo") => {
-            let rest: Vec<Arg<'a>> = pargv[1..]
-                .iter()
-                .skip_while(|a| matches!(a.value.as_deref(), Some("-n") | Some("-e") | Some("-E")))
-                .cloned()
-                .collect();
-            (!rest.is_empty()).then_some(rest)
-        }
-        Some("printf") if pargv.len() == 2 && pargv[1].value.is_none() => {
-            Some(vec![pargv[1].clone()])
-        }
-        Some("printf") if pargv.len() >= 2 => {
-            let vals: Option<Vec<&str>> = pargv[1..].iter().map(|a| a.value.as_deref()).collect();
-            let vals = vals?;
-            let text = printf(vals[0], &vals[1..])?;
-            Some(vec![Arg::synthetic(arena, text, p.span)])
-        }
-        _ => None,
-    }
-}
-
-/// bash's `printf` for the common directives; `None` for anything else.
-fn printf(format: &str, args: &[&str]) -> Option<String> {
-    let mut out = String::new();
-    let mut next = 0;
-    // The format is reused while arguments remain (at least once).
-    for _ in 0..64 {
-        let mut chars = format.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' => match chars.next()? {
-                    'n' => out.push('\n'),
-                    't' => out.push('\t'),
-                    '\\' => out.push('\\'),
-                    '\'' => out.push('\''),
-                    '"' => out.push('"'),
-                    _ => return None,
-                },
-                '%' => match chars.next()? {
-                    '%' => out.push('%'),
-                    's' | 'b' | 'd' | 'i' => {
-                        out.push_str(args.get(next).copied().unwrap_or(""));
-                        next += 1;
-                    }
-                    _ => return None,
-                },
-                c => out.push(c),
-            }
-        }
-        if next == 0 || next >= args.len() {
-            return Some(out);
-        }
-    }
-    None
 }
 
 /// `su -c 'cmd'`, `runuser -l u -c 'cmd'`, `script -qc 'cmd' file`, `trap 'cmd' SIG`, `tmux
@@ -611,6 +551,6 @@ impl<'a> Walker<'a, '_> {
         else {
             return None;
         };
-        producer_text(self.arena, script.body.single_simple()?)
+        list_output(self.arena, &script.body, a.word.span)
     }
 }

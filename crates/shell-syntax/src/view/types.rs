@@ -209,6 +209,8 @@ impl<'a> EnvChain<'a> {
 pub struct Env<'a> {
     pub(crate) inherited: EnvChain<'a>,
     pub(crate) own: Vec<EnvVar<'a>>,
+    /// The names the text does not pin (set when the walk ends; see [`Env::constant`]).
+    pub(crate) unpinned: Option<Arc<super::constants::Unpinned>>,
 }
 
 impl<'a> Env<'a> {
@@ -226,6 +228,21 @@ impl<'a> Env<'a> {
     }
     pub fn is_empty(&self) -> bool {
         self.inherited.head.is_none() && self.own.is_empty()
+    }
+    /// The literal value `name` certainly has where the invocation's words are expanded: set
+    /// earlier in the same text by an assignment that always runs, and nowhere in the text
+    /// set in a way that may or may not run (`view::constants`). The invocation's own prefix
+    /// assignments do not count (bash expands the words first). `None`: not known.
+    pub fn constant(&self, name: &str) -> Option<&str> {
+        if !self.pinned(name) {
+            return None;
+        }
+        self.inherited.get(name)?.value.as_ref()?.value.as_deref()
+    }
+    /// Whether nothing in the text may change `name` in a way the view cannot follow (see
+    /// [`Env::constant`]); its value may still be a run-time word (`p=$(command -v gh)`).
+    pub fn pinned(&self, name: &str) -> bool {
+        self.unpinned.as_ref().is_none_or(|u| u.pins(name))
     }
     /// Adds an entry of the invocation's own.
     pub fn push(&mut self, e: EnvVar<'a>) {

@@ -1,0 +1,206 @@
+//! Constant propagation (issue 42): the value a variable certainly has where a command's words
+//! are expanded, when the command text itself gave it (`B=main; git push origin HEAD:$B` pushes
+//! to main). A value counts only when no part of the text may change it at run time: every
+//! assignment of the name anywhere in the text must be one that always runs, once, in the shell
+//! of the commands after it. Anything else "unpins" the name for the whole text (a guard then
+//! sees a run-time word, and fails closed where that protects something): an assignment in a
+//! branch, a loop, a function body, a trap handler or after `&&`/`||`; a `for` variable; an
+//! append (`B+=x`) or array element; `${B:=x}`; a name reference (`declare -n`). A file
+//! sourced or text evaluated that the view could not read unpins every name.
+
+use super::*;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// Names whose value the text does not pin (see the module documentation); shared by every
+/// invocation's [`Env`].
+#[derive(Debug, Default)]
+pub(crate) struct Unpinned {
+    pub(crate) names: HashSet<Text>,
+    /// A script the view could not read runs in the command's own shell: it may set anything.
+    pub(crate) all: bool,
+}
+
+impl Unpinned {
+    pub(crate) fn pins(&self, name: &str) -> bool {
+        !self.all && !self.names.contains(name)
+    }
+}
+
+impl<'a> Walker<'a, '_> {
+    /// Whether a command in context `c` may not run, or may run more than once, where it stands
+    /// in the text.
+    pub(super) fn may_not_run(&self, c: &Context<'_>) -> bool {
+        self.branch_depth > 0
+            || !c.loops.is_empty()
+            || c.function.is_some()
+            || c.in_condition
+            || c.in_case
+            || c.background
+            || c.coproc
+            || c.and_or.iter().any(|l| l.position > 0)
+    }
+
+    pub(super) fn unpin(&mut self, name: &str) {
+        self.unpinned.names.insert(name.into());
+    }
+
+    /// The names assignments of invocation `idx` set (a prefix-only command, or
+    /// `export`/`declare`/`local`/`readonly`/`typeset` and the run-time setters): unpinned when
+    /// the command may not run, or when the assignment does not simply replace the value.
+    pub(super) fn note_assignments(&mut self, idx: usize, s: Option<&SimpleCommand<'a>>) {
+        let inv = &self.out.invocations[idx];
+        let uncertain = self.may_not_run(&inv.context);
+        let mut names: Vec<Text> = Vec::new();
+        if let Some(s) = s {
+            for a in s.assignments {
+                if uncertain || a.append || a.index.is_some() {
+                    names.push(a.name.into());
+                }
+            }
+        }
+        let declares = matches!(
+            inv.name(),
+            Some("export" | "declare" | "typeset" | "local" | "readonly")
+        );
+        if declares {
+            // `declare -n B=M`: B follows M from now on.
+            let nameref = inv.args.iter().any(|a| {
+                a.value
+                    .as_deref()
+                    .is_some_and(|v| v.starts_with('-') && v.contains('n'))
+            });
+            for a in &inv.args {
+                let text = a
+                    .value
+                    .as_deref()
+                    .map(str::to_string)
+                    .or_else(|| crate::view::dynamic_assignment_name(&a.word));
+                let Some(v) = text.filter(|v| !v.starts_with('-')) else {
+                    continue;
+                };
+                let (n, append) = match v.split_once('=') {
+                    Some((n, _)) => (n.trim_end_matches('+'), n.ends_with('+')),
+                    None => (v.as_str(), false),
+                };
+                if uncertain || nameref || append || n.contains('[') {
+                    names.push(n.into());
+                }
+            }
+        }
+        self.unpinned.names.extend(names);
+    }
+
+    /// After the walk: each run-time argument made only of literal text and pinned constants
+    /// gets its value, and every invocation's environment learns which names are not pinned
+    /// ([`Env::constant`]). Not in a function body or a trap handler: they run later, when the
+    /// names may hold other values.
+    pub(super) fn pin_constants(&mut self) {
+        let unpinned = Arc::new(std::mem::take(&mut self.unpinned));
+        let later: Vec<bool> = self
+            .out
+            .origins
+            .iter()
+            .map(|o| matches!(&o.kind, OriginKind::OtherShellString { program } if program == "trap"))
+            .collect();
+        let new_shell: Vec<bool> = self
+            .out
+            .origins
+            .iter()
+            .map(|o| !same_shell(&o.kind))
+            .collect();
+        for inv in &mut self.out.invocations {
+            inv.env.unpinned = Some(unpinned.clone());
+            if inv.context.function.is_some() || inv.origin.iter().any(|&o| later[o]) {
+                continue;
+            }
+            // A new shell sees only what was exported to it (`B=main; bash -c 'echo $B'`
+            // prints the outer environment's B).
+            let exported_only = inv.origin.iter().any(|&o| new_shell[o]);
+            for i in 0..inv.args.len() {
+                if inv.args[i].value.is_none() {
+                    let w = inv.args[i].word;
+                    if let Some(v) = constant_word(&w, &inv.env, exported_only) {
+                        inv.args[i].value = Some(v.into());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The value of a word made of literal text and plain `$NAME`/`${NAME}` expansions of pinned
+/// constants. An unquoted expansion counts only when bash would keep it one word as it is: not
+/// empty, no blank, no glob character, `IFS` not set by the text. A word with no expansion
+/// stays as the view made it (`find -exec`'s `{}` is a literal word marked run-time).
+fn constant_word(w: &Word<'_>, env: &Env<'_>, exported_only: bool) -> Option<String> {
+    let mut out = String::new();
+    let expands = w.parts.iter().any(|p| match p {
+        WordPart::Param(_) => true,
+        WordPart::DoubleQuoted(inner) => inner.iter().any(|p| matches!(p, WordPart::Param(_))),
+        _ => false,
+    });
+    let look = |name: &str| {
+        let exported = || {
+            env.inherited
+                .get(name)
+                .is_some_and(|e| e.source != EnvSource::Shell)
+        };
+        env.constant(name).filter(|_| !exported_only || exported())
+    };
+    (expands && constant_parts(w.parts, &look, env, false, &mut out)).then_some(out)
+}
+
+/// Whether a nested script of this kind runs in the shell that launched it (`eval`, `source`).
+fn same_shell(kind: &OriginKind) -> bool {
+    match kind {
+        OriginKind::Eval => true,
+        OriginKind::OtherShellString { program }
+        | OriginKind::ShellC { shell: program }
+        | OriginKind::ShellHeredoc { shell: program }
+        | OriginKind::ShellHereString { shell: program }
+        | OriginKind::ShellPipe { shell: program } => {
+            matches!(program.as_str(), "source" | "." | "trap")
+        }
+        _ => false,
+    }
+}
+
+fn constant_parts<'e>(
+    parts: &[WordPart<'_>],
+    look: &dyn Fn(&str) -> Option<&'e str>,
+    env: &Env<'_>,
+    quoted: bool,
+    out: &mut String,
+) -> bool {
+    for p in parts {
+        match p {
+            WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
+                out.push_str(s)
+            }
+            WordPart::DoubleQuoted(inner) => {
+                if !constant_parts(inner, look, env, true, out) {
+                    return false;
+                }
+            }
+            WordPart::Param(pe)
+                if pe.op.is_none() && pe.index.is_none() && !pe.length && !pe.indirect =>
+            {
+                let Some(v) = look(pe.name) else {
+                    return false;
+                };
+                let splits = || {
+                    v.is_empty()
+                        || v.contains([' ', '\t', '\n', '*', '?', '['])
+                        || env.inherited.get("IFS").is_some()
+                };
+                if !quoted && splits() {
+                    return false;
+                }
+                out.push_str(v);
+            }
+            _ => return false,
+        }
+    }
+    true
+}

@@ -1,0 +1,151 @@
+//! Constant propagation and constant scripts fed to a shell (issue 42, round 3d), each checked
+//! against real bash: where the view gives a run-time word a value, bash expands it to exactly
+//! that value; where the text may change it at run time, the view leaves it run-time (and bash,
+//! started with `B=outer` in its environment, shows that the value does depend on the run).
+
+use shell_syntax::view::OriginKind;
+use shell_syntax::{commands, parse};
+use std::process::Command;
+
+/// What bash prints for `src` (with `B=outer` exported, as an agent's earlier command could).
+fn bash(src: &str) -> String {
+    let out = Command::new("bash")
+        .args(["-c", src])
+        .env("B", "outer")
+        .output()
+        .expect("bash on PATH");
+    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+}
+
+/// The value the view gives the last argument of the last `printf` in `src`.
+fn view_value(src: &str) -> Option<String> {
+    let p = parse(src);
+    assert!(p.error.is_none(), "{src}: {:?}", p.error);
+    let v = commands(&p);
+    let inv = v
+        .invocations
+        .iter()
+        .rev()
+        .find(|i| i.name() == Some("printf"))
+        .unwrap_or_else(|| panic!("no printf in {src}"));
+    inv.args.last()?.value.as_deref().map(String::from)
+}
+
+const SHOW: &str = "printf '%s\\n' HEAD:$B";
+
+#[test]
+fn pinned_constants_are_what_bash_expands() {
+    for pre in [
+        "B=main;",
+        "B=feature; B=main;",
+        "export B=main &&",
+        "eval 'B=main';",
+        "(B=other); B=main;",
+        "B=main; for i in 1 2; do :; done;",
+    ] {
+        let src = format!("{pre} {SHOW}");
+        assert_eq!(view_value(&src).as_deref(), Some("HEAD:main"), "{src}");
+        assert_eq!(bash(&src), "HEAD:main", "{src}");
+    }
+    let src = "B='a b'; printf '%s\\n' \"HEAD:$B\"";
+    assert_eq!(view_value(src).as_deref(), Some("HEAD:a b"));
+    assert_eq!(bash(src), "HEAD:a b");
+}
+
+#[test]
+fn values_the_run_decides_stay_run_time() {
+    // Each: the view leaves the word run-time, and bash shows another value than the last
+    // literal assignment before the use.
+    for (pre, bash_says) in [
+        ("B=feature; if true; then B=main; fi;", "HEAD:main"),
+        ("B=main; if false; then B=feature; fi;", "HEAD:main"),
+        ("B=feature; for B in main; do :; done;", "HEAD:main"),
+        ("f() { B=main; }; B=feature; f;", "HEAD:main"),
+        ("B=feature; true && B=main;", "HEAD:main"),
+        ("B=feature; declare -n B=M; M=main;", "HEAD:main"),
+        ("B=; : ${B:=main};", "HEAD:main"),
+        ("B=ma; B+=in;", "HEAD:main"),
+        ("trap 'B=main' DEBUG; B=feature;", "HEAD:main"),
+        ("B=feature printf '%s\\n' x >/dev/null;", "HEAD:outer"),
+    ] {
+        let src = format!("{pre} {SHOW}");
+        assert_eq!(view_value(&src), None, "{src}");
+        assert_eq!(bash(&src), bash_says, "{src}");
+    }
+    // A use inside a loop that changes the name on a later turn.
+    let src = format!("B=feature; for i in 1 2; do {SHOW}; B=main; done");
+    assert_eq!(view_value(&src), None);
+    assert_eq!(bash(&src), "HEAD:feature\nHEAD:main");
+    // Unquoted values that split or glob are left alone.
+    let src = "B='a b'; printf '%s\\n' HEAD:$B";
+    assert_eq!(view_value(src), None);
+    assert_eq!(bash(src), "HEAD:a\nb");
+}
+
+#[test]
+fn a_new_shell_sees_only_exported_constants() {
+    let src = "B=main; bash -c 'printf \"%s\\n\" HEAD:$B'";
+    assert_eq!(view_value(src), None);
+    assert_eq!(bash(src), "HEAD:main"); // B was exported by the environment: its value changed
+    let src = "unset B; B=main; bash -c 'printf \"%s\\n\" HEAD:$B'";
+    assert_eq!(view_value(src), None);
+    assert_eq!(bash(src), "HEAD:");
+    let src = "B=main bash -c 'printf \"%s\\n\" HEAD:$B'";
+    assert_eq!(view_value(src).as_deref(), Some("HEAD:main"));
+    assert_eq!(bash(src), "HEAD:main");
+}
+
+#[test]
+fn constant_scripts_fed_to_a_shell_are_read() {
+    for src in [
+        "{ echo cd /tmp; echo 'printf %s\\\\n ok'; } | sh",
+        "( printf '%s\\n' 'printf %s\\\\n ok' ) | bash -s",
+        "bash < <(echo 'printf %s\\\\n ok')",
+        "sh < <(echo cd /tmp; echo 'printf %s\\\\n ok')",
+        "bash <(echo cd /tmp; echo 'printf %s\\\\n ok')",
+        "{ printf 'printf %%s '; echo ok; } | sh",
+    ] {
+        let p = parse(src);
+        let v = commands(&p);
+        let nested = v
+            .invocations
+            .iter()
+            .find(|i| i.name() == Some("printf") && !i.origin.is_empty())
+            .unwrap_or_else(|| panic!("{src}: the script was not read"));
+        assert!(
+            matches!(
+                v.origins[nested.origin[0]].kind,
+                OriginKind::ShellPipe { .. }
+            ),
+            "{src}"
+        );
+        assert_eq!(
+            nested.args.last().and_then(|a| a.value.as_deref()),
+            Some("ok"),
+            "{src}"
+        );
+        assert_eq!(bash(src), "ok", "{src}");
+    }
+    // Output sent elsewhere is not the script; a producer the view cannot read leaves none.
+    for (src, ran) in [
+        (
+            "{ echo 'printf %s\\\\n no' >&2; echo 'printf %s\\\\n ok'; } | sh 2>/dev/null",
+            "ok",
+        ),
+        (
+            "{ echo 'printf %s\\\\n ok'; cat notes; } 2>/dev/null | sh",
+            "ok",
+        ),
+    ] {
+        let p = parse(src);
+        let v = commands(&p);
+        let read: Vec<_> = v
+            .invocations
+            .iter()
+            .filter(|i| !i.origin.is_empty())
+            .filter_map(|i| i.args.last().and_then(|a| a.value.as_deref()))
+            .collect();
+        assert!(!read.contains(&"no"), "{src}: {read:?}");
+        assert_eq!(bash(src), ran, "{src}");
+    }
+}
