@@ -16,6 +16,7 @@
 //! * [`file`](mod@file) — the exporter's small JSON files (bounded reads, atomic writes);
 //! * [`send`] — one POST within the time left;
 //! * [`flush`](mod@flush) — the sender run and its guarantees;
+//! * [`sender`] — the detached sender that outlives the hook: who starts it, when, its rounds;
 //! * [`state`] — the last sent, the last error, for the report.
 
 #![warn(missing_docs)]
@@ -28,6 +29,7 @@ pub mod file;
 pub mod flush;
 pub mod proto;
 pub mod send;
+pub mod sender;
 pub mod state;
 
 pub use endpoint::Endpoint;

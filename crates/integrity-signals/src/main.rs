@@ -20,6 +20,8 @@ usage:
   integrity-signals report [--session ID] [--json]
                                         print a session's report (default: the latest session)
   integrity-signals --selftest          replay the embedded fixtures
+  integrity-signals otlp-send           the OTLP audit sender this hook starts after its SessionEnd
+                                        and Stop answers when otlp_endpoint is set (at most 20 s)
   integrity-signals --help | --version
 
 config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): integrity_mode (or mode) = \"observe\"|\"enforce\",
@@ -34,6 +36,8 @@ fn main() {
         Some("--selftest") => Some(hook_replay::print_selftest(selftest::run_embedded())),
         Some("ingest") => Some(ingest_cmd(rest)),
         Some("report") => Some(report_cmd(rest)),
+        // The detached OTLP sender this hook starts after its answer (issue 45).
+        Some(audit_export::sender::ARG) => Some(audit_export::sender::main()),
         Some(_) => None,
     })
 }
