@@ -198,7 +198,10 @@ fn a_collector_down_at_session_end_gets_every_record_once_from_a_later_hook() {
     let ex = exporter(&format!("http://{addr}"));
     let st = status_with(&state, Some(&ex));
     let lines = all_lines(&state);
-    assert!(lines.len() > 8, "the hook's own SessionEnd record is in the log too");
+    assert!(
+        lines.len() > 8,
+        "the hook's own SessionEnd record is in the log too"
+    );
     assert_eq!(st.queued.records, lines.len() as u64, "{st}");
     assert!(st.last_error.is_some(), "{st}");
     assert!(state.join(audit_export::sender::PENDING_FILE).exists());
@@ -214,14 +217,24 @@ fn a_collector_down_at_session_end_gets_every_record_once_from_a_later_hook() {
         &stop("s-two", &project),
     );
     assert!(out.status.success(), "{out:?}");
-    wait_for("the sender's first request", 20, || !rx.captured().is_empty());
-    assert_eq!(senders(&sb).len(), 1, "one sender, waiting on the collector");
+    wait_for("the sender's first request", 20, || {
+        !rx.captured().is_empty()
+    });
+    assert_eq!(
+        senders(&sb).len(),
+        1,
+        "one sender, waiting on the collector"
+    );
     rx.release();
     wait_senders_gone(&sb);
 
     let mut got = rx.accepted_bodies();
     got.sort();
-    assert_eq!(got, all_lines(&state), "every record of every log, exactly once");
+    assert_eq!(
+        got,
+        all_lines(&state),
+        "every record of every log, exactly once"
+    );
     assert!(!state.join(audit_export::sender::PENDING_FILE).exists());
     assert!(!state.join(audit_export::sender::RECORD_FILE).exists());
     assert_eq!(status_with(&state, Some(&ex)).queued.records, 0);
@@ -276,7 +289,9 @@ fn the_sweep_does_not_list_the_sender_and_lists_a_leftover_beside_it() {
     let env = cli_env(&session, &project, false);
     let out = run_hook(&sb, &env, &session_end(&session, &project));
     assert!(out.status.success(), "{out:?}");
-    wait_for("the sender's first request", 20, || !rx.captured().is_empty());
+    wait_for("the sender's first request", 20, || {
+        !rx.captured().is_empty()
+    });
     let sender = senders(&sb);
     assert_eq!(sender.len(), 1);
     let mut leftover = Command::new("sleep");
@@ -308,7 +323,8 @@ fn the_sweep_does_not_list_the_sender_and_lists_a_leftover_beside_it() {
         "the sweep sees the session's leftovers: {report}"
     );
     assert!(
-        !report.contains(&format!("pid {} ", sender[0])) && !report.contains(&format!(" {}", sender[0])),
+        !report.contains(&format!("pid {} ", sender[0]))
+            && !report.contains(&format!(" {}", sender[0])),
         "the sender is not a leftover, nor in the kill command: {report}"
     );
 }
@@ -343,8 +359,14 @@ fn measure_session_end_latency_exporter_off_and_on() {
     }
     wait_senders_gone(&on);
     hook_replay::bench::print_load_average();
-    println!("integrity-signals SessionEnd, exporter off: {}", t[0].summary());
-    println!("integrity-signals SessionEnd, exporter on:  {}", t[1].summary());
+    println!(
+        "integrity-signals SessionEnd, exporter off: {}",
+        t[0].summary()
+    );
+    println!(
+        "integrity-signals SessionEnd, exporter on:  {}",
+        t[1].summary()
+    );
     println!(
         "records the collector took: {} of {}",
         rx.accepted_bodies().len(),

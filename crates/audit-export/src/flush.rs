@@ -1,5 +1,5 @@
 //! The sender run: every session's unsent records, in batches, to the collector, within a
-//! deadline. Called by the SessionEnd hook (within its budget) or `agent-guards report`; what one
+//! deadline. Called by the detached sender (`crate::sender`) or the command; what one
 //! run leaves, the next picks up, since the position is in each session's cursor.
 //!
 //! The guarantees, and where each comes from:

@@ -4,8 +4,8 @@
 //! Off by default: on when config `otlp_endpoint` or `OTEL_EXPORTER_OTLP_ENDPOINT` names a
 //! collector ([`endpoint`]). Hooks never wait on the network and write nothing more: the sender
 //! ([`flush()`]) reads what the logs already hold from a per-session cursor ([`cursor`]), outside
-//! every hook's answer path, and is run by whoever has time (the SessionEnd hook within its
-//! budget, `agent-guards report`, the `audit-export flush` command). [`status`] is what the
+//! every hook's answer path: in the detached [`sender`] integrity-signals starts after its
+//! SessionEnd and Stop answers, or the `audit-export flush` command. [`status`] is what the
 //! report shows.
 //!
 //! * [`proto`] — the OTLP messages (prost derive, mirroring opentelemetry-proto);

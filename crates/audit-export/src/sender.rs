@@ -307,7 +307,10 @@ mod tests {
         };
         let long = Duration::from_secs(15);
         assert_eq!(next(failed, 1, Duration::ZERO, long), Next::Again(RETRY));
-        assert_eq!(next(failed, 2, Duration::ZERO, long), Next::Again(RETRY * 2));
+        assert_eq!(
+            next(failed, 2, Duration::ZERO, long),
+            Next::Again(RETRY * 2)
+        );
         assert_eq!(
             next(failed, MAX_FAILURES, Duration::ZERO, long),
             Next::Done { all_sent: false }
@@ -331,10 +334,7 @@ mod tests {
         );
         assert_eq!(next(ok(5), 0, Duration::ZERO, long), Next::Again(POLL));
         assert_eq!(next(ok(0), 0, SETTLE / 2, long), Next::Again(POLL));
-        assert_eq!(
-            next(ok(0), 0, SETTLE, long),
-            Next::Done { all_sent: true }
-        );
+        assert_eq!(next(ok(0), 0, SETTLE, long), Next::Done { all_sent: true });
         assert_eq!(
             next(ok(0), 0, Duration::ZERO, POLL / 2),
             Next::Done { all_sent: true }

@@ -1,5 +1,6 @@
 //! integrity-signals: hook (PreToolUse, PostToolUse, PostToolUseFailure, Stop, SessionEnd; payload on
-//! stdin, no arguments) and CLI (`ingest`, `report`, `--selftest`).
+//! stdin, no arguments) and CLI (`ingest`, `report`, `--selftest`); `otlp-send` is the OTLP
+//! sender the hook starts after its SessionEnd and Stop answers (issue 45, `audit_export::sender`).
 
 use hook_io::{Answer, Cli, Event, HookSpec};
 use integrity_signals::hook::{self, Deps};

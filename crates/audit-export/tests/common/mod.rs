@@ -70,15 +70,19 @@ impl Receiver {
         let stop = Arc::new(AtomicBool::new(false));
         let held = Arc::new(AtomicBool::new(false));
         {
-            let (captured, stop, hold) = (Arc::clone(&captured), Arc::clone(&stop), Arc::clone(&held));
+            let (captured, stop, hold) =
+                (Arc::clone(&captured), Arc::clone(&stop), Arc::clone(&held));
             std::thread::spawn(move || {
                 for stream in listener.incoming() {
                     if stop.load(Ordering::SeqCst) {
                         return;
                     }
                     let Ok(stream) = stream else { continue };
-                    let (captured, script, hold) =
-                        (Arc::clone(&captured), Arc::clone(&script), Arc::clone(&hold));
+                    let (captured, script, hold) = (
+                        Arc::clone(&captured),
+                        Arc::clone(&script),
+                        Arc::clone(&hold),
+                    );
                     std::thread::spawn(move || serve(stream, &captured, &script, &hold));
                 }
             });
