@@ -1,5 +1,5 @@
 //! The sender run: every session's unsent records, in batches, to the collector, within a
-//! deadline. Called by the SessionEnd hook (within its budget) or `agent-guards report`; what one
+//! deadline. Called by the detached sender (`crate::sender`) or the command; what one
 //! run leaves, the next picks up, since the position is in each session's cursor.
 //!
 //! The guarantees, and where each comes from:
@@ -235,22 +235,44 @@ fn session_turn(
 }
 
 /// One sender run with `exporter` over the sessions of `state_dir`, returning by `deadline`.
+/// Takes the sender's lock without waiting: when another sender holds it, says "busy".
 pub fn flush_with(
     state_dir: &Path,
     exporter: &Exporter,
     deadline: Instant,
 ) -> Result<FlushReport, ExportError> {
-    let mut report = FlushReport::default();
     if !state_dir.join("sessions").is_dir() {
-        return Ok(report);
+        return Ok(FlushReport::default());
     }
+    let Some(lock) = try_lock(state_dir)? else {
+        return Ok(FlushReport {
+            busy: true,
+            ..FlushReport::default()
+        });
+    };
+    let result = flush_held(state_dir, exporter, deadline);
+    let _ = lock.unlock();
+    result
+}
+
+/// The sender's lock of `state_dir`, taken without waiting; `None` when another sender holds it.
+/// Held for as long as the returned file is open.
+pub(crate) fn try_lock(state_dir: &Path) -> Result<Option<File>, ExportError> {
     let lock_path = state_dir.join(state::LOCK_FILE);
     let lock = open_regular(&lock_path, OpenOptions::new().create(true).append(true))
         .map_err(|e| io_err(&lock_path, e))?;
-    if lock.try_lock().is_err() {
-        report.busy = true;
-        return Ok(report);
-    }
+    Ok(lock.try_lock().is_ok().then_some(lock))
+}
+
+/// One run with the lock already held by the caller ([`try_lock`]): the command's run takes it
+/// for one run, the detached sender for its whole life (a second flock from the same process
+/// would find it taken).
+pub(crate) fn flush_held(
+    state_dir: &Path,
+    exporter: &Exporter,
+    deadline: Instant,
+) -> Result<FlushReport, ExportError> {
+    let mut report = FlushReport::default();
     let sender = Sender::new(&exporter.endpoint.url, &exporter.endpoint.headers)
         .map_err(ExportError::Client)?;
     let host = host_name();
@@ -295,6 +317,5 @@ pub fn flush_with(
             result = Err(io_err(&state::path(state_dir), e));
         }
     }
-    let _ = lock.unlock();
     result.map(|()| report)
 }

@@ -4,8 +4,8 @@
 //! Off by default: on when config `otlp_endpoint` or `OTEL_EXPORTER_OTLP_ENDPOINT` names a
 //! collector ([`endpoint`]). Hooks never wait on the network and write nothing more: the sender
 //! ([`flush()`]) reads what the logs already hold from a per-session cursor ([`cursor`]), outside
-//! every hook's answer path, and is run by whoever has time (the SessionEnd hook within its
-//! budget, `agent-guards report`, the `audit-export flush` command). [`status`] is what the
+//! every hook's answer path: in the detached [`sender`] integrity-signals starts after its
+//! SessionEnd and Stop answers, or the `audit-export flush` command. [`status`] is what the
 //! report shows.
 //!
 //! * [`proto`] — the OTLP messages (prost derive, mirroring opentelemetry-proto);
@@ -16,6 +16,7 @@
 //! * [`file`](mod@file) — the exporter's small JSON files (bounded reads, atomic writes);
 //! * [`send`] — one POST within the time left;
 //! * [`flush`](mod@flush) — the sender run and its guarantees;
+//! * [`sender`] — the detached sender that outlives the hook: who starts it, when, its rounds;
 //! * [`state`] — the last sent, the last error, for the report.
 
 #![warn(missing_docs)]
@@ -28,6 +29,7 @@ pub mod file;
 pub mod flush;
 pub mod proto;
 pub mod send;
+pub mod sender;
 pub mod state;
 
 pub use endpoint::Endpoint;

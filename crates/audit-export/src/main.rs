@@ -1,5 +1,5 @@
 //! `audit-export`: the sender run and the exporter's state from the command line, for the
-//! SessionEnd hook, `agent-guards report` or the maintainer.
+//! maintainer (the hooks start the detached sender: `audit_export::sender`).
 //!
 //! `audit-export flush [--deadline-ms N]` sends what the session logs hold (default deadline
 //! 5000 ms) and prints one line; `audit-export status` prints the exporter's state. Exit 0 when

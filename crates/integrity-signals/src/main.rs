@@ -1,5 +1,6 @@
 //! integrity-signals: hook (PreToolUse, PostToolUse, PostToolUseFailure, Stop, SessionEnd; payload on
-//! stdin, no arguments) and CLI (`ingest`, `report`, `--selftest`).
+//! stdin, no arguments) and CLI (`ingest`, `report`, `--selftest`); `otlp-send` is the OTLP
+//! sender the hook starts after its SessionEnd and Stop answers (issue 45, `audit_export::sender`).
 
 use hook_io::{Answer, Cli, Event, HookSpec};
 use integrity_signals::hook::{self, Deps};
@@ -20,6 +21,8 @@ usage:
   integrity-signals report [--session ID] [--json]
                                         print a session's report (default: the latest session)
   integrity-signals --selftest          replay the embedded fixtures
+  integrity-signals otlp-send           the OTLP audit sender this hook starts after its SessionEnd
+                                        and Stop answers when otlp_endpoint is set (at most 20 s)
   integrity-signals --help | --version
 
 config: ~/.config/agent-guards/config.toml (AGENT_GUARDS_CONFIG): integrity_mode (or mode) = \"observe\"|\"enforce\",
@@ -34,6 +37,8 @@ fn main() {
         Some("--selftest") => Some(hook_replay::print_selftest(selftest::run_embedded())),
         Some("ingest") => Some(ingest_cmd(rest)),
         Some("report") => Some(report_cmd(rest)),
+        // The detached OTLP sender this hook starts after its answer (issue 45).
+        Some(audit_export::sender::ARG) => Some(audit_export::sender::main()),
         Some(_) => None,
     })
 }

@@ -54,7 +54,12 @@ fn session_end(input: &HookInput, started: Instant) -> Answer {
         project: project(input),
         deadline: started + DEADLINE.saturating_sub(READ_MARGIN),
         suite_own: match session_store::state_dir(&env) {
-            Ok(dir) => session_store::Session::new(&dir, Some(&session_id)).supervisor_processes(),
+            // The session's exec-gate supervisors and the state folder's OTLP sender.
+            Ok(dir) => session_store::Session::new(&dir, Some(&session_id))
+                .supervisor_processes()
+                .into_iter()
+                .chain(audit_export::sender::recorded(&dir))
+                .collect(),
             Err(_) => Vec::new(),
         },
     };

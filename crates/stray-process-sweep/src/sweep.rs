@@ -15,24 +15,28 @@ pub struct Request {
     pub claude_pid: Option<i32>,
     pub project: Option<String>,
     pub deadline: Instant,
-    /// The suite's own processes of this session (exec-gate supervisors and their watchdogs, as
-    /// recorded: pid and start time): never a leftover of the agent (issue 47), when the running
-    /// process is still that one and runs the suite's binary.
+    /// The suite's own processes of this session (exec-gate supervisors and their watchdogs, and
+    /// the OTLP sender, as recorded: pid and start time): never a leftover of the agent (issues
+    /// 47, 45), when the running process is still that one and runs one of the suite's binaries
+    /// that run such processes.
     pub suite_own: Vec<(i32, u64)>,
 }
 
-/// The binary the suite's own session processes run (the prefix, forked as the supervisor and
-/// its watchdog).
-const SUITE_PROCESS_BINARY: &str = "tool-containment";
+/// The binaries the suite's own processes run: the prefix (forked as the supervisor and its
+/// watchdog) and the hook that starts itself again as the OTLP sender.
+const SUITE_PROCESS_BINARIES: [&str; 2] = ["tool-containment", audit_export::sender::HOST_BINARY];
 
 /// Whether `e` is one of the suite's recorded processes: same pid and start time as recorded
-/// (not a later process that reuses the pid) and running the suite's binary (a record the agent
-/// wrote for its own leftover does not hide it).
+/// (not a later process that reuses the pid) and running one of the suite's binaries (a record
+/// the agent wrote for its own leftover does not hide it).
 fn is_suite_own(proc_root: &Path, e: &proc_table::ProcEntry, own: &[(i32, u64)]) -> bool {
     own.contains(&(e.pid, e.start_ticks))
         && std::fs::read_link(proc_root.join(e.pid.to_string()).join("exe"))
             .ok()
-            .and_then(|p| p.file_name().map(|n| n == SUITE_PROCESS_BINARY))
+            .and_then(|p| {
+                p.file_name()
+                    .map(|n| SUITE_PROCESS_BINARIES.iter().any(|b| n == *b))
+            })
             .unwrap_or(false)
 }
 

@@ -56,6 +56,8 @@ pub struct Receiver {
     pub addr: SocketAddr,
     pub captured: Arc<Mutex<Vec<Captured>>>,
     stop: Arc<AtomicBool>,
+    /// While set, a request is read and captured but not answered ([`Receiver::hold`]).
+    held: Arc<AtomicBool>,
 }
 
 impl Receiver {
@@ -66,16 +68,22 @@ impl Receiver {
         let captured = Arc::new(Mutex::new(Vec::new()));
         let script = Arc::new(Mutex::new(script.into_iter()));
         let stop = Arc::new(AtomicBool::new(false));
+        let held = Arc::new(AtomicBool::new(false));
         {
-            let (captured, stop) = (Arc::clone(&captured), Arc::clone(&stop));
+            let (captured, stop, hold) =
+                (Arc::clone(&captured), Arc::clone(&stop), Arc::clone(&held));
             std::thread::spawn(move || {
                 for stream in listener.incoming() {
                     if stop.load(Ordering::SeqCst) {
                         return;
                     }
                     let Ok(stream) = stream else { continue };
-                    let (captured, script) = (Arc::clone(&captured), Arc::clone(&script));
-                    std::thread::spawn(move || serve(stream, &captured, &script));
+                    let (captured, script, hold) = (
+                        Arc::clone(&captured),
+                        Arc::clone(&script),
+                        Arc::clone(&hold),
+                    );
+                    std::thread::spawn(move || serve(stream, &captured, &script, &hold));
                 }
             });
         }
@@ -83,7 +91,19 @@ impl Receiver {
             addr,
             captured,
             stop,
+            held,
         }
+    }
+
+    /// From now on requests are captured but their answers wait for [`Receiver::release`] (at
+    /// most a minute): a sender that waits on the collector is seen waiting.
+    pub fn hold(&self) {
+        self.held.store(true, Ordering::SeqCst);
+    }
+
+    /// Answers the held requests, and the next ones at once.
+    pub fn release(&self) {
+        self.held.store(false, Ordering::SeqCst);
     }
 
     pub fn base(&self) -> String {
@@ -116,6 +136,7 @@ fn serve(
     stream: TcpStream,
     captured: &Mutex<Vec<Captured>>,
     script: &Mutex<std::vec::IntoIter<Reply>>,
+    held: &AtomicBool,
 ) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let mut writer = stream.try_clone().unwrap();
@@ -161,6 +182,10 @@ fn serve(
             status: reply.status,
         });
         std::thread::sleep(reply.delay);
+        let until = std::time::Instant::now() + Duration::from_secs(60);
+        while held.load(Ordering::SeqCst) && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let body = match reply.rejected {
             0 => Vec::new(),
             n => ExportLogsServiceResponse {

@@ -156,6 +156,15 @@ pub fn run(input: &HookInput, deps: &Deps) -> Verdict {
     if !notes.is_empty() {
         v.answer = v.answer.with_user_note(&notes.join(" "));
     }
+    // The OTLP sender (issue 45): decided and started after the answer, behind this record.
+    let moment = match input.event {
+        Event::SessionEnd => Some(audit_export::sender::Moment::SessionEnd),
+        Event::Stop => Some(audit_export::sender::Moment::Later),
+        _ => None,
+    };
+    if let (Some(moment), Some(dir)) = (moment, state_dir) {
+        audit_export::sender::start_after_answer(moment, dir.to_path_buf(), deps.config.clone());
+    }
     v
 }
 
