@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 pub const ARG: &str = "otlp-send";
 /// The binary the sender runs as (it starts itself again); the stray-process sweep accepts a
 /// recorded sender only when it runs this binary.
-pub const HOST_BINARY: &str = "integrity-signals";
+pub const HOST_BINARY: &str = session_store::paths::OTLP_SENDER_BINARY;
 /// The longest a sender lives.
 pub const LIFETIME: Duration = Duration::from_secs(20);
 /// After a round that sent nothing new, how long the sender keeps looking before it leaves: the
@@ -39,7 +39,7 @@ pub const MAX_FAILURES: u32 = 3;
 pub const RETRY: Duration = Duration::from_secs(1);
 /// The running sender, `<pid> <start time in clock ticks>`, in the state folder: the
 /// stray-process sweep reads it ([`recorded`]) to tell it from the agent's leftovers.
-pub const RECORD_FILE: &str = "otlp-sender";
+pub const RECORD_FILE: &str = session_store::paths::OTLP_SENDER_RECORD;
 /// Present while records may be left unsent by a sender that stopped early.
 pub const PENDING_FILE: &str = "otlp-pending";
 
@@ -268,10 +268,7 @@ fn own_start_ticks() -> Option<u64> {
 /// read of a regular file; the reader still checks that the live process with that pid started
 /// then and runs [`HOST_BINARY`] (the agent can write this file).
 pub fn recorded(state_dir: &Path) -> Option<(i32, u64)> {
-    let bytes = primitives::read::prefix(&state_dir.join(RECORD_FILE), 64)?;
-    let text = String::from_utf8(bytes).ok()?;
-    let (pid, start) = text.trim().split_once(' ')?;
-    Some((pid.parse().ok()?, start.parse().ok()?))
+    session_store::paths::otlp_sender(state_dir)
 }
 
 /// Whether a sender left records for a later one.

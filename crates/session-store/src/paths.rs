@@ -147,6 +147,23 @@ impl Session {
 /// The folder of the session's supervisor records ([`Session::supervisors_dir`]).
 pub const SUPERVISORS_DIR: &str = "second-line";
 
+/// The running OTLP sender (issue 45), `<pid> <start time in clock ticks>`, in the state folder:
+/// written by audit-export's sender, read by the stray-process sweep ([`otlp_sender`]) to tell
+/// it from the agent's leftovers.
+pub const OTLP_SENDER_RECORD: &str = "otlp-sender";
+
+/// The binary the OTLP sender runs as (a hook that starts itself again): the sweep accepts a
+/// recorded sender only when it runs this binary.
+pub const OTLP_SENDER_BINARY: &str = "integrity-signals";
+
+/// The OTLP sender its record names (pid, start time), if it left one.
+pub fn otlp_sender(state_dir: &Path) -> Option<(i32, u64)> {
+    let bytes = primitives::read::prefix(&state_dir.join(OTLP_SENDER_RECORD), 64)?;
+    let text = String::from_utf8(bytes).ok()?;
+    let (pid, start) = text.trim().split_once(' ')?;
+    Some((pid.parse().ok()?, start.parse().ok()?))
+}
+
 /// The file a session's project folder is recorded in.
 const PROJECT_DIR: &str = "project_dir";
 

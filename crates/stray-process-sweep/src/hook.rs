@@ -58,7 +58,7 @@ fn session_end(input: &HookInput, started: Instant) -> Answer {
             Ok(dir) => session_store::Session::new(&dir, Some(&session_id))
                 .supervisor_processes()
                 .into_iter()
-                .chain(audit_export::sender::recorded(&dir))
+                .chain(session_store::paths::otlp_sender(&dir))
                 .collect(),
             Err(_) => Vec::new(),
         },

@@ -24,7 +24,8 @@ pub struct Request {
 
 /// The binaries the suite's own processes run: the prefix (forked as the supervisor and its
 /// watchdog) and the hook that starts itself again as the OTLP sender.
-const SUITE_PROCESS_BINARIES: [&str; 2] = ["tool-containment", audit_export::sender::HOST_BINARY];
+const SUITE_PROCESS_BINARIES: [&str; 2] =
+    ["tool-containment", session_store::paths::OTLP_SENDER_BINARY];
 
 /// Whether `e` is one of the suite's recorded processes: same pid and start time as recorded
 /// (not a later process that reuses the pid) and running one of the suite's binaries (a record
