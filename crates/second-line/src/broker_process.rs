@@ -11,6 +11,7 @@ use crate::supervisor::Work;
 use credential_broker::audit::{Connect, Decision, Outcome};
 use credential_broker::{AuditSink, Broker, Config, ConnectSink, Sinks};
 use serde_json::{json, Value};
+use session_store::record::Decision as Logged;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
@@ -265,7 +266,11 @@ impl AuditSink for Writer {
         let mut v = json!({
             "binary": "credential-broker", "time": primitives::time::now_rfc3339(),
             "requirement": "C11",
-            "decision": match d.outcome { Outcome::Allowed => "allow", Outcome::Refused => "deny" },
+            "decision": match d.outcome {
+                Outcome::Allowed => Logged::Allow,
+                Outcome::Refused => Logged::Deny,
+            }
+            .as_str(),
         });
         if let (Some(o), Ok(Value::Object(fields))) = (v.as_object_mut(), serde_json::to_value(d)) {
             for (k, val) in fields {
@@ -291,7 +296,7 @@ impl ConnectSink for Writer {
             "binary": "credential-broker", "layer": "network", "time": time,
             "requirement": "I1", "code": integrity_signals::face::I1_NETWORK,
             "signal": "network_escape", "taint": "K5", "host": c.host, "port": c.port,
-            "opened": c.opened, "peer": c.peer, "decision": "allow",
+            "opened": c.opened, "peer": c.peer, "decision": Logged::Recorded.as_str(),
         })));
         self.send(Work::Taint(
             taint::TaintSource {

@@ -225,6 +225,9 @@ fn the_agent_holds_the_placeholder_and_writes_through_the_broker(agent: Agent) {
         "{audit}"
     );
     assert!(!audit.contains(REAL));
+    for line in audit.lines() {
+        session_store::AuditRecord::parse(line).unwrap();
+    }
     let (code, err) = a.t.session_end();
     assert!(code == 0 || code == 2, "{err}");
     assert!(
