@@ -338,7 +338,7 @@ fn the_auth_token_pair_and_the_environment_agent_commands_get() {
 fn plain_http_to_the_model_api_is_refused_and_other_hosts_stay_tunnels() {
     let s = ModelScene::new();
     let text = s.run(
-        &format!("curl -sS -i --max-time 20 -H \"x-api-key: $ANTHROPIC_API_KEY\" -d '{{}}' http://api.anthropic.com/v1/messages"),
+        "curl -sS -i --max-time 20 -H \"x-api-key: $ANTHROPIC_API_KEY\" -d '{}' http://api.anthropic.com/v1/messages",
         &[],
     );
     assert!(text.starts_with("HTTP/1.1 403"), "{text}");
