@@ -27,19 +27,51 @@ pub fn api_refusal(status: u16, code: &str, reason: &str) -> Vec<u8> {
         "status": status.to_string(),
     })
     .to_string();
-    let phrase = match status {
+    format!(
+        "HTTP/1.1 {status} {}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\nX-Agent-Guards-Code: {code}\r\n\r\n{body}",
+        phrase(status),
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// A whole HTTP/1.1 response in the model API's error shape (issue 39): `status`, the body of
+/// model-tier-guard's face (`{"type":"error","error":{"type":..,"message":"agent-guards: .."}}`),
+/// the code in `X-Agent-Guards-Code`, and `x-should-retry: false` so the SDKs do not retry a
+/// refusal. The error type follows the status as the API's does.
+pub fn model_refusal(status: u16, code: &str, reason: &str) -> Vec<u8> {
+    let error_type = match status {
+        400 => "invalid_request_error",
+        403 => "permission_error",
+        413 => "request_too_large",
+        _ => "api_error",
+    };
+    model_answer(
+        status,
+        code,
+        &model_tier_guard::face::api_error(error_type, &one_line(reason)),
+    )
+}
+
+/// `status` with a model API error `body` already made (M3's, `face::api_error_body`).
+pub fn model_answer(status: u16, code: &str, body: &str) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nX-Agent-Guards-Code: {code}\r\nx-should-retry: false\r\n\r\n{body}",
+        phrase(status),
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn phrase(status: u16) -> &'static str {
+    match status {
         400 => "Bad Request",
         403 => "Forbidden",
         413 => "Content Too Large",
         502 => "Bad Gateway",
         504 => "Gateway Timeout",
         _ => "Refused",
-    };
-    format!(
-        "HTTP/1.1 {status} {phrase}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\nX-Agent-Guards-Code: {code}\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
+    }
 }
 
 /// One pkt-line.

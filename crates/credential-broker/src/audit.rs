@@ -1,6 +1,6 @@
 //! What the broker tells its caller, through two small traits so the caller decides where it
 //! goes (the session's audit log, the taint ledger): [`AuditSink`] gets one [`Decision`] per
-//! request to a GitHub host, [`ConnectSink`] one [`Connect`] per plain tunnel (I1 network
+//! request to a GitHub or model API host, [`ConnectSink`] one [`Connect`] per plain tunnel (I1 network
 //! evidence, K5 taint, as the second line's connect observer records them). No record ever
 //! holds a credential: the `Authorization` value is reduced to what it presented.
 
@@ -24,6 +24,9 @@ pub enum CredentialUse {
     Stripped,
     /// Not forwarded.
     NotSent,
+    /// Forwarded with the credential it presented (a model API request that did not present
+    /// our placeholder: the broker adds nothing and takes nothing; M3 judged it all the same).
+    Unchanged,
 }
 
 /// One request to a GitHub host and what the broker decided.
@@ -35,6 +38,10 @@ pub struct Decision {
     pub path: String,
     /// The ref updates of a push (`refs/heads/main update`), empty otherwise.
     pub ref_updates: Vec<String>,
+    /// The models a model API request names (`null` where one could not be read), empty
+    /// otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<Option<String>>,
     pub outcome: Outcome,
     /// The sub-code of a refusal (`G4.rule`, `C11.no-placeholder`).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -3,12 +3,14 @@
 //! through the CA file the broker writes (public certificate only); the CA's private key
 //! never leaves this process's memory (no file, no environment), so a program the agent
 //! writes cannot mint certificates of its own, and it dies with the broker. The CA is also
-//! name-constrained to the GitHub hosts (github.com and its subdomains, the enterprise hosts):
-//! it is trusted by agent commands for nothing else, even if it were misused. Why rcgen: it
+//! name-constrained to exactly the hosts the broker terminates (github.com and its
+//! subdomains, the enterprise hosts, the model API hosts: `Config::terminated_names`), and
+//! every IP address is excluded: it is trusted by agent commands for nothing else, even if it
+//! were misused. Why rcgen: it
 //! makes certificates on the same `ring` provider rustls uses here (no second crypto stack).
 
 use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DistinguishedName, DnType,
+    BasicConstraints, CertificateParams, CertifiedIssuer, CidrSubnet, DistinguishedName, DnType,
     ExtendedKeyUsagePurpose, GeneralSubtree, IsCa, KeyPair, KeyUsagePurpose, NameConstraints,
 };
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -33,7 +35,8 @@ pub struct SessionCa {
 
 impl SessionCa {
     /// A new CA (ECDSA P-256), valid for the session only (its name says so), for `hosts`
-    /// and their subdomains only (X.509 name constraints).
+    /// and their subdomains only, no IP address (X.509 name constraints: a DNS constraint
+    /// says nothing of IP names, so they are excluded outright).
     pub fn generate(hosts: &[String]) -> Result<SessionCa, CaError> {
         let mut params = CertificateParams::new(Vec::<String>::new())?;
         let mut name = DistinguishedName::new();
@@ -47,7 +50,10 @@ impl SessionCa {
                 .iter()
                 .map(|h| GeneralSubtree::DnsName(h.clone()))
                 .collect(),
-            excluded_subtrees: Vec::new(),
+            excluded_subtrees: vec![
+                GeneralSubtree::IpAddress(CidrSubnet::V4([0; 4], [0; 4])),
+                GeneralSubtree::IpAddress(CidrSubnet::V6([0; 16], [0; 16])),
+            ],
         });
         let key = KeyPair::generate()?;
         Ok(SessionCa {
@@ -143,5 +149,43 @@ mod tests {
             "outside the name constraints"
         );
         assert!(verdict("github.com.evil.example").is_err());
+    }
+
+    #[test]
+    fn the_ca_certifies_the_model_hosts_exactly_and_no_ip() {
+        use rustls::client::danger::ServerCertVerifier;
+        use rustls::pki_types::{ServerName, UnixTime};
+        let mut config = crate::Config::new("t", None, "/nonexistent");
+        config.model.base_url = Some("https://gateway.example/anthropic".into());
+        let ca = SessionCa::generate(&config.terminated_names()).expect("a CA");
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(ca.cert_der()).expect("a root");
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verifier =
+            rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+                .build()
+                .expect("a verifier");
+        let verdict = |host: &str| {
+            let (chain, _) = ca.leaf(host).expect("a leaf");
+            let name = ServerName::try_from(host.to_string()).expect("a name");
+            verifier.verify_server_cert(&chain[0], &chain[1..], &name, &[], UnixTime::now())
+        };
+        for terminated in ["api.anthropic.com", "gateway.example", "api.github.com"] {
+            assert!(verdict(terminated).is_ok(), "{terminated}");
+        }
+        for other in [
+            "anthropic.com",
+            "console.anthropic.com",
+            "example.com",
+            "api.anthropic.com.evil.example",
+            "127.0.0.1",
+            "160.79.104.10",
+            "::1",
+        ] {
+            assert!(
+                verdict(other).is_err(),
+                "{other} is outside the constraints"
+            );
+        }
     }
 }

@@ -6,6 +6,12 @@
 //! which an upstream echoed the token can have it replaced byte for byte without changing
 //! any length ([`crate::redact`]).
 
+//!
+//! The model API (issue 39) has pairs of its own ([`ModelCredentials`]): `ANTHROPIC_API_KEY`
+//! sent as `x-api-key`, `ANTHROPIC_AUTH_TOKEN` sent as `Authorization: Bearer`, each swapped
+//! only in its own header, only on a request to the model host the maintainer's credentials
+//! belong to.
+
 use base64::Engine;
 
 /// The session's pair: what agent commands hold and what the broker adds.
@@ -107,6 +113,51 @@ impl Credentials {
     }
 }
 
+/// The model API's pairs: each present only when the broker holds that real credential.
+#[derive(Debug, Clone, Default)]
+pub struct ModelCredentials {
+    /// `ANTHROPIC_API_KEY`, presented as `x-api-key`.
+    pub key: Option<Credentials>,
+    /// `ANTHROPIC_AUTH_TOKEN`, presented as `Authorization: Bearer`.
+    pub token: Option<Credentials>,
+}
+
+/// The header `ANTHROPIC_API_KEY` is sent in.
+pub const API_KEY_HEADER: &str = "x-api-key";
+
+impl ModelCredentials {
+    /// Pairs for the real credentials held, placeholders made from `seed` salted per pair (so
+    /// two credentials of one length never share a placeholder, nor the GitHub one).
+    pub fn new(key: Option<&str>, token: Option<&str>, seed: &[u8]) -> ModelCredentials {
+        let salted = |salt: u8| -> Vec<u8> { seed.iter().map(|b| b.wrapping_add(salt)).collect() };
+        ModelCredentials {
+            key: key.map(|k| Credentials::new(k, &salted(17))),
+            token: token.map(|t| Credentials::new(t, &salted(41))),
+        }
+    }
+
+    /// Header `name: value` with the placeholder replaced by the real credential, in its own
+    /// header only; `None` when it presents no placeholder of ours.
+    pub fn with_real(&self, name: &str, value: &str) -> Option<String> {
+        if name.eq_ignore_ascii_case(API_KEY_HEADER) {
+            let pair = self.key.as_ref()?;
+            return (value.trim() == pair.placeholder()).then(|| pair.real().to_string());
+        }
+        if name.eq_ignore_ascii_case("authorization") {
+            let pair = self.token.as_ref()?;
+            let (scheme, rest) = value.trim().split_once(' ')?;
+            return (scheme.eq_ignore_ascii_case("bearer") && rest.trim() == pair.placeholder())
+                .then(|| format!("{scheme} {}", pair.real()));
+        }
+        None
+    }
+
+    /// Every pair held.
+    pub fn pairs(&self) -> impl Iterator<Item = &Credentials> {
+        self.key.iter().chain(self.token.iter())
+    }
+}
+
 /// The user and password of a Basic credential.
 fn basic_pair(b64: &str) -> Option<(String, String)> {
     let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
@@ -184,6 +235,37 @@ mod tests {
             "a longer look-alike"
         );
         assert_eq!(c.with_real(&basic("user:pass")), None);
+    }
+
+    #[test]
+    fn model_placeholders_are_swapped_in_their_own_header_only() {
+        let key = "sk-ant-api03-REALkeyREALkeyREALkey";
+        let token = "sk-ant-oat01-REALtokREALtokREALtok";
+        assert_eq!(key.len(), token.len());
+        let m = ModelCredentials::new(Some(key), Some(token), b"some random seed bytes");
+        let (k, t) = (m.key.clone().unwrap(), m.token.clone().unwrap());
+        assert_ne!(k.placeholder(), t.placeholder(), "same length, other salt");
+        assert_ne!(k.placeholder(), creds().placeholder());
+        assert_eq!(m.with_real("X-Api-Key", k.placeholder()), Some(key.into()));
+        assert_eq!(
+            m.with_real("authorization", &format!("Bearer {}", t.placeholder())),
+            Some(format!("Bearer {token}"))
+        );
+        // Each placeholder in the other's header, another value, another scheme: untouched.
+        assert_eq!(m.with_real("x-api-key", t.placeholder()), None);
+        assert_eq!(
+            m.with_real("authorization", &format!("Bearer {}", k.placeholder())),
+            None
+        );
+        assert_eq!(m.with_real("x-api-key", "sk-other"), None);
+        assert_eq!(
+            m.with_real("authorization", &format!("token {}", t.placeholder())),
+            None
+        );
+        assert_eq!(m.with_real("x-other", k.placeholder()), None);
+        let none = ModelCredentials::new(None, None, b"seed");
+        assert_eq!(none.with_real("x-api-key", k.placeholder()), None);
+        assert!(!format!("{m:?}").contains("REAL"));
     }
 
     #[test]

@@ -1,5 +1,7 @@
-//! The per-session credential broker of requirement C11 (issue 38): agent commands reach
-//! GitHub through it as their HTTPS proxy and hold only a placeholder token; the broker
+//! The per-session credential broker of requirement C11 (issues 38, 39): agent commands reach
+//! GitHub and the model API through it as their HTTPS proxy and hold only placeholders; the
+//! broker judges each model API request's `model` with model-tier-guard's face (M3 on the
+//! wire: [`model_session`]). For GitHub the broker
 //! terminates TLS for GitHub hosts with a CA made for the session, reads each request into the
 //! operation the rules judge (a push's ref updates, a REST or GraphQL call), judges it with
 //! gh-write-guard's own G2–G4 code, and adds the real token only to what the rules allow.
@@ -11,7 +13,7 @@
 //! the sinks gives a [`Handle`] (port, CA files, placeholder, [`Handle::client_env`]);
 //! [`Handle::stop`] ends it. Modules: [`proxy`] (accepting, CONNECT, tunnels), [`session`]
 //! (one terminated connection: read, judge, forward), [`operation`] and [`decide`] (pure),
-//! [`http1`] (bounded framing), [`live_ids`] (G2's ids from live queries), [`ca`], [`credentials`], [`redact`], [`answer`], [`upstream`],
+//! [`model_session`] (one terminated model API connection), [`http1`] (bounded framing), [`live_ids`] (G2's ids from live queries), [`ca`], [`credentials`], [`redact`], [`answer`], [`upstream`],
 //! [`world`], [`audit`], [`peer`] (which program sent it), [`codes`].
 
 pub mod answer;
@@ -23,6 +25,7 @@ pub mod credentials;
 pub mod decide;
 pub mod http1;
 pub mod live_ids;
+pub mod model_session;
 pub mod operation;
 pub mod peer;
 pub mod proxy;
@@ -32,7 +35,7 @@ pub mod upstream;
 pub mod world;
 
 pub use audit::{AuditSink, ConnectSink, MemorySink};
-pub use config::{Config, Timeouts};
+pub use config::{Config, ModelConfig, Timeouts};
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -82,6 +85,10 @@ pub struct Handle {
     pub bundle_path: PathBuf,
     /// What agent commands hold instead of the token.
     pub placeholder: String,
+    /// What agent commands hold instead of `ANTHROPIC_API_KEY` (when the broker holds one).
+    pub model_key_placeholder: Option<String>,
+    /// What agent commands hold instead of `ANTHROPIC_AUTH_TOKEN` (when the broker holds one).
+    pub model_token_placeholder: Option<String>,
     shared: Arc<proxy::Shared>,
     accept: Option<JoinHandle<()>>,
 }
@@ -96,6 +103,9 @@ impl Broker {
         let shared = Arc::new(proxy::Shared::new(config, sinks)?);
         let (ca_pem_path, bundle_path) = shared.write_ca_files()?;
         let placeholder = shared.creds.placeholder().to_string();
+        let model = &shared.model_creds;
+        let model_key_placeholder = model.key.as_ref().map(|c| c.placeholder().to_string());
+        let model_token_placeholder = model.token.as_ref().map(|c| c.placeholder().to_string());
         let accept = {
             let shared = shared.clone();
             std::thread::Builder::new()
@@ -107,6 +117,8 @@ impl Broker {
             ca_pem_path,
             bundle_path,
             placeholder,
+            model_key_placeholder,
+            model_token_placeholder,
             shared,
             accept: Some(accept),
         })
@@ -119,14 +131,20 @@ impl Handle {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    /// The environment an agent command gets ([`client_env`] for this broker).
+    /// The environment an agent command gets ([`client_env`] for this broker, and the model
+    /// API's placeholders, [`model_env`], when the broker holds that real credential).
     pub fn client_env(&self) -> Vec<(String, String)> {
-        client_env(
+        let mut env = client_env(
             self.port,
             &self.ca_pem_path,
             &self.bundle_path,
             &self.placeholder,
-        )
+        );
+        env.extend(model_env(
+            self.model_key_placeholder.as_deref(),
+            self.model_token_placeholder.as_deref(),
+        ));
+        env
     }
 
     /// Stops accepting, closes every open connection and waits for the accept thread.
@@ -190,4 +208,16 @@ pub fn client_env(
         env.push((v.into(), placeholder.to_string()));
     }
     env
+}
+
+/// The model API's credential variables (issue 39): the key, then the token.
+pub const MODEL_VARS: [&str; 2] = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"];
+
+/// The model API's placeholders (issue 39) in [`MODEL_VARS`], each only when the broker holds
+/// that real credential.
+pub fn model_env(key: Option<&str>, token: Option<&str>) -> Vec<(String, String)> {
+    [(MODEL_VARS[0], key), (MODEL_VARS[1], token)]
+        .into_iter()
+        .filter_map(|(v, p)| Some((v.to_string(), p?.to_string())))
+        .collect()
 }

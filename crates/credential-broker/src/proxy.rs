@@ -1,15 +1,16 @@
 //! The proxy's front: accepting on 127.0.0.1, one thread per connection (std threads: see the
 //! crate README for why not tokio), at most `max_connections` at once. A `CONNECT` to a GitHub
-//! host on 443 is terminated with the session CA and handed to [`crate::session`]; any other
-//! `CONNECT` is a plain tunnel, reported to the [`ConnectSink`] (with the program that asked); a plain
-//! `http://` request to a GitHub host is refused (GitHub is HTTPS), to any other host it is
-//! relayed once (and reported like a tunnel). Every open socket is registered so
+//! host on 443 or to a model API endpoint (`Config::is_model_endpoint`) is terminated with the
+//! session CA and handed to [`crate::session`]; any other `CONNECT` is a plain tunnel, reported
+//! to the [`ConnectSink`] (with the program that asked); a plain `http://` request to a GitHub
+//! or model API host is refused (they are HTTPS), to any other host it is relayed once (and
+//! reported like a tunnel). Every open socket is registered so
 //! [`crate::Handle::stop`] can close them all.
 
 use crate::audit::Connect;
 use crate::ca::SessionCa;
 use crate::config::Config;
-use crate::credentials::Credentials;
+use crate::credentials::{Credentials, ModelCredentials};
 use crate::http1::{self, ReadError};
 use crate::upstream::{connect_tcp, Upstream};
 use crate::world::BrokerWorld;
@@ -26,6 +27,10 @@ use std::sync::{Arc, Mutex};
 pub struct Shared {
     pub config: Config,
     pub creds: Credentials,
+    /// The model API's pairs (issue 39).
+    pub model_creds: ModelCredentials,
+    /// The launch environment M3 reads on the wire: the model variables and the grant.
+    pub model_env: std::collections::BTreeMap<String, String>,
     pub ca: SessionCa,
     pub upstream: Upstream,
     pub world: BrokerWorld,
@@ -46,6 +51,27 @@ impl Shared {
             false => config.placeholder_seed.clone(),
         };
         let creds = Credentials::new(config.token.clone(), &seed);
+        let model_creds = ModelCredentials::new(
+            config.model.api_key.as_deref(),
+            config.model.auth_token.as_deref(),
+            &seed,
+        );
+        let mut placeholders: Vec<&str> = std::iter::once(&creds)
+            .chain(model_creds.pairs())
+            .map(Credentials::placeholder)
+            .collect();
+        let held = placeholders.len();
+        placeholders.sort();
+        placeholders.dedup();
+        if placeholders.len() != held {
+            // Fail closed: a placeholder that stood for two credentials could be swapped for
+            // the wrong one.
+            return Err(io::Error::other("two credentials were given one placeholder").into());
+        }
+        let mut model_env = config.model.alias_env.clone();
+        if let Some(g) = &config.model.grant {
+            model_env.insert(model_tier_guard::face::GRANT_VAR.into(), g.clone());
+        }
         let mut roots = Vec::new();
         for pem in &config.upstream_roots_pem {
             roots.extend(pem_certs(pem));
@@ -71,8 +97,10 @@ impl Shared {
             cx.env.insert("GH_WRITE_GUARD_ALLOW".into(), g.clone());
         }
         Ok(Shared {
-            ca: SessionCa::generate(&ca_hosts(&config))?,
+            ca: SessionCa::generate(&config.terminated_names())?,
             creds,
+            model_creds,
+            model_env,
             upstream,
             world,
             cx,
@@ -105,6 +133,15 @@ impl Shared {
         Ok((ca, bundle))
     }
 
+    /// A writer for what goes back to an agent command: every real credential the broker
+    /// holds (GitHub's, the model API's) replaced by its placeholder.
+    pub(crate) fn redactor<W: Write>(&self, w: W) -> crate::redact::Redactor<W> {
+        let pairs = std::iter::once(&self.creds)
+            .chain(self.model_creds.pairs())
+            .map(|c| (c.real(), c.placeholder()));
+        crate::redact::Redactor::pairs(w, pairs)
+    }
+
     fn register(&self, s: &TcpStream) -> Option<u64> {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let clone = s.try_clone().ok()?;
@@ -126,18 +163,6 @@ impl Shared {
             }
         }
     }
-}
-
-/// The hosts the session CA may certify: github.com's and the enterprise hosts.
-fn ca_hosts(config: &Config) -> Vec<String> {
-    let mut hosts = vec!["github.com".to_string()];
-    hosts.extend(
-        config
-            .enterprise_hosts
-            .iter()
-            .map(|h| h.to_ascii_lowercase()),
-    );
-    hosts
 }
 
 fn random_seed() -> io::Result<Vec<u8>> {
@@ -236,9 +261,11 @@ fn handle_client(shared: &Shared, stream: TcpStream) -> io::Result<()> {
         let mut s = stream;
         // Which program asked, looked up beside the handshake (crate::peer).
         let peer = PeerLookup::start(&s);
-        if shared.config.is_github(&host) && port == 443 {
+        let terminated = (shared.config.is_github(&host) && port == 443)
+            || shared.config.is_model_endpoint(&host, port);
+        if terminated {
             s.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")?;
-            return crate::session::serve_tls(shared, Prefixed::new(early, s), &host, peer);
+            return crate::session::serve_tls(shared, Prefixed::new(early, s), &host, port, peer);
         }
         return tunnel(shared, s, early, &host, port, peer);
     }
@@ -346,6 +373,16 @@ fn plain_request(
         None => (rest, "/"),
     };
     let (host, port) = split_authority(authority).unwrap_or((authority.to_ascii_lowercase(), 80));
+    if shared.config.is_model_host(&host) {
+        return client.write_all(&answer::model_refusal(
+            403,
+            codes::UNKNOWN_WRITE,
+            &format!(
+                "{}: the model API is reached over https:// only through the broker. Use an https:// base URL",
+                codes::UNKNOWN_WRITE
+            ),
+        ));
+    }
     if shared.config.is_github(&host) {
         return client.write_all(&answer::api_refusal(
             403,

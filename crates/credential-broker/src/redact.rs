@@ -7,26 +7,32 @@
 
 use std::io::{self, Write};
 
-/// A writer that replaces `from` by `to` (same length) in everything written through it.
+/// A writer that replaces each `from` by its `to` (same length) in everything written
+/// through it. It holds back only what could be the start of a secret cut by a write (the
+/// longest end of what it has that begins some `from`), so a streamed answer (server-sent
+/// events) is never held: an event's end is not a secret's beginning.
 pub struct Redactor<W: Write> {
     inner: W,
-    from: Vec<u8>,
-    to: Vec<u8>,
+    pairs: Vec<(Vec<u8>, Vec<u8>)>,
     held: Vec<u8>,
 }
 
 impl<W: Write> Redactor<W> {
     /// `from` and `to` of different lengths (or an empty `from`): nothing is replaced.
     pub fn new(inner: W, from: &str, to: &str) -> Redactor<W> {
-        let same = from.len() == to.len() && !from.is_empty();
+        Redactor::pairs(inner, [(from, to)])
+    }
+
+    /// Each `(from, to)` pair replaced (pairs of different lengths or an empty `from` are left
+    /// out).
+    pub fn pairs<'a>(inner: W, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Redactor<W> {
         Redactor {
             inner,
-            from: if same {
-                from.as_bytes().to_vec()
-            } else {
-                Vec::new()
-            },
-            to: to.as_bytes().to_vec(),
+            pairs: pairs
+                .into_iter()
+                .filter(|(f, t)| f.len() == t.len() && !f.is_empty())
+                .map(|(f, t)| (f.as_bytes().to_vec(), t.as_bytes().to_vec()))
+                .collect(),
             held: Vec::new(),
         }
     }
@@ -45,19 +51,33 @@ impl<W: Write> Redactor<W> {
     }
 
     fn replace(&mut self) {
-        let n = self.from.len();
-        if n == 0 || self.held.len() < n {
-            return;
-        }
-        let mut i = 0;
-        while i + n <= self.held.len() {
-            if self.held[i..i + n] == self.from[..] {
-                self.held[i..i + n].copy_from_slice(&self.to);
-                i += n;
-            } else {
-                i += 1;
+        for (from, to) in &self.pairs {
+            let n = from.len();
+            let mut i = 0;
+            while i + n <= self.held.len() {
+                if self.held[i..i + n] == from[..] {
+                    self.held[i..i + n].copy_from_slice(to);
+                    i += n;
+                } else {
+                    i += 1;
+                }
             }
         }
+    }
+
+    /// How many bytes at the end of `held` could begin a secret (a proper prefix of a `from`).
+    fn keep_back(&self) -> usize {
+        let mut keep = 0;
+        for (from, _) in &self.pairs {
+            let most = (from.len() - 1).min(self.held.len());
+            if let Some(k) = (keep + 1..=most)
+                .rev()
+                .find(|&k| self.held[self.held.len() - k..] == from[..k])
+            {
+                keep = k;
+            }
+        }
+        keep
     }
 }
 
@@ -65,9 +85,7 @@ impl<W: Write> Write for Redactor<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.held.extend_from_slice(buf);
         self.replace();
-        // Keep back what could be the start of a token cut by this write.
-        let keep = self.from.len().saturating_sub(1).min(self.held.len());
-        let out = self.held.len() - keep;
+        let out = self.held.len() - self.keep_back();
         self.inner.write_all(&self.held[..out])?;
         self.held.drain(..out);
         Ok(buf.len())
@@ -93,6 +111,19 @@ mod tests {
             String::from_utf8(r.inner).unwrap(),
             "a xxxxxx b xxxxxx c xxxxxxxxxxxx"
         );
+    }
+
+    #[test]
+    fn only_a_possible_start_of_a_secret_is_held_back() {
+        let mut r = Redactor::pairs(Vec::new(), [("SECRET", "xxxxxx"), ("KEY-1", "yyyyy")]);
+        r.write_all(b"data: {}\n\n").unwrap();
+        assert_eq!(r.inner, b"data: {}\n\n", "an event's end goes out at once");
+        r.write_all(b"a KE").unwrap();
+        assert_eq!(r.inner, b"data: {}\n\na ", "`KE` may begin KEY-1");
+        r.write_all(b"Y-1 SECR").unwrap();
+        r.write_all(b"ET.").unwrap();
+        r.finish().unwrap();
+        assert_eq!(r.inner, b"data: {}\n\na yyyyy xxxxxx.");
     }
 
     #[test]

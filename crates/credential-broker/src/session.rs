@@ -19,12 +19,12 @@ use gh_write_guard::face::{MergeState, PullRef, WireFacts};
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::TcpStream;
 
-type ClientTls = rustls::StreamOwned<rustls::ServerConnection, Prefixed<TcpStream>>;
-type Up = Option<BufReader<TlsConn>>;
+pub(crate) type ClientTls = rustls::StreamOwned<rustls::ServerConnection, Prefixed<TcpStream>>;
+pub(crate) type Up = Option<BufReader<TlsConn>>;
 
 /// Whether the connection carries another request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Next {
+pub(crate) enum Next {
     KeepAlive,
     Close,
 }
@@ -47,18 +47,35 @@ pub fn is_hop_by_hop(name: &str) -> bool {
     HOP.iter().any(|h| h.eq_ignore_ascii_case(name))
 }
 
-/// Serves a client connection CONNECTed to `host`, TLS terminated with the session CA.
+/// Serves a client connection CONNECTed to `host:port`, TLS terminated with the session CA:
+/// a GitHub host's requests here, a model API's in [`crate::model_session`].
 pub(crate) fn serve_tls(
     shared: &Shared,
     stream: Prefixed<TcpStream>,
     host: &str,
+    port: u16,
     peer: PeerLookup,
 ) -> io::Result<()> {
     let config = shared.ca.server_config(host).map_err(io::Error::other)?;
     let conn = rustls::ServerConnection::new(config).map_err(io::Error::other)?;
     let mut client = BufReader::new(rustls::StreamOwned::new(conn, stream));
     let mut up: Up = None;
-    while one_request(shared, &mut client, &mut up, host, &peer)? == Next::KeepAlive {}
+    let github = shared.config.is_github(host);
+    loop {
+        let next = match github {
+            true => one_request(shared, &mut client, &mut up, host, &peer)?,
+            false => crate::model_session::one_request(
+                shared,
+                &mut client,
+                &mut up,
+                (host, port),
+                &peer,
+            )?,
+        };
+        if next == Next::Close {
+            break;
+        }
+    }
     let tls = client.get_mut();
     tls.conn.send_close_notify();
     let _ = tls.flush();
@@ -68,7 +85,8 @@ pub(crate) fn serve_tls(
 /// The request must be for the host it was CONNECTed to, in origin form (`/path`), over
 /// HTTP/1.1: what is judged is what GitHub will route (a `Host` naming another GitHub host, an
 /// absolute URL, `*` or an HTTP/2 preface would be judged as one thing and served as another).
-fn same_destination(head: &Head, host: &str) -> Result<(), String> {
+/// `host:port` in `Host` is that host when the port is the CONNECTed one.
+pub(crate) fn same_destination(head: &Head, host: &str, port: u16) -> Result<(), String> {
     let [_, target, version] = &head.first;
     if !target.starts_with('/') {
         return Err(format!("the target {target:?} is not a path"));
@@ -81,7 +99,7 @@ fn same_destination(head: &Head, host: &str) -> Result<(), String> {
         [one] => one.trim().to_ascii_lowercase(),
         _ => return Err("not exactly one Host header".into()),
     };
-    let named = named.strip_suffix(":443").unwrap_or(&named);
+    let named = named.strip_suffix(&format!(":{port}")).unwrap_or(&named);
     match named == host.to_ascii_lowercase() {
         true => Ok(()),
         false => Err(format!("Host {named:?} is not the CONNECTed {host:?}")),
@@ -122,6 +140,7 @@ fn unreadable(
             method,
             target: path,
             refs: &[],
+            models: &[],
             peer,
         },
         Some(&refusal),
@@ -148,7 +167,7 @@ fn one_request(
     };
     let method = head.first[0].to_ascii_uppercase();
     let target = head.first[1].clone();
-    if let Err(why) = same_destination(&head, host) {
+    if let Err(why) = same_destination(&head, host, 443) {
         let e = ReadError::Malformed(why);
         return unreadable(shared, client, host, &e, None, peer);
     }
@@ -187,6 +206,7 @@ fn one_request(
                     method: &method,
                     target: &target,
                     refs: &[],
+                    models: &[],
                     peer,
                 },
                 Some(&refusal),
@@ -219,6 +239,7 @@ fn one_request(
         method: &method,
         target: &target,
         refs: &refs,
+        models: &[],
         peer,
     };
     let verdict = match judged.refusal {
@@ -275,7 +296,7 @@ fn one_request(
     }
 }
 
-fn is_timeout(e: &io::Error) -> bool {
+pub(crate) fn is_timeout(e: &io::Error) -> bool {
     matches!(
         e.kind(),
         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
@@ -298,7 +319,7 @@ fn refusal_bytes(op: &Operation, refusal: &Refusal) -> Vec<u8> {
 }
 
 /// Why a forward failed: before any byte of an answer (the client can be told), or midway.
-enum Failure {
+pub(crate) enum Failure {
     BeforeAnswer(io::Error),
     Midway(u16),
 }
@@ -337,7 +358,28 @@ fn forward(
     }
     let mut request = head.encode_with(&headers);
     request.extend_from_slice(body);
-    let answer = send(shared, up, host, &request).map_err(Failure::BeforeAnswer)?;
+    let answer = send(shared, up, (host, 443), &request).map_err(Failure::BeforeAnswer)?;
+    let mut out = shared.redactor(Tap::new(client.get_mut()));
+    let (status, more) = relay_answer(&mut out, up, &method, &answer)?;
+    let identity = answer
+        .header("content-encoding")
+        .is_none_or(|e| e.trim().eq_ignore_ascii_case("identity"));
+    if api && identity {
+        shared.live_ids.learn(out.get_mut().kept());
+    }
+    Ok((status, more))
+}
+
+/// Relays an upstream's answer (its head already read) to the client through `out` with its
+/// own framing, as it arrives (nothing is held but what could begin a secret); the status and
+/// whether the client connection can carry another request. The upstream connection is
+/// dropped when it cannot carry another.
+pub(crate) fn relay_answer<W: Write>(
+    out: &mut Redactor<W>,
+    up: &mut Up,
+    method: &str,
+    answer: &Head,
+) -> Result<(u16, bool), Failure> {
     let Some(conn) = up.as_mut() else {
         return Err(Failure::BeforeAnswer(io::Error::other("no upstream")));
     };
@@ -350,23 +392,13 @@ fn forward(
         }),
     };
     let framing = framing.map_err(|e| Failure::BeforeAnswer(io::Error::other(e.to_string())))?;
-    let mut out = Redactor::new(
-        Tap::new(client.get_mut()),
-        shared.creds.real(),
-        shared.creds.placeholder(),
-    );
     let relayed = out
         .write_all(&answer.encode_with(&answer.headers))
+        .and_then(|_| out.flush())
         .map_err(ReadError::Io)
-        .and_then(|_| http1::relay_body(conn, &mut out, framing))
+        .and_then(|_| http1::relay_body(conn, out, framing))
         .and_then(|more| out.finish().map(|_| more).map_err(ReadError::Io));
     let more = relayed.map_err(|_| Failure::Midway(status))?;
-    let identity = answer
-        .header("content-encoding")
-        .is_none_or(|e| e.trim().eq_ignore_ascii_case("identity"));
-    if api && identity {
-        shared.live_ids.learn(out.get_mut().kept());
-    }
     let keep = more && !answer.has_token("connection", "close");
     if !keep {
         *up = None;
@@ -376,11 +408,16 @@ fn forward(
 
 /// Writes `request` and reads the answer's head (1xx skipped); a reused connection that
 /// closed before answering is made again once.
-fn send(shared: &Shared, up: &mut Up, host: &str, request: &[u8]) -> io::Result<Head> {
+pub(crate) fn send(
+    shared: &Shared,
+    up: &mut Up,
+    (host, port): (&str, u16),
+    request: &[u8],
+) -> io::Result<Head> {
     let mut reused = up.is_some();
     loop {
         if up.is_none() {
-            *up = Some(BufReader::new(shared.upstream.connect_tls(host, 443)?));
+            *up = Some(BufReader::new(shared.upstream.connect_tls(host, port)?));
         }
         let Some(conn) = up.as_mut() else { continue };
         let written = conn
@@ -408,7 +445,7 @@ fn send(shared: &Shared, up: &mut Up, host: &str, request: &[u8]) -> io::Result<
     }
 }
 
-fn read_answer_head<R: BufRead>(r: &mut R, max: usize) -> Result<Head, ReadError> {
+pub(crate) fn read_answer_head<R: BufRead>(r: &mut R, max: usize) -> Result<Head, ReadError> {
     loop {
         let h = http1::read_head(r, max)?;
         match h.first[1].parse::<u16>() {
@@ -466,17 +503,19 @@ fn merge_state(shared: &Shared, host: &str, target: &str, pull: &PullRef) -> Mer
 }
 
 /// The request a decision is about.
-struct Req<'a> {
-    host: &'a str,
-    method: &'a str,
-    target: &'a str,
-    refs: &'a [String],
+pub(crate) struct Req<'a> {
+    pub host: &'a str,
+    pub method: &'a str,
+    pub target: &'a str,
+    pub refs: &'a [String],
+    /// The models a model API request names.
+    pub models: &'a [Option<String>],
     /// Asked only when the record is written, after the client has its answer.
-    peer: &'a PeerLookup,
+    pub peer: &'a PeerLookup,
 }
 
 /// One decision to the audit sink.
-fn record(
+pub(crate) fn record(
     shared: &Shared,
     req: &Req<'_>,
     refusal: Option<&Refusal>,
@@ -489,6 +528,7 @@ fn record(
         host: req.host.to_string(),
         path: req.target.to_string(),
         ref_updates: req.refs.to_vec(),
+        models: req.models.to_vec(),
         outcome: match refusal {
             Some(_) => Outcome::Refused,
             None => Outcome::Allowed,

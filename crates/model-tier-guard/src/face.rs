@@ -3,10 +3,12 @@
 //! ([`ModelRequest`]); both get M3's [`Refusal`] or nothing. Which variables a launch's
 //! judgement reads ([`reads_var`]) is this guard's fact, kept here.
 
+pub use crate::host::GRANT_VAR;
 use crate::host::{Host, MANAGED_SETTINGS_DIR};
 use crate::m1_tiers::TierPolicy;
 use crate::m3_launch::Requested;
 pub use crate::m3_launch::MODEL_VARS;
+pub use crate::wire::WireModel;
 pub use safety_kernel::Refusal;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -125,12 +127,35 @@ pub fn judge_wire_request(
         })
 }
 
-/// A refusal as the model API states an error (`403`, `permission_error`), so the CLI and the
-/// SDKs print the reason.
+/// The models a request to a model API asks for (the wire reader, [`crate::wire`]); empty
+/// when it is no model request. `body`: `None` when it was not read whole.
+pub fn wire_models(method: &str, path: &str, body: Option<&[u8]>) -> Vec<WireModel> {
+    crate::wire::requested_models(method, path, body)
+}
+
+/// Whether `method path` is a model request (its body or path names a model), known from the
+/// head alone: the broker reads and judges these bodies, and streams every other one through.
+pub fn is_model_request(method: &str, path: &str) -> bool {
+    !crate::wire::requested_models(method, path, None).is_empty()
+}
+
+/// The status the model API states a permission error with (the status of
+/// [`api_error_body`]).
+pub const API_REFUSAL_STATUS: u16 = 403;
+
+/// A refusal as the model API states an error ([`API_REFUSAL_STATUS`], `permission_error`),
+/// so the CLI and the SDKs print the reason.
 pub fn api_error_body(refusal: &Refusal) -> String {
+    api_error("permission_error", &refusal.reason)
+}
+
+/// Any error in the model API's own shape (`{"type":"error","error":{"type":..,"message":..}}`,
+/// the message starting `agent-guards: `): one place for the shape, also for the broker's own
+/// refusals (`invalid_request_error`, `request_too_large`, `api_error`).
+pub fn api_error(error_type: &str, reason: &str) -> String {
     json!({
         "type": "error",
-        "error": {"type": "permission_error", "message": format!("agent-guards: {}", refusal.reason)},
+        "error": {"type": error_type, "message": format!("agent-guards: {reason}")},
     })
     .to_string()
 }
@@ -193,7 +218,10 @@ mod tests {
         }
         // Unreadable: the maintainer-only tier.
         assert!(judge_wire_request("POST", "/v1/messages", Some(b"{"), &s).is_some());
-        // No model request at all.
+        // No model request at all, known from the head.
+        assert!(is_model_request("POST", "/v1/messages"));
+        assert!(!is_model_request("GET", "/v1/models"));
+        assert!(!is_model_request("POST", "/v1/oauth/token"));
         assert_eq!(
             judge_wire_request("POST", "/v1/oauth/token", Some(b"{}"), &s),
             None

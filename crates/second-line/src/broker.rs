@@ -39,6 +39,10 @@ pub struct Running {
     pub start: String,
     pub port: u16,
     pub placeholder: String,
+    /// The model API's placeholders (`ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`), when the
+    /// broker holds that real credential (issue 39).
+    pub model_key: Option<String>,
+    pub model_token: Option<String>,
     /// The broker's folder (CA files, masked copies).
     pub dir: PathBuf,
 }
@@ -48,7 +52,8 @@ impl Running {
     pub fn record_text(&self) -> String {
         serde_json::json!({
             "pid": self.pid, "start": self.start, "port": self.port,
-            "placeholder": self.placeholder,
+            "placeholder": self.placeholder, "model_key": self.model_key,
+            "model_token": self.model_token,
         })
         .to_string()
     }
@@ -58,12 +63,19 @@ impl Running {
     /// turned into a command).
     pub fn parse(text: &str, dir: &Path) -> Option<Running> {
         let v: serde_json::Value = serde_json::from_str(text).ok()?;
-        let placeholder = v["placeholder"].as_str()?.to_string();
-        let plain = |c: char| c.is_ascii_alphanumeric() || c == '_';
-        if placeholder.len() < 20 || !placeholder.chars().all(plain) {
-            return None;
-        }
+        let plain =
+            |p: &str| p.len() >= 20 && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let placeholder = v["placeholder"].as_str().filter(|p| plain(p))?.to_string();
+        // A model placeholder is absent (null) or plain; anything else is no record.
+        let model = |k: &str| match &v[k] {
+            serde_json::Value::Null => Some(None),
+            serde_json::Value::String(p) if plain(p) => Some(Some(p.clone())),
+            _ => None,
+        };
+        let (model_key, model_token) = (model("model_key")?, model("model_token")?);
         Some(Running {
+            model_key,
+            model_token,
             pid: u32::try_from(v["pid"].as_u64()?).ok()?,
             start: v["start"].as_str()?.to_string(),
             port: u16::try_from(v["port"].as_u64()?).ok().filter(|p| *p > 0)?,
@@ -87,7 +99,8 @@ pub enum ForCommand {
 /// The maintainer's credentials as the launch environment and the files show them.
 #[derive(Clone, Default)]
 pub struct Found {
-    /// The token the broker adds (the first of the environment's, else of the files').
+    /// The token the broker adds (the first of the environment's, else of the files'; empty
+    /// when only a model credential was found).
     pub token: String,
     /// Every secret found, to replace in the files agent commands see.
     pub secrets: Vec<String>,
@@ -106,6 +119,17 @@ impl std::fmt::Debug for Found {
     }
 }
 
+/// The model API credential of the launch environment, when the broker can serve it: a key or
+/// token whose host it terminates (no `ANTHROPIC_BASE_URL`, or an https one with a DNS name). A
+/// loopback or plain-http base URL is left as the CLI has it (issue 39: not covered).
+pub fn model_credential(
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<credential_broker::ModelConfig> {
+    let m = credential_broker::ModelConfig::from_launch_env(env);
+    ((m.api_key.is_some() || m.auth_token.is_some()) && m.credential_endpoint().is_some())
+        .then_some(m)
+}
+
 /// The credentials an agent command would otherwise find (bounded reads, regular files only).
 pub fn discover(env: &dyn Fn(&str) -> Option<String>) -> Option<Found> {
     let mut secrets = credential_files::env_secrets(env);
@@ -122,7 +146,11 @@ pub fn discover(env: &dyn Fn(&str) -> Option<String>) -> Option<Found> {
         }
         files.push((kind, path, text));
     }
-    let token = secrets.first()?.clone();
+    if secrets.is_empty() && model_credential(env).is_none() {
+        return None;
+    }
+    // No GitHub token: the broker still judges GitHub writes; none carries a credential.
+    let token = secrets.first().cloned().unwrap_or_default();
     Some(Found {
         token,
         secrets,
@@ -235,6 +263,25 @@ pub fn command_env(
             .map(|v| (v.to_string(), Some(placeholder.to_string())))
             .collect(),
     };
+    match fc {
+        ForCommand::Running(r) => out.extend(
+            credential_broker::model_env(r.model_key.as_deref(), r.model_token.as_deref())
+                .into_iter()
+                .map(|(k, v)| (k, Some(v))),
+        ),
+        // The model credential the broker would have held is withheld all the same.
+        _ => {
+            if let Some(m) = model_credential(env) {
+                let p = Some(placeholder);
+                let (key, token) = (m.api_key.and(p), m.auth_token.and(p));
+                out.extend(
+                    credential_broker::model_env(key, token)
+                        .into_iter()
+                        .map(|(k, v)| (k, Some(v))),
+                );
+            }
+        }
+    }
     // An ssh agent and the desktop keyring (gh's store) would hand out what the broker
     // withholds; an ssh remote of GitHub is reached over HTTPS instead (below).
     for v in ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS"] {
@@ -346,6 +393,8 @@ mod tests {
             start: "123".into(),
             port: 4242,
             placeholder: "agp_abcdefghijklmnopqrstu".into(),
+            model_key: Some("agp_modelmodelmodelmodel".into()),
+            model_token: None,
             dir: PathBuf::from("/s/broker"),
         }
     }
@@ -385,6 +434,15 @@ mod tests {
             Some(Some("/s/broker/bundle.pem".into()))
         );
         assert_eq!(get("SSH_AUTH_SOCK"), Some(None));
+        assert_eq!(
+            get("ANTHROPIC_API_KEY"),
+            Some(Some("agp_modelmodelmodelmodel".into()))
+        );
+        assert_eq!(
+            get("ANTHROPIC_AUTH_TOKEN"),
+            None,
+            "the CLI's own, when the broker holds none"
+        );
         assert_eq!(get("GIT_CONFIG_COUNT"), Some(Some("7".into())));
         assert_eq!(
             get("GIT_CONFIG_KEY_2"),
@@ -404,9 +462,25 @@ mod tests {
 
     #[test]
     fn unavailable_means_placeholders_and_no_proxy() {
-        let out = command_env(&ForCommand::Unavailable("x".into()), &|_| None);
+        let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-real".to_string());
+        let out = command_env(&ForCommand::Unavailable("x".into()), &env);
         assert!(out.iter().all(|(k, _)| !k.contains("PROXY")), "{out:?}");
         assert!(out.contains(&("GITHUB_TOKEN".into(), Some(FAIL_CLOSED_PLACEHOLDER.into()))));
+        assert!(out.contains(&(
+            "ANTHROPIC_API_KEY".into(),
+            Some(FAIL_CLOSED_PLACEHOLDER.into())
+        )));
+        // A loopback base URL: the broker could not serve it, the key stays the CLI's.
+        let local = |k: &str| match k {
+            "ANTHROPIC_API_KEY" => Some("sk-ant-real".to_string()),
+            "ANTHROPIC_BASE_URL" => Some("http://127.0.0.1:9".to_string()),
+            _ => None,
+        };
+        let out = command_env(&ForCommand::Unavailable("x".into()), &local);
+        assert!(
+            !out.iter().any(|(k, _)| k == "ANTHROPIC_API_KEY"),
+            "{out:?}"
+        );
         assert!(command_env(&ForCommand::Off("off".into()), &|_| None).is_empty());
     }
 

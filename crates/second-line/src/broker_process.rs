@@ -128,6 +128,8 @@ fn broker_main(
         start: crate::start_time(pid).unwrap_or_default(),
         port: handle.port,
         placeholder: handle.placeholder.clone(),
+        model_key: handle.model_key_placeholder.clone(),
+        model_token: handle.model_token_placeholder.clone(),
         dir: dir.to_path_buf(),
     };
     let pid_file = crate::pid_files::write(
@@ -179,6 +181,9 @@ fn config(
     let mut c = Config::new(found.token.clone(), session_repo, dir);
     c.placeholder_seed = seed()?;
     c.owner_grant = env("GH_WRITE_GUARD_ALLOW");
+    if let Some(model) = crate::broker::model_credential(env) {
+        c.model = model;
+    }
     let loaded = guard_config::load_with(env);
     // The same API base the hooks read the rules from (the override first).
     c.rules_api = env(branch_rules::hosts::API_OVERRIDE_ENV)

@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 
 /// The variables gh and git read a GitHub token from (the broker's list: one fact).
-pub use credential_broker::TOKEN_VARS;
+/// And the model API's (issue 39), withheld like the GitHub ones.
+pub use credential_broker::{MODEL_VARS, TOKEN_VARS};
 
 /// The largest credential file read (they are a few lines).
 pub const MAX_FILE_BYTES: u64 = 256 * 1024;

@@ -573,6 +573,7 @@ fn scrub_environment() {
     }
     let secrets: Vec<(String, String)> = crate::credential_files::TOKEN_VARS
         .iter()
+        .chain(crate::credential_files::MODEL_VARS.iter())
         .filter_map(|v| Some((v.to_string(), std::env::var(v).ok()?)))
         .collect();
     // SAFETY: single-threaded here; walking the NULL-terminated array libc keeps and writing

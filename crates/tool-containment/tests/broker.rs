@@ -13,6 +13,7 @@ mod support;
 use common::*;
 use std::path::Path;
 use std::process::Output;
+use support::model_api::{LoopbackModelApi, MODEL_KEY};
 use support::{git_in, received, Scene, REAL};
 
 /// The launch environment of a maintainer whose token is in `GH_TOKEN`, with the broker's
@@ -274,4 +275,80 @@ fn without_a_broker_the_command_holds_a_placeholder_and_is_told_why() {
     assert!(text.contains("token=agp_no_broker"), "{text}");
     assert!(text.contains("C11.unavailable"), "{text}");
     assert!(text.lines().any(|l| l == "0"), "no proxy: {text}");
+}
+
+/// A script that asks the model API directly with the key it finds in its environment.
+const ASK: &str = r#"
+import json, os, urllib.request, urllib.error
+def ask(model):
+    body = json.dumps({"model": model, "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}).encode()
+    req = urllib.request.Request("https://api.anthropic.com/v1/messages", data=body, headers={
+        "x-api-key": os.environ.get("ANTHROPIC_API_KEY", ""), "anthropic-version": "2023-06-01",
+        "content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=20) as r:
+            print(model, r.status, r.read().decode()[:400])
+    except urllib.error.HTTPError as e:
+        print(model, e.code, e.read().decode()[:400])
+ask("claude-fable-5")
+ask("claude-haiku-4-5")
+"#;
+
+/// The model key in the launch environment (issue 39): the command holds its placeholder; a
+/// request for the maintainer-only tier is refused at the wire before the API sees it, an
+/// allowed model is answered with the real key.
+fn the_model_key_is_withheld_and_the_tier_refused_at_the_wire(agent: Agent) {
+    let s = Scene::new();
+    let api = LoopbackModelApi::start();
+    let mut a = Session::new(&s, agent);
+    // Both loopback servers' CAs, for the broker's upstreams.
+    let cas = a.t.home.path().join("loopback-ca.pem");
+    std::fs::write(&cas, format!("{}\n{}", s.github.ca_pem, api.ca_pem)).unwrap();
+    for (k, v) in a.env.iter_mut() {
+        if k == "AGENT_GUARDS_BROKER_UPSTREAM" {
+            v.push_str(&format!(",api.anthropic.com={}", api.addr));
+        }
+    }
+    a.env.push(("ANTHROPIC_API_KEY".into(), MODEL_KEY.into()));
+    std::fs::write(a.t.home.path().join("ask.py"), ASK).unwrap();
+    let out = a.run("python3 ~/ask.py 2>&1; echo \"key=$ANTHROPIC_API_KEY\"");
+    let text = received(&out);
+    assert!(!text.contains(MODEL_KEY), "the real key is visible: {text}");
+    assert!(text.contains("key=agp_"), "{text}");
+    assert!(
+        text.contains("claude-fable-5 403") && text.contains("M3."),
+        "the tier is refused in the API's shape: {text}"
+    );
+    assert!(text.contains("claude-haiku-4-5 200"), "{text}");
+    assert_eq!(
+        api.models(),
+        [Some("claude-haiku-4-5".to_string())],
+        "the API never saw the tier"
+    );
+    assert!(
+        api.seen().iter().all(|r| r.auth == "real"),
+        "{:?}",
+        api.seen()
+    );
+}
+
+#[test]
+fn as_root_the_model_key_is_withheld_and_the_tier_refused_at_the_wire() {
+    if !nix::unistd::geteuid().is_root() {
+        hook_replay::skip::cannot_run("model broker through the prefix", "needs root");
+        return;
+    }
+    the_model_key_is_withheld_and_the_tier_refused_at_the_wire(Agent::Root);
+}
+
+#[test]
+fn as_another_user_the_model_key_is_withheld_and_the_tier_refused_at_the_wire() {
+    if !nix::unistd::geteuid().is_root() {
+        hook_replay::skip::cannot_run(
+            "model broker as uid 65534",
+            "needs root to become uid 65534",
+        );
+        return;
+    }
+    the_model_key_is_withheld_and_the_tier_refused_at_the_wire(Agent::Nobody);
 }

@@ -7,6 +7,8 @@
 
 #![allow(dead_code)]
 
+pub mod model_api;
+
 use branch_rules::test_support::{Reply, TestServer};
 use branch_rules::RepoSlug;
 use credential_broker::http1::{self, Head};
@@ -67,36 +69,10 @@ fn auth_kind(h: &Head) -> &'static str {
 impl LoopbackGitHub {
     /// Serves the bare repositories under `base` (`<owner>/<repo>.git`).
     pub fn start(base: &Path) -> LoopbackGitHub {
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        // A name of its own (rcgen's default is the leaf's too: OpenSSL would read the leaf
-        // as self-signed).
-        params.distinguished_name = rcgen::DistinguishedName::new();
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "loopback GitHub test CA");
-        let ca = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
-        let leaf_key = KeyPair::generate().unwrap();
-        let leaf = CertificateParams::new(vec![
-            "github.com".into(),
-            "api.github.com".into(),
-            "uploads.github.com".into(),
-        ])
-        .unwrap()
-        .signed_by(&leaf_key, &ca)
-        .unwrap();
-        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![leaf.der().clone(), ca.der().clone()],
-            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der())),
-        )
-        .unwrap();
-        let config = Arc::new(config);
+        let (config, ca_pem) = test_tls(
+            "loopback GitHub test CA",
+            &["github.com", "api.github.com", "uploads.github.com"],
+        );
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let seen = Arc::new(Mutex::new(Vec::new()));
@@ -107,11 +83,7 @@ impl LoopbackGitHub {
                 std::thread::spawn(move || serve(s, config, &kept, &base));
             }
         });
-        LoopbackGitHub {
-            addr,
-            ca_pem: ca.pem(),
-            seen,
-        }
+        LoopbackGitHub { addr, ca_pem, seen }
     }
 
     pub fn seen(&self) -> Vec<Seen> {
@@ -126,6 +98,37 @@ impl LoopbackGitHub {
             .map(|r| r.auth)
             .collect()
     }
+}
+
+/// A test CA of its own (`name`) and a server configuration with one leaf for `hosts`: the
+/// loopback servers' TLS, trusted by the broker through its config, never by the clients.
+pub fn test_tls(name: &str, hosts: &[&str]) -> (Arc<rustls::ServerConfig>, String) {
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    // A name of its own (rcgen's default is the leaf's too: OpenSSL would read the leaf as
+    // self-signed).
+    params.distinguished_name = rcgen::DistinguishedName::new();
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, name);
+    let ca = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
+    let leaf_key = KeyPair::generate().unwrap();
+    let leaf = CertificateParams::new(hosts.iter().map(|h| h.to_string()).collect::<Vec<_>>())
+        .unwrap()
+        .signed_by(&leaf_key, &ca)
+        .unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(
+        vec![leaf.der().clone(), ca.der().clone()],
+        PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der())),
+    )
+    .unwrap();
+    (Arc::new(config), ca.pem())
 }
 
 fn serve(s: TcpStream, config: Arc<rustls::ServerConfig>, kept: &Mutex<Vec<Seen>>, base: &Path) {
