@@ -125,11 +125,10 @@ mod tests {
         assert_eq!(a.alpn_protocols, vec![b"http/1.1".to_vec()]);
     }
 
-    #[test]
-    fn the_ca_certifies_github_hosts_and_nothing_else() {
+    /// Whether a client that trusts only `ca` accepts the leaf it makes for a host.
+    fn verifier_of(ca: &SessionCa) -> impl Fn(&str) -> Result<(), rustls::Error> + '_ {
         use rustls::client::danger::ServerCertVerifier;
         use rustls::pki_types::{ServerName, UnixTime};
-        let ca = SessionCa::generate(&["github.com".into(), "ghe.example".into()]).expect("a CA");
         let mut roots = rustls::RootCertStore::empty();
         roots.add(ca.cert_der()).expect("a root");
         let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -137,11 +136,19 @@ mod tests {
             rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
                 .build()
                 .expect("a verifier");
-        let verdict = |host: &str| {
+        move |host: &str| {
             let (chain, _) = ca.leaf(host).expect("a leaf");
             let name = ServerName::try_from(host.to_string()).expect("a name");
-            verifier.verify_server_cert(&chain[0], &chain[1..], &name, &[], UnixTime::now())
-        };
+            verifier
+                .verify_server_cert(&chain[0], &chain[1..], &name, &[], UnixTime::now())
+                .map(|_| ())
+        }
+    }
+
+    #[test]
+    fn the_ca_certifies_github_hosts_and_nothing_else() {
+        let ca = SessionCa::generate(&["github.com".into(), "ghe.example".into()]).expect("a CA");
+        let verdict = verifier_of(&ca);
         assert!(verdict("api.github.com").is_ok());
         assert!(verdict("ghe.example").is_ok());
         assert!(
@@ -153,23 +160,10 @@ mod tests {
 
     #[test]
     fn the_ca_certifies_the_model_hosts_exactly_and_no_ip() {
-        use rustls::client::danger::ServerCertVerifier;
-        use rustls::pki_types::{ServerName, UnixTime};
         let mut config = crate::Config::new("t", None, "/nonexistent");
         config.model.base_url = Some("https://gateway.example/anthropic".into());
         let ca = SessionCa::generate(&config.terminated_names()).expect("a CA");
-        let mut roots = rustls::RootCertStore::empty();
-        roots.add(ca.cert_der()).expect("a root");
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let verifier =
-            rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
-                .build()
-                .expect("a verifier");
-        let verdict = |host: &str| {
-            let (chain, _) = ca.leaf(host).expect("a leaf");
-            let name = ServerName::try_from(host.to_string()).expect("a name");
-            verifier.verify_server_cert(&chain[0], &chain[1..], &name, &[], UnixTime::now())
-        };
+        let verdict = verifier_of(&ca);
         for terminated in ["api.anthropic.com", "gateway.example", "api.github.com"] {
             assert!(verdict(terminated).is_ok(), "{terminated}");
         }
