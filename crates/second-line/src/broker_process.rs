@@ -43,8 +43,11 @@ pub fn spawn(
     }
     // SAFETY: fresh descriptors owned from here on.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    // The CLI: the prefix's parent. The broker ends with it.
-    let cli = std::os::unix::process::parent_id();
+    // The CLI (`CLAUDE_PID`, else the prefix's parent, which is the CLI): the broker ends with it.
+    let cli = std::env::var("CLAUDE_PID")
+        .ok()
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(std::os::unix::process::parent_id);
     let cli = crate::start_time(cli).map(|s| (cli, s));
     // SAFETY: the prefix is single-threaded here; the child only forks again or exits.
     match unsafe { libc::fork() } {
@@ -181,6 +184,13 @@ fn config(
     let mut c = Config::new(found.token.clone(), session_repo, dir);
     c.placeholder_seed = seed()?;
     c.owner_grant = env("GH_WRITE_GUARD_ALLOW");
+    // gh's enterprise host, judged like github.com (with the one token the broker holds: a
+    // maintainer with tokens for both has the enterprise one refused upstream; not covered).
+    c.enterprise_hosts = env("GH_HOST")
+        .map(|h| h.trim().trim_end_matches('.').to_ascii_lowercase())
+        .filter(|h| enterprise_host(h))
+        .into_iter()
+        .collect();
     if let Some(model) = crate::broker::model_credential(env) {
         c.model = model;
     }
@@ -209,6 +219,18 @@ fn config(
             .push(String::from_utf8_lossy(&pem).into_owned());
     }
     Ok(c)
+}
+
+/// Whether gh's `GH_HOST` names an enterprise host the session CA can certify: a DNS name that
+/// is not github.com's, not an address, not this machine.
+fn enterprise_host(h: &str) -> bool {
+    !h.is_empty()
+        && !crate::credential_files::is_github_host(h)
+        && h != "localhost"
+        && h.parse::<std::net::IpAddr>().is_err()
+        && h.contains('.')
+        && h.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
 }
 
 /// Random bytes for the placeholder.
@@ -314,5 +336,26 @@ impl ConnectSink for Writer {
             },
             time,
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_enterprise_host_is_a_name_the_session_ca_can_certify() {
+        assert!(enterprise_host("ghe.corp.example"));
+        for not in [
+            "github.com",
+            "api.github.com",
+            "127.0.0.1",
+            "localhost",
+            "ghe:8443",
+            "",
+            "[::1]",
+        ] {
+            assert!(!enterprise_host(not), "{not}");
+        }
     }
 }
