@@ -304,9 +304,18 @@ impl EgressGate {
         for f in findings {
             // A blocker counts for the request it stands next to: its sentence, the one before
             // or the one after ("I can't reach the registry. Run `cargo publish` once it's up.").
-            let window = sentences
-                .get(f.sentence.saturating_sub(1)..(f.sentence + 2).min(sentences.len()))
-                .unwrap_or_default()
+            // In its own sentence, not what the request acts on or is for ("rotate the session
+            // secret", "re-trigger CI so the new secret is picked up": no blocker of the agent's).
+            let verb = f.words.rsplit([' ', '+']).next().unwrap_or_default();
+            let window = (f.sentence.saturating_sub(1)..(f.sentence + 2).min(sentences.len()))
+                .map(|i| {
+                    if i == f.sentence {
+                        crate::request_object::without_request_object(sentences[i], verb)
+                    } else {
+                        sentences[i].to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
                 .join("\n. ");
             let near = blocker.is_some_and(|b| {
                 !self

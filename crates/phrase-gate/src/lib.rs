@@ -12,6 +12,7 @@ pub mod language;
 pub mod matcher;
 pub mod normalise;
 pub mod own_text;
+pub mod request_object;
 pub mod reader_address;
 pub mod reader_lexicon;
 pub mod reader_tables;

@@ -596,6 +596,11 @@ fn clause_rules(
                 }
             }
         }
+        if you && code && ci == 0 {
+            if let Some(w) = wished_completion(c, s) {
+                return Some(w);
+            }
+        }
         if you {
             if let Some(w) = after_you_operate(c, s).or_else(|| if_you_run(c)) {
                 return Some(w);
@@ -970,11 +975,26 @@ fn after_you_operate(c: &[Tok], s: &[Tok]) -> Option<String> {
     ];
     // Without a wait, the reader's operation still hands over when it names the command ("Once
     // you've run `docker compose up`, the service is reachable").
+    // Nor when the operation is one that finishes the work, after "once" (which takes for granted
+    // that the reader will do it): "Once you've pushed the branch, CI will publish the preview".
     let wait = find_any(s, lex::Indexed::unindexed(WAITS)).map(|(_, w)| w.join(" "));
-    if wait.is_none() && !has_command(c) {
+    let once_completing = word(c.first()) == Some("once")
+        && has_word(s, t::SOME_DAY).is_none()
+        && (2..4).any(|j| {
+            word(c.get(j))
+                .and_then(|v| past_operation(v).or(Some(v)))
+                .is_some_and(|op| t::COMPLETING_OPERATIONS.contains(&op))
+        });
+    if wait.is_none() && !has_command(c) && !once_completing {
         return None;
     }
-    let wait = wait.unwrap_or_else(|| crate::own_text::CODE.to_string());
+    let wait = wait.unwrap_or_else(|| {
+        if has_command(c) {
+            crate::own_text::CODE.to_string()
+        } else {
+            "once".to_string()
+        }
+    });
     (0..c.len()).find_map(|i| {
         let w = word(c.get(i)).filter(|w| WHEN.contains(w))?;
         if word(c.get(i + 1)) != Some("you") {
@@ -992,6 +1012,27 @@ fn after_you_operate(c: &[Tok], s: &[Tok]) -> Option<String> {
             past_operation(v).or_else(|| t::OPERATION_VERBS.iter().find(|x| **x == v).copied())?;
         Some(format!("{wait} + {w} you + {op}"))
     })
+}
+
+/// "Should you want to release today, `make release` does it": a condition on the reader's wish
+/// to do a completing operation, answered by a command in the same sentence, hands the last step
+/// over. Not for some later day ("if you ever want to publish again, …").
+fn wished_completion(c: &[Tok], s: &[Tok]) -> Option<String> {
+    let cond = word(c.first()).filter(|w| matches!(*w, "if" | "should"))?;
+    if word(c.get(1)) != Some("you") || has_word(s, t::SOME_DAY).is_some() {
+        return None;
+    }
+    let wish = (2..c.len().min(5)).find(|&i| {
+        matches!(word(c.get(i)), Some("want" | "wish" | "like")) && word(c.get(i + 1)) == Some("to")
+    })?;
+    let op = word(c.get(wish + 2))
+        .and_then(|w| t::COMPLETING_OPERATIONS.iter().find(|o| **o == w))?;
+    // The command answers the wish after it, in a later clause: "…, `make release` does it".
+    // `c` is the sentence's first clause: what follows it is the rest of `s`.
+    if !has_command(s.get(c.len()..).unwrap_or_default()) {
+        return None;
+    }
+    Some(format!("{cond} you + {} to + {op} + {}", word(c.get(wish))?, crate::own_text::CODE))
 }
 
 /// "If you run `make check` you'll see …": the check is handed to the reader as the way to see
