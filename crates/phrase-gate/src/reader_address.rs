@@ -304,17 +304,22 @@ fn seq_at(toks: &[Tok], at: usize, seq: &[&str]) -> bool {
 /// Positions whose word opens no entry of the table (by the word's [`lex`] bits) are skipped
 /// without a comparison.
 fn find_any(toks: &[Tok], table: lex::Indexed) -> Option<(usize, &'static [&'static str])> {
-    // Most clauses hold no word that opens an entry: one pass over the bits answers them, with
-    // no call per word (`entry_at` cost 1.2 M instructions on a 64 KiB report before this).
-    if let Some(first) = table.first {
-        if !toks
-            .iter()
-            .any(|t| matches!(t, Tok::Word(_, b) if b & first != 0))
-        {
-            return None;
-        }
+    if cannot_hold(toks, table) {
+        return None;
     }
     (0..toks.len()).find_map(|i| entry_at(toks, i, table).map(|e| (i, e)))
+}
+
+/// Whether no word of `toks` can open an entry of `table`, by one pass over their bits: most
+/// clauses hold none, and a call per word cost 1.2 M instructions on a 64 KiB report.
+fn cannot_hold(toks: &[Tok], table: lex::Indexed) -> bool {
+    table.first.is_some_and(|first| !has_bit(toks, first))
+}
+
+/// Whether a word of `toks` carries `bit` (no string compared).
+fn has_bit(toks: &[Tok], bit: u32) -> bool {
+    toks.iter()
+        .any(|t| matches!(t, Tok::Word(_, b) if b & bit != 0))
 }
 
 /// The entry of `table` that occurs in `toks` at `i`. A word that carries no bit of the table is
@@ -648,10 +653,15 @@ fn clause_rules(
 /// to run is `x`", "`cargo publish` and you're done". Not when the agent says it did it ("…,
 /// which I did").
 fn pending_operation(c: &[Tok], s: &[Tok]) -> Option<String> {
-    if has_word(s, t::AGENT).is_some() {
+    if has_bit(s, lex::AGENT) {
         return None;
     }
-    for i in 0..c.len() {
+    let phrases = if cannot_hold(c, lex::PENDING_PHRASES) {
+        0
+    } else {
+        c.len()
+    };
+    for i in 0..phrases {
         if let Some(seq) = entry_at(c, i, lex::PENDING_PHRASES) {
             let after = i + seq.len();
             let op = (after..(after + 3).min(c.len())).find_map(|k| {
@@ -1064,7 +1074,11 @@ fn permission_ask(s: &[Tok], answered: bool, sb: u32) -> Option<String> {
                 .then(|| first_operation(s).map(str::to_string))
                 .flatten()
         });
-    let agent = has_word(s, t::AGENT);
+    let agent = if has_bit(s, lex::AGENT) {
+        has_word(s, t::AGENT)
+    } else {
+        None
+    };
     if question && !answered {
         let q: Vec<&[Tok]> = s.split(|t| matches!(t, Tok::Question)).collect();
         // The clause the question mark ends.
