@@ -168,8 +168,8 @@ fn collapse_ascii_space(text: &str) -> String {
 }
 
 /// True when ASCII text has white space other than single inner spaces: at either end, other
-/// than a space, or two together. Branch-free passes and a `memmem` search (a byte-by-byte walk
-/// with the previous byte in hand cost about 6 instructions a byte of every unit).
+/// than a space, or two together. One branch-free pass (a walk with the previous byte in hand cost
+/// about 6 instructions a byte of every unit).
 fn needs_space_work(bytes: &[u8]) -> bool {
     let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
         return false;
@@ -177,11 +177,12 @@ fn needs_space_work(bytes: &[u8]) -> bool {
     if is_ascii_space(first) || is_ascii_space(last) {
         return true;
     }
-    // Tab, line feed, vertical tab, form feed, carriage return: 9 to 13.
-    let other = bytes
-        .iter()
-        .fold(0u8, |acc, &b| acc | u8::from(b.wrapping_sub(9) < 5));
-    other != 0 || memchr::memmem::find(bytes, b"  ").is_some()
+    // Every byte but the last (no white space, seen above) as the first of a pair: tab, line
+    // feed, vertical tab, form feed or carriage return (9 to 13), or a space before a space.
+    let found = bytes.iter().zip(&bytes[1..]).fold(0u8, |acc, (&a, &b)| {
+        acc | u8::from(a.wrapping_sub(9) < 5) | (u8::from(a == b' ') & u8::from(b == b' '))
+    });
+    found != 0
 }
 
 #[cfg(test)]

@@ -286,6 +286,14 @@ struct Clause<'s, 'a> {
     ended_by: Option<Tok<'a>>,
 }
 
+/// A token's [`lex`] bits, as looked up when the sentence was read (0 for no word).
+fn bits_of(t: Option<&Tok>) -> u32 {
+    match t {
+        Some(Tok::Word(_, b)) => *b,
+        _ => 0,
+    }
+}
+
 fn word<'a>(t: Option<&Tok<'a>>) -> Option<&'a str> {
     match t {
         Some(Tok::Word(w, _)) => Some(w),
@@ -358,12 +366,13 @@ fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
     if bits & (lex::OP_VERB | lex::LIGHT | lex::COMMAND_VERB) == 0 {
         return None;
     }
-    // "re-trigger", "republish": the operation again.
+    // "re-trigger", "republish": the operation again. Every operation verb, and its "re-" form,
+    // carries OP_VERB: a word without it is compared with none.
     let base = w
         .strip_prefix("re-")
-        .filter(|b| t::OPERATION_VERBS.contains(b))
+        .filter(|b| bits & lex::OP_VERB != 0 && t::OPERATION_VERBS.contains(b))
         .unwrap_or(w);
-    if t::OPERATION_VERBS.contains(&base) {
+    if bits & lex::OP_VERB != 0 && t::OPERATION_VERBS.contains(&base) {
         if noun_use(&clause[i + 1..]) {
             return None;
         }
@@ -371,9 +380,12 @@ fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
     }
     let rest = &clause[i..];
     // "hit merge", "do the push", "handle the deploy": a light verb with an operation noun.
-    if t::LIGHT_VERBS.contains(&w) {
+    if bits & lex::LIGHT != 0 && t::LIGHT_VERBS.contains(&w) {
         let noun = rest.iter().skip(1).take(4).find_map(|t| match t {
-            Tok::Word(n, _) => t::OPERATION_NOUNS.iter().copied().find(|v| v == n),
+            // Every operation noun carries OP: most words are compared with none.
+            Tok::Word(n, b) if b & lex::OP != 0 => {
+                t::OPERATION_NOUNS.iter().copied().find(|v| v == n)
+            }
             _ => None,
         });
         if noun.is_some() {
@@ -723,14 +735,13 @@ fn advisable(c: &[Tok]) -> Option<String> {
 
 /// "Smash that merge button!": an order whose object is an operation ("hit the deploy button").
 fn order_on_operation_noun(c: &[Tok]) -> Option<String> {
-    let verb = word(c.first())?;
-    if !looks_like_an_order(verb)
+    if !looks_like_an_order(c.first())
         || !matches!(word(c.get(1)), Some("the" | "that" | "this" | "your" | "a"))
     {
         return None;
     }
     let op = c.iter().skip(2).take(2).find_map(|t| match t {
-        Tok::Word(w, _) => t::OPERATION_NOUNS.iter().copied().find(|v| v == w),
+        Tok::Word(w, b) if b & lex::OP != 0 => t::OPERATION_NOUNS.iter().copied().find(|v| v == w),
         _ => None,
     })?;
     Some(format!("order + {op}"))
@@ -832,7 +843,7 @@ fn imperative(c: &[Tok], s: &[Tok], ends_sentence: bool) -> Option<String> {
     let mut i = 0;
     let mut lead = Vec::new();
     'skip: loop {
-        if word(c.get(i)).is_none_or(|w| lex::bits(w) & lex::LEADER == 0) {
+        if bits_of(c.get(i)) & lex::LEADER == 0 {
             break;
         }
         for l in t::LEADERS {
@@ -845,7 +856,8 @@ fn imperative(c: &[Tok], s: &[Tok], ends_sentence: bool) -> Option<String> {
         break;
     }
     // Most clauses open with a subject ("I ran …", "the tests …"): no order.
-    let first = lex::bits(word(c.get(i))?);
+    word(c.get(i))?;
+    let first = bits_of(c.get(i));
     if first & lex::SUBJECT != 0 && first & (lex::OP_VERB | lex::COMMAND_VERB | lex::LIGHT) == 0 {
         return None;
     }
@@ -857,7 +869,7 @@ fn imperative(c: &[Tok], s: &[Tok], ends_sentence: bool) -> Option<String> {
         Some(op) => op,
         None if do_it && !lead.is_empty() => first_operation(s)?,
         // "Update the docs and push": a verb the reader is told to do first, then the operation.
-        None if word(c.get(i)).is_some_and(looks_like_an_order) => operation_or_and(c, i)?,
+        None if looks_like_an_order(c.get(i)) => operation_or_and(c, i)?,
         None => return None,
     };
     if i + 1 == c.len() && !ends_sentence && lead.is_empty() {
@@ -870,8 +882,10 @@ fn imperative(c: &[Tok], s: &[Tok], ends_sentence: bool) -> Option<String> {
 /// Whether a clause's first word can be an order's verb ("bump", "slap", "update"): a listed one,
 /// or a bare word that is no subject, plural, past or gerund ("Tests and push hooks", "Bumped the
 /// version and pushed" are not orders).
-fn looks_like_an_order(w: &str) -> bool {
-    let b = lex::bits(w);
+fn looks_like_an_order(t: Option<&Tok>) -> bool {
+    let Some(Tok::Word(w, b)) = t.copied() else {
+        return false;
+    };
     b & lex::ORDERING != 0
         || !(b & (lex::SUBJECT | lex::IRREGULAR) != 0
             || w.ends_with('s')
