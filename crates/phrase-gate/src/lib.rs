@@ -12,11 +12,11 @@ pub mod language;
 pub mod matcher;
 pub mod normalise;
 pub mod own_text;
-pub mod request_object;
 pub mod reader_address;
 pub mod reader_lexicon;
 pub mod reader_tables;
 pub mod refusal;
+pub mod request_object;
 pub mod unicode_tables;
 
 pub use egress::{EgressGate, GateRecord, Row, Status};

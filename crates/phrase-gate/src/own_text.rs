@@ -359,7 +359,15 @@ mod tests {
     #[test]
     fn lines_are_str_lines() {
         for text in [
-            "", "\n", "a", "a\n", "a\nb", "a\r\nb\r\n", "a\r", "\n\nx\n\n", "x\ry\n",
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\r\nb\r\n",
+            "a\r",
+            "\n\nx\n\n",
+            "x\ry\n",
         ] {
             assert_eq!(
                 lines(text).collect::<Vec<_>>(),

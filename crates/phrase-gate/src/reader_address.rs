@@ -1049,14 +1049,18 @@ fn wished_completion(c: &[Tok], s: &[Tok]) -> Option<String> {
     let wish = (2..c.len().min(5)).find(|&i| {
         matches!(word(c.get(i)), Some("want" | "wish" | "like")) && word(c.get(i + 1)) == Some("to")
     })?;
-    let op = word(c.get(wish + 2))
-        .and_then(|w| t::COMPLETING_OPERATIONS.iter().find(|o| **o == w))?;
+    let op =
+        word(c.get(wish + 2)).and_then(|w| t::COMPLETING_OPERATIONS.iter().find(|o| **o == w))?;
     // The command answers the wish after it, in a later clause: "…, `make release` does it".
     // `c` is the sentence's first clause: what follows it is the rest of `s`.
     if !has_command(s.get(c.len()..).unwrap_or_default()) {
         return None;
     }
-    Some(format!("{cond} you + {} to + {op} + {}", word(c.get(wish))?, crate::own_text::CODE))
+    Some(format!(
+        "{cond} you + {} to + {op} + {}",
+        word(c.get(wish))?,
+        crate::own_text::CODE
+    ))
 }
 
 /// "If you run `make check` you'll see …": the check is handed to the reader as the way to see

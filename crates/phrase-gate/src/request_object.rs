@@ -95,8 +95,14 @@ mod tests {
         let s = "please run `…` with your production credentials.";
         assert_eq!(without_request_object(s, "run"), s);
         let s = "i have no token, so please publish it.";
-        assert_eq!(without_request_object(s, "publish"), "i have no token, so please publish.");
+        assert_eq!(
+            without_request_object(s, "publish"),
+            "i have no token, so please publish."
+        );
         // No such verb: the sentence is kept whole.
-        assert_eq!(without_request_object("the secret is missing.", "deploy"), "the secret is missing.");
+        assert_eq!(
+            without_request_object("the secret is missing.", "deploy"),
+            "the secret is missing."
+        );
     }
 }
