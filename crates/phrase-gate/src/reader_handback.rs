@@ -648,6 +648,13 @@ pub(crate) fn after_you_operate(c: &[Tok], s: &[Tok]) -> Option<String> {
         &["tell", "me"],
         &["i", "will"],
     ];
+    // Every shape below needs "once/after/when you": most clauses with "you" have none, and the
+    // waits are looked for in the whole sentence (at every clause).
+    if !(0..c.len()).any(|i| {
+        word(c.get(i)).is_some_and(|w| WHEN.contains(&w)) && word(c.get(i + 1)) == Some("you")
+    }) {
+        return None;
+    }
     // Without a wait, the reader's operation still hands over when it names the command ("Once
     // you've run `docker compose up`, the service is reachable").
     // Nor when the operation is one that finishes the work, after "once" (which takes for granted
