@@ -238,13 +238,17 @@ pub(crate) fn clause_rules(
         if let Some((_, seq)) =
             turn.filter(|(at, seq)| !reported_done(seq) && !in_the_past(*at, seq))
         {
-            if let Some(op) = s.iter().find_map(|t| match t {
+            // "In your hands" names no operation of its own: only one in its clause is handed
+            // over ("the deploy itself is in your hands"; not "The rollout finished; the runbook
+            // is in your hands").
+            let scope = if seq == ["in", "your", "hands"] { c } else { s };
+            if let Some(op) = scope.iter().find_map(|t| match t {
                 Tok::Word(w, _) => operation_word(w),
                 _ => None,
             }) {
                 return Some(format!("{} + {op}", seq.join(" ")));
             }
-            if has_command(s) {
+            if has_command(scope) {
                 return Some(format!("{} + {}", seq.join(" "), crate::own_text::CODE));
             }
         }
@@ -660,13 +664,19 @@ pub(crate) fn after_you_operate(c: &[Tok], s: &[Tok]) -> Option<String> {
     // Nor when the operation is one that finishes the work, after "once" (which takes for granted
     // that the reader will do it): "Once you've pushed the branch, CI will publish the preview".
     let wait = find_any(s, lex::Indexed::unindexed(WAITS)).map(|(_, w)| w.join(" "));
+    // Still to happen: "once you push", "once you've pushed"; not the past "once you pushed it
+    // yesterday" (a report of what the reader did).
+    let perfect = word(c.get(2)) == Some("have");
+    let verb = word(c.get(if perfect { 3 } else { 2 }));
     let once_completing = word(c.first()) == Some("once")
+        && word(c.get(1)) == Some("you")
         && has_word(s, t::SOME_DAY).is_none()
-        && (2..4).any(|j| {
-            word(c.get(j))
-                .and_then(|v| past_operation(v).or(Some(v)))
-                .is_some_and(|op| t::COMPLETING_OPERATIONS.contains(&op))
-        });
+        && verb
+            .and_then(|v| match past_operation(v) {
+                Some(op) => perfect.then_some(op),
+                None => Some(v),
+            })
+            .is_some_and(|op| t::COMPLETING_OPERATIONS.contains(&op));
     if wait.is_none() && !has_command(c) && !once_completing {
         return None;
     }
