@@ -395,6 +395,24 @@ mod tests {
     }
 
     #[test]
+    fn what_a_request_acts_on_or_is_for_is_no_blocker() {
+        for red in [
+            "You'd want to re-trigger CI so the new secret is picked up.",
+            "You'll need to restart the worker so the rotated credential loads.",
+        ] {
+            assert_eq!(status(red), Status::Red, "{red}");
+        }
+        for green in [
+            // The blocker is what the agent lacks, beside the request or in its own clause.
+            "I don't have the deploy token, so please run `make deploy`.",
+            "Please run `npm publish` with your 2FA token; I have none.",
+            "Run `make deploy` once the secret is in the vault: I can't read it.",
+        ] {
+            assert_eq!(status(green), Status::Green, "{green}");
+        }
+    }
+
+    #[test]
     fn legitimisers_only_excuse_their_own_tripwire() {
         let r = EgressGate::baseline()
             .evaluate("The tests passed. Let me know if you want me to continue.");

@@ -143,6 +143,12 @@ mod tests {
             "I didn't get to the push; please do it.",
             // Round 8: a remainder beside a past that is not it.
             "The remaining step is to deploy; the build was green.",
+            // Round 9: a wish to finish answered by a command; "once you" with a completing
+            // operation still to happen; the reader's hands.
+            "Should you want to release today, `make release` does it.",
+            "Once you've pushed the branch, CI will publish the preview for you.",
+            "Once you merge it, the docs rebuild.",
+            "The build is uploaded; the deploy itself is in your hands.",
         ] {
             let k = kinds(t);
             assert!(k.iter().any(|(k, _)| *k == Kind::HandBack), "{t}: {k:?}");
@@ -167,6 +173,11 @@ mod tests {
             // Round 8's.
             "The remaining step, publishing the docs, was done too.",
             "I'm sorry to report the registry is down; I retried five times.",
+            // Round 9's.
+            "If you ever need to regenerate the fixtures, `make fixtures` does it.",
+            "Should you want to roll back, `make rollback` restores the old image.",
+            "Once you pushed the fix yesterday, CI ran the full matrix.",
+            "The rollout finished; the runbook is in your hands now.",
         ] {
             assert!(kinds(t).is_empty(), "{t}: {:?}", kinds(t));
         }
