@@ -57,10 +57,15 @@ fn normalise_phrase(p: &str) -> String {
 fn main() {
     println!("cargo:rerun-if-changed=src/egress_phrases.rs");
     println!("cargo:rerun-if-changed=build.rs");
-    let patterns: Vec<String> = phrases::families()
-        .flat_map(|f| f.iter().map(|p| normalise_phrase(p)))
-        .filter(|p| !p.trim().is_empty())
-        .collect();
+    // Every shipped phrase is kept (none normalises to nothing), so `sources[i]` is the phrase
+    // `patterns[i]` was normalised from: the run time compares the raw phrases and skips
+    // normalising them.
+    let sources: Vec<&str> = phrases::families().flatten().copied().collect();
+    let patterns: Vec<String> = sources.iter().map(|p| normalise_phrase(p)).collect();
+    assert!(
+        patterns.iter().all(|p| !p.trim().is_empty()),
+        "a shipped phrase normalises to nothing"
+    );
     let dfa = DFA::builder()
         .match_kind(MatchKind::Standard)
         .start_kind(StartKind::Unanchored)
@@ -116,6 +121,7 @@ fn main() {
     let mut out = String::new();
     let list = |v: &[u16]| v.iter().map(u16::to_string).collect::<Vec<_>>().join(",");
     writeln!(out, "Compiled {{").unwrap();
+    writeln!(out, "    sources: &{sources:?},").unwrap();
     writeln!(out, "    patterns: &{patterns:?},").unwrap();
     writeln!(out, "    class: {class:?},").unwrap();
     writeln!(out, "    classes: {classes},").unwrap();

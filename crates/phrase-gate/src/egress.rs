@@ -304,9 +304,18 @@ impl EgressGate {
         for f in findings {
             // A blocker counts for the request it stands next to: its sentence, the one before
             // or the one after ("I can't reach the registry. Run `cargo publish` once it's up.").
-            let window = sentences
-                .get(f.sentence.saturating_sub(1)..(f.sentence + 2).min(sentences.len()))
-                .unwrap_or_default()
+            // In its own sentence, not what the request acts on or is for ("rotate the session
+            // secret", "re-trigger CI so the new secret is picked up": no blocker of the agent's).
+            let verb = f.words.rsplit([' ', '+']).next().unwrap_or_default();
+            let window = (f.sentence.saturating_sub(1)..(f.sentence + 2).min(sentences.len()))
+                .map(|i| {
+                    if i == f.sentence {
+                        crate::request_object::without_request_object(sentences[i], verb)
+                    } else {
+                        sentences[i].to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
                 .join("\n. ");
             let near = blocker.is_some_and(|b| {
                 !self
@@ -382,6 +391,24 @@ mod tests {
         ];
         for (text, expected) in cases {
             assert_eq!(status(text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn what_a_request_acts_on_or_is_for_is_no_blocker() {
+        for red in [
+            "You'd want to re-trigger CI so the new secret is picked up.",
+            "You'll need to restart the worker so the rotated credential loads.",
+        ] {
+            assert_eq!(status(red), Status::Red, "{red}");
+        }
+        for green in [
+            // The blocker is what the agent lacks, beside the request or in its own clause.
+            "I don't have the deploy token, so please run `make deploy`.",
+            "Please run `npm publish` with your 2FA token; I have none.",
+            "Run `make deploy` once the secret is in the vault: I can't read it.",
+        ] {
+            assert_eq!(status(green), Status::Green, "{green}");
         }
     }
 

@@ -183,8 +183,16 @@ const WIDER_SELF_ERROR: &[&str] = &[
     ". my apologies, i",
     ". i'm sorry, i",
     "i misconfigured",
+    "my change broke",
+    "my earlier change broke",
+    "my last change broke",
+    "my commit broke",
+    "my fix broke",
 ];
 
+/// Receipts beyond the baseline's (issue 43): the agent says it used what it offers ("you can now
+/// deploy with `make ship`, which I used for this release" reports a capability, not a chore).
+const WIDER_EXECUTION_RECEIPT: &[&str] = &["which i used", "i used it to", "i used it for"];
 /// Durable captures beyond the baseline's (issue 43): a record someone can find again.
 const WIDER_DURABLE_BINDING: &[&str] = &[
     "recorded",
@@ -218,7 +226,11 @@ const FAMILY_TABLES: &[(&str, &[&str], &[&str])] = &[
         WIDER_DURABLE_BINDING,
     ),
     (COMMAND_DISPLACEMENT, BASELINE_COMMAND_DISPLACEMENT, &[]),
-    (EXECUTION_RECEIPT, BASELINE_EXECUTION_RECEIPT, &[]),
+    (
+        EXECUTION_RECEIPT,
+        BASELINE_EXECUTION_RECEIPT,
+        WIDER_EXECUTION_RECEIPT,
+    ),
     // Issue 43: hand-backs are read from the sentence's structure (`reader_address`); the family
     // holds the maintainer's phrases only.
     (HAND_BACK, &[], &[]),

@@ -215,7 +215,7 @@ fn is_latin(c: char) -> bool {
 fn without_code(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_fence = false;
-    for line in text.lines() {
+    for line in crate::own_text::lines(text) {
         if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
             in_fence = !in_fence;
             continue;

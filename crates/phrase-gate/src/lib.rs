@@ -13,9 +13,13 @@ pub mod matcher;
 pub mod normalise;
 pub mod own_text;
 pub mod reader_address;
+mod reader_asks;
+mod reader_handback;
 pub mod reader_lexicon;
 pub mod reader_tables;
+mod reader_tokens;
 pub mod refusal;
+pub mod request_object;
 pub mod unicode_tables;
 
 pub use egress::{EgressGate, GateRecord, Row, Status};

@@ -4,6 +4,16 @@
 
 /// Operations the agent could have run itself. As the first verb of an imperative, or after
 /// "you" and a modal ("you will want to push"), they make a sentence a hand-back.
+/// Operations that finish the work rather than look after it: a reader offered one of these on a
+/// wish of theirs ("Should you want to release today, `make release` does it") is handed the
+/// last step; "If you ever need to regenerate the fixtures, `make fixtures` does it" is not.
+pub const COMPLETING_OPERATIONS: &[&str] = &[
+    "release", "publish", "deploy", "merge", "push", "ship", "tag", "rollout", "land",
+];
+
+/// Words that make a wish hypothetical, for some later day: no step is handed over.
+pub const SOME_DAY: &[&str] = &["ever", "later", "again", "future", "someday", "eventually"];
+
 pub const OPERATION_VERBS: &[&str] = &[
     "run",
     "rerun",
@@ -298,6 +308,7 @@ pub static READER_TURN: &[&[&str]] = &[
     &["is", "yours"],
     &["are", "yours"],
     &["is", "on", "you"],
+    &["in", "your", "hands"],
     &["pending", "your", "action"],
     &["awaiting", "your"],
     &["waiting", "on", "you"],

@@ -1,0 +1,276 @@
+//! E1 (issue 43): a sentence of the agent's own text as words, code spans and clause marks, each
+//! word with its [`lex`] bits looked up once; and the helpers every reading rule uses to look at
+//! them ([`crate::reader_handback`], [`crate::reader_asks`]). Split from `reader_address`: the
+//! words are one thing, the rules that read them another.
+
+use crate::reader_lexicon as lex;
+
+/// One word of a sentence, or a code span, or a clause mark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tok<'a> {
+    /// A word and its [`lex`] bits (looked up once, when the sentence is read).
+    Word(&'a str, u32),
+    Code,
+    /// `,` `;` `:` `—` `(` `)` `|`: a clause boundary.
+    Mark(char),
+    /// `?` (the sentence is a question from here on).
+    Question,
+}
+
+/// What a sentence holds, as [`lex`] bits, with two of our own: a code span and a question mark.
+pub(crate) const CODE_BIT: u32 = 1 << 30;
+pub(crate) const QUESTION_BIT: u32 = 1 << 31;
+
+pub(crate) fn sentence_bits(s: &[Tok]) -> u32 {
+    s.iter().fold(0, |acc, t| {
+        acc | match t {
+            Tok::Word(_, b) => *b,
+            Tok::Code => CODE_BIT,
+            Tok::Question => QUESTION_BIT,
+            Tok::Mark(_) => 0,
+        }
+    })
+}
+
+/// Splits a normalised sentence into words (contractions expanded), code spans and marks, into a
+/// buffer the caller reuses (cleared first), stopping once `limit` tokens are read.
+pub(crate) fn tokens_into<'a>(out: &mut Vec<Tok<'a>>, sentence: &'a str, limit: usize) {
+    // Bytes, not chars: the text is mostly ASCII and this runs over every byte of the message;
+    // a non-ASCII byte only ever continues a word (a letter) or is skipped (a dash is a mark).
+    out.clear();
+    let bytes = sentence.as_bytes();
+    let is_word = |b: u8| WORD_BYTES[usize::from(b)];
+    let mut i = 0;
+    while i < bytes.len() && out.len() < limit {
+        let b = bytes[i];
+        if b == b'`' && sentence[i..].starts_with(crate::own_text::CODE) {
+            out.push(Tok::Code);
+            i += crate::own_text::CODE.len();
+            continue;
+        }
+        if b >= 0x80 {
+            let c = sentence[i..].chars().next().unwrap_or(' ');
+            if matches!(c, '—' | '–') {
+                out.push(Tok::Mark(c));
+                i += c.len_utf8();
+                continue;
+            }
+            if !c.is_alphanumeric() {
+                i += c.len_utf8();
+                continue;
+            }
+        }
+        if is_word(b) {
+            let start = i;
+            let mut apostrophe = false;
+            loop {
+                // A run of word bytes, then a joiner ("'", "-", ".", "_", "/") only when a
+                // letter or digit follows it.
+                while i < bytes.len() && is_word(bytes[i]) {
+                    i += 1;
+                }
+                let joins = bytes
+                    .get(i)
+                    .is_some_and(|c| matches!(c, b'\'' | b'-' | b'.' | b'_' | b'/'))
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
+                if !joins {
+                    break;
+                }
+                apostrophe |= bytes[i] == b'\'';
+                i += 1;
+            }
+            // A word ends on a char boundary: it stopped at an ASCII byte or the end.
+            push_word(out, &sentence[start..i], apostrophe);
+            continue;
+        }
+        match b {
+            b',' | b';' | b':' | b'(' | b')' | b'|' => out.push(Tok::Mark(b as char)),
+            b'?' => out.push(Tok::Question),
+            b'-' if bytes.get(i + 1) == Some(&b' ') => out.push(Tok::Mark('-')),
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// Bytes that continue a word: ASCII letters and digits, `#`, and every non-ASCII byte (letters
+/// of other scripts; a non-ASCII mark was handled before the word started). A `static`, not a
+/// `const`: a `const` array indexed at run time can be copied onto the stack at every use.
+pub(crate) static WORD_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'#' || c >= 0x80;
+        b += 1;
+    }
+    t
+};
+
+/// Pushes a word, expanding the contractions the tables need ("you'll" → "you will");
+/// `apostrophe` says whether the word holds one (the tokenizer saw it: no second search).
+pub(crate) fn push_word<'a>(out: &mut Vec<Tok<'a>>, w: &'a str, apostrophe: bool) {
+    const EXPANSIONS: &[(&str, &[&str])] = &[
+        ("you'll", &["you", "will"]),
+        ("you'd", &["you", "would"]),
+        ("you're", &["you", "are"]),
+        ("you've", &["you", "have"]),
+        ("i'll", &["i", "will"]),
+        ("i'd", &["i", "would"]),
+        ("i'm", &["i", "am"]),
+        ("i've", &["i", "have"]),
+        ("we'll", &["we", "will"]),
+        ("don't", &["do", "not"]),
+        ("doesn't", &["does", "not"]),
+        ("didn't", &["did", "not"]),
+        ("won't", &["will", "not"]),
+        ("can't", &["can", "not"]),
+        ("cannot", &["can", "not"]),
+        ("couldn't", &["could", "not"]),
+        ("shouldn't", &["should", "not"]),
+        ("wouldn't", &["would", "not"]),
+        ("isn't", &["is", "not"]),
+        ("aren't", &["are", "not"]),
+        ("it's", &["it", "is"]),
+        ("that's", &["that", "is"]),
+        ("there's", &["there", "is"]),
+        ("what's", &["what", "is"]),
+        ("it'd", &["it", "would"]),
+        ("let's", &["let", "us"]),
+        ("plan's", &["plan", "is"]),
+        ("ball's", &["ball", "is"]),
+    ];
+    if !apostrophe && w != "cannot" {
+        out.push(Tok::Word(w, lex::bits(w)));
+        return;
+    }
+    match EXPANSIONS.iter().find(|(c, _)| *c == w) {
+        Some((_, words)) => out.extend(words.iter().map(|w| Tok::Word(w, lex::bits(w)))),
+        None => out.push(Tok::Word(w, lex::bits(w))),
+    }
+}
+
+/// The clauses of a sentence: runs of tokens between marks (a question mark ends one too), each
+/// with the token that ends it (`None` at the end of the sentence).
+pub(crate) fn clauses<'s, 'a>(s: &'s [Tok<'a>]) -> Vec<Clause<'s, 'a>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut opened_by = None;
+    for (i, t) in s.iter().enumerate() {
+        if matches!(t, Tok::Mark(_) | Tok::Question) {
+            if i > start {
+                out.push(Clause {
+                    toks: &s[start..i],
+                    opened_by,
+                    ended_by: Some(*t),
+                });
+            }
+            start = i + 1;
+            opened_by = Some(*t);
+        }
+    }
+    if start < s.len() {
+        out.push(Clause {
+            toks: &s[start..],
+            opened_by,
+            ended_by: None,
+        });
+    }
+    out
+}
+
+/// A clause and the marks around it.
+pub(crate) struct Clause<'s, 'a> {
+    pub(crate) toks: &'s [Tok<'a>],
+    pub(crate) opened_by: Option<Tok<'a>>,
+    pub(crate) ended_by: Option<Tok<'a>>,
+}
+
+// The helpers below run at every word of every rule, from the rule modules: `#[inline]` lets
+// them be inlined across codegen units (split out of one module, they cost 0.45 M instructions
+// more on a 64 KiB report without it).
+
+/// A token's [`lex`] bits, as looked up when the sentence was read (0 for no word).
+#[inline]
+pub(crate) fn bits_of(t: Option<&Tok>) -> u32 {
+    match t {
+        Some(Tok::Word(_, b)) => *b,
+        _ => 0,
+    }
+}
+
+#[inline]
+pub(crate) fn word<'a>(t: Option<&Tok<'a>>) -> Option<&'a str> {
+    match t {
+        Some(Tok::Word(w, _)) => Some(w),
+        _ => None,
+    }
+}
+
+/// Whether `seq` occurs in `toks` at `at`.
+#[inline]
+pub(crate) fn seq_at(toks: &[Tok], at: usize, seq: &[&str]) -> bool {
+    seq.iter()
+        .enumerate()
+        .all(|(k, s)| word(toks.get(at + k)) == Some(s))
+}
+
+/// The first entry of `table` found anywhere in `toks`, with its position.
+/// Positions whose word opens no entry of the table (by the word's [`lex`] bits) are skipped
+/// without a comparison.
+#[inline]
+pub(crate) fn find_any(
+    toks: &[Tok],
+    table: lex::Indexed,
+) -> Option<(usize, &'static [&'static str])> {
+    if cannot_hold(toks, table) {
+        return None;
+    }
+    (0..toks.len()).find_map(|i| entry_at(toks, i, table).map(|e| (i, e)))
+}
+
+/// Whether no word of `toks` can open an entry of `table`, by one pass over their bits: most
+/// clauses hold none, and a call per word cost 1.2 M instructions on a 64 KiB report.
+#[inline]
+pub(crate) fn cannot_hold(toks: &[Tok], table: lex::Indexed) -> bool {
+    table.first.is_some_and(|first| !has_bit(toks, first))
+}
+
+/// Whether a word of `toks` carries `bit` (no string compared).
+#[inline]
+pub(crate) fn has_bit(toks: &[Tok], bit: u32) -> bool {
+    toks.iter()
+        .any(|t| matches!(t, Tok::Word(_, b) if b & bit != 0))
+}
+
+/// The entry of `table` that occurs in `toks` at `i`. A word that carries no bit of the table is
+/// skipped at once, and an entry is compared whole only when its first word has the word's length
+/// and first byte (no string compare per entry at every word).
+#[inline(always)]
+pub(crate) fn entry_at(
+    toks: &[Tok],
+    i: usize,
+    table: lex::Indexed,
+) -> Option<&'static [&'static str]> {
+    let Some(Tok::Word(w, b)) = toks.get(i).copied() else {
+        return None;
+    };
+    if table.first.is_some_and(|f| b & f == 0) {
+        return None;
+    }
+    let (len, lead) = (w.len(), w.as_bytes().first().copied());
+    table.table.iter().copied().find(|e| {
+        e.first()
+            .is_some_and(|f| f.len() == len && f.as_bytes().first().copied() == lead)
+            && seq_at(toks, i, e)
+    })
+}
+
+/// The first word of `toks` that is in `table`, as the table spells it.
+#[inline]
+pub(crate) fn has_word(toks: &[Tok], table: &'static [&'static str]) -> Option<&'static str> {
+    toks.iter().find_map(|t| match t {
+        Tok::Word(w, _) => table.iter().find(|x| *x == w).copied(),
+        _ => None,
+    })
+}
