@@ -195,6 +195,9 @@ pub fn client_env(
     }
     env.push(("NO_PROXY".into(), "localhost,127.0.0.1,::1".into()));
     env.push(("no_proxy".into(), "localhost,127.0.0.1,::1".into()));
+    // Node's own `fetch` reads the proxy variables only when told to (Node 22.21 / 24.5 on);
+    // an older Node goes direct and, holding only the placeholder, cannot write.
+    env.push(("NODE_USE_ENV_PROXY".into(), "1".into()));
     for v in [
         "SSL_CERT_FILE",
         "GIT_SSL_CAINFO",
