@@ -327,12 +327,14 @@ fn git_config(
 
 /// The credential files to show the command in place of the real ones (source, target): the
 /// broker's masked copy, or nothing at all (`/dev/null`) for a file it did not mask or when no
-/// broker serves the command. Only files that exist are covered.
+/// broker serves the command; and every ssh private key in `~/.ssh` as nothing. Only files that
+/// exist are covered.
 pub fn masks(fc: &ForCommand, env: &dyn Fn(&str) -> Option<String>) -> Vec<(PathBuf, PathBuf)> {
     if let ForCommand::Off(_) = fc {
         return Vec::new();
     }
-    credential_files::files(env)
+    let nothing = || PathBuf::from("/dev/null");
+    let mut out: Vec<(PathBuf, PathBuf)> = credential_files::files(env)
         .into_iter()
         .filter(|(_, target)| target.symlink_metadata().is_ok())
         .map(|(kind, target)| {
@@ -341,9 +343,17 @@ pub fn masks(fc: &ForCommand, env: &dyn Fn(&str) -> Option<String>) -> Vec<(Path
                 _ => None,
             }
             .filter(|c| c.is_file());
-            (copy.unwrap_or_else(|| PathBuf::from("/dev/null")), target)
+            (copy.unwrap_or_else(nothing), target)
         })
-        .collect()
+        .collect();
+    // The ssh keys too: GitHub's ssh remotes are rewritten to HTTPS, and a key would push past
+    // the broker all the same.
+    out.extend(
+        credential_files::ssh_private_keys(env)
+            .into_iter()
+            .map(|k| (nothing(), k)),
+    );
+    out
 }
 
 /// `--report`'s lines: whether agent commands hold placeholders, what the broker would hold,

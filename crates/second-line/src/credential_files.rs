@@ -61,6 +61,33 @@ pub fn files(env: &dyn Fn(&str) -> Option<String>) -> Vec<(Kind, PathBuf)> {
     out
 }
 
+/// The ssh private keys in `~/.ssh` (regular files whose text starts as a private key does):
+/// an agent command would push over ssh with them, past the broker. Shown to it as nothing.
+pub fn ssh_private_keys(env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    let Some(home) = env("HOME").filter(|h| h.starts_with('/')) else {
+        return Vec::new();
+    };
+    let Ok(dir) = std::fs::read_dir(PathBuf::from(home).join(".ssh")) else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            primitives::read::prefix(p, 64)
+                .is_some_and(|head| is_private_key(&String::from_utf8_lossy(&head)))
+        })
+        .collect()
+}
+
+/// Whether a file's first bytes are a private key's (OpenSSH, PEM RSA/EC/DSA, PKCS#8).
+pub fn is_private_key(head: &str) -> bool {
+    head.starts_with("-----BEGIN ")
+        && head
+            .lines()
+            .next()
+            .is_some_and(|l| l.contains("PRIVATE KEY-----"))
+}
+
 /// The GitHub tokens of the launch environment, in [`TOKEN_VARS`]' order.
 pub fn env_secrets(env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
     TOKEN_VARS
@@ -209,6 +236,18 @@ mod tests {
             files(&env2),
             [(Kind::GhHosts, PathBuf::from("/etc/ghc/hosts.yml"))]
         );
+    }
+
+    #[test]
+    fn private_keys_by_their_first_line() {
+        assert!(is_private_key(
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn"
+        ));
+        assert!(is_private_key("-----BEGIN RSA PRIVATE KEY-----\n"));
+        assert!(is_private_key("-----BEGIN PRIVATE KEY-----\n"));
+        assert!(!is_private_key("ssh-ed25519 AAAA mona@host"));
+        assert!(!is_private_key("-----BEGIN CERTIFICATE-----\n"));
+        assert!(!is_private_key("Host github.com\n  IdentityFile ~/.ssh/id"));
     }
 
     #[test]

@@ -35,6 +35,9 @@ fn launch_env(s: &Scene, ca: &Path, project: &Path) -> Vec<(String, String)> {
     .to_vec()
 }
 
+/// A private key's text (its first line is what marks it).
+const SSH_KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAsecret\n-----END OPENSSH PRIVATE KEY-----\n";
+
 /// Who runs the agent's commands.
 #[derive(Clone, Copy, PartialEq)]
 enum Agent {
@@ -90,6 +93,13 @@ impl Session {
         std::fs::write(&gh_hosts, &hosts).unwrap();
         let creds = format!("https://mona:{REAL}@github.com\n");
         std::fs::write(home.join(".git-credentials"), &creds).unwrap();
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::write(home.join(".ssh/id_ed25519"), SSH_KEY).unwrap();
+        std::fs::write(
+            home.join(".ssh/known_hosts"),
+            "github.com ssh-ed25519 AAAA\n",
+        )
+        .unwrap();
         let mut bin = std::path::PathBuf::from(BIN);
         if agent == Agent::Nobody {
             bin = hand_to_nobody(&home);
@@ -146,7 +156,7 @@ fn the_agent_holds_the_placeholder_and_writes_through_the_broker(agent: Agent) {
     let a = Session::new(&s, agent);
 
     // What the command can read: no real token anywhere, the placeholder in its place.
-    let look = "env; cat \"$XDG_CONFIG_HOME/gh/hosts.yml\" ~/.git-credentials; tr '\\0' '\\n' < /proc/self/environ; git config --get-all credential.https://github.com.helper; umount \"$XDG_CONFIG_HOME/gh/hosts.yml\"; cat \"$XDG_CONFIG_HOME/gh/hosts.yml\"; for p in $(pgrep -f 'tool-containment|second-line'); do cat /proc/$p/environ; done";
+    let look = "env; cat \"$XDG_CONFIG_HOME/gh/hosts.yml\" ~/.git-credentials; tr '\\0' '\\n' < /proc/self/environ; git config --get-all credential.https://github.com.helper; umount \"$XDG_CONFIG_HOME/gh/hosts.yml\"; cat \"$XDG_CONFIG_HOME/gh/hosts.yml\"; for p in $(pgrep -f 'tool-containment|second-line'); do cat /proc/$p/environ; done; echo \"key-bytes=$(wc -c < ~/.ssh/id_ed25519)\"; cat ~/.ssh/known_hosts";
     let out = a.run(look);
     let text = received(&out);
     assert!(!text.contains(REAL), "the real token is visible: {text}");
@@ -169,6 +179,10 @@ fn the_agent_holds_the_placeholder_and_writes_through_the_broker(agent: Agent) {
         !text.lines().any(|l| l.starts_with("SSH_AUTH_SOCK=")),
         "{text}"
     );
+    // The ssh key reads as nothing; the rest of ~/.ssh as it is.
+    assert!(text.contains("key-bytes=0"), "{text}");
+    assert!(!text.contains("AAAAAAsecret"), "{text}");
+    assert!(text.contains("github.com ssh-ed25519 AAAA"), "{text}");
     // The files themselves are unchanged, byte for byte.
     assert_eq!(std::fs::read_to_string(a.gh_hosts()).unwrap(), a.hosts);
     assert_eq!(
