@@ -161,7 +161,7 @@ fn every_operation_gets_the_same_code_and_reason_from_its_text_and_its_wire() {
     let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).expect("table"))
         .expect("the table is JSON");
     let (world, cx) = world();
-    let (mut agree, mut diverge, mut failures) = (0, 0, Vec::new());
+    let (mut agree, mut code_only, mut diverge, mut failures) = (0, 0, 0, Vec::new());
     for row in &rows {
         let id = row["id"].as_str().expect("id");
         let text = row["text"].as_str().expect("text");
@@ -188,8 +188,21 @@ fn every_operation_gets_the_same_code_and_reason_from_its_text_and_its_wire() {
             continue;
         }
         if let (Some(tr), Some(wr)) = (&t.reason, &w.reason) {
-            let (tc, wc) = (naming_cut(tr, &t.names), naming_cut(wr, &w.names));
-            if tc != wc {
+            // Both readers' names are cut from both reasons: a label one reader uses may be
+            // plain words in the other's reason ("a GraphQL mutation").
+            let names: Vec<String> = t.names.iter().chain(&w.names).cloned().collect();
+            let (tc, wc) = (naming_cut(tr, &names), naming_cut(wr, &names));
+            if let Some(why) = row.get("reason_differs") {
+                // The refused shape differs for the reason the row gives; the remedy (after
+                // the shape's first sentence) is one.
+                let remedy = |r: &str| r.split_once(". ").map(|(_, rest)| rest.to_string());
+                assert!(
+                    why.as_str().is_some_and(|w| !w.is_empty()) && tc != wc && remedy(tr) == remedy(wr),
+                    "{id}: the reasons differ only as the row says\n    text: {tr}\n    wire: {wr}"
+                );
+                code_only += 1;
+                continue;
+            } else if tc != wc {
                 failures.push(format!(
                     "{id}: reasons differ\n    text: {tr}\n    wire: {wr}\n    cut:  {tc}\n          {wc}"
                 ));
@@ -199,7 +212,8 @@ fn every_operation_gets_the_same_code_and_reason_from_its_text_and_its_wire() {
         agree += 1;
     }
     println!(
-        "wire table: {} rows, {agree} agree (code and reason), {diverge} listed divergences, {} failures",
+        "wire table: {} rows, {agree} agree (code and reason), {code_only} agree on the code with the reason \
+         differing as listed, {diverge} listed divergences, {} failures",
         rows.len(),
         failures.len()
     );
