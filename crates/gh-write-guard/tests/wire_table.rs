@@ -54,7 +54,11 @@ struct Verdict {
 fn by_text(text: &str, cx: &Context, world: &FakeWorld) -> Verdict {
     let d = gh_write_guard::judge(text, cx, world);
     let units = Units::build(text, cx, world);
-    let names = Analysis::new(&units).ops().iter().map(|o| o.label()).collect();
+    let names = Analysis::new(&units)
+        .ops()
+        .iter()
+        .map(|o| o.label())
+        .collect();
     Verdict {
         code: d.deny().map(|f| f.code_str().to_string()),
         reason: d.reason(),
@@ -123,7 +127,10 @@ fn by_wire(row: &Value, cx: &Context, world: &FakeWorld) -> Verdict {
         false => format!("{method} {}", api.call.rest_path().unwrap_or_default()),
     };
     let names = vec![format!("{label} (on the wire, api.github.com)"), label];
-    verdict(face::judge(&GitHubOp::WireApi(&api, &facts), cx, world), names)
+    verdict(
+        face::judge(&GitHubOp::WireApi(&api, &facts), cx, world),
+        names,
+    )
 }
 
 fn verdict(r: Option<face::Refusal>, names: Vec<String>) -> Verdict {
@@ -157,7 +164,10 @@ fn naming_cut(reason: &str, names: &[String]) -> String {
 
 #[test]
 fn every_operation_gets_the_same_code_and_reason_from_its_text_and_its_wire() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/wire-table/gh-write-guard.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/wire-table/gh-write-guard.json"
+    );
     let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).expect("table"))
         .expect("the table is JSON");
     let (world, cx) = world();
@@ -197,7 +207,9 @@ fn every_operation_gets_the_same_code_and_reason_from_its_text_and_its_wire() {
                 // the shape's first sentence) is one.
                 let remedy = |r: &str| r.split_once(". ").map(|(_, rest)| rest.to_string());
                 assert!(
-                    why.as_str().is_some_and(|w| !w.is_empty()) && tc != wc && remedy(tr) == remedy(wr),
+                    why.as_str().is_some_and(|w| !w.is_empty())
+                        && tc != wc
+                        && remedy(tr) == remedy(wr),
                     "{id}: the reasons differ only as the row says\n    text: {tr}\n    wire: {wr}"
                 );
                 code_only += 1;
@@ -218,7 +230,11 @@ fn every_operation_gets_the_same_code_and_reason_from_its_text_and_its_wire() {
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(rows.len() >= 60 && agree >= 60, "{} rows, {agree} agreeing", rows.len());
+    assert!(
+        rows.len() >= 60 && agree >= 60,
+        "{} rows, {agree} agreeing",
+        rows.len()
+    );
 }
 
 #[test]
