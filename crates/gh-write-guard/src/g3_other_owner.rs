@@ -48,8 +48,18 @@ fn push_value(out: &mut Vec<Target>, value: Option<&str>, via: &str) {
     }
 }
 
-/// gh `repo` subcommands whose first operand names the repository written to.
-const REPO_OPERAND_WRITES: [&str; 6] = ["create", "delete", "edit", "archive", "unarchive", "sync"];
+/// gh `repo` subcommands whose first operand names the repository written to. A fork is
+/// counted as aimed at the repository it forks: on the wire it is `POST repos/<o>/<r>/forks`,
+/// another owner's endpoint, and both readers must refuse it alike (issue 38's table).
+const REPO_OPERAND_WRITES: [&str; 7] = [
+    "create",
+    "delete",
+    "edit",
+    "archive",
+    "unarchive",
+    "sync",
+    "fork",
+];
 
 /// The targets of one write operation.
 pub fn targets(op: &Op, a: &Analysis<'_>) -> Vec<Target> {

@@ -341,9 +341,15 @@ fn judge_update(
                     == Some(false)
             })
     };
-    let kind = kind_word(update.kind);
+    let refusal = outcome.refusal_with(branch, update.kind, may_create, policy)?;
+    // A push that may create the branch, refused by a `creation` rule, is named as the
+    // creation it is: the words the wire uses for the same update, where it states the creation.
+    let kind = match refusal {
+        Refusal::Rule(branch_rules::RuleType::Creation) => kind_word(PushKind::Create),
+        _ => kind_word(update.kind),
+    };
     Some(
-        match outcome.refusal_with(branch, update.kind, may_create, policy)? {
+        match refusal {
             Refusal::Rule(rule) => Finding::deny(
                 Code::G4Rule,
                 format!("{kind} {branch} on {owner}/{repo} would bypass its `{rule}` rule"),
@@ -360,6 +366,18 @@ fn judge_update(
     )
 }
 
+/// G4's refusal of a pull request merge past the base branch's requirements (`refused`: how
+/// the reader knows: `--admin` in the text, the merge state GitHub reports on the wire). The
+/// one remedy both readers give.
+pub(crate) fn admin_merge(refused: String, evidence: serde_json::Value) -> Finding {
+    Finding::deny(
+        Code::G4AdminMerge,
+        refused,
+        "Merge without --admin once the requirements are met (reviews, checks), or hand the maintainer the exact command to run.",
+        evidence,
+    )
+}
+
 pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     let policy = FailClosedPolicy::new(&a.cx.config.protected_branches);
@@ -370,10 +388,8 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     && args.sub() == Some("merge")
                     && args.bool_flag(&["--admin"]) == Some(true)
                 {
-                    out.push(Finding::deny(
-                        Code::G4AdminMerge,
-                        "gh pr merge --admin bypasses the branch's merge requirements",
-                        "Merge without --admin once the requirements are met, or hand the maintainer the exact command to run.",
+                    out.push(admin_merge(
+                        "gh pr merge --admin bypasses the branch's merge requirements".into(),
                         json!({"command": command_text(a, op)}),
                     ));
                 }

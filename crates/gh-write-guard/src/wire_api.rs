@@ -12,9 +12,9 @@
 //! are not wire questions.
 
 use crate::context::Context;
-use crate::finding::{Code, Finding};
+use crate::finding::Finding;
 use crate::world::World;
-use command_effects::gh_api::{graphql_json, rest_path, ApiCall, Field, Query};
+use command_effects::gh_api::{graphql_json, has_word, rest_path, ApiCall, Field, Query};
 use serde_json::json;
 
 /// An API request as the wire states it.
@@ -63,6 +63,33 @@ impl WireApi {
     /// method but GET and HEAD).
     pub fn is_write(&self) -> bool {
         self.call.is_write()
+    }
+
+    /// A GraphQL `mergePullRequest` mutation (what `gh pr merge` sends, `--admin` or not: the
+    /// flag only skips gh's own check of the merge state): `Some` with the pull request's node
+    /// id as the request states it (the `pullRequestId` member, else the first node id among
+    /// its variables or in its text), `Some(None)` when it states none.
+    pub fn graphql_merge(&self) -> Option<Option<String>> {
+        let Query::Text(q) = &self.call.query else {
+            return None;
+        };
+        if !self.call.graphql || !has_word(q, "mutation") || !has_word(q, "mergePullRequest") {
+            return None;
+        }
+        let value = |f: &Field| f.value.clone();
+        let fields = &self.call.fields;
+        let id = fields
+            .iter()
+            .find(|f| f.key.as_deref() == Some("pullRequestId"))
+            .and_then(value)
+            .or_else(|| {
+                fields
+                    .iter()
+                    .filter_map(value)
+                    .find(|v| crate::g2_node_ids::is_node_id(v))
+            })
+            .or_else(|| crate::g2_node_ids::node_ids_in(q).into_iter().next());
+        Some(id)
     }
 
     /// `PUT repos/<o>/<r>/pulls/<n>/merge`: the pull request it merges.
@@ -181,29 +208,45 @@ pub fn judge_api(
         &site, call, &req.host, &policy,
     ));
     if let Some(pull) = req.pull_merge() {
-        out.extend(judge_merge(&pull, facts.merge));
+        let PullRef {
+            owner,
+            repo,
+            number,
+        } = &pull;
+        let evidence = json!({"repository": format!("{owner}/{repo}"), "pull": number});
+        out.extend(judge_merge(
+            &format!("{owner}/{repo}#{number}"),
+            evidence,
+            facts.merge,
+        ));
+    }
+    // `gh pr merge` on the wire: the same question, the pull request named by its node id.
+    if let Some(id) = req.graphql_merge() {
+        let id = id.unwrap_or_else(|| "(not stated)".into());
+        out.extend(judge_merge(&id, json!({"pull": id}), facts.merge));
     }
     out
 }
 
-/// G4 over a pull request merge: refused unless GitHub reports its requirements met.
-fn judge_merge(pull: &PullRef, merge: Option<&MergeState>) -> Option<Finding> {
-    let PullRef {
-        owner,
-        repo,
-        number,
-    } = pull;
+/// G4 over a merge of the pull request `pull` (as the request names it): refused unless GitHub
+/// reports its requirements met (a state compared without case: GraphQL spells it `CLEAN`).
+fn judge_merge(
+    pull: &str,
+    mut evidence: serde_json::Value,
+    merge: Option<&MergeState>,
+) -> Option<Finding> {
     let state = match merge {
-        Some(MergeState::Reported(s)) if MERGEABLE.contains(&s.as_str()) => return None,
+        Some(MergeState::Reported(s)) if MERGEABLE.iter().any(|m| m.eq_ignore_ascii_case(s)) => {
+            return None
+        }
         Some(MergeState::Reported(s)) => format!("GitHub reports its merge state as `{s}`"),
         Some(MergeState::Unknown(why)) => format!("its merge state could not be read ({why})"),
         None => "its merge state was not asked".to_string(),
     };
-    Some(Finding::deny(
-        Code::G4AdminMerge,
-        format!("merging pull request {owner}/{repo}#{number} would bypass the base branch's merge requirements: {state}"),
-        "Merge once the requirements are met (reviews, checks), or hand the maintainer the exact command to run.",
-        json!({"repository": format!("{owner}/{repo}"), "pull": number, "merge_state": state}),
+    evidence["merge_state"] = json!(state);
+    Some(crate::g4_branch_rules::admin_merge(
+        format!("merging pull request {pull} would bypass the base branch's merge requirements: {state}"),
+        evidence,
     ))
 }
 
