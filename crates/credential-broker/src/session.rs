@@ -221,9 +221,17 @@ fn one_request(
     let credential = decide::credential(op.is_write(), presented);
     // The merge state is asked only for a merge that could go out.
     let merge = match (&op, &credential) {
-        (Operation::Api(api), Ok(_)) => api
-            .pull_merge()
-            .map(|p| merge_state(shared, host, &target, &p)),
+        (Operation::Api(api), Ok(_)) => match (api.pull_merge(), api.graphql_merge()) {
+            (Some(p), _) => Some(merge_state(shared, host, &target, &MergeAsk::Rest(&p))),
+            // `gh pr merge`: the pull request by the node id the mutation names.
+            (None, Some(Some(id))) => {
+                Some(merge_state(shared, host, &target, &MergeAsk::Node(&id)))
+            }
+            (None, Some(None)) => Some(MergeState::Unknown(
+                "the mutation names no pull request".into(),
+            )),
+            (None, None) => None,
+        },
         _ => None,
     };
     let live_id = |id: &str| shared.live_ids.contains(id);
@@ -455,18 +463,42 @@ pub(crate) fn read_answer_head<R: BufRead>(r: &mut R, max: usize) -> Result<Head
     }
 }
 
+/// Which pull request's merge state to ask: by repository and number (REST), or by the node id a
+/// GraphQL `mergePullRequest` names.
+enum MergeAsk<'a> {
+    Rest(&'a PullRef),
+    Node(&'a str),
+}
+
+/// The GraphQL query for a pull request's merge state by node id (`mergeStateStatus`: `CLEAN`,
+/// `BLOCKED`, ...; the rules compare states without case).
+const MERGE_STATE_QUERY: &str =
+    "query($id: ID!) { node(id: $id) { ... on PullRequest { mergeStateStatus } } }";
+
 /// Asks GitHub (with the real token, the broker's own read) for a pull request's merge state.
-fn merge_state(shared: &Shared, host: &str, target: &str, pull: &PullRef) -> MergeState {
+fn merge_state(shared: &Shared, host: &str, target: &str, ask: &MergeAsk) -> MergeState {
     let prefix = if target.starts_with("/api/v3/") {
         "/api/v3"
     } else {
         ""
     };
-    let path = format!(
-        "{prefix}/repos/{}/{}/pulls/{}",
-        pull.owner, pull.repo, pull.number
-    );
-    let ask = || -> Result<String, String> {
+    let (method, path, body) = match ask {
+        MergeAsk::Rest(pull) => (
+            "GET",
+            format!(
+                "{prefix}/repos/{}/{}/pulls/{}",
+                pull.owner, pull.repo, pull.number
+            ),
+            String::new(),
+        ),
+        // The GraphQL endpoint the mutation itself was sent to.
+        MergeAsk::Node(id) => (
+            "POST",
+            target.split('?').next().unwrap_or(target).to_string(),
+            serde_json::json!({"query": MERGE_STATE_QUERY, "variables": {"id": id}}).to_string(),
+        ),
+    };
+    let read = || -> Result<String, String> {
         let mut conn = shared
             .upstream
             .connect_tls(host, 443)
@@ -474,8 +506,9 @@ fn merge_state(shared: &Shared, host: &str, target: &str, pull: &PullRef) -> Mer
         let t = Some(shared.config.timeouts.lookup);
         conn.sock.set_read_timeout(t).map_err(|e| e.to_string())?;
         let req = format!(
-            "GET {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: token {}\r\nAccept: application/vnd.github+json\r\nUser-Agent: agent-guards-broker\r\nConnection: close\r\n\r\n",
-            shared.creds.real()
+            "{method} {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: token {}\r\nAccept: application/vnd.github+json\r\nUser-Agent: agent-guards-broker\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            shared.creds.real(),
+            body.len()
         );
         conn.write_all(req.as_bytes()).map_err(|e| e.to_string())?;
         let mut r = BufReader::new(conn);
@@ -491,12 +524,16 @@ fn merge_state(shared: &Shared, host: &str, target: &str, pull: &PullRef) -> Mer
             return Err(format!("GitHub answered {}", head.first[1]));
         }
         let v: serde_json::Value = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
-        v.get("mergeable_state")
+        let state = match ask {
+            MergeAsk::Rest(_) => v.get("mergeable_state"),
+            MergeAsk::Node(_) => v.pointer("/data/node/mergeStateStatus"),
+        };
+        state
             .and_then(|s| s.as_str())
             .map(str::to_string)
-            .ok_or_else(|| "no mergeable_state in the answer".to_string())
+            .ok_or_else(|| "no merge state in the answer".to_string())
     };
-    match ask() {
+    match read() {
         Ok(s) => MergeState::Reported(s),
         Err(why) => MergeState::Unknown(why),
     }

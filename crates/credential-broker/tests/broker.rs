@@ -134,6 +134,45 @@ fn a_pull_request_merge_past_its_requirements_is_refused_with_githubs_error_shap
     assert_eq!(puts()[0].auth, "real");
 }
 
+/// `gh pr merge` sends GraphQL's `mergePullRequest` (with `--admin` or without: the flag only
+/// skips gh's own check): the broker asks the pull request's merge state by its node id, as it
+/// does for the REST merge.
+#[test]
+fn a_graphql_merge_is_judged_by_the_merge_state_github_reports() {
+    let s = Scene::new();
+    let auth = format!("bearer {}", s.broker.placeholder);
+    let merge = |id: &str| {
+        let body = serde_json::json!({
+            "query": "mutation($pullRequestId: ID!) { mergePullRequest(input: {pullRequestId: $pullRequestId}) { pullRequest { merged } } }",
+            "variables": {"pullRequestId": id},
+        });
+        support::call(
+            &s,
+            "POST",
+            Some(&auth),
+            &body.to_string(),
+            "https://api.github.com/graphql",
+        )
+    };
+    let merges = || {
+        s.github
+            .seen()
+            .into_iter()
+            .filter(|r| r.method == "POST" && r.path == "/graphql")
+            .count()
+    };
+    let text = merge(support::PR_BLOCKED);
+    assert!(text.starts_with("HTTP/1.1 403"), "{text}");
+    assert!(text.contains("agent-guards: G4.admin-merge"), "{text}");
+    assert_eq!(merges(), 1, "only the broker's own question reached GitHub");
+    let text = merge(support::PR_CLEAN);
+    assert!(
+        text.starts_with("HTTP/1.1 200"),
+        "a merge whose requirements are met lands: {text}"
+    );
+    assert_eq!(merges(), 3);
+}
+
 #[test]
 fn reads_pass_and_writes_need_the_placeholder() {
     let s = Scene::new();

@@ -25,6 +25,16 @@ use std::time::Duration;
 /// The maintainer's real token (what the loopback GitHub accepts).
 pub const REAL: &str = "ghp_REALtokenREALtokenREALtokenREAL12345";
 
+/// A pull request's node id whose merge state the loopback GitHub reports as `BLOCKED`.
+pub const PR_BLOCKED: &str = "PR_kwDOblocked1";
+
+/// A pull request's node id reported `CLEAN`.
+pub const PR_CLEAN: &str = "PR_kwDOclean01";
+
+fn text_of(body: &[u8]) -> String {
+    String::from_utf8_lossy(body).into_owned()
+}
+
 /// The node id the loopback GitHub's GraphQL gives the repository.
 pub const REPO_ID: &str = "R_kgDOloopback1";
 
@@ -164,7 +174,7 @@ fn serve(s: TcpStream, config: Arc<rustls::ServerConfig>, kept: &Mutex<Vec<Seen>
         });
         let (status, ctype, extra, out) = match host.as_str() {
             "github.com" => git(&head, &body, auth, base),
-            _ => rest(&head, auth),
+            _ => rest(&head, &body, auth),
         };
         let mut msg = format!(
             "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n",
@@ -197,7 +207,7 @@ fn json(status: &str, v: serde_json::Value) -> Answer {
 }
 
 /// A few REST endpoints; writes need the real token (401, GitHub's "Bad credentials").
-fn rest(head: &Head, auth: &str) -> Answer {
+fn rest(head: &Head, body: &[u8], auth: &str) -> Answer {
     let (method, target) = (head.first[0].as_str(), head.first[1].as_str());
     let path = target.split('?').next().unwrap_or(target);
     if method != "GET" && auth != "real" {
@@ -226,6 +236,23 @@ fn rest(head: &Head, auth: &str) -> Answer {
         ("PUT", ["repos", _, _, "pulls", _, "merge"]) => json(
             "200 OK",
             serde_json::json!({"merged": true, "message": "Pull Request successfully merged"}),
+        ),
+        // The broker's own question before a `mergePullRequest`: pull request PR_BLOCKED is
+        // blocked, any other is clean.
+        ("POST", ["graphql"]) if text_of(body).contains("mergeStateStatus") => {
+            let state = if text_of(body).contains(PR_BLOCKED) {
+                "BLOCKED"
+            } else {
+                "CLEAN"
+            };
+            json(
+                "200 OK",
+                serde_json::json!({"data": {"node": {"mergeStateStatus": state}}}),
+            )
+        }
+        ("POST", ["graphql"]) if text_of(body).contains("mergePullRequest") => json(
+            "200 OK",
+            serde_json::json!({"data": {"mergePullRequest": {"pullRequest": {"merged": true}}}}),
         ),
         ("POST", ["graphql"]) => json(
             "200 OK",
