@@ -181,7 +181,12 @@ pub fn for_command(
     if config.credential_broker == Some(guard_config::CredentialBroker::Off) {
         return ForCommand::Off("credential_broker = \"off\" in the config".into());
     }
-    match start_or_wait(session, &dir, found) {
+    // The session's own repository (G3's origin), as the exec gate reads it: the project the
+    // hooks recorded, else where this first command runs.
+    let project = env("CLAUDE_PROJECT_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok());
+    match start_or_wait(session, &dir, found, project) {
         Ok(r) => ForCommand::Running(r),
         Err(why) => ForCommand::Unavailable(why),
     }
@@ -199,6 +204,7 @@ fn start_or_wait(
     session: &session_store::Session,
     dir: &Path,
     found: Found,
+    project: Option<PathBuf>,
 ) -> Result<Running, String> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
@@ -221,7 +227,7 @@ fn start_or_wait(
             if let Some(r) = running(dir) {
                 return Ok(r);
             }
-            crate::broker_process::spawn(session, dir, found, until)?;
+            crate::broker_process::spawn(session, dir, found, project, until)?;
             running(dir).ok_or_else(|| "the broker left no record".to_string())
         }
         Err(std::fs::TryLockError::WouldBlock) => {

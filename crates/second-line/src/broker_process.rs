@@ -34,6 +34,7 @@ pub fn spawn(
     session: &session_store::Session,
     dir: &Path,
     found: Found,
+    project: Option<PathBuf>,
     until: Instant,
 ) -> Result<(), String> {
     let mut fds = [0; 2];
@@ -56,7 +57,7 @@ pub fn spawn(
             drop(read);
             // SAFETY: as above.
             if unsafe { libc::fork() } == 0 {
-                broker_main(write, session, dir, found, cli);
+                broker_main(write, session, dir, found, project, cli);
             }
             // SAFETY: leaving the intermediate child without running destructors.
             unsafe { libc::_exit(0) }
@@ -101,6 +102,7 @@ fn broker_main(
     session: &session_store::Session,
     dir: &Path,
     found: Found,
+    project: Option<PathBuf>,
     cli: Option<(u32, String)>,
 ) -> ! {
     crate::enter::detach(ready.as_raw_fd());
@@ -114,7 +116,7 @@ fn broker_main(
         audit: writer.clone(),
         connects: writer,
     };
-    let handle = match config(&env, dir, &found)
+    let handle = match config(&env, dir, &found, project)
         .and_then(|c| Broker::start(c, sinks).map_err(|e| primitives::error_text::chain(&e)))
     {
         Ok(h) => h,
@@ -174,10 +176,8 @@ fn config(
     env: &dyn Fn(&str) -> Option<String>,
     dir: &Path,
     found: &Found,
+    project: Option<PathBuf>,
 ) -> Result<Config, String> {
-    let project = env("CLAUDE_PROJECT_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::current_dir().ok());
     let session_repo = project
         .and_then(|p| git2::Repository::discover(p).ok())
         .and_then(|r| branch_rules::remote::origin_slug(&r).ok().flatten());

@@ -17,8 +17,9 @@ use support::model_api::{LoopbackModelApi, MODEL_KEY};
 use support::{git_in, received, Scene, REAL};
 
 /// The launch environment of a maintainer whose token is in `GH_TOKEN`, with the broker's
-/// GitHub pinned to the loopback one.
-fn launch_env(s: &Scene, ca: &Path, project: &Path) -> Vec<(String, String)> {
+/// GitHub pinned to the loopback one. No `CLAUDE_PROJECT_DIR`: the CLI gives Bash commands none,
+/// so the session's own repository is where the first command runs.
+fn launch_env(s: &Scene, ca: &Path) -> Vec<(String, String)> {
     let addr = s.github.addr;
     let pins = format!("github.com={addr},api.github.com={addr},uploads.github.com={addr}");
     [
@@ -26,7 +27,6 @@ fn launch_env(s: &Scene, ca: &Path, project: &Path) -> Vec<(String, String)> {
         ("AGENT_GUARDS_BROKER_UPSTREAM", pins),
         ("AGENT_GUARDS_BROKER_UPSTREAM_CA", ca.display().to_string()),
         ("AGENT_GUARDS_GITHUB_API", s.rules.base()),
-        ("CLAUDE_PROJECT_DIR", project.display().to_string()),
         ("GIT_CONFIG_NOSYSTEM", "1".to_string()),
         ("GH_WRITE_GUARD_ALLOW_PRIMARY_CHECKOUT", "1".to_string()),
         ("SSH_AUTH_SOCK", "/tmp/agent.sock".to_string()),
@@ -65,26 +65,7 @@ impl Session {
         let ca = home.join("loopback-ca.pem");
         std::fs::write(&ca, &s.github.ca_pem).unwrap();
         let project = home.join("app");
-        let bare = s.dir.path().join("srv/maintainer/app.git");
-        let o = git_in(&home, &["clone", "-q", bare.to_str().unwrap(), "app"], &[]);
-        assert!(o.status.success(), "{}", received(&o));
-        let url = "https://github.com/maintainer/app.git";
-        let o = git_in(&project, &["remote", "set-url", "origin", url], &[]);
-        assert!(o.status.success(), "{}", received(&o));
-        let ident = [("GIT_COMMITTER_NAME", "t"), ("GIT_COMMITTER_EMAIL", "t@x")]
-            .map(|(k, v)| (k.to_string(), v.to_string()));
-        let args = [
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@x",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "work",
-        ];
-        assert!(git_in(&project, &args, &ident).status.success());
+        s.maintainers_work_in(&project);
         let gh_hosts = t.home.config_home().join("gh/hosts.yml");
         std::fs::create_dir_all(gh_hosts.parent().unwrap()).unwrap();
         let hosts = format!(
@@ -104,7 +85,7 @@ impl Session {
         if agent == Agent::Nobody {
             bin = hand_to_nobody(&home);
         }
-        let env = launch_env(s, &ca, &project);
+        let env = launch_env(s, &ca);
         Session {
             t,
             agent,

@@ -457,6 +457,39 @@ impl Scene {
     }
 
     /// The environment an agent command gets from the broker, nothing else that grants.
+    /// Makes `dir` (existing or not, empty or not) the maintainer's working copy: main as the
+    /// bare repository has it, origin on github.com, one commit of its own to push.
+    pub fn maintainers_work_in(&self, dir: &Path) {
+        std::fs::create_dir_all(dir).unwrap();
+        let bare = self.dir.path().join("srv/maintainer/app.git");
+        let ident = [("GIT_COMMITTER_NAME", "t"), ("GIT_COMMITTER_EMAIL", "t@x")]
+            .map(|(k, v)| (k.to_string(), v.to_string()));
+        for args in [
+            vec!["init", "-q", "-b", "main"],
+            vec!["pull", "-q", bare.to_str().unwrap(), "main"],
+            vec![
+                "remote",
+                "add",
+                "origin",
+                "https://github.com/maintainer/app.git",
+            ],
+            vec![
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@x",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "work",
+            ],
+        ] {
+            let o = git_in(dir, &args, &ident);
+            assert!(o.status.success(), "{args:?}: {}", received(&o));
+        }
+    }
+
     pub fn client_env(&self) -> Vec<(String, String)> {
         self.broker.client_env()
     }
