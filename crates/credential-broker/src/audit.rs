@@ -93,6 +93,28 @@ impl MemorySink {
         self.decisions.lock().map(|d| d.clone()).unwrap_or_default()
     }
 
+    /// The decisions once `ready` holds of them, or as they are after `within`: a decision is
+    /// recorded after its answer is written, so a client can have its answer first.
+    pub fn decisions_once(
+        &self,
+        ready: impl Fn(&[Decision]) -> bool,
+        within: std::time::Duration,
+    ) -> Vec<Decision> {
+        let until = std::time::Instant::now() + within;
+        loop {
+            let d = self.decisions();
+            if ready(&d) || std::time::Instant::now() >= until {
+                return d;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// At least `n` decisions (within 5 s; fewer if they never come).
+    pub fn decisions_at_least(&self, n: usize) -> Vec<Decision> {
+        self.decisions_once(|d| d.len() >= n, std::time::Duration::from_secs(5))
+    }
+
     /// The tunnels so far.
     pub fn connects(&self) -> Vec<Connect> {
         self.connects.lock().map(|d| d.clone()).unwrap_or_default()

@@ -37,7 +37,10 @@ fn a_push_to_a_feature_branch_lands_with_the_real_token() {
         pushes[0].auth, "real",
         "the broker swapped the placeholder for the token"
     );
-    let d = s.sink.decisions();
+    let d = s.sink.decisions_once(
+        |d| d.iter().any(|d| d.path.ends_with("/git-receive-pack")),
+        std::time::Duration::from_secs(5),
+    );
     let push = d
         .iter()
         .find(|d| d.path.ends_with("/git-receive-pack"))
@@ -77,7 +80,10 @@ fn a_push_to_protected_main_is_rejected_as_git_reports_it_and_main_is_unchanged(
             .any(|r| r.method == "POST" && r.path.ends_with("/git-receive-pack")),
         "the push never reached GitHub"
     );
-    let d = s.sink.decisions();
+    let d = s.sink.decisions_once(
+        |d| d.iter().any(|d| d.code.as_deref() == Some("G4.rule")),
+        std::time::Duration::from_secs(5),
+    );
     assert!(
         d.iter()
             .any(|d| d.code.as_deref() == Some("G4.rule")

@@ -96,7 +96,7 @@ fn the_tier_is_refused_in_the_apis_shape_and_never_reaches_the_server() {
         assert_m3_refusal(&curl_messages(&s, MESSAGES, model, &[]));
     }
     assert!(s.api.seen().is_empty(), "{:?}", s.api.seen());
-    let d = s.sink.decisions();
+    let d = s.sink.decisions_at_least(3);
     assert_eq!(d.len(), 3, "{d:?}");
     for one in &d {
         assert_eq!(one.outcome, Outcome::Refused);
@@ -133,7 +133,7 @@ fn an_allowed_model_is_answered_with_the_real_key_which_the_client_never_sees() 
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].auth, "real", "the broker added the real key");
     assert_eq!(seen[0].model.as_deref(), Some("claude-haiku-4-5"));
-    let d = s.sink.decisions();
+    let d = s.sink.decisions_at_least(1);
     assert_eq!(d[0].outcome, Outcome::Allowed);
     assert_eq!(d[0].credential, CredentialUse::Added);
     assert_eq!(d[0].upstream_status, Some(200));
@@ -268,7 +268,7 @@ fn bedrock_paths_are_judged_and_their_signature_passes_unchanged() {
     assert_m3_refusal(&call("us.anthropic.claude-fable-5-v1%3A0"));
     let ok = call("us.anthropic.claude-haiku-4-5-20251001-v1%3A0");
     assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
-    let d = s.sink.decisions();
+    let d = s.sink.decisions_at_least(2);
     assert_eq!(d[1].credential, CredentialUse::Unchanged);
     assert_eq!(s.api.seen().len(), 1);
 }
@@ -295,7 +295,7 @@ fn non_model_endpoints_pass_through_with_the_key_and_streamed_bodies() {
         "{:?}",
         s.api.seen()
     );
-    let d = s.sink.decisions();
+    let d = s.sink.decisions_at_least(s.api.seen().len());
     assert!(
         d.iter()
             .all(|d| d.outcome == Outcome::Allowed && d.models.is_empty()),
