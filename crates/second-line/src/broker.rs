@@ -106,6 +106,9 @@ pub struct Found {
     pub secrets: Vec<String>,
     /// The credential files that exist, with their text.
     pub files: Vec<(Kind, PathBuf, String)>,
+    /// gh keeps the github.com token in the desktop keyring: the broker asks `gh auth token`
+    /// for it when it starts (the keyring's bus is withheld from agent commands).
+    pub keyring: bool,
 }
 
 impl std::fmt::Debug for Found {
@@ -146,7 +149,10 @@ pub fn discover(env: &dyn Fn(&str) -> Option<String>) -> Option<Found> {
         }
         files.push((kind, path, text));
     }
-    if secrets.is_empty() && model_credential(env).is_none() {
+    let keyring = files
+        .iter()
+        .any(|(k, _, text)| *k == Kind::GhHosts && credential_files::token_in_keyring(text));
+    if secrets.is_empty() && !keyring && model_credential(env).is_none() {
         return None;
     }
     // No GitHub token: the broker still judges GitHub writes; none carries a credential.
@@ -155,6 +161,7 @@ pub fn discover(env: &dyn Fn(&str) -> Option<String>) -> Option<Found> {
         token,
         secrets,
         files,
+        keyring,
     })
 }
 
@@ -371,7 +378,7 @@ pub fn report_lines(env: &dyn Fn(&str) -> Option<String>, mount_layer: bool) -> 
         return vec!["credential broker: off (credential_broker = \"off\"): agent commands get your GitHub token as the CLI has it".into()];
     }
     let Some(found) = discover(env) else {
-        return vec!["credential broker: nothing to withhold: no GitHub token in GH_TOKEN/GITHUB_TOKEN, gh's hosts.yml, ~/.git-credentials or ~/.netrc (a token only in gh's desktop keyring is not covered: agent commands cannot reach the keyring's bus, and gh in them has no token)".into()];
+        return vec!["credential broker: nothing to withhold: no GitHub token in GH_TOKEN/GITHUB_TOKEN, gh's hosts.yml (or its keyring), ~/.git-credentials or ~/.netrc, and no model key".into()];
     };
     let mut sources: Vec<String> = credential_files::TOKEN_VARS
         .iter()
@@ -379,6 +386,9 @@ pub fn report_lines(env: &dyn Fn(&str) -> Option<String>, mount_layer: bool) -> 
         .map(|v| v.to_string())
         .collect();
     sources.extend(found.files.iter().map(|(_, p, _)| p.display().to_string()));
+    if found.keyring {
+        sources.push("gh's keyring, asked with `gh auth token` when the broker starts".into());
+    }
     let mut lines = vec![format!(
         "credential broker: on: agent commands hold a placeholder; the session's broker adds the token ({}) only to GitHub requests the rules allow",
         sources.join(", ")

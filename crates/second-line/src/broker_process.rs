@@ -181,7 +181,11 @@ fn config(
     let session_repo = project
         .and_then(|p| git2::Repository::discover(p).ok())
         .and_then(|r| branch_rules::remote::origin_slug(&r).ok().flatten());
-    let mut c = Config::new(found.token.clone(), session_repo, dir);
+    let mut token = found.token.clone();
+    if token.is_empty() && found.keyring {
+        token = keyring_token(env).unwrap_or_default();
+    }
+    let mut c = Config::new(token, session_repo, dir);
     c.placeholder_seed = seed()?;
     c.owner_grant = env("GH_WRITE_GUARD_ALLOW");
     // gh's enterprise host, judged like github.com (with the one token the broker holds: a
@@ -219,6 +223,18 @@ fn config(
             .push(String::from_utf8_lossy(&pem).into_owned());
     }
     Ok(c)
+}
+
+/// How long the broker waits for `gh auth token` (the keyring may ask its daemon).
+const KEYRING_BOUND: Duration = Duration::from_secs(3);
+
+/// github.com's token from gh's keyring (`gh auth token`, bounded, its process group killed past
+/// the bound), read once when the broker starts, outside the command's namespaces.
+fn keyring_token(env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let gh = branch_rules::token::find_program("gh", env("PATH").as_deref())?;
+    branch_rules::token::gh_auth_token(&gh, "github.com", KEYRING_BOUND)
+        .ok()
+        .flatten()
 }
 
 /// Whether gh's `GH_HOST` names an enterprise host the session CA can certify: a DNS name that

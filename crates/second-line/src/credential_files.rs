@@ -173,6 +173,23 @@ pub fn secrets_in(kind: Kind, text: &str) -> Vec<String> {
     out
 }
 
+/// Whether gh's `hosts.yml` names github.com without a token under it: gh keeps that token in
+/// the desktop keyring, where only `gh auth token` (outside agent commands) reaches it.
+pub fn token_in_keyring(hosts: &str) -> bool {
+    let mut in_github = false;
+    let mut named = false;
+    for line in hosts.lines() {
+        if !line.starts_with([' ', '\t', '#']) && line.trim_end().ends_with(':') {
+            let host = line.trim_end().trim_end_matches(':').trim_matches('"');
+            in_github = host.eq_ignore_ascii_case("github.com");
+            named |= in_github;
+        } else if in_github && line.trim().starts_with("oauth_token:") {
+            return false;
+        }
+    }
+    named
+}
+
 /// `text` with every secret replaced by `placeholder` (longest first, so a secret that contains
 /// another is replaced whole).
 pub fn masked(text: &str, secrets: &[String], placeholder: &str) -> String {
@@ -236,6 +253,19 @@ mod tests {
             files(&env2),
             [(Kind::GhHosts, PathBuf::from("/etc/ghc/hosts.yml"))]
         );
+    }
+
+    #[test]
+    fn a_host_without_a_token_has_it_in_the_keyring() {
+        assert!(token_in_keyring(
+            "github.com:\n    user: mona\n    git_protocol: https\n"
+        ));
+        assert!(!token_in_keyring(HOSTS), "the token is in the file");
+        assert!(
+            !token_in_keyring("ghe.corp.example:\n    user: mona\n"),
+            "not github.com"
+        );
+        assert!(!token_in_keyring(""));
     }
 
     #[test]

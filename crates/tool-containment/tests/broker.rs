@@ -347,3 +347,52 @@ fn as_another_user_the_model_key_is_withheld_and_the_tier_refused_at_the_wire() 
     }
     the_model_key_is_withheld_and_the_tier_refused_at_the_wire(Agent::Nobody);
 }
+
+/// gh keeps the token in the desktop keyring (`hosts.yml` names github.com with no token): the
+/// broker asks `gh auth token` once, outside the command, and the command works with the
+/// placeholder. The keyring cannot run here, so a stand-in `gh` answers `auth token` (a real
+/// process on the `PATH`, as gh would be).
+#[test]
+fn a_token_in_ghs_keyring_is_asked_by_the_broker_and_withheld_from_the_command() {
+    if !nix::unistd::geteuid().is_root() {
+        hook_replay::skip::cannot_run("keyring through the prefix", "needs root");
+        return;
+    }
+    let s = Scene::new();
+    let mut a = Session::new(&s, Agent::Root);
+    std::fs::write(
+        a.gh_hosts(),
+        "github.com:\n    user: mona\n    git_protocol: https\n",
+    )
+    .unwrap();
+    let bin = a.t.home.path().join("keyring-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let gh = bin.join("gh");
+    std::fs::write(
+        &gh,
+        format!("#!/bin/sh\n[ \"$1 $2\" = \"auth token\" ] && echo {REAL} && exit 0\nexit 1\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    a.env.retain(|(k, _)| k != "GH_TOKEN");
+    a.env.push(("PATH".into(), path));
+    std::fs::remove_file(a.t.home.path().join(".git-credentials")).unwrap();
+    let out = a.run("echo \"token=$GH_TOKEN\"; git push -q origin HEAD:refs/heads/feature 2>&1; echo \"push $?\"");
+    let text = received(&out);
+    assert!(
+        text.contains("token=agp_") && text.contains("push 0"),
+        "{text}"
+    );
+    assert!(!text.contains(REAL), "{text}");
+    assert!(
+        s.github.auths("POST").contains(&"real"),
+        "{:?}",
+        s.github.seen()
+    );
+}
