@@ -90,6 +90,8 @@ pub(crate) fn one_request(
     if let Some(r) = face::judge_wire_request(&method, &target, body.as_deref(), &m3) {
         let bytes =
             answer::model_answer(face::API_REFUSAL_STATUS, &r.code, &face::api_error_body(&r));
+        // Who sent it, found while it still waits for this answer (the evidence of a refusal).
+        req.peer.get();
         client.get_mut().write_all(&bytes)?;
         client.get_mut().flush()?;
         let refusal = Refusal {
@@ -275,6 +277,7 @@ fn unreadable(
         code,
         format!("the request could not be read ({e}); nothing was sent to the model API. Remedy: {remedy}"),
     );
+    peer.get();
     let _ = client
         .get_mut()
         .write_all(&answer::model_refusal(status, code, &refusal.reason));

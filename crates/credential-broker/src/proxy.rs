@@ -449,8 +449,8 @@ impl PeerLookup {
         }
     }
 
-    /// The program, once known (waits for the lookup the first time: callers ask after the
-    /// client has its answer).
+    /// The program, once known (waits for the lookup the first time). A refusal asks before it
+    /// answers, while the client still waits and so still runs; other records ask after.
     pub fn get(&self) -> Option<crate::peer::Peer> {
         self.found
             .get_or_init(|| {

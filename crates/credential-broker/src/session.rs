@@ -15,7 +15,7 @@ use crate::operation::{self, Operation};
 use crate::proxy::{PeerLookup, Prefixed, Shared};
 use crate::redact::Redactor;
 use crate::upstream::TlsConn;
-use gh_write_guard::face::{MergeState, PullRef, WireFacts};
+use gh_write_guard::face::{MergeState, PullRef, WireApi, WireFacts};
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::TcpStream;
 
@@ -132,6 +132,7 @@ fn unreadable(
             &refusal.reason,
         ),
     };
+    peer.get();
     let _ = client.get_mut().write_all(&bytes);
     record(
         shared,
@@ -235,9 +236,11 @@ fn one_request(
         _ => None,
     };
     let live_id = |id: &str| shared.live_ids.contains(id);
+    let repo_of = |id: &str| shared.live_ids.repo_of(id);
     let facts = WireFacts {
         merge: merge.as_ref(),
         live_id: &live_id,
+        repo_of: &repo_of,
     };
     let judged = decide::judge(&op, &facts, &shared.cx, &shared.world);
     let findings = judged.evidence.clone();
@@ -261,6 +264,8 @@ fn one_request(
     };
     match verdict {
         Err(refusal) => {
+            // Who sent it, found while it still waits for this answer (the evidence of a refusal).
+            req.peer.get();
             client.get_mut().write_all(&refusal_bytes(&op, &refusal))?;
             client.get_mut().flush()?;
             record(
@@ -373,7 +378,9 @@ fn forward(
         .header("content-encoding")
         .is_none_or(|e| e.trim().eq_ignore_ascii_case("identity"));
     if api && identity {
-        shared.live_ids.learn(out.get_mut().kept());
+        // The repository a read is about: its ids are that repository's (G3 on the wire).
+        let about = WireApi::from_request(host, &method, &head.first[1], body).repository();
+        shared.live_ids.learn(out.get_mut().kept(), about);
     }
     Ok((status, more))
 }

@@ -179,6 +179,40 @@ fn a_graphql_merge_is_judged_by_the_merge_state_github_reports() {
     assert_eq!(merges(), 3);
 }
 
+/// What `gh issue create -R <owner>/app` sends: a read of the repository by owner and name,
+/// then a mutation naming it only by the id GitHub answered with. The broker keeps whose that id
+/// is: another owner's repository is refused (G3) on the wire too.
+#[test]
+fn a_mutation_naming_another_owners_repository_by_id_is_refused() {
+    let run = |owner: &str| {
+        let s = Scene::new();
+        let auth = format!("bearer {}", s.broker.placeholder);
+        let read = serde_json::json!({
+            "query": "query RepositoryInfo($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { id } }",
+            "variables": {"owner": owner, "name": "app"},
+        });
+        let url = "https://api.github.com/graphql";
+        let text = support::call(&s, "POST", Some(&auth), &read.to_string(), url);
+        assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+        let create = serde_json::json!({
+            "query": "mutation IssueCreate($input: CreateIssueInput!) { createIssue(input: $input) { issue { id } } }",
+            "variables": {"input": {"repositoryId": support::REPO_ID, "title": "t"}},
+        });
+        support::call(&s, "POST", Some(&auth), &create.to_string(), url)
+    };
+    let refused = run("stranger");
+    assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+    assert!(
+        refused.contains("agent-guards: G3.other-owner"),
+        "{refused}"
+    );
+    let own = run("maintainer");
+    assert!(
+        own.starts_with("HTTP/1.1 200"),
+        "the session's own repository: {own}"
+    );
+}
+
 #[test]
 fn reads_pass_and_writes_need_the_placeholder() {
     let s = Scene::new();

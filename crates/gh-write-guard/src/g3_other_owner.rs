@@ -319,6 +319,34 @@ pub(crate) fn check_api(
     out
 }
 
+/// G3 over the node ids a GraphQL mutation read off the wire names, each with the repository
+/// GitHub said it belongs to (`(id, owner, repo)`): judged as targets, as [`check_api`] judges
+/// the repository a REST endpoint names.
+pub(crate) fn check_ids(
+    cx: &Context,
+    world: &dyn World,
+    ids: &[(String, String, String)],
+    label: &str,
+) -> Vec<Finding> {
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    let Some(origin) = project_origin(cx, world).or_else(|| world.origin(&cx.cwd)) else {
+        return Vec::new();
+    };
+    let ts = ids
+        .iter()
+        .map(|(id, owner, repo)| Target::Repo {
+            owner: owner.clone(),
+            repo: repo.clone(),
+            via: format!("node id {id}"),
+        })
+        .collect();
+    let mut out = Vec::new();
+    judge_targets(ts, label, &origin, &cx.owner_grant(), &mut out);
+    out
+}
+
 /// Each target of one write (`label`) against the maintainer's repository `origin`: another
 /// owner's is refused unless the grant covers it, a run-time one is refused.
 fn judge_targets(

@@ -92,6 +92,36 @@ impl WireApi {
         Some(id)
     }
 
+    /// The repository a read is about, as the request names it: a REST path `repos/<o>/<r>/...`,
+    /// or a GraphQL query's `owner` with `name` (or `repo`) among its variables, else written
+    /// literally as `repository(owner: "o", name: "r")`. The ids GitHub answers it with belong
+    /// to that repository (the broker keeps them for G3: [`WireFacts::repo_of`]).
+    pub fn repository(&self) -> Option<(String, String)> {
+        if !self.call.graphql {
+            let path = self.call.rest_path()?;
+            return match path.split('/').collect::<Vec<_>>()[..] {
+                ["repos", o, r, ..] if !o.is_empty() && !r.is_empty() => {
+                    Some((o.to_string(), r.to_string()))
+                }
+                _ => None,
+            };
+        }
+        let var = |k: &str| {
+            self.call
+                .fields
+                .iter()
+                .find(|f| f.key.as_deref() == Some(k))
+                .and_then(|f| f.value.clone())
+        };
+        if let (Some(o), Some(r)) = (var("owner"), var("name").or_else(|| var("repo"))) {
+            return Some((o, r));
+        }
+        let Query::Text(q) = &self.call.query else {
+            return None;
+        };
+        literal_repository(q)
+    }
+
     /// `PUT repos/<o>/<r>/pulls/<n>/merge`: the pull request it merges.
     pub fn pull_merge(&self) -> Option<PullRef> {
         if self.call.graphql || self.call.method.as_deref() != Some("PUT") {
@@ -107,6 +137,23 @@ impl WireApi {
             _ => None,
         }
     }
+}
+
+/// `repository(owner: "o", name: "r")` written literally in a GraphQL document (either order).
+fn literal_repository(q: &str) -> Option<(String, String)> {
+    let at = q.find("repository(")?;
+    let args = &q[at + "repository(".len()..];
+    let args = &args[..args.find(')')?];
+    let value = |key: &str| {
+        let rest = &args[args.find(key)? + key.len()..];
+        let rest = rest
+            .trim_start()
+            .strip_prefix(':')?
+            .trim_start()
+            .strip_prefix('"')?;
+        Some(rest[..rest.find('"')?].to_string())
+    };
+    Some((value("owner")?, value("name")?))
 }
 
 /// A pull request by repository and number.
@@ -162,6 +209,10 @@ pub struct WireFacts<'a> {
     /// Whether a node id came from a live query: GitHub returned it in this session (G2 on the
     /// wire, where every id is literal: the question is where it came from).
     pub live_id: &'a dyn Fn(&str) -> bool,
+    /// The repository (owner, name) a node id belongs to, when GitHub returned it in this
+    /// session answering a read about that repository: G3 for a mutation that names another
+    /// owner's repository only by an id (`gh issue create -R other/repo` on the wire).
+    pub repo_of: &'a dyn Fn(&str) -> Option<(String, String)>,
 }
 
 /// What G2, G3 and G4 find in `req` for the session `cx` describes: the findings the same
@@ -195,6 +246,13 @@ pub fn judge_api(
         ),
     };
     out.extend(crate::g3_other_owner::check_api(cx, world, call, &label));
+    if call.graphql {
+        let owned = mutation_ids(call)
+            .into_iter()
+            .filter_map(|id| (facts.repo_of)(&id).map(|(o, r)| (id, o, r)))
+            .collect::<Vec<_>>();
+        out.extend(crate::g3_other_owner::check_ids(cx, world, &owned, &label));
+    }
     let command = || format!("{label} (on the wire, {})", req.host);
     let site = crate::g4_branch_rules::PushSite {
         world,
@@ -226,6 +284,22 @@ pub fn judge_api(
         out.extend(judge_merge(&id, json!({"pull": id}), facts.merge));
     }
     out
+}
+
+/// The node ids a GraphQL request names, in its variables and its text.
+fn mutation_ids(call: &ApiCall) -> Vec<String> {
+    let mut ids: Vec<String> = call
+        .fields
+        .iter()
+        .filter_map(|f| f.value.as_deref())
+        .flat_map(crate::g2_node_ids::node_ids_in)
+        .collect();
+    if let Query::Text(q) = &call.query {
+        ids.extend(crate::g2_node_ids::node_ids_in(q));
+    }
+    ids.sort();
+    ids.dedup();
+    ids
 }
 
 /// G4 over a merge of the pull request `pull` (as the request names it): refused unless GitHub

@@ -27,6 +27,7 @@ fn code(
     let facts = WireFacts {
         merge,
         live_id: &|id| id == LIVE_ID,
+        repo_of: &|_| None,
     };
     let found = judge_api(&req, &facts, &cx, &world);
     first_deny(&found).and_then(|f| f.code.map(|c| c.as_str()))

@@ -41,6 +41,19 @@ const LIVE: [&str; 7] = [
     "PR_kwDOstranger12",
 ];
 
+/// The repository GitHub returned each id for (the broker keeps this from the reads gh makes
+/// before its mutation: `repository(owner:, name:)` with the id in the answer).
+fn repo_of(id: &str) -> Option<(String, String)> {
+    let owner = match id {
+        "R_kgDOlivelive1" | "I_kwDOlive123456" | "PR_kwDOlive123456" | "BPR_kwDOlive12345" => {
+            "maintainer"
+        }
+        "R_kgDOstranger1" | "I_kwDOstranger12" | "PR_kwDOstranger12" => "stranger",
+        _ => return None,
+    };
+    Some((owner.to_string(), "app".to_string()))
+}
+
 /// One reader's answer: the code (`None`: allowed), the reason, and the words it names the
 /// operation by.
 #[derive(Debug)]
@@ -120,6 +133,7 @@ fn by_wire(row: &Value, cx: &Context, world: &FakeWorld) -> Verdict {
     let facts = WireFacts {
         merge: merge.as_ref(),
         live_id: &live,
+        repo_of: &repo_of,
     };
     // The wire reader's own labels (`wire_api::judge_api`).
     let label = match api.call.graphql {
