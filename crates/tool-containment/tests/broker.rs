@@ -137,7 +137,7 @@ fn the_agent_holds_the_placeholder_and_writes_through_the_broker(agent: Agent) {
     let a = Session::new(&s, agent);
 
     // What the command can read: no real token anywhere, the placeholder in its place.
-    let look = "env; cat \"$XDG_CONFIG_HOME/gh/hosts.yml\" ~/.git-credentials; tr '\\0' '\\n' < /proc/self/environ; git config --get-all credential.https://github.com.helper; umount \"$XDG_CONFIG_HOME/gh/hosts.yml\"; cat \"$XDG_CONFIG_HOME/gh/hosts.yml\"; for p in $(pgrep -f 'tool-containment|second-line'); do cat /proc/$p/environ; done; echo \"key-bytes=$(wc -c < ~/.ssh/id_ed25519)\"; cat ~/.ssh/known_hosts";
+    let look = "env; cat \"$XDG_CONFIG_HOME/gh/hosts.yml\" ~/.git-credentials; tr '\\0' '\\n' < /proc/self/environ; git config --get-all credential.https://github.com.helper; umount \"$XDG_CONFIG_HOME/gh/hosts.yml\"; cat \"$XDG_CONFIG_HOME/gh/hosts.yml\"; suite=$(ls \"$XDG_STATE_HOME\"/agent-guards/sessions/*/second-line/); echo \"suite-processes=$(echo $suite | wc -w)\"; for p in $suite; do cat /proc/$p/environ; done; echo \"key-bytes=$(wc -c < ~/.ssh/id_ed25519)\"; cat ~/.ssh/known_hosts";
     let out = a.run(look);
     let text = received(&out);
     assert!(!text.contains(REAL), "the real token is visible: {text}");
@@ -160,6 +160,14 @@ fn the_agent_holds_the_placeholder_and_writes_through_the_broker(agent: Agent) {
         !text.lines().any(|l| l.starts_with("SSH_AUTH_SOCK=")),
         "{text}"
     );
+    // The environments read were those of the session's broker and this command's supervisor
+    // (the suite's processes of this session, by their records), at least.
+    let suite: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("suite-processes="))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(suite >= 2, "{text}");
     // The ssh key reads as nothing; the rest of ~/.ssh as it is.
     assert!(text.contains("key-bytes=0"), "{text}");
     assert!(!text.contains("AAAAAAsecret"), "{text}");
