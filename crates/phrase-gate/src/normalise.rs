@@ -117,10 +117,15 @@ fn push_ascii_run(out: &mut Vec<u8>, run: &[u8], pending_space: &mut bool) {
     if clean_inside && !*pending_space {
         return;
     }
-    // Collapse in place: `w` never passes `r`, because a space is only written after at least one
-    // white-space byte was skipped.
+    *pending_space = compact_spaces(out, start, *pending_space);
+}
+
+/// Collapses, in place from `start`, every run of ASCII white space in `out` to one space (none
+/// at the very beginning, none left at the end); returns whether a space is still owed to
+/// whatever comes next. `pending`: one was owed before `start`. `w` never passes `r`, because a
+/// space is only written after at least one white-space byte was skipped.
+fn compact_spaces(out: &mut Vec<u8>, start: usize, mut pending: bool) -> bool {
     let mut w = start;
-    let mut pending = *pending_space;
     for r in start..out.len() {
         let b = out[r];
         if is_ascii_space(b) {
@@ -136,7 +141,7 @@ fn push_ascii_run(out: &mut Vec<u8>, run: &[u8], pending_space: &mut bool) {
         }
     }
     out.truncate(w);
-    *pending_space = pending;
+    pending
 }
 
 /// Lower-cases and collapses every run of ASCII white space to one space, trimming both ends.
@@ -145,24 +150,7 @@ fn push_ascii_run(out: &mut Vec<u8>, run: &[u8], pending_space: &mut bool) {
 fn collapse_ascii_space(text: &str) -> String {
     let mut out = text.as_bytes().to_vec();
     out.make_ascii_lowercase();
-    // `w` never passes `r`: a space is only written after a white-space byte was skipped.
-    let mut w = 0;
-    let mut pending = false;
-    for r in 0..out.len() {
-        let b = out[r];
-        if is_ascii_space(b) {
-            pending = w > 0;
-        } else {
-            if pending {
-                out[w] = b' ';
-                w += 1;
-                pending = false;
-            }
-            out[w] = b;
-            w += 1;
-        }
-    }
-    out.truncate(w);
+    compact_spaces(&mut out, 0, false);
     // ASCII in, ASCII out.
     String::from_utf8(out).unwrap_or_default()
 }

@@ -146,7 +146,9 @@ fn broker_main(
         },
     );
     let record = dir.join(RECORD);
-    if replace(&record, me.record_text().as_bytes(), 0o600).is_err() {
+    if primitives::atomic::write_atomically(&record, me.record_text().as_bytes(), Some(0o600))
+        .is_err()
+    {
         say(b"Ecannot write its record");
         // SAFETY: the process ends here.
         unsafe { libc::_exit(1) }
@@ -264,24 +266,12 @@ fn seed() -> Result<Vec<u8>, String> {
 fn write_masks(dir: &Path, found: &Found, placeholder: &str) {
     for (kind, _, text) in &found.files {
         let masked = crate::credential_files::masked(text, &found.secrets, placeholder);
-        let _ = replace(&dir.join(kind.mask_name()), masked.as_bytes(), 0o600);
+        let _ = primitives::atomic::write_atomically(
+            &dir.join(kind.mask_name()),
+            masked.as_bytes(),
+            Some(0o600),
+        );
     }
-}
-
-/// Writes `bytes` to `path` whole (a temporary file renamed over it).
-fn replace(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(mode)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&tmp)?;
-    f.write_all(bytes)?;
-    std::fs::rename(&tmp, path)
 }
 
 /// The broker's records, written by the supervisors' writer thread
