@@ -25,4 +25,5 @@ pub mod no_wait;
 pub mod read;
 pub mod stamp;
 pub mod time;
+pub mod users;
 pub mod wildcard;

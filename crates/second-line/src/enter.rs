@@ -28,6 +28,9 @@ pub struct Entered {
     pub layers: Vec<Layer>,
     /// Lines for the command's stderr (a layer that should have worked and did not).
     pub notices: Vec<String>,
+    /// Why the command must not run at all (`C10.service`: a system install whose exec-gate
+    /// service could not take the command); the prefix says it and exits without the exec.
+    pub refused: Option<String>,
 }
 
 /// Sets up the second line for the agent command this process is about to exec: both phases
@@ -48,6 +51,9 @@ pub struct Prepared {
     deferred_mounts: Vec<PathBuf>,
     /// The credential files to show with the placeholder (C11), mounted with the others.
     deferred_masks: Vec<(PathBuf, PathBuf)>,
+    /// The gate must be the exec-gate service's ([`crate::service::required`]): a gate that
+    /// fails refuses the command instead of letting it run ungated.
+    service_required: bool,
 }
 
 /// Phase one, before the prefix places itself in the command's group: the supervisor (forked, so
@@ -69,8 +75,14 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
 
     let mut gate = plan.exec_gate.clone();
     let mut supervisor = None;
+    let service_required = gate.active && crate::service::required();
     if gate.active {
-        match spawn_supervisor(&protected, state_dir.clone(), session_id.clone()) {
+        let started = if service_required {
+            crate::service::connect(&service_setup(&env, exe, cwd))
+        } else {
+            spawn_supervisor(&protected, state_dir.clone(), session_id.clone())
+        };
+        match started {
             Ok(sock) => supervisor = Some(sock),
             Err(e) => {
                 gate = LayerState::off(format!("the supervisor did not start: {e}"));
@@ -121,6 +133,34 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
         notices,
         deferred_mounts,
         deferred_masks,
+        service_required,
+    }
+}
+
+/// What the exec-gate service needs for this command: the launch environment (with the
+/// recorded project folder and the home folder as the prefix finds them: the service's own
+/// would be its user's), the prefix's binary and cwd.
+fn service_setup(
+    env: &dyn Fn(&str) -> Option<String>,
+    exe: Option<PathBuf>,
+    cwd: Option<PathBuf>,
+) -> crate::service::Setup {
+    let mut vars: std::collections::BTreeMap<String, String> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
+    for k in ["CLAUDE_PROJECT_DIR", "HOME"] {
+        let found = match k {
+            "HOME" => primitives::home::home(env).and_then(|h| h.to_str().map(String::from)),
+            _ => env(k),
+        };
+        if let Some(v) = found {
+            vars.entry(k.to_string()).or_insert(v);
+        }
+    }
+    crate::service::Setup {
+        env: vars,
+        exe,
+        cwd,
     }
 }
 
@@ -201,6 +241,7 @@ pub fn finish(mut prepared: Prepared) -> Entered {
         mut gate,
         mount,
         mut notices,
+        service_required,
         ..
     } = prepared;
     if let Some(sock) = supervisor {
@@ -213,6 +254,13 @@ pub fn finish(mut prepared: Prepared) -> Entered {
             gate = LayerState::off(e);
         }
     }
+    let refused = (service_required && !gate.active).then(|| {
+        format!(
+            "tool-containment: refused ({}): this host has a system install, whose exec-gate service must supervise every agent command, and it could not ({}). Nothing ran; the maintainer starts the service (`agent-guards report` says how).",
+            crate::service::C10_SERVICE,
+            gate.why
+        )
+    });
     if plan.user_namespace {
         // After the filter (installing it needs CAP_SYS_ADMIN in the namespace): from here on
         // nothing in the command can remount, unmount or install another namespace's mounts.
@@ -232,6 +280,7 @@ pub fn finish(mut prepared: Prepared) -> Entered {
             },
         ],
         notices,
+        refused,
     }
 }
 
@@ -314,7 +363,14 @@ fn spawn_supervisor(
             // SAFETY: as above; the grandchild becomes the supervisor, nobody's child in the
             // command's tree (it is reparented away).
             if unsafe { libc::fork() } == 0 {
-                supervisor_main(theirs, protected.clone(), state_dir, session_id, prefix);
+                supervisor_main(
+                    theirs,
+                    protected.clone(),
+                    state_dir,
+                    session_id,
+                    prefix,
+                    Launch::default(),
+                );
             }
             // SAFETY: leaving the intermediate child without running destructors.
             unsafe { libc::_exit(0) }
@@ -342,6 +398,41 @@ fn send_fd(sock: RawFd, fd: RawFd, mount_layer: bool) -> Result<(), String> {
     .map_err(|e| e.to_string())
 }
 
+/// The exec-gate service's side of one connection ([`crate::service`]): the supervisor made
+/// from the prefix's [`crate::service::Setup`] as the prefix would make it, its records in the
+/// service's `state_dir` for the connecting user (read with the user's own, for taint).
+pub(crate) fn supervise_for_service(
+    sock: OwnedFd,
+    setup: crate::service::Setup,
+    state_dir: PathBuf,
+    command: u32,
+) -> ! {
+    let lookup = |k: &str| setup.env.get(k).cloned();
+    let protected = ProtectedSet::from_env(&lookup, setup.exe.as_deref(), setup.cwd.as_deref());
+    let session_id = lookup("CLAUDE_CODE_SESSION_ID").filter(|s| !s.is_empty());
+    let launch = Launch {
+        env: Some(setup.env.clone()),
+        user_state: session_store::state_dir(&lookup).ok(),
+    };
+    supervisor_main(
+        sock,
+        protected,
+        Some(state_dir),
+        session_id,
+        command,
+        launch,
+    )
+}
+
+/// Where a supervisor's judges read the launch environment and the user's own state.
+#[derive(Default, Clone)]
+struct Launch {
+    /// The launch environment (`None`: this process's, inherited from the prefix).
+    env: Option<std::collections::BTreeMap<String, String>>,
+    /// The user's state dir when the supervisor keeps its records elsewhere (the service).
+    user_state: Option<PathBuf>,
+}
+
 /// Detaches from the command (own session, no inherited descriptors, so the CLI never waits on
 /// us for the command's output), starts the watchdog and serves the listener it is handed.
 fn supervisor_main(
@@ -350,6 +441,7 @@ fn supervisor_main(
     state_dir: Option<PathBuf>,
     session_id: Option<String>,
     command: u32,
+    launch: Launch,
 ) -> ! {
     detach(sock.as_raw_fd());
     // Every exec of the command waits on us: ahead of the command in the run queue (root only;
@@ -371,6 +463,7 @@ fn supervisor_main(
         state_dir,
         session_id,
         command,
+        launch,
         pid_file: session
             .as_ref()
             .map(|s| s.dir().join(crate::PID_DIR).join(pid.to_string())),
@@ -418,6 +511,7 @@ struct Serving {
     session_id: Option<String>,
     /// The command's own process (its shell), whose stderr the CLI reads.
     command: u32,
+    launch: Launch,
     /// The supervisor's record in the session (removed when serving ends).
     pid_file: Option<PathBuf>,
 }
@@ -453,13 +547,13 @@ impl Serving {
             .map(|s| session_store::Session::new(s, self.session_id.as_deref()));
         let (tx, rx) = std::sync::mpsc::channel::<Work>();
         let writer = session.map(|s| crate::supervisor::write_records(s, rx));
-        let launch = LaunchContext::new(
+        let env = self.launch.env.clone().unwrap_or_else(|| {
             std::env::vars_os()
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-                .collect(),
-            self.state_dir.clone(),
-            self.session_id.clone(),
-        );
+                .collect()
+        });
+        let launch = LaunchContext::new(env, self.state_dir.clone(), self.session_id.clone())
+            .with_user_state(self.launch.user_state.clone());
         let sup = Supervisor {
             judges: vec![
                 Box::new(GitHubWrites::new(launch.clone())),

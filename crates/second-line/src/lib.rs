@@ -15,6 +15,8 @@
 //! * [`broker`] — C11: the session's credential broker found or started ([`broker_process`]),
 //!   its environment and the credential files with the placeholder ([`credential_files`])
 //!   given to the command;
+//! * [`service`] — a system install's exec-gate service: the supervisors run as the suite's own
+//!   user, out of the agent's reach (issue 40);
 //! * [`layers`] — which layers this host and user can have, for `--report`;
 //! * [`pid_files`] — the session's running supervisors, and SessionEnd's stop over them
 //!   ([`stop_session`], [`stop_session_after`]).
@@ -48,6 +50,8 @@ pub mod namespace_calls;
 pub mod network;
 #[cfg(target_os = "linux")]
 pub mod notify;
+#[cfg(target_os = "linux")]
+pub mod service;
 #[cfg(target_os = "linux")]
 pub mod supervisor;
 #[cfg(target_os = "linux")]

@@ -74,6 +74,9 @@ pub struct LaunchContext {
     pub config: Arc<OnceLock<Config>>,
     pub state_dir: Option<PathBuf>,
     pub session_id: Option<String>,
+    /// The user's own state dir when `state_dir` is the exec-gate service's: the session's
+    /// taint is read from both ([`session_store::Session::mirror`]).
+    pub user_state: Option<PathBuf>,
     /// [`reads`] per program name, remembered for the supervisor's life (names do not change
     /// meaning within a command).
     programs: Arc<Mutex<HashMap<String, Reads>>>,
@@ -120,6 +123,7 @@ impl LaunchContext {
             config: Arc::new(OnceLock::new()),
             state_dir,
             session_id,
+            user_state: None,
             programs: Arc::new(Mutex::new(HashMap::new())),
             rules_cache: OnceRulesCache::default(),
             repos: Arc::default(),
@@ -153,6 +157,12 @@ impl LaunchContext {
             .clone()
     }
 
+    /// The same, its session's records also read from the user's own `state` (the service).
+    pub fn with_user_state(mut self, state: Option<PathBuf>) -> LaunchContext {
+        self.user_state = state;
+        self
+    }
+
     /// With a given config (tests).
     pub fn with_config(mut self, config: Config) -> LaunchContext {
         self.config = Arc::new(OnceLock::from(config));
@@ -173,9 +183,14 @@ impl LaunchContext {
     }
 
     pub(crate) fn session(&self) -> Option<session_store::Session> {
-        self.state_dir
+        let session = self
+            .state_dir
             .as_deref()
-            .map(|s| session_store::Session::new(s, self.session_id.as_deref()))
+            .map(|s| session_store::Session::new(s, self.session_id.as_deref()))?;
+        Some(match &self.user_state {
+            Some(user) => session.with_mirror_in(user),
+            None => session,
+        })
     }
 }
 

@@ -56,15 +56,28 @@ pub fn drop_capabilities() -> Result<(), String> {
             0,
             0,
         );
-        let mut header = CapHeader {
-            version: LINUX_CAPABILITY_VERSION_3,
-            pid: 0,
-        };
-        let data = [CapData::default(); 2];
-        if libc::syscall(libc::SYS_capset, &mut header, data.as_ptr()) != 0 {
-            let e = std::io::Error::last_os_error();
-            return Err(format!("capset: {e}"));
-        }
+    }
+    set_capabilities(0).map_err(|e| format!("capset: {e}"))
+}
+
+/// Sets this thread's permitted and effective capabilities to `kept` (a mask of the first 32),
+/// the inheritable set to none.
+pub fn set_capabilities(kept: u32) -> std::io::Result<()> {
+    let mut header = CapHeader {
+        version: LINUX_CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let data = [
+        CapData {
+            effective: kept,
+            permitted: kept,
+            inheritable: 0,
+        },
+        CapData::default(),
+    ];
+    // SAFETY: capset with a live header and the two data structs version 3 reads.
+    if unsafe { libc::syscall(libc::SYS_capset, &mut header, data.as_ptr()) } != 0 {
+        return Err(std::io::Error::last_os_error());
     }
     Ok(())
 }

@@ -38,10 +38,26 @@ pub fn session_dir_name(session_id: &str) -> String {
     )
 }
 
+/// The system install's state (issue 40 item 2): the exec-gate service's user owns it, so an
+/// agent command can neither edit nor remove what the service records there.
+pub const SERVICE_STATE_DIR: &str = "/var/lib/agent-guards";
+
+/// The service's records about the agent commands of user `uid`: a state dir of the same shape
+/// as a user's (`sessions/<id>/...`).
+pub fn service_state_dir(uid: u32) -> PathBuf {
+    Path::new(SERVICE_STATE_DIR)
+        .join("users")
+        .join(uid.to_string())
+}
+
 /// One session's folder. Records without a session id go to the `_no-session` folder.
 #[derive(Debug, Clone)]
 pub struct Session {
     dir: PathBuf,
+    /// The same session's folder where the other side keeps its records: for a hook (the agent's
+    /// user), the exec-gate service's folder for this user; for the service, the user's own.
+    /// Readers of state that fails closed (taint) read both.
+    mirror: Option<PathBuf>,
 }
 
 impl Session {
@@ -51,9 +67,29 @@ impl Session {
             Some(id) if !id.is_empty() => session_dir_name(id),
             _ => "_no-session".to_string(),
         };
+        let service = service_state_dir(primitives::users::effective_uid());
+        let mirror = (!state_dir.starts_with(SERVICE_STATE_DIR))
+            .then(|| service.join("sessions").join(&name));
         Session {
             dir: state_dir.join("sessions").join(name),
+            mirror,
         }
+    }
+
+    /// The same session with its other records in `dir`'s `sessions/<id>` (the service reading
+    /// the user's).
+    pub fn with_mirror_in(mut self, state_dir: &Path) -> Session {
+        let name = self.dir.file_name().map(|n| n.to_os_string());
+        self.mirror = name.map(|n| state_dir.join("sessions").join(n));
+        self
+    }
+
+    /// The folder with this session's records kept by the other side ([`Session::with_mirror_in`]).
+    pub fn mirror(&self) -> Option<Session> {
+        self.mirror.as_ref().map(|dir| Session {
+            dir: dir.clone(),
+            mirror: None,
+        })
     }
 
     /// The session's folder.

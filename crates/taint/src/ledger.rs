@@ -196,8 +196,23 @@ fn record_in_ledger(
     })
 }
 
-/// The session's taint as recorded: the [`UNRECORDED_MARKER`] first, then the ledger.
+/// The session's taint as recorded: the [`UNRECORDED_MARKER`] first, then the ledger; then the
+/// same in the session's mirror (the exec-gate service's records under a system install,
+/// [`Session::mirror`]), where a taint counts as much as here. A mirror folder that does not
+/// exist holds nothing; one that exists but cannot be read is an error, never clean.
 pub fn taint_state(session: &Session) -> Result<TaintState, StoreError> {
+    let own = recorded_taint(session)?;
+    if own.tainted {
+        return Ok(own);
+    }
+    match session.mirror() {
+        Some(m) if std::fs::symlink_metadata(m.dir()).is_ok() => recorded_taint(&m),
+        _ => Ok(own),
+    }
+}
+
+/// One folder's recorded taint: its marker, then its ledger.
+fn recorded_taint(session: &Session) -> Result<TaintState, StoreError> {
     let marker = session.dir().join(UNRECORDED_MARKER);
     if std::fs::symlink_metadata(&marker).is_ok() {
         return Ok(TaintState::lost(format!(
@@ -292,6 +307,22 @@ mod tests {
             tool: "WebFetch".into(),
             detail: detail.into(),
         }
+    }
+
+    #[test]
+    fn a_taint_the_service_recorded_counts_and_an_unreadable_mirror_is_no_answer() {
+        let user = tempfile::tempdir().unwrap();
+        let service = tempfile::tempdir().unwrap();
+        let s = Session::new(user.path(), Some("sess-m")).with_mirror_in(service.path());
+        assert!(!is_tainted(&s).unwrap(), "no mirror folder: nothing there");
+        let m = s.mirror().unwrap();
+        record(&m, &source("https://pasted.example"), None, "t").unwrap();
+        assert!(
+            is_tainted(&s).unwrap(),
+            "the service's record taints the session"
+        );
+        std::fs::write(m.dir().join("ledger.json"), b"{broken").unwrap();
+        assert!(taint_state(&s).is_err(), "a damaged mirror is not clean");
     }
 
     #[test]

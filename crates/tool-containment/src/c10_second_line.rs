@@ -17,8 +17,14 @@ pub fn prepare() -> second_line::enter::Prepared {
 /// filter would otherwise judge the prefix's own cgroup writes); prints what failed.
 #[cfg(target_os = "linux")]
 pub fn finish(prepared: second_line::enter::Prepared) {
-    for n in second_line::enter::finish(prepared).notices {
+    let entered = second_line::enter::finish(prepared);
+    for n in &entered.notices {
         eprintln!("{n}");
+    }
+    if let Some(why) = entered.refused {
+        // C10.service: the command does not run (126: found but not run, as bash says it).
+        eprintln!("{why}");
+        std::process::exit(126);
     }
 }
 
@@ -54,6 +60,19 @@ pub fn report_lines() -> Vec<String> {
     let mut lines = second_line::layers::report_lines(&layers);
     lines.extend(second_line::broker::report_lines(&env, mount));
     lines
+}
+
+/// `--exec-gate-service`: the system install's exec-gate service; returns only when it fails.
+#[cfg(target_os = "linux")]
+pub fn exec_gate_service() -> i32 {
+    second_line::service::serve_until_failure("tool-containment")
+}
+
+/// No exec-gate service off Linux.
+#[cfg(not(target_os = "linux"))]
+pub fn exec_gate_service() -> i32 {
+    eprintln!("tool-containment --exec-gate-service: Linux only");
+    2
 }
 
 /// No second line off Linux.

@@ -22,12 +22,17 @@ pub enum Mode {
     Version,
     /// Internal: re-entered by `systemd-run` with the script in the environment (C4).
     RunFromEnv,
+    /// `--exec-gate-service`: a system install's exec-gate service (C10, issue 40), started as
+    /// root or by its systemd unit.
+    ExecGateService,
     /// Anything else: usage, exit 2.
     Usage(String),
 }
 
 /// The flag `systemd-run` re-enters us with; the script travels in [`SCRIPT_ENV`].
 pub const RUN_FROM_ENV_FLAG: &str = "--run-from-env";
+/// The flag that runs the exec-gate service.
+pub const EXEC_GATE_SERVICE_FLAG: &str = "--exec-gate-service";
 /// The variable carrying the script through `systemd-run` (never argv: systemd expands `${...}`).
 pub const SCRIPT_ENV: &str = "AGENT_CONTAINMENT_SCRIPT";
 /// The variable carrying the chosen shell through `systemd-run`.
@@ -44,6 +49,7 @@ pub fn parse_args(args: &[OsString]) -> Mode {
             Some("--help") | Some("-h") => Mode::Help,
             Some("--version") | Some("-V") => Mode::Version,
             Some(RUN_FROM_ENV_FLAG) => Mode::RunFromEnv,
+            Some(EXEC_GATE_SERVICE_FLAG) => Mode::ExecGateService,
             Some(_) | None => Mode::Prefix(one.clone()),
         },
         more => Mode::Usage(format!(

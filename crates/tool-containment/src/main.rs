@@ -12,6 +12,8 @@ USAGE:
                                 CLI's shell, inside a per-command cgroup when it is an agent command
   tool-containment              SessionEnd hook: read the payload on stdin, stop and report
   tool-containment --report     which backend this host offers, and why not when none
+  tool-containment --exec-gate-service
+                                a system install's exec-gate service (as root, or from its unit)
   tool-containment --selftest   replay the embedded fixtures, print a JSON record
   tool-containment --help | --version
 
@@ -34,6 +36,7 @@ fn main() {
             0
         }
         Mode::RunFromEnv => modes::run_from_env(),
+        Mode::ExecGateService => tool_containment::c10_second_line::exec_gate_service(),
         Mode::Selftest => hook_replay::print_selftest(tool_containment::selftest::run()),
         Mode::Help => CLI.print_help(),
         Mode::Version => CLI.print_version(),

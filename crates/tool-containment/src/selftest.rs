@@ -41,6 +41,7 @@ fn check_c1(case: &Value) -> Result<(), String> {
         Mode::Help => "help",
         Mode::Version => "version",
         Mode::RunFromEnv => "run_from_env",
+        Mode::ExecGateService => "exec_gate_service",
         Mode::Usage(_) => "usage",
     };
     let want = s(&case["expect"], "mode").ok_or("no expect.mode")?;

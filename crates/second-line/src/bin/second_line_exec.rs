@@ -13,13 +13,22 @@ fn main() {
         }
         return;
     }
+    if args.first().map(String::as_str) == Some("--exec-gate-service") {
+        std::process::exit(second_line::service::serve_until_failure(
+            "second-line-exec",
+        ));
+    }
     let Some((program, rest)) = args.split_first() else {
-        eprintln!("usage: second-line-exec PROGRAM [ARGS...] | --report");
+        eprintln!("usage: second-line-exec PROGRAM [ARGS...] | --report | --exec-gate-service");
         std::process::exit(2);
     };
     let entered = second_line::enter::enter_agent_command(&env);
     for n in &entered.notices {
         eprintln!("{n}");
+    }
+    if let Some(why) = &entered.refused {
+        eprintln!("{why}");
+        std::process::exit(126);
     }
     let err = std::process::Command::new(program).args(rest).exec();
     eprintln!("second-line-exec: {program}: {err}");
