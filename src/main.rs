@@ -6,6 +6,7 @@ mod json_text;
 mod plugin_layout;
 mod registry;
 mod report;
+mod service_install;
 mod settings_merge;
 mod system;
 

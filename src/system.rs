@@ -126,6 +126,18 @@ pub struct Manifest {
     pub managed_settings_created: bool,
     /// Whether the install added `"allowManagedHooksOnly": true`.
     pub set_allow_managed_hooks_only: bool,
+    /// What the install appended to each password-database file for the service account.
+    pub account_added: Vec<(PathBuf, String)>,
+    /// The systemd units the install wrote, with their text.
+    pub units_written: Vec<(PathBuf, String)>,
+}
+
+fn pairs(v: &Value) -> Vec<(PathBuf, String)> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| Some((PathBuf::from(p[0].as_str()?), p[1].as_str()?.to_string())))
+        .collect()
 }
 
 impl Manifest {
@@ -136,6 +148,8 @@ impl Manifest {
             "config_written": self.config_written,
             "managed_settings_created": self.managed_settings_created,
             "set_allow_managed_hooks_only": self.set_allow_managed_hooks_only,
+            "account_added": self.account_added,
+            "units_written": self.units_written,
         })
     }
 
@@ -150,6 +164,8 @@ impl Manifest {
             config_written: v["config_written"].as_str().map(str::to_string),
             managed_settings_created: v["managed_settings_created"] == true,
             set_allow_managed_hooks_only: v["set_allow_managed_hooks_only"] == true,
+            account_added: pairs(&v["account_added"]),
+            units_written: pairs(&v["units_written"]),
         }
     }
 }
@@ -349,6 +365,23 @@ pub fn install(t: &Target, managed_only: bool) -> Result<Vec<String>> {
     } else {
         log.push(format!("{}: already up to date", t.settings.display()));
     }
+    // The exec-gate service: its account, then its units (recorded before anything can fail
+    // after them, so an uninstall finds them).
+    let etc = config
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("/etc"));
+    if manifest.account_added.is_empty() {
+        let (added, line) = crate::service_install::add_account(etc)?;
+        manifest.account_added = added;
+        log.push(line);
+    }
+    write_manifest(&t.prefix, &manifest)?;
+    log.extend(crate::service_install::register_units(
+        etc,
+        &bin_dir,
+        &mut manifest.units_written,
+    ));
     write_manifest(&t.prefix, &manifest)?;
     log.extend(managed_only_explanation(
         managed_only || manifest.set_allow_managed_hooks_only,
@@ -463,6 +496,19 @@ pub fn uninstall(t: &Target) -> Result<Vec<String>> {
             _ => {}
         }
     }
+    let etc = t
+        .config
+        .as_deref()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("/etc"));
+    log.extend(crate::service_install::unregister_units(
+        &manifest.units_written,
+    ));
+    log.extend(crate::service_install::remove_account(
+        etc,
+        &manifest.account_added,
+    ));
     let bin_dir = t.bin_dir();
     for name in install::installed_names() {
         let p = bin_dir.join(name);

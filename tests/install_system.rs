@@ -128,6 +128,25 @@ fn write_managed(root: &Root) {
     std::fs::set_permissions(root.managed(), std::fs::Permissions::from_mode(0o644)).unwrap();
 }
 
+/// A password database with ids 999 and 998 taken (the service gets 997), a group file without
+/// a final newline, a shadow file of group 42 (`shadow`), mode 0640.
+const PASSWD: &str = "root:x:0:0:root:/root:/bin/bash\nsvc:x:999:999::/:/usr/sbin/nologin\n";
+const GROUP: &str = "root:x:0:\nshadow:x:42:\nother:x:998:";
+
+fn write_password_database(root: &Root) {
+    let etc = root.path().join("etc");
+    std::fs::write(etc.join("passwd"), PASSWD).unwrap();
+    std::fs::write(etc.join("group"), GROUP).unwrap();
+    std::fs::write(
+        etc.join("shadow"),
+        "root:*:19000:0:99999:7:::\nsvc:!:19000::::::\n",
+    )
+    .unwrap();
+    std::os::unix::fs::chown(etc.join("shadow"), Some(0), Some(42)).unwrap();
+    std::fs::set_permissions(etc.join("shadow"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::fs::write(etc.join("login.defs"), "# defaults\nSYS_UID_MAX 999\n").unwrap();
+}
+
 fn mode_of(p: &Path) -> u32 {
     std::fs::metadata(p).unwrap().mode() & 0o7777
 }
@@ -152,11 +171,34 @@ fn system_install_then_uninstall_gives_every_file_back_byte_for_byte() {
     let root = Root::new();
     write_managed(&root);
     std::fs::write(root.path().join("etc/hostname"), "box\n").unwrap();
+    write_password_database(&root);
     let before = snapshot(root.path());
 
     let out = root.install(&["--allow-managed-hooks-only"]);
     assert_succeeded(&out);
     let said = text(&out);
+    // The exec-gate service's account: one line appended to each database file, the highest
+    // free system id, the files' owners and modes kept; no systemd here, so how to start it.
+    assert!(
+        said.contains("added the system account `agent-guards` (uid and gid 997"),
+        "{said}"
+    );
+    let etc = root.path().join("etc");
+    assert_eq!(
+        std::fs::read_to_string(etc.join("passwd")).unwrap(),
+        format!("{PASSWD}agent-guards:x:997:997:agent-guards exec-gate service:/nonexistent:/usr/sbin/nologin\n")
+    );
+    assert_eq!(
+        std::fs::read_to_string(etc.join("group")).unwrap(),
+        format!("{GROUP}\nagent-guards:x:997:\n"),
+        "a file without a final newline gets one before our line"
+    );
+    let shadow = std::fs::metadata(etc.join("shadow")).unwrap();
+    assert_eq!((shadow.gid(), shadow.mode() & 0o7777), (42, 0o640));
+    assert!(std::fs::read_to_string(etc.join("shadow"))
+        .unwrap()
+        .ends_with("\nagent-guards:!:::::::\n"));
+    assert!(said.contains("--exec-gate-service &"), "{said}");
     assert!(said.contains("allowManagedHooksOnly: set"), "{said}");
     assert!(
         said.contains("what it gives:") && said.contains("what it costs:"),

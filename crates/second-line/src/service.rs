@@ -13,7 +13,7 @@
 //! processes needs: `CAP_SYS_PTRACE` (their memory, cwd and descriptors in `/proc`),
 //! `CAP_DAC_READ_SEARCH` (their repositories and config, in folders only they may read) and
 //! `CAP_SYS_NICE` (ahead of the command in the run queue). Its records go to
-//! [`session_store::paths::service_state_dir`] for the connecting user (the kernel says who,
+//! [`session_store::service::state_dir`] for the connecting user (the kernel says who,
 //! `SO_PEERCRED`), which the agent's user can read but not change.
 //!
 //! A host with a system install ([`required`]) never falls back to a supervisor of the agent's
@@ -32,18 +32,7 @@ use std::time::Duration;
 
 pub use crate::codes::C10_SERVICE;
 
-/// Where the service listens.
-pub const SOCKET: &str = "/run/agent-guards/exec-gate.sock";
-
-/// The system account the service runs as (the installer creates it).
-pub const USER: &str = "agent-guards";
-
-/// The capabilities the service keeps after dropping to [`USER`] (see the module doc).
-pub const KEPT_CAPABILITIES: &[(u32, &str)] = &[
-    (2, "CAP_DAC_READ_SEARCH"),
-    (19, "CAP_SYS_PTRACE"),
-    (23, "CAP_SYS_NICE"),
-];
+pub use session_store::service::{KEPT_CAPABILITIES, SOCKET, USER};
 
 /// The most a [`Setup`] message may hold (an environment is a few KiB; more is refused).
 const MAX_SETUP: usize = 192 * 1024;
@@ -180,10 +169,10 @@ pub fn run(socket_path: &Path) -> String {
             Err(e) => return e,
         },
     };
+    if let Err(e) = make_state_dir(account, euid == 0) {
+        return e;
+    }
     if euid == 0 {
-        if let Err(e) = make_state_dir(account) {
-            return e;
-        }
         if let Err(e) = drop_to(account) {
             return e;
         }
@@ -246,14 +235,17 @@ fn bind_socket(path: &Path) -> Result<OwnedFd, String> {
     Ok(sock)
 }
 
-/// The service's state folder, the service user's (`users/` lists no one's sessions to others).
-fn make_state_dir(account: primitives::users::Account) -> Result<(), String> {
-    let root = Path::new(session_store::paths::SERVICE_STATE_DIR);
+/// The service's state folder, the service user's (`users/` lists no one's sessions to others);
+/// `as_root`: made and given to the account (systemd's `StateDirectory` made it otherwise).
+fn make_state_dir(account: primitives::users::Account, as_root: bool) -> Result<(), String> {
+    let root = Path::new(session_store::service::STATE_DIR);
     let users = root.join("users");
     for (dir, mode) in [(root, 0o755), (users.as_path(), 0o711)] {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        std::os::unix::fs::chown(dir, Some(account.uid), Some(account.gid))
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        if as_root {
+            std::os::unix::fs::chown(dir, Some(account.uid), Some(account.gid))
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode))
             .map_err(|e| format!("{}: {e}", dir.display()))?;
     }
@@ -306,7 +298,7 @@ fn serve_connection(conn: OwnedFd) -> ! {
         // SAFETY: as above; the prefix sees the connection close and fails the command closed.
         Err(_) => unsafe { libc::_exit(1) },
     };
-    let state_dir = session_store::paths::service_state_dir(peer.uid());
+    let state_dir = session_store::service::state_dir(peer.uid());
     if std::fs::create_dir_all(&state_dir).is_ok() {
         let _ = std::fs::set_permissions(&state_dir, std::fs::Permissions::from_mode(0o711));
     }

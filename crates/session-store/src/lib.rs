@@ -15,6 +15,7 @@ pub mod config_notice;
 pub mod ledger;
 pub mod paths;
 pub mod record;
+pub mod service;
 pub mod time;
 
 pub use audit::AuditLog;

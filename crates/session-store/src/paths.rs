@@ -38,18 +38,6 @@ pub fn session_dir_name(session_id: &str) -> String {
     )
 }
 
-/// The system install's state (issue 40 item 2): the exec-gate service's user owns it, so an
-/// agent command can neither edit nor remove what the service records there.
-pub const SERVICE_STATE_DIR: &str = "/var/lib/agent-guards";
-
-/// The service's records about the agent commands of user `uid`: a state dir of the same shape
-/// as a user's (`sessions/<id>/...`).
-pub fn service_state_dir(uid: u32) -> PathBuf {
-    Path::new(SERVICE_STATE_DIR)
-        .join("users")
-        .join(uid.to_string())
-}
-
 /// One session's folder. Records without a session id go to the `_no-session` folder.
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -67,8 +55,8 @@ impl Session {
             Some(id) if !id.is_empty() => session_dir_name(id),
             _ => "_no-session".to_string(),
         };
-        let service = service_state_dir(primitives::users::effective_uid());
-        let mirror = (!state_dir.starts_with(SERVICE_STATE_DIR))
+        let service = crate::service::state_dir(primitives::users::effective_uid());
+        let mirror = (!state_dir.starts_with(crate::service::STATE_DIR))
             .then(|| service.join("sessions").join(&name));
         Session {
             dir: state_dir.join("sessions").join(name),
