@@ -182,8 +182,14 @@ pub fn guarantees(kind: Kind) -> (Vec<&'static str>, Vec<&'static str>) {
         "no lower settings scope (user, project, local, --settings) can remove or disable the managed hooks",
         "a per-user config may only tighten the system config, never loosen it (github_api only from the system file)",
     ];
+    let system_gives = [
+        system_gives[0],
+        system_gives[1],
+        system_gives[2],
+        "the exec gate's supervisors run as the agent-guards user (the exec-gate service): an agent command cannot stop, trace or read them or take their listener, and what they record (audit, taint) is in /var/lib/agent-guards, which it cannot change; without the service every agent command is refused (C10.service)",
+    ];
     let system_not = [
-        "the audit logs and session state (taint ledger, branch-rules cache) are still in the agent's user's folders, and the second line's supervisors run as that user (issue 40 items 2 and 3)",
+        "the hooks' own audit logs and the ledger they write (taint from fetches, the branch-rules cache) are still in the agent's user's folders (a missing or damaged ledger reads as tainted), and the credential broker runs as that user (issue 40 items 2 and 3)",
         "user and project hooks still run beside ours unless allowManagedHooksOnly is set",
     ];
     let user_gives =
@@ -191,6 +197,7 @@ pub fn guarantees(kind: Kind) -> (Vec<&'static str>, Vec<&'static str>) {
     let user_not = [
         "the agent's user owns every file: an agent command can rename or replace the settings file, the config and the binaries, or the state dir and its audit logs, and so turn the guards off (the second line makes them read-only inside contained commands, where it is active)",
         "a per-user config can point github_api at any server and turn any check off",
+        "the exec gate's supervisors run as the agent's user: an agent command can stop one (SIGSTOP; its watchdog then fails every exec of that command closed) or kill it, and can erase what it recorded",
     ];
     match kind {
         Kind::System | Kind::Both => (system_gives.to_vec(), system_not.to_vec()),
@@ -253,8 +260,10 @@ fn kind_section(k: &Kinds) -> Value {
         .and_then(|t| settings_merge::parse(&t).ok())
         .and_then(|m| m.get(crate::system::MANAGED_ONLY_KEY).cloned());
     let (gives, not) = guarantees(kind);
+    let service = matches!(kind, Kind::System | Kind::Both).then(exec_gate_service);
     json!({
         "kind": kind.name(),
+        "exec_gate_service": service,
         "managed_settings": k.managed_settings,
         "system_config": k.system_config,
         "system_config_present": k.system_config.exists(),
@@ -263,6 +272,52 @@ fn kind_section(k: &Kinds) -> Value {
         "does_not_stop": not,
         "other_kind": other_kind(kind),
     })
+}
+
+/// The exec-gate service of a system install: its account and whether its socket answers (a
+/// connection the service drops at once, its set-up missing).
+fn exec_gate_service() -> Value {
+    use session_store::service::{SOCKET, USER};
+    let account = primitives::users::account(USER);
+    let listening = answers(Path::new(SOCKET));
+    let status = match (account, listening) {
+        (Some(a), true) => format!("running as `{USER}` (uid {}), listening at {SOCKET}", a.uid),
+        (Some(_), false) => format!("NOT RUNNING (nothing answers at {SOCKET}): every agent command is refused (C10.service) until it runs; start it as root: <prefix>/bin/tool-containment --exec-gate-service & (or systemctl start agent-guards-exec-gate.socket)"),
+        (None, _) => format!("NO `{USER}` ACCOUNT: the service cannot run and every agent command is refused (C10.service); run the system install again or create the account"),
+    };
+    json!({"account": account.map(|a| a.uid), "listening": listening, "status": status})
+}
+
+/// Whether something accepts a connection at the `SOCK_SEQPACKET` socket `path`, at once.
+fn answers(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    // SAFETY: a zeroed sockaddr_un filled within its bounds; the descriptor is closed below.
+    unsafe {
+        let mut addr: libc::sockaddr_un = std::mem::zeroed();
+        if bytes.len() >= addr.sun_path.len() {
+            return false;
+        }
+        addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        for (d, b) in addr.sun_path.iter_mut().zip(bytes) {
+            *d = *b as libc::c_char;
+        }
+        let fd = libc::socket(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+            0,
+        );
+        if fd < 0 {
+            return false;
+        }
+        let ok = libc::connect(
+            fd,
+            (&addr as *const libc::sockaddr_un).cast(),
+            std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t,
+        ) == 0;
+        libc::close(fd);
+        ok
+    }
 }
 
 /// Builds the report as JSON.
@@ -483,6 +538,9 @@ pub fn render(r: &Value) -> Vec<String> {
                 "  what this install does not stop: {}",
                 g.as_str().unwrap_or("?")
             ));
+        }
+        if let Some(status) = k["exec_gate_service"]["status"].as_str() {
+            out.push(format!("  exec-gate service: {status}"));
         }
         out.push(format!(
             "  the other kind: {}",

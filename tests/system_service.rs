@@ -24,6 +24,7 @@ mount --make-rprivate /
 cp -a /etc "$WORK/etc"
 mount --bind "$WORK/etc" /etc
 for d in /run /var/lib /opt; do mount -t tmpfs -o mode=0755 none "$d"; done
+ETC_BEFORE=$(cd /etc && sha256sum passwd group shadow gshadow 2>/dev/null)
 "$ADMIN" install --system --from "$FROM" --prefix /opt/agent-guards >"$WORK/install.log" 2>&1
 P=/opt/agent-guards/bin/tool-containment
 "$P" --exec-gate-service 2>"$WORK/service.err" &
@@ -62,7 +63,14 @@ echo "== after"
 [ "$(sha256sum "$P")" = "$BIN_BEFORE" ] && echo binary-unchanged
 echo "service-user: $(ps -o user= -p $SERVICE)"
 echo "trail-records: $(grep -c '"M3.launch"' "$AUDIT")"
-kill $SERVICE
+/opt/agent-guards/bin/agent-guards report --system --prefix /opt/agent-guards | grep "exec-gate service:"
+kill $SERVICE; wait $SERVICE 2>/dev/null
+echo "== the service stopped"
+/opt/agent-guards/bin/agent-guards report --system --prefix /opt/agent-guards | grep "exec-gate service:"
+call 'echo RAN-UNGATED'
+echo "exit: $?"
+/opt/agent-guards/bin/agent-guards uninstall --system --prefix /opt/agent-guards >"$WORK/uninstall.log" 2>&1
+[ "$(cd /etc && sha256sum passwd group shadow gshadow 2>/dev/null)" = "$ETC_BEFORE" ] && echo password-database-as-before
 "#;
 
 /// The agent's attempts on the service's processes (found by their command line: inside the
@@ -162,6 +170,24 @@ fn under_a_system_install_the_agents_attacks_change_nothing_the_guards_do() {
         "{shown}"
     );
     assert!(said.contains("service-user: agent-guards"), "{shown}");
+    let (running, stopped) = said
+        .split_once("== the service stopped")
+        .unwrap_or_default();
+    assert!(
+        running.contains("exec-gate service: running as `agent-guards`"),
+        "{shown}"
+    );
+    assert!(
+        stopped.contains("exec-gate service: NOT RUNNING"),
+        "{shown}"
+    );
+    // With the service gone, a command is refused before it runs (C10.service).
+    assert!(
+        !stopped.contains("RAN-UNGATED") && stopped.contains("exit: 126"),
+        "{shown}"
+    );
+    assert!(stopped.contains("refused (C10.service)"), "{shown}");
+    assert!(said.contains("password-database-as-before"), "{shown}");
     assert!(
         said.contains("trail-records: 1"),
         "the refusal is on the trail: {shown}"
