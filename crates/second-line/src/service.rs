@@ -37,7 +37,7 @@ pub use session_store::service::{KEPT_CAPABILITIES, SOCKET, USER};
 /// The most a [`Setup`] message may hold (an environment is a few KiB; more is refused).
 const MAX_SETUP: usize = 192 * 1024;
 
-/// How long a new connection may take to send its [`Setup`].
+/// How long a new connection may take to send its request.
 const SETUP_BOUND: Duration = Duration::from_secs(2);
 
 /// Whether the exec gate must run in the service: this host has a system install (its config
@@ -293,19 +293,48 @@ fn serve_connection(conn: OwnedFd) -> ! {
         // SAFETY: leaving the connection's process.
         unsafe { libc::_exit(1) }
     };
-    let setup = match read_setup(conn.as_raw_fd()) {
-        Ok(s) => s,
-        // SAFETY: as above; the prefix sees the connection close and fails the command closed.
-        Err(_) => unsafe { libc::_exit(1) },
-    };
+    let request = read_request(conn.as_raw_fd());
     let state_dir = session_store::service::state_dir(peer.uid());
     if std::fs::create_dir_all(&state_dir).is_ok() {
         let _ = std::fs::set_permissions(&state_dir, std::fs::Permissions::from_mode(0o711));
     }
-    crate::enter::supervise_for_service(conn, setup, state_dir, peer.pid() as u32)
+    match request {
+        Ok(Request::Supervise(setup)) => {
+            crate::enter::supervise_for_service(conn, setup, state_dir, peer.pid() as u32)
+        }
+        Ok(Request::Taint(t)) => {
+            // Only ever adds taint, and only to the connecting user's own sessions.
+            if taint::record_relayed(&state_dir, &t).is_ok() {
+                let ack = [session_store::service::ACK];
+                let _ = nix::sys::socket::send(conn.as_raw_fd(), &ack, MsgFlags::MSG_DONTWAIT);
+            }
+            // SAFETY: leaving the connection's process.
+            unsafe { libc::_exit(0) }
+        }
+        // SAFETY: as above; the prefix sees the connection close and fails the command closed.
+        Err(_) => unsafe { libc::_exit(1) },
+    }
 }
 
-fn read_setup(fd: RawFd) -> Result<Setup, String> {
+/// What a connection asks for.
+enum Request {
+    /// Supervise an agent command (the prefix).
+    Supervise(Setup),
+    /// Keep a taint a hook recorded (`taint::record`'s relay).
+    Taint(Value),
+}
+
+fn read_request(fd: RawFd) -> Result<Request, String> {
+    let bytes = read_message(fd)?;
+    if let Ok(Value::Object(mut m)) = serde_json::from_slice::<Value>(&bytes) {
+        if let Some(t) = m.remove("taint") {
+            return Ok(Request::Taint(t));
+        }
+    }
+    Setup::from_bytes(&bytes).map(Request::Supervise)
+}
+
+fn read_message(fd: RawFd) -> Result<Vec<u8>, String> {
     let mut p = libc::pollfd {
         fd,
         events: libc::POLLIN,
@@ -319,9 +348,10 @@ fn read_setup(fd: RawFd) -> Result<Setup, String> {
     let n =
         nix::sys::socket::recv(fd, &mut buf, MsgFlags::MSG_DONTWAIT).map_err(|e| e.to_string())?;
     if n > MAX_SETUP {
-        return Err("a set-up over the bound".into());
+        return Err("a request over the bound".into());
     }
-    Setup::from_bytes(&buf[..n])
+    buf.truncate(n);
+    Ok(buf)
 }
 
 #[cfg(test)]

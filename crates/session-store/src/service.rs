@@ -29,3 +29,82 @@ pub const STATE_DIR: &str = "/var/lib/agent-guards";
 pub fn state_dir(uid: u32) -> PathBuf {
     Path::new(STATE_DIR).join("users").join(uid.to_string())
 }
+
+/// Whether this host has a system install (its config, which only root can create, is there):
+/// the exec gate then runs in the service, and taint is also recorded there.
+pub fn installed() -> bool {
+    std::fs::symlink_metadata("/etc/agent-guards/config.toml").is_ok()
+}
+
+/// Sends one request to the service at `socket` and waits (at most `bound`) for its one-byte
+/// acknowledgement: `Ok` only when the service said it recorded the request.
+pub fn relay(socket: &Path, request: &[u8], bound: std::time::Duration) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = socket.as_os_str().as_bytes();
+        // SAFETY: a zeroed sockaddr_un filled within its bounds; the descriptor is ours and
+        // closed on every path; poll and read on live buffers.
+        unsafe {
+            let mut addr: libc::sockaddr_un = std::mem::zeroed();
+            if bytes.len() >= addr.sun_path.len() {
+                return Err("the socket path is too long".into());
+            }
+            addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+            for (d, b) in addr.sun_path.iter_mut().zip(bytes) {
+                *d = *b as libc::c_char;
+            }
+            let fd = libc::socket(
+                libc::AF_UNIX,
+                libc::SOCK_SEQPACKET | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                0,
+            );
+            if fd < 0 {
+                return Err(std::io::Error::last_os_error().to_string());
+            }
+            let close = |why: String| {
+                libc::close(fd);
+                Err(why)
+            };
+            let len = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
+            if libc::connect(fd, (&addr as *const libc::sockaddr_un).cast(), len) != 0 {
+                return close(format!(
+                    "the exec-gate service does not answer ({})",
+                    std::io::Error::last_os_error()
+                ));
+            }
+            if libc::send(
+                fd,
+                request.as_ptr().cast(),
+                request.len(),
+                libc::MSG_DONTWAIT,
+            ) < 0
+            {
+                return close(std::io::Error::last_os_error().to_string());
+            }
+            let mut p = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let mut ack = [0u8; 1];
+            let got = libc::poll(&mut p, 1, bound.as_millis() as i32) > 0
+                && libc::read(fd, ack.as_mut_ptr().cast(), 1) == 1
+                && ack[0] == ACK;
+            libc::close(fd);
+            if got {
+                Ok(())
+            } else {
+                Err("the exec-gate service did not acknowledge the record".into())
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (socket, request, bound);
+        Err("no exec-gate service off Unix".into())
+    }
+}
+
+/// The service's acknowledgement of a recorded request.
+pub const ACK: u8 = b'K';

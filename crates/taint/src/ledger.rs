@@ -103,12 +103,70 @@ pub fn record(
     tool_use_id: Option<&str>,
     time: &str,
 ) -> Result<TaintState, StoreError> {
-    record_in_ledger(session, source, tool_use_id, time).inspect_err(|e| {
+    let recorded = record_in_ledger(session, source, tool_use_id, time).inspect_err(|e| {
         let line = json!({"tool": source.tool, "kind": source.kind.as_str(),
             "detail": source.detail, "tool_use_id": tool_use_id, "time": time,
             "ledger_error": e.to_string()});
         let _ = leave_marker(session, &line.to_string());
-    })
+    });
+    relay_to_service(session, source, tool_use_id, time);
+    recorded
+}
+
+/// How long a hook waits for the exec-gate service to acknowledge a taint (after its answer).
+const RELAY_BOUND: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Under a system install, the taint also goes to the exec-gate service, which keeps it where the
+/// agent's user cannot remove it ([`Session::mirror`] reads it back). Not acknowledged: the
+/// [`UNRECORDED_MARKER`] (the session reads as tainted). The service's own records are not sent.
+fn relay_to_service(
+    session: &Session,
+    source: &TaintSource,
+    tool_use_id: Option<&str>,
+    time: &str,
+) {
+    if !session_store::service::installed()
+        || session.dir().starts_with(session_store::service::STATE_DIR)
+    {
+        return;
+    }
+    let request = json!({"taint": {"session": folder_name(session), "tool": source.tool,
+        "kind": source.kind.as_str(), "detail": source.detail, "tool_use_id": tool_use_id,
+        "time": time}});
+    let sent = session_store::service::relay(
+        Path::new(session_store::service::SOCKET),
+        request.to_string().as_bytes(),
+        RELAY_BOUND,
+    );
+    if let Err(e) = sent {
+        let mut line = request["taint"].clone();
+        line["service_error"] = json!(e);
+        let _ = leave_marker(session, &line.to_string());
+    }
+}
+
+/// Records a taint the exec-gate service received from a hook of user `uid`'s (`request` is the
+/// `taint` member [`relay_to_service`] sends) in the service's folder for that user.
+pub fn record_relayed(state_dir: &Path, request: &Value) -> Result<(), String> {
+    let field = |k: &str| request.get(k).and_then(Value::as_str);
+    let session = field("session").ok_or("a relayed taint without a session")?;
+    let kind = field("kind")
+        .and_then(crate::source::TaintKind::from_name)
+        .ok_or("a relayed taint of no known kind")?;
+    let source = TaintSource {
+        kind,
+        tool: field("tool").unwrap_or("?").to_string(),
+        detail: field("detail").unwrap_or_default().to_string(),
+    };
+    let session = Session::new(state_dir, Some(session));
+    record_in_ledger(
+        &session,
+        &source,
+        field("tool_use_id"),
+        field("time").unwrap_or_default(),
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 /// Creates the marker (no wait: a FIFO or a held file in its place is fine, its name is enough).

@@ -32,8 +32,8 @@ mod source;
 pub use command_effects::owner::{owner_of_git_url, owner_of_repo_spec, RemoteOwner};
 pub use from_transcript::transcript_source;
 pub use ledger::{
-    cannot_rule_out, is_tainted, open_session, record, state_lost, taint_state, TaintState,
-    LEDGER_KEY, MAX_EVIDENCE, OPENED_KEY, UNRECORDED_MARKER,
+    cannot_rule_out, is_tainted, open_session, record, record_relayed, state_lost, taint_state,
+    TaintState, LEDGER_KEY, MAX_EVIDENCE, OPENED_KEY, UNRECORDED_MARKER,
 };
 pub use origin::{origin_owner, repo_git_config};
 pub use source::{source_of, TaintKind, TaintPolicy, TaintSource};

@@ -44,6 +44,18 @@ pub enum TaintKind {
 }
 
 impl TaintKind {
+    /// The kind named `name` ([`TaintKind::as_str`]).
+    pub fn from_name(name: &str) -> Option<TaintKind> {
+        [
+            TaintKind::WebFetch,
+            TaintKind::WebSearch,
+            TaintKind::Mcp,
+            TaintKind::NetworkCommand,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == name)
+    }
+
     /// The kind's name in the ledger and the audit log.
     pub fn as_str(self) -> &'static str {
         match self {
