@@ -44,6 +44,9 @@ pub struct Scenario {
     allowed_tools: Vec<String>,
     extra_args: Vec<String>,
     process_env: Vec<(String, String)>,
+    /// A program (and its arguments) the CLI is run through: it gets the CLI's path and
+    /// arguments last (a system install's private mount namespace, `tests/e2e_system_install.rs`).
+    launcher: Vec<String>,
     timeout: Duration,
     strict: bool,
 }
@@ -72,6 +75,7 @@ impl Scenario {
             allowed_tools: vec!["Bash".into()],
             extra_args: Vec::new(),
             process_env: Vec::new(),
+            launcher: Vec::new(),
             timeout: DEFAULT_RUN_TIMEOUT,
             strict: true,
         }
@@ -212,6 +216,13 @@ impl Scenario {
         self
     }
 
+    /// Runs the CLI through `argv` (the CLI's path and arguments are appended); its stdout must
+    /// be the CLI's.
+    pub fn launched_by(mut self, argv: &[&str]) -> Scenario {
+        self.launcher = argv.iter().map(|a| a.to_string()).collect();
+        self
+    }
+
     /// Hard bound for the CLI run; the CLI's process group is killed after it.
     pub fn timeout(mut self, timeout: Duration) -> Scenario {
         self.timeout = timeout;
@@ -243,7 +254,14 @@ impl Scenario {
         let server = ModelServer::start(script)
             .unwrap_or_else(|e| panic!("e2e-harness: cannot start the model server: {e}"));
 
-        let mut cmd = Command::new(&cli.path);
+        let mut cmd = match self.launcher.split_first() {
+            Some((program, args)) => {
+                let mut c = Command::new(program);
+                c.args(args).arg(&cli.path);
+                c
+            }
+            None => Command::new(&cli.path),
+        };
         cmd.current_dir(self.project.dir())
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
