@@ -25,9 +25,16 @@ fn cannot_run() -> Option<String> {
     if unsafe { libc::geteuid() } != 0 {
         return Some("needs root (a private mount namespace and uid 65534)".into());
     }
-    for tool in [JOURNALD, "/usr/bin/journalctl", "/usr/bin/unshare", "/usr/bin/nsenter"] {
+    for tool in [
+        JOURNALD,
+        "/usr/bin/journalctl",
+        "/usr/bin/unshare",
+        "/usr/bin/nsenter",
+    ] {
         if !Path::new(tool).exists() {
-            return Some(format!("{tool} is not installed (package systemd / util-linux)"));
+            return Some(format!(
+                "{tool} is not installed (package systemd / util-linux)"
+            ));
         }
     }
     None
@@ -82,7 +89,11 @@ impl Journald {
         let mut cmd = Command::new("nsenter");
         cmd.args(["--target", &pid, "--mount", "--"]);
         if let Some(uid) = uid {
-            cmd.args(["setpriv", &format!("--reuid={uid}"), &format!("--regid={uid}")]);
+            cmd.args([
+                "setpriv",
+                &format!("--reuid={uid}"),
+                &format!("--regid={uid}"),
+            ]);
             cmd.arg("--clear-groups");
         }
         cmd.args(argv).envs(env.iter().map(|(k, v)| (k, v)));
@@ -161,7 +172,10 @@ fn hook_env(dir: &Path) -> Vec<(&'static str, PathBuf)> {
 
 /// Runs the hook on the payload in `dir` as the agent, through `sh` (stdin from the file):
 /// `(its answer, how long it took)`.
-fn refuse_commit(dir: &Path, via: impl Fn(&[&str], &[(&str, &Path)]) -> Output) -> (String, Duration) {
+fn refuse_commit(
+    dir: &Path,
+    via: impl Fn(&[&str], &[(&str, &Path)]) -> Output,
+) -> (String, Duration) {
     let script = format!(
         "cd {d}/repo && git init -q . && exec {d}/bin/gh-write-guard < {d}/payload.json",
         d = dir.display()
@@ -187,7 +201,10 @@ fn the_journal_keeps_what_the_agent_erased_from_its_log_and_report_names_it() {
 
     // The hook, as the agent's user, refuses the commit; its record goes to both places.
     let (answer, _) = refuse_commit(&dir, |argv, env| journald.run(Some(AGENT), argv, env));
-    assert!(answer.contains("\"permissionDecision\":\"deny\""), "{answer}");
+    assert!(
+        answer.contains("\"permissionDecision\":\"deny\""),
+        "{answer}"
+    );
     let log = dir.join(format!("state/agent-guards/sessions/{SESSION}/audit.jsonl"));
     let line = std::fs::read_to_string(&log).expect("the hook wrote its audit.jsonl");
     let line = line.lines().next().expect("one record").to_string();
@@ -209,7 +226,10 @@ fn the_journal_keeps_what_the_agent_erased_from_its_log_and_report_names_it() {
     assert_eq!(entry["AGENT_GUARDS_SESSION"], SESSION);
     assert_eq!(entry["AGENT_GUARDS_CODE"], record["code"], "{entry}");
     assert_eq!(entry["PRIORITY"], "4", "a refusal is a warning: {entry}");
-    assert_eq!(entry["_UID"], AGENT, "journald's own field names the sender");
+    assert_eq!(
+        entry["_UID"], AGENT,
+        "journald's own field names the sender"
+    );
     let message = entry["MESSAGE"].as_str().unwrap_or_default();
     assert!(message.starts_with("gh-write-guard deny "), "{message}");
 
@@ -222,13 +242,20 @@ fn the_journal_keeps_what_the_agent_erased_from_its_log_and_report_names_it() {
         &["journalctl", "--vacuum-time=1s"],
         &["journalctl", "--vacuum-size=1"],
         &["journalctl", "--rotate"],
-        &["sh", "-c", "for f in /run/log/journal/*/*; do : > \"$f\"; done"],
+        &[
+            "sh",
+            "-c",
+            "for f in /run/log/journal/*/*; do : > \"$f\"; done",
+        ],
     ] {
         let _ = agent(attack);
     }
     let after = journald.records();
     assert_eq!(
-        after.iter().filter(|e| e["AGENT_GUARDS_RECORD"] == line.as_str()).count(),
+        after
+            .iter()
+            .filter(|e| e["AGENT_GUARDS_RECORD"] == line.as_str())
+            .count(),
         1,
         "the journal's copy outlived every attack of the agent's user: {after:?}"
     );
@@ -279,14 +306,30 @@ fn a_fifo_or_nothing_at_the_journal_socket_neither_delays_the_answer_nor_passes_
                  exec setpriv --reuid={AGENT} --regid={AGENT} --clear-groups \"$@\""
             );
             let mut cmd = Command::new("unshare");
-            cmd.args(["--mount", "--propagation", "private", "sh", "-c", &script, "sh"]);
+            cmd.args([
+                "--mount",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                &script,
+                "sh",
+            ]);
             cmd.args(argv).envs(env.iter().map(|(k, v)| (k, v)));
             cmd.stdin(Stdio::null()).output().unwrap()
         });
-        assert!(answer.contains("\"permissionDecision\":\"deny\""), "{what}: {answer}");
-        assert!(took < Duration::from_secs(3), "{what}: the hook took {took:?}");
+        assert!(
+            answer.contains("\"permissionDecision\":\"deny\""),
+            "{what}: {answer}"
+        );
+        assert!(
+            took < Duration::from_secs(3),
+            "{what}: the hook took {took:?}"
+        );
         // The JSONL record is written, and the journal copy that could not be sent is said.
-        assert!(state.join(format!("sessions/{SESSION}/audit.jsonl")).exists());
+        assert!(state
+            .join(format!("sessions/{SESSION}/audit.jsonl"))
+            .exists());
         let said = std::fs::read_to_string(state.join("undelivered.jsonl")).unwrap_or_default();
         assert!(
             said.contains("journal"),

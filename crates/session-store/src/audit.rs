@@ -21,6 +21,16 @@ pub struct AuditLog {
     /// Where a record that could not be appended is said instead ([`UNDELIVERED_FILE`] in the
     /// state dir), for `report` and the next SessionStart.
     undelivered: Option<PathBuf>,
+    /// The session whose records also go to the journal ([`crate::journal`]), when this is a
+    /// session's `audit.jsonl`.
+    journal: Option<JournalCopy>,
+}
+
+/// What the journal copy of a record names besides the record: whose state dir and session.
+#[derive(Debug, Clone)]
+struct JournalCopy {
+    state_dir: String,
+    session: String,
 }
 
 /// The state dir's file of records that could not be written (one line each: time, log, why).
@@ -32,12 +42,23 @@ impl AuditLog {
         AuditLog {
             path,
             undelivered: None,
+            journal: None,
         }
     }
 
     /// The same log, saying each record it could not write in `file` (best effort, no wait).
     pub fn saying_failures_in(mut self, file: PathBuf) -> AuditLog {
         self.undelivered = Some(file);
+        self
+    }
+
+    /// The same log, each record also sent to the journal as `session` of `state_dir` (config
+    /// `audit_journal`, [`crate::journal`]): the copy the agent cannot erase.
+    pub fn copying_to_journal(mut self, state_dir: &Path, session: &str) -> AuditLog {
+        self.journal = Some(JournalCopy {
+            state_dir: state_dir.display().to_string(),
+            session: session.to_string(),
+        });
         self
     }
 
@@ -65,17 +86,34 @@ impl AuditLog {
             record.insert("time".into(), Value::String(crate::time::now_rfc3339()));
         }
         let mut line = Value::Object(record).to_string();
-        line.push('\n');
         let path = self.path.clone();
         let shown = self.path.display().to_string();
         let undelivered = self.undelivered.clone();
+        let journal = self.journal.clone();
         primitives::after_answer::defer(Box::new(move || {
-            append_line(&path, line.as_bytes()).map_err(|e| {
+            let say = |to: &Path, e: &str| {
                 if let Some(file) = &undelivered {
-                    say_undelivered(file, &path, &e.to_string());
+                    say_undelivered(file, to, e);
                 }
+            };
+            // The journal first: it never waits, and it is the copy a held log cannot stop.
+            let copied = journal.as_ref().map_or(Ok(()), |j| {
+                let mode = crate::journal::configured_mode();
+                let origin = crate::journal::Origin {
+                    state_dir: &j.state_dir,
+                    session: &j.session,
+                };
+                crate::journal::send(mode, origin, &line)
+            });
+            if let Err(e) = &copied {
+                say(Path::new(crate::journal::JOURNAL_SOCKET), e);
+            }
+            line.push('\n');
+            let appended = append_line(&path, line.as_bytes()).map_err(|e| {
+                say(&path, &e.to_string());
                 e.to_string()
-            })
+            });
+            appended.and(copied)
         }))
         .map_err(|e| StoreError::io(Path::new(&shown), std::io::Error::other(e)))
     }

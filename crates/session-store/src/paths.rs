@@ -109,11 +109,17 @@ impl Session {
 
     /// The session's audit log (`audit.jsonl`).
     pub fn audit(&self) -> crate::AuditLog {
-        let log = crate::AuditLog::at(self.dir.join("audit.jsonl"));
+        let log = crate::AuditLog::at(self.dir.join(AUDIT_FILE));
         // The state dir is two folders up (`<state>/sessions/<id>`).
-        match self.dir.parent().and_then(Path::parent) {
-            Some(state) => log.saying_failures_in(state.join(crate::audit::UNDELIVERED_FILE)),
-            None => log,
+        let name = self
+            .dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        match (self.dir.parent().and_then(Path::parent), name) {
+            (Some(state), Some(name)) => log
+                .saying_failures_in(state.join(crate::audit::UNDELIVERED_FILE))
+                .copying_to_journal(state, &name),
+            _ => log,
         }
     }
 
@@ -163,6 +169,9 @@ pub fn otlp_sender(state_dir: &Path) -> Option<(i32, u64)> {
     let (pid, start) = text.trim().split_once(' ')?;
     Some((pid.parse().ok()?, start.parse().ok()?))
 }
+
+/// The file of a session's audit log, in its folder.
+pub const AUDIT_FILE: &str = "audit.jsonl";
 
 /// The file a session's project folder is recorded in.
 const PROJECT_DIR: &str = "project_dir";
