@@ -3,7 +3,8 @@
 //! What is installed and in which version, what is registered where and how it drifted from what
 //! the installer wrote (missing, edited, duplicated entries), whether containment works on this
 //! host, whether a GitHub token is available for live branch rules, the state dir's size, and
-//! every problem of the config file (guard-config's diagnosis).
+//! every problem of the config file (guard-config's diagnosis), and the audit records the journal
+//! holds that a session's log lost (`journal_check`).
 
 use crate::registry::{Registration, ADMIN_BINARY, BINARIES, REGISTRATIONS};
 use crate::settings_merge;
@@ -288,6 +289,8 @@ pub fn build(w: &Where) -> Value {
         // The exporter's state (issue 45): endpoint, queued, last sent, last error; its own
         // lines, from bounded reads only.
         "otlp_export": w.state_dir.as_deref().map(|d| audit_export::status(d).to_string()),
+        // The journal's copies against the logs (issue 40): what the agent erased.
+        "audit_journal": w.state_dir.as_deref().map(crate::journal_check::section),
     })
 }
 
@@ -564,6 +567,9 @@ pub fn render(r: &Value) -> Vec<String> {
     ));
     if let Some(export) = r["otlp_export"].as_str() {
         out.extend(export.lines().map(|l| hook_io::escape_text(l, 400)));
+    }
+    if r["audit_journal"].is_object() {
+        out.extend(crate::journal_check::render(&r["audit_journal"]));
     }
     let u = &r["undelivered"];
     let total = u["not_yet_said"].as_u64().unwrap_or(0) + u["said_before"].as_u64().unwrap_or(0);

@@ -109,6 +109,7 @@ impl Journald {
                 "-o",
                 "json",
                 "--no-pager",
+                "--all",
                 "SYSLOG_IDENTIFIER=agent-guards",
             ],
             &[],
@@ -148,10 +149,14 @@ fn agent_folder(root: &Path, config: &str) -> PathBuf {
         let from = e2e_harness::bin(bin);
         std::fs::copy(&from, dir.join("bin").join(bin)).unwrap();
     }
-    let payload = serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "session_id": SESSION, "cwd": dir.join("repo"),
-        "tool_input": {"command": "git commit -am wip"}});
-    std::fs::write(dir.join("payload.json"), payload.to_string()).unwrap();
+    // A plain refusal, and one whose record is too long for one datagram (journald's memfd).
+    let long = format!("git commit -am wip # {}", "x".repeat(300_000));
+    for (name, command) in [("payload.json", "git commit -am wip"), ("long.json", &long)] {
+        let payload = serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "session_id": SESSION, "cwd": dir.join("repo"),
+            "tool_input": {"command": command}});
+        std::fs::write(dir.join(name), payload.to_string()).unwrap();
+    }
     let chown = Command::new("chown")
         .args(["-R", &format!("{AGENT}:{AGENT}")])
         .arg(&dir)
@@ -170,14 +175,15 @@ fn hook_env(dir: &Path) -> Vec<(&'static str, PathBuf)> {
     ]
 }
 
-/// Runs the hook on the payload in `dir` as the agent, through `sh` (stdin from the file):
+/// Runs the hook on `payload` in `dir` as the agent, through `sh` (stdin from the file):
 /// `(its answer, how long it took)`.
 fn refuse_commit(
     dir: &Path,
+    payload: &str,
     via: impl Fn(&[&str], &[(&str, &Path)]) -> Output,
 ) -> (String, Duration) {
     let script = format!(
-        "cd {d}/repo && git init -q . && exec {d}/bin/gh-write-guard < {d}/payload.json",
+        "cd {d}/repo && git init -q . && exec {d}/bin/gh-write-guard < {d}/{payload}",
         d = dir.display()
     );
     let env = hook_env(dir);
@@ -199,27 +205,34 @@ fn the_journal_keeps_what_the_agent_erased_from_its_log_and_report_names_it() {
         Err(reason) => return skip(&reason),
     };
 
-    // The hook, as the agent's user, refuses the commit; its record goes to both places.
-    let (answer, _) = refuse_commit(&dir, |argv, env| journald.run(Some(AGENT), argv, env));
-    assert!(
-        answer.contains("\"permissionDecision\":\"deny\""),
-        "{answer}"
-    );
+    // The hook, as the agent's user, refuses the commits; each record goes to both places.
+    for payload in ["payload.json", "long.json"] {
+        let (answer, took) =
+            refuse_commit(&dir, payload, |argv, env| journald.run(Some(AGENT), argv, env));
+        assert!(answer.contains("\"permissionDecision\":\"deny\""), "{answer}");
+        eprintln!("{payload}: the hook answered and exited in {took:?}");
+    }
     let log = dir.join(format!("state/agent-guards/sessions/{SESSION}/audit.jsonl"));
-    let line = std::fs::read_to_string(&log).expect("the hook wrote its audit.jsonl");
-    let line = line.lines().next().expect("one record").to_string();
-    let record: Value = serde_json::from_str(&line).unwrap();
+    let lines = std::fs::read_to_string(&log).expect("the hook wrote its audit.jsonl");
+    let lines: Vec<String> = lines.lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let (line, long_line) = (&lines[0], &lines[1]);
+    assert!(long_line.len() > 300_000, "the long record is whole in the log");
+    let record: Value = serde_json::from_str(line).unwrap();
     assert_eq!(record["decision"], "deny", "{line}");
 
     let start = Instant::now();
     let ours = loop {
         let ours: Vec<Value> = journald.records();
-        if !ours.is_empty() || start.elapsed() > Duration::from_secs(10) {
+        if ours.len() >= 2 || start.elapsed() > Duration::from_secs(10) {
             break ours;
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    assert_eq!(ours.len(), 1, "one record in the journal: {ours:?}");
+    assert_eq!(ours.len(), 2, "two records in the journal");
+    // The long one came through the memfd, whole.
+    assert!(ours[1]["AGENT_GUARDS_RECORD"] == long_line.as_str());
+    assert!(ours[1].get("AGENT_GUARDS_CLIPPED").is_none());
     let entry = &ours[0];
     // The same typed record, byte for byte, and the fields a journal reader filters on.
     assert_eq!(entry["AGENT_GUARDS_RECORD"], line.as_str(), "{entry}");
@@ -251,14 +264,13 @@ fn the_journal_keeps_what_the_agent_erased_from_its_log_and_report_names_it() {
         let _ = agent(attack);
     }
     let after = journald.records();
-    assert_eq!(
-        after
-            .iter()
-            .filter(|e| e["AGENT_GUARDS_RECORD"] == line.as_str())
-            .count(),
-        1,
-        "the journal's copy outlived every attack of the agent's user: {after:?}"
-    );
+    for l in &lines {
+        assert_eq!(
+            after.iter().filter(|e| e["AGENT_GUARDS_RECORD"] == l.as_str()).count(),
+            1,
+            "the journal's copy outlived every attack of the agent's user"
+        );
+    }
 
     // The report, as the maintainer, names the record the log lost.
     let env = hook_env(&dir);
@@ -269,16 +281,17 @@ fn the_journal_keeps_what_the_agent_erased_from_its_log_and_report_names_it() {
         .unwrap_or_else(|e| panic!("report --json: {e}: {}", text(&report)));
     let j = &json["audit_journal"];
     assert_eq!(j["status"], "read", "{j}");
-    assert_eq!(j["records"], 1, "{j}");
+    assert_eq!(j["records"], 2, "{j}");
     let missing = j["missing"].as_array().expect("a list of findings");
     assert_eq!(missing.len(), 1, "{j}");
     assert_eq!(missing[0]["session"], SESSION);
-    assert_eq!(missing[0]["count"], 1);
+    assert_eq!(missing[0]["count"], 2);
     assert_eq!(missing[0]["first"], record, "{j}");
     let shown = journald.run(None, &[bin.to_str().unwrap(), "report"], &env);
+    assert_eq!(shown.status.code(), Some(1), "a finding fails the report");
     let shown = text(&shown);
     assert!(
-        shown.contains(&format!("FINDING: session {SESSION}: 1 audit record")),
+        shown.contains(&format!("FINDING: session {SESSION}: 2 audit record")),
         "{shown}"
     );
 }
@@ -299,7 +312,7 @@ fn a_fifo_or_nothing_at_the_journal_socket_neither_delays_the_answer_nor_passes_
     ] {
         let state = dir.join("state/agent-guards");
         let _ = std::fs::remove_dir_all(&state);
-        let (answer, took) = refuse_commit(&dir, |argv, env| {
+        let (answer, took) = refuse_commit(&dir, "payload.json", |argv, env| {
             let script = format!(
                 "set -e; mount -t tmpfs tmpfs /run/systemd; {setup}\
                  if [ -e /dev/log ]; then mount --bind /dev/null /dev/log; fi; \
@@ -326,6 +339,7 @@ fn a_fifo_or_nothing_at_the_journal_socket_neither_delays_the_answer_nor_passes_
             took < Duration::from_secs(3),
             "{what}: the hook took {took:?}"
         );
+        eprintln!("{what} at the socket: the hook answered and exited in {took:?}");
         // The JSONL record is written, and the journal copy that could not be sent is said.
         assert!(state
             .join(format!("sessions/{SESSION}/audit.jsonl"))
