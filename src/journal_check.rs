@@ -312,10 +312,19 @@ mod tests {
             "first": {"time": "t", "binary": "gh-write-guard", "decision": "deny", "code": "G4.rule"}}]});
         let lines = render(&j);
         assert!(lines[0].contains("3 records of 1 sessions"), "{lines:?}");
-        assert!(lines[1].starts_with("  FINDING: session s: 2 audit record(s)"), "{lines:?}");
-        assert!(lines[1].contains("t gh-write-guard deny G4.rule"), "{lines:?}");
+        assert!(
+            lines[1].starts_with("  FINDING: session s: 2 audit record(s)"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].contains("t gh-write-guard deny G4.rule"),
+            "{lines:?}"
+        );
         assert!(lines[1].contains("journalctl -o json AGENT_GUARDS_SESSION=s"));
         let not = render(&json!({"mode": "on", "status": "not read: journalctl could not run: x"}));
-        assert_eq!(not, ["audit journal (audit_journal = \"on\"): not read: journalctl could not run: x"]);
+        assert_eq!(
+            not,
+            ["audit journal (audit_journal = \"on\"): not read: journalctl could not run: x"]
+        );
     }
 }

@@ -182,9 +182,10 @@ pub fn guarantees(kind: Kind) -> (Vec<&'static str>, Vec<&'static str>) {
         "the binaries, the system config and the hook registrations (managed settings) are root's: the agent's user cannot rename, replace or remove them",
         "no lower settings scope (user, project, local, --settings) can remove or disable the managed hooks",
         "a per-user config may only tighten the system config, never loosen it (github_api only from the system file)",
+        "each audit record also goes to the system journal (config audit_journal, default auto: when journald runs), which the agent's user cannot erase; report names the records a session's audit.jsonl lost",
     ];
     let system_not = [
-        "the audit logs and session state (taint ledger, branch-rules cache) are still in the agent's user's folders, and the second line's supervisors run as that user (issue 40 items 2 and 3)",
+        "the audit logs (their journal copy aside) and session state (taint ledger, branch-rules cache) are still in the agent's user's folders, and the second line's supervisors run as that user (issue 40 item 2)",
         "user and project hooks still run beside ours unless allowManagedHooksOnly is set",
     ];
     let user_gives =
@@ -620,6 +621,7 @@ second line: exec gate (seccomp user notification): off (turned off by the maint
             .iter()
             .any(|g| g.contains("cannot rename, replace or remove")));
         assert!(not.iter().any(|g| g.contains("audit logs")));
+        assert!(gives.iter().any(|g| g.contains("system journal")));
         let (_, not) = guarantees(Kind::PerUser);
         assert!(not.iter().any(|g| g.contains("can rename or replace")));
         assert!(other_kind(Kind::PerUser).contains("could then not rename"));

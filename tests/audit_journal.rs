@@ -207,9 +207,13 @@ fn the_journal_keeps_what_the_agent_erased_from_its_log_and_report_names_it() {
 
     // The hook, as the agent's user, refuses the commits; each record goes to both places.
     for payload in ["payload.json", "long.json"] {
-        let (answer, took) =
-            refuse_commit(&dir, payload, |argv, env| journald.run(Some(AGENT), argv, env));
-        assert!(answer.contains("\"permissionDecision\":\"deny\""), "{answer}");
+        let (answer, took) = refuse_commit(&dir, payload, |argv, env| {
+            journald.run(Some(AGENT), argv, env)
+        });
+        assert!(
+            answer.contains("\"permissionDecision\":\"deny\""),
+            "{answer}"
+        );
         eprintln!("{payload}: the hook answered and exited in {took:?}");
     }
     let log = dir.join(format!("state/agent-guards/sessions/{SESSION}/audit.jsonl"));
@@ -217,7 +221,10 @@ fn the_journal_keeps_what_the_agent_erased_from_its_log_and_report_names_it() {
     let lines: Vec<String> = lines.lines().map(str::to_string).collect();
     assert_eq!(lines.len(), 2, "{lines:?}");
     let (line, long_line) = (&lines[0], &lines[1]);
-    assert!(long_line.len() > 300_000, "the long record is whole in the log");
+    assert!(
+        long_line.len() > 300_000,
+        "the long record is whole in the log"
+    );
     let record: Value = serde_json::from_str(line).unwrap();
     assert_eq!(record["decision"], "deny", "{line}");
 
@@ -266,7 +273,10 @@ fn the_journal_keeps_what_the_agent_erased_from_its_log_and_report_names_it() {
     let after = journald.records();
     for l in &lines {
         assert_eq!(
-            after.iter().filter(|e| e["AGENT_GUARDS_RECORD"] == l.as_str()).count(),
+            after
+                .iter()
+                .filter(|e| e["AGENT_GUARDS_RECORD"] == l.as_str())
+                .count(),
             1,
             "the journal's copy outlived every attack of the agent's user"
         );
