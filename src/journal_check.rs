@@ -200,8 +200,9 @@ pub fn section(state_dir: &Path) -> Value {
             json!({"session": session, "count": records.len(), "first": first})
         })
         .collect();
+    let journald = Path::new(session_store::journal::JOURNAL_SOCKET).exists();
     json!({"mode": mode, "status": "read", "records": copies.len(), "sessions": sessions.len(),
-        "output_cut": cut, "newest": NEWEST, "missing": missing})
+        "output_cut": cut, "newest": NEWEST, "missing": missing, "journald_running": journald})
 }
 
 /// The section's lines for the text report.
@@ -220,6 +221,14 @@ pub fn render(j: &Value) -> Vec<String> {
         j["newest"],
         if j["output_cut"] == true { ", output cut" } else { "" }
     )];
+    if j["journald_running"] == false {
+        out.push(format!(
+            "  no journald runs here ({} is absent): the copies go to {} when it exists, which \
+             this report does not read, else nowhere",
+            session_store::journal::JOURNAL_SOCKET,
+            session_store::journal::SYSLOG_SOCKET
+        ));
+    }
     let lost = j["missing"].as_array().map_or(&[][..], Vec::as_slice);
     if lost.is_empty() && j["records"].as_u64().unwrap_or(0) > 0 {
         out.push("  every record in the journal is in its session's audit.jsonl".into());
@@ -321,6 +330,11 @@ mod tests {
             "{lines:?}"
         );
         assert!(lines[1].contains("journalctl -o json AGENT_GUARDS_SESSION=s"));
+        let none = render(
+            &json!({"mode": "auto", "status": "read", "records": 0, "sessions": 0,
+            "output_cut": false, "newest": NEWEST, "missing": [], "journald_running": false}),
+        );
+        assert!(none[1].contains("no journald runs here"), "{none:?}");
         let not = render(&json!({"mode": "on", "status": "not read: journalctl could not run: x"}));
         assert_eq!(
             not,
