@@ -62,6 +62,14 @@ impl AuditLog {
         self
     }
 
+    /// Whose copy goes to the journal, when this log's records are copied there.
+    pub fn journal_origin(&self) -> Option<crate::journal::Origin<'_>> {
+        self.journal.as_ref().map(|j| crate::journal::Origin {
+            state_dir: &j.state_dir,
+            session: &j.session,
+        })
+    }
+
     /// Where the log is.
     pub fn path(&self) -> &Path {
         &self.path

@@ -101,7 +101,7 @@ fn clip(text: &str, max: usize) -> (&str, bool) {
 
 /// Whose record it is: the state dir (so `report` reads back only its own, never a test's
 /// temporary one) and the session's folder name in it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Origin<'a> {
     /// The state dir, as the hook found it.
     pub state_dir: &'a str,

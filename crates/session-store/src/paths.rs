@@ -213,6 +213,27 @@ mod tests {
     }
 
     #[test]
+    fn a_sessions_log_is_copied_to_the_journal_as_that_session_of_that_state_dir() {
+        // Every hook and the exec gate's supervisor (second-line's `write_records`) take their
+        // log from here: this is the one place the journal copy is switched on.
+        let state = Path::new("/s/agent-guards");
+        let s = Session::new(state, Some("a/b"));
+        let name = session_dir_name("a/b");
+        assert_eq!(
+            s.audit().journal_origin(),
+            Some(crate::journal::Origin {
+                state_dir: "/s/agent-guards",
+                session: &name,
+            })
+        );
+        // Another log (integrity-signals' signals file) is not a session's audit trail.
+        assert_eq!(
+            crate::AuditLog::at(state.join("x.jsonl")).journal_origin(),
+            None
+        );
+    }
+
+    #[test]
     fn state_dir_follows_xdg() {
         let env = |k: &str| match k {
             "XDG_STATE_HOME" => Some("/s".to_string()),
