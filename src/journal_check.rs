@@ -33,9 +33,20 @@ pub struct Copy {
     pub clipped: bool,
 }
 
+/// What `journalctl` gave: the records, whether its output was cut at [`MAX_OUTPUT`], and the
+/// first line it said on stderr (e.g. that this user may not read every journal file).
+pub struct JournalRead {
+    /// The records.
+    pub copies: Vec<Copy>,
+    /// The output was cut.
+    pub cut: bool,
+    /// Its first line on stderr, if any.
+    pub note: Option<String>,
+}
+
 /// The journal's records of `state_dir` sent by `uid` (newest [`NEWEST`]), or why they could
-/// not be read; `bool`: the output was cut at [`MAX_OUTPUT`].
-pub fn read_journal(state_dir: &Path, uid: u32) -> Result<(Vec<Copy>, bool), String> {
+/// not be read.
+pub fn read_journal(state_dir: &Path, uid: u32) -> Result<JournalRead, String> {
     let mut cmd = Command::new("journalctl");
     cmd.args([
         "-o",
@@ -57,7 +68,15 @@ pub fn read_journal(state_dir: &Path, uid: u32) -> Result<(Vec<Copy>, bool), Str
             hook_io::escape_text(err.trim(), 300)
         ));
     }
-    Ok((parse(&out), cut))
+    let note = err
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| hook_io::escape_text(l.trim(), 300));
+    Ok(JournalRead {
+        copies: parse(&out),
+        cut,
+        note,
+    })
 }
 
 /// The records in `journalctl -o json` output (one object a line; others skipped). Pure.
@@ -186,7 +205,7 @@ pub fn section(state_dir: &Path) -> Value {
     let Ok(meta) = std::fs::metadata(state_dir) else {
         return json!({"mode": mode, "status": "no state dir yet: nothing recorded"});
     };
-    let (copies, cut) = match read_journal(state_dir, meta.uid()) {
+    let JournalRead { copies, cut, note } = match read_journal(state_dir, meta.uid()) {
         Ok(r) => r,
         Err(why) => return json!({"mode": mode, "status": format!("not read: {why}")}),
     };
@@ -202,7 +221,8 @@ pub fn section(state_dir: &Path) -> Value {
         .collect();
     let journald = Path::new(session_store::journal::JOURNAL_SOCKET).exists();
     json!({"mode": mode, "status": "read", "records": copies.len(), "sessions": sessions.len(),
-        "output_cut": cut, "newest": NEWEST, "missing": missing, "journald_running": journald})
+        "output_cut": cut, "newest": NEWEST, "missing": missing, "journald_running": journald,
+        "journalctl_said": note})
 }
 
 /// The section's lines for the text report.
@@ -221,6 +241,9 @@ pub fn render(j: &Value) -> Vec<String> {
         j["newest"],
         if j["output_cut"] == true { ", output cut" } else { "" }
     )];
+    if let Some(note) = j["journalctl_said"].as_str() {
+        out.push(format!("  journalctl said: {note}"));
+    }
     if j["journald_running"] == false {
         out.push(format!(
             "  no journald runs here ({} is absent): the copies go to {} when it exists, which \
