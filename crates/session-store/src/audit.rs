@@ -3,6 +3,8 @@
 //! Lines are appended under an exclusive lock on the log file so that parallel hooks (the CLI runs
 //! every matching hook at once) never interleave, whatever a line's length. The lock is waited for
 //! within a bound and the file must be a regular one: anything else is an error, never a wait.
+//! A session's log also sends each record to the journal ([`crate::journal`]), where the agent's
+//! user cannot erase it.
 
 use crate::StoreError;
 use primitives::no_wait::{lock_while_progressing, open_regular, LockKind, LOCK_BOUND};
@@ -80,7 +82,9 @@ impl AuditLog {
     /// In a hook that has not answered yet ([`primitives::after_answer`]) the append is deferred
     /// until the answer is out, and its failure is reported then, never to the caller: the log is
     /// the agent's to lock or replace, and the answer must not wait on it (issue 47). Elsewhere it
-    /// is written at once, never waiting longer than [`primitives::no_wait::LOCK_BOUND`].
+    /// is written at once, never waiting longer than [`primitives::no_wait::LOCK_BOUND`]. A
+    /// session's log ([`AuditLog::copying_to_journal`]) first sends the same line to the journal
+    /// ([`crate::journal`]); either failure is said in the undelivered file.
     pub fn append(&self, record: &Value) -> Result<(), StoreError> {
         let mut record = match record {
             Value::Object(m) => m.clone(),
