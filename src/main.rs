@@ -2,6 +2,7 @@
 //! Installed beside the hooks, so all of it works without the clone.
 
 mod install;
+mod journal_check;
 mod json_text;
 mod plugin_layout;
 mod registry;
@@ -41,7 +42,8 @@ usage:
   --cwd DIR       explain: judge the command as run in DIR (default: the current folder)
   --live          explain: fetch the branch rules from GitHub (default: offline)
 
-  report exits 1 when the config has problems (each is listed), 0 otherwise.";
+  report exits 1 when the config has problems or the journal holds audit records a session's
+  audit.jsonl lost (each is listed), 0 otherwise.";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -64,7 +66,8 @@ fn main() {
     std::process::exit(code);
 }
 
-/// Set by `report` when the config it read has problems (the exit code is 1 then).
+/// Set by `report` when the config it read has problems or the journal holds records a log lost
+/// (the exit code is 1 then).
 static REPORTED_PROBLEMS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn run(args: &[String]) -> Result<Vec<String>, String> {
@@ -195,7 +198,10 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             });
             let problems = r["config"]["problems"]
                 .as_array()
-                .is_some_and(|p| !p.is_empty());
+                .is_some_and(|p| !p.is_empty())
+                || r["audit_journal"]["missing"]
+                    .as_array()
+                    .is_some_and(|m| !m.is_empty());
             REPORTED_PROBLEMS.store(problems, std::sync::atomic::Ordering::Relaxed);
             Ok(if as_json {
                 vec![serde_json::to_string_pretty(&r).unwrap_or_default()]

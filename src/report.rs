@@ -3,7 +3,8 @@
 //! What is installed and in which version, what is registered where and how it drifted from what
 //! the installer wrote (missing, edited, duplicated entries), whether containment works on this
 //! host, whether a GitHub token is available for live branch rules, the state dir's size, and
-//! every problem of the config file (guard-config's diagnosis).
+//! every problem of the config file (guard-config's diagnosis), and the audit records the journal
+//! holds that a session's log lost (`journal_check`).
 
 use crate::registry::{Registration, ADMIN_BINARY, BINARIES, REGISTRATIONS};
 use crate::settings_merge;
@@ -181,15 +182,17 @@ pub fn guarantees(kind: Kind) -> (Vec<&'static str>, Vec<&'static str>) {
         "the binaries, the system config and the hook registrations (managed settings) are root's: the agent's user cannot rename, replace or remove them",
         "no lower settings scope (user, project, local, --settings) can remove or disable the managed hooks",
         "a per-user config may only tighten the system config, never loosen it (github_api only from the system file)",
+        "each audit record also goes to the system journal (config audit_journal, default auto: when journald runs), which the agent's user cannot erase; report names the records a session's audit.jsonl lost",
     ];
     let system_gives = [
         system_gives[0],
         system_gives[1],
         system_gives[2],
+        system_gives[3],
         "the exec gate's supervisors run as the agent-guards user (the exec-gate service): an agent command cannot stop, trace or read them or take their listener, and what they record (audit, taint) is in /var/lib/agent-guards, which it cannot change; without the service every agent command is refused (C10.service)",
     ];
     let system_not = [
-        "the hooks' own audit logs and the ledger they write (taint from fetches, the branch-rules cache) are still in the agent's user's folders (a missing or damaged ledger reads as tainted), and the credential broker runs as that user (issue 40 items 2 and 3)",
+        "the hooks' own audit logs (their journal copy aside) and the ledger they write (taint from fetches, the branch-rules cache) are still in the agent's user's folders (a missing or damaged ledger reads as tainted; a taint is also relayed to the exec-gate service), and the credential broker runs as that user (issue 40 item 2)",
         "user and project hooks still run beside ours unless allowManagedHooksOnly is set",
     ];
     let user_gives =
@@ -343,6 +346,8 @@ pub fn build(w: &Where) -> Value {
         // The exporter's state (issue 45): endpoint, queued, last sent, last error; its own
         // lines, from bounded reads only.
         "otlp_export": w.state_dir.as_deref().map(|d| audit_export::status(d).to_string()),
+        // The journal's copies against the logs (issue 40): what the agent erased.
+        "audit_journal": w.state_dir.as_deref().map(crate::journal_check::section),
     })
 }
 
@@ -623,6 +628,9 @@ pub fn render(r: &Value) -> Vec<String> {
     if let Some(export) = r["otlp_export"].as_str() {
         out.extend(export.lines().map(|l| hook_io::escape_text(l, 400)));
     }
+    if r["audit_journal"].is_object() {
+        out.extend(crate::journal_check::render(&r["audit_journal"]));
+    }
     let u = &r["undelivered"];
     let total = u["not_yet_said"].as_u64().unwrap_or(0) + u["said_before"].as_u64().unwrap_or(0);
     if total > 0 {
@@ -672,6 +680,7 @@ second line: exec gate (seccomp user notification): off (turned off by the maint
             .iter()
             .any(|g| g.contains("cannot rename, replace or remove")));
         assert!(not.iter().any(|g| g.contains("audit logs")));
+        assert!(gives.iter().any(|g| g.contains("system journal")));
         let (_, not) = guarantees(Kind::PerUser);
         assert!(not.iter().any(|g| g.contains("can rename or replace")));
         assert!(other_kind(Kind::PerUser).contains("could then not rename"));

@@ -213,6 +213,15 @@ pub const KEYS: &[Key] = &[
         check: check_credential_broker,
         in_default_config: None,
     },
+    Key {
+        name: "audit_journal",
+        used_by: "every hook and the exec gate (issue 40)",
+        default: "`\"auto\"`",
+        allowed: "`\"auto\"`, `\"on\"` or `\"off\"`",
+        meaning: "each audit record also goes to journald (or syslog), where the agent's user cannot erase it; `auto` when the socket exists, `on` says a missing one as an undelivered record; `agent-guards report` compares it with each session's `audit.jsonl`",
+        check: check_audit_journal,
+        in_default_config: None,
+    },
     installer_key("installed_by"),
     installer_key("version"),
 ];
@@ -461,6 +470,10 @@ fn check_word<T: std::str::FromStr<Err = String>>(v: &Value) -> Result<(), Strin
 
 fn check_credential_broker(v: &Value) -> Result<(), String> {
     check_word::<crate::CredentialBroker>(v)
+}
+
+fn check_audit_journal(v: &Value) -> Result<(), String> {
+    check_word::<crate::AuditJournal>(v)
 }
 
 fn check_egress_mode(v: &Value) -> Result<(), String> {

@@ -156,6 +156,11 @@ pub const RULES: &[(&str, Rule, &str)] = &[
         "the system's calibration, when it sets one",
     ),
     (
+        "audit_journal",
+        Rule::StricterMode,
+        "on over auto over off: a user's file cannot stop the copy the agent cannot erase",
+    ),
+    (
         "otlp_endpoint",
         Rule::SystemWhenSet,
         "the fleet's collector, when the system names one (a user's file neither redirects nor stops it)",
@@ -291,6 +296,15 @@ pub fn tighten(system: &Layer, user: &Layer, system_path: &Path) -> Tightened {
                 );
                 out.credential_broker = Some(v);
                 loosened && user_set(key)
+            }
+            "audit_journal" => {
+                let (sv, uv) = (
+                    s.audit_journal.unwrap_or_default(),
+                    u.audit_journal.unwrap_or_default(),
+                );
+                let v = if uv.rank() >= sv.rank() { uv } else { sv };
+                out.audit_journal = Some(v);
+                user_set(key) && v != uv
             }
             "rules_timeout_ms" => {
                 let (v, loosened) = lower(s.rules_timeout_ms, u.rules_timeout_ms);

@@ -13,7 +13,7 @@ pub mod read;
 pub mod values;
 
 pub use ceilings::{MemoryMax, TasksMax};
-pub use values::{CheckoutConfig, CredentialBroker, EgressMode, IntegrityMode};
+pub use values::{AuditJournal, CheckoutConfig, CredentialBroker, EgressMode, IntegrityMode};
 
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -74,6 +74,10 @@ pub struct Config {
     /// and reach GitHub through the session's credential broker.
     #[serde(deserialize_with = "values::lenient")]
     pub credential_broker: Option<CredentialBroker>,
+    /// Issue 40: `"auto"` (default), `"on"` or `"off"`: whether each audit record is also sent
+    /// to journald (or syslog), where the agent's user cannot erase it.
+    #[serde(deserialize_with = "values::lenient")]
+    pub audit_journal: Option<AuditJournal>,
 }
 
 /// The result of loading: the config to use and what went wrong, if anything.

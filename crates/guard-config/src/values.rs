@@ -1,5 +1,5 @@
-//! The typed values of the config's word-valued keys: `integrity_mode`, `egress_mode` and
-//! `primary_checkout`.
+//! The typed values of the config's word-valued keys: `integrity_mode`, `egress_mode`,
+//! `credential_broker`, `audit_journal` and `primary_checkout`.
 //!
 //! Each reads leniently: a value of no known form takes the key's fail-closed default instead of
 //! failing the whole file, so a typo in one key never switches another guard off.
@@ -71,6 +71,33 @@ words! {
         On = "on",
         /// Agent commands get the maintainer's credentials as the CLI has them.
         Off = "off",
+    }
+}
+
+words! {
+    /// Issue 40, config `audit_journal`: whether each audit record is also sent to the system
+    /// journal (or syslog), where the agent's user cannot erase it.
+    AuditJournal {
+        /// Sent when journald's socket (or `/dev/log`) exists (the default).
+        #[default]
+        Auto = "auto",
+        /// Sent always; no socket is an undelivered record, said like a log that could not be
+        /// written.
+        On = "on",
+        /// Never sent.
+        Off = "off",
+    }
+}
+
+impl AuditJournal {
+    /// How strict the value is: `on` over `auto` over `off` (the system config's value may only
+    /// be raised by a per-user file).
+    pub fn rank(self) -> u8 {
+        match self {
+            AuditJournal::Off => 0,
+            AuditJournal::Auto => 1,
+            AuditJournal::On => 2,
+        }
     }
 }
 

@@ -3,6 +3,8 @@
 //! Lines are appended under an exclusive lock on the log file so that parallel hooks (the CLI runs
 //! every matching hook at once) never interleave, whatever a line's length. The lock is waited for
 //! within a bound and the file must be a regular one: anything else is an error, never a wait.
+//! A session's log also sends each record to the journal ([`crate::journal`]), where the agent's
+//! user cannot erase it.
 
 use crate::StoreError;
 use primitives::no_wait::{lock_while_progressing, open_regular, LockKind, LOCK_BOUND};
@@ -21,6 +23,16 @@ pub struct AuditLog {
     /// Where a record that could not be appended is said instead ([`UNDELIVERED_FILE`] in the
     /// state dir), for `report` and the next SessionStart.
     undelivered: Option<PathBuf>,
+    /// The session whose records also go to the journal ([`crate::journal`]), when this is a
+    /// session's `audit.jsonl`.
+    journal: Option<JournalCopy>,
+}
+
+/// What the journal copy of a record names besides the record: whose state dir and session.
+#[derive(Debug, Clone)]
+struct JournalCopy {
+    state_dir: String,
+    session: String,
 }
 
 /// The state dir's file of records that could not be written (one line each: time, log, why).
@@ -32,6 +44,7 @@ impl AuditLog {
         AuditLog {
             path,
             undelivered: None,
+            journal: None,
         }
     }
 
@@ -39,6 +52,24 @@ impl AuditLog {
     pub fn saying_failures_in(mut self, file: PathBuf) -> AuditLog {
         self.undelivered = Some(file);
         self
+    }
+
+    /// The same log, each record also sent to the journal as `session` of `state_dir` (config
+    /// `audit_journal`, [`crate::journal`]): the copy the agent cannot erase.
+    pub fn copying_to_journal(mut self, state_dir: &Path, session: &str) -> AuditLog {
+        self.journal = Some(JournalCopy {
+            state_dir: state_dir.display().to_string(),
+            session: session.to_string(),
+        });
+        self
+    }
+
+    /// Whose copy goes to the journal, when this log's records are copied there.
+    pub fn journal_origin(&self) -> Option<crate::journal::Origin<'_>> {
+        self.journal.as_ref().map(|j| crate::journal::Origin {
+            state_dir: &j.state_dir,
+            session: &j.session,
+        })
     }
 
     /// Where the log is.
@@ -51,7 +82,9 @@ impl AuditLog {
     /// In a hook that has not answered yet ([`primitives::after_answer`]) the append is deferred
     /// until the answer is out, and its failure is reported then, never to the caller: the log is
     /// the agent's to lock or replace, and the answer must not wait on it (issue 47). Elsewhere it
-    /// is written at once, never waiting longer than [`primitives::no_wait::LOCK_BOUND`].
+    /// is written at once, never waiting longer than [`primitives::no_wait::LOCK_BOUND`]. A
+    /// session's log ([`AuditLog::copying_to_journal`]) first sends the same line to the journal
+    /// ([`crate::journal`]); either failure is said in the undelivered file.
     pub fn append(&self, record: &Value) -> Result<(), StoreError> {
         let mut record = match record {
             Value::Object(m) => m.clone(),
@@ -65,17 +98,34 @@ impl AuditLog {
             record.insert("time".into(), Value::String(crate::time::now_rfc3339()));
         }
         let mut line = Value::Object(record).to_string();
-        line.push('\n');
         let path = self.path.clone();
         let shown = self.path.display().to_string();
         let undelivered = self.undelivered.clone();
+        let journal = self.journal.clone();
         primitives::after_answer::defer(Box::new(move || {
-            append_line(&path, line.as_bytes()).map_err(|e| {
+            let say = |to: &Path, e: &str| {
                 if let Some(file) = &undelivered {
-                    say_undelivered(file, &path, &e.to_string());
+                    say_undelivered(file, to, e);
                 }
+            };
+            // The journal first: it never waits, and it is the copy a held log cannot stop.
+            let copied = journal.as_ref().map_or(Ok(()), |j| {
+                let mode = crate::journal::configured_mode();
+                let origin = crate::journal::Origin {
+                    state_dir: &j.state_dir,
+                    session: &j.session,
+                };
+                crate::journal::send(mode, origin, &line)
+            });
+            if let Err(e) = &copied {
+                say(Path::new(crate::journal::JOURNAL_SOCKET), e);
+            }
+            line.push('\n');
+            let appended = append_line(&path, line.as_bytes()).map_err(|e| {
+                say(&path, &e.to_string());
                 e.to_string()
-            })
+            });
+            appended.and(copied)
         }))
         .map_err(|e| StoreError::io(Path::new(&shown), std::io::Error::other(e)))
     }

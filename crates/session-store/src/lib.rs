@@ -6,12 +6,15 @@
 //!   exclusive file lock and written new-then-renamed, so concurrent hooks and crashes never corrupt it;
 //! * [`audit`] — the JSON-lines audit log: full evidence for the maintainer, one line per decision,
 //!   appended under a lock so concurrent hooks never interleave lines;
+//! * [`journal`] — each audit record's copy in the system journal (or syslog), where the agent's
+//!   user cannot erase it;
 //! * [`config_notice`] — a config problem said to the user once per session, and recorded.
 
 #![warn(missing_docs)]
 
 pub mod audit;
 pub mod config_notice;
+pub mod journal;
 pub mod ledger;
 pub mod paths;
 pub mod record;

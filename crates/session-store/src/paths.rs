@@ -133,11 +133,17 @@ impl Session {
 
     /// The session's audit log (`audit.jsonl`).
     pub fn audit(&self) -> crate::AuditLog {
-        let log = crate::AuditLog::at(self.dir.join("audit.jsonl"));
+        let log = crate::AuditLog::at(self.dir.join(AUDIT_FILE));
         // The state dir is two folders up (`<state>/sessions/<id>`).
-        match self.dir.parent().and_then(Path::parent) {
-            Some(state) => log.saying_failures_in(state.join(crate::audit::UNDELIVERED_FILE)),
-            None => log,
+        let name = self
+            .dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        match (self.dir.parent().and_then(Path::parent), name) {
+            (Some(state), Some(name)) => log
+                .saying_failures_in(state.join(crate::audit::UNDELIVERED_FILE))
+                .copying_to_journal(state, &name),
+            _ => log,
         }
     }
 
@@ -188,6 +194,9 @@ pub fn otlp_sender(state_dir: &Path) -> Option<(i32, u64)> {
     Some((pid.parse().ok()?, start.parse().ok()?))
 }
 
+/// The file of a session's audit log, in its folder.
+pub const AUDIT_FILE: &str = "audit.jsonl";
+
 /// The file a session's project folder is recorded in.
 const PROJECT_DIR: &str = "project_dir";
 
@@ -225,6 +234,27 @@ mod tests {
             .unwrap();
         assert!(made.success());
         assert_eq!(fifo.project_dir(), None);
+    }
+
+    #[test]
+    fn a_sessions_log_is_copied_to_the_journal_as_that_session_of_that_state_dir() {
+        // Every hook and the exec gate's supervisor (second-line's `write_records`) take their
+        // log from here: this is the one place the journal copy is switched on.
+        let state = Path::new("/s/agent-guards");
+        let s = Session::new(state, Some("a/b"));
+        let name = session_dir_name("a/b");
+        assert_eq!(
+            s.audit().journal_origin(),
+            Some(crate::journal::Origin {
+                state_dir: "/s/agent-guards",
+                session: &name,
+            })
+        );
+        // Another log (integrity-signals' signals file) is not a session's audit trail.
+        assert_eq!(
+            crate::AuditLog::at(state.join("x.jsonl")).journal_origin(),
+            None
+        );
     }
 
     #[test]
