@@ -45,11 +45,8 @@ pub fn spawn(
     // SAFETY: fresh descriptors owned from here on.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     // The CLI (`CLAUDE_PID`, else the prefix's parent, which is the CLI): the broker ends with it.
-    let cli = std::env::var("CLAUDE_PID")
-        .ok()
-        .and_then(|p| p.trim().parse().ok())
-        .unwrap_or_else(std::os::unix::process::parent_id);
-    let cli = crate::start_time(cli).map(|s| (cli, s));
+    let cli = crate::cli_process::pid(&|k| std::env::var(k).ok())
+        .and_then(|cli| crate::start_time(cli).map(|s| (cli, s)));
     // SAFETY: the prefix is single-threaded here; the child only forks again or exits.
     match unsafe { libc::fork() } {
         -1 => Err(format!("fork: {}", std::io::Error::last_os_error())),

@@ -51,6 +51,8 @@ pub struct Prepared {
     deferred_mounts: Vec<PathBuf>,
     /// The credential files to show with the placeholder (C11), mounted with the others.
     deferred_masks: Vec<(PathBuf, PathBuf)>,
+    /// The CLI's `/proc` entries to hide ([`crate::cli_process`]), with the others.
+    deferred_hidden: Vec<PathBuf>,
     /// The gate must be the exec-gate service's ([`crate::service::required`]): a gate that
     /// fails refuses the command instead of letting it run ungated.
     service_required: bool,
@@ -113,13 +115,19 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
     let mut mount = plan.mount.clone();
     let mut deferred_mounts = Vec::new();
     let mut deferred_masks = Vec::new();
+    let mut deferred_hidden = Vec::new();
+    let hidden = crate::cli_process::pid(&env)
+        .map(crate::cli_process::proc_entries)
+        .unwrap_or_default();
     if mount.active && plan.user_namespace {
         deferred_mounts = protected.existing_mount_points();
         deferred_masks = masks;
+        deferred_hidden = hidden;
     } else if mount.active {
         let entered = mounts::enter_read_only(
             &protected.existing_mount_points(),
             &masks,
+            &hidden,
             mounts::Owner::Root,
         );
         mount = mounted(entered, mount, &mut notices);
@@ -133,6 +141,7 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
         notices,
         deferred_mounts,
         deferred_masks,
+        deferred_hidden,
         service_required,
     }
 }
@@ -198,7 +207,12 @@ fn enter_user_namespace(prepared: &mut Prepared) {
             gid: libc::getgid(),
         }
     };
-    match mounts::enter_read_only(&prepared.deferred_mounts, &prepared.deferred_masks, owner) {
+    match mounts::enter_read_only(
+        &prepared.deferred_mounts,
+        &prepared.deferred_masks,
+        &prepared.deferred_hidden,
+        owner,
+    ) {
         Ok(m) => {
             let planned = prepared.mount.clone();
             prepared.mount = mounted(Ok(m), planned, &mut prepared.notices);

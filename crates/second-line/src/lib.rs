@@ -39,6 +39,8 @@ pub mod broker;
 #[cfg(target_os = "linux")]
 pub mod broker_process;
 #[cfg(target_os = "linux")]
+pub mod cli_process;
+#[cfg(target_os = "linux")]
 pub mod enter;
 #[cfg(target_os = "linux")]
 pub mod layers;

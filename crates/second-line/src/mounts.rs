@@ -12,6 +12,8 @@ pub struct Mounted {
     pub read_only: Vec<PathBuf>,
     /// Credential files shown with the placeholder (or as nothing) in their place.
     pub masked: Vec<PathBuf>,
+    /// Folders hidden under an empty tmpfs (the CLI's `/proc` entries).
+    pub hidden: Vec<PathBuf>,
     /// Paths that could not be made read-only, with the error (reported, never fatal).
     pub failed: Vec<(PathBuf, String)>,
 }
@@ -26,11 +28,13 @@ pub enum Owner {
 
 /// Enters a private mount namespace (propagation made private first, so nothing leaks back to
 /// the host), shows each mask's source read-only in place of its target (the credential files
-/// with the placeholder, C11) and bind-mounts each path read-only onto itself. `Err` when the
-/// namespace itself could not be made; the command then runs without this layer.
+/// with the placeholder, C11), hides each of `hidden` under an empty read-only tmpfs (the CLI's
+/// `/proc` entries, [`crate::cli_process`]) and bind-mounts each path read-only onto itself.
+/// `Err` when the namespace itself could not be made; the command then runs without this layer.
 pub fn enter_read_only(
     paths: &[PathBuf],
     masks: &[(PathBuf, PathBuf)],
+    hidden: &[PathBuf],
     owner: Owner,
 ) -> Result<Mounted, String> {
     match owner {
@@ -54,6 +58,14 @@ pub fn enter_read_only(
             Err(e) => out.failed.push((target.clone(), e)),
         }
     }
+    for p in hidden {
+        // A thread or process that ended since it was listed has nothing left to hide.
+        match hide(p) {
+            Ok(()) => out.hidden.push(p.clone()),
+            Err(_) if !p.exists() => {}
+            Err(e) => out.failed.push((p.clone(), e)),
+        }
+    }
     for p in paths {
         match bind_read_only(p) {
             Ok(()) => out.read_only.push(p.clone()),
@@ -61,6 +73,18 @@ pub fn enter_read_only(
         }
     }
     Ok(out)
+}
+
+/// An empty read-only tmpfs over `p`.
+fn hide(p: &Path) -> Result<(), String> {
+    mount(
+        Some("none"),
+        p,
+        Some("tmpfs"),
+        MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+        Some("mode=0555,size=4k"),
+    )
+    .map_err(|e| format!("hide: {e}"))
 }
 
 fn bind_read_only(p: &Path) -> Result<(), String> {

@@ -7,7 +7,10 @@
 //! debugger's own child, `PTRACE_TRACEME`, still works). `clone3` passes its flags in memory the
 //! filter cannot read: it fails with `ENOSYS`, on which glibc and other runtimes fall back to
 //! `clone`, whose flags the filter reads. Root is held by this filter; a non-root user in its
-//! user namespace also holds no capability once the shell runs.
+//! user namespace also holds no capability once the shell runs. With them, the calls that read
+//! or write another process's memory or take its descriptors (`process_vm_readv`,
+//! `process_vm_writev`, `pidfd_getfd`): the CLI that runs the session holds the maintainer's
+//! credentials in its memory (C11, issue 38; [`crate::cli_process`] hides its `/proc` entries).
 
 use crate::syscalls::{jump, off_arg, stmt, JEQ_K, JSET_K, LD_W_ABS, OFF_NR, RET_K};
 
@@ -69,6 +72,7 @@ macro_rules! calls {
             (432, "fsmount", EPERM),
             (433, "fspick", EPERM),
             (435, "clone3", NO_CLONE3),
+            (438, "pidfd_getfd", EPERM),
             (442, "mount_setattr", EPERM),
             $($extra),*
         ]
@@ -77,16 +81,57 @@ macro_rules! calls {
 
 /// x86_64 numbers.
 #[cfg(target_arch = "x86_64")]
-pub const NATIVE: &[(u32, &str, Refusal)] = calls!(165, 166, 155, 308, 272, 56, 101);
-/// x32 numbers (added to the x32 bit): `ptrace` has an x32 entry of its own.
+pub const NATIVE: &[(u32, &str, Refusal)] = calls!(
+    165,
+    166,
+    155,
+    308,
+    272,
+    56,
+    101,
+    (310, "process_vm_readv", EPERM),
+    (311, "process_vm_writev", EPERM)
+);
+/// x32 numbers (added to the x32 bit): `ptrace` and the `process_vm_*` calls have x32 entries
+/// of their own.
 #[cfg(target_arch = "x86_64")]
-pub const X32: &[(u32, &str, Refusal)] = calls!(165, 166, 155, 308, 272, 56, 521);
+pub const X32: &[(u32, &str, Refusal)] = calls!(
+    165,
+    166,
+    155,
+    308,
+    272,
+    56,
+    521,
+    (539, "process_vm_readv", EPERM),
+    (540, "process_vm_writev", EPERM)
+);
 /// i386 numbers (`int 0x80`); `umount` (22) is the old one-argument form.
 #[cfg(target_arch = "x86_64")]
-pub const COMPAT: &[(u32, &str, Refusal)] =
-    calls!(21, 52, 217, 346, 310, 120, 26, (22, "umount", EPERM));
+pub const COMPAT: &[(u32, &str, Refusal)] = calls!(
+    21,
+    52,
+    217,
+    346,
+    310,
+    120,
+    26,
+    (22, "umount", EPERM),
+    (347, "process_vm_readv", EPERM),
+    (348, "process_vm_writev", EPERM)
+);
 #[cfg(target_arch = "aarch64")]
-pub const NATIVE: &[(u32, &str, Refusal)] = calls!(40, 39, 41, 268, 97, 220, 117);
+pub const NATIVE: &[(u32, &str, Refusal)] = calls!(
+    40,
+    39,
+    41,
+    268,
+    97,
+    220,
+    117,
+    (270, "process_vm_readv", EPERM),
+    (271, "process_vm_writev", EPERM)
+);
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub const NATIVE: &[(u32, &str, Refusal)] = &[];
 #[cfg(not(target_arch = "x86_64"))]
