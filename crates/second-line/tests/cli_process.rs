@@ -84,6 +84,7 @@ fn as_root_a_command_cannot_read_the_clis_environment_or_memory() {
     let control = w.plain("bash", &["-c", &script(&c)]).output().unwrap();
     let out = w.ran("bash", &["-c", &script(&c)]);
     let _ = c.kill();
+    let _ = c.wait();
     assert_out_of_reach(
         &format!("{}{}", out.stdout, out.stderr),
         &text(&control.stdout),
@@ -102,5 +103,6 @@ fn as_another_user_a_command_cannot_read_the_clis_environment_or_memory() {
     let control = as_nobody(&w, false, &script(&c));
     let out = as_nobody(&w, true, &script(&c));
     let _ = c.kill();
+    let _ = c.wait();
     assert_out_of_reach(&out, &control);
 }
