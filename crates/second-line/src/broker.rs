@@ -109,6 +109,10 @@ pub struct Found {
     /// gh keeps the github.com token in the desktop keyring: the broker asks `gh auth token`
     /// for it when it starts (the keyring's bus is withheld from agent commands).
     pub keyring: bool,
+    /// The CLI's stored OAuth login (access token, other secrets of the file), issue 39: the
+    /// broker holds the access token for the model API when the launch environment has no model
+    /// credential, and the command sees the file with placeholders.
+    pub claude_login: Option<(String, Vec<String>)>,
 }
 
 impl std::fmt::Debug for Found {
@@ -152,7 +156,11 @@ pub fn discover(env: &dyn Fn(&str) -> Option<String>) -> Option<Found> {
     let keyring = files
         .iter()
         .any(|(k, _, text)| *k == Kind::GhHosts && credential_files::token_in_keyring(text));
-    if secrets.is_empty() && !keyring && model_credential(env).is_none() {
+    let claude_login = files
+        .iter()
+        .find(|(k, _, _)| *k == Kind::ClaudeCredentials)
+        .and_then(|(_, _, text)| credential_files::claude_oauth(text));
+    if secrets.is_empty() && !keyring && claude_login.is_none() && model_credential(env).is_none() {
         return None;
     }
     // No GitHub token: the broker still judges GitHub writes; none carries a credential.
@@ -162,6 +170,7 @@ pub fn discover(env: &dyn Fn(&str) -> Option<String>) -> Option<Found> {
         secrets,
         files,
         keyring,
+        claude_login,
     })
 }
 
@@ -277,10 +286,19 @@ pub fn command_env(
             .collect(),
     };
     match fc {
+        // Only the variables the launch environment had: a login the broker took from the CLI's
+        // file reaches the command through that file's masked copy, as the CLI reads it.
         ForCommand::Running(r) => out.extend(
-            credential_broker::model_env(r.model_key.as_deref(), r.model_token.as_deref())
-                .into_iter()
-                .map(|(k, v)| (k, Some(v))),
+            credential_broker::model_env(
+                r.model_key
+                    .as_deref()
+                    .filter(|_| env(credential_files::MODEL_VARS[0]).is_some()),
+                r.model_token
+                    .as_deref()
+                    .filter(|_| env(credential_files::MODEL_VARS[1]).is_some()),
+            )
+            .into_iter()
+            .map(|(k, v)| (k, Some(v))),
         ),
         // The model credential the broker would have held is withheld all the same.
         _ => {
@@ -444,7 +462,11 @@ mod tests {
 
     #[test]
     fn a_running_broker_gives_proxy_ca_placeholders_and_git_config_after_the_users() {
-        let env = |k: &str| (k == "GIT_CONFIG_COUNT").then(|| "2".to_string());
+        let env = |k: &str| match k {
+            "GIT_CONFIG_COUNT" => Some("2".to_string()),
+            "ANTHROPIC_API_KEY" => Some("sk-ant-api03-real".to_string()),
+            _ => None,
+        };
         let out = command_env(&ForCommand::Running(running()), &env);
         let get = |k: &str| out.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
         assert_eq!(
@@ -468,6 +490,15 @@ mod tests {
             get("ANTHROPIC_AUTH_TOKEN"),
             None,
             "the CLI's own, when the broker holds none"
+        );
+        // A model credential the broker took from the CLI's login file is no variable of the
+        // command's: the file's masked copy carries its placeholder.
+        let mut from_file = running();
+        from_file.model_token = Some("agp_tokentokentokentoken".into());
+        let out = command_env(&ForCommand::Running(from_file), &|_| None);
+        assert!(
+            !out.iter().any(|(k, _)| k.starts_with("ANTHROPIC_")),
+            "{out:?}"
         );
         assert_eq!(get("GIT_CONFIG_COUNT"), Some(Some("7".into())));
         assert_eq!(

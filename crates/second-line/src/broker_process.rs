@@ -123,7 +123,12 @@ fn broker_main(
             unsafe { libc::_exit(1) }
         }
     };
-    write_masks(dir, &found, &handle.placeholder);
+    write_masks(
+        dir,
+        &found,
+        &handle.placeholder,
+        handle.model_token_placeholder.as_deref(),
+    );
     let pid = std::process::id();
     let me = Running {
         pid,
@@ -196,6 +201,13 @@ fn config(
         .collect();
     if let Some(model) = crate::broker::model_credential(env) {
         c.model = model;
+    } else if let Some((access, _)) = &found.claude_login {
+        // The CLI's own login, when the launch environment names no model credential.
+        let mut m = credential_broker::ModelConfig::from_launch_env(env);
+        m.auth_token = Some(access.clone());
+        if m.credential_endpoint().is_some() {
+            c.model = m;
+        }
     }
     let loaded = guard_config::load_with(env);
     // The same API base the hooks read the rules from (the override first).
@@ -259,10 +271,22 @@ fn seed() -> Result<Vec<u8>, String> {
     Ok(b)
 }
 
-/// The credential files with the placeholder in place of every secret, for the mount namespace.
-fn write_masks(dir: &Path, found: &Found, placeholder: &str) {
+/// The credential files with the placeholder in place of every secret, for the mount namespace:
+/// GitHub's secrets by the GitHub placeholder; the CLI's login by the model token's placeholder
+/// when the broker holds that login (the command's nested `claude` then works through it), else
+/// by one that is no credential anywhere.
+fn write_masks(dir: &Path, found: &Found, placeholder: &str, model_token: Option<&str>) {
     for (kind, _, text) in &found.files {
-        let masked = crate::credential_files::masked(text, &found.secrets, placeholder);
+        let masked = match (kind, &found.claude_login) {
+            (crate::credential_files::Kind::ClaudeCredentials, Some((access, others))) => {
+                let secrets: Vec<String> = std::iter::once(access.clone())
+                    .chain(others.iter().cloned())
+                    .collect();
+                let p = model_token.unwrap_or(crate::broker::FAIL_CLOSED_PLACEHOLDER);
+                crate::credential_files::masked(text, &secrets, p)
+            }
+            _ => crate::credential_files::masked(text, &found.secrets, placeholder),
+        };
         let _ = primitives::atomic::write_atomically(
             &dir.join(kind.mask_name()),
             masked.as_bytes(),

@@ -23,6 +23,9 @@ pub enum Kind {
     GitCredentials,
     /// `machine host login user password token`.
     Netrc,
+    /// The CLI's own login (`.credentials.json` in `$CLAUDE_CONFIG_DIR` or `~/.claude`): the
+    /// model API's OAuth tokens (issue 39), read with [`claude_oauth`], not as GitHub secrets.
+    ClaudeCredentials,
 }
 
 impl Kind {
@@ -32,6 +35,7 @@ impl Kind {
             Kind::GhHosts => "mask-gh-hosts.yml",
             Kind::GitCredentials => "mask-git-credentials",
             Kind::Netrc => "mask-netrc",
+            Kind::ClaudeCredentials => "mask-claude-credentials.json",
         }
     }
 }
@@ -54,11 +58,35 @@ pub fn files(env: &dyn Fn(&str) -> Option<String>) -> Vec<(Kind, PathBuf)> {
     if let Some(d) = gh_dir {
         out.push((Kind::GhHosts, d.join("hosts.yml")));
     }
+    let claude_dir = env("CLAUDE_CONFIG_DIR")
+        .filter(|d| d.starts_with('/'))
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".claude")));
     if let Some(h) = home {
         out.push((Kind::GitCredentials, h.join(".git-credentials")));
         out.push((Kind::Netrc, h.join(".netrc")));
     }
+    if let Some(d) = claude_dir {
+        out.push((Kind::ClaudeCredentials, d.join(".credentials.json")));
+    }
     out
+}
+
+/// The CLI's stored OAuth login: the access token (what the model API is called with) and the
+/// other secrets of the file (the refresh token), from `claudeAiOauth`. `None`: no login there.
+pub fn claude_oauth(text: &str) -> Option<(String, Vec<String>)> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    let o = v.get("claudeAiOauth")?;
+    let field = |k: &str| {
+        o.get(k)
+            .and_then(serde_json::Value::as_str)
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(String::from)
+    };
+    let access = field("accessToken")?;
+    let others = field("refreshToken").into_iter().collect();
+    Some((access, others))
 }
 
 /// The ssh private keys in `~/.ssh` (regular files whose text starts as a private key does):
@@ -151,6 +179,8 @@ pub fn secrets_in(kind: Kind, text: &str) -> Vec<String> {
                 }
             }
         }
+        // Model credentials: never a GitHub token ([`claude_oauth`] reads them).
+        Kind::ClaudeCredentials => {}
         Kind::Netrc => {
             let words: Vec<&str> = text.split_whitespace().collect();
             let mut host = "";
@@ -253,6 +283,34 @@ mod tests {
             files(&env2),
             [(Kind::GhHosts, PathBuf::from("/etc/ghc/hosts.yml"))]
         );
+    }
+
+    #[test]
+    fn the_clis_login_is_a_model_credential_never_a_github_secret() {
+        let text = r#"{"claudeAiOauth":{"accessToken":"sk-ant-oat01-ACCESS","refreshToken":"sk-ant-ort01-REFRESH","expiresAt":1999999999999,"scopes":["user:inference"]}}"#;
+        assert_eq!(
+            claude_oauth(text),
+            Some((
+                "sk-ant-oat01-ACCESS".to_string(),
+                vec!["sk-ant-ort01-REFRESH".to_string()]
+            ))
+        );
+        assert!(secrets_in(Kind::ClaudeCredentials, text).is_empty());
+        assert_eq!(claude_oauth("{}"), None);
+        assert_eq!(
+            claude_oauth(r#"{"claudeAiOauth":{"accessToken":""}}"#),
+            None
+        );
+        assert_eq!(claude_oauth("not json"), None);
+        let env = |k: &str| match k {
+            "HOME" => Some("/home/m".to_string()),
+            "CLAUDE_CONFIG_DIR" => Some("/cfg/claude".to_string()),
+            _ => None,
+        };
+        assert!(files(&env).contains(&(
+            Kind::ClaudeCredentials,
+            PathBuf::from("/cfg/claude/.credentials.json")
+        )));
     }
 
     #[test]

@@ -13,7 +13,7 @@ mod support;
 use common::*;
 use std::path::Path;
 use std::process::Output;
-use support::model_api::{LoopbackModelApi, MODEL_KEY};
+use support::model_api::{LoopbackModelApi, MODEL_KEY, MODEL_TOKEN};
 use support::{git_in, received, Scene, REAL};
 
 /// The launch environment of a maintainer whose token is in `GH_TOKEN`, with the broker's
@@ -333,6 +333,104 @@ fn the_model_key_is_withheld_and_the_tier_refused_at_the_wire(agent: Agent) {
         "{:?}",
         api.seen()
     );
+}
+
+/// A script that asks the model API as the CLI does with its stored login: the bearer token
+/// from `~/.claude/.credentials.json`.
+const ASK_AS_THE_CLI: &str = r#"
+import json, os, urllib.request, urllib.error
+login = json.load(open(os.path.expanduser("~/.claude/.credentials.json")))["claudeAiOauth"]
+print("file token", login["accessToken"][:4], "refresh", login["refreshToken"][:4])
+def ask(model):
+    body = json.dumps({"model": model, "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}).encode()
+    req = urllib.request.Request("https://api.anthropic.com/v1/messages", data=body, headers={
+        "authorization": "Bearer " + login["accessToken"], "anthropic-version": "2023-06-01",
+        "anthropic-beta": "oauth-2025-04-20", "content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=20) as r:
+            print(model, r.status, r.read().decode()[:400])
+    except urllib.error.HTTPError as e:
+        print(model, e.code, e.read().decode()[:400])
+ask("claude-fable-5")
+ask("claude-haiku-4-5")
+"#;
+
+/// The CLI's own stored login (issue 39): no model credential in the launch environment, the
+/// OAuth tokens in `~/.claude/.credentials.json`. The command sees the file with placeholders
+/// and no model variable; asking the API with the file's token as the CLI does, the tier is
+/// refused at the wire and an allowed model is answered with the real token.
+fn the_clis_login_is_withheld_and_the_tier_refused_at_the_wire(agent: Agent) {
+    let s = Scene::new();
+    let api = LoopbackModelApi::start();
+    let mut a = Session::new(&s, agent);
+    let cas = a.t.home.path().join("loopback-ca.pem");
+    std::fs::write(&cas, format!("{}\n{}", s.github.ca_pem, api.ca_pem)).unwrap();
+    for (k, v) in a.env.iter_mut() {
+        if k == "AGENT_GUARDS_BROKER_UPSTREAM" {
+            v.push_str(&format!(",api.anthropic.com={}", api.addr));
+        }
+    }
+    let refresh = "sk-ant-ort01-REALrefreshREALrefreshREALrefresh-CC";
+    let login = a.t.home.path().join(".claude/.credentials.json");
+    std::fs::create_dir_all(login.parent().unwrap()).unwrap();
+    let text = format!(
+        r#"{{"claudeAiOauth":{{"accessToken":"{MODEL_TOKEN}","refreshToken":"{refresh}","expiresAt":1999999999999,"scopes":["user:inference"]}}}}"#
+    );
+    std::fs::write(&login, &text).unwrap();
+    if agent == Agent::Nobody {
+        let _ = std::process::Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(login.parent().unwrap())
+            .status();
+    }
+    std::fs::write(a.t.home.path().join("ask.py"), ASK_AS_THE_CLI).unwrap();
+    let out = a.run(
+        "python3 ~/ask.py 2>&1; echo \"vars=${ANTHROPIC_AUTH_TOKEN:-none}/${ANTHROPIC_API_KEY:-none}\"; cat ~/.claude/.credentials.json",
+    );
+    let got = received(&out);
+    assert!(
+        !got.contains(MODEL_TOKEN) && !got.contains(refresh),
+        "the real login is visible: {got}"
+    );
+    assert!(got.contains("file token agp_ refresh agp_"), "{got}");
+    assert!(
+        got.contains("vars=none/none"),
+        "no model variable added: {got}"
+    );
+    assert!(
+        got.contains("claude-fable-5 403") && got.contains("M3."),
+        "the tier is refused in the API's shape: {got}"
+    );
+    assert!(got.contains("claude-haiku-4-5 200"), "{got}");
+    assert_eq!(api.models(), [Some("claude-haiku-4-5".to_string())]);
+    assert!(
+        api.seen().iter().all(|r| r.auth == "real"),
+        "{:?}",
+        api.seen()
+    );
+    // The CLI itself (outside the command) still has its file.
+    assert_eq!(std::fs::read_to_string(&login).unwrap(), text);
+}
+
+#[test]
+fn as_root_the_clis_login_is_withheld_and_the_tier_refused_at_the_wire() {
+    if !nix::unistd::geteuid().is_root() {
+        hook_replay::skip::cannot_run("the CLI's login through the prefix", "needs root");
+        return;
+    }
+    the_clis_login_is_withheld_and_the_tier_refused_at_the_wire(Agent::Root);
+}
+
+#[test]
+fn as_another_user_the_clis_login_is_withheld_and_the_tier_refused_at_the_wire() {
+    if !nix::unistd::geteuid().is_root() {
+        hook_replay::skip::cannot_run(
+            "the CLI's login as uid 65534",
+            "needs root to become uid 65534",
+        );
+        return;
+    }
+    the_clis_login_is_withheld_and_the_tier_refused_at_the_wire(Agent::Nobody);
 }
 
 #[test]
