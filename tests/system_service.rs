@@ -85,32 +85,8 @@ printf '{"hook_event_name":"PostToolUse","session_id":"%s-2","cwd":"%s","tool_na
 [ "$(cd /etc && sha256sum passwd group shadow gshadow 2>/dev/null)" = "$ETC_BEFORE" ] && echo password-database-as-before
 "#;
 
-/// The agent's attempts on the service's processes (found by their command line: inside the
-/// command's user namespace another user's uid reads as the overflow uid).
-const ATTACKS: &str = r#"
-import ctypes, os, signal
-def serving(p):
-    try:
-        return open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")[1] == b"--exec-gate-service"
-    except (OSError, IndexError):
-        return False
-service = [int(p) for p in os.listdir("/proc") if p.isdigit() and serving(p)]
-print("service processes:", len(service))
-libc = ctypes.CDLL(None, use_errno=True)
-for pid in service:
-    for what, act in [
-        ("stop", lambda: os.kill(pid, signal.SIGSTOP)),
-        ("mem", lambda: open(f"/proc/{pid}/mem", "rb").read(1)),
-    ]:
-        try:
-            act()
-            print(f"{what} {pid}: DONE")
-        except OSError:
-            print(f"{what} {pid}: refused")
-    pidfd = libc.syscall(434, pid, 0)
-    took = [fd for fd in range(0, 16) if pidfd >= 0 and libc.syscall(438, pidfd, fd, 0) >= 0]
-    print(f"getfd {pid}: {'DONE' if took else 'refused'}")
-"#;
+/// The agent's attempts on the service's processes (the same as the second line's own test).
+const ATTACKS: &str = include_str!("../crates/second-line/tests/service_attacks.py");
 
 #[test]
 fn under_a_system_install_the_agents_attacks_change_nothing_the_guards_do() {
@@ -211,8 +187,11 @@ fn under_a_system_install_the_agents_attacks_change_nothing_the_guards_do() {
     assert!(stopped.contains("refused (C10.service)"), "{shown}");
     assert!(stopped.contains("unrelayed-taint-marked"), "{shown}");
     assert!(said.contains("password-database-as-before"), "{shown}");
-    assert!(
-        said.contains("trail-records: 1"),
-        "the refusal is on the trail: {shown}"
-    );
+    let trail: usize = said
+        .lines()
+        .find_map(|l| l.strip_prefix("trail-records: "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    // The attacks' own launch and the next command's.
+    assert_eq!(trail, 2, "the refusals are on the trail: {shown}");
 }

@@ -80,7 +80,7 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
     let service_required = gate.active && crate::service::required();
     if gate.active {
         let started = if service_required {
-            crate::service::connect(&service_setup(&env, exe, cwd))
+            crate::service::connect(&crate::service::Setup::of_prefix(&env, exe, cwd))
         } else {
             spawn_supervisor(&protected, state_dir.clone(), session_id.clone())
         };
@@ -143,33 +143,6 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
         deferred_masks,
         deferred_hidden,
         service_required,
-    }
-}
-
-/// What the exec-gate service needs for this command: the launch environment (with the
-/// recorded project folder and the home folder as the prefix finds them: the service's own
-/// would be its user's), the prefix's binary and cwd.
-fn service_setup(
-    env: &dyn Fn(&str) -> Option<String>,
-    exe: Option<PathBuf>,
-    cwd: Option<PathBuf>,
-) -> crate::service::Setup {
-    let mut vars: std::collections::BTreeMap<String, String> = std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .collect();
-    for k in ["CLAUDE_PROJECT_DIR", "HOME"] {
-        let found = match k {
-            "HOME" => primitives::home::home(env).and_then(|h| h.to_str().map(String::from)),
-            _ => env(k),
-        };
-        if let Some(v) = found {
-            vars.entry(k.to_string()).or_insert(v);
-        }
-    }
-    crate::service::Setup {
-        env: vars,
-        exe,
-        cwd,
     }
 }
 
@@ -412,44 +385,18 @@ fn send_fd(sock: RawFd, fd: RawFd, mount_layer: bool) -> Result<(), String> {
     .map_err(|e| e.to_string())
 }
 
-/// The exec-gate service's side of one connection ([`crate::service`]): the supervisor made
-/// from the prefix's [`crate::service::Setup`] as the prefix would make it, its records in the
-/// service's `state_dir` for the connecting user (read with the user's own, for taint).
-pub(crate) fn supervise_for_service(
-    sock: OwnedFd,
-    setup: crate::service::Setup,
-    state_dir: PathBuf,
-    command: u32,
-) -> ! {
-    let lookup = |k: &str| setup.env.get(k).cloned();
-    let protected = ProtectedSet::from_env(&lookup, setup.exe.as_deref(), setup.cwd.as_deref());
-    let session_id = lookup("CLAUDE_CODE_SESSION_ID").filter(|s| !s.is_empty());
-    let launch = Launch {
-        env: Some(setup.env.clone()),
-        user_state: session_store::state_dir(&lookup).ok(),
-    };
-    supervisor_main(
-        sock,
-        protected,
-        Some(state_dir),
-        session_id,
-        command,
-        launch,
-    )
-}
-
 /// Where a supervisor's judges read the launch environment and the user's own state.
 #[derive(Default, Clone)]
-struct Launch {
+pub(crate) struct Launch {
     /// The launch environment (`None`: this process's, inherited from the prefix).
-    env: Option<std::collections::BTreeMap<String, String>>,
+    pub(crate) env: Option<std::collections::BTreeMap<String, String>>,
     /// The user's state dir when the supervisor keeps its records elsewhere (the service).
-    user_state: Option<PathBuf>,
+    pub(crate) user_state: Option<PathBuf>,
 }
 
 /// Detaches from the command (own session, no inherited descriptors, so the CLI never waits on
 /// us for the command's output), starts the watchdog and serves the listener it is handed.
-fn supervisor_main(
+pub(crate) fn supervisor_main(
     sock: OwnedFd,
     protected: ProtectedSet,
     state_dir: Option<PathBuf>,

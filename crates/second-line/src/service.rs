@@ -57,6 +57,33 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// What the exec-gate service needs for this command: the launch environment (with the
+    /// recorded project folder and the home folder as the prefix finds them: the service's own
+    /// would be its user's), the prefix's binary and cwd.
+    pub fn of_prefix(
+        env: &dyn Fn(&str) -> Option<String>,
+        exe: Option<PathBuf>,
+        cwd: Option<PathBuf>,
+    ) -> Setup {
+        let mut vars: std::collections::BTreeMap<String, String> = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        for k in ["CLAUDE_PROJECT_DIR", "HOME"] {
+            let found = match k {
+                "HOME" => primitives::home::home(env).and_then(|h| h.to_str().map(String::from)),
+                _ => env(k),
+            };
+            if let Some(v) = found {
+                vars.entry(k.to_string()).or_insert(v);
+            }
+        }
+        crate::service::Setup {
+            env: vars,
+            exe,
+            cwd,
+        }
+    }
+
     fn to_bytes(&self) -> Vec<u8> {
         json!({
             "env": self.env,
@@ -299,9 +326,7 @@ fn serve_connection(conn: OwnedFd) -> ! {
         let _ = std::fs::set_permissions(&state_dir, std::fs::Permissions::from_mode(0o711));
     }
     match request {
-        Ok(Request::Supervise(setup)) => {
-            crate::enter::supervise_for_service(conn, setup, state_dir, peer.pid() as u32)
-        }
+        Ok(Request::Supervise(setup)) => supervise(conn, setup, state_dir, peer.pid() as u32),
         Ok(Request::Taint(t)) => {
             // Only ever adds taint, and only to the connecting user's own sessions.
             if taint::record_relayed(&state_dir, &t).is_ok() {
@@ -314,6 +339,31 @@ fn serve_connection(conn: OwnedFd) -> ! {
         // SAFETY: as above; the prefix sees the connection close and fails the command closed.
         Err(_) => unsafe { libc::_exit(1) },
     }
+}
+
+/// One connection's supervisor: made from the prefix's [`Setup`] as the prefix would make it,
+/// its records in the service's `state_dir` for the connecting user (read with the user's own,
+/// for taint).
+fn supervise(sock: OwnedFd, setup: Setup, state_dir: PathBuf, command: u32) -> ! {
+    let lookup = |k: &str| setup.env.get(k).cloned();
+    let protected = crate::protected::ProtectedSet::from_env(
+        &lookup,
+        setup.exe.as_deref(),
+        setup.cwd.as_deref(),
+    );
+    let session_id = lookup("CLAUDE_CODE_SESSION_ID").filter(|s| !s.is_empty());
+    let launch = crate::enter::Launch {
+        env: Some(setup.env.clone()),
+        user_state: session_store::state_dir(&lookup).ok(),
+    };
+    crate::enter::supervisor_main(
+        sock,
+        protected,
+        Some(state_dir),
+        session_id,
+        command,
+        launch,
+    )
 }
 
 /// What a connection asks for.
