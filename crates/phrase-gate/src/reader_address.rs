@@ -149,6 +149,10 @@ mod tests {
             "Once you've pushed the branch, CI will publish the preview for you.",
             "Once you merge it, the docs rebuild.",
             "The build is uploaded; the deploy itself is in your hands.",
+            // egress-43d: an adverb of order between "and" and the operation.
+            "You should revoke the old key and then run `make deploy`.",
+            "Please update the changelog and then publish.",
+            "You'll want to update the config and finally deploy.",
         ] {
             let k = kinds(t);
             assert!(k.iter().any(|(k, _)| *k == Kind::HandBack), "{t}: {k:?}");
@@ -178,6 +182,9 @@ mod tests {
             "Should you want to roll back, `make rollback` restores the old image.",
             "Once you pushed the fix yesterday, CI ran the full matrix.",
             "The rollout finished; the runbook is in your hands now.",
+            // egress-43d's: "and then" in a report.
+            "I updated the config and then deployed it.",
+            "You updated the config and then the deploy ran on its own.",
         ] {
             assert!(kinds(t).is_empty(), "{t}: {:?}", kinds(t));
         }

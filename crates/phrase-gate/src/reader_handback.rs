@@ -485,12 +485,19 @@ pub(crate) fn past_operation(w: &str) -> Option<&'static str> {
 
 /// An imperative: the clause opens (behind "please", "then", "go ahead and", …) with an operation.
 /// A verb alone is an imperative only when it ends the sentence ("Remaining: deploy.").
-/// The operation at `i`, or a little further on after "and" ("bump the version and publish").
+/// The operation at `i`, or a little further on after "and" ("bump the version and publish"),
+/// also with an adverb of order between ("revoke the old key and then run `x`": egress-43d found
+/// it passed).
 pub(crate) fn operation_or_and(c: &[Tok], i: usize) -> Option<&'static str> {
     operation_at(c, i).or_else(|| {
-        (i + 1..(i + 8).min(c.len()))
-            .find(|&k| word(c.get(k)) == Some("and"))
-            .and_then(|k| operation_at(c, k + 1))
+        let and = (i + 1..(i + 8).min(c.len())).find(|&k| word(c.get(k)) == Some("and"))?;
+        let verb = and
+            + 1
+            + usize::from(matches!(
+                word(c.get(and + 1)),
+                Some("then" | "finally" | "also" | "just")
+            ));
+        operation_at(c, verb)
     })
 }
 
