@@ -9,6 +9,7 @@ pub mod egress;
 pub mod egress_tables;
 pub mod integrity;
 pub mod language;
+mod lexicon_build;
 pub mod matcher;
 pub mod normalise;
 pub mod own_text;

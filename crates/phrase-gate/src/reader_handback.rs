@@ -10,7 +10,7 @@ use crate::reader_tokens::*;
 /// An operation as the verb at `i`: an operation verb, or a command verb with a command or an
 /// operation beside it ("verify with `curl`", "double-check by running"). Returns the verb.
 pub(crate) fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
-    let Some(Tok::Word(w, bits)) = clause.get(i).copied() else {
+    let Some(Tok::Word(w, bits, _)) = clause.get(i).copied() else {
         return None;
     };
     // Every branch below needs one of these (the lexicon's bits of the tables compared below).
@@ -34,7 +34,7 @@ pub(crate) fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
     if bits & lex::LIGHT != 0 && t::LIGHT_VERBS.contains(&w) {
         let noun = rest.iter().skip(1).take(4).find_map(|t| match t {
             // Every operation noun carries OP: most words are compared with none.
-            Tok::Word(n, b) if b & lex::OP != 0 => {
+            Tok::Word(n, b, _) if b & lex::OP != 0 => {
                 t::OPERATION_NOUNS.iter().copied().find(|v| v == n)
             }
             _ => None,
@@ -46,7 +46,7 @@ pub(crate) fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
     let beside = has_command(rest)
         || rest
             .iter()
-            .any(|t| matches!(t, Tok::Word(w, _) if gerund_operation(w).is_some()));
+            .any(|t| matches!(t, Tok::Word(w, ..) if gerund_operation(w).is_some()));
     if beside {
         return has_word(&clause[i..=i], t::COMMAND_VERBS);
     }
@@ -76,7 +76,7 @@ pub(crate) fn noun_use(after: &[Tok]) -> bool {
     }
     w1.is_some_and(|n| !DETERMINERS.contains(&n))
         && after.iter().take(2).any(
-            |t| matches!(t, Tok::Word(w, _) if w.len() > 4 && w.ends_with("ed") && !w.ends_with("eed")),
+            |t| matches!(t, Tok::Word(w, ..) if w.len() > 4 && w.ends_with("ed") && !w.ends_with("eed")),
         )
 }
 
@@ -88,7 +88,7 @@ pub(crate) fn operation_word(w: &str) -> Option<&'static str> {
 /// A code span or a program name.
 pub(crate) fn has_command(toks: &[Tok]) -> bool {
     toks.iter().any(|t| {
-        matches!(t, Tok::Code) || matches!(t, Tok::Word(w, _) if t::COMMAND_WORDS.contains(w))
+        matches!(t, Tok::Code) || matches!(t, Tok::Word(w, ..) if t::COMMAND_WORDS.contains(w))
     })
 }
 
@@ -141,7 +141,7 @@ pub(crate) fn hand_back_words(s: &[Tok], sb: u32) -> Option<String> {
     if table_row
         && cls
             .iter()
-            .any(|cl| matches!(cl.toks, [Tok::Word("you", _)]))
+            .any(|cl| matches!(cl.toks, [Tok::Word("you", ..)]))
     {
         if let Some(op) = first_operation(s) {
             return Some(format!("table: you + {op}"));
@@ -243,7 +243,7 @@ pub(crate) fn clause_rules(
             // is in your hands").
             let scope = if seq == ["in", "your", "hands"] { c } else { s };
             if let Some(op) = scope.iter().find_map(|t| match t {
-                Tok::Word(w, _) => operation_word(w),
+                Tok::Word(w, ..) => operation_word(w),
                 _ => None,
             }) {
                 return Some(format!("{} + {op}", seq.join(" ")));
@@ -396,7 +396,7 @@ pub(crate) fn order_on_operation_noun(c: &[Tok]) -> Option<String> {
         return None;
     }
     let op = c.iter().skip(2).take(2).find_map(|t| match t {
-        Tok::Word(w, b) if b & lex::OP != 0 => t::OPERATION_NOUNS.iter().copied().find(|v| v == w),
+        Tok::Word(w, b, _) if b & lex::OP != 0 => t::OPERATION_NOUNS.iter().copied().find(|v| v == w),
         _ => None,
     })?;
     Some(format!("order + {op}"))
@@ -405,7 +405,7 @@ pub(crate) fn order_on_operation_noun(c: &[Tok]) -> Option<String> {
 /// The first word of the sentence that names an operation in any form.
 pub(crate) fn first_operation(s: &[Tok]) -> Option<&'static str> {
     s.iter().find_map(|t| match t {
-        Tok::Word(w, _) => operation_word(w),
+        Tok::Word(w, ..) => operation_word(w),
         _ => None,
     })
 }
@@ -432,7 +432,7 @@ pub(crate) fn remainder(c: &[Tok], s: &[Tok], end: Option<Tok>) -> Option<String
         // "… is …", and "the only thing pending is merging the PR".
         Some(t) => matches!(
             t,
-            Tok::Word("is" | "are" | "for" | "left" | "pending" | "remaining", _)
+            Tok::Word("is" | "are" | "for" | "left" | "pending" | "remaining", ..)
         ),
     };
     if !introduces || has_word(s, t::DONE).is_some() {
@@ -442,7 +442,7 @@ pub(crate) fn remainder(c: &[Tok], s: &[Tok], end: Option<Tok>) -> Option<String
     // What is left is still to do: an operation in the past ("I pushed and deployed") is a report
     // beside it, not the remainder.
     let pending_op = s.iter().find_map(|t| match t {
-        Tok::Word(w, _) if past_operation(w).is_none() => operation_word(w),
+        Tok::Word(w, ..) if past_operation(w).is_none() => operation_word(w),
         _ => None,
     });
     if let Some(op) = pending_op {
@@ -467,7 +467,7 @@ pub(crate) fn command_after_leader(c: &[Tok]) -> Option<String> {
     )?;
     let at = c.iter().position(|t| matches!(t, Tok::Code))?;
     let between_leaders = c[1..at].iter().all(
-        |t| matches!(t, Tok::Word(w, _) if ["then", "just", "simply", "run", "please"].contains(w)),
+        |t| matches!(t, Tok::Word(w, ..) if ["then", "just", "simply", "run", "please"].contains(w)),
     );
     let after = word(c.get(at + 1));
     let reports = after.is_some_and(|w| {
@@ -545,7 +545,7 @@ pub(crate) fn imperative(c: &[Tok], s: &[Tok], ends_sentence: bool) -> Option<St
 /// or a bare word that is no subject, plural, past or gerund ("Tests and push hooks", "Bumped the
 /// version and pushed" are not orders).
 pub(crate) fn looks_like_an_order(t: Option<&Tok>) -> bool {
-    let Some(Tok::Word(w, b)) = t.copied() else {
+    let Some(Tok::Word(w, b, _)) = t.copied() else {
         return false;
     };
     b & lex::ORDERING != 0

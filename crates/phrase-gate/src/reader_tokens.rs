@@ -8,8 +8,9 @@ use crate::reader_lexicon as lex;
 /// One word of a sentence, or a code span, or a clause mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Tok<'a> {
-    /// A word and its [`lex`] bits (looked up once, when the sentence is read).
-    Word(&'a str, u32),
+    /// A word, its [`lex`] bits and its lexicon slot (looked up once, when the sentence is read;
+    /// the slot lists the phrase-table entries the word opens).
+    Word(&'a str, u32, u16),
     Code,
     /// `,` `;` `:` `—` `(` `)` `|`: a clause boundary.
     Mark(char),
@@ -24,7 +25,7 @@ pub(crate) const QUESTION_BIT: u32 = 1 << 31;
 pub(crate) fn sentence_bits(s: &[Tok]) -> u32 {
     s.iter().fold(0, |acc, t| {
         acc | match t {
-            Tok::Word(_, b) => *b,
+            Tok::Word(_, b, _) => *b,
             Tok::Code => CODE_BIT,
             Tok::Question => QUESTION_BIT,
             Tok::Mark(_) => 0,
@@ -107,6 +108,13 @@ pub(crate) static WORD_BYTES: [bool; 256] = {
     t
 };
 
+/// A word token, looked up in the lexicon.
+#[inline]
+fn word_tok(w: &str) -> Tok<'_> {
+    let (bits, slot) = lex::look_up(w);
+    Tok::Word(w, bits, slot)
+}
+
 /// Pushes a word, expanding the contractions the tables need ("you'll" → "you will");
 /// `apostrophe` says whether the word holds one (the tokenizer saw it: no second search).
 pub(crate) fn push_word<'a>(out: &mut Vec<Tok<'a>>, w: &'a str, apostrophe: bool) {
@@ -141,12 +149,12 @@ pub(crate) fn push_word<'a>(out: &mut Vec<Tok<'a>>, w: &'a str, apostrophe: bool
         ("ball's", &["ball", "is"]),
     ];
     if !apostrophe && w != "cannot" {
-        out.push(Tok::Word(w, lex::bits(w)));
+        out.push(word_tok(w));
         return;
     }
     match EXPANSIONS.iter().find(|(c, _)| *c == w) {
-        Some((_, words)) => out.extend(words.iter().map(|w| Tok::Word(w, lex::bits(w)))),
-        None => out.push(Tok::Word(w, lex::bits(w))),
+        Some((_, words)) => out.extend(words.iter().map(|w| word_tok(w))),
+        None => out.push(word_tok(w)),
     }
 }
 
@@ -194,7 +202,7 @@ pub(crate) struct Clause<'s, 'a> {
 #[inline]
 pub(crate) fn bits_of(t: Option<&Tok>) -> u32 {
     match t {
-        Some(Tok::Word(_, b)) => *b,
+        Some(Tok::Word(_, b, _)) => *b,
         _ => 0,
     }
 }
@@ -202,7 +210,7 @@ pub(crate) fn bits_of(t: Option<&Tok>) -> u32 {
 #[inline]
 pub(crate) fn word<'a>(t: Option<&Tok<'a>>) -> Option<&'a str> {
     match t {
-        Some(Tok::Word(w, _)) => Some(w),
+        Some(Tok::Word(w, ..)) => Some(w),
         _ => None,
     }
 }
@@ -240,37 +248,41 @@ pub(crate) fn cannot_hold(toks: &[Tok], table: lex::Indexed) -> bool {
 #[inline]
 pub(crate) fn has_bit(toks: &[Tok], bit: u32) -> bool {
     toks.iter()
-        .any(|t| matches!(t, Tok::Word(_, b) if b & bit != 0))
+        .any(|t| matches!(t, Tok::Word(_, b, _) if b & bit != 0))
 }
 
 /// The entry of `table` that occurs in `toks` at `i`. A word that carries no bit of the table is
-/// skipped at once, and an entry is compared whole only when its first word has the word's length
-/// and first byte (no string compare per entry at every word).
+/// skipped at once; one that does is compared only with the entries it opens (the lexicon lists
+/// them: no walk over the table at every word that can open one of its entries).
 #[inline(always)]
 pub(crate) fn entry_at(
     toks: &[Tok],
     i: usize,
     table: lex::Indexed,
 ) -> Option<&'static [&'static str]> {
-    let Some(Tok::Word(w, b)) = toks.get(i).copied() else {
+    let Some(Tok::Word(w, b, slot)) = toks.get(i).copied() else {
         return None;
     };
-    if table.first.is_some_and(|f| b & f == 0) {
-        return None;
+    match table.first {
+        Some(f) if b & f == 0 => None,
+        Some(_) => lex::firsts(slot, table).find(|e| seq_at(toks, i, e)),
+        // A small table of the rules' own: compared whole, by the first word's length and byte.
+        None => {
+            let (len, lead) = (w.len(), w.as_bytes().first().copied());
+            table.table.iter().copied().find(|e| {
+                e.first()
+                    .is_some_and(|f| f.len() == len && f.as_bytes().first().copied() == lead)
+                    && seq_at(toks, i, e)
+            })
+        }
     }
-    let (len, lead) = (w.len(), w.as_bytes().first().copied());
-    table.table.iter().copied().find(|e| {
-        e.first()
-            .is_some_and(|f| f.len() == len && f.as_bytes().first().copied() == lead)
-            && seq_at(toks, i, e)
-    })
 }
 
 /// The first word of `toks` that is in `table`, as the table spells it.
 #[inline]
 pub(crate) fn has_word(toks: &[Tok], table: &'static [&'static str]) -> Option<&'static str> {
     toks.iter().find_map(|t| match t {
-        Tok::Word(w, _) => table.iter().find(|x| *x == w).copied(),
+        Tok::Word(w, ..) => table.iter().find(|x| *x == w).copied(),
         _ => None,
     })
 }
