@@ -274,24 +274,3 @@ mod properties {
         }
     }
 }
-#[cfg(test)]
-mod tmp_stats {
-    use super::*;
-    #[test]
-    fn stats() {
-        let text = std::fs::read_to_string("/tmp/egress43d/corpus.txt").unwrap();
-        let own = crate::own_text::own_text(&text);
-        let (mut n, mut hb, mut pa, mut you, mut words, mut hbwords) = (0, 0, 0, 0, 0, 0);
-        let mut s = Vec::new();
-        for sentence in crate::own_text::sentences(&own) {
-            tokens_into(&mut s, sentence, usize::MAX);
-            let sb = sentence_bits(&s);
-            n += 1;
-            words += s.len();
-            if sb & (lex::OP | CODE_BIT) != 0 { hb += 1; hbwords += s.len(); }
-            if sb & (QUESTION_BIT | lex::APPROVAL) != 0 { pa += 1; }
-            if sb & lex::YOU != 0 { you += 1; }
-        }
-        eprintln!("own bytes {} sentences {n} toks {words} hb-gated {hb} ({hbwords} toks) pa-gated {pa} you {you}", own.len());
-    }
-}
