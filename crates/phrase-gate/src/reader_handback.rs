@@ -136,22 +136,18 @@ pub(crate) const STRONG: &[&str] = &[
 pub(crate) fn hand_back_words(s: &[Tok], sb: u32) -> Option<String> {
     let you = sb & lex::YOU != 0;
     let code = sb & CODE_BIT != 0;
-    let cls = clauses(s);
     let table_row = s.contains(&Tok::Mark('|'));
-    if table_row
-        && cls
-            .iter()
-            .any(|cl| matches!(cl.toks, [Tok::Word("you", ..)]))
+    if table_row && clauses(s).any(|cl| matches!(cl.toks, [Tok::Word("you", ..)]))
     {
         if let Some(op) = first_operation(s) {
             return Some(format!("table: you + {op}"));
         }
     }
-    for (ci, cl) in cls.iter().enumerate() {
+    for (ci, cl) in clauses(s).enumerate() {
         let c = cl.toks;
         // A rule that fires in a clause about the past or a negation ("previously you'd run",
         // "no need to push") is no request: the clause is skipped.
-        if let Some(w) = clause_rules(cl, ci, s, sb, you, code, table_row) {
+        if let Some(w) = clause_rules(&cl, ci, s, sb, you, code, table_row) {
             if !not_a_request(c) {
                 return Some(w);
             }

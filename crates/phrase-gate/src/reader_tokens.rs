@@ -159,32 +159,39 @@ pub(crate) fn push_word<'a>(out: &mut Vec<Tok<'a>>, w: &'a str, apostrophe: bool
 }
 
 /// The clauses of a sentence: runs of tokens between marks (a question mark ends one too), each
-/// with the token that ends it (`None` at the end of the sentence).
-pub(crate) fn clauses<'s, 'a>(s: &'s [Tok<'a>]) -> Vec<Clause<'s, 'a>> {
-    let mut out = Vec::new();
+/// with the token that ends it (`None` at the end of the sentence). An iterator, not a `Vec`: a
+/// list per sentence cost an allocation and 0.2 M instructions on a 64 KiB report.
+pub(crate) fn clauses<'s, 'a>(s: &'s [Tok<'a>]) -> impl Iterator<Item = Clause<'s, 'a>> {
     let mut start = 0;
     let mut opened_by = None;
-    for (i, t) in s.iter().enumerate() {
-        if matches!(t, Tok::Mark(_) | Tok::Question) {
-            if i > start {
-                out.push(Clause {
-                    toks: &s[start..i],
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < s.len() {
+            let t = s[i];
+            i += 1;
+            if matches!(t, Tok::Mark(_) | Tok::Question) {
+                let clause = (i - 1 > start).then(|| Clause {
+                    toks: &s[start..i - 1],
                     opened_by,
-                    ended_by: Some(*t),
+                    ended_by: Some(t),
                 });
+                start = i;
+                opened_by = Some(t);
+                if clause.is_some() {
+                    return clause;
+                }
             }
-            start = i + 1;
-            opened_by = Some(*t);
         }
-    }
-    if start < s.len() {
-        out.push(Clause {
-            toks: &s[start..],
-            opened_by,
-            ended_by: None,
-        });
-    }
-    out
+        (start < s.len()).then(|| {
+            let clause = Clause {
+                toks: &s[start..],
+                opened_by,
+                ended_by: None,
+            };
+            start = s.len();
+            clause
+        })
+    })
 }
 
 /// A clause and the marks around it.
