@@ -38,60 +38,76 @@ pub(crate) fn sentence_bits(s: &[Tok]) -> u32 {
 pub(crate) fn tokens_into<'a>(out: &mut Vec<Tok<'a>>, sentence: &'a str, limit: usize) {
     // Bytes, not chars: the text is mostly ASCII and this runs over every byte of the message;
     // a non-ASCII byte only ever continues a word (a letter) or is skipped (a dash is a mark).
+    // The common bytes are tested first (an ASCII letter or digit starts a word, a space is
+    // skipped), and the limit is checked per token, not per byte.
     out.clear();
     let bytes = sentence.as_bytes();
-    let is_word = |b: u8| WORD_BYTES[usize::from(b)];
     let mut i = 0;
-    while i < bytes.len() && out.len() < limit {
+    while i < bytes.len() {
         let b = bytes[i];
+        if b < 0x80 && WORD_BYTES[usize::from(b)] {
+            i = push_word_at(out, sentence, i);
+            if out.len() >= limit {
+                return;
+            }
+            continue;
+        }
+        if b == b' ' {
+            i += 1;
+            continue;
+        }
         if b == b'`' && sentence[i..].starts_with(crate::own_text::CODE) {
             out.push(Tok::Code);
             i += crate::own_text::CODE.len();
-            continue;
-        }
-        if b >= 0x80 {
+        } else if b >= 0x80 {
             let c = sentence[i..].chars().next().unwrap_or(' ');
-            if matches!(c, '—' | '–') {
-                out.push(Tok::Mark(c));
-                i += c.len_utf8();
-                continue;
-            }
-            if !c.is_alphanumeric() {
-                i += c.len_utf8();
-                continue;
-            }
-        }
-        if is_word(b) {
-            let start = i;
-            let mut apostrophe = false;
-            loop {
-                // A run of word bytes, then a joiner ("'", "-", ".", "_", "/") only when a
-                // letter or digit follows it.
-                while i < bytes.len() && is_word(bytes[i]) {
-                    i += 1;
+            if c.is_alphanumeric() {
+                i = push_word_at(out, sentence, i);
+            } else {
+                if matches!(c, '—' | '–') {
+                    out.push(Tok::Mark(c));
                 }
-                let joins = bytes
-                    .get(i)
-                    .is_some_and(|c| matches!(c, b'\'' | b'-' | b'.' | b'_' | b'/'))
-                    && bytes.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
-                if !joins {
-                    break;
-                }
-                apostrophe |= bytes[i] == b'\'';
-                i += 1;
+                i += c.len_utf8();
             }
-            // A word ends on a char boundary: it stopped at an ASCII byte or the end.
-            push_word(out, &sentence[start..i], apostrophe);
-            continue;
+        } else {
+            match b {
+                b',' | b';' | b':' | b'(' | b')' | b'|' => out.push(Tok::Mark(b as char)),
+                b'?' => out.push(Tok::Question),
+                b'-' if bytes.get(i + 1) == Some(&b' ') => out.push(Tok::Mark('-')),
+                _ => {}
+            }
+            i += 1;
         }
-        match b {
-            b',' | b';' | b':' | b'(' | b')' | b'|' => out.push(Tok::Mark(b as char)),
-            b'?' => out.push(Tok::Question),
-            b'-' if bytes.get(i + 1) == Some(&b' ') => out.push(Tok::Mark('-')),
-            _ => {}
+        if out.len() >= limit {
+            return;
         }
+    }
+}
+
+/// Reads the word that starts at `i` (a run of word bytes, then a joiner — "'", "-", ".", "_",
+/// "/" — only when a letter or digit follows it), pushes it and returns where it ends.
+#[inline(always)]
+fn push_word_at<'a>(out: &mut Vec<Tok<'a>>, sentence: &'a str, mut i: usize) -> usize {
+    let bytes = sentence.as_bytes();
+    let start = i;
+    let mut apostrophe = false;
+    loop {
+        while i < bytes.len() && WORD_BYTES[usize::from(bytes[i])] {
+            i += 1;
+        }
+        let joins = bytes
+            .get(i)
+            .is_some_and(|c| matches!(c, b'\'' | b'-' | b'.' | b'_' | b'/'))
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
+        if !joins {
+            break;
+        }
+        apostrophe |= bytes[i] == b'\'';
         i += 1;
     }
+    // A word ends on a char boundary: it stopped at an ASCII byte or the end.
+    push_word(out, &sentence[start..i], apostrophe);
+    i
 }
 
 /// Bytes that continue a word: ASCII letters and digits, `#`, and every non-ASCII byte (letters
