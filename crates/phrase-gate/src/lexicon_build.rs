@@ -133,6 +133,7 @@ pub(crate) const APPROVAL_KEYS: &[&str] = &[
     "thumbs",
     "say",
     "sign-off",
+    "sign",
     "reply",
     "so",
     "want",

@@ -200,6 +200,13 @@ pub(crate) fn clause_rules(
             {
                 return Some(format!("{} + {v}", seq.join(" ")));
             }
+            // "Just need you to smash that deploy button": an order on an operation noun right
+            // behind its determiner ("I need you to know that the deploy button …" is none).
+            let order = &c[j.min(c.len())..];
+            let noun_next = matches!(order.get(2), Some(Tok::Word(w, ..)) if t::OPERATION_NOUNS.contains(w));
+            if let Some(o) = order_on_operation_noun(order).filter(|_| noun_next) {
+                return Some(format!("{} + {o}", seq.join(" ")));
+            }
         }
         if you {
             if let Some(w) = asking(c) {
@@ -261,6 +268,11 @@ pub(crate) fn clause_rules(
                 };
                 if words <= 4 && matches!(after, Some(Tok::Code)) {
                     return Some(format!("{h} … {}", crate::own_text::CODE));
+                }
+                if words <= 4 && words == c.len() {
+                    if let Some(op) = named_then_command(s.get(words + 1..).unwrap_or(&[]), s) {
+                        return Some(format!("{h} … {op} {}", crate::own_text::CODE));
+                    }
                 }
             }
         }
@@ -349,6 +361,27 @@ pub(crate) fn pending_operation(c: &[Tok], s: &[Tok]) -> Option<String> {
         return Some(format!("{} + and you", crate::own_text::CODE));
     }
     None
+}
+
+/// What a header hands over when it names the operation before its command ("remaining: db
+/// migration (`alembic upgrade head`)", egress-43d found it passed): an operation noun within the
+/// first words after the header, then the command. Not when the sentence reports it done
+/// ("Remaining: the migration (`0042`) was run").
+fn named_then_command(after: &[Tok], s: &[Tok]) -> Option<&'static str> {
+    let named = after.iter().take(3).take_while(|t| matches!(t, Tok::Word(..)));
+    let op = named.clone().find_map(|t| match t {
+        Tok::Word(w, ..) => t::OPERATION_NOUNS.iter().copied().find(|n| n == w),
+        _ => None,
+    })?;
+    let next = after
+        .iter()
+        .skip(named.count())
+        .find(|t| !matches!(t, Tok::Mark('(')));
+    let done = s.iter().any(|t| match t {
+        Tok::Word(w, ..) => t::DONE.contains(w) || past_operation(w).is_some(),
+        _ => false,
+    });
+    (next == Some(&Tok::Code) && !done).then_some(op)
 }
 
 /// "… is push; go ahead whenever": leave to do an operation the sentence names, given as an order.

@@ -131,6 +131,9 @@ pub const COMMAND_WORDS: &[&str] = &[
 /// Words an imperative may start behind ("please run", "then push", "go ahead and merge").
 pub static LEADERS: &[&[&str]] = &[
     &["please"],
+    // egress-43d: "pls rerun the flaky job" passed.
+    &["pls"],
+    &["plz"],
     &["kindly"],
     &["just"],
     &["simply"],
@@ -285,6 +288,9 @@ pub const ASKING_MODALS: &[&str] = &["can", "could", "would", "will"];
 pub static ASKING_FILLERS: &[&[&str]] = &[
     &["be", "so", "kind", "as", "to"],
     &["please"],
+    // egress-43d: "pls rerun the flaky job" passed.
+    &["pls"],
+    &["plz"],
     &["kindly"],
     &["just"],
     &["mind"],
@@ -462,6 +468,7 @@ pub const APPROVAL_CORE: &[&str] = &[
     "okay",
     "thumbs",
     "sign-off",
+    "sign",
     "instructions",
     "decision",
     "word",
@@ -488,6 +495,8 @@ pub static APPROVAL: &[&[&str]] = &[
     &["say", "the", "word"],
     &["your", "word"],
     &["sign-off"],
+    // egress-43d: "Pausing here until you sign off on the plan." passed.
+    &["sign", "off"],
     &["you", "reply"],
     &["if", "so"],
     &["works", "for", "you"],
@@ -530,6 +539,8 @@ pub static WAITING: &[&[&str]] = &[
     &["hold", "off"],
     &["stopping", "here"],
     &["paused"],
+    // egress-43d: "Pausing here for your sign-off …" passed.
+    &["pausing"],
     &["until"],
     &["once", "you"],
     &["as", "soon", "as"],
