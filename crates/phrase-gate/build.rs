@@ -132,9 +132,8 @@ fn main() {
     index.insert(start.as_u32(), 0);
     order.push(start);
     queue.push_back(start);
-    let mut next: Vec<(usize, usize, aho_corasick::automaton::StateID)> = Vec::new();
+    let mut next: Vec<(u32, usize, aho_corasick::automaton::StateID)> = Vec::new();
     while let Some(sid) = queue.pop_front() {
-        let from = index[&sid.as_u32()];
         for (c, b) in representative.iter().enumerate() {
             let to = dfa.next_state(Anchored::No, sid, *b);
             assert!(!dfa.is_dead(to), "an unanchored standard DFA never dies");
@@ -143,23 +142,32 @@ fn main() {
                 order.push(to);
                 queue.push_back(to);
             }
-            next.push((from, c, to));
+            next.push((sid.as_u32(), c, to));
         }
     }
-    assert!(order.len() < 0x8000, "state ids fit 15 bits");
+    // Renumbered: the states where no phrase ends first (the start among them, as 0), those
+    // where one ends after them, so "a phrase ends here" is one compare with the first of those;
+    // each id premultiplied by the classes, so the next state is one add and one load per byte.
+    let (plain, ending): (Vec<_>, Vec<_>) = order.iter().copied().partition(|s| !dfa.is_match(*s));
+    assert!(!dfa.is_match(start), "no empty phrase: the start ends none");
+    let order: Vec<_> = plain.into_iter().chain(ending).collect();
+    let first_match = order.iter().position(|s| dfa.is_match(*s)).unwrap_or(order.len());
+    let renumbered: HashMap<u32, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_u32(), i))
+        .collect();
+    let id = |i: usize| u16::try_from(i * classes).expect("premultiplied state ids fit 16 bits");
     let mut table = vec![0u16; order.len() * classes];
     for (from, c, to) in next {
-        let t = index[&to.as_u32()];
-        let flag = if dfa.is_match(to) { 0x8000 } else { 0 };
-        table[from * classes + c] = u16::try_from(t).expect("15 bits") | flag;
+        let from = renumbered[&from];
+        table[from * classes + c] = id(renumbered[&to.as_u32()]);
     }
     let mut matches_at = vec![0u16];
     let mut matches = Vec::new();
-    for sid in &order {
-        if dfa.is_match(*sid) {
-            for i in 0..dfa.match_len(*sid) {
-                matches.push(u16::try_from(dfa.match_pattern(*sid, i).as_usize()).expect("u16"));
-            }
+    for sid in &order[first_match..] {
+        for i in 0..dfa.match_len(*sid) {
+            matches.push(u16::try_from(dfa.match_pattern(*sid, i).as_usize()).expect("u16"));
         }
         matches_at.push(u16::try_from(matches.len()).expect("u16"));
     }
@@ -170,6 +178,7 @@ fn main() {
     writeln!(out, "    patterns: &{patterns:?},").unwrap();
     writeln!(out, "    class: {class:?},").unwrap();
     writeln!(out, "    classes: {classes},").unwrap();
+    writeln!(out, "    first_match: {},", id(first_match)).unwrap();
     writeln!(out, "    next: &[{}],", list(&table)).unwrap();
     writeln!(out, "    matches_at: &[{}],", list(&matches_at)).unwrap();
     writeln!(out, "    matches: &[{}],", list(&matches)).unwrap();
