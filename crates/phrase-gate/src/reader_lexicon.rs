@@ -161,6 +161,17 @@ mod tests {
     }
 
     #[test]
+    fn the_rules_word_gates_are_exact() {
+        // The rules skip a word without the bit before comparing it with the table.
+        for v in t::OPERATION_VERBS {
+            assert_ne!(bits(v) & OP_VERB, 0, "{v}");
+        }
+        for n in t::OPERATION_NOUNS {
+            assert_ne!(bits(n) & OP, 0, "{n}");
+        }
+    }
+
+    #[test]
     fn forms_of_operations_are_known() {
         for (w, op) in [
             ("running", "run"),
