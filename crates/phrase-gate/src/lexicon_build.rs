@@ -73,6 +73,8 @@ pub const LEAVE: Indexed = indexed(t::LEAVE, 1 << 19);
 pub const WAITING: Indexed = indexed(t::WAITING, 1 << 20);
 pub const READER_PLACE: Indexed = indexed(t::READER_PLACE, 1 << 23);
 pub const PENDING_PHRASES: Indexed = indexed(t::PENDING, 1 << 21);
+pub const READER_MODAL_PHRASES: Indexed = indexed(t::READER_MODALS, 1 << 24);
+pub const LEADER_PHRASES: Indexed = indexed(t::LEADERS, LEADER);
 
 /// Every table whose first words carry a bit.
 pub static FIRST_WORD_TABLES: &[Indexed] = &[
@@ -84,10 +86,10 @@ pub static FIRST_WORD_TABLES: &[Indexed] = &[
     PENDING_PHRASES,
     indexed(t::NOT_A_REQUEST, 1 << 22),
     READER_PLACE,
-    indexed(t::READER_MODALS, 1 << 24),
+    READER_MODAL_PHRASES,
     indexed(t::ELIDED_ASKS, 1 << 25),
     indexed(t::ASKING_FILLERS, 1 << 26),
-    indexed(t::LEADERS, LEADER),
+    LEADER_PHRASES,
 ];
 
 /// For each reader's-turn phrase without "you"/"your"/"yours", a word of it that must occur for it

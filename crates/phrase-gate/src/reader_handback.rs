@@ -533,18 +533,10 @@ pub(crate) fn operation_or_and(c: &[Tok], i: usize) -> Option<&'static str> {
 pub(crate) fn imperative(c: &[Tok], s: &[Tok], ends_sentence: bool) -> Option<String> {
     let mut i = 0;
     let mut lead = Vec::new();
-    'skip: loop {
-        if bits_of(c.get(i)) & lex::LEADER == 0 {
-            break;
-        }
-        for l in t::LEADERS {
-            if seq_at(c, i, l) {
-                lead.push(l.join(" "));
-                i += l.len();
-                continue 'skip;
-            }
-        }
-        break;
+    // Compared only with the leaders the word opens (the lexicon lists them).
+    while let Some(l) = entry_at(c, i, lex::LEADER_PHRASES) {
+        lead.push(l.join(" "));
+        i += l.len();
     }
     // Most clauses open with a subject ("I ran …", "the tests …"): no order.
     word(c.get(i))?;
@@ -600,13 +592,12 @@ pub(crate) fn reader_modal(c: &[Tok]) -> Option<String> {
         let mut walked = vec!["you".to_string()];
         let mut modal = false;
         'walk: loop {
-            for m in t::READER_MODALS {
-                if seq_at(c, j, m) {
-                    walked.push(m.join(" "));
-                    j += m.len();
-                    modal = true;
-                    continue 'walk;
-                }
+            // Compared only with the modals the word opens (the lexicon lists them).
+            if let Some(m) = entry_at(c, j, lex::READER_MODAL_PHRASES) {
+                walked.push(m.join(" "));
+                j += m.len();
+                modal = true;
+                continue 'walk;
             }
             // "you're clear to merge", "you should be good to push": be + any word + to.
             if matches!(word(c.get(j)), Some("are" | "be")) {
