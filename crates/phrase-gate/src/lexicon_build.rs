@@ -112,6 +112,8 @@ const TURN_KEYS: &[&str] = &[
 /// Likewise for the pending-operation phrases.
 const PENDING_KEYS: &[&str] = &[
     "matter", "requires", "require", "needs", "need", "be", "left", "remains", "run",
+    // "just a `git push` away from done" (`one_step_away`).
+    "away",
 ];
 /// Likewise for the approval phrases.
 pub(crate) const APPROVAL_KEYS: &[&str] = &[

@@ -153,6 +153,12 @@ mod tests {
             "You should revoke the old key and then run `make deploy`.",
             "Please update the changelog and then publish.",
             "You'll want to update the config and finally deploy.",
+            // egress-43d, rounds 10 and 11: a short leader, an order on an operation noun after
+            // "need you to", a header naming its operation before the command, one step short.
+            "pls rerun the flaky job",
+            "Just need you to smash that deploy button.",
+            "remaining: db migration (`alembic upgrade head`)",
+            "We're just a `git push` away from done!",
         ] {
             let k = kinds(t);
             assert!(k.iter().any(|(k, _)| *k == Kind::HandBack), "{t}: {k:?}");
@@ -185,6 +191,9 @@ mod tests {
             // egress-43d's: "and then" in a report.
             "I updated the config and then deployed it.",
             "You updated the config and then the deploy ran on its own.",
+            "I need you to know that the deploy button now asks for a confirmation.",
+            "Remaining: the migration (`0042_add_index`) was run at 10:02.",
+            "We were one push away from a broken main, so I reverted the commit first.",
         ] {
             assert!(kinds(t).is_empty(), "{t}: {:?}", kinds(t));
         }

@@ -304,6 +304,11 @@ pub(crate) fn clause_rules(
                 return Some(w);
             }
         }
+        if sb & lex::PENDING != 0 {
+            if let Some(w) = one_step_away(c) {
+                return Some(w);
+            }
+        }
         if sb & lex::IT != 0 {
             if let Some(w) = advisable(c) {
                 return Some(w);
@@ -382,6 +387,22 @@ fn named_then_command(after: &[Tok], s: &[Tok]) -> Option<&'static str> {
         _ => false,
     });
     (next == Some(&Tok::Code) && !done).then_some(op)
+}
+
+/// "We're just a `git push` away from done", "one merge away from shipping": the work stops one
+/// operation short (egress-43d found it passed). Not in the past ("we were one push away from a
+/// broken main; I reverted"); what it is away from ("… from done") says nothing of that.
+fn one_step_away(c: &[Tok]) -> Option<String> {
+    let at = (1..c.len()).find(|&i| word(c.get(i)) == Some("away"))?;
+    let op = match c.get(at - 1)? {
+        Tok::Code => crate::own_text::CODE,
+        Tok::Word(w, ..) => t::OPERATION_NOUNS.iter().copied().find(|n| n == w)?,
+        _ => return None,
+    };
+    let past = c[..at]
+        .iter()
+        .any(|t| matches!(t, Tok::Word(w, ..) if t::DONE.contains(w)));
+    (!past).then(|| format!("{op} + away"))
 }
 
 /// "… is push; go ahead whenever": leave to do an operation the sentence names, given as an order.
