@@ -10,11 +10,11 @@
 //! automaton built at run time, phrase list and matches.
 
 #[allow(dead_code)]
-#[path = "src/reader_tables.rs"]
-mod reader_tables;
-#[allow(dead_code)]
 #[path = "src/lexicon_build.rs"]
 mod lexicon_build;
+#[allow(dead_code)]
+#[path = "src/reader_tables.rs"]
+mod reader_tables;
 
 use aho_corasick::automaton::Automaton;
 use aho_corasick::dfa::DFA;
@@ -81,7 +81,12 @@ fn write_lexicon() {
         });
         op_of.push(u8::try_from(i).expect("under 256 operations"));
     }
-    writeln!(out, "static OPS: [Option<&str>; {}] = {names:?};", names.len()).unwrap();
+    writeln!(
+        out,
+        "static OPS: [Option<&str>; {}] = {names:?};",
+        names.len()
+    )
+    .unwrap();
     writeln!(out, "static OP_OF: [u8; {n}] = {op_of:?};").unwrap();
     let mut at = vec![0u16];
     let mut firsts = Vec::new();
@@ -90,9 +95,13 @@ fn write_lexicon() {
         at.push(u16::try_from(firsts.len()).expect("u16"));
     }
     writeln!(out, "static FIRSTS_AT: [u16; {}] = {at:?};", n + 1).unwrap();
-    writeln!(out, "static FIRSTS: [(u8, u16); {}] = {firsts:?};", firsts.len()).unwrap();
-    let path =
-        std::path::Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("lexicon.rs");
+    writeln!(
+        out,
+        "static FIRSTS: [(u8, u16); {}] = {firsts:?};",
+        firsts.len()
+    )
+    .unwrap();
+    let path = std::path::Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("lexicon.rs");
     std::fs::write(path, out).expect("OUT_DIR is writable");
 }
 
@@ -151,7 +160,10 @@ fn main() {
     let (plain, ending): (Vec<_>, Vec<_>) = order.iter().copied().partition(|s| !dfa.is_match(*s));
     assert!(!dfa.is_match(start), "no empty phrase: the start ends none");
     let order: Vec<_> = plain.into_iter().chain(ending).collect();
-    let first_match = order.iter().position(|s| dfa.is_match(*s)).unwrap_or(order.len());
+    let first_match = order
+        .iter()
+        .position(|s| dfa.is_match(*s))
+        .unwrap_or(order.len());
     let renumbered: HashMap<u32, usize> = order
         .iter()
         .enumerate()

@@ -163,7 +163,8 @@ mod tests {
 
     #[test]
     fn the_lines_naming_a_guard_in_order_each_once() {
-        let stop = json!({"binary": "egress-audit", "text": "gh-write guard, model tier"}).to_string();
+        let stop =
+            json!({"binary": "egress-audit", "text": "gh-write guard, model tier"}).to_string();
         let lines = [
             stop.as_str(),
             r#"{"binary":"gh-write-guard","decision":"deny"}"#,

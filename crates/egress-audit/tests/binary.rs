@@ -207,7 +207,11 @@ fn a_reader_that_closes_the_pipe_early_gets_no_panic() {
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(out.status.code(), Some(1), "the verdict (red) stays the exit status");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the verdict (red) stays the exit status"
+    );
 }
 
 #[test]

@@ -188,7 +188,6 @@ pub fn key(w: &str) -> Option<Key> {
     Some(k)
 }
 
-
 /// Slots of the lexicon's table: a power of two, over twice the words the tables hold (about
 /// 700), so a look-up ends within a probe or two.
 pub const SLOTS: usize = 2048;
@@ -345,7 +344,6 @@ pub fn each_form(v: &str, mut each: impl FnMut(&str)) {
         with(&[stem.as_bytes(), b"ied"], &mut each);
     }
 }
-
 
 /// The forms of [`each_form`], collected (tests).
 #[cfg(test)]

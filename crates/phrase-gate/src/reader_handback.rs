@@ -137,8 +137,7 @@ pub(crate) fn hand_back_words(s: &[Tok], sb: u32) -> Option<String> {
     let you = sb & lex::YOU != 0;
     let code = sb & CODE_BIT != 0;
     let table_row = s.contains(&Tok::Mark('|'));
-    if table_row && clauses(s).any(|cl| matches!(cl.toks, [Tok::Word("you", ..)]))
-    {
+    if table_row && clauses(s).any(|cl| matches!(cl.toks, [Tok::Word("you", ..)])) {
         if let Some(op) = first_operation(s) {
             return Some(format!("table: you + {op}"));
         }
@@ -203,7 +202,8 @@ pub(crate) fn clause_rules(
             // "Just need you to smash that deploy button": an order on an operation noun right
             // behind its determiner ("I need you to know that the deploy button …" is none).
             let order = &c[j.min(c.len())..];
-            let noun_next = matches!(order.get(2), Some(Tok::Word(w, ..)) if t::OPERATION_NOUNS.contains(w));
+            let noun_next =
+                matches!(order.get(2), Some(Tok::Word(w, ..)) if t::OPERATION_NOUNS.contains(w));
             if let Some(o) = order_on_operation_noun(order).filter(|_| noun_next) {
                 return Some(format!("{} + {o}", seq.join(" ")));
             }
@@ -373,7 +373,10 @@ pub(crate) fn pending_operation(c: &[Tok], s: &[Tok]) -> Option<String> {
 /// first words after the header, then the command. Not when the sentence reports it done
 /// ("Remaining: the migration (`0042`) was run").
 fn named_then_command(after: &[Tok], s: &[Tok]) -> Option<&'static str> {
-    let named = after.iter().take(3).take_while(|t| matches!(t, Tok::Word(..)));
+    let named = after
+        .iter()
+        .take(3)
+        .take_while(|t| matches!(t, Tok::Word(..)));
     let op = named.clone().find_map(|t| match t {
         Tok::Word(w, ..) => t::OPERATION_NOUNS.iter().copied().find(|n| n == w),
         _ => None,
@@ -446,7 +449,9 @@ pub(crate) fn order_on_operation_noun(c: &[Tok]) -> Option<String> {
         return None;
     }
     let op = c.iter().skip(2).take(2).find_map(|t| match t {
-        Tok::Word(w, b, _) if b & lex::OP != 0 => t::OPERATION_NOUNS.iter().copied().find(|v| v == w),
+        Tok::Word(w, b, _) if b & lex::OP != 0 => {
+            t::OPERATION_NOUNS.iter().copied().find(|v| v == w)
+        }
         _ => None,
     })?;
     Some(format!("order + {op}"))

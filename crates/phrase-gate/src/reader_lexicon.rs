@@ -138,7 +138,12 @@ mod tests {
                 );
                 // In table order: the first entry that matches is the table's first.
                 let listed: Vec<_> = firsts(slot, *i).collect();
-                let in_order: Vec<_> = i.table.iter().copied().filter(|e| e[0] == entry[0]).collect();
+                let in_order: Vec<_> = i
+                    .table
+                    .iter()
+                    .copied()
+                    .filter(|e| e[0] == entry[0])
+                    .collect();
                 assert_eq!(listed, in_order);
             }
         }

@@ -19,8 +19,24 @@ const OBJECT_WORDS: usize = 4;
 /// Verbs that ask the reader to supply something the agent lacks ("add your npm token", "provide
 /// the registry token"): their object stays a blocker.
 const SUPPLYING: &[&str] = &[
-    "add", "provide", "supply", "give", "share", "set", "export", "grant", "enter", "paste",
-    "create", "generate", "get", "obtain", "configure", "store", "put", "send",
+    "add",
+    "provide",
+    "supply",
+    "give",
+    "share",
+    "set",
+    "export",
+    "grant",
+    "enter",
+    "paste",
+    "create",
+    "generate",
+    "get",
+    "obtain",
+    "configure",
+    "store",
+    "put",
+    "send",
 ];
 
 /// `sentence` (normalised, one of [`crate::own_text::sentences`]) without the object of `verb`
