@@ -260,7 +260,19 @@ pub(crate) fn clause_rules(
         if ci == 0 {
             let how_to =
                 (seq_at(c, 0, &["how", "to"]) && operation_at(c, 2).is_some()).then_some("how to");
-            if let Some(h) = has_word(&c[..1], t::COMMAND_HEADERS).or(how_to) {
+            // "To <purpose>:" hands over only an operation or a check ("To deploy:", "To verify:");
+            // "To reproduce: `…`" is how the reader can see it, as "How to reproduce" over a code
+            // block is (egress-43d found the inline form blocked).
+            let purpose = |h: &str| {
+                h != "to"
+                    || word(c.get(1)).is_some_and(|w| {
+                        t::COMMAND_VERBS.contains(&w) || operation_word(w).is_some()
+                    })
+            };
+            if let Some(h) = has_word(&c[..1], t::COMMAND_HEADERS)
+                .filter(|h| purpose(h))
+                .or(how_to)
+            {
                 let words = c.iter().take_while(|t| matches!(t, Tok::Word(..))).count();
                 let after = match c.get(words) {
                     Some(t) => Some(t),
