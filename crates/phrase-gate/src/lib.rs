@@ -17,6 +17,7 @@ pub mod reader_address;
 mod reader_asks;
 mod reader_handback;
 pub mod reader_lexicon;
+mod reader_pending;
 pub mod reader_tables;
 mod reader_tokens;
 pub mod refusal;

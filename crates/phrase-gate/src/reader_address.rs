@@ -19,7 +19,8 @@
 //! blocker named in its sentence or the one before or after excuses it (see [`crate::egress`]).
 //!
 //! This module walks the sentences; the words are read by `reader_tokens`, the hand-back rules
-//! are `reader_handback`'s and the permission-ask rules `reader_asks`'.
+//! are `reader_handback`'s (those that name no doer `reader_pending`'s) and the permission-ask
+//! rules `reader_asks`'.
 
 use crate::reader_asks::permission_ask;
 use crate::reader_handback::{first_operation, hand_back};
