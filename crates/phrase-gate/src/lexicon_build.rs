@@ -135,6 +135,8 @@ pub(crate) const APPROVAL_KEYS: &[&str] = &[
     "light",
     "permission",
     "thumbs",
+    "thumbs-up",
+    "sounds",
     "say",
     "sign-off",
     "sign",

@@ -408,6 +408,8 @@ pub static LEAVE: &[&[&str]] = &[
     &["move", "ahead"],
     &["carry", "on"],
     &["keep", "going"],
+    // egress-43d, round 13: "Should I keep at it and do the other modules too?" passed.
+    &["keep", "at", "it"],
     &["continued"],
     &["proceeded"],
     &["started"],
@@ -452,7 +454,10 @@ pub static ELIDED_ASKS: &[&[&str]] = &[
 ];
 
 /// Answers that turn a question into a rhetorical one when the next sentence opens with them.
-pub const ANSWERS: &[&str] = &["yes", "no", "yep", "nope", "yeah", "sure", "because"];
+/// egress-43d, round 13: "Next step? Already done: …" is answered.
+pub const ANSWERS: &[&str] = &[
+    "yes", "no", "yep", "nope", "yeah", "sure", "because", "already", "done",
+];
 
 /// The reader's leave itself, which is enough beside a wait ("awaiting your approval", "please
 /// confirm and I'll …").
@@ -467,6 +472,7 @@ pub const APPROVAL_CORE: &[&str] = &[
     "ok",
     "okay",
     "thumbs",
+    "thumbs-up",
     "sign-off",
     "sign",
     "instructions",
@@ -491,6 +497,10 @@ pub static APPROVAL: &[&[&str]] = &[
     &["your", "ok"],
     &["your", "okay"],
     &["thumbs"],
+    // egress-43d, round 13: "Waiting for a thumbs-up …" and "If that sounds good to you, I'll
+    // continue …" passed.
+    &["thumbs-up"],
+    &["sounds", "good"],
     &["say", "so"],
     &["say", "the", "word"],
     &["your", "word"],
