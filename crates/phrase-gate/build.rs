@@ -1,4 +1,5 @@
-//! Compiles the shipped egress phrase tables (`src/egress_phrases.rs`) into a DFA at build time,
+//! Compiles the reader's lexicon (`src/lexicon_build.rs` over `src/reader_tables.rs`) into static
+//! arrays, and the shipped egress phrase tables (`src/egress_phrases.rs`) into a DFA at build time,
 //! written to `OUT_DIR/egress_dfa.rs` as `matcher::Compiled` (issue 43: the hook answers every
 //! stop in a new process, and building the Aho-Corasick automaton there cost more than scanning a
 //! 64 KiB message; a table compiled here costs nothing to start and a table look-up per byte).
@@ -7,6 +8,13 @@
 //! state over one byte per class and renumbered; every state keeps the patterns that end there,
 //! which is exactly what an overlapping search reports. `matcher` tests compare it with the
 //! automaton built at run time, phrase list and matches.
+
+#[allow(dead_code)]
+#[path = "src/lexicon_build.rs"]
+mod lexicon_build;
+#[allow(dead_code)]
+#[path = "src/reader_tables.rs"]
+mod reader_tables;
 
 use aho_corasick::automaton::Automaton;
 use aho_corasick::dfa::DFA;
@@ -54,7 +62,53 @@ fn normalise_phrase(p: &str) -> String {
     format!("{lead}{core}{trail}")
 }
 
+/// Writes the reader's lexicon (`lexicon_build::build`) as static arrays to
+/// `OUT_DIR/lexicon.rs`, for `reader_lexicon` to look words up in.
+fn write_lexicon() {
+    let lex = lexicon_build::build();
+    let mut out = String::new();
+    let n = lexicon_build::SLOTS;
+    let keys: Vec<String> = lex.keys.iter().map(|k| format!("{k:#x}")).collect();
+    writeln!(out, "static KEYS: [u128; {n}] = [{}];", keys.join(",")).unwrap();
+    writeln!(out, "static BITS: [u32; {n}] = {:?};", lex.bits).unwrap();
+    // The operations by index (0: none), and each slot's index.
+    let mut names: Vec<Option<&str>> = vec![None];
+    let mut op_of = Vec::with_capacity(n);
+    for op in &lex.ops {
+        let i = names.iter().position(|x| x == op).unwrap_or_else(|| {
+            names.push(*op);
+            names.len() - 1
+        });
+        op_of.push(u8::try_from(i).expect("under 256 operations"));
+    }
+    writeln!(
+        out,
+        "static OPS: [Option<&str>; {}] = {names:?};",
+        names.len()
+    )
+    .unwrap();
+    writeln!(out, "static OP_OF: [u8; {n}] = {op_of:?};").unwrap();
+    let mut at = vec![0u16];
+    let mut firsts = Vec::new();
+    for f in &lex.firsts {
+        firsts.extend(f.iter().copied());
+        at.push(u16::try_from(firsts.len()).expect("u16"));
+    }
+    writeln!(out, "static FIRSTS_AT: [u16; {}] = {at:?};", n + 1).unwrap();
+    writeln!(
+        out,
+        "static FIRSTS: [(u8, u16); {}] = {firsts:?};",
+        firsts.len()
+    )
+    .unwrap();
+    let path = std::path::Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("lexicon.rs");
+    std::fs::write(path, out).expect("OUT_DIR is writable");
+}
+
 fn main() {
+    println!("cargo:rerun-if-changed=src/reader_tables.rs");
+    println!("cargo:rerun-if-changed=src/lexicon_build.rs");
+    write_lexicon();
     println!("cargo:rerun-if-changed=src/egress_phrases.rs");
     println!("cargo:rerun-if-changed=build.rs");
     // Every shipped phrase is kept (none normalises to nothing), so `sources[i]` is the phrase
@@ -87,9 +141,8 @@ fn main() {
     index.insert(start.as_u32(), 0);
     order.push(start);
     queue.push_back(start);
-    let mut next: Vec<(usize, usize, aho_corasick::automaton::StateID)> = Vec::new();
+    let mut next: Vec<(u32, usize, aho_corasick::automaton::StateID)> = Vec::new();
     while let Some(sid) = queue.pop_front() {
-        let from = index[&sid.as_u32()];
         for (c, b) in representative.iter().enumerate() {
             let to = dfa.next_state(Anchored::No, sid, *b);
             assert!(!dfa.is_dead(to), "an unanchored standard DFA never dies");
@@ -98,23 +151,35 @@ fn main() {
                 order.push(to);
                 queue.push_back(to);
             }
-            next.push((from, c, to));
+            next.push((sid.as_u32(), c, to));
         }
     }
-    assert!(order.len() < 0x8000, "state ids fit 15 bits");
+    // Renumbered: the states where no phrase ends first (the start among them, as 0), those
+    // where one ends after them, so "a phrase ends here" is one compare with the first of those;
+    // each id premultiplied by the classes, so the next state is one add and one load per byte.
+    let (plain, ending): (Vec<_>, Vec<_>) = order.iter().copied().partition(|s| !dfa.is_match(*s));
+    assert!(!dfa.is_match(start), "no empty phrase: the start ends none");
+    let order: Vec<_> = plain.into_iter().chain(ending).collect();
+    let first_match = order
+        .iter()
+        .position(|s| dfa.is_match(*s))
+        .unwrap_or(order.len());
+    let renumbered: HashMap<u32, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_u32(), i))
+        .collect();
+    let id = |i: usize| u16::try_from(i * classes).expect("premultiplied state ids fit 16 bits");
     let mut table = vec![0u16; order.len() * classes];
     for (from, c, to) in next {
-        let t = index[&to.as_u32()];
-        let flag = if dfa.is_match(to) { 0x8000 } else { 0 };
-        table[from * classes + c] = u16::try_from(t).expect("15 bits") | flag;
+        let from = renumbered[&from];
+        table[from * classes + c] = id(renumbered[&to.as_u32()]);
     }
     let mut matches_at = vec![0u16];
     let mut matches = Vec::new();
-    for sid in &order {
-        if dfa.is_match(*sid) {
-            for i in 0..dfa.match_len(*sid) {
-                matches.push(u16::try_from(dfa.match_pattern(*sid, i).as_usize()).expect("u16"));
-            }
+    for sid in &order[first_match..] {
+        for i in 0..dfa.match_len(*sid) {
+            matches.push(u16::try_from(dfa.match_pattern(*sid, i).as_usize()).expect("u16"));
         }
         matches_at.push(u16::try_from(matches.len()).expect("u16"));
     }
@@ -125,6 +190,7 @@ fn main() {
     writeln!(out, "    patterns: &{patterns:?},").unwrap();
     writeln!(out, "    class: {class:?},").unwrap();
     writeln!(out, "    classes: {classes},").unwrap();
+    writeln!(out, "    first_match: {},", id(first_match)).unwrap();
     writeln!(out, "    next: &[{}],", list(&table)).unwrap();
     writeln!(out, "    matches_at: &[{}],", list(&matches_at)).unwrap();
     writeln!(out, "    matches: &[{}],", list(&matches)).unwrap();

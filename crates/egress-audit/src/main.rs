@@ -105,9 +105,19 @@ fn gate_from_config() -> phrase_gate::EgressGate {
 }
 
 /// Prints a CLI command's output; returns its exit code.
+/// Prints a CLI result and returns its exit status. A reader that closed the pipe early
+/// (`explain … | head -1`) has had what it wanted: the verdict stays the exit status, with no
+/// panic (egress-43d: `println!` panicked on the closed pipe). Any other failure to write is ours:
+/// said on stderr, status 2.
 fn print_result((out, code): (String, i32)) -> i32 {
-    println!("{out}");
-    code
+    use std::io::Write;
+    match writeln!(std::io::stdout().lock(), "{out}") {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("egress-audit: cannot write the result: {e}");
+            2
+        }
+        _ => code,
+    }
 }
 
 /// The audit contract runs on the baseline gate: a self-test checks the build, not the config.

@@ -48,7 +48,8 @@ impl RefusalSource for AuditLogRefusals {
 
 /// The lines of `log` that name a refusing guard, in order, each once. The guard names are
 /// searched in the whole buffer (memchr's vectorised search) and only their lines cut out: a
-/// byte-by-byte walk over every line of a 4 MiB tail cost milliseconds.
+/// byte-by-byte walk over every line of a 4 MiB tail cost milliseconds. One aho-corasick pass for
+/// the three names instead cost 10 M instructions more over a 1 MiB log (egress-43d).
 fn lines_naming_a_guard(log: &[u8]) -> Vec<&[u8]> {
     let mut spans: Vec<(usize, usize)> = REFUSING_GUARDS
         .iter()
@@ -158,6 +159,25 @@ mod tests {
             refusal_of(&both).unwrap().requirement.as_deref(),
             Some("M2")
         );
+    }
+
+    #[test]
+    fn the_lines_naming_a_guard_in_order_each_once() {
+        let stop =
+            json!({"binary": "egress-audit", "text": "gh-write guard, model tier"}).to_string();
+        let lines = [
+            stop.as_str(),
+            r#"{"binary":"gh-write-guard","decision":"deny"}"#,
+            stop.as_str(),
+            r#"{"binary":"integrity-signals","note":"after model-tier-guard"}"#,
+            r#"{"binary":"model-tier-guard","decision":"deny"}"#,
+        ];
+        let log = lines.join("\n");
+        let got: Vec<&[u8]> = lines_naming_a_guard(log.as_bytes());
+        let want: Vec<&[u8]> = [1, 3, 4].iter().map(|i| lines[*i].as_bytes()).collect();
+        assert_eq!(got, want);
+        assert!(lines_naming_a_guard(b"").is_empty());
+        assert!(lines_naming_a_guard(stop.as_bytes()).is_empty());
     }
 
     #[test]

@@ -193,6 +193,28 @@ fn evaluate_cli_exit_codes_and_no_text_in_record() {
 }
 
 #[test]
+fn a_reader_that_closes_the_pipe_early_gets_no_panic() {
+    // egress-43d: `explain … | head -1` panicked ("failed printing to stdout").
+    let text = "You'll want to run `make release`.\n".repeat(2000);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_egress-audit"))
+        .args(["explain", "--text", &text])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The read end closes before the verdict is written: the write meets a closed pipe.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the verdict (red) stays the exit status"
+    );
+}
+
+#[test]
 fn evaluate_fixtures_over_the_repository_fixtures() {
     let home = sandbox();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/egress-audit");

@@ -399,6 +399,13 @@ mod tests {
         for red in [
             "You'd want to re-trigger CI so the new secret is picked up.",
             "You'll need to restart the worker so the rotated credential loads.",
+            // egress-43d: a blocker word that is the object of another request to the reader in
+            // the same sentence ("rotate the session secret") is no blocker of the agent's either.
+            "Before this goes out, you'll need to rotate the session secret on the server — no \
+             wait, that's unrelated — you'll need to run `make migrate` on production.",
+            "You'll need to rotate the session secret and you'll need to run `make migrate`.",
+            "Please rotate the API token, then run `make deploy`.",
+            "You should revoke the old token and then run `make deploy`.",
         ] {
             assert_eq!(status(red), Status::Red, "{red}");
         }
@@ -407,6 +414,12 @@ mod tests {
             "I don't have the deploy token, so please run `make deploy`.",
             "Please run `npm publish` with your 2FA token; I have none.",
             "Run `make deploy` once the secret is in the vault: I can't read it.",
+            // The reader's own credential, or one the reader is asked to supply: what the agent
+            // lacks.
+            "You'll need to add your npm token, then run `npm publish`.",
+            "Please provide the registry token, then run `make release`.",
+            "You'll need to set NPM_TOKEN to the org's secret and run `npm publish`.",
+            "I had to stop: I need to get a deploy token before anyone can run `make deploy`.",
         ] {
             assert_eq!(status(green), Status::Green, "{green}");
         }

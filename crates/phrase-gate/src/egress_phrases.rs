@@ -115,6 +115,11 @@ const WIDER_LEGITIMATE_BLOCKER: &[&str] = &[
     "no network",
     "network access",
     "outside this sandbox",
+    // egress-43d: "the production VPN, which this sandbox can't reach" was blocked.
+    "sandbox can't",
+    "sandbox cannot",
+    "can't reach",
+    "cannot reach",
     "is down",
     "rate limit",
     "physical",
@@ -192,7 +197,15 @@ const WIDER_SELF_ERROR: &[&str] = &[
 
 /// Receipts beyond the baseline's (issue 43): the agent says it used what it offers ("you can now
 /// deploy with `make ship`, which I used for this release" reports a capability, not a chore).
-const WIDER_EXECUTION_RECEIPT: &[&str] = &["which i used", "i used it to", "i used it for"];
+/// "… and ran it myself" (egress-43d: an offer beside it was blocked).
+const WIDER_EXECUTION_RECEIPT: &[&str] = &[
+    "which i used",
+    "i used it to",
+    "i used it for",
+    "ran it myself",
+    "ran them myself",
+    "which i ran",
+];
 /// Durable captures beyond the baseline's (issue 43): a record someone can find again.
 const WIDER_DURABLE_BINDING: &[&str] = &[
     "recorded",

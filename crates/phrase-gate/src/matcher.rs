@@ -76,10 +76,13 @@ pub struct Compiled {
     /// Each byte's class (0: a byte of no pattern).
     pub class: [u8; 256],
     pub classes: usize,
-    /// `next[state * classes + class]`: the next state, with the high bit set when phrases end
-    /// there. State 0 is the start.
+    /// `next[state + class]`: the next state. States are numbered premultiplied by `classes`
+    /// (state 0 is the start), those where no phrase ends first.
     pub next: &'static [u16],
-    /// The phrases that end at state `s`: `matches[matches_at[s]..matches_at[s + 1]]`.
+    /// The first state where phrases end: every state from it on ends some.
+    pub first_match: u16,
+    /// The phrases that end at the `k`-th state from `first_match`:
+    /// `matches[matches_at[k]..matches_at[k + 1]]`.
     pub matches_at: &'static [u16],
     pub matches: &'static [u16],
 }
@@ -88,13 +91,16 @@ impl Compiled {
     /// Calls `found` with every pattern id that ends at each position of `text`, as an
     /// overlapping search reports them; stops when `found` returns true.
     fn each_match(&self, text: &str, mut found: impl FnMut(usize) -> bool) {
+        // One add and one load per byte (premultiplied ids), and one compare for whether a
+        // phrase ends: this runs over every byte of the agent's text.
+        let first_match = usize::from(self.first_match);
         let mut state = 0usize;
         for b in text.bytes() {
-            let to = self.next[state * self.classes + usize::from(self.class[usize::from(b)])];
-            state = usize::from(to & 0x7fff);
-            if to & 0x8000 != 0 {
-                let from = usize::from(self.matches_at[state]);
-                let to = usize::from(self.matches_at[state + 1]);
+            state = usize::from(self.next[state + usize::from(self.class[usize::from(b)])]);
+            if state >= first_match {
+                let k = (state - first_match) / self.classes;
+                let from = usize::from(self.matches_at[k]);
+                let to = usize::from(self.matches_at[k + 1]);
                 for p in &self.matches[from..to] {
                     if found(usize::from(*p)) {
                         return;

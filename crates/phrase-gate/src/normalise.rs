@@ -50,6 +50,25 @@ pub fn normalise(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// [`normalise`] into a buffer the caller reuses (cleared first). [`crate::own_text`] normalises
+/// every unit of a message: an ASCII unit is one copy, lower-cased in place (and compacted only
+/// when its white space needs it), with no allocation and no separate pass for upper case.
+pub(crate) fn normalise_into(text: &str, out: &mut String) {
+    out.clear();
+    if !text.is_ascii() {
+        out.push_str(&normalise(text));
+        return;
+    }
+    out.push_str(text);
+    out.make_ascii_lowercase();
+    if needs_space_work(text.as_bytes()) {
+        let mut bytes = std::mem::take(out).into_bytes();
+        compact_spaces(&mut bytes, 0, false);
+        // ASCII in, ASCII out.
+        *out = String::from_utf8(bytes).unwrap_or_default();
+    }
+}
+
 /// The non-ASCII characters of `text`, found by bytes (lead bytes of multi-byte sequences) so that
 /// ASCII runs are skipped without decoding.
 fn non_ascii_chars(text: &str) -> impl Iterator<Item = char> + '_ {
@@ -220,6 +239,22 @@ mod tests {
     }
 
     #[test]
+    fn into_a_buffer_is_the_same() {
+        let mut buf = String::from("left over");
+        for t in [
+            "You  CAN\n\trun",
+            "  lead and trail  ",
+            "already plain",
+            "UPPER only",
+            "I\u{2019}m",
+            "",
+        ] {
+            normalise_into(t, &mut buf);
+            assert_eq!(buf, normalise(t), "{t:?}");
+        }
+    }
+
+    #[test]
     fn plain_lower_ascii_is_borrowed() {
         assert!(matches!(normalise("already plain text"), Cow::Borrowed(_)));
         assert!(matches!(normalise("two  spaces"), Cow::Owned(_)));
@@ -244,6 +279,9 @@ mod tests {
         #[test]
         fn fast_paths_agree_with_the_reference(text in "[ a-zA-Z\u{2019}\u{00A0}\u{200B}\u{200E}\u{2061}\u{034F}\u{180E}\u{0301}\u{0400}-\u{045F}\u{FF21}-\u{FF3A}\u{00C0}-\u{00FF}\t\n]{0,40}") {
             prop_assert_eq!(normalise(&text).into_owned(), reference(&text));
+            let mut buf = String::new();
+            normalise_into(&text, &mut buf);
+            prop_assert_eq!(buf, reference(&text));
         }
     }
 }

@@ -24,6 +24,8 @@ pub const CODE: &str = "`…`";
 pub fn own_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     let mut unit = String::new();
+    // The unit normalised: one buffer for every unit of the message.
+    let mut normal = String::new();
     let mut fence: Option<(char, usize)> = None;
     let mut prev_blank = true;
     let mut in_code_block = false;
@@ -41,13 +43,13 @@ pub fn own_text(text: &str) -> String {
             continue;
         }
         if let Some(f) = fence_open(trimmed) {
-            flush(&mut unit, &mut out);
+            flush(&mut unit, &mut out, &mut normal);
             introduce_code_block(&mut out, heading_last);
             fence = Some(f);
             continue;
         }
         if trimmed.is_empty() {
-            flush(&mut unit, &mut out);
+            flush(&mut unit, &mut out, &mut normal);
             prev_blank = true;
             in_code_block = false;
             continue;
@@ -66,26 +68,26 @@ pub fn own_text(text: &str) -> String {
         prev_blank = false;
         heading_last = trimmed.starts_with('#');
         if let Some(rest) = trimmed.strip_prefix('>') {
-            flush(&mut unit, &mut out);
+            flush(&mut unit, &mut out, &mut normal);
             if is_callout(rest) {
                 unit.push_str(rest.trim_start_matches('>'));
-                flush(&mut unit, &mut out);
+                flush(&mut unit, &mut out, &mut normal);
             }
             continue;
         }
         if let Some(body) = block_start(trimmed) {
-            flush(&mut unit, &mut out);
+            flush(&mut unit, &mut out, &mut normal);
             if trimmed.starts_with('|') {
                 // A table row: one sentence whose cells are clauses ("|" separates them).
                 if !body.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) {
                     unit.push_str(&body);
-                    flush(&mut unit, &mut out);
+                    flush(&mut unit, &mut out, &mut normal);
                 }
                 continue;
             }
             unit.push_str(&body);
             if trimmed.starts_with('#') {
-                flush(&mut unit, &mut out);
+                flush(&mut unit, &mut out, &mut normal);
             }
             continue;
         }
@@ -94,7 +96,7 @@ pub fn own_text(text: &str) -> String {
         }
         unit.push_str(trimmed);
     }
-    flush(&mut unit, &mut out);
+    flush(&mut unit, &mut out, &mut normal);
     out
 }
 
@@ -197,12 +199,12 @@ fn strip_task_box(body: &str) -> Cow<'_, str> {
 
 /// Normalises a unit, masks its quotations and code spans, and appends its sentences to `out`,
 /// in one pass over the normalised text (this runs over every byte of the message).
-fn flush(unit: &mut String, out: &mut String) {
+fn flush(unit: &mut String, out: &mut String, normal: &mut String) {
     if unit.trim().is_empty() {
         unit.clear();
         return;
     }
-    let normal = crate::normalise(unit);
+    crate::normalise::normalise_into(unit, normal);
     let mut w = Sentences::start(out);
     mask_into(normal.trim(), &mut w);
     w.end();

@@ -19,7 +19,8 @@
 //! blocker named in its sentence or the one before or after excuses it (see [`crate::egress`]).
 //!
 //! This module walks the sentences; the words are read by `reader_tokens`, the hand-back rules
-//! are `reader_handback`'s and the permission-ask rules `reader_asks`'.
+//! are `reader_handback`'s (those that name no doer `reader_pending`'s) and the permission-ask
+//! rules `reader_asks`'.
 
 use crate::reader_asks::permission_ask;
 use crate::reader_handback::{first_operation, hand_back};
@@ -85,7 +86,7 @@ pub fn findings(own: &str) -> Vec<Finding> {
             let answered = sb & QUESTION_BIT != 0
                 && sentences.peek().is_some_and(|(_, next)| {
                     tokens_into(&mut first, next, 1);
-                    matches!(first.first(), Some(Tok::Word(w, _)) if t::ANSWERS.contains(w))
+                    matches!(first.first(), Some(Tok::Word(w, ..)) if t::ANSWERS.contains(w))
                 });
             if let Some(words) = permission_ask(&s, answered, sb) {
                 out.push(Finding {
@@ -149,6 +150,16 @@ mod tests {
             "Once you've pushed the branch, CI will publish the preview for you.",
             "Once you merge it, the docs rebuild.",
             "The build is uploaded; the deploy itself is in your hands.",
+            // egress-43d: an adverb of order between "and" and the operation.
+            "You should revoke the old key and then run `make deploy`.",
+            "Please update the changelog and then publish.",
+            "You'll want to update the config and finally deploy.",
+            // egress-43d, rounds 10 and 11: a short leader, an order on an operation noun after
+            // "need you to", a header naming its operation before the command, one step short.
+            "pls rerun the flaky job",
+            "Just need you to smash that deploy button.",
+            "remaining: db migration (`alembic upgrade head`)",
+            "We're just a `git push` away from done!",
         ] {
             let k = kinds(t);
             assert!(k.iter().any(|(k, _)| *k == Kind::HandBack), "{t}: {k:?}");
@@ -178,6 +189,12 @@ mod tests {
             "Should you want to roll back, `make rollback` restores the old image.",
             "Once you pushed the fix yesterday, CI ran the full matrix.",
             "The rollout finished; the runbook is in your hands now.",
+            // egress-43d's: "and then" in a report.
+            "I updated the config and then deployed it.",
+            "You updated the config and then the deploy ran on its own.",
+            "I need you to know that the deploy button now asks for a confirmation.",
+            "Remaining: the migration (`0042_add_index`) was run at 10:02.",
+            "We were one push away from a broken main, so I reverted the commit first.",
         ] {
             assert!(kinds(t).is_empty(), "{t}: {:?}", kinds(t));
         }

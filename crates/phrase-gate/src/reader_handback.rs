@@ -4,13 +4,14 @@
 
 use crate::reader_address::Kind;
 use crate::reader_lexicon as lex;
+use crate::reader_pending::*;
 use crate::reader_tables as t;
 use crate::reader_tokens::*;
 
 /// An operation as the verb at `i`: an operation verb, or a command verb with a command or an
 /// operation beside it ("verify with `curl`", "double-check by running"). Returns the verb.
 pub(crate) fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
-    let Some(Tok::Word(w, bits)) = clause.get(i).copied() else {
+    let Some(Tok::Word(w, bits, _)) = clause.get(i).copied() else {
         return None;
     };
     // Every branch below needs one of these (the lexicon's bits of the tables compared below).
@@ -34,7 +35,7 @@ pub(crate) fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
     if bits & lex::LIGHT != 0 && t::LIGHT_VERBS.contains(&w) {
         let noun = rest.iter().skip(1).take(4).find_map(|t| match t {
             // Every operation noun carries OP: most words are compared with none.
-            Tok::Word(n, b) if b & lex::OP != 0 => {
+            Tok::Word(n, b, _) if b & lex::OP != 0 => {
                 t::OPERATION_NOUNS.iter().copied().find(|v| v == n)
             }
             _ => None,
@@ -46,7 +47,7 @@ pub(crate) fn operation_at(clause: &[Tok], i: usize) -> Option<&'static str> {
     let beside = has_command(rest)
         || rest
             .iter()
-            .any(|t| matches!(t, Tok::Word(w, _) if gerund_operation(w).is_some()));
+            .any(|t| matches!(t, Tok::Word(w, ..) if gerund_operation(w).is_some()));
     if beside {
         return has_word(&clause[i..=i], t::COMMAND_VERBS);
     }
@@ -76,7 +77,7 @@ pub(crate) fn noun_use(after: &[Tok]) -> bool {
     }
     w1.is_some_and(|n| !DETERMINERS.contains(&n))
         && after.iter().take(2).any(
-            |t| matches!(t, Tok::Word(w, _) if w.len() > 4 && w.ends_with("ed") && !w.ends_with("eed")),
+            |t| matches!(t, Tok::Word(w, ..) if w.len() > 4 && w.ends_with("ed") && !w.ends_with("eed")),
         )
 }
 
@@ -88,7 +89,7 @@ pub(crate) fn operation_word(w: &str) -> Option<&'static str> {
 /// A code span or a program name.
 pub(crate) fn has_command(toks: &[Tok]) -> bool {
     toks.iter().any(|t| {
-        matches!(t, Tok::Code) || matches!(t, Tok::Word(w, _) if t::COMMAND_WORDS.contains(w))
+        matches!(t, Tok::Code) || matches!(t, Tok::Word(w, ..) if t::COMMAND_WORDS.contains(w))
     })
 }
 
@@ -136,22 +137,17 @@ pub(crate) const STRONG: &[&str] = &[
 pub(crate) fn hand_back_words(s: &[Tok], sb: u32) -> Option<String> {
     let you = sb & lex::YOU != 0;
     let code = sb & CODE_BIT != 0;
-    let cls = clauses(s);
     let table_row = s.contains(&Tok::Mark('|'));
-    if table_row
-        && cls
-            .iter()
-            .any(|cl| matches!(cl.toks, [Tok::Word("you", _)]))
-    {
+    if table_row && clauses(s).any(|cl| matches!(cl.toks, [Tok::Word("you", ..)])) {
         if let Some(op) = first_operation(s) {
             return Some(format!("table: you + {op}"));
         }
     }
-    for (ci, cl) in cls.iter().enumerate() {
+    for (ci, cl) in clauses(s).enumerate() {
         let c = cl.toks;
         // A rule that fires in a clause about the past or a negation ("previously you'd run",
         // "no need to push") is no request: the clause is skipped.
-        if let Some(w) = clause_rules(cl, ci, s, sb, you, code, table_row) {
+        if let Some(w) = clause_rules(&cl, ci, s, sb, you, code, table_row) {
             if !not_a_request(c) {
                 return Some(w);
             }
@@ -204,6 +200,14 @@ pub(crate) fn clause_rules(
             {
                 return Some(format!("{} + {v}", seq.join(" ")));
             }
+            // "Just need you to smash that deploy button": an order on an operation noun right
+            // behind its determiner ("I need you to know that the deploy button …" is none).
+            let order = &c[j.min(c.len())..];
+            let noun_next =
+                matches!(order.get(2), Some(Tok::Word(w, ..)) if t::OPERATION_NOUNS.contains(w));
+            if let Some(o) = order_on_operation_noun(order).filter(|_| noun_next) {
+                return Some(format!("{} + {o}", seq.join(" ")));
+            }
         }
         if you {
             if let Some(w) = asking(c) {
@@ -243,7 +247,7 @@ pub(crate) fn clause_rules(
             // is in your hands").
             let scope = if seq == ["in", "your", "hands"] { c } else { s };
             if let Some(op) = scope.iter().find_map(|t| match t {
-                Tok::Word(w, _) => operation_word(w),
+                Tok::Word(w, ..) => operation_word(w),
                 _ => None,
             }) {
                 return Some(format!("{} + {op}", seq.join(" ")));
@@ -252,20 +256,9 @@ pub(crate) fn clause_rules(
                 return Some(format!("{} + {}", seq.join(" "), crate::own_text::CODE));
             }
         }
-        // "Pending: `git push`", "To publish: `cargo publish`", "Next steps" over a code block,
-        // "How to ship it" over a code block (a header naming the operation).
         if ci == 0 {
-            let how_to =
-                (seq_at(c, 0, &["how", "to"]) && operation_at(c, 2).is_some()).then_some("how to");
-            if let Some(h) = has_word(&c[..1], t::COMMAND_HEADERS).or(how_to) {
-                let words = c.iter().take_while(|t| matches!(t, Tok::Word(..))).count();
-                let after = match c.get(words) {
-                    Some(t) => Some(t),
-                    None => s.get(words + 1),
-                };
-                if words <= 4 && matches!(after, Some(Tok::Code)) {
-                    return Some(format!("{h} … {}", crate::own_text::CODE));
-                }
+            if let Some(w) = header_command(c, s) {
+                return Some(w);
             }
         }
         if you && code && ci == 0 {
@@ -296,6 +289,11 @@ pub(crate) fn clause_rules(
                 return Some(w);
             }
         }
+        if sb & lex::PENDING != 0 {
+            if let Some(w) = one_step_away(c) {
+                return Some(w);
+            }
+        }
         if sb & lex::IT != 0 {
             if let Some(w) = advisable(c) {
                 return Some(w);
@@ -315,46 +313,6 @@ pub(crate) fn clause_rules(
     None
 }
 
-/// An operation named as still to happen, with no one doing it: "it's a matter of running
-/// `make`", "the release requires running `x`", "the branch is ready to be pushed", "the command
-/// to run is `x`", "`cargo publish` and you're done". Not when the agent says it did it ("…,
-/// which I did").
-pub(crate) fn pending_operation(c: &[Tok], s: &[Tok]) -> Option<String> {
-    if has_bit(s, lex::AGENT) {
-        return None;
-    }
-    let phrases = if cannot_hold(c, lex::PENDING_PHRASES) {
-        0
-    } else {
-        c.len()
-    };
-    for i in 0..phrases {
-        if let Some(seq) = entry_at(c, i, lex::PENDING_PHRASES) {
-            let after = i + seq.len();
-            let op = (after..(after + 3).min(c.len())).find_map(|k| {
-                word(c.get(k)).and_then(|w| {
-                    gerund_operation(w)
-                        .or_else(|| past_operation(w))
-                        .or_else(|| operation_word(w))
-                })
-            });
-            if let Some(op) = op {
-                return Some(format!("{} + {op}", seq.join(" ")));
-            }
-            if seq.last() == Some(&"is") && has_command(&c[i..]) {
-                return Some(format!("{} + {}", seq.join(" "), crate::own_text::CODE));
-            }
-        }
-    }
-    if matches!(s.first(), Some(Tok::Code))
-        && seq_at(s, 1, &["and"])
-        && has_word(s, &["you"]).is_some()
-    {
-        return Some(format!("{} + and you", crate::own_text::CODE));
-    }
-    None
-}
-
 /// "… is push; go ahead whenever": leave to do an operation the sentence names, given as an order.
 pub(crate) fn go_ahead(c: &[Tok], s: &[Tok]) -> Option<String> {
     let at = usize::from(matches!(
@@ -370,24 +328,6 @@ pub(crate) fn go_ahead(c: &[Tok], s: &[Tok]) -> Option<String> {
         .map(|op| format!("go ahead + {op}"))
 }
 
-/// "It'd be good to run the linters", "it is best to deploy tonight": the operation recommended
-/// with no one named to do it.
-pub(crate) fn advisable(c: &[Tok]) -> Option<String> {
-    let at = (0..c.len()).find(|&i| {
-        word(c.get(i)) == Some("it")
-            && matches!(
-                word(c.get(i + 1)),
-                Some("would" | "is" | "might" | "may" | "could")
-            )
-    })?;
-    (at + 2..(at + 6).min(c.len())).find_map(|k| {
-        let adj = has_word(&c[k..=k], t::ADVISABLE)?;
-        let to = (k + 1..(k + 4).min(c.len())).find(|&j| word(c.get(j)) == Some("to"))?;
-        let op = operation_or_and(c, to + 1)?;
-        Some(format!("it … {adj} to + {op}"))
-    })
-}
-
 /// "Smash that merge button!": an order whose object is an operation ("hit the deploy button").
 pub(crate) fn order_on_operation_noun(c: &[Tok]) -> Option<String> {
     if !looks_like_an_order(c.first())
@@ -396,7 +336,9 @@ pub(crate) fn order_on_operation_noun(c: &[Tok]) -> Option<String> {
         return None;
     }
     let op = c.iter().skip(2).take(2).find_map(|t| match t {
-        Tok::Word(w, b) if b & lex::OP != 0 => t::OPERATION_NOUNS.iter().copied().find(|v| v == w),
+        Tok::Word(w, b, _) if b & lex::OP != 0 => {
+            t::OPERATION_NOUNS.iter().copied().find(|v| v == w)
+        }
         _ => None,
     })?;
     Some(format!("order + {op}"))
@@ -405,50 +347,9 @@ pub(crate) fn order_on_operation_noun(c: &[Tok]) -> Option<String> {
 /// The first word of the sentence that names an operation in any form.
 pub(crate) fn first_operation(s: &[Tok]) -> Option<&'static str> {
     s.iter().find_map(|t| match t {
-        Tok::Word(w, _) => operation_word(w),
+        Tok::Word(w, ..) => operation_word(w),
         _ => None,
     })
-}
-
-/// "The final piece is pushing the branch", "the only remaining action is a deploy": what is left
-/// is named as a noun, and it is an operation (or a command). Not when the sentence says it is
-/// done ("the last step was done too").
-pub(crate) fn remainder(c: &[Tok], s: &[Tok], end: Option<Tok>) -> Option<String> {
-    let i = (0..c.len()).find(|&i| {
-        has_word(&c[i..=i], t::REMAINDER_ADJECTIVES).is_some()
-            && (1..=2).any(|k| {
-                has_word(c.get(i + k..=i + k).unwrap_or(&[]), t::REMAINDER_NOUNS).is_some()
-            })
-    })?;
-    let n = (1..=2)
-        .find(|k| has_word(c.get(i + k..=i + k).unwrap_or(&[]), t::REMAINDER_NOUNS).is_some())?;
-    let next = c.get(i + n + 1);
-    let introduces = match next {
-        // "Publishing is the last step." but not "… rolls out in one step".
-        None => {
-            end == Some(Tok::Mark(':'))
-                || (end.is_none() && i > 0 && word(c.get(i - 1)) == Some("the"))
-        }
-        // "… is …", and "the only thing pending is merging the PR".
-        Some(t) => matches!(
-            t,
-            Tok::Word("is" | "are" | "for" | "left" | "pending" | "remaining", _)
-        ),
-    };
-    if !introduces || has_word(s, t::DONE).is_some() {
-        return None;
-    }
-    let what = format!("{} {}", word(c.get(i))?, word(c.get(i + n))?);
-    // What is left is still to do: an operation in the past ("I pushed and deployed") is a report
-    // beside it, not the remainder.
-    let pending_op = s.iter().find_map(|t| match t {
-        Tok::Word(w, _) if past_operation(w).is_none() => operation_word(w),
-        _ => None,
-    });
-    if let Some(op) = pending_op {
-        return Some(format!("{what} + {op}"));
-    }
-    has_command(s).then(|| format!("{what} + {}", crate::own_text::CODE))
 }
 
 /// "I'll leave publishing to you", "the push is left to you": an operation passed to the reader.
@@ -467,7 +368,7 @@ pub(crate) fn command_after_leader(c: &[Tok]) -> Option<String> {
     )?;
     let at = c.iter().position(|t| matches!(t, Tok::Code))?;
     let between_leaders = c[1..at].iter().all(
-        |t| matches!(t, Tok::Word(w, _) if ["then", "just", "simply", "run", "please"].contains(w)),
+        |t| matches!(t, Tok::Word(w, ..) if ["then", "just", "simply", "run", "please"].contains(w)),
     );
     let after = word(c.get(at + 1));
     let reports = after.is_some_and(|w| {
@@ -485,30 +386,29 @@ pub(crate) fn past_operation(w: &str) -> Option<&'static str> {
 
 /// An imperative: the clause opens (behind "please", "then", "go ahead and", …) with an operation.
 /// A verb alone is an imperative only when it ends the sentence ("Remaining: deploy.").
-/// The operation at `i`, or a little further on after "and" ("bump the version and publish").
+/// The operation at `i`, or a little further on after "and" ("bump the version and publish"),
+/// also with an adverb of order between ("revoke the old key and then run `x`": egress-43d found
+/// it passed).
 pub(crate) fn operation_or_and(c: &[Tok], i: usize) -> Option<&'static str> {
     operation_at(c, i).or_else(|| {
-        (i + 1..(i + 8).min(c.len()))
-            .find(|&k| word(c.get(k)) == Some("and"))
-            .and_then(|k| operation_at(c, k + 1))
+        let and = (i + 1..(i + 8).min(c.len())).find(|&k| word(c.get(k)) == Some("and"))?;
+        let verb = and
+            + 1
+            + usize::from(matches!(
+                word(c.get(and + 1)),
+                Some("then" | "finally" | "also" | "just")
+            ));
+        operation_at(c, verb)
     })
 }
 
 pub(crate) fn imperative(c: &[Tok], s: &[Tok], ends_sentence: bool) -> Option<String> {
     let mut i = 0;
     let mut lead = Vec::new();
-    'skip: loop {
-        if bits_of(c.get(i)) & lex::LEADER == 0 {
-            break;
-        }
-        for l in t::LEADERS {
-            if seq_at(c, i, l) {
-                lead.push(l.join(" "));
-                i += l.len();
-                continue 'skip;
-            }
-        }
-        break;
+    // Compared only with the leaders the word opens (the lexicon lists them).
+    while let Some(l) = entry_at(c, i, lex::LEADER_PHRASES) {
+        lead.push(l.join(" "));
+        i += l.len();
     }
     // Most clauses open with a subject ("I ran …", "the tests …"): no order.
     word(c.get(i))?;
@@ -538,7 +438,7 @@ pub(crate) fn imperative(c: &[Tok], s: &[Tok], ends_sentence: bool) -> Option<St
 /// or a bare word that is no subject, plural, past or gerund ("Tests and push hooks", "Bumped the
 /// version and pushed" are not orders).
 pub(crate) fn looks_like_an_order(t: Option<&Tok>) -> bool {
-    let Some(Tok::Word(w, b)) = t.copied() else {
+    let Some(Tok::Word(w, b, _)) = t.copied() else {
         return false;
     };
     b & lex::ORDERING != 0
@@ -564,13 +464,12 @@ pub(crate) fn reader_modal(c: &[Tok]) -> Option<String> {
         let mut walked = vec!["you".to_string()];
         let mut modal = false;
         'walk: loop {
-            for m in t::READER_MODALS {
-                if seq_at(c, j, m) {
-                    walked.push(m.join(" "));
-                    j += m.len();
-                    modal = true;
-                    continue 'walk;
-                }
+            // Compared only with the modals the word opens (the lexicon lists them).
+            if let Some(m) = entry_at(c, j, lex::READER_MODAL_PHRASES) {
+                walked.push(m.join(" "));
+                j += m.len();
+                modal = true;
+                continue 'walk;
             }
             // "you're clear to merge", "you should be good to push": be + any word + to.
             if matches!(word(c.get(j)), Some("are" | "be")) {

@@ -1,363 +1,73 @@
 //! One look-up per word for [`crate::reader_address`]: which of the reader tables a word can take
-//! part in, as bits. A sentence's bits (the union over its words) tell which rules can fire at all;
-//! the rest are never run. This is what keeps the sentence reading within the hook's budget (issue
-//! 43: at most 1 ms over a trivial binary on a 64 KiB message): most sentences of a report end at
-//! the look-ups.
+//! part in, as bits, and which entries of the phrase tables it opens. A sentence's bits (the union
+//! over its words) tell which rules can fire at all; the rest are never run, and a phrase table is
+//! compared at a word only with the entries that word opens. This is what keeps the sentence
+//! reading within the hook's budget (issue 43: at most 1 ms over a trivial binary on a 64 KiB
+//! message): most sentences of a report end at the look-ups.
 //!
-//! The bits are derived from the tables themselves, so a word added to a table is seen here too.
+//! The lexicon is built from the tables by [`crate::lexicon_build`] at build time (`build.rs`
+//! writes it as the static arrays below), so a word added to a table is seen here too and a stop
+//! builds nothing.
 
-use crate::reader_tables as t;
-use std::sync::OnceLock;
+pub use crate::lexicon_build::*;
 
-/// "you", "your", "yours": the reader.
-pub const YOU: u32 = 1 << 0;
-/// "i", "me", "we", …: the agent.
-pub const AGENT: u32 = 1 << 1;
-/// Any form of an operation: verb, noun, -ing, -ed, "re-" ("pushed", "deployment", "re-run").
-pub const OP: u32 = 1 << 2;
-/// An operation verb in its base form.
-pub const OP_VERB: u32 = 1 << 3;
-/// A verb that is an operation with a command beside it ("verify", "try").
-pub const COMMAND_VERB: u32 = 1 << 4;
-/// A light verb ("hit merge").
-pub const LIGHT: u32 = 1 << 5;
-/// The first word of a leader ("please", "go ahead and").
-pub const LEADER: u32 = 1 << 6;
-/// A clause subject, never an order's verb.
-pub const SUBJECT: u32 = 1 << 7;
-/// An irregular past ("ran").
-pub const IRREGULAR: u32 = 1 << 8;
-/// A word the reader's-turn phrases need ("left", "final", "yours").
-pub const TURN: u32 = 1 << 9;
-/// A word the pending-operation phrases need ("matter", "requires", "be").
-pub const PENDING: u32 = 1 << 10;
-/// A remainder adjective ("final", "last", "remaining").
-pub const REMAINDER: u32 = 1 << 11;
-/// A recommending verb ("recommend", "consider").
-pub const RECOMMEND: u32 = 1 << 12;
-/// "it" (for "it would be good to …").
-pub const IT: u32 = 1 << 13;
-/// A word the approval phrases need ("approval", "confirm", "word").
-pub const APPROVAL: u32 = 1 << 14;
-/// A verb an order may start with before its operation ("bump … and publish").
-pub const ORDERING: u32 = 1 << 15;
+include!(concat!(env!("OUT_DIR"), "/lexicon.rs"));
 
-/// A phrase table and the bit every first word of its entries carries, so that a table is only
-/// compared at the words that can open one of its entries. The pair is one value: a table is
-/// never looked up by its address or its content at each use.
-#[derive(Debug, Clone, Copy)]
-pub struct Indexed {
-    pub table: &'static [&'static [&'static str]],
-    /// `None`: a table of no bit (every word is tried).
-    pub first: Option<u32>,
-}
-
-impl Indexed {
-    /// A small table of the rules' own, with no bit: every word is tried.
-    pub const fn unindexed(table: &'static [&'static [&'static str]]) -> Indexed {
-        Indexed { table, first: None }
+/// The slot of a word of the lexicon, or `None`: a multiply, a shift and an integer compare or
+/// two (this runs once per word of the message).
+#[inline]
+pub fn slot_of(w: &str) -> Option<u16> {
+    let k = key(w)?;
+    let mut i = home(k);
+    loop {
+        let at = KEYS[i];
+        if at == k {
+            return Some(i as u16);
+        }
+        if at == 0 {
+            return None;
+        }
+        i = (i + 1) & (SLOTS - 1);
     }
 }
 
-const fn indexed(table: &'static [&'static [&'static str]], bit: u32) -> Indexed {
-    Indexed {
-        table,
-        first: Some(bit),
+/// The bits of a word (0 for a word of no table) and its slot (0 for no word: its bits say so).
+#[inline]
+pub fn look_up(w: &str) -> (u32, u16) {
+    match slot_of(w) {
+        Some(s) => (BITS[usize::from(s)], s),
+        None => (0, 0),
     }
-}
-
-pub const READER_TURN: Indexed = indexed(t::READER_TURN, 1 << 16);
-pub const DELEGATIONS: Indexed = indexed(t::DELEGATIONS, 1 << 17);
-pub const APPROVAL_PHRASES: Indexed = indexed(t::APPROVAL, 1 << 18);
-pub const LEAVE: Indexed = indexed(t::LEAVE, 1 << 19);
-pub const WAITING: Indexed = indexed(t::WAITING, 1 << 20);
-pub const READER_PLACE: Indexed = indexed(t::READER_PLACE, 1 << 23);
-pub const PENDING_PHRASES: Indexed = indexed(t::PENDING, 1 << 21);
-
-/// Every table whose first words carry a bit.
-static FIRST_WORD_TABLES: &[Indexed] = &[
-    READER_TURN,
-    DELEGATIONS,
-    APPROVAL_PHRASES,
-    LEAVE,
-    WAITING,
-    PENDING_PHRASES,
-    indexed(t::NOT_A_REQUEST, 1 << 22),
-    READER_PLACE,
-    indexed(t::READER_MODALS, 1 << 24),
-    indexed(t::ELIDED_ASKS, 1 << 25),
-    indexed(t::ASKING_FILLERS, 1 << 26),
-    indexed(t::LEADERS, LEADER),
-];
-
-/// For each reader's-turn phrase without "you"/"your"/"yours", a word of it that must occur for it
-/// to match (the rarest one: "manual" of "manual step").
-const TURN_KEYS: &[&str] = &[
-    "required",
-    "manual",
-    "operator",
-    "left",
-    "thing",
-    "final",
-    "remaining",
-    "leave",
-    "maintainer",
-    "needs",
-    "honours",
-    "honors",
-    "remains",
-];
-/// Likewise for the pending-operation phrases.
-const PENDING_KEYS: &[&str] = &[
-    "matter", "requires", "require", "needs", "need", "be", "left", "remains", "run",
-];
-/// Likewise for the approval phrases.
-const APPROVAL_KEYS: &[&str] = &[
-    "approval",
-    "approve",
-    "approves",
-    "confirm",
-    "confirmation",
-    "go-ahead",
-    "go",
-    "ok",
-    "okay",
-    "word",
-    "review",
-    "decision",
-    "yes",
-    "signal",
-    "nod",
-    "light",
-    "permission",
-    "thumbs",
-    "say",
-    "sign-off",
-    "reply",
-    "so",
-    "want",
-    "like",
-    "works",
-    "happy",
-    "instructions",
-    "know",
-    "lmk",
-    "tell",
-    "fine",
-    "agree",
-    "advise",
-    "say-so",
-    "wait",
-    "waiting",
-];
-
-/// A word of at most 16 bytes packed into one integer: looking it up is a multiply and an integer
-/// compare, with no string hashed or compared byte by byte. Every table word fits (`build` checks);
-/// a longer word of the text is in no table.
-type Key = u128;
-
-fn key(w: &str) -> Option<Key> {
-    let b = w.as_bytes();
-    if b.is_empty() || b.len() > 16 {
-        return None;
-    }
-    // Each half packed from at most two fixed-size reads that overlap, OR-ed into place (the bytes
-    // they share are the same), shifted as u64: no loop over the bytes, no `memcpy` of the word's
-    // length and no variable u128 shift, which cost more than the word.
-    let half = |h: &[u8]| -> u64 {
-        let n = h.len();
-        let at = |i: usize| u64::from(h[i]) << (8 * i);
-        match n {
-            0 => 0,
-            1..=3 => at(0) | at(n / 2) | at(n - 1),
-            4..=7 => {
-                let lo = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
-                let hi = u32::from_le_bytes([h[n - 4], h[n - 3], h[n - 2], h[n - 1]]);
-                u64::from(lo) | (u64::from(hi) << (8 * (n - 4)))
-            }
-            _ => u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]),
-        }
-    };
-    let (lo, hi) = b.split_at(b.len().min(8));
-    let k = u128::from(half(lo)) | (u128::from(half(hi)) << 64);
-    Some(k)
-}
-
-/// Slots of the lexicon's table: a power of two, over twice the words the tables hold (about
-/// 700), so a look-up ends within a probe or two.
-const SLOTS: usize = 2048;
-
-/// The lexicon: an open-addressing table of packed words (0 marks an empty slot: no word packs
-/// to 0), with each word's bits and the operation it is a form of. A look-up is a multiply, a
-/// shift and an integer compare or two: this runs once per word of the message.
-struct Lexicon {
-    keys: Box<[Key]>,
-    bits: Box<[u32]>,
-    /// Each form of an operation, to the operation it is a form of ("merged" → "merge").
-    ops: Box<[Option<&'static str>]>,
-}
-
-impl Lexicon {
-    /// The slot of `k`: where it is, or the empty slot where it would go.
-    fn slot(&self, k: Key) -> usize {
-        let folded = (k as u64) ^ ((k >> 64) as u64).rotate_left(29);
-        let mut i =
-            (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOTS.trailing_zeros())) as usize;
-        while self.keys[i] != k && self.keys[i] != 0 {
-            i = (i + 1) & (SLOTS - 1);
-        }
-        i
-    }
-
-    fn get(&self, k: Key) -> Option<usize> {
-        let i = self.slot(k);
-        (self.keys[i] == k).then_some(i)
-    }
-
-    /// The slot of `k`, taken for it if it was empty.
-    fn entry(&mut self, k: Key) -> usize {
-        let i = self.slot(k);
-        self.keys[i] = k;
-        i
-    }
-}
-
-fn lexicon() -> &'static Lexicon {
-    static LEXICON: OnceLock<Lexicon> = OnceLock::new();
-    LEXICON.get_or_init(build)
-}
-
-fn build() -> Lexicon {
-    let mut lex = Lexicon {
-        keys: vec![0; SLOTS].into_boxed_slice(),
-        bits: vec![0; SLOTS].into_boxed_slice(),
-        ops: vec![None; SLOTS].into_boxed_slice(),
-    };
-    // A word too long for a key could never be looked up: `every_table_word_fits_a_key` keeps
-    // the tables within 16 bytes.
-    let add = |lex: &mut Lexicon, w: &str, b: u32| {
-        if let Some(k) = key(w) {
-            let i = lex.entry(k);
-            lex.bits[i] |= b;
-        }
-    };
-    let op = |lex: &mut Lexicon, w: &str, v: &'static str, replace: bool| {
-        let Some(k) = key(w) else { return };
-        let i = lex.entry(k);
-        if replace || lex.ops[i].is_none() {
-            lex.ops[i] = Some(v);
-        }
-    };
-    let singles: &[(&[&str], u32)] = &[
-        (&["you", "your", "yours"], YOU),
-        (t::AGENT, AGENT),
-        (t::COMMAND_VERBS, COMMAND_VERB),
-        (t::LIGHT_VERBS, LIGHT),
-        (t::SUBJECTS, SUBJECT),
-        (t::IRREGULAR_PAST, IRREGULAR),
-        (TURN_KEYS, TURN),
-        (PENDING_KEYS, PENDING),
-        (t::REMAINDER_ADJECTIVES, REMAINDER),
-        (t::RECOMMENDING, RECOMMEND),
-        (&["it"], IT),
-        (APPROVAL_KEYS, APPROVAL),
-        (t::ORDERING_VERBS, ORDERING),
-    ];
-    for (words, b) in singles {
-        for w in *words {
-            add(&mut lex, w, *b);
-        }
-    }
-    for i in FIRST_WORD_TABLES {
-        for entry in i.table {
-            add(&mut lex, entry[0], i.first.unwrap_or(0));
-        }
-    }
-    for v in t::OPERATION_VERBS {
-        each_form(v, |form| {
-            add(&mut lex, form, OP);
-            op(&mut lex, form, v, false);
-        });
-        add(&mut lex, v, OP_VERB);
-        let mut re = [0u8; 16];
-        if let Some(slot) = re.get_mut(3..3 + v.len()) {
-            slot.copy_from_slice(v.as_bytes());
-            re[..3].copy_from_slice(b"re-");
-            if let Ok(w) = std::str::from_utf8(&re[..3 + v.len()]) {
-                add(&mut lex, w, OP_VERB | OP);
-                op(&mut lex, w, v, true);
-            }
-        }
-    }
-    for n in t::OPERATION_NOUNS {
-        add(&mut lex, n, OP);
-        op(&mut lex, n, n, false);
-    }
-    add(&mut lex, "ran", OP);
-    op(&mut lex, "ran", "run", true);
-    lex
-}
-
-/// A verb's base, -ing and -ed forms, with the final consonant doubled or the final "e" dropped
-/// as English spells them (extra forms that are no word do no harm). Each form is written into a
-/// buffer on the stack and handed to `each`: the lexicon is built in every hook process, so its
-/// build allocates no string per form.
-fn each_form(v: &str, mut each: impl FnMut(&str)) {
-    let mut buf = [0u8; 24];
-    let mut with = |parts: &[&[u8]], each: &mut dyn FnMut(&str)| {
-        let mut n = 0;
-        for p in parts {
-            let end = n + p.len();
-            let Some(slot) = buf.get_mut(n..end) else {
-                return;
-            };
-            slot.copy_from_slice(p);
-            n = end;
-        }
-        if let Ok(w) = std::str::from_utf8(&buf[..n]) {
-            each(w);
-        }
-    };
-    let b = v.as_bytes();
-    each(v);
-    let stem = v.strip_suffix('e').unwrap_or(v).as_bytes();
-    let last = b.last().copied().filter(|c| !b"aeiouyw".contains(c));
-    for suffix in [&b"ing"[..], b"ed"] {
-        with(&[stem, suffix], &mut each);
-        with(&[b, suffix], &mut each);
-        if let Some(last) = last {
-            with(&[b, &[last], suffix], &mut each);
-        }
-    }
-    // "apply" → "applied" (the -ing form keeps the "y").
-    if let Some(stem) = v.strip_suffix('y') {
-        with(&[stem.as_bytes(), b"ied"], &mut each);
-    }
-}
-
-/// The forms of [`each_form`], collected (tests).
-#[cfg(test)]
-fn forms(v: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    each_form(v, |f| out.push(f.to_string()));
-    out
 }
 
 /// The bits of a word (0 for a word of no table).
 pub fn bits(w: &str) -> u32 {
-    let lex = lexicon();
-    key(w).and_then(|k| lex.get(k)).map_or(0, |i| lex.bits[i])
+    look_up(w).0
 }
 
 /// The operation a word is a form of ("pushing" → "push"), if it is one.
 pub fn operation(w: &str) -> Option<&'static str> {
-    let lex = lexicon();
-    key(w).and_then(|k| lex.get(k)).and_then(|i| lex.ops[i])
+    slot_of(w).and_then(|s| OPS[usize::from(OP_OF[usize::from(s)])])
+}
+
+/// The entries of `table` that the word in `slot` opens, in table order (none for a table of no
+/// bit: those are searched whole).
+#[inline]
+pub fn firsts(slot: u16, table: Indexed) -> impl Iterator<Item = &'static [&'static str]> {
+    let s = usize::from(slot);
+    let at = usize::from(FIRSTS_AT[s])..usize::from(FIRSTS_AT[s + 1]);
+    let position = table.first.map_or(u8::MAX, |b| b.trailing_zeros() as u8);
+    FIRSTS[at]
+        .iter()
+        .filter(move |(p, _)| *p == position)
+        .filter_map(move |(_, n)| table.table.get(usize::from(*n)).copied())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lexicon_build::APPROVAL_KEYS;
+    use crate::reader_tables as t;
 
     #[test]
     fn every_table_word_fits_a_key() {
@@ -404,8 +114,44 @@ mod tests {
     }
 
     #[test]
+    fn the_compiled_lexicon_is_the_tables() {
+        // What build.rs wrote is what the tables build now (a stale OUT_DIR cannot pass).
+        let fresh = build();
+        assert_eq!(KEYS[..], fresh.keys[..]);
+        assert_eq!(BITS[..], fresh.bits[..]);
+        for s in 0..SLOTS {
+            assert_eq!(OPS[usize::from(OP_OF[s])], fresh.ops[s], "slot {s}");
+            let at = usize::from(FIRSTS_AT[s])..usize::from(FIRSTS_AT[s + 1]);
+            assert_eq!(FIRSTS[at], fresh.firsts[s][..], "slot {s}");
+        }
+    }
+
+    #[test]
+    fn a_word_finds_the_entries_it_opens() {
+        for i in FIRST_WORD_TABLES {
+            for entry in i.table {
+                let slot = slot_of(entry[0]).expect("a first word is in the lexicon");
+                assert!(
+                    firsts(slot, *i).any(|e| e == *entry),
+                    "{entry:?} not listed under {:?}",
+                    entry[0]
+                );
+                // In table order: the first entry that matches is the table's first.
+                let listed: Vec<_> = firsts(slot, *i).collect();
+                let in_order: Vec<_> = i
+                    .table
+                    .iter()
+                    .copied()
+                    .filter(|e| e[0] == entry[0])
+                    .collect();
+                assert_eq!(listed, in_order);
+            }
+        }
+    }
+
+    #[test]
     fn the_table_is_at_most_half_full() {
-        let used = lexicon().keys.iter().filter(|k| **k != 0).count();
+        let used = KEYS.iter().filter(|k| **k != 0).count();
         assert!(used * 2 <= SLOTS, "{used} words in {SLOTS} slots");
     }
 
@@ -416,6 +162,17 @@ mod tests {
             for entry in i.table {
                 assert_ne!(bits(entry[0]) & bit, 0, "{entry:?}");
             }
+        }
+    }
+
+    #[test]
+    fn the_rules_word_gates_are_exact() {
+        // The rules skip a word without the bit before comparing it with the table.
+        for v in t::OPERATION_VERBS {
+            assert_ne!(bits(v) & OP_VERB, 0, "{v}");
+        }
+        for n in t::OPERATION_NOUNS {
+            assert_ne!(bits(n) & OP, 0, "{n}");
         }
     }
 

@@ -131,6 +131,9 @@ pub const COMMAND_WORDS: &[&str] = &[
 /// Words an imperative may start behind ("please run", "then push", "go ahead and merge").
 pub static LEADERS: &[&[&str]] = &[
     &["please"],
+    // egress-43d: "pls rerun the flaky job" passed.
+    &["pls"],
+    &["plz"],
     &["kindly"],
     &["just"],
     &["simply"],
@@ -285,6 +288,9 @@ pub const ASKING_MODALS: &[&str] = &["can", "could", "would", "will"];
 pub static ASKING_FILLERS: &[&[&str]] = &[
     &["be", "so", "kind", "as", "to"],
     &["please"],
+    // egress-43d: "pls rerun the flaky job" passed.
+    &["pls"],
+    &["plz"],
     &["kindly"],
     &["just"],
     &["mind"],
@@ -402,6 +408,8 @@ pub static LEAVE: &[&[&str]] = &[
     &["move", "ahead"],
     &["carry", "on"],
     &["keep", "going"],
+    // egress-43d, round 13: "Should I keep at it and do the other modules too?" passed.
+    &["keep", "at", "it"],
     &["continued"],
     &["proceeded"],
     &["started"],
@@ -446,7 +454,10 @@ pub static ELIDED_ASKS: &[&[&str]] = &[
 ];
 
 /// Answers that turn a question into a rhetorical one when the next sentence opens with them.
-pub const ANSWERS: &[&str] = &["yes", "no", "yep", "nope", "yeah", "sure", "because"];
+/// egress-43d, round 13: "Next step? Already done: …" is answered.
+pub const ANSWERS: &[&str] = &[
+    "yes", "no", "yep", "nope", "yeah", "sure", "because", "already", "done",
+];
 
 /// The reader's leave itself, which is enough beside a wait ("awaiting your approval", "please
 /// confirm and I'll …").
@@ -461,7 +472,9 @@ pub const APPROVAL_CORE: &[&str] = &[
     "ok",
     "okay",
     "thumbs",
+    "thumbs-up",
     "sign-off",
+    "sign",
     "instructions",
     "decision",
     "word",
@@ -484,10 +497,16 @@ pub static APPROVAL: &[&[&str]] = &[
     &["your", "ok"],
     &["your", "okay"],
     &["thumbs"],
+    // egress-43d, round 13: "Waiting for a thumbs-up …" and "If that sounds good to you, I'll
+    // continue …" passed.
+    &["thumbs-up"],
+    &["sounds", "good"],
     &["say", "so"],
     &["say", "the", "word"],
     &["your", "word"],
     &["sign-off"],
+    // egress-43d: "Pausing here until you sign off on the plan." passed.
+    &["sign", "off"],
     &["you", "reply"],
     &["if", "so"],
     &["works", "for", "you"],
@@ -530,6 +549,8 @@ pub static WAITING: &[&[&str]] = &[
     &["hold", "off"],
     &["stopping", "here"],
     &["paused"],
+    // egress-43d: "Pausing here for your sign-off …" passed.
+    &["pausing"],
     &["until"],
     &["once", "you"],
     &["as", "soon", "as"],

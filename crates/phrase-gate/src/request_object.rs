@@ -16,37 +16,109 @@ const OBJECT_ENDS: &[&str] = &[
 /// At most this many words after the verb are its object ("the session secret").
 const OBJECT_WORDS: usize = 4;
 
+/// Verbs that ask the reader to supply something the agent lacks ("add your npm token", "provide
+/// the registry token"): their object stays a blocker.
+const SUPPLYING: &[&str] = &[
+    "add",
+    "provide",
+    "supply",
+    "give",
+    "share",
+    "set",
+    "export",
+    "grant",
+    "enter",
+    "paste",
+    "create",
+    "generate",
+    "get",
+    "obtain",
+    "configure",
+    "store",
+    "put",
+    "send",
+];
+
 /// `sentence` (normalised, one of [`crate::own_text::sentences`]) without the object of `verb`
-/// (the handed-back operation, as the finding names it: "rotate", "trigger") and without a
-/// purpose clause after it ("so the new secret is picked up"). The sentence is returned whole
-/// when the verb is not found in it.
+/// (the handed-back operation, as the finding names it: "rotate", "trigger"), without a purpose
+/// clause after it ("so the new secret is picked up"), and without the object of any other
+/// request to the reader in the sentence ("you'll need to rotate the session secret … you'll need
+/// to run `x`": the secret is what the first request acts on, not what the agent lacks).
+/// The sentence is returned whole when it holds no such verb.
 pub fn without_request_object(sentence: &str, verb: &str) -> String {
     let words: Vec<(usize, &str)> = word_spans(sentence).collect();
-    let Some(at) = words.iter().position(|(_, w)| is_form_of(w, verb)) else {
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    if let Some(at) = words.iter().position(|(_, w)| is_form_of(w, verb)) {
+        let end = object_end(sentence, &words, at);
+        // A purpose right behind the request: "… so the new secret is picked up", "so that …".
+        let end = if sentence[end..].trim_start().starts_with("so ") {
+            clause_end(sentence, end)
+        } else {
+            end
+        };
+        cuts.push((words[at].0 + words[at].1.len(), end));
+    }
+    for at in (0..words.len()).filter(|&k| requested(&words, k)) {
+        // The reader's own credential ("add your npm token") is what the agent lacks.
+        if SUPPLYING.contains(&words[at].1) || words.get(at + 1).is_some_and(|(_, w)| *w == "your")
+        {
+            continue;
+        }
+        cuts.push((
+            words[at].0 + words[at].1.len(),
+            object_end(sentence, &words, at),
+        ));
+    }
+    if cuts.is_empty() {
         return sentence.to_string();
-    };
-    let clause_end = |from: usize| {
-        sentence[from..]
-            .find([',', ';', ':', '—', '?', '!'])
-            .map_or(sentence.len(), |i| from + i)
-    };
+    }
+    cuts.sort_unstable();
+    let mut out = String::with_capacity(sentence.len());
+    let mut from = 0;
+    for (start, end) in cuts {
+        if start > from {
+            out.push_str(&sentence[from..start]);
+        }
+        from = from.max(end);
+    }
+    out.push_str(&sentence[from..]);
+    out
+}
+
+/// Where the object of the verb at `at` ends: at most [`OBJECT_WORDS`] words, in its clause, up
+/// to a word of [`OBJECT_ENDS`].
+fn object_end(sentence: &str, words: &[(usize, &str)], at: usize) -> usize {
     let after_verb = words[at].0 + words[at].1.len();
-    let mut cut_end = after_verb;
+    let clause = clause_end(sentence, after_verb);
+    let mut end = after_verb;
     for (start, w) in words.iter().skip(at + 1).take(OBJECT_WORDS) {
-        if *start > clause_end(after_verb) || OBJECT_ENDS.contains(w) {
+        if *start > clause || OBJECT_ENDS.contains(w) {
             break;
         }
-        cut_end = start + w.len();
+        end = start + w.len();
     }
-    // A purpose right behind the request: "… so the new secret is picked up", "so that …".
-    let rest = &sentence[cut_end..];
-    if rest.trim_start().starts_with("so ") {
-        cut_end = clause_end(cut_end);
+    end
+}
+
+fn clause_end(sentence: &str, from: usize) -> usize {
+    sentence[from..]
+        .find([',', ';', ':', '—', '?', '!'])
+        .map_or(sentence.len(), |i| from + i)
+}
+
+/// Whether the word at `k` is a verb the reader is asked to do: after "please", "you should",
+/// "you must", "you'll", or "need/have/want to" with the reader named just before ("you'll need
+/// to rotate"). The agent's own need ("I need to get a token") is not one.
+fn requested(words: &[(usize, &str)], k: usize) -> bool {
+    let w = |i: usize| k.checked_sub(i).and_then(|j| words.get(j)).map(|(_, w)| *w);
+    let reader = |w: Option<&str>| matches!(w, Some("you" | "you'll" | "you'd" | "you've"));
+    match (w(2), w(1)) {
+        (_, Some("please")) => true,
+        (p, Some("should" | "must")) => reader(p),
+        (_, Some("you'll")) => true,
+        (Some("need" | "needs" | "have" | "want"), Some("to")) => (3..=5).any(|i| reader(w(i))),
+        _ => false,
     }
-    let mut out = String::with_capacity(sentence.len());
-    out.push_str(&sentence[..after_verb]);
-    out.push_str(&sentence[cut_end..]);
-    out
 }
 
 /// The words of a sentence (letters, digits, `-`, `'`) with their byte offsets.
