@@ -8,6 +8,7 @@
 //! append (`B+=x`) or array element; `${B:=x}`; a name reference (`declare -n`). A file
 //! sourced or text evaluated that the view could not read unpins every name.
 
+use super::producers::{splits_unquoted, substitution_output};
 use super::*;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -129,15 +130,17 @@ impl<'a> Walker<'a, '_> {
     }
 }
 
-/// The value of a word made of literal text and plain `$NAME`/`${NAME}` expansions of pinned
-/// constants. An unquoted expansion counts only when bash would keep it one word as it is: not
+/// The value of a word made of literal text, plain `$NAME`/`${NAME}` expansions of pinned
+/// constants and substitutions whose output the text decides (`$(echo main)`). An unquoted expansion counts only when bash would keep it one word as it is: not
 /// empty, no blank, no glob character, `IFS` not set by the text. A word with no expansion
 /// stays as the view made it (`find -exec`'s `{}` is a literal word marked run-time).
 fn constant_word(w: &Word<'_>, env: &Env<'_>, exported_only: bool) -> Option<String> {
     let mut out = String::new();
     let expands = w.parts.iter().any(|p| match p {
-        WordPart::Param(_) => true,
-        WordPart::DoubleQuoted(inner) => inner.iter().any(|p| matches!(p, WordPart::Param(_))),
+        WordPart::Param(_) | WordPart::CommandSubst(_) => true,
+        WordPart::DoubleQuoted(inner) => inner
+            .iter()
+            .any(|p| matches!(p, WordPart::Param(_) | WordPart::CommandSubst(_))),
         _ => false,
     });
     let look = |name: &str| {
@@ -189,15 +192,20 @@ fn constant_parts<'e>(
                 let Some(v) = look(pe.name) else {
                     return false;
                 };
-                let splits = || {
-                    v.is_empty()
-                        || v.contains([' ', '\t', '\n', '*', '?', '['])
-                        || env.inherited.get("IFS").is_some()
-                };
-                if !quoted && splits() {
+                if !quoted && (splits_unquoted(v) || env.inherited.get("IFS").is_some()) {
                     return false;
                 }
                 out.push_str(v);
+            }
+            // `$(echo main)`: output the text decides.
+            WordPart::CommandSubst(cs) => {
+                let Some(v) = substitution_output(cs) else {
+                    return false;
+                };
+                if !quoted && (splits_unquoted(&v) || env.inherited.get("IFS").is_some()) {
+                    return false;
+                }
+                out.push_str(&v);
             }
             _ => return false,
         }

@@ -46,7 +46,7 @@ fn exact_list(l: &List<'_>, out: &mut String, depth: usize) -> Option<()> {
             return None;
         };
         match &e.command {
-            Command::Simple(sc) => out.push_str(&exact_output(sc)?),
+            Command::Simple(sc) => out.push_str(&exact_output(sc, depth)?),
             Command::Compound(cc) if cc.redirects.is_empty() => match &cc.kind {
                 CompoundKind::Brace(inner) | CompoundKind::Subshell(inner) => {
                     exact_list(inner, out, depth + 1)?
@@ -62,11 +62,13 @@ fn exact_list(l: &List<'_>, out: &mut String, depth: usize) -> Option<()> {
 /// What one producer writes on stdout, exactly: `echo` of literal words (with `-n`; `-e` only
 /// without backslashes), `printf` of literal words, `cat` of a literal heredoc or here-string.
 /// `None` for anything else, or when a redirection sends its output elsewhere.
-fn exact_output(sc: &SimpleCommand<'_>) -> Option<String> {
+/// Words may hold substitutions of known output; `depth` counts the substitutions and groups
+/// around this command.
+fn exact_output(sc: &SimpleCommand<'_>, depth: usize) -> Option<String> {
     let vals: Vec<String> = sc
         .words
         .iter()
-        .map(|w| w.static_value())
+        .map(|w| exact_word(w, depth))
         .collect::<Option<_>>()?;
     let name = normalise_program(vals.first()?);
     let stdin_only = sc.redirects.iter().all(|r| r.effective_fd() == Some(0));
@@ -188,4 +190,56 @@ fn printf(format: &str, args: &[&str]) -> Option<String> {
         }
     }
     None
+}
+
+/// What a command substitution expands to when its text decides it (`$(echo main)`,
+/// `$(printf '%s' main)`, `` `echo main` ``, `$(cat <<'EOF' ...)`, a group of such producers):
+/// the output with its trailing newlines removed, as bash does. `None` when a run-time part
+/// decides it (a program other than a producer, a variable, a redirection elsewhere).
+pub(crate) fn substitution_output(cs: &CommandSubst<'_>) -> Option<String> {
+    subst_output_at(cs, 0)
+}
+
+fn subst_output_at(cs: &CommandSubst<'_>, depth: usize) -> Option<String> {
+    let mut out = String::new();
+    exact_list(&cs.script.body, &mut out, depth + 1)?;
+    Some(out.trim_end_matches('\n').to_string())
+}
+
+/// A word's value when it is literal text and substitutions of known output: a quoted
+/// substitution is kept whole, an unquoted one only when bash keeps it one word (not empty,
+/// no blank or glob character).
+fn exact_word(w: &Word<'_>, depth: usize) -> Option<String> {
+    if let Some(v) = w.static_value() {
+        return Some(v);
+    }
+    let mut out = String::new();
+    exact_parts(w.parts, false, depth, &mut out)?;
+    Some(out)
+}
+
+fn exact_parts(parts: &[WordPart<'_>], quoted: bool, depth: usize, out: &mut String) -> Option<()> {
+    for p in parts {
+        match p {
+            WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
+                out.push_str(s)
+            }
+            WordPart::DoubleQuoted(inner) => exact_parts(inner, true, depth, out)?,
+            WordPart::CommandSubst(cs) if depth < MAX_GROUP_DEPTH => {
+                let v = subst_output_at(cs, depth)?;
+                if !quoted && splits_unquoted(&v) {
+                    return None;
+                }
+                out.push_str(&v);
+            }
+            _ => return None,
+        }
+    }
+    Some(())
+}
+
+/// Whether bash would split, drop or glob this text as an unquoted expansion (the default
+/// `IFS`): empty, or holding a blank or a glob character.
+pub(crate) fn splits_unquoted(v: &str) -> bool {
+    v.is_empty() || v.contains([' ', '\t', '\n', '*', '?', '['])
 }
