@@ -44,7 +44,9 @@ impl<'a> Walker<'a, '_> {
         let prefix = prefix_env(s);
         let argv: Vec<Arg<'a>> = s.words.iter().map(|&w| Arg::new(w)).collect();
 
-        let u = wrappers::unwrap(self.arena, argv);
+        let mut u = wrappers::unwrap(self.arena, argv);
+        // `echo main | xargs git push origin`: xargs' runs, when the text decides its input.
+        xargs::follow(self.arena, &mut u, s, prev);
         let mut wrappers_list = Vec::new();
         if ctx.time_keyword {
             wrappers_list.push(Wrapper {

@@ -19,10 +19,12 @@ mod producers;
 mod scope;
 mod types;
 mod wrappers;
+mod xargs;
 
 pub use interpreters::{interpreter, is_interpreter, Interpreter, INTERPRETERS};
 pub use types::*;
 pub use wrappers::{dynamic_assignment_name, is_shell, normalise_program, unwrap, Unwrapped};
+pub use xargs::XargsAt;
 
 use crate::ast::*;
 use crate::Parsed;

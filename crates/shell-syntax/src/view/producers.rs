@@ -32,6 +32,20 @@ pub(super) fn group_output<'a>(arena: &'a Bump, cc: &CompoundCommand<'a>) -> Opt
     }
 }
 
+/// What one pipeline element writes, when the text decides it (a producer, or a group of them).
+pub(super) fn command_output(c: &Command<'_>) -> Option<String> {
+    let mut out = String::new();
+    match c {
+        Command::Simple(sc) => return exact_output(sc, 0),
+        Command::Compound(cc) if cc.redirects.is_empty() => match &cc.kind {
+            CompoundKind::Brace(l) | CompoundKind::Subshell(l) => exact_list(l, &mut out, 0)?,
+            _ => return None,
+        },
+        _ => return None,
+    }
+    Some(out)
+}
+
 /// Appends what every element of `l` writes to `out`; `None` when one is not a producer with a
 /// known output.
 fn exact_list(l: &List<'_>, out: &mut String, depth: usize) -> Option<()> {
