@@ -89,6 +89,18 @@ impl<'a> Walker<'a, '_> {
                 }
             }
         }
+        // `shift`, `set -- a b`: the positional parameters change.
+        let sets_positionals = match inv.name() {
+            Some("shift") => true,
+            Some("set") => inv
+                .args
+                .iter()
+                .any(|a| a.value.as_deref().is_none_or(|v| v == "--" || !v.starts_with(['-', '+']))),
+            _ => false,
+        };
+        if sets_positionals {
+            names.extend((1..10).map(|n| Text::from(n.to_string())));
+        }
         self.unpinned.names.extend(names);
     }
 

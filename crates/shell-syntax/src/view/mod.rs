@@ -56,6 +56,7 @@ pub fn commands_with<'a>(parsed: &'a Parsed, opts: &ViewOptions) -> CommandView<
         and_or_level: 0,
         nested_scope: None,
         unpinned: Default::default(),
+        positionals: None,
         branch_depth: 0,
     };
     let mut scope = Scope::default();
@@ -96,6 +97,9 @@ struct Walker<'a, 'o> {
     nested_scope: Option<Scope<'a>>,
     /// Names the text does not pin to one value (`constants`).
     unpinned: constants::Unpinned,
+    /// The positional parameters `bash -c 'script' NAME ARGS...` gives the script it runs
+    /// (`$0`, `$1`, ...), for the next nested script.
+    positionals: Option<Vec<Arg<'a>>>,
     /// Inside an `if`'s branches or a `case` arm, or a trap handler: what runs there may not.
     branch_depth: usize,
 }

@@ -142,6 +142,10 @@ impl<'a> Walker<'a, '_> {
                 let kind = OriginKind::ShellC {
                     shell: name.to_string(),
                 };
+                // `bash -c 'git push origin "$1"' _ main`: the words after the script are
+                // `$0`, `$1`, ...
+                let at = shell_args.iter().position(|a| std::ptr::eq(a, cmd));
+                self.positionals = at.map(|i| shell_args[i + 1..].to_vec());
                 let cmd = cmd.clone();
                 self.nested_from_args(idx, kind, std::slice::from_ref(&cmd), ctx);
                 return;
@@ -232,6 +236,7 @@ impl<'a> Walker<'a, '_> {
         words: &[Arg<'a>],
         ctx: &Ctx<'a>,
     ) {
+        let positionals = self.positionals.take();
         if self.out.error.is_some() {
             return;
         }
@@ -289,10 +294,42 @@ impl<'a> Walker<'a, '_> {
             exec_redirects: Vec::new(),
             truncated: launcher.scope_truncated || dropped,
         };
+        if let Some(p) = positionals {
+            // The launcher's own positionals, if it had some, are not the new shell's.
+            let reset = launcher.env.get("0").is_some();
+            set_positionals(&mut sub, p, reset);
+        }
         self.and_or_level += 1;
         self.list(&script.body, &mut sub, &c);
         self.and_or_level -= 1;
         self.nested_scope = Some(sub);
+    }
+}
+
+/// Most positional parameters kept for a nested shell (`$0`..`$9`; `${10}` and beyond stay
+/// run-time words).
+const POSITIONALS: usize = 10;
+
+/// The positional parameters of a new shell, as entries of its environment (`$1` is looked up
+/// like `$B`; passed on to a new shell like an export, so an inner `bash -c` without words of
+/// its own gets its own, unset, ones: `reset`).
+fn set_positionals<'a>(sub: &mut Scope<'a>, words: Vec<Arg<'a>>, reset: bool) {
+    let mut words = words.into_iter();
+    for n in 0..POSITIONALS {
+        let value = words.next();
+        if value.is_none() && !reset {
+            break;
+        }
+        let source = if value.is_some() {
+            EnvSource::Export
+        } else {
+            EnvSource::Unset
+        };
+        sub.push_env(EnvVar {
+            name: n.to_string().into(),
+            value,
+            source,
+        });
     }
 }
 
