@@ -149,3 +149,42 @@ fn constant_scripts_fed_to_a_shell_are_read() {
         assert_eq!(bash(src), ran, "{src}");
     }
 }
+
+/// Round 3e: a substitution whose output the text decides, and the positional parameters of
+/// `bash -c`, have the value bash expands them to; where the run decides (an unquoted output
+/// bash splits, `shift`, a program that is no producer) the word stays run-time.
+#[test]
+fn substitutions_and_positionals_are_what_bash_expands() {
+    for (src, want) in [
+        ("printf '%s\\n' HEAD:$(echo main)", "HEAD:main"),
+        ("printf '%s\\n' \"HEAD:$(printf main)\"", "HEAD:main"),
+        ("printf '%s\\n' HEAD:`echo main`", "HEAD:main"),
+        ("printf '%s\\n' HEAD:$(printf '%s\\n\\n' main)", "HEAD:main"),
+        ("printf '%s\\n' HEAD:$(echo -n ma)in", "HEAD:main"),
+        ("printf '%s\\n' HEAD:$(echo $(echo main))", "HEAD:main"),
+        ("printf '%s\\n' \"HEAD:$(echo 'a  b')\"", "HEAD:a  b"),
+        ("printf '%s\\n' HEAD:$( (echo main) )", "HEAD:main"),
+        ("printf '%s\\n' HEAD:$({ echo ma; echo in; } | tr -d '\\n')", ""),
+        ("bash -c 'printf \"%s\\n\" HEAD:$1' _ main", "HEAD:main"),
+        ("bash -c 'printf \"%s\\n\" HEAD:$0' main", "HEAD:main"),
+        ("sh -c 'printf \"%s\\n\" HEAD:\"$2\"' _ a main", "HEAD:main"),
+        ("bash -c 'bash -c \"printf %s\\\\\\\\n HEAD:\\$1\"' _ main", ""),
+    ] {
+        let got = view_value(src);
+        let bash_says = bash(src);
+        if want.is_empty() {
+            assert_eq!(got, None, "{src}: run-time (bash says {bash_says:?})");
+        } else {
+            assert_eq!(got.as_deref(), Some(want), "{src}");
+            assert_eq!(bash_says, want, "{src}");
+        }
+    }
+    // Split by bash (unquoted, a blank in the output): not one word.
+    let src = "printf '%s\\n' HEAD:$(echo 'a b')";
+    assert_eq!(view_value(src), None);
+    assert_eq!(bash(src), "HEAD:a\nb");
+    // `shift` moves the positionals: run-time, and bash shows the second word.
+    let src = "bash -c 'shift; printf \"%s\\n\" HEAD:$1' _ feature main";
+    assert_eq!(view_value(src), None);
+    assert_eq!(bash(src), "HEAD:main");
+}
