@@ -419,7 +419,14 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 // push of these arguments: judged as one.
                 if call.may_push() {
                     let plan = a.push_plan(op, call);
-                    out.extend(with_site(a, op, |site| check_push(site, &plan, &policy)));
+                    let mut found = with_site(a, op, |site| check_push(site, &plan, &policy));
+                    if found.iter().any(|f| f.code == Some(Code::G4RunTimeBranch)) {
+                        if let Some(f) = refused_on_one_path(a, op, call, &policy) {
+                            found.retain(|f| f.code != Some(Code::G4RunTimeBranch));
+                            found.insert(0, f);
+                        }
+                    }
+                    out.extend(found);
                 }
             }
             OpKind::HttpWrite { method, url, .. } => {
@@ -429,6 +436,57 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Most pushes [`refused_on_one_path`] judges for one call.
+const MAX_PATHS: usize = 16;
+
+/// A push whose branch is decided at run time from values the text gives it (`B=feature/x;
+/// if ...; then B=main; fi; git push origin HEAD:$B`): each combination of those values judged
+/// as if written literally, and the first refusal returned, named as the rule's own (`G4.rule`:
+/// its remedy, a pull request or the maintainer, is right whichever path runs; "name the branch
+/// literally" would lead to the same refusal). `None` when no value is refused or the values
+/// are not all known (then the push stays `G4.run-time-branch`).
+fn refused_on_one_path(
+    a: &Analysis<'_>,
+    op: &Op,
+    call: &GitCall<'_>,
+    policy: &FailClosedPolicy,
+) -> Option<Finding> {
+    let env = &op.inv(a).env;
+    let mut calls = vec![call.clone()];
+    for (i, arg) in call.args.iter().enumerate() {
+        if arg.value.is_some() {
+            continue;
+        }
+        let values = env.candidates(&arg.word)?;
+        if calls.len() * values.len() > MAX_PATHS {
+            return None;
+        }
+        calls = calls
+            .iter()
+            .flat_map(|c| {
+                values.iter().map(move |v| {
+                    let mut c = c.clone();
+                    c.args[i].value = Some(v.as_str().into());
+                    c
+                })
+            })
+            .collect();
+    }
+    calls.iter().find_map(|c| {
+        let plan = crate::git_push::plan(c, op.dir.as_deref(), a.world, &op.head);
+        let found = with_site(a, op, |site| check_push(site, &plan, policy));
+        let mut f = found.into_iter().find(|f| {
+            f.verdict == crate::finding::Verdict::Deny && f.code != Some(Code::G4RunTimeBranch)
+        })?;
+        f.refused = format!(
+            "{} (the branch is decided at run time, and one path the command's text gives it \
+             is this one)",
+            f.refused
+        );
+        Some(f)
+    })
 }
 
 /// An API write (`gh api`, an HTTP client) to branch protection, or to a branch ref on `host`.

@@ -10,7 +10,7 @@
 
 use super::producers::{splits_unquoted, substitution_output};
 use super::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Names whose value the text does not pin (see the module documentation); shared by every
@@ -20,6 +20,10 @@ pub(crate) struct Unpinned {
     pub(crate) names: HashSet<Text>,
     /// A script the view could not read runs in the command's own shell: it may set anything.
     pub(crate) all: bool,
+    /// Every value the text assigns to a name anywhere (`B=x`, `export B=x`, `for B in x y`,
+    /// `${B:=x}`); `None` once one assignment is not literal text (`read B`, `B=$(...)`,
+    /// `B+=x`, `declare -n B`). What a word may be ([`Env::candidates`]).
+    pub(crate) values: HashMap<Text, Option<Vec<Text>>>,
 }
 
 impl Unpinned {
@@ -46,6 +50,24 @@ impl<'a> Walker<'a, '_> {
         self.unpinned.names.insert(name.into());
     }
 
+    /// Notes a value the text may give `name` (`None`: one decided at run time).
+    pub(super) fn may_assign(&mut self, name: &str, value: Option<Text>) {
+        const MAX_VALUES: usize = 16;
+        let e = self
+            .unpinned
+            .values
+            .entry(name.into())
+            .or_insert_with(|| Some(Vec::new()));
+        match (e.as_mut(), value) {
+            (Some(list), Some(v)) if list.len() < MAX_VALUES => {
+                if !list.contains(&v) {
+                    list.push(v)
+                }
+            }
+            _ => *e = None,
+        }
+    }
+
     /// The names assignments of invocation `idx` set (a prefix-only command, or
     /// `export`/`declare`/`local`/`readonly`/`typeset` and the run-time setters): unpinned when
     /// the command may not run, or when the assignment does not simply replace the value.
@@ -53,10 +75,19 @@ impl<'a> Walker<'a, '_> {
         let inv = &self.out.invocations[idx];
         let uncertain = self.may_not_run(&inv.context);
         let mut names: Vec<Text> = Vec::new();
+        let mut values: Vec<(Text, Option<Text>)> = Vec::new();
         if let Some(s) = s {
             for a in s.assignments {
                 if uncertain || a.append || a.index.is_some() {
                     names.push(a.name.into());
+                }
+                // A prefix assignment of a command is its own, not the shell's.
+                if s.words.is_empty() {
+                    let literal = match &a.value {
+                        AssignValue::Scalar(w) if !a.append && a.index.is_none() => w.static_text(),
+                        _ => None,
+                    };
+                    values.push((a.name.into(), literal));
                 }
             }
         }
@@ -87,6 +118,15 @@ impl<'a> Walker<'a, '_> {
                 if uncertain || nameref || append || n.contains('[') {
                     names.push(n.into());
                 }
+                let literal = match v.split_once('=') {
+                    Some((_, value)) if !nameref && !append && a.value.is_some() => {
+                        Some(Text::from(value))
+                    }
+                    _ => None,
+                };
+                if v.contains('=') || nameref {
+                    values.push((n.into(), literal));
+                }
             }
         }
         // `shift`, `set -- a b`: the positional parameters change.
@@ -98,6 +138,9 @@ impl<'a> Walker<'a, '_> {
                 .any(|a| a.value.as_deref().is_none_or(|v| v == "--" || !v.starts_with(['-', '+']))),
             _ => false,
         };
+        for (n, v) in values {
+            self.may_assign(&n, v);
+        }
         if sets_positionals {
             names.extend((1..10).map(|n| Text::from(n.to_string())));
         }
@@ -223,4 +266,61 @@ fn constant_parts<'e>(
         }
     }
     true
+}
+
+/// Most values [`candidates`] lists for one word.
+const MAX_CANDIDATES: usize = 16;
+
+/// The values a run-time word may take when each part of it is literal text, a substitution
+/// of known output, or a name the text gives only literal values (`B=feature/x; if ...; then
+/// B=main; fi` gives `$B` the values `feature/x` and `main`). `None` when a part is decided
+/// otherwise or there are too many. Not a proof that no other value is possible (the
+/// environment the command starts with may hold one): a guard uses it to find a value its rule
+/// refuses, never to allow.
+pub(crate) fn candidates(w: &Word<'_>, env: &Env<'_>) -> Option<Vec<String>> {
+    let mut out = vec![String::new()];
+    candidate_parts(w.parts, env, &mut out)?;
+    Some(out)
+}
+
+fn candidate_parts(parts: &[WordPart<'_>], env: &Env<'_>, out: &mut Vec<String>) -> Option<()> {
+    for p in parts {
+        let values: Vec<String> = match p {
+            WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
+                vec![s.to_string()]
+            }
+            WordPart::DoubleQuoted(inner) => {
+                candidate_parts(inner, env, out)?;
+                continue;
+            }
+            WordPart::CommandSubst(cs) => vec![substitution_output(cs)?],
+            WordPart::Param(pe)
+                if pe.op.is_none() && pe.index.is_none() && !pe.length && !pe.indirect =>
+            {
+                match env.constant(pe.name) {
+                    Some(v) => vec![v.to_string()],
+                    None => {
+                        let u = env.unpinned.as_ref()?;
+                        if u.all {
+                            return None;
+                        }
+                        let list = u.values.get(pe.name)?.as_ref()?;
+                        if list.is_empty() {
+                            return None;
+                        }
+                        list.iter().map(|v| v.to_string()).collect()
+                    }
+                }
+            }
+            _ => return None,
+        };
+        if out.len() * values.len() > MAX_CANDIDATES {
+            return None;
+        }
+        *out = out
+            .iter()
+            .flat_map(|o| values.iter().map(move |v| format!("{o}{v}")))
+            .collect();
+    }
+    Some(())
 }

@@ -306,6 +306,14 @@ impl<'a> Walker<'a, '_> {
             CompoundKind::For(f) | CompoundKind::Select(f) => {
                 // The loop leaves its variable set to the last word (or none).
                 self.unpin(f.var);
+                match f.items {
+                    Some(items) => {
+                        for w in items {
+                            self.may_assign(f.var, w.static_text());
+                        }
+                    }
+                    None => self.may_assign(f.var, None),
+                }
                 if let Some(items) = f.items {
                     for w in items {
                         self.word(w, scope, c);
@@ -447,8 +455,9 @@ impl<'a> Walker<'a, '_> {
                 WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => self.parts(ps, scope, ctx),
                 WordPart::Param(pe) => {
                     // `${B:=x}`, `${B=x}`: assigns when B is unset (or empty).
-                    if matches!(pe.op, Some(ParamOp::Default { kind: '=', .. })) {
+                    if let Some(ParamOp::Default { kind: '=', word, .. }) = pe.op {
                         self.unpin(pe.name);
+                        self.may_assign(pe.name, word.static_text());
                     }
                     if let Some(i) = pe.index {
                         self.word(i, scope, ctx);

@@ -363,13 +363,15 @@ fn approx_parts(
             WordPart::Param(pe)
                 if pe.op.is_none() && pe.index.is_none() && !pe.length && !pe.indirect =>
             {
-                match env
-                    .get(pe.name)
-                    .and_then(|e| e.value.as_ref())
-                    .and_then(|a| a.value.as_deref())
-                {
+                let value = env.get(pe.name).and_then(|e| e.value.as_ref());
+                match value.and_then(|a| a.value.as_deref()) {
                     Some(v) => out.push_str(v),
-                    None => placeholder(out, exact),
+                    // `c="git push origin HEAD:$(echo main)"; eval "$c"`: the assigned word is
+                    // literal text and substitutions of known output.
+                    None => match value.and_then(|a| super::producers::word_output(&a.word)) {
+                        Some(v) => out.push_str(&v),
+                        None => placeholder(out, exact),
+                    },
                 }
             }
             WordPart::CommandSubst(cs) => match super::producers::substitution_output(cs).or_else(|| {

@@ -220,6 +220,11 @@ fn subst_output_at(cs: &CommandSubst<'_>, depth: usize) -> Option<String> {
     Some(out.trim_end_matches('\n').to_string())
 }
 
+/// [`exact_word`] for other modules (a variable's assigned word: `c="git push $(echo x)"`).
+pub(crate) fn word_output(w: &Word<'_>) -> Option<String> {
+    exact_word(w, 0)
+}
+
 /// A word's value when it is literal text and substitutions of known output: a quoted
 /// substitution is kept whole, an unquoted one only when bash keeps it one word (not empty,
 /// no blank or glob character).

@@ -93,6 +93,7 @@ impl<'a> Walker<'a, '_> {
             }
             n if run_time_setter(n).is_some() => {
                 for v in run_time_names(n, inv) {
+                    self.may_assign(&v, None);
                     scope.push_env(EnvVar {
                         name: v.into(),
                         value: None,

@@ -244,6 +244,14 @@ impl<'a> Env<'a> {
     pub fn pinned(&self, name: &str) -> bool {
         self.unpinned.as_ref().is_none_or(|u| u.pins(name))
     }
+    /// The values run-time word `w` may take where this environment applies, when the text
+    /// gives each name in it only literal values (`if ...; then B=main; fi` gives `HEAD:$B`
+    /// the values of every assignment of B); `None` when any part is decided otherwise. Not a
+    /// proof that no other value is possible: for finding a value a rule refuses, never for
+    /// allowing (`view::constants`).
+    pub fn candidates(&self, w: &Word<'_>) -> Option<Vec<String>> {
+        super::constants::candidates(w, self)
+    }
     /// Adds an entry of the invocation's own.
     pub fn push(&mut self, e: EnvVar<'a>) {
         self.own.push(e);
