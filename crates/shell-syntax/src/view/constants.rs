@@ -241,11 +241,30 @@ fn constant_parts<'e>(
                     return false;
                 }
             }
-            WordPart::Param(pe)
-                if pe.op.is_none() && pe.index.is_none() && !pe.length && !pe.indirect =>
-            {
-                let Some(v) = look(pe.name) else {
+            WordPart::Param(pe) if pe.index.is_none() && !pe.length && !pe.indirect => {
+                let Some(set) = look(pe.name) else {
                     return false;
+                };
+                // `${B:-x}` / `${B-x}` of a set B: B, unless empty and the colon asks for x.
+                let default;
+                let v = match pe.op {
+                    None => set,
+                    Some(ParamOp::Default {
+                        kind: '-',
+                        colon,
+                        word,
+                    }) => {
+                        if *colon && set.is_empty() {
+                            let Some(d) = word.static_value() else {
+                                return false;
+                            };
+                            default = d;
+                            default.as_str()
+                        } else {
+                            set
+                        }
+                    }
+                    Some(_) => return false,
                 };
                 if !quoted && (splits_unquoted(v) || env.inherited.get("IFS").is_some()) {
                     return false;
@@ -266,6 +285,16 @@ fn constant_parts<'e>(
         }
     }
     true
+}
+
+/// The literal values the text assigns `name` anywhere; `None` when one assignment is not
+/// literal, or a script the view could not read may set it.
+fn assigned_values(env: &Env<'_>, name: &str) -> Option<Vec<String>> {
+    let u = env.unpinned.as_ref()?;
+    if u.all {
+        return None;
+    }
+    Some(u.values.get(name)?.as_ref()?.iter().map(|v| v.to_string()).collect())
 }
 
 /// Most values [`candidates`] lists for one word.
@@ -294,21 +323,33 @@ fn candidate_parts(parts: &[WordPart<'_>], env: &Env<'_>, out: &mut Vec<String>)
                 continue;
             }
             WordPart::CommandSubst(cs) => vec![substitution_output(cs)?],
-            WordPart::Param(pe)
-                if pe.op.is_none() && pe.index.is_none() && !pe.length && !pe.indirect =>
-            {
-                match env.constant(pe.name) {
-                    Some(v) => vec![v.to_string()],
-                    None => {
-                        let u = env.unpinned.as_ref()?;
-                        if u.all {
-                            return None;
+            WordPart::Param(pe) if pe.index.is_none() && !pe.length && !pe.indirect => {
+                // `${B:-main}`, `${B-main}`: the default is one value when B may be unset.
+                let default = match pe.op {
+                    None => None,
+                    Some(ParamOp::Default {
+                        kind: '-',
+                        colon,
+                        word,
+                    }) => Some((*colon, word.static_value()?)),
+                    Some(_) => return None,
+                };
+                match (env.constant(pe.name), default) {
+                    (Some(v), None) => vec![v.to_string()],
+                    (Some(v), Some((colon, d))) if v.is_empty() && colon => vec![d],
+                    (Some(v), Some(_)) => vec![v.to_string()],
+                    (None, default) => {
+                        let mut list: Vec<String> = assigned_values(env, pe.name)
+                            .into_iter()
+                            .flatten()
+                            .collect();
+                        if let Some((_, d)) = default {
+                            list.push(d);
                         }
-                        let list = u.values.get(pe.name)?.as_ref()?;
                         if list.is_empty() {
                             return None;
                         }
-                        list.iter().map(|v| v.to_string()).collect()
+                        list
                     }
                 }
             }

@@ -69,6 +69,10 @@ fn options(opts: &[Arg<'_>]) -> Option<Options> {
     while i < vals.len() {
         let v = vals[i];
         i += 1;
+        if v == "--" {
+            // The end of the options (`unwrap` took the command after it).
+            continue;
+        }
         if let Some(long) = v.strip_prefix("--") {
             let (key, value) = match long.split_once('=') {
                 Some((k, v)) => (k, Some(v)),
@@ -280,6 +284,7 @@ mod tests {
         assert_eq!(r(&[], &["p", "x"], ""), v(&["p x"]));
         assert_eq!(r(&["-r"], &["p", "x"], ""), v(&[]));
         assert_eq!(r(&["-rt", "-P2"], &["p"], "m"), v(&["p m"]));
+        assert_eq!(r(&["-n", "1", "--"], &["p"], "a b"), v(&["p a", "p b"]));
         // Not modelled: the input stays a run-time word.
         assert_eq!(r(&["-0"], &["p"], "m"), None);
         assert_eq!(r(&["-d", ","], &["p"], "m"), None);
