@@ -24,7 +24,7 @@ mod xargs;
 pub use interpreters::{interpreter, is_interpreter, Interpreter, INTERPRETERS};
 pub use types::*;
 pub use wrappers::{dynamic_assignment_name, is_shell, normalise_program, unwrap, Unwrapped};
-pub use xargs::XargsAt;
+pub use xargs::{xargs_appended_items, XargsAt};
 
 use crate::ast::*;
 use crate::Parsed;

@@ -46,11 +46,7 @@ struct Options {
 
 /// The options as GNU xargs reads them; `None` for one that changes how input is read (or one
 /// not known).
-fn options(opts: &[Arg<'_>]) -> Option<Options> {
-    let vals: Vec<&str> = opts
-        .iter()
-        .map(|a| a.value.as_deref())
-        .collect::<Option<_>>()?;
+fn options(vals: &[&str]) -> Option<Options> {
     let mut o = Options {
         mode: Mode::All,
         no_empty: false,
@@ -138,7 +134,11 @@ fn options(opts: &[Arg<'_>]) -> Option<Options> {
 
 /// The argv of each run of `command` (empty: `echo`) over `input`; `None` when not modelled.
 pub(super) fn runs(x: &XargsAt<'_>, input: &str) -> Option<Vec<Vec<String>>> {
-    let o = options(&x.options)?;
+    let vals: Vec<&str> = x
+        .options
+        .iter()
+        .map(|a| a.value.as_deref())
+        .collect::<Option<_>>()?;
     let mut command: Vec<String> = x
         .command
         .iter()
@@ -147,6 +147,36 @@ pub(super) fn runs(x: &XargsAt<'_>, input: &str) -> Option<Vec<Vec<String>>> {
     if command.is_empty() {
         command.push("echo".into());
     }
+    let out: Vec<Vec<String>> = match item_runs(&vals, input)? {
+        Items::Replaced(r, lines) => lines
+            .iter()
+            .map(|line| {
+                command
+                    .iter()
+                    .map(|w| if r.is_empty() { w.clone() } else { w.replace(r.as_str(), line) })
+                    .collect()
+            })
+            .collect(),
+        Items::Appended(runs) => runs
+            .into_iter()
+            .map(|items| command.iter().cloned().chain(items).collect())
+            .collect(),
+    };
+    Some(out)
+}
+
+/// What each run of xargs gets from its input.
+enum Items {
+    /// Appended to the command, per run.
+    Appended(Vec<Vec<String>>),
+    /// `-I R`: one line per run, put in place of R.
+    Replaced(String, Vec<String>),
+}
+
+/// The items GNU xargs with options `opts` makes of `input`, per run; `None` when not
+/// modelled (see the module documentation) or more than [`MAX_RUNS`] runs.
+fn item_runs(opts: &[&str], input: &str) -> Option<Items> {
+    let o = options(opts)?;
     // xargs reads quotes and backslashes itself (default mode): not modelled.
     if input.contains(['\'', '"', '\\']) {
         return None;
@@ -156,33 +186,21 @@ pub(super) fn runs(x: &XargsAt<'_>, input: &str) -> Option<Vec<Vec<String>>> {
         .map(|l| l.trim_start_matches([' ', '\t']))
         .filter(|l| !l.is_empty())
         .collect();
-    let items: Vec<&str> = input.split_whitespace().collect();
-    let with = |extra: &[&str]| -> Vec<String> {
-        command
-            .iter()
-            .cloned()
-            .chain(extra.iter().map(|s| s.to_string()))
-            .collect()
-    };
-    let out: Vec<Vec<String>> = match &o.mode {
-        Mode::Replace(r) => lines
-            .iter()
-            .map(|line| {
-                command
-                    .iter()
-                    .map(|w| if r.is_empty() { w.clone() } else { w.replace(r.as_str(), line) })
-                    .collect()
-            })
-            .collect(),
+    let items: Vec<String> = input.split_whitespace().map(String::from).collect();
+    let out = match &o.mode {
+        Mode::Replace(r) => {
+            let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            return (lines.len() <= MAX_RUNS).then_some(Items::Replaced(r.clone(), lines));
+        }
         _ if items.is_empty() => {
             if o.no_empty {
                 Vec::new()
             } else {
-                vec![with(&[])]
+                vec![Vec::new()]
             }
         }
-        Mode::All => vec![with(&items)],
-        Mode::Args(n) => items.chunks(*n).map(with).collect(),
+        Mode::All => vec![items],
+        Mode::Args(n) => items.chunks(*n).map(<[String]>::to_vec).collect(),
         Mode::Lines(n) => {
             // A line ending in a blank continues on the next one: not modelled.
             if input.split('\n').any(|l| l.ends_with([' ', '\t'])) {
@@ -190,11 +208,23 @@ pub(super) fn runs(x: &XargsAt<'_>, input: &str) -> Option<Vec<Vec<String>>> {
             }
             lines
                 .chunks(*n)
-                .map(|ls| with(&ls.iter().flat_map(|l| l.split_whitespace()).collect::<Vec<_>>()))
+                .map(|ls| ls.iter().flat_map(|l| l.split_whitespace()).map(String::from).collect())
                 .collect()
         }
     };
-    (out.len() <= MAX_RUNS).then_some(out)
+    (out.len() <= MAX_RUNS).then_some(Items::Appended(out))
+}
+
+/// The items xargs (options `opts`, the words between `xargs` and its command) appends to its
+/// command from `input`, per run; `None` when not modelled, and for `-I` (its items replace a
+/// string instead). For layers that know the input better than the view (integrity-signals
+/// reads `echo ~/.x/f` with the maintainer's home): one grammar of xargs for all of them.
+pub fn xargs_appended_items(opts: &[Option<&str>], input: &str) -> Option<Vec<Vec<String>>> {
+    let opts: Vec<&str> = opts.iter().copied().collect::<Option<_>>()?;
+    match item_runs(&opts, input)? {
+        Items::Appended(runs) => Some(runs),
+        Items::Replaced(..) => None,
+    }
 }
 
 /// The text on the stdin of simple command `s`, when the command text decides it: its own
