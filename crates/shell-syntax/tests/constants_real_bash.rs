@@ -182,6 +182,17 @@ fn substitutions_and_positionals_are_what_bash_expands() {
             assert_eq!(bash_says, want, "{src}");
         }
     }
+    // `"$@"` spreads the positionals into arguments: the last one is what bash prints last.
+    for (src, want) in [
+        ("bash -c 'printf \"%s\\n\" \"$@\"' _ a HEAD:main", "a\nHEAD:main"),
+        ("bash -c 'printf \"%s\\n\" $*' _ a HEAD:main", "a\nHEAD:main"),
+    ] {
+        assert_eq!(bash(src), want, "{src}");
+        assert_eq!(view_value(src).as_deref(), want.lines().last(), "{src}");
+    }
+    let src = "bash -c 'shift; printf \"%s\\n\" \"$@\"' _ a HEAD:main";
+    assert_eq!(view_value(src), None, "{src}");
+    assert_eq!(bash(src), "HEAD:main");
     // Split by bash (unquoted, a blank in the output): not one word.
     let src = "printf '%s\\n' HEAD:$(echo 'a b')";
     assert_eq!(view_value(src), None);

@@ -143,6 +143,7 @@ impl<'a> Walker<'a, '_> {
         }
         if sets_positionals {
             names.extend((1..10).map(|n| Text::from(n.to_string())));
+            names.push("#".into());
         }
         self.unpinned.names.extend(names);
     }
@@ -181,8 +182,46 @@ impl<'a> Walker<'a, '_> {
                     }
                 }
             }
+            spread_positionals(inv);
         }
     }
+}
+
+/// `"$@"` (and a `$@`/`$*` bash keeps as whole words) where the positional parameters are
+/// pinned (`bash -c 'git push "$@"' _ origin HEAD:main`): one argument per parameter.
+fn spread_positionals(inv: &mut Invocation<'_>) {
+    let at = |w: &Word<'_>| match w.parts {
+        [WordPart::DoubleQuoted([WordPart::Param(pe)])] => pe.name == "@" && pe.op.is_none(),
+        [WordPart::Param(pe)] => matches!(pe.name, "@" | "*") && pe.op.is_none(),
+        _ => false,
+    };
+    if !inv.args.iter().any(|a| a.value.is_none() && at(&a.word)) {
+        return;
+    }
+    let Some(count) = inv.env.constant("#").and_then(|n| n.parse::<usize>().ok()) else {
+        return;
+    };
+    let values: Option<Vec<Text>> = (1..=count)
+        .map(|n| inv.env.constant(&n.to_string()).map(Text::from))
+        .collect();
+    let Some(values) = values else { return };
+    let mut out = Vec::with_capacity(inv.args.len() + count);
+    for a in inv.args.drain(..) {
+        if a.value.is_some() || !at(&a.word) {
+            out.push(a);
+            continue;
+        }
+        let quoted = matches!(a.word.parts, [WordPart::DoubleQuoted(_)]);
+        if !quoted && values.iter().any(|v| splits_unquoted(v)) {
+            out.push(a);
+            continue;
+        }
+        out.extend(values.iter().map(|v| Arg {
+            word: a.word,
+            value: Some(v.clone()),
+        }));
+    }
+    inv.args = out;
 }
 
 /// The value of a word made of literal text, plain `$NAME`/`${NAME}` expansions of pinned

@@ -314,6 +314,22 @@ const POSITIONALS: usize = 10;
 /// like `$B`; passed on to a new shell like an export, so an inner `bash -c` without words of
 /// its own gets its own, unset, ones: `reset`).
 fn set_positionals<'a>(sub: &mut Scope<'a>, words: Vec<Arg<'a>>, reset: bool) {
+    if words.is_empty() && !reset {
+        return;
+    }
+    // `$#`, for `"$@"` (`view::constants`): known only when every parameter is kept.
+    let count = words.len().saturating_sub(1);
+    sub.push_env(EnvVar {
+        name: "#".into(),
+        value: (count < POSITIONALS).then(|| Arg {
+            word: Word {
+                parts: &[],
+                span: Span::new(0, 0),
+            },
+            value: Some(count.to_string().into()),
+        }),
+        source: EnvSource::Export,
+    });
     let mut words = words.into_iter();
     for n in 0..POSITIONALS {
         let value = words.next();
