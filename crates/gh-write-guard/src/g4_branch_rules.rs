@@ -421,9 +421,15 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                     let plan = a.push_plan(op, call);
                     let mut found = with_site(a, op, |site| check_push(site, &plan, &policy));
                     if found.iter().any(|f| f.code == Some(Code::G4RunTimeBranch)) {
-                        if let Some(f) = refused_on_one_path(a, op, call, &policy) {
-                            found.retain(|f| f.code != Some(Code::G4RunTimeBranch));
-                            found.insert(0, f);
+                        match on_each_path(a, op, call, &policy) {
+                            Paths::Refused(f) => {
+                                found.retain(|f| f.code != Some(Code::G4RunTimeBranch));
+                                found.insert(0, f);
+                            }
+                            Paths::AllAllowed => {
+                                found.retain(|f| f.code != Some(Code::G4RunTimeBranch))
+                            }
+                            Paths::Unknown => {}
                         }
                     }
                     out.extend(found);
@@ -438,55 +444,73 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
     out
 }
 
-/// Most pushes [`refused_on_one_path`] judges for one call.
+/// Most pushes [`on_each_path`] judges for one call.
 const MAX_PATHS: usize = 16;
+
+/// What the pushes a run-time branch may stand for came to ([`on_each_path`]).
+enum Paths {
+    /// One is refused: this refusal.
+    Refused(Finding),
+    /// The values are all the branch can be, and none is refused.
+    AllAllowed,
+    /// Not known (a value the text does not give, or more than [`MAX_PATHS`]).
+    Unknown,
+}
 
 /// A push whose branch is decided at run time from values the text gives it (`B=feature/x;
 /// if ...; then B=main; fi; git push origin HEAD:$B`): each combination of those values judged
-/// as if written literally, and the first refusal returned, named as the rule's own (`G4.rule`:
+/// as if written literally. The first refusal is returned, named as the rule's own (`G4.rule`:
 /// its remedy, a pull request or the maintainer, is right whichever path runs; "name the branch
-/// literally" would lead to the same refusal). `None` when no value is refused or the values
-/// are not all known (then the push stays `G4.run-time-branch`).
-fn refused_on_one_path(
-    a: &Analysis<'_>,
-    op: &Op,
-    call: &GitCall<'_>,
-    policy: &FailClosedPolicy,
-) -> Option<Finding> {
+/// literally" would lead to the same refusal). When the values are all the branch can be (a
+/// `for` loop's literal words around the push) and none is refused, the push is allowed.
+fn on_each_path(a: &Analysis<'_>, op: &Op, call: &GitCall<'_>, policy: &FailClosedPolicy) -> Paths {
     let env = &op.inv(a).env;
     let mut calls = vec![call.clone()];
+    let mut complete = true;
     for (i, arg) in call.args.iter().enumerate() {
         if arg.value.is_some() {
             continue;
         }
-        let values = env.candidates(&arg.word)?;
-        if calls.len() * values.len() > MAX_PATHS {
-            return None;
+        let Some(c) = env.candidates(&arg.word) else {
+            return Paths::Unknown;
+        };
+        complete &= c.complete;
+        if calls.len() * c.values.len() > MAX_PATHS {
+            return Paths::Unknown;
         }
         calls = calls
             .iter()
-            .flat_map(|c| {
-                values.iter().map(move |v| {
-                    let mut c = c.clone();
-                    c.args[i].value = Some(v.as_str().into());
-                    c
+            .flat_map(|call| {
+                c.values.iter().map(move |v| {
+                    let mut call = call.clone();
+                    call.args[i].value = Some(v.as_str().into());
+                    call
                 })
             })
             .collect();
     }
-    calls.iter().find_map(|c| {
+    let mut clean = true;
+    for c in &calls {
         let plan = crate::git_push::plan(c, op.dir.as_deref(), a.world, &op.head);
         let found = with_site(a, op, |site| check_push(site, &plan, policy));
-        let mut f = found.into_iter().find(|f| {
+        clean &= found.is_empty();
+        let refused = found.into_iter().find(|f| {
             f.verdict == crate::finding::Verdict::Deny && f.code != Some(Code::G4RunTimeBranch)
-        })?;
-        f.refused = format!(
-            "{} (the branch is decided at run time, and one path the command's text gives it \
-             is this one)",
-            f.refused
-        );
-        Some(f)
-    })
+        });
+        if let Some(mut f) = refused {
+            f.refused = format!(
+                "{} (the branch is decided at run time, and one path the command's text gives \
+                 it is this one)",
+                f.refused
+            );
+            return Paths::Refused(f);
+        }
+    }
+    if complete && clean {
+        Paths::AllAllowed
+    } else {
+        Paths::Unknown
+    }
 }
 
 /// An API write (`gh api`, an HTTP client) to branch protection, or to a branch ref on `host`.

@@ -24,6 +24,8 @@ pub(crate) struct Unpinned {
     /// `${B:=x}`); `None` once one assignment is not literal text (`read B`, `B=$(...)`,
     /// `B+=x`, `declare -n B`). What a word may be ([`Env::candidates`]).
     pub(crate) values: HashMap<Text, Option<Vec<Text>>>,
+    /// Each `for NAME in WORDS` of literal words: its loop id, NAME and WORDS.
+    pub(crate) for_lists: Vec<(usize, Text, Vec<Text>)>,
 }
 
 impl Unpinned {
@@ -84,7 +86,9 @@ impl<'a> Walker<'a, '_> {
                 // A prefix assignment of a command is its own, not the shell's.
                 if s.words.is_empty() {
                     let literal = match &a.value {
-                        AssignValue::Scalar(w) if !a.append && a.index.is_none() => w.static_text(),
+                        AssignValue::Scalar(w) if !a.append && a.index.is_none() => w
+                            .static_text()
+                            .or_else(|| super::producers::word_output(w).map(Text::from)),
                         _ => None,
                     };
                     values.push((a.name.into(), literal));
@@ -132,10 +136,11 @@ impl<'a> Walker<'a, '_> {
         // `shift`, `set -- a b`: the positional parameters change.
         let sets_positionals = match inv.name() {
             Some("shift") => true,
-            Some("set") => inv
-                .args
-                .iter()
-                .any(|a| a.value.as_deref().is_none_or(|v| v == "--" || !v.starts_with(['-', '+']))),
+            Some("set") => inv.args.iter().any(|a| {
+                a.value
+                    .as_deref()
+                    .is_none_or(|v| v == "--" || !v.starts_with(['-', '+']))
+            }),
             _ => false,
         };
         for (n, v) in values {
@@ -166,8 +171,10 @@ impl<'a> Walker<'a, '_> {
             .iter()
             .map(|o| !same_shell(&o.kind))
             .collect();
+        let loops = &self.out.loops;
         for inv in &mut self.out.invocations {
             inv.env.unpinned = Some(unpinned.clone());
+            inv.env.listed = listed_names(&unpinned, loops, inv);
             if inv.context.function.is_some() || inv.origin.iter().any(|&o| later[o]) {
                 continue;
             }
@@ -185,6 +192,35 @@ impl<'a> Walker<'a, '_> {
             spread_positionals(inv);
         }
     }
+}
+
+/// The names whose value at `inv` is one of a list the text gives: the variable of a `for`
+/// loop of literal words whose body holds `inv` in the same shell, when nothing else in the
+/// text assigns the name a value outside that list ([`Env::candidates`] is complete for it).
+fn listed_names(u: &Unpinned, loops: &[LoopInfo<'_>], inv: &Invocation<'_>) -> Vec<Text> {
+    if u.all || u.for_lists.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for l in &inv.context.loops {
+        if l.part != LoopPart::Body
+            || loops.get(l.id).map(|i| i.origin) != Some(inv.origin.last().copied())
+        {
+            continue;
+        }
+        for (id, name, items) in &u.for_lists {
+            let only_these = || {
+                u.values
+                    .get(name)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|vs| vs.iter().all(|v| items.contains(v)))
+            };
+            if *id == l.id && inv.context.function.is_none() && only_these() {
+                out.push(name.clone());
+            }
+        }
+    }
+    out
 }
 
 /// `"$@"` (and a `$@`/`$*` bash keeps as whole words) where the positional parameters are
@@ -333,7 +369,14 @@ fn assigned_values(env: &Env<'_>, name: &str) -> Option<Vec<String>> {
     if u.all {
         return None;
     }
-    Some(u.values.get(name)?.as_ref()?.iter().map(|v| v.to_string()).collect())
+    Some(
+        u.values
+            .get(name)?
+            .as_ref()?
+            .iter()
+            .map(|v| v.to_string())
+            .collect(),
+    )
 }
 
 /// Most values [`candidates`] lists for one word.
@@ -343,22 +386,33 @@ const MAX_CANDIDATES: usize = 16;
 /// of known output, or a name the text gives only literal values (`B=feature/x; if ...; then
 /// B=main; fi` gives `$B` the values `feature/x` and `main`). `None` when a part is decided
 /// otherwise or there are too many. Not a proof that no other value is possible (the
-/// environment the command starts with may hold one): a guard uses it to find a value its rule
-/// refuses, never to allow.
-pub(crate) fn candidates(w: &Word<'_>, env: &Env<'_>) -> Option<Vec<String>> {
-    let mut out = vec![String::new()];
-    candidate_parts(w.parts, env, &mut out)?;
-    Some(out)
+/// environment the command starts with may hold one) unless `complete`: a guard uses it to find
+/// a value its rule refuses, and allows on it only when complete.
+pub(crate) fn candidates(w: &Word<'_>, env: &Env<'_>) -> Option<Candidates> {
+    // A literal word marked run-time stands for something else (what `xargs` appends, `{}` of
+    // `find -exec` or `xargs -I`, a remote helper's stdin): its text is not its value.
+    if w.static_text().is_some() {
+        return None;
+    }
+    let mut values = vec![String::new()];
+    let mut complete = true;
+    candidate_parts(w.parts, env, &mut values, &mut complete)?;
+    Some(Candidates { values, complete })
 }
 
-fn candidate_parts(parts: &[WordPart<'_>], env: &Env<'_>, out: &mut Vec<String>) -> Option<()> {
+fn candidate_parts(
+    parts: &[WordPart<'_>],
+    env: &Env<'_>,
+    out: &mut Vec<String>,
+    complete: &mut bool,
+) -> Option<()> {
     for p in parts {
         let values: Vec<String> = match p {
             WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
                 vec![s.to_string()]
             }
             WordPart::DoubleQuoted(inner) => {
-                candidate_parts(inner, env, out)?;
+                candidate_parts(inner, env, out, complete)?;
                 continue;
             }
             WordPart::CommandSubst(cs) => vec![substitution_output(cs)?],
@@ -367,7 +421,7 @@ fn candidate_parts(parts: &[WordPart<'_>], env: &Env<'_>, out: &mut Vec<String>)
                 let default = match pe.op {
                     None => None,
                     Some(ParamOp::Default {
-                        kind: '-',
+                        kind: '-' | '=',
                         colon,
                         word,
                     }) => Some((*colon, word.static_value()?)),
@@ -377,7 +431,12 @@ fn candidate_parts(parts: &[WordPart<'_>], env: &Env<'_>, out: &mut Vec<String>)
                     (Some(v), None) => vec![v.to_string()],
                     (Some(v), Some((colon, d))) if v.is_empty() && colon => vec![d],
                     (Some(v), Some(_)) => vec![v.to_string()],
+                    // A `for` variable in its own loop: one of the loop's words.
+                    (None, None) if env.listed.iter().any(|n| n == pe.name) => {
+                        assigned_values(env, pe.name)?
+                    }
                     (None, default) => {
+                        *complete = false;
                         let mut list: Vec<String> = assigned_values(env, pe.name)
                             .into_iter()
                             .flatten()

@@ -71,6 +71,7 @@ impl<'a> Walker<'a, '_> {
             inherited,
             own: own_env,
             unpinned: None,
+            listed: Vec::new(),
         };
         let mut cds = scope.cds.clone();
         cds.extend(u.cds);
@@ -239,6 +240,7 @@ impl<'a> Walker<'a, '_> {
                 inherited: scope.env.clone(),
                 own: Vec::new(),
                 unpinned: None,
+                listed: Vec::new(),
             },
             redirects: self.redirects_for(scope, ctx, Vec::new()),
             cds: scope.cds.clone(),
@@ -311,7 +313,13 @@ fn prefix_env<'a>(s: &SimpleCommand<'a>) -> Vec<EnvVar<'a>> {
         .map(|a| EnvVar {
             name: a.name.into(),
             value: match a.value {
-                AssignValue::Scalar(w) if a.index.is_none() => Some(Arg::new(w)),
+                // `B=$(echo main)`: a substitution the text decides is the value too.
+                AssignValue::Scalar(w) if a.index.is_none() => Some(Arg {
+                    word: w,
+                    value: w
+                        .static_text()
+                        .or_else(|| super::producers::word_output(&w).map(Text::from)),
+                }),
                 _ => None,
             },
             source: EnvSource::Prefix,

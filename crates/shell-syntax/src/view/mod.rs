@@ -325,6 +325,14 @@ impl<'a> Walker<'a, '_> {
                     LoopKind::For
                 };
                 let id = self.new_loop(kind, cc.span, rs, None, c);
+                if kind == LoopKind::For {
+                    let items = f
+                        .items
+                        .and_then(|ws| ws.iter().map(|w| w.static_text()).collect());
+                    if let Some(items) = items {
+                        self.unpinned.for_lists.push((id, f.var.into(), items));
+                    }
+                }
                 self.loop_list(&f.body, id, LoopPart::Body, scope, c);
             }
             CompoundKind::ArithFor(f) => {
@@ -455,7 +463,10 @@ impl<'a> Walker<'a, '_> {
                 WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => self.parts(ps, scope, ctx),
                 WordPart::Param(pe) => {
                     // `${B:=x}`, `${B=x}`: assigns when B is unset (or empty).
-                    if let Some(ParamOp::Default { kind: '=', word, .. }) = pe.op {
+                    if let Some(ParamOp::Default {
+                        kind: '=', word, ..
+                    }) = pe.op
+                    {
                         self.unpin(pe.name);
                         self.may_assign(pe.name, word.static_text());
                     }

@@ -390,17 +390,19 @@ fn approx_parts(
                     },
                 }
             }
-            WordPart::CommandSubst(cs) => match super::producers::substitution_output(cs).or_else(|| {
-                cs.script
-                    .body
-                    .single_simple()
-                    .and_then(|c| producer_text(arena, c))
-                    .and_then(|args| joined_static(&args))
-                    .map(|t| t.trim_end_matches('\n').to_string())
-            }) {
-                Some(t) => out.push_str(&t),
-                None => placeholder(out, exact),
-            },
+            WordPart::CommandSubst(cs) => {
+                match super::producers::substitution_output(cs).or_else(|| {
+                    cs.script
+                        .body
+                        .single_simple()
+                        .and_then(|c| producer_text(arena, c))
+                        .and_then(|args| joined_static(&args))
+                        .map(|t| t.trim_end_matches('\n').to_string())
+                }) {
+                    Some(t) => out.push_str(&t),
+                    None => placeholder(out, exact),
+                }
+            }
             _ => placeholder(out, exact),
         }
     }

@@ -153,7 +153,13 @@ pub(super) fn runs(x: &XargsAt<'_>, input: &str) -> Option<Vec<Vec<String>>> {
             .map(|line| {
                 command
                     .iter()
-                    .map(|w| if r.is_empty() { w.clone() } else { w.replace(r.as_str(), line) })
+                    .map(|w| {
+                        if r.is_empty() {
+                            w.clone()
+                        } else {
+                            w.replace(r.as_str(), line)
+                        }
+                    })
                     .collect()
             })
             .collect(),
@@ -208,7 +214,12 @@ fn item_runs(opts: &[&str], input: &str) -> Option<Items> {
             }
             lines
                 .chunks(*n)
-                .map(|ls| ls.iter().flat_map(|l| l.split_whitespace()).map(String::from).collect())
+                .map(|ls| {
+                    ls.iter()
+                        .flat_map(|l| l.split_whitespace())
+                        .map(String::from)
+                        .collect()
+                })
                 .collect()
         }
     };
@@ -231,7 +242,12 @@ pub fn xargs_appended_items(opts: &[Option<&str>], input: &str) -> Option<Vec<Ve
 /// last stdin redirection if it is a heredoc or here-string of literal text, else what the
 /// pipeline element before it writes (`prev`). `None`: decided at run time.
 pub(super) fn stdin_text(s: &SimpleCommand<'_>, prev: Option<&Command<'_>>) -> Option<String> {
-    match s.redirects.iter().rev().find(|r| r.effective_fd() == Some(0)) {
+    match s
+        .redirects
+        .iter()
+        .rev()
+        .find(|r| r.effective_fd() == Some(0))
+    {
         Some(r) => match (&r.heredoc, r.op) {
             (Some(h), _) => h.body.static_value(),
             (None, RedirOp::HereString) => r.target.static_value().map(|v| v + "\n"),
@@ -298,7 +314,10 @@ mod tests {
     #[test]
     fn runs_follow_gnu_xargs() {
         let v = |s: &[&str]| Some(s.iter().map(|x| x.to_string()).collect::<Vec<_>>());
-        assert_eq!(r(&[], &["git", "push", "o"], "main\n"), v(&["git push o main"]));
+        assert_eq!(
+            r(&[], &["git", "push", "o"], "main\n"),
+            v(&["git push o main"])
+        );
         assert_eq!(r(&[], &[], "a b\n"), v(&["echo a b"]));
         assert_eq!(r(&["-n1"], &["p"], "a b\nc\n"), v(&["p a", "p b", "p c"]));
         assert_eq!(r(&["--max-args=2"], &["p"], "a b c"), v(&["p a b", "p c"]));
@@ -310,7 +329,10 @@ mod tests {
             v(&["p x:a b  ", "p x:c"])
         );
         assert_eq!(r(&["-i"], &["p", "{}x"], "a\n"), v(&["p ax"]));
-        assert_eq!(r(&["-I", "%"], &["sh", "-c", "p %"], "m\n"), v(&["sh -c p m"]));
+        assert_eq!(
+            r(&["-I", "%"], &["sh", "-c", "p %"], "m\n"),
+            v(&["sh -c p m"])
+        );
         assert_eq!(r(&[], &["p", "x"], ""), v(&["p x"]));
         assert_eq!(r(&["-r"], &["p", "x"], ""), v(&[]));
         assert_eq!(r(&["-rt", "-P2"], &["p"], "m"), v(&["p m"]));
