@@ -286,7 +286,7 @@ pub(super) fn follow<'a>(
 /// The runs as script text, one line per run, each word quoted.
 fn script(runs: &[Vec<String>]) -> String {
     runs.iter()
-        .map(|r| shell_words::join(r))
+        .map(shell_words::join)
         .collect::<Vec<_>>()
         .join("\n")
 }
