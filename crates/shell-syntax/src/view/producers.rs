@@ -79,6 +79,14 @@ fn exact_list(l: &List<'_>, out: &mut String, depth: usize) -> Option<()> {
 /// Words may hold substitutions of known output; `depth` counts the substitutions and groups
 /// around this command.
 fn exact_output(sc: &SimpleCommand<'_>, depth: usize) -> Option<String> {
+    // Most commands are no producer: known from the first word before any other is read.
+    let first = sc.words.first()?.static_text()?;
+    if !matches!(
+        super::wrappers::program_base(&first),
+        "echo" | "printf" | "cat"
+    ) {
+        return None;
+    }
     let vals: Vec<String> = sc
         .words
         .iter()

@@ -31,7 +31,7 @@ pub(crate) fn program_name(raw: &str) -> crate::ast::Text {
 }
 
 /// [`normalise_program`] without the copy (runs for every word the wrapper walk looks at).
-fn program_base(raw: &str) -> &str {
+pub(super) fn program_base(raw: &str) -> &str {
     // One backwards byte scan: `/` and `\` are ASCII, so the cut is on a char boundary.
     let base = match raw.bytes().rposition(|c| c == b'/' || c == b'\\') {
         Some(i) => &raw[i + 1..],
