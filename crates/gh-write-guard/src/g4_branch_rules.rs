@@ -498,9 +498,13 @@ fn on_each_path(a: &Analysis<'_>, op: &Op, call: &GitCall<'_>, policy: &FailClos
             f.verdict == crate::finding::Verdict::Deny && f.code != Some(Code::G4RunTimeBranch)
         });
         if let Some(mut f) = refused {
+            let branch = f.evidence["branch"]
+                .as_str()
+                .unwrap_or("this one")
+                .to_string();
             f.refused = format!(
-                "{} (the branch is decided at run time, and one path the command's text gives \
-                 it is this one)",
+                "{} (the branch is decided at run time, and on one path the command's text \
+                 takes it is {branch})",
                 f.refused
             );
             return Paths::Refused(f);
