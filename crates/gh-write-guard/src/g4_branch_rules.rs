@@ -419,7 +419,20 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
                 // push of these arguments: judged as one.
                 if call.may_push() {
                     let plan = a.push_plan(op, call);
-                    out.extend(with_site(a, op, |site| check_push(site, &plan, &policy)));
+                    let mut found = with_site(a, op, |site| check_push(site, &plan, &policy));
+                    if found.iter().any(|f| f.code == Some(Code::G4RunTimeBranch)) {
+                        match on_each_path(a, op, call, &policy) {
+                            Paths::Refused(f) => {
+                                found.retain(|f| f.code != Some(Code::G4RunTimeBranch));
+                                found.insert(0, f);
+                            }
+                            Paths::AllAllowed => {
+                                found.retain(|f| f.code != Some(Code::G4RunTimeBranch))
+                            }
+                            Paths::Unknown => {}
+                        }
+                    }
+                    out.extend(found);
                 }
             }
             OpKind::HttpWrite { method, url, .. } => {
@@ -429,6 +442,79 @@ pub fn check(a: &Analysis<'_>) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Most pushes [`on_each_path`] judges for one call.
+const MAX_PATHS: usize = 16;
+
+/// What the pushes a run-time branch may stand for came to ([`on_each_path`]).
+enum Paths {
+    /// One is refused: this refusal.
+    Refused(Finding),
+    /// The values are all the branch can be, and none is refused.
+    AllAllowed,
+    /// Not known (a value the text does not give, or more than [`MAX_PATHS`]).
+    Unknown,
+}
+
+/// A push whose branch is decided at run time from values the text gives it (`B=feature/x;
+/// if ...; then B=main; fi; git push origin HEAD:$B`): each combination of those values judged
+/// as if written literally. The first refusal is returned, named as the rule's own (`G4.rule`:
+/// its remedy, a pull request or the maintainer, is right whichever path runs; "name the branch
+/// literally" would lead to the same refusal). When the values are all the branch can be (a
+/// `for` loop's literal words around the push) and none is refused, the push is allowed.
+fn on_each_path(a: &Analysis<'_>, op: &Op, call: &GitCall<'_>, policy: &FailClosedPolicy) -> Paths {
+    let env = &op.inv(a).env;
+    let mut calls = vec![call.clone()];
+    let mut complete = true;
+    for (i, arg) in call.args.iter().enumerate() {
+        if arg.value.is_some() {
+            continue;
+        }
+        let Some(c) = env.candidates(&arg.word) else {
+            return Paths::Unknown;
+        };
+        complete &= c.complete;
+        if calls.len() * c.values.len() > MAX_PATHS {
+            return Paths::Unknown;
+        }
+        calls = calls
+            .iter()
+            .flat_map(|call| {
+                c.values.iter().map(move |v| {
+                    let mut call = call.clone();
+                    call.args[i].value = Some(v.as_str().into());
+                    call
+                })
+            })
+            .collect();
+    }
+    let mut clean = true;
+    for c in &calls {
+        let plan = crate::git_push::plan(c, op.dir.as_deref(), a.world, &op.head);
+        let found = with_site(a, op, |site| check_push(site, &plan, policy));
+        clean &= found.is_empty();
+        let refused = found.into_iter().find(|f| {
+            f.verdict == crate::finding::Verdict::Deny && f.code != Some(Code::G4RunTimeBranch)
+        });
+        if let Some(mut f) = refused {
+            let branch = f.evidence["branch"]
+                .as_str()
+                .unwrap_or("this one")
+                .to_string();
+            f.refused = format!(
+                "{} (the branch is decided at run time, and on one path the command's text \
+                 takes it is {branch})",
+                f.refused
+            );
+            return Paths::Refused(f);
+        }
+    }
+    if complete && clean {
+        Paths::AllAllowed
+    } else {
+        Paths::Unknown
+    }
 }
 
 /// An API write (`gh api`, an HTTP client) to branch protection, or to a branch ref on `host`.

@@ -113,3 +113,11 @@ fn round3c_figures() {
 fn round3d_figures() {
     round_figures("round3d");
 }
+
+/// Issue 42's fifth round (`G*/round3e.json`, written by `make_round3e.py`: a branch that is
+/// main on one path, `eval`, substitutions decided by literal text, `xargs`, positional arguments
+/// of `bash -c`, wrappers; `cargo test -p gh-write-guard --test fixtures round3e -- --nocapture`).
+#[test]
+fn round3e_figures() {
+    round_figures("round3e");
+}

@@ -149,3 +149,132 @@ fn constant_scripts_fed_to_a_shell_are_read() {
         assert_eq!(bash(src), ran, "{src}");
     }
 }
+
+/// Round 3e: a substitution whose output the text decides, and the positional parameters of
+/// `bash -c`, have the value bash expands them to; where the run decides (an unquoted output
+/// bash splits, `shift`, a program that is no producer) the word stays run-time.
+#[test]
+fn substitutions_and_positionals_are_what_bash_expands() {
+    for (src, want) in [
+        ("printf '%s\\n' HEAD:$(echo main)", "HEAD:main"),
+        ("printf '%s\\n' \"HEAD:$(printf main)\"", "HEAD:main"),
+        ("printf '%s\\n' HEAD:`echo main`", "HEAD:main"),
+        ("printf '%s\\n' HEAD:$(printf '%s\\n\\n' main)", "HEAD:main"),
+        ("printf '%s\\n' HEAD:$(echo -n ma)in", "HEAD:main"),
+        ("printf '%s\\n' HEAD:$(echo $(echo main))", "HEAD:main"),
+        ("printf '%s\\n' \"HEAD:$(echo 'a  b')\"", "HEAD:a  b"),
+        ("printf '%s\\n' HEAD:$( (echo main) )", "HEAD:main"),
+        (
+            "printf '%s\\n' HEAD:$({ echo ma; echo in; } | tr -d '\\n')",
+            "",
+        ),
+        ("B=feature; printf '%s\\n' HEAD:${B:-main}", "HEAD:feature"),
+        ("B=; printf '%s\\n' \"HEAD:${B:-main}\"", "HEAD:main"),
+        ("B=; printf '%s\\n' \"HEAD:${B-main}\"", "HEAD:"),
+        ("bash -c 'printf \"%s\\n\" HEAD:$1' _ main", "HEAD:main"),
+        ("bash -c 'printf \"%s\\n\" HEAD:$0' main", "HEAD:main"),
+        ("sh -c 'printf \"%s\\n\" HEAD:\"$2\"' _ a main", "HEAD:main"),
+        (
+            "bash -c 'bash -c \"printf %s\\\\\\\\n HEAD:\\$1\"' _ main",
+            "",
+        ),
+    ] {
+        let got = view_value(src);
+        let bash_says = bash(src);
+        if want.is_empty() {
+            assert_eq!(got, None, "{src}: run-time (bash says {bash_says:?})");
+        } else {
+            assert_eq!(got.as_deref(), Some(want), "{src}");
+            assert_eq!(bash_says, want, "{src}");
+        }
+    }
+    // `"$@"` spreads the positionals into arguments: the last one is what bash prints last.
+    for (src, want) in [
+        (
+            "bash -c 'printf \"%s\\n\" \"$@\"' _ a HEAD:main",
+            "a\nHEAD:main",
+        ),
+        (
+            "bash -c 'printf \"%s\\n\" $*' _ a HEAD:main",
+            "a\nHEAD:main",
+        ),
+    ] {
+        assert_eq!(bash(src), want, "{src}");
+        assert_eq!(view_value(src).as_deref(), want.lines().last(), "{src}");
+    }
+    let src = "bash -c 'shift; printf \"%s\\n\" \"$@\"' _ a HEAD:main";
+    assert_eq!(view_value(src), None, "{src}");
+    assert_eq!(bash(src), "HEAD:main");
+    // Split by bash (unquoted, a blank in the output): not one word.
+    let src = "printf '%s\\n' HEAD:$(echo 'a b')";
+    assert_eq!(view_value(src), None);
+    assert_eq!(bash(src), "HEAD:a\nb");
+    // `shift` moves the positionals: run-time, and bash shows the second word.
+    let src = "bash -c 'shift; printf \"%s\\n\" HEAD:$1' _ feature main";
+    assert_eq!(view_value(src), None);
+    assert_eq!(bash(src), "HEAD:main");
+}
+
+/// The values `Env::candidates` lists for the last `printf` argument of `src`, and whether
+/// they are all it can be.
+fn view_candidates(src: &str) -> Option<(Vec<String>, bool)> {
+    let p = parse(src);
+    let v = commands(&p);
+    let inv = v
+        .invocations
+        .iter()
+        .rev()
+        .find(|i| i.name() == Some("printf"))?;
+    let c = inv.env.candidates(&inv.args.last()?.word)?;
+    Some((c.values, c.complete))
+}
+
+/// Round 3e: the values the text may give a run-time word include every value bash prints
+/// for it on the path that runs; complete only where bash can print nothing else (a `for`
+/// loop's literal words around it), never where the command's environment may hold another.
+#[test]
+fn candidates_hold_what_bash_prints() {
+    for (src, complete) in [
+        (
+            "for b in feature/a feature/b; do printf '%s\\n' \"HEAD:$b\"; done",
+            true,
+        ),
+        (
+            "B=feature/x; if true; then B=main; fi; printf '%s\\n' HEAD:$B",
+            false,
+        ),
+        (
+            "B=feature/x; [ -d / ] && B=main; printf '%s\\n' HEAD:$B",
+            false,
+        ),
+        ("printf '%s\\n' \"HEAD:${B:-main}\"", false),
+        // An assignment outside the list in the body: no longer all it can be.
+        (
+            "for b in feature/a; do b=main; printf '%s\\n' \"HEAD:$b\"; done",
+            false,
+        ),
+    ] {
+        let (values, got_complete) = view_candidates(src).unwrap_or_else(|| panic!("{src}"));
+        assert_eq!(got_complete, complete, "{src}: {values:?}");
+        for line in Command::new("bash")
+            .args(["-c", src])
+            .env_remove("B")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).to_string())
+            .expect("bash")
+            .lines()
+        {
+            assert!(
+                values.iter().any(|v| v == line),
+                "{src}: bash printed {line}, view lists {values:?}"
+            );
+        }
+    }
+    // A for variable read at run time, or seen from a new shell, is no list.
+    for src in [
+        "for b in feature/a; do read -r b < /dev/null; printf '%s\\n' \"HEAD:$b\"; done",
+        "for b in feature/a; do bash -c 'printf \"%s\\n\" \"HEAD:$b\"'; done",
+    ] {
+        assert!(view_candidates(src).is_none_or(|(_, c)| !c), "{src}");
+    }
+}

@@ -44,7 +44,9 @@ impl<'a> Walker<'a, '_> {
         let prefix = prefix_env(s);
         let argv: Vec<Arg<'a>> = s.words.iter().map(|&w| Arg::new(w)).collect();
 
-        let u = wrappers::unwrap(self.arena, argv);
+        let mut u = wrappers::unwrap(self.arena, argv);
+        // `echo main | xargs git push origin`: xargs' runs, when the text decides its input.
+        xargs::follow(self.arena, &mut u, s, prev);
         let mut wrappers_list = Vec::new();
         if ctx.time_keyword {
             wrappers_list.push(Wrapper {
@@ -69,6 +71,7 @@ impl<'a> Walker<'a, '_> {
             inherited,
             own: own_env,
             unpinned: None,
+            listed: Vec::new(),
         };
         let mut cds = scope.cds.clone();
         cds.extend(u.cds);
@@ -237,6 +240,7 @@ impl<'a> Walker<'a, '_> {
                 inherited: scope.env.clone(),
                 own: Vec::new(),
                 unpinned: None,
+                listed: Vec::new(),
             },
             redirects: self.redirects_for(scope, ctx, Vec::new()),
             cds: scope.cds.clone(),
@@ -309,7 +313,13 @@ fn prefix_env<'a>(s: &SimpleCommand<'a>) -> Vec<EnvVar<'a>> {
         .map(|a| EnvVar {
             name: a.name.into(),
             value: match a.value {
-                AssignValue::Scalar(w) if a.index.is_none() => Some(Arg::new(w)),
+                // `B=$(echo main)`: a substitution the text decides is the value too.
+                AssignValue::Scalar(w) if a.index.is_none() => Some(Arg {
+                    word: w,
+                    value: w
+                        .static_text()
+                        .or_else(|| super::producers::word_output(&w).map(Text::from)),
+                }),
                 _ => None,
             },
             source: EnvSource::Prefix,

@@ -19,10 +19,12 @@ mod producers;
 mod scope;
 mod types;
 mod wrappers;
+mod xargs;
 
 pub use interpreters::{interpreter, is_interpreter, Interpreter, INTERPRETERS};
 pub use types::*;
 pub use wrappers::{dynamic_assignment_name, is_shell, normalise_program, unwrap, Unwrapped};
+pub use xargs::{xargs_appended_items, XargsAt};
 
 use crate::ast::*;
 use crate::Parsed;
@@ -54,6 +56,7 @@ pub fn commands_with<'a>(parsed: &'a Parsed, opts: &ViewOptions) -> CommandView<
         and_or_level: 0,
         nested_scope: None,
         unpinned: Default::default(),
+        positionals: None,
         branch_depth: 0,
     };
     let mut scope = Scope::default();
@@ -94,6 +97,9 @@ struct Walker<'a, 'o> {
     nested_scope: Option<Scope<'a>>,
     /// Names the text does not pin to one value (`constants`).
     unpinned: constants::Unpinned,
+    /// The positional parameters `bash -c 'script' NAME ARGS...` gives the script it runs
+    /// (`$0`, `$1`, ...), for the next nested script.
+    positionals: Option<Vec<Arg<'a>>>,
     /// Inside an `if`'s branches or a `case` arm, or a trap handler: what runs there may not.
     branch_depth: usize,
 }
@@ -300,6 +306,14 @@ impl<'a> Walker<'a, '_> {
             CompoundKind::For(f) | CompoundKind::Select(f) => {
                 // The loop leaves its variable set to the last word (or none).
                 self.unpin(f.var);
+                match f.items {
+                    Some(items) => {
+                        for w in items {
+                            self.may_assign(f.var, w.static_text());
+                        }
+                    }
+                    None => self.may_assign(f.var, None),
+                }
                 if let Some(items) = f.items {
                     for w in items {
                         self.word(w, scope, c);
@@ -311,6 +325,14 @@ impl<'a> Walker<'a, '_> {
                     LoopKind::For
                 };
                 let id = self.new_loop(kind, cc.span, rs, None, c);
+                if kind == LoopKind::For {
+                    let items = f
+                        .items
+                        .and_then(|ws| ws.iter().map(|w| w.static_text()).collect());
+                    if let Some(items) = items {
+                        self.unpinned.for_lists.push((id, f.var.into(), items));
+                    }
+                }
                 self.loop_list(&f.body, id, LoopPart::Body, scope, c);
             }
             CompoundKind::ArithFor(f) => {
@@ -441,8 +463,12 @@ impl<'a> Walker<'a, '_> {
                 WordPart::DoubleQuoted(ps) | WordPart::Locale(ps) => self.parts(ps, scope, ctx),
                 WordPart::Param(pe) => {
                     // `${B:=x}`, `${B=x}`: assigns when B is unset (or empty).
-                    if matches!(pe.op, Some(ParamOp::Default { kind: '=', .. })) {
+                    if let Some(ParamOp::Default {
+                        kind: '=', word, ..
+                    }) = pe.op
+                    {
                         self.unpin(pe.name);
+                        self.may_assign(pe.name, word.static_text());
                     }
                     if let Some(i) = pe.index {
                         self.word(i, scope, ctx);

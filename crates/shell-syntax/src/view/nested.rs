@@ -142,6 +142,10 @@ impl<'a> Walker<'a, '_> {
                 let kind = OriginKind::ShellC {
                     shell: name.to_string(),
                 };
+                // `bash -c 'git push origin "$1"' _ main`: the words after the script are
+                // `$0`, `$1`, ...
+                let at = shell_args.iter().position(|a| std::ptr::eq(a, cmd));
+                self.positionals = at.map(|i| shell_args[i + 1..].to_vec());
                 let cmd = cmd.clone();
                 self.nested_from_args(idx, kind, std::slice::from_ref(&cmd), ctx);
                 return;
@@ -232,6 +236,7 @@ impl<'a> Walker<'a, '_> {
         words: &[Arg<'a>],
         ctx: &Ctx<'a>,
     ) {
+        let positionals = self.positionals.take();
         if self.out.error.is_some() {
             return;
         }
@@ -289,10 +294,58 @@ impl<'a> Walker<'a, '_> {
             exec_redirects: Vec::new(),
             truncated: launcher.scope_truncated || dropped,
         };
+        if let Some(p) = positionals {
+            // The launcher's own positionals, if it had some, are not the new shell's.
+            let reset = launcher.env.get("0").is_some();
+            set_positionals(&mut sub, p, reset);
+        }
         self.and_or_level += 1;
         self.list(&script.body, &mut sub, &c);
         self.and_or_level -= 1;
         self.nested_scope = Some(sub);
+    }
+}
+
+/// Most positional parameters kept for a nested shell (`$0`..`$9`; `${10}` and beyond stay
+/// run-time words).
+const POSITIONALS: usize = 10;
+
+/// The positional parameters of a new shell, as entries of its environment (`$1` is looked up
+/// like `$B`; passed on to a new shell like an export, so an inner `bash -c` without words of
+/// its own gets its own, unset, ones: `reset`).
+fn set_positionals<'a>(sub: &mut Scope<'a>, words: Vec<Arg<'a>>, reset: bool) {
+    if words.is_empty() && !reset {
+        return;
+    }
+    // `$#`, for `"$@"` (`view::constants`): known only when every parameter is kept.
+    let count = words.len().saturating_sub(1);
+    sub.push_env(EnvVar {
+        name: "#".into(),
+        value: (count < POSITIONALS).then(|| Arg {
+            word: Word {
+                parts: &[],
+                span: Span::new(0, 0),
+            },
+            value: Some(count.to_string().into()),
+        }),
+        source: EnvSource::Export,
+    });
+    let mut words = words.into_iter();
+    for n in 0..POSITIONALS {
+        let value = words.next();
+        if value.is_none() && !reset {
+            break;
+        }
+        let source = if value.is_some() {
+            EnvSource::Export
+        } else {
+            EnvSource::Unset
+        };
+        sub.push_env(EnvVar {
+            name: n.to_string().into(),
+            value,
+            source,
+        });
     }
 }
 
@@ -326,25 +379,30 @@ fn approx_parts(
             WordPart::Param(pe)
                 if pe.op.is_none() && pe.index.is_none() && !pe.length && !pe.indirect =>
             {
-                match env
-                    .get(pe.name)
-                    .and_then(|e| e.value.as_ref())
-                    .and_then(|a| a.value.as_deref())
-                {
+                let value = env.get(pe.name).and_then(|e| e.value.as_ref());
+                match value.and_then(|a| a.value.as_deref()) {
                     Some(v) => out.push_str(v),
+                    // `c="git push origin HEAD:$(echo main)"; eval "$c"`: the assigned word is
+                    // literal text and substitutions of known output.
+                    None => match value.and_then(|a| super::producers::word_output(&a.word)) {
+                        Some(v) => out.push_str(&v),
+                        None => placeholder(out, exact),
+                    },
+                }
+            }
+            WordPart::CommandSubst(cs) => {
+                match super::producers::substitution_output(cs).or_else(|| {
+                    cs.script
+                        .body
+                        .single_simple()
+                        .and_then(|c| producer_text(arena, c))
+                        .and_then(|args| joined_static(&args))
+                        .map(|t| t.trim_end_matches('\n').to_string())
+                }) {
+                    Some(t) => out.push_str(&t),
                     None => placeholder(out, exact),
                 }
             }
-            WordPart::CommandSubst(cs) => match cs
-                .script
-                .body
-                .single_simple()
-                .and_then(|c| producer_text(arena, c))
-                .and_then(|args| joined_static(&args))
-            {
-                Some(t) => out.push_str(t.trim_end_matches('\n')),
-                None => placeholder(out, exact),
-            },
             _ => placeholder(out, exact),
         }
     }

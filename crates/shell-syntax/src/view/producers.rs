@@ -32,6 +32,20 @@ pub(super) fn group_output<'a>(arena: &'a Bump, cc: &CompoundCommand<'a>) -> Opt
     }
 }
 
+/// What one pipeline element writes, when the text decides it (a producer, or a group of them).
+pub(super) fn command_output(c: &Command<'_>) -> Option<String> {
+    let mut out = String::new();
+    match c {
+        Command::Simple(sc) => return exact_output(sc, 0),
+        Command::Compound(cc) if cc.redirects.is_empty() => match &cc.kind {
+            CompoundKind::Brace(l) | CompoundKind::Subshell(l) => exact_list(l, &mut out, 0)?,
+            _ => return None,
+        },
+        _ => return None,
+    }
+    Some(out)
+}
+
 /// Appends what every element of `l` writes to `out`; `None` when one is not a producer with a
 /// known output.
 fn exact_list(l: &List<'_>, out: &mut String, depth: usize) -> Option<()> {
@@ -46,7 +60,7 @@ fn exact_list(l: &List<'_>, out: &mut String, depth: usize) -> Option<()> {
             return None;
         };
         match &e.command {
-            Command::Simple(sc) => out.push_str(&exact_output(sc)?),
+            Command::Simple(sc) => out.push_str(&exact_output(sc, depth)?),
             Command::Compound(cc) if cc.redirects.is_empty() => match &cc.kind {
                 CompoundKind::Brace(inner) | CompoundKind::Subshell(inner) => {
                     exact_list(inner, out, depth + 1)?
@@ -62,11 +76,21 @@ fn exact_list(l: &List<'_>, out: &mut String, depth: usize) -> Option<()> {
 /// What one producer writes on stdout, exactly: `echo` of literal words (with `-n`; `-e` only
 /// without backslashes), `printf` of literal words, `cat` of a literal heredoc or here-string.
 /// `None` for anything else, or when a redirection sends its output elsewhere.
-fn exact_output(sc: &SimpleCommand<'_>) -> Option<String> {
+/// Words may hold substitutions of known output; `depth` counts the substitutions and groups
+/// around this command.
+fn exact_output(sc: &SimpleCommand<'_>, depth: usize) -> Option<String> {
+    // Most commands are no producer: known from the first word before any other is read.
+    let first = sc.words.first()?.static_text()?;
+    if !matches!(
+        super::wrappers::program_base(&first),
+        "echo" | "printf" | "cat"
+    ) {
+        return None;
+    }
     let vals: Vec<String> = sc
         .words
         .iter()
-        .map(|w| w.static_value())
+        .map(|w| exact_word(w, depth))
         .collect::<Option<_>>()?;
     let name = normalise_program(vals.first()?);
     let stdin_only = sc.redirects.iter().all(|r| r.effective_fd() == Some(0));
@@ -188,4 +212,61 @@ fn printf(format: &str, args: &[&str]) -> Option<String> {
         }
     }
     None
+}
+
+/// What a command substitution expands to when its text decides it (`$(echo main)`,
+/// `$(printf '%s' main)`, `` `echo main` ``, `$(cat <<'EOF' ...)`, a group of such producers):
+/// the output with its trailing newlines removed, as bash does. `None` when a run-time part
+/// decides it (a program other than a producer, a variable, a redirection elsewhere).
+pub(crate) fn substitution_output(cs: &CommandSubst<'_>) -> Option<String> {
+    subst_output_at(cs, 0)
+}
+
+fn subst_output_at(cs: &CommandSubst<'_>, depth: usize) -> Option<String> {
+    let mut out = String::new();
+    exact_list(&cs.script.body, &mut out, depth + 1)?;
+    Some(out.trim_end_matches('\n').to_string())
+}
+
+/// [`exact_word`] for other modules (a variable's assigned word: `c="git push $(echo x)"`).
+pub(crate) fn word_output(w: &Word<'_>) -> Option<String> {
+    exact_word(w, 0)
+}
+
+/// A word's value when it is literal text and substitutions of known output: a quoted
+/// substitution is kept whole, an unquoted one only when bash keeps it one word (not empty,
+/// no blank or glob character).
+fn exact_word(w: &Word<'_>, depth: usize) -> Option<String> {
+    if let Some(v) = w.static_value() {
+        return Some(v);
+    }
+    let mut out = String::new();
+    exact_parts(w.parts, false, depth, &mut out)?;
+    Some(out)
+}
+
+fn exact_parts(parts: &[WordPart<'_>], quoted: bool, depth: usize, out: &mut String) -> Option<()> {
+    for p in parts {
+        match p {
+            WordPart::Literal(s) | WordPart::SingleQuoted(s) | WordPart::AnsiC(s) => {
+                out.push_str(s)
+            }
+            WordPart::DoubleQuoted(inner) => exact_parts(inner, true, depth, out)?,
+            WordPart::CommandSubst(cs) if depth < MAX_GROUP_DEPTH => {
+                let v = subst_output_at(cs, depth)?;
+                if !quoted && splits_unquoted(&v) {
+                    return None;
+                }
+                out.push_str(&v);
+            }
+            _ => return None,
+        }
+    }
+    Some(())
+}
+
+/// Whether bash would split, drop or glob this text as an unquoted expansion (the default
+/// `IFS`): empty, or holding a blank or a glob character.
+pub(crate) fn splits_unquoted(v: &str) -> bool {
+    v.is_empty() || v.contains([' ', '\t', '\n', '*', '?', '['])
 }

@@ -93,6 +93,7 @@ impl<'a> Walker<'a, '_> {
             }
             n if run_time_setter(n).is_some() => {
                 for v in run_time_names(n, inv) {
+                    self.may_assign(&v, None);
                     scope.push_env(EnvVar {
                         name: v.into(),
                         value: None,
@@ -346,7 +347,9 @@ fn declare<'a>(arena: &'a Bump, export: bool, inv: &Invocation<'a>, scope: &mut 
             // `export X=$HOME/y`: the value is a word decided at run time; kept as
             // that word (a guard may expand it), never dropped (a later `$X` must
             // not read the outer environment's `X`).
-            if let Some((n, value)) = dynamic_assignment(arena, a) {
+            if let Some((n, mut value)) = dynamic_assignment(arena, a) {
+                // `export B=$(printf main)`: a substitution the text decides.
+                value.value = super::producers::word_output(&value.word).map(Text::from);
                 scope.push_env(EnvVar {
                     name: n.into(),
                     value: Some(value),

@@ -211,6 +211,17 @@ pub struct Env<'a> {
     pub(crate) own: Vec<EnvVar<'a>>,
     /// The names the text does not pin (set when the walk ends; see [`Env::constant`]).
     pub(crate) unpinned: Option<Arc<super::constants::Unpinned>>,
+    /// Names whose value here is one of a list the text gives (`view::constants`).
+    pub(crate) listed: Vec<Text>,
+}
+
+/// The values a run-time word may take ([`Env::candidates`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidates {
+    pub values: Vec<String>,
+    /// Whether the word can take no other value: each name in it is a constant, or the
+    /// variable of a `for` loop of literal words around it that nothing else assigns.
+    pub complete: bool,
 }
 
 impl<'a> Env<'a> {
@@ -243,6 +254,14 @@ impl<'a> Env<'a> {
     /// [`Env::constant`]); its value may still be a run-time word (`p=$(command -v gh)`).
     pub fn pinned(&self, name: &str) -> bool {
         self.unpinned.as_ref().is_none_or(|u| u.pins(name))
+    }
+    /// The values run-time word `w` may take where this environment applies, when the text
+    /// gives each name in it only literal values (`if ...; then B=main; fi` gives `HEAD:$B`
+    /// the values of every assignment of B); `None` when any part is decided otherwise. Unless
+    /// `complete`, not a proof that no other value is possible: for finding a value a rule
+    /// refuses, never for allowing (`view::constants`).
+    pub fn candidates(&self, w: &Word<'_>) -> Option<Candidates> {
+        super::constants::candidates(w, self)
     }
     /// Adds an entry of the invocation's own.
     pub fn push(&mut self, e: EnvVar<'a>) {

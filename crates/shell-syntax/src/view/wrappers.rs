@@ -15,6 +15,9 @@ pub struct Unwrapped<'a> {
     pub args_incomplete: bool,
     /// A command string a wrapper runs through `sh -c` (`watch 'a; b'`, `flock f -c 'x'`).
     pub shell_string: Option<(OriginKind, Vec<Arg<'a>>)>,
+    /// The first `xargs` met: what the view needs to follow its runs when the text decides
+    /// its input (`view/xargs.rs`).
+    pub xargs: Option<super::xargs::XargsAt<'a>>,
 }
 
 /// `git`, `/usr/bin/git`, `./git.exe` → `git`.
@@ -28,7 +31,7 @@ pub(crate) fn program_name(raw: &str) -> crate::ast::Text {
 }
 
 /// [`normalise_program`] without the copy (runs for every word the wrapper walk looks at).
-fn program_base(raw: &str) -> &str {
+pub(super) fn program_base(raw: &str) -> &str {
     // One backwards byte scan: `/` and `\` are ASCII, so the cut is on a char boundary.
     let base = match raw.bytes().rposition(|c| c == b'/' || c == b'\\') {
         Some(i) => &raw[i + 1..],
@@ -263,12 +266,14 @@ pub fn unwrap<'a>(arena: &'a Bump, mut argv: Vec<Arg<'a>>) -> Unwrapped<'a> {
                         }
                         if name == "xargs" {
                             u.args_incomplete = true;
+                            note_xargs(&mut u, first, &rest[..i], &rest[n..]);
                         }
                         Some((n, None))
                     }
                     Some((i, false)) if name == "xargs" && i >= rest.len() => {
                         // `xargs` with no command runs `echo`.
                         u.args_incomplete = true;
+                        note_xargs(&mut u, first, &rest[..i], &[]);
                         u.wrappers.push(wrapper(name, rest));
                         u.program = Some(Arg::synthetic(arena, "echo", first.word.span));
                         return u;
@@ -303,6 +308,19 @@ pub fn unwrap<'a>(arena: &'a Bump, mut argv: Vec<Arg<'a>>) -> Unwrapped<'a> {
     u.program = it.next();
     u.args = it.collect();
     u
+}
+
+/// Keeps where the first `xargs` of a command stands (its options and command as xargs gets
+/// them).
+fn note_xargs<'a>(u: &mut Unwrapped<'a>, word: &Arg<'a>, options: &[Arg<'a>], command: &[Arg<'a>]) {
+    if u.xargs.is_none() {
+        u.xargs = Some(super::xargs::XargsAt {
+            word: word.clone(),
+            options: options.to_vec(),
+            command: command.to_vec(),
+            wrappers_before: u.wrappers.len(),
+        });
+    }
 }
 
 fn is_flag(a: &Arg, short: char, long: &str) -> bool {
