@@ -189,10 +189,10 @@ pub fn guarantees(kind: Kind) -> (Vec<&'static str>, Vec<&'static str>) {
         system_gives[1],
         system_gives[2],
         system_gives[3],
-        "the exec gate's supervisors run as the agent-guards user (the exec-gate service): an agent command cannot stop, trace or read them or take their listener, and what they record (audit, taint) is in /var/lib/agent-guards, which it cannot change; without the service every agent command is refused (C10.service)",
+        "the exec gate's supervisors and the credential broker run as the agent-guards user (the exec-gate service): an agent command cannot stop, trace or read them or take their listener, and what they record (audit, taint) is in /var/lib/agent-guards, which it cannot change; without the service every agent command is refused (C10.service)",
     ];
     let system_not = [
-        "the hooks' own audit logs (their journal copy aside) and the ledger they write (taint from fetches, the branch-rules cache) are still in the agent's user's folders (a missing or damaged ledger reads as tainted; a taint is also relayed to the exec-gate service), and the credential broker runs as that user (issue 40 item 2)",
+        "the hooks' own audit logs (their journal copy aside) and the ledger they write (taint from fetches, the branch-rules cache) are still in the agent's user's folders (a missing or damaged ledger reads as tainted; a taint is also relayed to the exec-gate service)",
         "user and project hooks still run beside ours unless allowManagedHooksOnly is set",
     ];
     let user_gives =

@@ -4,7 +4,8 @@
 //! the attacks that defeated a per-user install: removing its own taint ledger after a fetch, its
 //! own config over a renamed `~/.config`, its
 //! own hook registration over a renamed `~/.claude`, stopping, tracing and reading the
-//! supervisor, erasing the trail, replacing a binary or the managed settings. None of them
+//! supervisor and the credential broker, erasing the trail, replacing a binary or the managed
+//! settings. None of them
 //! changes what the guards do: the maintainer-only tier stays refused and recorded where the
 //! agent cannot erase it.
 //!
@@ -36,6 +37,15 @@ mkdir -p "$H/.claude" "$H/.config/agent-guards" "$H/bin" "$H/app"
 printf '#!/bin/sh\necho "stand-in claude $*"\n' >"$H/bin/claude"
 chmod 755 "$H/bin/claude"
 cp "$WORK/attacks.py" "$H/attacks.py"
+cat >"$H/broker_check.sh" <<'CHECK'
+echo "token=$GH_TOKEN"
+B=/var/lib/agent-guards/users/65534/sessions/$CLAUDE_CODE_SESSION_ID/broker/broker.json
+P=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$B")
+echo "broker-pid: $P"
+kill -STOP "$P" 2>/dev/null && echo STOPPED-BROKER
+head -c1 "/proc/$P/environ" >/dev/null 2>&1 && echo READ-BROKER
+true
+CHECK
 chown -R 65534:65534 "$H"
 # What the agent's user may always do outside a command (a hook or an MCP server of its own runs
 # as it): a per-user config that would turn the tier check off and only observe.
@@ -48,7 +58,7 @@ call() {
   # The CLI's Bash tool wrapper, as the agent's user, through the installed prefix.
   local quoted=${1//\'/\'\\\'\'}
   cd "$H/app"
-  env -i PATH="$H/bin:/usr/bin:/bin" HOME="$H" CLAUDE_CODE_SESSION_ID="$SID" AUDIT="$AUDIT" \
+  env -i PATH="$H/bin:/usr/bin:/bin" HOME="$H" CLAUDE_CODE_SESSION_ID="$SID" AUDIT="$AUDIT" GH_TOKEN="$REAL_TOKEN" \
     setpriv --reuid=65534 --regid=65534 --clear-groups -- "$P" \
     "source /nonexistent/.claude/shell-snapshots/snapshot-bash-0-test.sh 2>/dev/null || true && eval '$quoted' < /dev/null && pwd -P >| $H/cwd" 2>&1
 }
@@ -65,6 +75,9 @@ echo "== 2 the supervisor, the trail, the binaries, the managed settings"
 call 'python3 ~/attacks.py; : > "$AUDIT" && echo ERASED-TRAIL; rm -f "$AUDIT" && echo REMOVED-TRAIL; cp /bin/true /opt/agent-guards/bin/tool-containment && echo REPLACED-BINARY; echo "{}" > /etc/claude-code/managed-settings.json && echo REPLACED-MANAGED-SETTINGS; kill -STOP '"$SERVICE"' && echo STOPPED-SERVICE; true'
 echo "== 3 the maintainer-only tier in the next command"
 call 'claude --model fable -p hi && echo LAUNCHED-FABLE; claude --model sonnet -p hi'
+echo "== 4 the credential broker is the service's"
+call 'bash ~/broker_check.sh'
+echo "broker-user: $(ps -o user= -p "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' /var/lib/agent-guards/users/65534/sessions/$SID/broker/broker.json)")"
 echo "== after"
 [ "$(sha256sum /etc/claude-code/managed-settings.json)" = "$MANAGED_BEFORE" ] && echo managed-settings-unchanged
 [ "$(sha256sum "$P")" = "$BIN_BEFORE" ] && echo binary-unchanged
@@ -88,6 +101,9 @@ printf '{"hook_event_name":"PostToolUse","session_id":"%s-2","cwd":"%s","tool_na
 /// The agent's attempts on the service's processes (the same as the second line's own test).
 const ATTACKS: &str = include_str!("../crates/second-line/tests/service_attacks.py");
 
+/// The maintainer's GitHub token, in the CLI's launch environment.
+const REAL_TOKEN: &str = "ghp_systemSECRETsystemSECRET0123456789ab";
+
 #[test]
 fn under_a_system_install_the_agents_attacks_change_nothing_the_guards_do() {
     // SAFETY: geteuid cannot fail.
@@ -107,6 +123,7 @@ fn under_a_system_install_the_agents_attacks_change_nothing_the_guards_do() {
         .env("FROM", common::built_bins())
         .env("WORK", work.path())
         .env("SID", &sid)
+        .env("REAL_TOKEN", REAL_TOKEN)
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -156,6 +173,9 @@ fn under_a_system_install_the_agents_attacks_change_nothing_the_guards_do() {
         "STOPPED-SERVICE",
         "LAUNCHED-FABLE",
         "WROTE-MEMORY",
+        "STOPPED-BROKER",
+        "READ-BROKER",
+        REAL_TOKEN,
     ] {
         assert!(!said.contains(done), "{done}: {shown}");
     }
@@ -168,6 +188,10 @@ fn under_a_system_install_the_agents_attacks_change_nothing_the_guards_do() {
         "{shown}"
     );
     assert!(said.contains("service-user: agent-guards"), "{shown}");
+    // The session's credential broker runs as the service's user too: the command holds its
+    // placeholder, and can neither stop nor read it.
+    assert!(said.contains("token=agp_"), "{shown}");
+    assert!(said.contains("broker-user: agent-guards"), "{shown}");
     let (running, stopped) = said
         .split_once("== the service stopped")
         .unwrap_or_default();

@@ -184,7 +184,14 @@ pub fn for_command(
     let Some(session) = session else {
         return ForCommand::Off("no session".into());
     };
-    let dir = session.dir().join(DIR);
+    // Under a system install the broker is the exec-gate service's (issue 40 item 2): its
+    // folder and process are the service user's, out of the agent's reach.
+    let by_service = crate::service::required();
+    let dir = if by_service {
+        service_dir(session)
+    } else {
+        session.dir().join(DIR)
+    };
     if let Some(r) = running(&dir) {
         return ForCommand::Running(r);
     }
@@ -202,10 +209,25 @@ pub fn for_command(
     let project = env("CLAUDE_PROJECT_DIR")
         .map(PathBuf::from)
         .or_else(|| std::env::current_dir().ok());
+    if by_service {
+        return match crate::service::start_broker(env, &found, project.as_deref(), START_BOUND)
+            .and_then(|()| running(&dir).ok_or_else(|| "the broker left no record".into()))
+        {
+            Ok(r) => ForCommand::Running(r),
+            Err(why) => ForCommand::Unavailable(why),
+        };
+    }
     match start_or_wait(session, &dir, found, project) {
         Ok(r) => ForCommand::Running(r),
         Err(why) => ForCommand::Unavailable(why),
     }
+}
+
+/// The broker's folder in the exec-gate service's records of this user's `session`.
+pub fn service_dir(session: &session_store::Session) -> PathBuf {
+    let state = session_store::service::state_dir(primitives::users::effective_uid());
+    let name = session.dir().file_name().unwrap_or_default();
+    state.join("sessions").join(name).join(DIR)
 }
 
 /// The record in `dir` when the broker it names still runs.
@@ -216,7 +238,7 @@ pub fn running(dir: &Path) -> Option<Running> {
 }
 
 /// Starts the broker unless another command is starting it (then waits for its record).
-fn start_or_wait(
+pub(crate) fn start_or_wait(
     session: &session_store::Session,
     dir: &Path,
     found: Found,

@@ -54,7 +54,11 @@ pub fn spawn(
             drop(read);
             // SAFETY: as above.
             if unsafe { libc::fork() } == 0 {
-                broker_main(write, session, dir, found, project, cli);
+                let launch = Launch {
+                    env: std::env::vars().collect(),
+                    shared: false,
+                };
+                broker_main(write, session, dir, found, project, cli, launch);
             }
             // SAFETY: leaving the intermediate child without running destructors.
             unsafe { libc::_exit(0) }
@@ -93,21 +97,30 @@ fn wait_ready(read: &OwnedFd, until: Instant) -> Result<(), String> {
     }
 }
 
+/// What the broker runs with besides the credentials: the launch environment, and whether its
+/// files are the exec-gate service's, to be read by the agent's user (0644; else 0600).
+pub(crate) struct Launch {
+    pub(crate) env: std::collections::BTreeMap<String, String>,
+    pub(crate) shared: bool,
+}
+
 /// The broker process: never returns.
-fn broker_main(
+pub(crate) fn broker_main(
     ready: OwnedFd,
     session: &session_store::Session,
     dir: &Path,
     found: Found,
     project: Option<PathBuf>,
     cli: Option<(u32, String)>,
+    launch: Launch,
 ) -> ! {
     crate::enter::detach(ready.as_raw_fd());
     let say = |b: &[u8]| {
         // SAFETY: writing from a live buffer.
         unsafe { libc::write(ready.as_raw_fd(), b.as_ptr().cast(), b.len()) };
     };
-    let env = |k: &str| std::env::var(k).ok();
+    let env = |k: &str| launch.env.get(k).cloned();
+    let mode = if launch.shared { 0o644 } else { 0o600 };
     let writer = Writer::start(session.clone());
     let sinks = Sinks {
         audit: writer.clone(),
@@ -128,6 +141,7 @@ fn broker_main(
         &found,
         &handle.placeholder,
         handle.model_token_placeholder.as_deref(),
+        mode,
     );
     let pid = std::process::id();
     let me = Running {
@@ -148,7 +162,7 @@ fn broker_main(
         },
     );
     let record = dir.join(RECORD);
-    if primitives::atomic::write_atomically(&record, me.record_text().as_bytes(), Some(0o600))
+    if primitives::atomic::write_atomically(&record, me.record_text().as_bytes(), Some(mode))
         .is_err()
     {
         say(b"Ecannot write its record");
@@ -241,7 +255,7 @@ const KEYRING_BOUND: Duration = Duration::from_secs(3);
 
 /// github.com's token from gh's keyring (`gh auth token`, bounded, its process group killed past
 /// the bound), read once when the broker starts, outside the command's namespaces.
-fn keyring_token(env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+pub(crate) fn keyring_token(env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
     let gh = branch_rules::token::find_program("gh", env("PATH").as_deref())?;
     branch_rules::token::gh_auth_token(&gh, "github.com", KEYRING_BOUND)
         .ok()
@@ -275,7 +289,7 @@ fn seed() -> Result<Vec<u8>, String> {
 /// GitHub's secrets by the GitHub placeholder; the CLI's login by the model token's placeholder
 /// when the broker holds that login (the command's nested `claude` then works through it), else
 /// by one that is no credential anywhere.
-fn write_masks(dir: &Path, found: &Found, placeholder: &str, model_token: Option<&str>) {
+fn write_masks(dir: &Path, found: &Found, placeholder: &str, model_token: Option<&str>, mode: u32) {
     for (kind, _, text) in &found.files {
         let masked = match (kind, &found.claude_login) {
             (crate::credential_files::Kind::ClaudeCredentials, Some((access, others))) => {
@@ -290,7 +304,7 @@ fn write_masks(dir: &Path, found: &Found, placeholder: &str, model_token: Option
         let _ = primitives::atomic::write_atomically(
             &dir.join(kind.mask_name()),
             masked.as_bytes(),
-            Some(0o600),
+            Some(mode),
         );
     }
 }

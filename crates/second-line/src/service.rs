@@ -327,6 +327,7 @@ fn serve_connection(conn: OwnedFd) -> ! {
     }
     match request {
         Ok(Request::Supervise(setup)) => supervise(conn, setup, state_dir, peer.pid() as u32),
+        Ok(Request::Broker(b)) => run_broker(conn, b, state_dir, peer.pid() as u32),
         Ok(Request::Taint(t)) => {
             // Only ever adds taint, and only to the connecting user's own sessions.
             if taint::record_relayed(&state_dir, &t).is_ok() {
@@ -372,6 +373,91 @@ enum Request {
     Supervise(Setup),
     /// Keep a taint a hook recorded (`taint::record`'s relay).
     Taint(Value),
+    /// Run the session's credential broker ([`start_broker`]).
+    Broker(Value),
+}
+
+/// The prefix's side of the session's broker under a system install: asks the service to run
+/// it (as the service's user, in its records of this session) and waits, at most `bound`, for
+/// it to be ready. A token gh keeps in the keyring is asked here, as the user (the keyring's
+/// bus answers its own user only), and handed over with the request.
+pub fn start_broker(
+    env: &dyn Fn(&str) -> Option<String>,
+    found: &crate::broker::Found,
+    project: Option<&Path>,
+    bound: Duration,
+) -> Result<(), String> {
+    let keyring = (found.keyring && found.token.is_empty())
+        .then(|| crate::broker_process::keyring_token(env))
+        .flatten();
+    let request = json!({"broker": {
+        "env": Setup::of_prefix(env, None, None).env,
+        "project": project.and_then(Path::to_str),
+        "keyring_token": keyring,
+    }});
+    let answer =
+        session_store::service::ask(Path::new(SOCKET), request.to_string().as_bytes(), bound)?;
+    match answer.split_first() {
+        Some((b'R', _)) => Ok(()),
+        Some((b'E', why)) => Err(String::from_utf8_lossy(why).into_owned()),
+        _ => Err("the exec-gate service's broker did not start".into()),
+    }
+}
+
+/// The service's side of [`start_broker`]: the broker for the connecting user's session (its
+/// folder the service's, its files readable by the user), unless one runs; says `R` when ready.
+fn run_broker(conn: OwnedFd, request: Value, state_dir: PathBuf, peer: u32) -> ! {
+    let say = |b: &[u8]| {
+        let _ = nix::sys::socket::send(conn.as_raw_fd(), b, MsgFlags::MSG_DONTWAIT);
+    };
+    let env = match request.get("env") {
+        Some(Value::Object(m)) => strings(m),
+        _ => BTreeMap::new(),
+    };
+    let lookup = |k: &str| env.get(k).cloned();
+    let session =
+        session_store::Session::new(&state_dir, lookup("CLAUDE_CODE_SESSION_ID").as_deref());
+    let dir = session.dir().join(crate::broker::DIR);
+    let made = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)));
+    let found = crate::broker::discover(&lookup);
+    match (made, found, crate::broker::running(&dir)) {
+        (_, _, Some(_)) => say(b"R"),
+        (Err(e), _, _) => say(format!("E{}: {e}", dir.display()).as_bytes()),
+        (_, None, _) => say(b"Eno credential to hold"),
+        (Ok(()), Some(mut found), None) => {
+            if let Some(t) = request.get("keyring_token").and_then(Value::as_str) {
+                if found.token.is_empty() {
+                    found.token = t.to_string();
+                }
+            }
+            found.keyring = false;
+            // The CLI: `CLAUDE_PID`, else the prefix's parent.
+            let cli = lookup("CLAUDE_PID")
+                .and_then(|p| p.trim().parse().ok())
+                .or_else(|| parent_of(peer))
+                .filter(|p| *p > 1)
+                .and_then(|p| crate::start_time(p).map(|s| (p, s)));
+            let project = request
+                .get("project")
+                .and_then(Value::as_str)
+                .map(PathBuf::from);
+            let launch = crate::broker_process::Launch { env, shared: true };
+            crate::broker_process::broker_main(conn, &session, &dir, found, project, cli, launch)
+        }
+    }
+    // SAFETY: leaving the connection's process.
+    unsafe { libc::_exit(0) }
+}
+
+/// The parent of `pid` (field 4 of `/proc/<pid>/stat`).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 1..]
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 fn read_request(fd: RawFd) -> Result<Request, String> {
@@ -379,6 +465,9 @@ fn read_request(fd: RawFd) -> Result<Request, String> {
     if let Ok(Value::Object(mut m)) = serde_json::from_slice::<Value>(&bytes) {
         if let Some(t) = m.remove("taint") {
             return Ok(Request::Taint(t));
+        }
+        if let Some(b) = m.remove("broker") {
+            return Ok(Request::Broker(b));
         }
     }
     Setup::from_bytes(&bytes).map(Request::Supervise)

@@ -39,6 +39,15 @@ pub fn installed() -> bool {
 /// Sends one request to the service at `socket` and waits (at most `bound`) for its one-byte
 /// acknowledgement: `Ok` only when the service said it recorded the request.
 pub fn relay(socket: &Path, request: &[u8], bound: std::time::Duration) -> Result<(), String> {
+    match ask(socket, request, bound)?.first() {
+        Some(&ACK) => Ok(()),
+        _ => Err("the exec-gate service did not acknowledge the record".into()),
+    }
+}
+
+/// Sends one request to the service at `socket` and returns its first answer (at most 512
+/// bytes), waiting at most `bound`.
+pub fn ask(socket: &Path, request: &[u8], bound: std::time::Duration) -> Result<Vec<u8>, String> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -87,15 +96,17 @@ pub fn relay(socket: &Path, request: &[u8], bound: std::time::Duration) -> Resul
                 events: libc::POLLIN,
                 revents: 0,
             };
-            let mut ack = [0u8; 1];
-            let got = libc::poll(&mut p, 1, bound.as_millis() as i32) > 0
-                && libc::read(fd, ack.as_mut_ptr().cast(), 1) == 1
-                && ack[0] == ACK;
-            libc::close(fd);
-            if got {
-                Ok(())
+            let mut answer = [0u8; 512];
+            let n = if libc::poll(&mut p, 1, bound.as_millis() as i32) > 0 {
+                libc::read(fd, answer.as_mut_ptr().cast(), answer.len())
             } else {
-                Err("the exec-gate service did not acknowledge the record".into())
+                -1
+            };
+            libc::close(fd);
+            if n > 0 {
+                Ok(answer[..n as usize].to_vec())
+            } else {
+                Err("the exec-gate service did not answer".into())
             }
         }
     }
