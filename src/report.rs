@@ -282,45 +282,13 @@ fn kind_section(k: &Kinds) -> Value {
 fn exec_gate_service() -> Value {
     use session_store::service::{SOCKET, USER};
     let account = primitives::users::account(USER);
-    let listening = answers(Path::new(SOCKET));
+    let listening = session_store::service::answers(Path::new(SOCKET));
     let status = match (account, listening) {
         (Some(a), true) => format!("running as `{USER}` (uid {}), listening at {SOCKET}", a.uid),
         (Some(_), false) => format!("NOT RUNNING (nothing answers at {SOCKET}): every agent command is refused (C10.service) until it runs; start it as root: <prefix>/bin/tool-containment --exec-gate-service & (or systemctl start agent-guards-exec-gate.socket)"),
         (None, _) => format!("NO `{USER}` ACCOUNT: the service cannot run and every agent command is refused (C10.service); run the system install again or create the account"),
     };
     json!({"account": account.map(|a| a.uid), "listening": listening, "status": status})
-}
-
-/// Whether something accepts a connection at the `SOCK_SEQPACKET` socket `path`, at once.
-fn answers(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let bytes = path.as_os_str().as_bytes();
-    // SAFETY: a zeroed sockaddr_un filled within its bounds; the descriptor is closed below.
-    unsafe {
-        let mut addr: libc::sockaddr_un = std::mem::zeroed();
-        if bytes.len() >= addr.sun_path.len() {
-            return false;
-        }
-        addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
-        for (d, b) in addr.sun_path.iter_mut().zip(bytes) {
-            *d = *b as libc::c_char;
-        }
-        let fd = libc::socket(
-            libc::AF_UNIX,
-            libc::SOCK_SEQPACKET | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
-            0,
-        );
-        if fd < 0 {
-            return false;
-        }
-        let ok = libc::connect(
-            fd,
-            (&addr as *const libc::sockaddr_un).cast(),
-            std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t,
-        ) == 0;
-        libc::close(fd);
-        ok
-    }
 }
 
 /// Builds the report as JSON.

@@ -50,54 +50,22 @@ pub fn relay(socket: &Path, request: &[u8], bound: std::time::Duration) -> Resul
 pub fn ask(socket: &Path, request: &[u8], bound: std::time::Duration) -> Result<Vec<u8>, String> {
     #[cfg(unix)]
     {
-        use std::os::unix::ffi::OsStrExt;
-        let bytes = socket.as_os_str().as_bytes();
-        // SAFETY: a zeroed sockaddr_un filled within its bounds; the descriptor is ours and
-        // closed on every path; poll and read on live buffers.
+        let fd = connect(socket)?;
+        // SAFETY: `fd` is ours and closed below; send, poll and read on live buffers.
         unsafe {
-            let mut addr: libc::sockaddr_un = std::mem::zeroed();
-            if bytes.len() >= addr.sun_path.len() {
-                return Err("the socket path is too long".into());
-            }
-            addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
-            for (d, b) in addr.sun_path.iter_mut().zip(bytes) {
-                *d = *b as libc::c_char;
-            }
-            let fd = libc::socket(
-                libc::AF_UNIX,
-                libc::SOCK_SEQPACKET | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
-                0,
-            );
-            if fd < 0 {
-                return Err(std::io::Error::last_os_error().to_string());
-            }
-            let close = |why: String| {
-                libc::close(fd);
-                Err(why)
-            };
-            let len = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
-            if libc::connect(fd, (&addr as *const libc::sockaddr_un).cast(), len) != 0 {
-                return close(format!(
-                    "the exec-gate service does not answer ({})",
-                    std::io::Error::last_os_error()
-                ));
-            }
-            if libc::send(
+            let mut answer = [0u8; 512];
+            let sent = libc::send(
                 fd,
                 request.as_ptr().cast(),
                 request.len(),
                 libc::MSG_DONTWAIT,
-            ) < 0
-            {
-                return close(std::io::Error::last_os_error().to_string());
-            }
+            );
             let mut p = libc::pollfd {
                 fd,
                 events: libc::POLLIN,
                 revents: 0,
             };
-            let mut answer = [0u8; 512];
-            let n = if libc::poll(&mut p, 1, bound.as_millis() as i32) > 0 {
+            let n = if sent >= 0 && libc::poll(&mut p, 1, bound.as_millis() as i32) > 0 {
                 libc::read(fd, answer.as_mut_ptr().cast(), answer.len())
             } else {
                 -1
@@ -114,6 +82,54 @@ pub fn ask(socket: &Path, request: &[u8], bound: std::time::Duration) -> Result<
     {
         let _ = (socket, request, bound);
         Err("no exec-gate service off Unix".into())
+    }
+}
+
+/// Whether something accepts a connection at `socket`, at once (the connection is closed
+/// unused: the service drops it, its request missing).
+pub fn answers(socket: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        // SAFETY: closing the descriptor we were given.
+        connect(socket).map(|fd| unsafe { libc::close(fd) }).is_ok()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = socket;
+        false
+    }
+}
+
+/// A non-blocking `SOCK_SEQPACKET` connection to `socket` (the caller closes it).
+#[cfg(unix)]
+fn connect(socket: &Path) -> Result<libc::c_int, String> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = socket.as_os_str().as_bytes();
+    // SAFETY: a zeroed sockaddr_un filled within its bounds; the descriptor is closed on failure.
+    unsafe {
+        let mut addr: libc::sockaddr_un = std::mem::zeroed();
+        if bytes.len() >= addr.sun_path.len() {
+            return Err("the socket path is too long".into());
+        }
+        addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        for (d, b) in addr.sun_path.iter_mut().zip(bytes) {
+            *d = *b as libc::c_char;
+        }
+        let fd = libc::socket(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+            0,
+        );
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error().to_string());
+        }
+        let len = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
+        if libc::connect(fd, (&addr as *const libc::sockaddr_un).cast(), len) != 0 {
+            let e = std::io::Error::last_os_error();
+            libc::close(fd);
+            return Err(format!("the exec-gate service does not answer ({e})"));
+        }
+        Ok(fd)
     }
 }
 

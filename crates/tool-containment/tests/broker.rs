@@ -280,14 +280,21 @@ fn without_a_broker_the_command_holds_a_placeholder_and_is_told_why() {
     assert!(text.lines().any(|l| l == "0"), "no proxy: {text}");
 }
 
-/// A script that asks the model API directly with the key it finds in its environment.
+/// A script that asks the model API directly: with the key it finds in its environment
+/// (`env`), or as the CLI does with its stored login, the bearer token from
+/// `~/.claude/.credentials.json` (`login`).
 const ASK: &str = r#"
-import json, os, urllib.request, urllib.error
+import json, os, sys, urllib.request, urllib.error
+if sys.argv[1] == "login":
+    login = json.load(open(os.path.expanduser("~/.claude/.credentials.json")))["claudeAiOauth"]
+    print("file token", login["accessToken"][:4], "refresh", login["refreshToken"][:4])
+    auth = {"authorization": "Bearer " + login["accessToken"], "anthropic-beta": "oauth-2025-04-20"}
+else:
+    auth = {"x-api-key": os.environ.get("ANTHROPIC_API_KEY", "")}
 def ask(model):
     body = json.dumps({"model": model, "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}).encode()
-    req = urllib.request.Request("https://api.anthropic.com/v1/messages", data=body, headers={
-        "x-api-key": os.environ.get("ANTHROPIC_API_KEY", ""), "anthropic-version": "2023-06-01",
-        "content-type": "application/json"})
+    req = urllib.request.Request("https://api.anthropic.com/v1/messages", data=body, headers=dict(auth, **{
+        "anthropic-version": "2023-06-01", "content-type": "application/json"}))
     try:
         with urllib.request.urlopen(req, timeout=20) as r:
             print(model, r.status, r.read().decode()[:400])
@@ -301,6 +308,17 @@ ask("claude-haiku-4-5")
 /// request for the maintainer-only tier is refused at the wire before the API sees it, an
 /// allowed model is answered with the real key.
 fn the_model_key_is_withheld_and_the_tier_refused_at_the_wire(agent: Agent) {
+    let (_s, api, mut a) = model_scene(agent);
+    a.env.push(("ANTHROPIC_API_KEY".into(), MODEL_KEY.into()));
+    let out = a.run("python3 ~/ask.py env 2>&1; echo \"key=$ANTHROPIC_API_KEY\"");
+    let text = received(&out);
+    assert!(!text.contains(MODEL_KEY), "the real key is visible: {text}");
+    assert!(text.contains("key=agp_"), "{text}");
+    judged_at_the_wire(&text, &api);
+}
+
+/// A session whose broker's model API is the loopback one, with [`ASK`] in its home.
+fn model_scene(agent: Agent) -> (Scene, LoopbackModelApi, Session) {
     let s = Scene::new();
     let api = LoopbackModelApi::start();
     let mut a = Session::new(&s, agent);
@@ -312,12 +330,13 @@ fn the_model_key_is_withheld_and_the_tier_refused_at_the_wire(agent: Agent) {
             v.push_str(&format!(",api.anthropic.com={}", api.addr));
         }
     }
-    a.env.push(("ANTHROPIC_API_KEY".into(), MODEL_KEY.into()));
     std::fs::write(a.t.home.path().join("ask.py"), ASK).unwrap();
-    let out = a.run("python3 ~/ask.py 2>&1; echo \"key=$ANTHROPIC_API_KEY\"");
-    let text = received(&out);
-    assert!(!text.contains(MODEL_KEY), "the real key is visible: {text}");
-    assert!(text.contains("key=agp_"), "{text}");
+    (s, api, a)
+}
+
+/// What [`ASK`] printed and the API saw: the tier refused at the wire in the API's shape, the
+/// allowed model answered, every request the API saw carrying the real credential.
+fn judged_at_the_wire(text: &str, api: &LoopbackModelApi) {
     assert!(
         text.contains("claude-fable-5 403") && text.contains("M3."),
         "the tier is refused in the API's shape: {text}"
@@ -335,41 +354,12 @@ fn the_model_key_is_withheld_and_the_tier_refused_at_the_wire(agent: Agent) {
     );
 }
 
-/// A script that asks the model API as the CLI does with its stored login: the bearer token
-/// from `~/.claude/.credentials.json`.
-const ASK_AS_THE_CLI: &str = r#"
-import json, os, urllib.request, urllib.error
-login = json.load(open(os.path.expanduser("~/.claude/.credentials.json")))["claudeAiOauth"]
-print("file token", login["accessToken"][:4], "refresh", login["refreshToken"][:4])
-def ask(model):
-    body = json.dumps({"model": model, "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}).encode()
-    req = urllib.request.Request("https://api.anthropic.com/v1/messages", data=body, headers={
-        "authorization": "Bearer " + login["accessToken"], "anthropic-version": "2023-06-01",
-        "anthropic-beta": "oauth-2025-04-20", "content-type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=20) as r:
-            print(model, r.status, r.read().decode()[:400])
-    except urllib.error.HTTPError as e:
-        print(model, e.code, e.read().decode()[:400])
-ask("claude-fable-5")
-ask("claude-haiku-4-5")
-"#;
-
 /// The CLI's own stored login (issue 39): no model credential in the launch environment, the
 /// OAuth tokens in `~/.claude/.credentials.json`. The command sees the file with placeholders
 /// and no model variable; asking the API with the file's token as the CLI does, the tier is
 /// refused at the wire and an allowed model is answered with the real token.
 fn the_clis_login_is_withheld_and_the_tier_refused_at_the_wire(agent: Agent) {
-    let s = Scene::new();
-    let api = LoopbackModelApi::start();
-    let mut a = Session::new(&s, agent);
-    let cas = a.t.home.path().join("loopback-ca.pem");
-    std::fs::write(&cas, format!("{}\n{}", s.github.ca_pem, api.ca_pem)).unwrap();
-    for (k, v) in a.env.iter_mut() {
-        if k == "AGENT_GUARDS_BROKER_UPSTREAM" {
-            v.push_str(&format!(",api.anthropic.com={}", api.addr));
-        }
-    }
+    let (_s, api, a) = model_scene(agent);
     let refresh = "sk-ant-ort01-REALrefreshREALrefreshREALrefresh-CC";
     let login = a.t.home.path().join(".claude/.credentials.json");
     std::fs::create_dir_all(login.parent().unwrap()).unwrap();
@@ -383,9 +373,8 @@ fn the_clis_login_is_withheld_and_the_tier_refused_at_the_wire(agent: Agent) {
             .arg(login.parent().unwrap())
             .status();
     }
-    std::fs::write(a.t.home.path().join("ask.py"), ASK_AS_THE_CLI).unwrap();
     let out = a.run(
-        "python3 ~/ask.py 2>&1; echo \"vars=${ANTHROPIC_AUTH_TOKEN:-none}/${ANTHROPIC_API_KEY:-none}\"; cat ~/.claude/.credentials.json",
+        "python3 ~/ask.py login 2>&1; echo \"vars=${ANTHROPIC_AUTH_TOKEN:-none}/${ANTHROPIC_API_KEY:-none}\"; cat ~/.claude/.credentials.json",
     );
     let got = received(&out);
     assert!(
@@ -397,17 +386,7 @@ fn the_clis_login_is_withheld_and_the_tier_refused_at_the_wire(agent: Agent) {
         got.contains("vars=none/none"),
         "no model variable added: {got}"
     );
-    assert!(
-        got.contains("claude-fable-5 403") && got.contains("M3."),
-        "the tier is refused in the API's shape: {got}"
-    );
-    assert!(got.contains("claude-haiku-4-5 200"), "{got}");
-    assert_eq!(api.models(), [Some("claude-haiku-4-5".to_string())]);
-    assert!(
-        api.seen().iter().all(|r| r.auth == "real"),
-        "{:?}",
-        api.seen()
-    );
+    judged_at_the_wire(&got, &api);
     // The CLI itself (outside the command) still has its file.
     assert_eq!(std::fs::read_to_string(&login).unwrap(), text);
 }
