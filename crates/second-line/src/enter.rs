@@ -115,19 +115,19 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
     let mut mount = plan.mount.clone();
     let mut deferred_mounts = Vec::new();
     let mut deferred_masks = Vec::new();
-    let mut deferred_hidden = Vec::new();
-    let hidden = crate::cli_process::pid(&env)
+    // Hidden in phase two for every user: the prefix still reads the CLI's `/proc` entries
+    // while it places itself in the command's group (its group is named by the CLI).
+    let deferred_hidden = crate::cli_process::pid(&env)
         .map(crate::cli_process::proc_entries)
         .unwrap_or_default();
     if mount.active && plan.user_namespace {
         deferred_mounts = protected.existing_mount_points();
         deferred_masks = masks;
-        deferred_hidden = hidden;
     } else if mount.active {
         let entered = mounts::enter_read_only(
             &protected.existing_mount_points(),
             &masks,
-            &hidden,
+            &[],
             mounts::Owner::Root,
         );
         mount = mounted(entered, mount, &mut notices);
@@ -221,6 +221,16 @@ pub fn finish(mut prepared: Prepared) -> Entered {
     let in_user_namespace = prepared.plan.user_namespace && prepared.mount.active;
     if in_user_namespace {
         enter_user_namespace(&mut prepared);
+    } else if prepared.mount.active {
+        // Root's namespace was entered in phase one.
+        let mut hid = mounts::Mounted::default();
+        mounts::hide_all(&prepared.deferred_hidden, &mut hid);
+        for (p, e) in hid.failed {
+            prepared.notices.push(notice(
+                "read-only protected files",
+                &format!("{}: {e}", p.display()),
+            ));
+        }
     }
     let Prepared {
         plan,

@@ -58,14 +58,7 @@ pub fn enter_read_only(
             Err(e) => out.failed.push((target.clone(), e)),
         }
     }
-    for p in hidden {
-        // A thread or process that ended since it was listed has nothing left to hide.
-        match hide(p) {
-            Ok(()) => out.hidden.push(p.clone()),
-            Err(_) if !p.exists() => {}
-            Err(e) => out.failed.push((p.clone(), e)),
-        }
-    }
+    hide_all(hidden, &mut out);
     for p in paths {
         match bind_read_only(p) {
             Ok(()) => out.read_only.push(p.clone()),
@@ -73,6 +66,19 @@ pub fn enter_read_only(
         }
     }
     Ok(out)
+}
+
+/// Hides each of `paths` under an empty read-only tmpfs, in the mount namespace this process is
+/// in (it must hold `CAP_SYS_ADMIN` there); what failed goes to `out.failed`.
+pub fn hide_all(paths: &[PathBuf], out: &mut Mounted) {
+    for p in paths {
+        // A thread or process that ended since it was listed has nothing left to hide.
+        match hide(p) {
+            Ok(()) => out.hidden.push(p.clone()),
+            Err(_) if !p.exists() => {}
+            Err(e) => out.failed.push((p.clone(), e)),
+        }
+    }
 }
 
 /// An empty read-only tmpfs over `p`.
