@@ -342,6 +342,26 @@ pub fn unregister_units(written: &[(PathBuf, String)]) -> Vec<String> {
     log
 }
 
+/// What an uninstall leaves of the service, said: a service still answering (started by hand:
+/// it is not the install's to stop) and its records, which are the maintainer's evidence.
+pub fn left_running_or_kept() -> Vec<String> {
+    let mut out = Vec::new();
+    if session_store::service::answers(Path::new(SOCKET)) {
+        out.push(format!(
+            "the exec-gate service still answers at {SOCKET}: stop it (the process running `tool-containment --exec-gate-service`, as root)"
+        ));
+    }
+    let state = Path::new(session_store::service::STATE_DIR);
+    if state.exists() {
+        out.push(format!(
+            "kept the exec-gate service's records in {} (the exec gate's and the broker's audit records, relayed taint): rm -r {} to remove them",
+            state.display(),
+            state.display()
+        ));
+    }
+    out
+}
+
 /// How to start the service where the install could not register it with systemd.
 pub fn start_by_hand(bin_dir: &Path) -> String {
     format!(

@@ -526,6 +526,7 @@ pub fn uninstall(t: &Target) -> Result<Vec<String>> {
             d.display()
         ));
     }
+    log.extend(crate::service_install::left_running_or_kept());
     Ok(log)
 }
 

@@ -211,6 +211,13 @@ fn under_a_system_install_the_agents_attacks_change_nothing_the_guards_do() {
     assert!(stopped.contains("refused (C10.service)"), "{shown}");
     assert!(stopped.contains("unrelayed-taint-marked"), "{shown}");
     assert!(said.contains("password-database-as-before"), "{shown}");
+    // The service's records are the maintainer's evidence: kept, and said so with how to remove.
+    assert!(
+        read("uninstall.log")
+            .contains("kept the exec-gate service's records in /var/lib/agent-guards"),
+        "{shown}\n--- uninstall\n{}",
+        read("uninstall.log")
+    );
     let trail: usize = said
         .lines()
         .find_map(|l| l.strip_prefix("trail-records: "))
