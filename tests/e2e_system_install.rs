@@ -14,16 +14,7 @@ use serde_json::json;
 const LAUNCHER: &str = r#"
 ADMIN=$1 FROM=$2 WORK=$3
 shift 3
-set -e
-mount --make-rprivate /
-cp -a /etc "$WORK/etc"
-mount --bind "$WORK/etc" /etc
-for d in /run /var/lib /opt; do mount -t tmpfs -o mode=0755 none "$d"; done
-"$ADMIN" install --system --from "$FROM" --prefix /opt/agent-guards >"$WORK/install.log" 2>&1
-/opt/agent-guards/bin/tool-containment --exec-gate-service 2>"$WORK/service.err" &
-SERVICE=$!
-for i in $(seq 1 200); do [ -S /run/agent-guards/exec-gate.sock ] && break; sleep 0.02; done
-set +e
+source "$WORK/system_install.sh"
 "$@"
 rc=$?
 cp -r /var/lib/agent-guards "$WORK/service-state" 2>/dev/null
@@ -48,6 +39,11 @@ fn a_system_installs_hooks_and_service_act_in_a_real_session() {
     let work = tempfile::tempdir().unwrap();
     let launcher = work.path().join("launch.sh");
     std::fs::write(&launcher, LAUNCHER).unwrap();
+    std::fs::write(
+        work.path().join("system_install.sh"),
+        include_str!("common/system_install.sh"),
+    )
+    .unwrap();
     let scenario = Scenario::new()
         .allowed_tools(&["Bash"])
         .turn(tool(

@@ -20,18 +20,9 @@ use std::process::Command;
 /// The scene, as root. `$ADMIN` is the admin binary, `$FROM` the built binaries, `$WORK` a
 /// folder for the copy of `/etc` and the agent's home, `$SID` the session id.
 const SCENE: &str = r#"
-set -e
 chmod 755 "$WORK"
-mount --make-rprivate /
-cp -a /etc "$WORK/etc"
-mount --bind "$WORK/etc" /etc
-for d in /run /var/lib /opt; do mount -t tmpfs -o mode=0755 none "$d"; done
-ETC_BEFORE=$(cd /etc && sha256sum passwd group shadow gshadow 2>/dev/null)
-"$ADMIN" install --system --from "$FROM" --prefix /opt/agent-guards >"$WORK/install.log" 2>&1
-P=/opt/agent-guards/bin/tool-containment
-"$P" --exec-gate-service 2>"$WORK/service.err" &
-SERVICE=$!
-for i in $(seq 1 200); do [ -S /run/agent-guards/exec-gate.sock ] && break; sleep 0.02; done
+source "$WORK/system_install.sh"
+set -e
 H="$WORK/home"
 mkdir -p "$H/.claude" "$H/.config/agent-guards" "$H/bin" "$H/app"
 printf '#!/bin/sh\necho "stand-in claude $*"\n' >"$H/bin/claude"
@@ -98,6 +89,9 @@ printf '{"hook_event_name":"PostToolUse","session_id":"%s-2","cwd":"%s","tool_na
 [ "$(cd /etc && sha256sum passwd group shadow gshadow 2>/dev/null)" = "$ETC_BEFORE" ] && echo password-database-as-before
 "#;
 
+/// The namespace and the system install (`tests/common/system_install.sh` says what it leaves).
+const SYSTEM_INSTALL: &str = include_str!("common/system_install.sh");
+
 /// The agent's attempts on the service's processes (the same as the second line's own test).
 const ATTACKS: &str = include_str!("../crates/second-line/tests/service_attacks.py");
 
@@ -116,6 +110,7 @@ fn under_a_system_install_the_agents_attacks_change_nothing_the_guards_do() {
     }
     let work = tempfile::tempdir().unwrap();
     std::fs::write(work.path().join("attacks.py"), ATTACKS).unwrap();
+    std::fs::write(work.path().join("system_install.sh"), SYSTEM_INSTALL).unwrap();
     let sid = format!("system-service-{}", std::process::id());
     let out = Command::new("unshare")
         .args(["-m", "bash", "-c", SCENE])

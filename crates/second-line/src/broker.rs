@@ -186,7 +186,7 @@ pub fn for_command(
     };
     // Under a system install the broker is the exec-gate service's (issue 40 item 2): its
     // folder and process are the service user's, out of the agent's reach.
-    let by_service = crate::service::required();
+    let by_service = session_store::service::installed();
     let dir = if by_service {
         service_dir(session)
     } else {

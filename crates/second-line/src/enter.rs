@@ -53,7 +53,7 @@ pub struct Prepared {
     deferred_masks: Vec<(PathBuf, PathBuf)>,
     /// The CLI's `/proc` entries to hide ([`crate::cli_process`]), with the others.
     deferred_hidden: Vec<PathBuf>,
-    /// The gate must be the exec-gate service's ([`crate::service::required`]): a gate that
+    /// The gate must be the exec-gate service's ([`session_store::service::installed`]): a gate that
     /// fails refuses the command instead of letting it run ungated.
     service_required: bool,
 }
@@ -77,7 +77,7 @@ pub fn prepare(env: &dyn Fn(&str) -> Option<String>) -> Prepared {
 
     let mut gate = plan.exec_gate.clone();
     let mut supervisor = None;
-    let service_required = gate.active && crate::service::required();
+    let service_required = gate.active && session_store::service::installed();
     if gate.active {
         let started = if service_required {
             crate::service::connect(&crate::service::Setup::of_prefix(&env, exe, cwd))

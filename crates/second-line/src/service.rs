@@ -16,7 +16,7 @@
 //! [`session_store::service::state_dir`] for the connecting user (the kernel says who,
 //! `SO_PEERCRED`), which the agent's user can read but not change.
 //!
-//! A host with a system install ([`required`]) never falls back to a supervisor of the agent's
+//! A host with a system install ([`session_store::service::installed`]) never falls back to a supervisor of the agent's
 //! own user: when the service cannot be reached the command is refused ([`C10_SERVICE`]).
 
 use nix::sys::socket::{
@@ -39,12 +39,6 @@ const MAX_SETUP: usize = 192 * 1024;
 
 /// How long a new connection may take to send its request.
 const SETUP_BOUND: Duration = Duration::from_secs(2);
-
-/// Whether the exec gate must run in the service: this host has a system install (its config
-/// file, which only root can create, is there).
-pub fn required() -> bool {
-    std::fs::symlink_metadata(guard_config::layered::SYSTEM_CONFIG_PATH).is_ok()
-}
 
 /// What the prefix sends the service for one agent command: the launch environment (the judges
 /// read the rules with it), the prefix's binary and cwd (the protected set is made from them as

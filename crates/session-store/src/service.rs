@@ -33,7 +33,7 @@ pub fn state_dir(uid: u32) -> PathBuf {
 /// Whether this host has a system install (its config, which only root can create, is there):
 /// the exec gate then runs in the service, and taint is also recorded there.
 pub fn installed() -> bool {
-    std::fs::symlink_metadata("/etc/agent-guards/config.toml").is_ok()
+    std::fs::symlink_metadata(guard_config::layered::SYSTEM_CONFIG_PATH).is_ok()
 }
 
 /// Sends one request to the service at `socket` and waits (at most `bound`) for its one-byte
